@@ -1,0 +1,1 @@
+"""mnk-arena pygame desktop client."""

@@ -1,0 +1,143 @@
+"""One exception tree for all a peer can get wrong; each class carries its stable wire code."""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """A request that cannot be served; ``code`` is the stable wire code, the text is for humans.
+
+    The message must be safe to show the peer: never put internals (paths, tracebacks) in it.
+    """
+
+    code = "internal_error"
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or self.code.replace("_", " "))
+
+    @property
+    def message(self) -> str:
+        """The human-readable text sent with the code."""
+        return str(self.args[0])
+
+
+class BadFrame(ArenaError):
+    """The frame is not one binary msgpack value (undecodable bytes, or a text frame)."""
+
+    code = "bad_frame"
+
+
+class BadMessage(ArenaError):
+    """The frame decoded but is not a valid message: not a map, no ``type``, ill-typed fields."""
+
+    code = "bad_message"
+
+
+class UnknownType(ArenaError):
+    """The message ``type`` is not one this side understands."""
+
+    code = "unknown_type"
+
+
+class NotHello(ArenaError):
+    """The first message on a connection must be ``hello``."""
+
+    code = "not_hello"
+
+
+class UnsupportedProtocol(ArenaError):
+    """The ``hello`` asks for a protocol version this server does not speak."""
+
+    code = "unsupported_protocol"
+
+
+class BadSession(ArenaError):
+    """The ``hello`` carries a session token that is unknown or already in use elsewhere."""
+
+    code = "bad_session"
+
+
+class NoSuchRoom(ArenaError):
+    """The room does not exist (or no longer exists)."""
+
+    code = "no_such_room"
+
+
+class RoomFull(ArenaError):
+    """Both seats of the room are taken."""
+
+    code = "room_full"
+
+
+class NotAPlayer(ArenaError):
+    """The sender holds no seat in that room (a spectator, or a stranger)."""
+
+    code = "not_a_player"
+
+
+class NotInRoom(ArenaError):
+    """The sender is not in that room at all."""
+
+    code = "not_in_room"
+
+
+class NotYourTurn(ArenaError):
+    """It is the other seat's turn (or the game has not started)."""
+
+    code = "not_your_turn"
+
+
+class MalformedMoveError(BadMessage):
+    """A move whose coordinates are not integers: a malformed request, not a rules question."""
+
+
+class IllegalMoveError(ArenaError):
+    """A well-formed move the rules forbid now: off the board, occupied, or forbidden."""
+
+    code = "illegal_move"
+
+
+class GameOverError(ArenaError):
+    """The game has already ended."""
+
+    code = "game_over"
+
+
+class UnknownGame(ArenaError):
+    """The requested game variant or its options are not valid."""
+
+    code = "bad_options"
+
+
+class NoBotAvailable(ArenaError):
+    """No bot can take the game right now."""
+
+    code = "no_bot_available"
+
+
+class RematchUnavailable(ArenaError):
+    """A rematch needs a finished game and both seats still taken."""
+
+    code = "rematch_unavailable"
+
+
+class RateLimited(ArenaError):
+    """The connection sends faster than the server allows; the request was dropped."""
+
+    code = "rate_limited"
+
+
+class InternalError(ArenaError):
+    """The server failed on this request; details are in its log, never on the wire."""
+
+    code = "internal_error"
+
+
+def all_codes() -> dict[str, type[ArenaError]]:
+    """Every stable error code and the class that carries it (for docs and tests)."""
+    found: dict[str, type[ArenaError]] = {}
+    stack: list[type[ArenaError]] = [ArenaError]
+    while stack:
+        cls = stack.pop()
+        found.setdefault(cls.code, cls)
+        stack.extend(cls.__subclasses__())
+    return found

@@ -1,0 +1,298 @@
+"""The m,n,k-game rules: value types, variants, a fast board for search and a validating game."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from protocol.errors import GameOverError, IllegalMoveError, MalformedMoveError
+
+EMPTY = 0
+#: Cell values on a :class:`Board`: seat 0's stones are 1, seat 1's stones are 2.
+STONE = (1, 2)
+#: The four line directions (dx, dy): horizontal, vertical, both diagonals.
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+MIN_SIDE = 3
+MAX_SIDE = 25
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Move:
+    """A stone placed at column ``x``, row ``y`` (0-based from the top-left)."""
+
+    x: int
+    y: int
+
+    def __str__(self) -> str:
+        return f"{self.x},{self.y}"
+
+
+class Termination(StrEnum):
+    """Why a game ended; the value is the wire's ``reason``."""
+
+    LINE = "line"
+    DRAW = "draw"
+    RESIGN = "resign"
+    TIMEOUT = "timeout"
+    DISCONNECT = "disconnect"
+    ABANDONED = "abandoned"
+    ADJUDICATED = "adjudicated"
+    FORBIDDEN = "forbidden"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the reason, the winning seat (None for a draw) and the winning cells."""
+
+    termination: Termination
+    winner: int | None
+    line: tuple[Move, ...] = ()
+
+
+class WinRule(StrEnum):
+    """Which runs win: ``freestyle`` k or more, ``exact`` exactly k (an overline does not)."""
+
+    FREESTYLE = "freestyle"
+    EXACT = "exact"
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """An m,n,k-game: board size, line length and the win rule.
+
+    Rule differences between seats (renju's forbidden moves and exact five for black) go through
+    :meth:`wins` and :meth:`forbidden`, so a renju variant overrides those two and nothing else.
+    """
+
+    name: str
+    width: int
+    height: int
+    k: int
+    rule: WinRule = WinRule.FREESTYLE
+
+    def __post_init__(self) -> None:
+        for side in (self.width, self.height):
+            if not MIN_SIDE <= side <= MAX_SIDE:
+                raise ValueError(f"board sides must be {MIN_SIDE}..{MAX_SIDE}")
+        if not 3 <= self.k <= max(self.width, self.height):
+            raise ValueError("k must be between 3 and the longer side")
+
+    @property
+    def cells(self) -> int:
+        """The number of cells on the board."""
+        return self.width * self.height
+
+    def wins(self, run: int, seat: int) -> bool:
+        """Whether a run of ``run`` same-coloured stones through the last move wins for ``seat``."""
+        return run == self.k if self.rule is WinRule.EXACT else run >= self.k
+
+    def forbidden(self, board: Board, move: Move, seat: int) -> str | None:
+        """Why ``seat`` may not play ``move`` here (renju's hook); None when allowed."""
+        return None
+
+    def describe(self) -> dict[str, object]:
+        """The variant as the wire's ``game`` map."""
+        return {
+            "name": self.name,
+            "width": self.width,
+            "height": self.height,
+            "k": self.k,
+            "rule": str(self.rule),
+        }
+
+
+class Board:
+    """A mutable board for search: play/undo by cell index and a win check from the last move.
+
+    Cells are ``y * width + x``; a cell holds :data:`EMPTY` or ``STONE[seat]``. Nothing here
+    validates: callers that take moves from outside use :class:`Game`.
+    """
+
+    __slots__ = ("cells", "height", "history", "k", "variant", "width")
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.width = variant.width
+        self.height = variant.height
+        self.k = variant.k
+        self.cells: list[int] = [EMPTY] * variant.cells
+        self.history: list[int] = []
+
+    def copy(self) -> Board:
+        """An independent copy of this board."""
+        other = Board(self.variant)
+        other.cells = self.cells.copy()
+        other.history = self.history.copy()
+        return other
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose stone goes next (ignoring whether the game is over)."""
+        return len(self.history) & 1
+
+    @property
+    def full(self) -> bool:
+        """Whether every cell is taken."""
+        return len(self.history) == len(self.cells)
+
+    def index(self, x: int, y: int) -> int:
+        """The cell index of column ``x``, row ``y``."""
+        return y * self.width + x
+
+    def xy(self, index: int) -> tuple[int, int]:
+        """The column and row of a cell index."""
+        return index % self.width, index // self.width
+
+    def play(self, index: int) -> None:
+        """Put the side to move's stone on an empty cell."""
+        self.cells[index] = STONE[len(self.history) & 1]
+        self.history.append(index)
+
+    def undo(self) -> int:
+        """Take back the last stone and return its cell."""
+        index = self.history.pop()
+        self.cells[index] = EMPTY
+        return index
+
+    def legal(self) -> Iterator[int]:
+        """Every empty cell, in index order."""
+        return (i for i, c in enumerate(self.cells) if c == EMPTY)
+
+    def run(self, index: int, dx: int, dy: int) -> tuple[int, int]:
+        """How far the stone on ``index`` extends backward and forward along (dx, dy)."""
+        cells, w, h = self.cells, self.width, self.height
+        stone = cells[index]
+        x0, y0 = index % w, index // w
+        back = 0
+        x, y = x0 - dx, y0 - dy
+        while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
+            back += 1
+            x -= dx
+            y -= dy
+        fwd = 0
+        x, y = x0 + dx, y0 + dy
+        while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
+            fwd += 1
+            x += dx
+            y += dy
+        return back, fwd
+
+    def wins_at(self, index: int) -> bool:
+        """Whether the stone on ``index`` completes a winning line (O(k) per direction)."""
+        stone = self.cells[index]
+        if stone == EMPTY:
+            return False
+        seat = stone - 1
+        wins = self.variant.wins
+        for dx, dy in DIRECTIONS:
+            back, fwd = self.run(index, dx, dy)
+            if wins(back + fwd + 1, seat):
+                return True
+        return False
+
+    def winning_line(self, index: int) -> tuple[Move, ...]:
+        """The cells of the winning run through ``index`` (empty when there is none)."""
+        stone = self.cells[index]
+        if stone == EMPTY:
+            return ()
+        x0, y0 = self.xy(index)
+        for dx, dy in DIRECTIONS:
+            back, fwd = self.run(index, dx, dy)
+            if self.variant.wins(back + fwd + 1, stone - 1):
+                return tuple(Move(x0 + i * dx, y0 + i * dy) for i in range(-back, fwd + 1))
+        return ()
+
+
+@dataclass(slots=True)
+class Game:
+    """The validating path: a game that takes moves from outside and knows when it is over."""
+
+    variant: Variant
+    board: Board = field(init=False)
+    moves: list[Move] = field(init=False, default_factory=list)
+    outcome: Outcome | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.board = Board(self.variant)
+
+    @classmethod
+    def from_moves(cls, variant: Variant, moves: Iterable[Move | tuple[int, int]]) -> Game:
+        """Replay a move list from the empty board, validating every move."""
+        game = cls(variant)
+        for m in moves:
+            game.push(m if isinstance(m, Move) else Move(*m))
+        return game
+
+    @property
+    def ply(self) -> int:
+        """The number of stones on the board."""
+        return len(self.moves)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.outcome is not None
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to move, or None once the game is over."""
+        return None if self.outcome else self.ply & 1
+
+    @staticmethod
+    def parse(x: object, y: object) -> Move:
+        """A move from untrusted coordinates; :class:`MalformedMoveError` unless both are ints."""
+        if type(x) is not int or type(y) is not int:
+            raise MalformedMoveError("x and y must be integers")
+        return Move(x, y)
+
+    def check(self, move: Move) -> None:
+        """Raise unless ``move`` is legal for the side to move now."""
+        if self.outcome is not None:
+            raise GameOverError("the game is over")
+        v = self.variant
+        if not (0 <= move.x < v.width and 0 <= move.y < v.height):
+            raise IllegalMoveError(f"{move} is off the {v.width}x{v.height} board")
+        if self.board.cells[self.board.index(move.x, move.y)] != EMPTY:
+            raise IllegalMoveError(f"{move} is occupied")
+        reason = v.forbidden(self.board, move, self.ply & 1)
+        if reason:
+            raise IllegalMoveError(f"{move} is forbidden: {reason}")
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` may be played now."""
+        try:
+            self.check(move)
+        except (IllegalMoveError, GameOverError):
+            return False
+        return True
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move now (none once the game is over)."""
+        if self.outcome is not None:
+            return []
+        w = self.variant.width
+        return [Move(i % w, i // w) for i in self.board.legal()]
+
+    def push(self, move: Move) -> Outcome | None:
+        """Validate and play ``move``; return the outcome if it ended the game."""
+        self.check(move)
+        board = self.board
+        index = board.index(move.x, move.y)
+        seat = board.to_move
+        board.play(index)
+        self.moves.append(move)
+        line = board.winning_line(index)
+        if line:
+            self.outcome = Outcome(Termination.LINE, seat, line)
+        elif board.full:
+            self.outcome = Outcome(Termination.DRAW, None)
+        return self.outcome
+
+    def end(self, termination: Termination, winner: int | None) -> Outcome:
+        """End the game from outside the board (resign, timeout, disconnect, adjudication)."""
+        if self.outcome is not None:
+            raise GameOverError("the game is over")
+        self.outcome = Outcome(termination, winner)
+        return self.outcome

@@ -1,0 +1,58 @@
+"""The named games (tic-tac-toe, gomoku, custom m,n,k) and how their options are checked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from protocol.errors import UnknownGame
+from protocol.rules import MAX_SIDE, MIN_SIDE, Variant, WinRule
+
+TICTACTOE = Variant("tictactoe", 3, 3, 3)
+GOMOKU = Variant("gomoku", 15, 15, 5, WinRule.FREESTYLE)
+GOMOKU_STANDARD = Variant("gomoku-standard", 15, 15, 5, WinRule.EXACT)
+
+FIXED: dict[str, Variant] = {v.name: v for v in (TICTACTOE, GOMOKU, GOMOKU_STANDARD)}
+#: Every name ``make_variant`` accepts.
+NAMES = (*FIXED, "mnk")
+
+
+def _int_option(options: Mapping[str, object], key: str, default: int | None) -> int:
+    value = options.get(key, default)
+    if type(value) is not int:
+        raise UnknownGame(f"option {key!r} must be an integer")
+    return value
+
+
+def make_variant(name: object, options: Mapping[str, object] | None = None) -> Variant:
+    """The variant called ``name``; ``mnk`` takes ``width``, ``height``, ``k`` and ``rule``.
+
+    Raises :class:`UnknownGame` for an unknown name or out-of-range options.
+    """
+    options = options or {}
+    if not isinstance(options, Mapping):
+        raise UnknownGame("options must be a map")
+    if not isinstance(name, str):
+        raise UnknownGame("game must be a string")
+    if name in FIXED:
+        return FIXED[name]
+    if name != "mnk":
+        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(NAMES)}")
+    width = _int_option(options, "width", None)
+    height = _int_option(options, "height", width)
+    k = _int_option(options, "k", None)
+    rule = options.get("rule", WinRule.FREESTYLE.value)
+    if rule not in {r.value for r in WinRule}:
+        raise UnknownGame(f"rule must be one of {', '.join(r.value for r in WinRule)}")
+    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+        raise UnknownGame(f"width and height must be {MIN_SIDE}..{MAX_SIDE}")
+    if not 3 <= k <= max(width, height):
+        raise UnknownGame("k must be between 3 and the longer side")
+    return Variant("mnk", width, height, k, WinRule(rule))
+
+
+def variant_from_description(game: Mapping[str, object]) -> Variant:
+    """Rebuild a variant from the wire's ``game`` map (as in ``state``)."""
+    name = game.get("name")
+    if name in FIXED:
+        return FIXED[str(name)]
+    return make_variant("mnk", game)

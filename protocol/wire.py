@@ -1,0 +1,124 @@
+"""Wire protocol v1: one msgpack map per binary WebSocket frame, and the shape of every request."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+
+from protocol.errors import BadFrame, BadMessage, UnknownType
+
+PROTOCOL_VERSION = 1
+#: Frames larger than this close the connection with 1009 (message too big).
+MAX_FRAME = 64 * 1024
+MAX_NAME = 32
+MAX_CHAT = 500
+MAX_ROOM_ID = 64
+
+Message = dict[str, Any]
+
+_packer = msgpack.Packer(use_bin_type=True)
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """The frame for ``message`` (a map with a string ``type``)."""
+    return _packer.pack(message)
+
+
+def decode(frame: bytes | str) -> Message:
+    """The map inside a frame; :class:`BadFrame` for text or undecodable bytes, else BadMessage.
+
+    Only the outer shape is checked here (a map with a string ``type`` and an optional integer
+    ``id``); :func:`validate` checks a request's fields.
+    """
+    if not isinstance(frame, bytes | bytearray | memoryview):
+        raise BadFrame("frames must be binary msgpack, not text")
+    try:
+        value = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        raise BadFrame("frame is not valid msgpack") from exc
+    if not isinstance(value, dict):
+        raise BadMessage("a message must be a map")
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise BadMessage("a message needs a string 'type'")
+    if "id" in value and type(value["id"]) is not int:
+        raise BadMessage("'id' must be an integer")
+    return value
+
+
+# A field spec: (allowed Python types, required?). bool is never accepted where int is asked.
+_STR = (str,)
+_INT = (int,)
+_BOOL = (bool,)
+_MAP = (dict,)
+_OPT_INT = (int, type(None))
+
+#: Every request a client may send, with its fields. Unknown fields are ignored.
+REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
+    "hello": {
+        "protocol": (_INT, True),
+        "name": (_STR, True),
+        "kind": (_STR, True),
+        "session": (_STR, False),
+        "games": ((list,), False),
+        "capacity": (_INT, False),
+    },
+    "ping": {},
+    "list_rooms": {},
+    "create_room": {
+        "game": (_STR, True),
+        "options": (_MAP, False),
+        "opponent": (_STR, False),
+        "seat": (_OPT_INT, False),
+        "level": (_INT, False),
+    },
+    "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
+    "leave_room": {"room": (_STR, True)},
+    "move": {"room": (_STR, True), "x": (_INT, True), "y": (_INT, True), "ply": (_INT, False)},
+    "resign": {"room": (_STR, True)},
+    "rematch": {"room": (_STR, True)},
+    "chat": {"room": (_STR, True), "text": (_STR, True)},
+}
+
+_ENUMS: dict[tuple[str, str], frozenset[object]] = {
+    ("hello", "kind"): frozenset({"human", "bot"}),
+    ("create_room", "opponent"): frozenset({"human", "bot"}),
+    ("create_room", "seat"): frozenset({0, 1, None}),
+}
+
+
+def validate(message: Message) -> Message:
+    """Check a decoded request against :data:`REQUESTS`; returns it unchanged when valid."""
+    kind = message["type"]
+    spec = REQUESTS.get(kind)
+    if spec is None:
+        raise UnknownType(f"unknown message type {kind!r}")
+    for name, (types, required) in spec.items():
+        if name not in message:
+            if required:
+                raise BadMessage(f"{kind}: missing field {name!r}")
+            continue
+        value = message[name]
+        if type(value) is bool and bool not in types:
+            raise BadMessage(f"{kind}: field {name!r} has the wrong type")
+        if not isinstance(value, types):
+            raise BadMessage(f"{kind}: field {name!r} has the wrong type")
+        allowed = _ENUMS.get((kind, name))
+        if allowed is not None and value not in allowed:
+            raise BadMessage(f"{kind}: field {name!r} must be one of {sorted(map(str, allowed))}")
+    return message
+
+
+def parse(frame: bytes | str) -> Message:
+    """Decode and validate one request frame."""
+    return validate(decode(frame))
+
+
+def error(code: str, message: str, request_id: int | None = None) -> Message:
+    """The ``error`` reply for a code, echoing the request's ``id`` when it had one."""
+    reply: Message = {"type": "error", "code": code, "message": message}
+    if request_id is not None:
+        reply["id"] = request_id
+    return reply
