@@ -66,7 +66,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "capacity": (_INT, False),
     },
     "ping": {},
-    "list_rooms": {},
+    "list_rooms": {"subscribe": (_BOOL, False)},
     "create_room": {
         "game": (_STR, True),
         "options": (_MAP, False),
