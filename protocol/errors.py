@@ -96,6 +96,12 @@ class IllegalMoveError(ArenaError):
     code = "illegal_move"
 
 
+class StalePly(ArenaError):
+    """A move whose ``ply`` is not the number of stones on the board (a resend or a stale view)."""
+
+    code = "stale_ply"
+
+
 class GameOverError(ArenaError):
     """The game has already ended."""
 

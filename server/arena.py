@@ -1,0 +1,391 @@
+"""The lobby as a sans-I/O core: frames in per connection, replies and broadcasts out.
+
+Every error a peer can cause is an :class:`ArenaError` raised somewhere below and turned into an
+``error`` reply in exactly one place, :meth:`Arena.receive`. Nothing here awaits or touches a
+socket; the asyncio shell in ``server.shell`` delivers what this returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol import wire
+from protocol.errors import (
+    ArenaError,
+    BadMessage,
+    BadSession,
+    InternalError,
+    NoBotAvailable,
+    NoSuchRoom,
+    NotHello,
+    RateLimited,
+    UnknownGame,
+    UnsupportedProtocol,
+)
+from protocol.rules import Termination
+from protocol.variants import make_variant
+from protocol.wire import MAX_NAME, MAX_ROOM_ID, Message
+from server.ratelimit import TokenBucket
+from server.registry import MemoryRegistry, RoomRegistry
+from server.room import Member, Room, Send
+
+log = logging.getLogger("mnk.arena")
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A message for the connection whose request is being handled."""
+
+    message: Message
+
+
+Out = Reply | Send
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Tunable policy: rate limits per kind of peer, and how long rooms and seats are kept."""
+
+    human_rate: float = 20.0
+    human_burst: float = 40.0
+    bot_rate: float = 200.0
+    bot_burst: float = 400.0
+    reconnect_grace: float = 60.0
+    room_linger: float = 30.0
+    lobby_push_interval: float = 0.25
+
+
+@dataclass(slots=True)
+class Player:
+    """An identity: seats belong to it, not to a socket, and its session token resumes it."""
+
+    pid: str
+    name: str
+    kind: str
+    token_hash: str
+    online: bool = False
+    rooms: set[str] = field(default_factory=set)
+    subscribed: bool = False
+    games: frozenset[str] = frozenset()
+    capacity: int = 0
+
+    def member(self) -> Member:
+        """How this player appears in a room."""
+        return Member(self.pid, self.name, self.kind)
+
+
+@dataclass(slots=True)
+class Conn:
+    """What the core knows of one connection: who said hello on it and its rate bucket."""
+
+    bucket: TokenBucket
+    pid: str | None = None
+
+
+def hash_token(token: str) -> str:
+    """Session tokens are stored hashed, so a leaked player table resumes nobody."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Arena:
+    """Players, rooms and the lobby, driven by ``receive``, ``disconnect`` and ``sweep``."""
+
+    def __init__(
+        self,
+        registry: RoomRegistry | None = None,
+        limits: Limits | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        import time
+
+        self.rooms: RoomRegistry = registry if registry is not None else MemoryRegistry()
+        self.limits = limits or Limits()
+        self.clock = clock or time.monotonic
+        self.players: dict[str, Player] = {}
+        self._by_token: dict[str, str] = {}
+        self._idle_since: dict[str, float] = {}
+        self._lobby_dirty = False
+        self._lobby_pushed = 0.0
+        self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
+            "ping": self._ping,
+            "list_rooms": self._list_rooms,
+            "create_room": self._create_room,
+            "join_room": self._join_room,
+            "leave_room": self._leave_room,
+            "move": self._move,
+            "resign": self._resign,
+            "rematch": self._rematch,
+            "chat": self._chat,
+        }
+
+    # -- connection life ---------------------------------------------------------------------
+
+    def connect(self) -> Conn:
+        """A new connection, before its ``hello``."""
+        lim = self.limits
+        return Conn(TokenBucket(lim.human_rate, lim.human_burst))
+
+    def receive(self, conn: Conn, frame: bytes | str) -> list[Out]:
+        """Handle one frame: the one place where errors become ``error`` replies."""
+        request_id: int | None = None
+        try:
+            if not conn.bucket.allow(self.clock()):
+                raise RateLimited("too many messages; slow down")
+            message = wire.decode(frame)
+            request_id = message.get("id")
+            wire.validate(message)
+            if conn.pid is None:
+                out = self._hello(conn, message)
+            else:
+                out = self._dispatch(self.players[conn.pid], message)
+        except ArenaError as exc:
+            return [Reply(wire.error(exc.code, exc.message, request_id))]
+        except Exception:
+            log.exception("handler failed on a %s frame", type(frame).__name__)
+            exc = InternalError("the server failed on this request")
+            return [Reply(wire.error(exc.code, exc.message, request_id))]
+        return self._address(conn.pid, out, request_id)
+
+    def disconnect(self, conn: Conn) -> list[Out]:
+        """The connection closed: its player goes offline but keeps every seat for the grace."""
+        player = self.players.get(conn.pid) if conn.pid else None
+        if player is None:
+            return []
+        player.online = False
+        player.subscribed = False
+        now = self.clock()
+        out: list[Out] = []
+        for room in self._rooms_of(player):
+            out += room.set_online(player.pid, False, now)
+        return out
+
+    def sweep(self) -> list[Out]:
+        """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
+        now = self.clock()
+        out: list[Out] = []
+        for room in self.rooms:
+            out += self._expire_seats(room, now)
+            if room.status != "playing" and room.is_empty():
+                since = self._idle_since.setdefault(room.id, now)
+                if now - since >= self.limits.room_linger:
+                    self._drop(room)
+            else:
+                self._idle_since.pop(room.id, None)
+        if self._lobby_dirty and now - self._lobby_pushed >= self.limits.lobby_push_interval:
+            self._lobby_dirty = False
+            self._lobby_pushed = now
+            watchers = tuple(p.pid for p in self.players.values() if p.subscribed and p.online)
+            if watchers:
+                out.append(Send(watchers, self._rooms_message()))
+        return out
+
+    def shutdown(self) -> list[Out]:
+        """Tell every room the server is going away (its games resume after a restart)."""
+        note = {"type": "server_shutdown", "message": "the server is shutting down"}
+        online = tuple(p.pid for p in self.players.values() if p.online)
+        return [Send(online, note)] if online else []
+
+    # -- hello -------------------------------------------------------------------------------
+
+    def _hello(self, conn: Conn, msg: Message) -> list[Out]:
+        if msg["type"] != "hello":
+            raise NotHello("say hello first")
+        if msg["protocol"] != wire.PROTOCOL_VERSION:
+            raise UnsupportedProtocol(f"this server speaks protocol {wire.PROTOCOL_VERSION}")
+        name = " ".join(msg["name"].split())
+        if not 1 <= len(name) <= MAX_NAME:
+            raise BadMessage(f"name must be 1..{MAX_NAME} characters")
+        token = msg.get("session")
+        if token is not None:
+            pid = self._by_token.get(hash_token(token))
+            if pid is None:
+                raise BadSession("unknown session; say hello without one to start anew")
+            player = self.players[pid]
+            player.name = name
+        else:
+            token = secrets.token_urlsafe(24)
+            pid = "p_" + secrets.token_hex(6)
+            player = Player(pid, name, msg["kind"], hash_token(token))
+            self.players[pid] = player
+            self._by_token[player.token_hash] = pid
+        if player.kind == "bot":
+            games = msg.get("games") or []
+            player.games = frozenset(g for g in games if isinstance(g, str))
+            capacity = msg.get("capacity", 1)
+            player.capacity = max(1, min(capacity, 256))
+            lim = self.limits
+            conn.bucket = TokenBucket(lim.bot_rate, lim.bot_burst)
+        conn.pid = pid
+        player.online = True
+        welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
+        welcome |= {"session": token, "name": name}
+        out: list[Out] = [Reply(welcome)]
+        for room in self._rooms_of(player):
+            out += room.set_online(pid, True)
+            out.append(Reply(room.state_for(pid)))
+        return out
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def _dispatch(self, player: Player, msg: Message) -> list[Out]:
+        kind = msg["type"]
+        if kind == "hello":
+            raise BadMessage("already said hello")
+        return self._handlers[kind](player, msg)
+
+    def _ping(self, player: Player, msg: Message) -> list[Out]:
+        return [Reply({"type": "pong"})]
+
+    def _list_rooms(self, player: Player, msg: Message) -> list[Out]:
+        if "subscribe" in msg:
+            player.subscribed = msg["subscribe"]
+        return [Reply(self._rooms_message())]
+
+    def _create_room(self, player: Player, msg: Message) -> list[Out]:
+        options = msg.get("options") or {}
+        variant = make_variant(msg["game"], options)
+        seat = msg.get("seat")
+        if seat is None:
+            seat = secrets.randbelow(2)
+        opponent = msg.get("opponent", "human")
+        bot: Player | None = None
+        level = msg.get("level", 5)
+        if opponent == "bot":
+            if not 1 <= level <= 10:
+                raise UnknownGame("level must be 1..10")
+            bot = self._idle_bot(variant.name)
+        room_options: dict[str, Any] = {"opponent": opponent}
+        if bot is not None:
+            room_options["level"] = level
+        room = Room(self.rooms.new_id(), variant, room_options)
+        self.rooms.add(room)
+        out = self._seat(player, room, seat=seat)
+        if bot is not None:
+            out += self._seat_bot(bot, room, 1 - seat, level)
+        return out
+
+    def _join_room(self, player: Player, msg: Message) -> list[Out]:
+        room = self._room(msg["room"])
+        return self._seat(player, room, spectate=msg.get("spectate", False))
+
+    def _leave_room(self, player: Player, msg: Message) -> list[Out]:
+        room = self._room(msg["room"])
+        out: list[Out] = list(room.leave(player.pid))
+        if room.seat_of(player.pid) is None:
+            player.rooms.discard(room.id)
+        self._lobby_dirty = True
+        return out
+
+    def _move(self, player: Player, msg: Message) -> list[Out]:
+        room = self._room(msg["room"])
+        out: list[Out] = list(room.move(player.pid, msg["x"], msg["y"], msg.get("ply")))
+        if room.game.over:
+            self._lobby_dirty = True
+        return out
+
+    def _resign(self, player: Player, msg: Message) -> list[Out]:
+        self._lobby_dirty = True
+        return list(self._room(msg["room"]).resign(player.pid))
+
+    def _rematch(self, player: Player, msg: Message) -> list[Out]:
+        self._lobby_dirty = True
+        return list(self._room(msg["room"]).ask_rematch(player.pid))
+
+    def _chat(self, player: Player, msg: Message) -> list[Out]:
+        return list(self._room(msg["room"]).chat(player.pid, msg["text"]))
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _room(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id) if len(room_id) <= MAX_ROOM_ID else None
+        if room is None:
+            raise NoSuchRoom(f"no room {room_id[:MAX_ROOM_ID]!r}")
+        return room
+
+    def _rooms_of(self, player: Player) -> list[Room]:
+        rooms = [self.rooms.get(r) for r in sorted(player.rooms)]
+        return [r for r in rooms if r is not None]
+
+    def _rooms_message(self) -> Message:
+        return {"type": "rooms", "rooms": [room.summary() for room in self.rooms]}
+
+    def _seat(
+        self, player: Player, room: Room, *, seat: int | None = None, spectate: bool = False
+    ) -> list[Out]:
+        sends = room.join(player.member(), spectate=spectate, seat=seat)
+        player.rooms.add(room.id)
+        self._lobby_dirty = True
+        return list(sends)
+
+    def _idle_bot(self, game: str) -> Player:
+        candidates = [
+            p
+            for p in self.players.values()
+            if p.kind == "bot" and p.online and (game in p.games or "*" in p.games)
+        ]
+        load = {p.pid: self._active_games(p) for p in candidates}
+        free = [p for p in candidates if load[p.pid] < p.capacity]
+        if not free:
+            raise NoBotAvailable(f"no bot is free to play {game} right now")
+        return min(free, key=lambda p: load[p.pid])
+
+    def _active_games(self, player: Player) -> int:
+        return sum(room.status != "over" for room in self._rooms_of(player))
+
+    def _seat_bot(self, bot: Player, room: Room, seat: int, level: int) -> list[Out]:
+        out: list[Out] = []
+        for send in room.join(bot.member(), seat=seat):
+            if send.reply:  # the bot's own ``joined``: not a reply to the human's request
+                send = Send(send.to, {**send.message, "level": level})
+            out.append(send)
+        bot.rooms.add(room.id)
+        return out
+
+    def _expire_seats(self, room: Room, now: float) -> list[Out]:
+        if room.status != "playing" or not room.offline_since:
+            return []
+        grace = self.limits.reconnect_grace
+        gone = [
+            seat
+            for seat, m in enumerate(room.seats)
+            if m is not None and now - room.offline_since.get(m.pid, now) >= grace
+        ]
+        if not gone:
+            return []
+        self._lobby_dirty = True
+        if len(gone) == 2:
+            return list(room.end(Termination.ABANDONED, None))
+        return list(room.end(Termination.DISCONNECT, 1 - gone[0]))
+
+    def _drop(self, room: Room) -> None:
+        self.rooms.remove(room.id)
+        self._idle_since.pop(room.id, None)
+        for pid in room.members:
+            player = self.players.get(pid)
+            if player is not None:
+                player.rooms.discard(room.id)
+        self._lobby_dirty = True
+
+    def _address(self, pid: str | None, out: list[Out], request_id: int | None) -> list[Out]:
+        """Turn the room's ``reply`` sends into a reply with the request's id plus a broadcast."""
+        result: list[Out] = []
+        for item in out:
+            if isinstance(item, Send) and item.reply and pid is not None:
+                others = tuple(p for p in item.to if p != pid)
+                if pid in item.to:
+                    result.append(Reply(item.message))
+                if others:
+                    result.append(Send(others, item.message))
+            else:
+                result.append(item)
+        if request_id is not None:
+            for i, item in enumerate(result):
+                if isinstance(item, Reply):
+                    result[i] = Reply({**item.message, "id": request_id})
+                    break
+        return result

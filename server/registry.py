@@ -1,0 +1,75 @@
+"""Where rooms live: a small interface so several server processes can later share one lobby."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import Protocol
+
+from server.room import Room
+
+#: Room codes avoid look-alike characters so people can read them out and type them.
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+CODE_LENGTH = 6
+
+
+class RoomRegistry(Protocol):
+    """The rooms of a lobby by id."""
+
+    def get(self, room_id: str) -> Room | None:
+        """The room with that id, or None."""
+        ...
+
+    def add(self, room: Room) -> None:
+        """Register a new room."""
+        ...
+
+    def remove(self, room_id: str) -> None:
+        """Forget a room (no error if it is already gone)."""
+        ...
+
+    def __iter__(self) -> Iterator[Room]:
+        """Every room, oldest first."""
+        ...
+
+    def __len__(self) -> int:
+        """How many rooms there are."""
+        ...
+
+    def new_id(self) -> str:
+        """A fresh, unused room code."""
+        ...
+
+
+class MemoryRegistry:
+    """The embedded default: rooms in a dict of this process."""
+
+    def __init__(self) -> None:
+        self._rooms: dict[str, Room] = {}
+
+    def get(self, room_id: str) -> Room | None:
+        """The room with that id, or None."""
+        return self._rooms.get(room_id)
+
+    def add(self, room: Room) -> None:
+        """Register a new room."""
+        self._rooms[room.id] = room
+
+    def remove(self, room_id: str) -> None:
+        """Forget a room (no error if it is already gone)."""
+        self._rooms.pop(room_id, None)
+
+    def __iter__(self) -> Iterator[Room]:
+        """Every room, oldest first."""
+        return iter(list(self._rooms.values()))
+
+    def __len__(self) -> int:
+        """How many rooms there are."""
+        return len(self._rooms)
+
+    def new_id(self) -> str:
+        """A fresh, unused room code."""
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self._rooms:
+                return code

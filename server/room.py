@@ -1,0 +1,261 @@
+"""A game room as a sans-I/O state machine: requests in, messages to send out, never an await."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.errors import (
+    GameOverError,
+    NotAPlayer,
+    NotInRoom,
+    NotYourTurn,
+    RematchUnavailable,
+    RoomFull,
+    StalePly,
+)
+from protocol.rules import Game, Outcome, Termination, Variant
+from protocol.wire import MAX_CHAT, Message
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """Who is in a room: a player identity with its public name and kind."""
+
+    pid: str
+    name: str
+    kind: str = "human"
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """One message for some players; ``reply`` marks the direct answer to the current request."""
+
+    to: tuple[str, ...]
+    message: Message
+    reply: bool = False
+
+
+@dataclass(slots=True)
+class Room:
+    """Two seats, any number of spectators, one game at a time (rematches swap colours)."""
+
+    id: str
+    variant: Variant
+    options: dict[str, Any] = field(default_factory=dict)
+    seats: list[Member | None] = field(default_factory=lambda: [None, None])
+    spectators: dict[str, Member] = field(default_factory=dict)
+    online: set[str] = field(default_factory=set)
+    offline_since: dict[str, float] = field(default_factory=dict)
+    game: Game = field(init=False)
+    game_no: int = 1
+    rematch: list[bool] = field(default_factory=lambda: [False, False])
+    started: bool = False
+
+    def __post_init__(self) -> None:
+        self.game = Game(self.variant)
+
+    # -- views -------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        """``waiting`` until both seats are taken, then ``playing``, then ``over``."""
+        if self.game.over:
+            return "over"
+        return "playing" if self.started else "waiting"
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """Every player id in the room: seated players first, then spectators."""
+        seated = tuple(m.pid for m in self.seats if m is not None)
+        return seated + tuple(p for p in self.spectators if p not in seated)
+
+    def seat_of(self, pid: str) -> int | None:
+        """The seat ``pid`` holds here, or None."""
+        for seat, m in enumerate(self.seats):
+            if m is not None and m.pid == pid:
+                return seat
+        return None
+
+    def is_empty(self) -> bool:
+        """Whether nobody in the room is connected."""
+        return not any(p in self.online for p in self.members)
+
+    def summary(self) -> Message:
+        """The room's line in the lobby's ``rooms`` list."""
+        return {
+            "room": self.id,
+            "game": self.variant.name,
+            "status": self.status,
+            "players": [m.name if m else None for m in self.seats],
+            "spectators": len(self.spectators),
+        }
+
+    def result(self) -> Message | None:
+        """The outcome as the wire's ``result`` map, or None while the game goes on."""
+        outcome = self.game.outcome
+        return None if outcome is None else _result(outcome)
+
+    def state_for(self, pid: str | None) -> Message:
+        """Everything a client needs to redraw the room from scratch, as seen by ``pid``."""
+        game = self.game
+        return {
+            "type": "state",
+            "room": self.id,
+            "game": self.variant.describe(),
+            "options": self.options,
+            "players": [m.name if m else None for m in self.seats],
+            "player_ids": [m.pid if m else None for m in self.seats],
+            "kinds": [m.kind if m else None for m in self.seats],
+            "online": [m is not None and m.pid in self.online for m in self.seats],
+            "seat": None if pid is None else self.seat_of(pid),
+            "moves": [[m.x, m.y] for m in game.moves],
+            "ply": game.ply,
+            "to_move": game.to_move if self.started else None,
+            "status": self.status,
+            "result": self.result(),
+            "rematch": list(self.rematch),
+            "spectators": len(self.spectators),
+            "game_no": self.game_no,
+        }
+
+    def states(self) -> list[Send]:
+        """A fresh ``state`` for everyone in the room (each sees their own seat)."""
+        return [Send((pid,), self.state_for(pid)) for pid in self.members]
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def join(
+        self, member: Member, *, spectate: bool = False, seat: int | None = None
+    ) -> list[Send]:
+        """Seat ``member`` (the free seat, or ``seat``), or add them as a spectator."""
+        self.online.add(member.pid)
+        self.offline_since.pop(member.pid, None)
+        existing = self.seat_of(member.pid)
+        if existing is None and not spectate:
+            free = [s for s in (0, 1) if self.seats[s] is None]
+            if not free or self.started:
+                raise RoomFull(f"room {self.id} is full")
+            chosen = seat if seat in free else free[0]
+            self.seats[chosen] = member
+            self.spectators.pop(member.pid, None)
+            existing = chosen
+            if all(self.seats):
+                self.started = True
+        elif existing is None:
+            self.spectators[member.pid] = member
+        joined = {"type": "joined", "room": self.id, "seat": existing}
+        return [Send((member.pid,), joined, reply=True), *self.states()]
+
+    def leave(self, pid: str) -> list[Send]:
+        """Take ``pid`` out of the room; a player leaving a game in progress resigns it."""
+        if pid not in self.members:
+            raise NotInRoom(f"you are not in room {self.id}")
+        out: list[Send] = [Send((pid,), {"type": "left", "room": self.id}, reply=True)]
+        seat = self.seat_of(pid)
+        if seat is None:
+            self.spectators.pop(pid, None)
+        elif self.status == "playing":
+            out += self._finish(self.game.end(Termination.RESIGN, 1 - seat))
+        if seat is not None and not self.started:
+            self.seats[seat] = None
+        self.online.discard(pid)
+        self.rematch = [False, False]
+        return out + self.states()
+
+    def set_online(self, pid: str, online: bool, now: float = 0.0) -> list[Send]:
+        """Note that ``pid`` connected or dropped; seated players' presence is broadcast."""
+        if online:
+            self.online.add(pid)
+            self.offline_since.pop(pid, None)
+        else:
+            self.online.discard(pid)
+            self.offline_since[pid] = now
+        seat = self.seat_of(pid)
+        if seat is None:
+            return []
+        note = {"type": "presence", "room": self.id, "seat": seat, "online": online}
+        others = tuple(p for p in self.members if p != pid)
+        return [Send(others, note)] if others else []
+
+    def move(self, pid: str, x: object, y: object, ply: int | None = None) -> list[Send]:
+        """Play a stone for ``pid``'s seat; everyone gets ``moved`` and maybe ``game_over``."""
+        seat = self._seat_or_raise(pid)
+        game = self.game
+        if game.over:
+            raise GameOverError("the game is over")
+        if not self.started or game.to_move != seat:
+            raise NotYourTurn("it is not your turn" if self.started else "waiting for an opponent")
+        if ply is not None and ply != game.ply:
+            raise StalePly(f"ply {ply} is stale: the board has {game.ply} stones")
+        move = Game.parse(x, y)
+        before = game.ply
+        outcome = game.push(move)
+        moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat}
+        moved["x"], moved["y"] = move.x, move.y
+        out = [Send(self.members, moved, reply=True)]
+        if outcome is not None:
+            out += self._finish(outcome)
+        return out
+
+    def resign(self, pid: str) -> list[Send]:
+        """End the game with the other seat winning."""
+        seat = self._seat_or_raise(pid)
+        if self.game.over:
+            raise GameOverError("the game is over")
+        if not self.started:
+            raise NotYourTurn("the game has not started")
+        return self._finish(self.game.end(Termination.RESIGN, 1 - seat))
+
+    def end(self, termination: Termination, winner: int | None) -> list[Send]:
+        """End the game from outside (timeout, disconnect, adjudication)."""
+        return self._finish(self.game.end(termination, winner))
+
+    def ask_rematch(self, pid: str) -> list[Send]:
+        """Note a rematch request; once both seats asked, a new game starts with colours swapped."""
+        seat = self._seat_or_raise(pid)
+        if not self.game.over or not all(self.seats):
+            raise RematchUnavailable("a rematch needs a finished game and both players")
+        self.rematch[seat] = True
+        offered = {"type": "rematch_offered", "room": self.id, "seat": seat}
+        out = [Send(self.members, offered, reply=True)]
+        if all(self.rematch):
+            self.seats.reverse()
+            self.game = Game(self.variant)
+            self.game_no += 1
+            self.rematch = [False, False]
+            out += self.states()
+        return out
+
+    def chat(self, pid: str, text: str) -> list[Send]:
+        """Relay a chat line to everyone in the room."""
+        if pid not in self.members:
+            raise NotInRoom(f"you are not in room {self.id}")
+        text = text.strip()[:MAX_CHAT]
+        if not text:
+            return []
+        seat = self.seat_of(pid)
+        member = self.spectators[pid] if seat is None else self.seats[seat]
+        name = member.name if member else ""
+        line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
+        return [Send(self.members, line, reply=True)]
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _seat_or_raise(self, pid: str) -> int:
+        seat = self.seat_of(pid)
+        if seat is None:
+            raise NotAPlayer(f"you hold no seat in room {self.id}")
+        return seat
+
+    def _finish(self, outcome: Outcome) -> list[Send]:
+        over = {"type": "game_over", "room": self.id, **_result(outcome)}
+        return [Send(self.members, over)]
+
+
+def _result(outcome: Outcome) -> Message:
+    return {
+        "winner": outcome.winner,
+        "reason": str(outcome.termination),
+        "line": [[m.x, m.y] for m in outcome.line],
+    }
