@@ -134,10 +134,10 @@ class Arena:
         """Handle one frame: the one place where errors become ``error`` replies."""
         request_id: int | None = None
         try:
-            if not conn.bucket.allow(self.clock()):
-                raise RateLimited("too many messages; slow down")
             message = wire.decode(frame)
             request_id = message.get("id")
+            if not conn.bucket.allow(self.clock()):
+                raise RateLimited("too many messages; slow down")
             wire.validate(message)
             if conn.pid is None:
                 out = self._hello(conn, message)

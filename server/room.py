@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.errors import (
+    BadMessage,
     GameOverError,
     NotAPlayer,
     NotInRoom,
@@ -205,7 +206,7 @@ class Room:
             raise GameOverError("the game is over")
         if not self.started:
             raise NotYourTurn("the game has not started")
-        return self._finish(self.game.end(Termination.RESIGN, 1 - seat))
+        return self._finish(self.game.end(Termination.RESIGN, 1 - seat), reply=True)
 
     def end(self, termination: Termination, winner: int | None) -> list[Send]:
         """End the game from outside (timeout, disconnect, adjudication)."""
@@ -233,7 +234,7 @@ class Room:
             raise NotInRoom(f"you are not in room {self.id}")
         text = text.strip()[:MAX_CHAT]
         if not text:
-            return []
+            raise BadMessage("chat text is empty")
         seat = self.seat_of(pid)
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
@@ -248,9 +249,9 @@ class Room:
             raise NotAPlayer(f"you hold no seat in room {self.id}")
         return seat
 
-    def _finish(self, outcome: Outcome) -> list[Send]:
+    def _finish(self, outcome: Outcome, *, reply: bool = False) -> list[Send]:
         over = {"type": "game_over", "room": self.id, **_result(outcome)}
-        return [Send(self.members, over)]
+        return [Send(self.members, over, reply=reply)]
 
 
 def _result(outcome: Outcome) -> Message:
