@@ -1,0 +1,91 @@
+"""The server as users run it: the mnk-server process, signals, dropped players and their grace."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RawClient, free_port
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+
+@pytest.fixture
+def limits_override() -> dict[str, float]:
+    """A short grace so a forfeit by disconnection happens within the test."""
+    return {"reconnect_grace": 0.6}
+
+
+async def start_process(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Run ``python -m server`` on a free port and wait until it accepts connections."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server", "--port", str(port), "--db", str(tmp_path / "a.sqlite3")],
+        stderr=subprocess.PIPE,
+    )
+    url = f"ws://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            async with connect(url):
+                return proc, url
+        except OSError:
+            await asyncio.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_signal_shuts_down_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
+    proc, url = await start_process(tmp_path)
+    try:
+        alice = RawClient(await connect(url, compression=None))
+        await alice.hello("alice")
+        await alice.request(type="create_room", game="tictactoe")
+        proc.send_signal(sig)
+        note = await alice.expect("server_shutdown")
+        assert "shutting down" in note["message"]
+        with pytest.raises(ConnectionClosed):
+            await alice.recv()
+        assert alice.ws.close_code == 1001
+        assert proc.wait(timeout=10) == 0
+        assert b"Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+async def test_dropped_player_returns_within_grace(client_factory: Any, server: Any) -> None:
+    alice = await client_factory("alice")
+    bob = await client_factory("bob")
+    room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    await alice.request(type="move", room=room, x=0, y=0)
+    await bob.close()
+    assert await alice.expect("presence") == {
+        "type": "presence", "room": room, "seat": 1, "online": False
+    }  # fmt: skip
+    back = RawClient(await connect(server.url, compression=None))
+    try:
+        await back.hello("bob", session=bob.session)
+        state = await back.expect("state", room=room)
+        assert state["seat"] == 1 and state["moves"] == [[0, 0]] and state["to_move"] == 1
+        assert (await alice.expect("presence"))["online"] is True
+        await asyncio.sleep(0.8)  # past the grace: being back in time must have cancelled it
+        assert (await back.request(type="move", room=room, x=1, y=1))["type"] == "moved"
+    finally:
+        await back.close()
+
+
+async def test_dropped_player_forfeits_after_grace(client_factory: Any) -> None:
+    alice = await client_factory("alice")
+    bob = await client_factory("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    await bob.close()
+    over = await alice.expect("game_over", timeout=3.0)
+    assert over["winner"] == 0 and over["reason"] == "disconnect"
