@@ -62,6 +62,18 @@ class NoSuchRoom(ArenaError):
     code = "no_such_room"
 
 
+class NoSuchGame(ArenaError):
+    """The game id is not in the history."""
+
+    code = "no_such_game"
+
+
+class NoHistory(ArenaError):
+    """This server keeps no game history (it runs without a database)."""
+
+    code = "no_history"
+
+
 class RoomFull(ArenaError):
     """Both seats of the room are taken."""
 

@@ -73,6 +73,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "opponent": (_STR, False),
         "seat": (_OPT_INT, False),
         "level": (_INT, False),
+        "clock": ((dict, type(None)), False),
     },
     "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
     "leave_room": {"room": (_STR, True)},
@@ -80,12 +81,19 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "resign": {"room": (_STR, True)},
     "rematch": {"room": (_STR, True)},
     "chat": {"room": (_STR, True), "text": (_STR, True)},
+    "list_games": {
+        "player": (_STR, False),
+        "before": ((int, float), False),
+        "limit": (_INT, False),
+    },
+    "get_game": {"game_id": (_STR, True), "format": (_STR, False)},
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {
     ("hello", "kind"): frozenset({"human", "bot"}),
     ("create_room", "opponent"): frozenset({"human", "bot"}),
     ("create_room", "seat"): frozenset({0, 1, None}),
+    ("get_game", "format"): frozenset({"json", "psq"}),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +31,10 @@ from protocol.errors import (
 from protocol.rules import Termination
 from protocol.variants import make_variant
 from protocol.wire import MAX_NAME, MAX_ROOM_ID, Message
+from server.clock import ClockSpec
+from server.journal import Record, Snapshot
 from server.ratelimit import TokenBucket
+from server.recovery import Journal, restore_room
 from server.registry import MemoryRegistry, RoomRegistry
 from server.room import Member, Room, Send
 
@@ -44,7 +48,16 @@ class Reply:
     message: Message
 
 
-Out = Reply | Send
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """A history query for the store, answered off the event loop as a reply with ``id``."""
+
+    query: str
+    params: dict[str, Any]
+    request_id: int | None
+
+
+Out = Reply | Send | Lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,16 +114,16 @@ class Arena:
         limits: Limits | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
-        import time
-
         self.rooms: RoomRegistry = registry if registry is not None else MemoryRegistry()
         self.limits = limits or Limits()
-        self.clock = clock or time.monotonic
+        #: Wall-clock seconds: timestamps are stored and must mean the same after a restart.
+        self.clock = clock or time.time
         self.players: dict[str, Player] = {}
         self._by_token: dict[str, str] = {}
         self._idle_since: dict[str, float] = {}
         self._lobby_dirty = False
         self._lobby_pushed = 0.0
+        self._journal = Journal()
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": self._ping,
             "list_rooms": self._list_rooms,
@@ -121,6 +134,8 @@ class Arena:
             "resign": self._resign,
             "rematch": self._rematch,
             "chat": self._chat,
+            "list_games": self._list_games,
+            "get_game": self._get_game,
         }
 
     # -- connection life ---------------------------------------------------------------------
@@ -169,7 +184,11 @@ class Arena:
         now = self.clock()
         out: list[Out] = []
         for room in self.rooms:
-            out += self._expire_seats(room, now)
+            expired = room.expire() + self._expire_seats(room, now)
+            if expired:
+                self._journal.touch(room)
+                self._lobby_dirty = True
+                out += expired
             if room.status != "playing" and room.is_empty():
                 since = self._idle_since.setdefault(room.id, now)
                 if now - since >= self.limits.room_linger:
@@ -183,6 +202,30 @@ class Arena:
             if watchers:
                 out.append(Send(watchers, self._rooms_message()))
         return out
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Take back players and live rooms from the store after a restart; everyone is offline.
+
+        Seated players' reconnect grace starts now, and no clock is charged for the downtime.
+        """
+        now = self.clock()
+        for row in snapshot.players:
+            player = Player(row.pid, row.name, row.kind, row.token_hash)
+            self.players[row.pid] = player
+            self._by_token[row.token_hash] = row.pid
+        for room_row, game, moves in snapshot.rooms:
+            room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
+            self.rooms.add(room)
+            self._journal.adopt(room)
+            for member in room.seats:
+                if member is not None and member.pid in self.players:
+                    self.players[member.pid].rooms.add(room.id)
+                    room.offline_since[member.pid] = now
+        self._lobby_dirty = True
+
+    def drain(self) -> list[Record]:
+        """The durable records produced since the last call, to commit before sending outputs."""
+        return self._journal.drain()
 
     def shutdown(self) -> list[Out]:
         """Tell every room the server is going away (its games resume after a restart)."""
@@ -206,13 +249,14 @@ class Arena:
             if pid is None:
                 raise BadSession("unknown session; say hello without one to start anew")
             player = self.players[pid]
-            player.name = name
+            if player.name != name:
+                player.name = name
+                self._save_player(player)
         else:
             token = secrets.token_urlsafe(24)
             pid = "p_" + secrets.token_hex(6)
             player = Player(pid, name, msg["kind"], hash_token(token))
-            self.players[pid] = player
-            self._by_token[player.token_hash] = pid
+            self._add_player(player)
         if player.kind == "bot":
             games = msg.get("games") or []
             player.games = frozenset(g for g in games if isinstance(g, str))
@@ -262,7 +306,8 @@ class Arena:
         room_options: dict[str, Any] = {"opponent": opponent}
         if bot is not None:
             room_options["level"] = level
-        room = Room(self.rooms.new_id(), variant, room_options)
+        clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
+        room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
         self.rooms.add(room)
         out = self._seat(player, room, seat=seat)
         if bot is not None:
@@ -299,13 +344,31 @@ class Arena:
     def _chat(self, player: Player, msg: Message) -> list[Out]:
         return list(self._room(msg["room"]).chat(player.pid, msg["text"]))
 
+    def _list_games(self, player: Player, msg: Message) -> list[Out]:
+        params = {"player": msg.get("player"), "before": msg.get("before")}
+        params["limit"] = msg.get("limit", 20)
+        return [Lookup("list_games", params, msg.get("id"))]
+
+    def _get_game(self, player: Player, msg: Message) -> list[Out]:
+        params = {"game_id": msg["game_id"], "fmt": msg.get("format", "json")}
+        return [Lookup("get_game", params, msg.get("id"))]
+
     # -- helpers -----------------------------------------------------------------------------
 
     def _room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id) if len(room_id) <= MAX_ROOM_ID else None
         if room is None:
             raise NoSuchRoom(f"no room {room_id[:MAX_ROOM_ID]!r}")
+        self._journal.touch(room)
         return room
+
+    def _add_player(self, player: Player) -> None:
+        self.players[player.pid] = player
+        self._by_token[player.token_hash] = player.pid
+        self._save_player(player)
+
+    def _save_player(self, p: Player) -> None:
+        self._journal.player(p.pid, p.name, p.kind, p.token_hash, self.clock())
 
     def _rooms_of(self, player: Player) -> list[Room]:
         rooms = [self.rooms.get(r) for r in sorted(player.rooms)]
@@ -318,6 +381,7 @@ class Arena:
         self, player: Player, room: Room, *, seat: int | None = None, spectate: bool = False
     ) -> list[Out]:
         sends = room.join(player.member(), spectate=spectate, seat=seat)
+        self._journal.touch(room)
         player.rooms.add(room.id)
         self._lobby_dirty = True
         return list(sends)
@@ -357,12 +421,12 @@ class Arena:
         ]
         if not gone:
             return []
-        self._lobby_dirty = True
         if len(gone) == 2:
             return list(room.end(Termination.ABANDONED, None))
         return list(room.end(Termination.DISCONNECT, 1 - gone[0]))
 
     def _drop(self, room: Room) -> None:
+        self._journal.drop(room)
         self.rooms.remove(room.id)
         self._idle_since.pop(room.id, None)
         for pid in room.members:

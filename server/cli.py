@@ -9,6 +9,7 @@ import signal
 
 from server.arena import Arena, Limits
 from server.shell import ArenaServer, ServerConfig, run_until
+from server.store import Store
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,6 +18,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     p.add_argument("--db", default="mnk-arena.sqlite3", help="SQLite file for games and players")
+    p.add_argument(
+        "--memory",
+        action="store_true",
+        help="keep nothing on disk: no durability, no history (throwaway servers, benchmarks)",
+    )
     p.add_argument(
         "--reconnect-grace",
         type=float,
@@ -38,7 +44,9 @@ async def serve_forever(args: argparse.Namespace) -> None:
         bot_burst=max(args.burst, 400.0),
         reconnect_grace=args.reconnect_grace,
     )
-    server = ArenaServer(Arena(limits=limits), ServerConfig(host=args.host, port=args.port))
+    store = None if args.memory else Store(args.db)
+    config = ServerConfig(host=args.host, port=args.port)
+    server = ArenaServer(Arena(limits=limits), config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

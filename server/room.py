@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +20,12 @@ from protocol.errors import (
 )
 from protocol.rules import Game, Outcome, Termination, Variant
 from protocol.wire import MAX_CHAT, Message
+from server.clock import Clock, ClockSpec
+
+
+def new_game_id() -> str:
+    """A unique, unguessable id for one game (a room hosts several through rematches)."""
+    return "g_" + secrets.token_hex(8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,17 +53,33 @@ class Room:
     id: str
     variant: Variant
     options: dict[str, Any] = field(default_factory=dict)
+    clock_spec: ClockSpec | None = None
+    now: Callable[[], float] = time.time
     seats: list[Member | None] = field(default_factory=lambda: [None, None])
     spectators: dict[str, Member] = field(default_factory=dict)
     online: set[str] = field(default_factory=set)
     offline_since: dict[str, float] = field(default_factory=dict)
-    game: Game = field(init=False)
+    game_id: str = field(default_factory=new_game_id)
     game_no: int = 1
+    created_at: float = 0.0
+    started_at: float | None = None
+    ended_at: float | None = None
+    game: Game = field(init=False)
+    clock: Clock | None = field(init=False, default=None)
+    #: Wall time of every move, and both clocks right after it (None when untimed).
+    times: list[float] = field(default_factory=list)
+    clocks: list[list[float] | None] = field(default_factory=list)
     rematch: list[bool] = field(default_factory=lambda: [False, False])
-    started: bool = False
 
     def __post_init__(self) -> None:
         self.game = Game(self.variant)
+        self.clock = Clock(self.clock_spec) if self.clock_spec else None
+        self.created_at = self.created_at or self.now()
+
+    @property
+    def started(self) -> bool:
+        """Whether both seats were taken and the game began."""
+        return self.started_at is not None
 
     # -- views -------------------------------------------------------------------------------
 
@@ -113,6 +138,9 @@ class Room:
             "moves": [[m.x, m.y] for m in game.moves],
             "ply": game.ply,
             "to_move": game.to_move if self.started else None,
+            "clock": self.clock_spec.describe() if self.clock_spec else None,
+            "clocks": self.clock.snapshot(self.now()) if self.clock else None,
+            "clock_running": self.clock.running if self.clock else None,
             "status": self.status,
             "result": self.result(),
             "rematch": list(self.rematch),
@@ -142,7 +170,7 @@ class Room:
             self.spectators.pop(member.pid, None)
             existing = chosen
             if all(self.seats):
-                self.started = True
+                self._start()
         elif existing is None:
             self.spectators[member.pid] = member
         joined = {"type": "joined", "room": self.id, "seat": existing}
@@ -190,14 +218,31 @@ class Room:
         if ply is not None and ply != game.ply:
             raise StalePly(f"ply {ply} is stale: the board has {game.ply} stones")
         move = Game.parse(x, y)
+        now = self.now()
+        clock = self.clock
+        if clock is not None and clock.flagged(now):
+            return self._finish(game.end(Termination.TIMEOUT, 1 - seat), reply=True)
         before = game.ply
         outcome = game.push(move)
         moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat}
         moved["x"], moved["y"] = move.x, move.y
+        self.times.append(now)
+        if clock is not None:
+            clock.press(now)
+            moved["clocks"] = clock.snapshot(now)
+        self.clocks.append(list(clock.remaining) if clock else None)
         out = [Send(self.members, moved, reply=True)]
         if outcome is not None:
             out += self._finish(outcome)
         return out
+
+    def expire(self) -> list[Send]:
+        """End the game on time if the running clock's flag has fallen."""
+        if self.clock is None or self.game.over or not self.clock.flagged(self.now()):
+            return []
+        seat = self.clock.running
+        assert seat is not None
+        return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat))
 
     def resign(self, pid: str) -> list[Send]:
         """End the game with the other seat winning."""
@@ -223,8 +268,13 @@ class Room:
         if all(self.rematch):
             self.seats.reverse()
             self.game = Game(self.variant)
+            self.game_id = new_game_id()
             self.game_no += 1
             self.rematch = [False, False]
+            self.times, self.clocks = [], []
+            self.clock = Clock(self.clock_spec) if self.clock_spec else None
+            self.created_at, self.ended_at = self.now(), None
+            self._start()
             out += self.states()
         return out
 
@@ -249,8 +299,18 @@ class Room:
             raise NotAPlayer(f"you hold no seat in room {self.id}")
         return seat
 
+    def _start(self) -> None:
+        self.started_at = self.now()
+        if self.clock is not None:
+            self.clock.start(self.game.to_move or 0, self.started_at)
+
     def _finish(self, outcome: Outcome, *, reply: bool = False) -> list[Send]:
+        self.ended_at = self.now()
+        if self.clock is not None:
+            self.clock.stop(self.ended_at)
         over = {"type": "game_over", "room": self.id, **_result(outcome)}
+        if self.clock is not None:
+            over["clocks"] = self.clock.snapshot(self.ended_at)
         return [Send(self.members, over, reply=reply)]
 
 

@@ -7,14 +7,17 @@ import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
-from server.arena import Arena, Out, Reply
-from server.room import Send
+from protocol.errors import ArenaError, InternalError, NoHistory
+from server.arena import Arena, Lookup, Out, Reply
+from server.journal import Heartbeat, Record
+from server.pipeline import Pipeline
+from server.store import Store
 
 log = logging.getLogger("mnk.server")
 
@@ -58,19 +61,24 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     max_frame: int = wire.MAX_FRAME
-    sweep_interval: float = 0.1
+    sweep_interval: float = 0.05
+    heartbeat_interval: float = 1.0
 
 
 class ArenaServer:
     """Runs an :class:`Arena` behind ``websockets.asyncio.server``."""
 
-    def __init__(self, arena: Arena, config: ServerConfig | None = None) -> None:
+    def __init__(
+        self, arena: Arena, config: ServerConfig | None = None, store: Store | None = None
+    ) -> None:
         self.arena = arena
         self.config = config or ServerConfig()
+        self.store = store
+        self.pipeline = Pipeline(store) if store is not None else None
         self.fanout = LocalFanOut()
         self.server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._closing: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def port(self) -> int:
@@ -79,8 +87,13 @@ class ArenaServer:
         return self.server.sockets[0].getsockname()[1]
 
     async def start(self) -> None:
-        """Bind the socket and start the periodic sweep."""
+        """Restore saved games, bind the socket and start the periodic sweep."""
         cfg = self.config
+        if self.store is not None and self.pipeline is not None:
+            snapshot = self.store.load()
+            self.arena.restore(snapshot)
+            log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
+            self.pipeline.start()
         self.server = await serve(
             self.handle,
             cfg.host,
@@ -95,7 +108,9 @@ class ArenaServer:
         """Tell everyone, then close every connection with 1001 and stop listening."""
         if self._sweeper is not None:
             self._sweeper.cancel()
-        self._deliver(None, self.arena.shutdown())
+        self._emit(None, self.arena.shutdown(), self.arena.drain())
+        if self.pipeline is not None:
+            await self.pipeline.close()
         if self.server is not None:
             self.server.close(close_connections=False)
             closing = [
@@ -104,6 +119,8 @@ class ArenaServer:
             ]
             await asyncio.gather(*closing, return_exceptions=True)
             await self.server.wait_closed()
+        if self.store is not None:
+            self.store.close()
 
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
@@ -115,36 +132,74 @@ class ArenaServer:
                 out = arena.receive(conn, frame)
                 if conn.pid is not None and before is None:
                     self._register(conn.pid, ws)
-                self._deliver(ws, out)
+                self._emit(ws, out, arena.drain())
         except ConnectionClosed:
             pass
         finally:
             if conn.pid is not None and self.fanout.sockets.get(conn.pid) is ws:
                 del self.fanout.sockets[conn.pid]
-                self._deliver(None, arena.disconnect(conn))
+                self._emit(None, arena.disconnect(conn), arena.drain())
 
     def _register(self, pid: str, ws: ServerConnection) -> None:
         old = self.fanout.sockets.get(pid)
         self.fanout.sockets[pid] = ws
         if old is not None and old is not ws:
-            task = asyncio.create_task(old.close(CLOSE_REPLACED, "session resumed elsewhere"))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+            self._spawn(old.close(CLOSE_REPLACED, "session resumed elsewhere"))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _emit(self, ws: ServerConnection | None, out: list[Out], records: list[Record]) -> None:
+        """Deliver ``out`` once ``records`` are durable (at once when there is no store)."""
+        if self.pipeline is None:
+            self._deliver(ws, out)
+        elif out or records:
+            self.pipeline.submit(records, lambda: self._deliver(ws, out))
 
     def _deliver(self, ws: ServerConnection | None, out: list[Out]) -> None:
         for item in out:
+            if isinstance(item, Lookup):
+                if ws is not None:
+                    self._spawn(self._lookup(ws, item))
+                continue
             frame = wire.encode(item.message)
             if isinstance(item, Reply):
                 if ws is not None:
                     broadcast((ws,), frame)
-            elif isinstance(item, Send):
+            else:
                 self.fanout.deliver(item.to, frame)
 
+    async def _lookup(self, ws: ServerConnection, item: Lookup) -> None:
+        """Answer a history query from the store on a worker thread."""
+        try:
+            if self.store is None:
+                raise NoHistory("this server keeps no game history")
+            query = getattr(self.store, item.query)
+            reply = await asyncio.to_thread(query, **item.params)
+        except ArenaError as exc:
+            reply = wire.error(exc.code, exc.message)
+        except Exception:
+            log.exception("history query %s failed", item.query)
+            exc = InternalError("the server failed on this request")
+            reply = wire.error(exc.code, exc.message)
+        if item.request_id is not None:
+            reply["id"] = item.request_id
+        broadcast((ws,), wire.encode(reply))
+
     async def _sweep_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_beat = 0.0
         while True:
             await asyncio.sleep(self.config.sweep_interval)
             try:
-                self._deliver(None, self.arena.sweep())
+                records = []
+                if self.store is not None and loop.time() >= next_beat:
+                    next_beat = loop.time() + self.config.heartbeat_interval
+                    records.append(Heartbeat(self.arena.clock()))
+                out = self.arena.sweep()
+                self._emit(None, out, self.arena.drain() + records)
             except Exception:
                 log.exception("sweep failed")
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -103,14 +104,17 @@ def limits_override() -> dict[str, float]:
 
 
 @pytest.fixture
-async def server(limits_override: dict[str, float]) -> AsyncIterator[Any]:
-    """A real ArenaServer on a free loopback port, stopped after the test."""
+async def server(limits_override: dict[str, float], tmp_path: Path) -> AsyncIterator[Any]:
+    """A real ArenaServer and SQLite file on a free loopback port, stopped after the test."""
     from server.arena import Arena, Limits
     from server.shell import ArenaServer, ServerConfig
+    from server.store import Store
 
     settings = {"reconnect_grace": 5.0, "room_linger": 0.5, "lobby_push_interval": 0.05}
     settings.update(limits_override)
-    srv = ArenaServer(Arena(limits=Limits(**settings)), ServerConfig(port=0, sweep_interval=0.02))
+    config = ServerConfig(port=0, sweep_interval=0.02)
+    store = Store(tmp_path / "arena.sqlite3")
+    srv = ArenaServer(Arena(limits=Limits(**settings)), config, store)
     await srv.start()
     srv.url = f"ws://127.0.0.1:{srv.port}"
     try:

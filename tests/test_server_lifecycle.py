@@ -89,3 +89,25 @@ async def test_dropped_player_forfeits_after_grace(client_factory: Any) -> None:
     await bob.close()
     over = await alice.expect("game_over", timeout=3.0)
     assert over["winner"] == 0 and over["reason"] == "disconnect"
+
+
+async def test_memory_mode_keeps_no_file_and_no_history(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server", "--port", str(port), "--memory"], cwd=tmp_path
+    )
+    try:
+        for _ in range(200):
+            try:
+                ws = await connect(f"ws://127.0.0.1:{port}", compression=None)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        client = RawClient(ws)
+        await client.hello("alice")
+        await client.error("no_history", type="list_games")
+        await client.close()
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        proc.kill()
+        proc.wait()

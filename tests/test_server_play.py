@@ -150,6 +150,8 @@ async def test_lobby_lists_and_pushes_rooms(client_factory: Any) -> None:
     alice = await client_factory("alice")
     joined = await alice.request(type="create_room", game="mnk", options={"width": 7, "k": 4})
     pushed = await watcher.expect("rooms")
+    while not pushed["rooms"]:  # a push may already have been on its way before the room
+        pushed = await watcher.expect("rooms")
     assert pushed["rooms"] == [
         {"room": joined["room"], "game": "mnk", "status": "waiting",
          "players": ["alice", None] if joined["seat"] == 0 else [None, "alice"], "spectators": 0}

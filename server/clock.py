@@ -1,0 +1,106 @@
+"""Server-side Fischer clocks with an optional cap per move, driven by timestamps passed in."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from protocol.errors import UnknownGame
+
+MAX_CLOCK_S = 24 * 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSpec:
+    """A time control: ``initial_s`` each, ``increment_s`` after every move, ``move_s`` cap a move.
+
+    The cap is Gomocup's ``timeout_turn``: a move that takes longer loses even with time left.
+    """
+
+    initial_s: float
+    increment_s: float = 0.0
+    move_s: float | None = None
+
+    @classmethod
+    def parse(cls, raw: object) -> ClockSpec:
+        """A spec from the wire's ``clock`` map; :class:`UnknownGame` (bad_options) if invalid."""
+        if not isinstance(raw, Mapping):
+            raise UnknownGame("clock must be a map with initial_s and increment_s")
+
+        def number(key: str, default: float | None) -> float | None:
+            value = raw.get(key, default)
+            if value is None:
+                return None
+            if type(value) not in (int, float) or not math.isfinite(value):
+                raise UnknownGame(f"clock {key} must be a number")
+            if not 0 <= value <= MAX_CLOCK_S:
+                raise UnknownGame(f"clock {key} must be between 0 and {MAX_CLOCK_S:.0f}")
+            return float(value)
+
+        initial = number("initial_s", None)
+        if initial is None or initial <= 0:
+            raise UnknownGame("clock initial_s must be a positive number")
+        move_s = number("move_s", None)
+        if move_s is not None and move_s <= 0:
+            raise UnknownGame("clock move_s must be positive")
+        return cls(initial, number("increment_s", 0.0) or 0.0, move_s)
+
+    def describe(self) -> dict[str, float | None]:
+        """The spec as the wire's ``clock`` map."""
+        return {"initial_s": self.initial_s, "increment_s": self.increment_s, "move_s": self.move_s}
+
+
+@dataclass(slots=True)
+class Clock:
+    """Both seats' remaining time; at most one runs, from ``since``."""
+
+    spec: ClockSpec
+    remaining: list[float] = field(default_factory=list)
+    running: int | None = None
+    since: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.remaining:
+            self.remaining = [self.spec.initial_s, self.spec.initial_s]
+
+    def start(self, seat: int, now: float) -> None:
+        """Start ``seat``'s clock at ``now``."""
+        self.running, self.since = seat, now
+
+    def left(self, seat: int, now: float) -> float:
+        """Seconds ``seat`` has left at ``now`` (never negative)."""
+        used = now - self.since if self.running == seat else 0.0
+        return max(0.0, self.remaining[seat] - used)
+
+    def snapshot(self, now: float) -> list[float]:
+        """Both seats' remaining seconds at ``now``, rounded to milliseconds for the wire."""
+        return [round(self.left(seat, now), 3) for seat in (0, 1)]
+
+    def deadline(self) -> float | None:
+        """When the running seat's flag falls (its time, or the per-move cap), or None."""
+        if self.running is None:
+            return None
+        budget = self.remaining[self.running]
+        if self.spec.move_s is not None:
+            budget = min(budget, self.spec.move_s)
+        return self.since + budget
+
+    def flagged(self, now: float) -> bool:
+        """Whether the running seat is out of time at ``now``."""
+        deadline = self.deadline()
+        return deadline is not None and now >= deadline
+
+    def press(self, now: float) -> None:
+        """The running seat moved at ``now``: charge it, add the increment, start the other."""
+        seat = self.running
+        if seat is None:
+            return
+        self.remaining[seat] = self.left(seat, now) + self.spec.increment_s
+        self.start(1 - seat, now)
+
+    def stop(self, now: float) -> None:
+        """Stop the running clock, charging it up to ``now``."""
+        if self.running is not None:
+            self.remaining[self.running] = self.left(self.running, now)
+            self.running = None

@@ -1,0 +1,86 @@
+"""The durable facts the arena hands to its store: players, game headers, moves, live rooms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    """An identity; the session token is kept only as its hash."""
+
+    pid: str
+    name: str
+    kind: str
+    token_hash: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """Everything about one game but its moves; written again whenever any of it changes."""
+
+    game_id: str
+    room: str
+    game_no: int
+    variant: dict[str, Any]
+    options: dict[str, Any]
+    clock: dict[str, Any] | None
+    seats: tuple[str | None, str | None]
+    names: tuple[str | None, str | None]
+    kinds: tuple[str | None, str | None]
+    status: str
+    winner: int | None
+    reason: str | None
+    line: tuple[tuple[int, int], ...]
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """One accepted move, when it was played and both clocks right after it."""
+
+    game_id: str
+    ply: int
+    x: int
+    y: int
+    at: float
+    clocks: tuple[float, float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRow:
+    """A live room and the game it is playing now."""
+
+    room: str
+    game_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoomGone:
+    """A room was cleaned up; its games stay in the history."""
+
+    room: str
+    discard_game: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """The server was alive at ``at``: after a crash, clocks are charged up to here, not beyond."""
+
+    at: float
+
+
+Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What a restarting server reads back: identities, live rooms with their games and moves."""
+
+    players: list[PlayerRow]
+    rooms: list[tuple[RoomRow, GameRow, list[MoveRow]]]
+    alive_at: float | None

@@ -1,0 +1,153 @@
+"""Rooms to durable records and back: what the arena journals, and how a restart rebuilds it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from protocol.rules import Game, Move, Outcome, Termination
+from protocol.variants import variant_from_description
+from server.clock import Clock, ClockSpec
+from server.journal import GameRow, MoveRow, PlayerRow, Record, RoomGone, RoomRow
+from server.room import Member, Room
+
+
+def game_row(room: Room) -> GameRow:
+    """The room's current game header as a record."""
+    outcome = room.game.outcome
+    seats = room.seats
+    return GameRow(
+        game_id=room.game_id,
+        room=room.id,
+        game_no=room.game_no,
+        variant=room.variant.describe(),
+        options=room.options,
+        clock=room.clock_spec.describe() if room.clock_spec else None,
+        seats=(seats[0].pid if seats[0] else None, seats[1].pid if seats[1] else None),
+        names=(seats[0].name if seats[0] else None, seats[1].name if seats[1] else None),
+        kinds=(seats[0].kind if seats[0] else None, seats[1].kind if seats[1] else None),
+        status=room.status,
+        winner=outcome.winner if outcome else None,
+        reason=str(outcome.termination) if outcome else None,
+        line=tuple((m.x, m.y) for m in outcome.line) if outcome else (),
+        created_at=room.created_at,
+        started_at=room.started_at,
+        ended_at=room.ended_at,
+    )
+
+
+class Journal:
+    """Collects what changed in touched rooms and turns it into records, each fact once."""
+
+    def __init__(self) -> None:
+        self._records: list[Record] = []
+        self._touched: dict[str, Room] = {}
+        self._headers: dict[str, GameRow] = {}
+        self._room_game: dict[str, str] = {}
+        self._saved_moves: dict[str, int] = {}
+
+    def touch(self, room: Room) -> None:
+        """The room may have changed; look at it on the next drain."""
+        self._touched[room.id] = room
+
+    def player(self, pid: str, name: str, kind: str, token_hash: str, now: float) -> None:
+        """A new identity, or a new name for one."""
+        self._records.append(PlayerRow(pid, name, kind, token_hash, now))
+
+    def adopt(self, room: Room) -> None:
+        """The room came from the store: everything about it is already saved."""
+        self._headers[room.game_id] = game_row(room)
+        self._room_game[room.id] = room.game_id
+        self._saved_moves[room.game_id] = room.game.ply
+
+    def drop(self, room: Room) -> None:
+        """The room is being removed: save its last changes, and forget a game never played."""
+        self._touched[room.id] = room
+        self._collect()
+        unplayed = room.game_id if not room.started else None
+        self._records.append(RoomGone(room.id, unplayed))
+        self._headers.pop(room.game_id, None)
+        self._room_game.pop(room.id, None)
+        self._saved_moves.pop(room.game_id, None)
+
+    def drain(self) -> list[Record]:
+        """Every record produced since the last drain, in the order the facts happened."""
+        self._collect()
+        records, self._records = self._records, []
+        return records
+
+    def _collect(self) -> None:
+        for room in self._touched.values():
+            gid = room.game_id
+            saved = self._saved_moves.get(gid, 0)
+            header = game_row(room)
+            if self._headers.get(gid) != header:
+                self._records.append(header)
+                self._headers[gid] = header
+            for ply in range(saved, room.game.ply):
+                move = room.game.moves[ply]
+                clocks = room.clocks[ply]
+                at = room.times[ply]
+                self._records.append(
+                    MoveRow(gid, ply, move.x, move.y, at, tuple(clocks) if clocks else None)
+                )
+            self._saved_moves[gid] = room.game.ply
+            if self._room_game.get(room.id) != gid:
+                old = self._room_game.get(room.id)
+                if old is not None:
+                    self._headers.pop(old, None)
+                    self._saved_moves.pop(old, None)
+                self._records.append(RoomRow(room.id, gid))
+                self._room_game[room.id] = gid
+        self._touched.clear()
+
+
+def restore_room(
+    row: RoomRow,
+    game: GameRow,
+    moves: list[MoveRow],
+    now: Callable[[], float],
+    alive_at: float | None,
+) -> Room:
+    """Rebuild a live room from its records; the running clock is charged up to ``alive_at``."""
+    spec = ClockSpec.parse(game.clock) if game.clock else None
+    room = Room(
+        row.room,
+        variant_from_description(game.variant),
+        dict(game.options),
+        spec,
+        now=now,
+        game_id=game.game_id,
+        game_no=game.game_no,
+        created_at=game.created_at,
+        started_at=game.started_at,
+        ended_at=game.ended_at,
+    )
+    for seat in (0, 1):
+        pid = game.seats[seat]
+        if pid is not None:
+            room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
+    room.game = Game.from_moves(room.variant, [Move(m.x, m.y) for m in moves])
+    room.times = [m.at for m in moves]
+    room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
+    if game.status == "over" and room.game.outcome is None:
+        line = tuple(Move(x, y) for x, y in game.line)
+        termination = Termination(game.reason or Termination.ABANDONED)
+        room.game.outcome = Outcome(termination, game.winner, line)
+    if spec is not None:
+        room.clock = _restore_clock(spec, room, moves, now(), alive_at)
+    return room
+
+
+def _restore_clock(
+    spec: ClockSpec, room: Room, moves: list[MoveRow], now: float, alive_at: float | None
+) -> Clock:
+    last = moves[-1] if moves else None
+    remaining = list(last.clocks) if last and last.clocks else [spec.initial_s] * 2
+    clock = Clock(spec, remaining)
+    if room.started and not room.game.over:
+        seat = room.game.ply & 1
+        since = last.at if last else (room.started_at or now)
+        used = max(0.0, (alive_at or since) - since)
+        clock.remaining[seat] = max(0.0, clock.remaining[seat] - used)
+        clock.start(seat, now)
+    return clock

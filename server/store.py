@@ -1,0 +1,301 @@
+"""The embedded store: one SQLite file in WAL mode, with versioned schema migrations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from protocol.errors import NoSuchGame
+from protocol.records import PsqRecord, write_psq
+from protocol.rules import Move, WinRule
+from server.journal import (
+    GameRow,
+    Heartbeat,
+    MoveRow,
+    PlayerRow,
+    Record,
+    RoomGone,
+    RoomRow,
+    Snapshot,
+)
+
+#: Migration N takes a file from ``PRAGMA user_version`` N to N + 1. Append; never edit.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE players (
+        pid TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE, created_at REAL NOT NULL);
+    CREATE TABLE games (
+        game_id TEXT PRIMARY KEY, room TEXT NOT NULL, game_no INTEGER NOT NULL,
+        variant TEXT NOT NULL, options TEXT NOT NULL, clock TEXT,
+        seat0 TEXT, seat1 TEXT, name0 TEXT, name1 TEXT, kind0 TEXT, kind1 TEXT,
+        status TEXT NOT NULL, winner INTEGER, reason TEXT, line TEXT NOT NULL,
+        created_at REAL NOT NULL, started_at REAL, ended_at REAL);
+    CREATE INDEX games_by_end ON games (status, ended_at);
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL, ply INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
+        at REAL NOT NULL, clock0 REAL, clock1 REAL,
+        PRIMARY KEY (game_id, ply)) WITHOUT ROWID;
+    CREATE TABLE rooms (room TEXT PRIMARY KEY, game_id TEXT NOT NULL);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+    """,
+)
+
+MAX_PAGE = 100
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection with the pragmas every user of the file needs."""
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a commit survives the process being killed, not a power cut.
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA busy_timeout=5000")
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring the schema up to date; returns the version the file is at now."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise RuntimeError(f"database schema {version} is newer than this server knows")
+    for number in range(version, len(MIGRATIONS)):
+        db.executescript(f"BEGIN; {MIGRATIONS[number]} PRAGMA user_version={number + 1}; COMMIT;")
+    return len(MIGRATIONS)
+
+
+class Store:
+    """Writes journal records in batches (from one writer thread) and answers history queries."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.db = connect(self.path)
+        migrate(self.db)
+        self._readers = threading.local()
+
+    def close(self) -> None:
+        """Close the writer connection."""
+        self.db.close()
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def write(self, records: list[Record]) -> None:
+        """Commit a batch of records in one transaction."""
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            for record in records:
+                _WRITERS[type(record)](db, record)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # -- reading back after a restart ----------------------------------------------------------
+
+    def load(self) -> Snapshot:
+        """Every player and every live room with its current game and moves."""
+        db = self.db
+        players = [PlayerRow(**dict(r)) for r in db.execute("SELECT * FROM players")]
+        rooms = []
+        for row in db.execute("SELECT room, game_id FROM rooms ORDER BY rowid"):
+            game = self._game_row(db, row["game_id"])
+            if game is not None:
+                rooms.append((RoomRow(row["room"], row["game_id"]), game, self._moves(db, game)))
+        alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
+        return Snapshot(players, rooms, float(alive[0]) if alive else None)
+
+    # -- history queries (run off the event loop) ---------------------------------------------
+
+    def _reader(self) -> sqlite3.Connection:
+        db = getattr(self._readers, "db", None)
+        if db is None:
+            db = self._readers.db = connect(self.path)
+        return db
+
+    def list_games(
+        self, player: str | None = None, before: float | None = None, limit: int = 20
+    ) -> dict[str, Any]:
+        """Finished games, newest first; page with ``before`` = the last ``ended_at`` seen."""
+        limit = max(1, min(limit, MAX_PAGE))
+        sql = "SELECT * FROM games WHERE status = 'over'"
+        args: list[Any] = []
+        if player:
+            sql += " AND (seat0 = ? OR seat1 = ? OR name0 = ? OR name1 = ?)"
+            args += [player] * 4
+        if before is not None:
+            sql += " AND ended_at < ?"
+            args.append(before)
+        sql += " ORDER BY ended_at DESC LIMIT ?"
+        args.append(limit + 1)
+        rows = self._reader().execute(sql, args).fetchall()
+        games = [_summary(_row_to_game(r)) for r in rows[:limit]]
+        more = len(rows) > limit
+        return {"type": "games", "games": games, "more": more}
+
+    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
+        """One game with every move and its time; ``fmt`` ``psq`` adds the Gomocup record."""
+        db = self._reader()
+        game = self._game_row(db, game_id)
+        if game is None:
+            raise NoSuchGame(f"no game {game_id[:64]!r}")
+        moves = self._moves(db, game)
+        record = game_record(game, moves)
+        reply: dict[str, Any] = {"type": "game", "game": record}
+        if fmt == "psq":
+            reply["psq"] = to_psq(game, moves)
+        return reply
+
+    @staticmethod
+    def _game_row(db: sqlite3.Connection, game_id: str) -> GameRow | None:
+        row = db.execute("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        return _row_to_game(row) if row else None
+
+    @staticmethod
+    def _moves(db: sqlite3.Connection, game: GameRow) -> list[MoveRow]:
+        rows = db.execute("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game.game_id,))
+        return [
+            MoveRow(
+                r["game_id"],
+                r["ply"],
+                r["x"],
+                r["y"],
+                r["at"],
+                None if r["clock0"] is None else (r["clock0"], r["clock1"]),
+            )
+            for r in rows
+        ]
+
+
+# -- row codecs ------------------------------------------------------------------------------
+
+
+def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
+    db.execute(
+        "INSERT INTO players VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(pid) DO UPDATE SET name = excluded.name",
+        (r.pid, r.name, r.kind, r.token_hash, r.created_at),
+    )
+
+
+def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO games (game_id, room, game_no, variant, options, clock, seat0, "
+        "seat1, name0, name1, kind0, kind1, status, winner, reason, line, created_at, started_at, "
+        "ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
+            None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
+            r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
+            r.ended_at,
+        ),
+    )  # fmt: skip
+
+
+def _write_move(db: sqlite3.Connection, r: MoveRow) -> None:
+    clocks = r.clocks or (None, None)
+    db.execute(
+        "INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (r.game_id, r.ply, r.x, r.y, r.at, *clocks),
+    )
+
+
+def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:
+    db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?)", (r.room, r.game_id))
+
+
+def _write_room_gone(db: sqlite3.Connection, r: RoomGone) -> None:
+    db.execute("DELETE FROM rooms WHERE room = ?", (r.room,))
+    if r.discard_game is not None:
+        db.execute("DELETE FROM moves WHERE game_id = ?", (r.discard_game,))
+        db.execute("DELETE FROM games WHERE game_id = ?", (r.discard_game,))
+
+
+def _write_heartbeat(db: sqlite3.Connection, r: Heartbeat) -> None:
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('alive_at', ?)", (repr(r.at),))
+
+
+_WRITERS: dict[type, Any] = {
+    PlayerRow: _write_player,
+    GameRow: _write_game,
+    MoveRow: _write_move,
+    RoomRow: _write_room,
+    RoomGone: _write_room_gone,
+    Heartbeat: _write_heartbeat,
+}
+
+
+def _row_to_game(r: sqlite3.Row) -> GameRow:
+    return GameRow(
+        game_id=r["game_id"],
+        room=r["room"],
+        game_no=r["game_no"],
+        variant=json.loads(r["variant"]),
+        options=json.loads(r["options"]),
+        clock=None if r["clock"] is None else json.loads(r["clock"]),
+        seats=(r["seat0"], r["seat1"]),
+        names=(r["name0"], r["name1"]),
+        kinds=(r["kind0"], r["kind1"]),
+        status=r["status"],
+        winner=r["winner"],
+        reason=r["reason"],
+        line=tuple(tuple(c) for c in json.loads(r["line"])),
+        created_at=r["created_at"],
+        started_at=r["started_at"],
+        ended_at=r["ended_at"],
+    )
+
+
+def _summary(g: GameRow) -> dict[str, Any]:
+    return {
+        "game_id": g.game_id,
+        "room": g.room,
+        "game": g.variant,
+        "players": list(g.names),
+        "player_ids": list(g.seats),
+        "winner": g.winner,
+        "reason": g.reason,
+        "started_at": g.started_at,
+        "ended_at": g.ended_at,
+    }
+
+
+def game_record(game: GameRow, moves: list[MoveRow]) -> dict[str, Any]:
+    """The JSON export of a game: players, variant, every move with its time, result."""
+    start = game.started_at or game.created_at
+    return {
+        **_summary(game),
+        "kinds": list(game.kinds),
+        "clock": game.clock,
+        "status": game.status,
+        "line": [list(c) for c in game.line],
+        "moves": [
+            {
+                "x": m.x,
+                "y": m.y,
+                "at": m.at,
+                "ms": round(1000 * (m.at - (moves[i - 1].at if i else start))),
+                "clocks": list(m.clocks) if m.clocks else None,
+            }
+            for i, m in enumerate(moves)
+        ],
+    }
+
+
+def to_psq(game: GameRow, moves: list[MoveRow]) -> str:
+    """The game in Gomocup's ``.psq`` format."""
+    record = game_record(game, moves)
+    psq = PsqRecord(
+        width=game.variant["width"],
+        height=game.variant["height"],
+        moves=tuple(Move(m["x"], m["y"]) for m in record["moves"]),
+        times_ms=tuple(m["ms"] for m in record["moves"]),
+        players=(game.names[0] or "", game.names[1] or ""),
+        winner=game.winner,
+        rule=WinRule(game.variant.get("rule", "freestyle")),
+    )
+    return write_psq(psq)
