@@ -1,0 +1,1 @@
+"""Views: functions that draw the client model onto a pygame surface."""

@@ -1,0 +1,250 @@
+"""The lobby: live room list, the "new game" panel, join by code, and finished games to replay."""
+
+from __future__ import annotations
+
+import pygame
+
+from client import theme
+from client.forms import CLOCKS, GAMES, LobbyForm
+from client.model import ClientModel, FinishedGame, RoomSummary, game_title, result_text
+from client.views.common import HEADER_H
+from client.widgets import Frame, TextInput, draw_input, panel
+
+RIGHT_W = 360
+ROW_H = 44
+STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED}
+
+
+def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool) -> None:
+    surf = frame.surface
+    hot = frame.hovered(rect)
+    if selected or hot:
+        pygame.draw.rect(surf, theme.PANEL_HI, rect, border_radius=6)
+    if selected:
+        pygame.draw.rect(surf, theme.ACCENT_DARK, rect, 1, border_radius=6)
+    frame.add(rect, "room_click", row.room)
+    cy = rect.centery
+    x = rect.x + 10
+    title = game_title(row.game) if row.game != "mnk" else "Custom m,n,k"
+    theme.text(surf, title, (x, cy - 9), 15, bold=True, anchor="midleft", max_width=176)
+    theme.text(surf, row.room, (x, cy + 10), 12, theme.MUTED, anchor="midleft")
+    a, b = (p or "\u2014" for p in row.players)
+    vs_w = rect.w - 200 - 340
+    theme.text(surf, f"{a}  vs  {b}", (x + 190, cy), 15, anchor="midleft", max_width=max(40, vs_w))
+    chip = pygame.Rect(0, 0, 74, 22)
+    chip.midleft = (rect.right - 330, cy)
+    color = STATUS_COLORS.get(row.status, theme.MUTED)
+    pygame.draw.rect(surf, color, chip, 1, border_radius=11)
+    theme.text(surf, row.status, chip.center, 12, color, anchor="center")
+    if row.spectators:
+        watching = f"{row.spectators} watching"
+        theme.text(surf, watching, (rect.right - 246, cy), 12, theme.MUTED, anchor="midleft")
+    if row.status == "waiting":
+        frame.button(
+            pygame.Rect(rect.right - 136, cy - 15, 62, 30),
+            "Join",
+            "join",
+            row.room,
+            kind="primary",
+            size=14,
+        )
+    frame.button(pygame.Rect(rect.right - 68, cy - 15, 62, 30), "Watch", "watch", row.room, size=14)
+
+
+def _rooms_panel(frame: Frame, rect: pygame.Rect, model: ClientModel, selected: int) -> None:
+    title = f"Open rooms ({len(model.lobby)})  \u00b7  \u2191\u2193 select, J join, W watch"
+    inner = panel(frame.surface, rect, title)
+    if not model.lobby:
+        theme.text(frame.surface, "No rooms yet.", (inner.x, inner.y + 10), 17, bold=True)
+        tip = "Start a game on the right: play a bot right away, or open a room and share its code."
+        for i, line in enumerate(theme.wrap(tip, 14, inner.w)):
+            theme.text(frame.surface, line, (inner.x, inner.y + 38 + 19 * i), 14, theme.MUTED)
+        return
+    rows = max(1, inner.h // ROW_H)
+    first = max(0, min(selected - rows + 1, len(model.lobby) - rows))
+    for i, row in enumerate(model.lobby[first : first + rows]):
+        r = pygame.Rect(inner.x - 6, inner.y + i * ROW_H, inner.w + 12, ROW_H - 4)
+        _room_row(frame, r, row, first + i == selected)
+
+
+def _finished_panel(frame: Frame, rect: pygame.Rect, games: list[FinishedGame]) -> None:
+    inner = panel(frame.surface, rect, "Finished games · replay")
+    if not games:
+        theme.text(
+            frame.surface,
+            "Games you play or watch appear here for replay.",
+            inner.topleft,
+            14,
+            theme.MUTED,
+        )
+        return
+    rows = max(1, inner.h // 32)
+    for i, g in enumerate(reversed(games[-rows:])):
+        r = pygame.Rect(inner.x - 6, inner.y + i * 32, inner.w + 12, 28)
+        if frame.hovered(r):
+            pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
+        frame.add(r, "replay", g.key)
+        summary = result_text(g.result, g.players, g.game.k)
+        label = (
+            f"{g.game.title} · {g.players[0]} vs {g.players[1]} · {summary} · {len(g.moves)} moves"
+        )
+        theme.text(
+            frame.surface, label, (r.x + 8, r.centery), 14, anchor="midleft", max_width=r.w - 90
+        )
+        theme.text(
+            frame.surface,
+            "Replay \u203a",
+            (r.right - 8, r.centery),
+            14,
+            theme.ACCENT,
+            anchor="midright",
+        )
+
+
+def _choice_row(
+    frame: Frame, x: int, y: int, w: int, options: list[tuple[str, str, object, bool]]
+) -> None:
+    gap = 6
+    bw = (w - gap * (len(options) - 1)) // len(options)
+    for i, (label, action, arg, selected) in enumerate(options):
+        frame.button(
+            pygame.Rect(x + i * (bw + gap), y, bw, 32),
+            label,
+            action,
+            arg,
+            selected=selected,
+            size=13,
+        )
+
+
+def _stepper(frame: Frame, x: int, y: int, label: str, value: str, field: str) -> None:
+    theme.text(frame.surface, label, (x, y + 16), 13, theme.MUTED, anchor="midleft")
+    bx = x + 52
+    frame.button(pygame.Rect(bx, y + 2, 28, 28), "\u2212", "form_step", (field, -1), size=16)
+    theme.text(frame.surface, value, (bx + 52, y + 16), 16, bold=True, anchor="center")
+    frame.button(pygame.Rect(bx + 76, y + 2, 28, 28), "+", "form_step", (field, 1), size=16)
+
+
+def _new_game_panel(frame: Frame, rect: pygame.Rect, form: LobbyForm) -> None:
+    surf = frame.surface
+    inner = panel(surf, rect, "New game")
+    x, w, y = inner.x, inner.w, inner.y
+    _choice_row(
+        frame, x, y, w, [(label, "form_game", name, form.game == name) for name, label in GAMES]
+    )
+    y += 42
+    if form.game == "mnk":
+        _stepper(frame, x, y, "width", str(form.width), "width")
+        _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
+        y += 36
+        _stepper(frame, x, y, "k", str(form.k), "k")
+        frame.button(
+            pygame.Rect(x + w // 2 + 10, y + 2, w // 2 - 10, 28),
+            "exact k" if form.exact else "k or more",
+            "form_exact",
+            selected=form.exact,
+            size=13,
+        )
+        y += 40
+    theme.text(surf, "Opponent", (x, y), 13, theme.MUTED)
+    y += 20
+    _choice_row(
+        frame,
+        x,
+        y,
+        w,
+        [
+            ("Bot", "form_opponent", "bot", form.opponent == "bot"),
+            ("Human", "form_opponent", "human", form.opponent == "human"),
+        ],
+    )
+    y += 40
+    if form.opponent == "bot":
+        _stepper(frame, x, y, "level", str(form.level), "level")
+        bar = pygame.Rect(x + 170, y + 12, w - 170, 8)
+        pygame.draw.rect(surf, theme.PANEL_HI, bar, border_radius=4)
+        pygame.draw.rect(
+            surf, theme.ACCENT, (bar.x, bar.y, bar.w * form.level // 10, bar.h), border_radius=4
+        )
+        y += 40
+    theme.text(surf, "You play", (x, y), 13, theme.MUTED)
+    y += 20
+    names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
+    _choice_row(
+        frame,
+        x,
+        y,
+        w,
+        [
+            (names[0], "form_seat", 0, form.seat == 0),
+            (names[1], "form_seat", 1, form.seat == 1),
+            ("Random", "form_seat", None, form.seat is None),
+        ],
+    )
+    y += 40
+    theme.text(surf, "Clock", (x, y), 13, theme.MUTED)
+    y += 20
+    _choice_row(
+        frame,
+        x,
+        y,
+        w,
+        [(label, "form_clock", i, form.clock == i) for i, (_, label) in enumerate(CLOCKS)],
+    )
+    y += 46
+    label = "Play the bot" if form.opponent == "bot" else "Open a room"
+    frame.button(pygame.Rect(x, y, w, 42), f"{label}  (Enter)", "create", kind="primary", size=16)
+    y += 62
+    tips = (
+        "In a game: click or use the arrow keys and Enter to play, N shows move numbers, "
+        "R resigns, Tab chats, Esc leaves."
+    )
+    for line in theme.wrap(tips, 13, w):
+        if y > inner.bottom - 16:
+            break
+        theme.text(surf, line, (x, y), 13, theme.MUTED)
+        y += 18
+
+
+def _join_panel(frame: Frame, rect: pygame.Rect, code: TextInput, focused: bool) -> None:
+    inner = panel(frame.surface, rect, "Join by code")
+    box = pygame.Rect(inner.x, inner.y, inner.w - 148, 36)
+    draw_input(
+        frame, box, code, focused=focused, placeholder="room code, e.g. r7k2", action="focus_code"
+    )
+    frame.button(
+        pygame.Rect(box.right + 8, inner.y, 66, 36), "Join", "join_code", kind="primary", size=14
+    )
+    frame.button(pygame.Rect(box.right + 80, inner.y, 66, 36), "Watch", "watch_code", size=14)
+
+
+def lobby_layout(size: tuple[int, int]) -> dict[str, pygame.Rect]:
+    """Where each lobby panel goes in a window of ``size``."""
+    w, h = size
+    top = HEADER_H + 16
+    right_w = min(RIGHT_W, max(280, w // 3))
+    left_w = w - right_w - 48
+    finished_h = max(110, min(220, (h - top) // 3))
+    join_h = 92
+    return {
+        "rooms": pygame.Rect(16, top, left_w, h - top - finished_h - 32),
+        "finished": pygame.Rect(16, h - finished_h - 16, left_w, finished_h),
+        "new": pygame.Rect(w - right_w - 16, top, right_w, h - top - join_h - 32),
+        "join": pygame.Rect(w - right_w - 16, h - join_h - 16, right_w, join_h),
+    }
+
+
+def draw_lobby(
+    frame: Frame,
+    model: ClientModel,
+    form: LobbyForm,
+    code: TextInput,
+    code_focused: bool,
+    selected: int,
+) -> None:
+    """The whole lobby scene (below the header)."""
+    layout = lobby_layout(frame.surface.get_size())
+    _rooms_panel(frame, layout["rooms"], model, selected)
+    _finished_panel(frame, layout["finished"], list(model.finished.values()))
+    _new_game_panel(frame, layout["new"], form)
+    _join_panel(frame, layout["join"], code, code_focused)

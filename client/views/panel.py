@@ -1,0 +1,208 @@
+"""The side panel of a room: players and clocks, status, actions, move list and chat."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pygame
+
+from client import theme
+from client.geometry import cell_name
+from client.model import Cell, ChatLine, GameInfo, RoomState
+from client.views.board import draw_mark, stone_sprite
+from client.widgets import Frame, TextInput, draw_input, panel
+
+
+def seat_icon(
+    surface: pygame.Surface, game: GameInfo, seat: int, center: tuple[int, int], r: int
+) -> None:
+    """A small stone (or X/O) showing a seat's colour."""
+    if game.uses_marks:
+        draw_mark(
+            surface, seat, pygame.Rect(center[0] - r - 4, center[1] - r - 4, 2 * r + 8, 2 * r + 8)
+        )
+    else:
+        surface.blit(stone_sprite(seat, r), (center[0] - r, center[1] - r))
+
+
+def status_line(room: RoomState) -> tuple[str, theme.Color]:
+    """The one sentence that says what is going on in ``room`` and its colour."""
+    if room.status == "waiting":
+        return f"Waiting for an opponent — share code {room.room}", theme.WARN
+    if room.status == "over":
+        return (
+            room.result_text(),
+            theme.OK if room.result and room.result.winner == room.seat else theme.TEXT,
+        )
+    if room.my_turn:
+        return "Your turn", theme.OK
+    if room.to_move is not None:
+        return f"{room.name(room.to_move)} to move", theme.MUTED
+    return "", theme.MUTED
+
+
+def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float) -> None:
+    surf = frame.surface
+    active = room.status == "playing" and room.to_move == seat
+    pygame.draw.rect(surf, theme.PANEL_HI, rect, border_radius=8)
+    if active:
+        pygame.draw.rect(surf, theme.ACCENT, rect, 2, border_radius=8)
+    seat_icon(surf, room.game, seat, (rect.x + 22, rect.centery), 12)
+    name = room.name(seat)
+    if seat == room.seat:
+        name += " (you)"
+    color = theme.TEXT if room.players[seat] else theme.MUTED
+    clock_w = 86 if room.clocks else 0
+    theme.text(
+        surf,
+        name,
+        (rect.x + 44, rect.y + 9),
+        16,
+        color,
+        bold=active,
+        max_width=rect.w - 56 - clock_w,
+    )
+    detail = "bot" if seat < len(room.kinds) and room.kinds[seat] == "bot" else "human"
+    online = room.online[seat] if seat < len(room.online) else True
+    if room.players[seat] and not online:
+        detail += " · offline"
+    if room.rematch[seat] and room.status == "over":
+        detail += " · wants a rematch"
+    theme.text(
+        surf, detail, (rect.x + 44, rect.y + 30), 12, theme.MUTED if online else theme.DANGER
+    )
+    if room.clocks is not None:
+        left = room.clocks.left(seat, now)
+        low = left < 10 and active
+        theme.text(
+            surf,
+            theme.fmt_clock(left),
+            (rect.right - 12, rect.centery),
+            22,
+            theme.DANGER if low else (theme.TEXT if active else theme.MUTED),
+            bold=True,
+            anchor="midright",
+        )
+
+
+def draw_move_list(
+    surface: pygame.Surface,
+    rect: pygame.Rect,
+    game: GameInfo,
+    moves: Sequence[Cell],
+    current: int | None = None,
+) -> None:
+    """Moves in pairs ("12. H8  J9"), scrolled so the latest (or ``current``) ply is visible."""
+    line_h = 20
+    rows = max(1, rect.h // line_h)
+    total = (len(moves) + 1) // 2
+    focus = (current if current is not None else len(moves)) - 1
+    first = max(0, min(total - rows, focus // 2 - rows + 2)) if total > rows else 0
+    col = rect.w // 2
+    if not moves:
+        theme.text(surface, "No moves yet", rect.topleft, 14, theme.MUTED)
+    for row in range(first, min(total, first + rows)):
+        y = rect.y + (row - first) * line_h
+        theme.text(surface, f"{row + 1}.", (rect.x + 30, y), 14, theme.MUTED, anchor="topright")
+        for side in (0, 1):
+            ply = 2 * row + side
+            if ply >= len(moves):
+                break
+            x = rect.x + 40 + side * (col - 20)
+            label = cell_name(*moves[ply], game.height)
+            is_cur = ply == focus
+            if is_cur:
+                pygame.draw.rect(
+                    surface, theme.ACCENT_DARK, (x - 5, y - 1, 52, line_h - 2), border_radius=4
+                )
+            theme.text(surface, label, (x, y), 14, theme.TEXT if is_cur else (200, 205, 214))
+
+
+def draw_chat(
+    frame: Frame, rect: pygame.Rect, lines: Sequence[ChatLine], box: TextInput, focused: bool
+) -> None:
+    """The chat log (newest at the bottom) above its input box."""
+    input_rect = pygame.Rect(rect.x, rect.bottom - 34, rect.w, 34)
+    draw_input(
+        frame,
+        input_rect,
+        box,
+        focused=focused,
+        placeholder="Say something… (Tab)",
+        action="focus_chat",
+    )
+    log = pygame.Rect(rect.x, rect.y, rect.w, rect.h - 42)
+    rendered: list[tuple[str, theme.Color]] = []
+    for line in lines[-40:]:
+        if line.system:
+            rendered += [(t, theme.WARN) for t in theme.wrap(line.text, 13, log.w)]
+        else:
+            color = (theme.ACCENT, theme.TEXT, theme.MUTED)[line.seat if line.seat in (0, 1) else 2]
+            rendered += [(t, color) for t in theme.wrap(f"{line.sender}: {line.text}", 13, log.w)]
+    y = log.bottom - 18
+    for text, color in reversed(rendered):
+        if y < log.y:
+            break
+        theme.text(frame.surface, text, (log.x, y), 13, color)
+        y -= 18
+
+
+def draw_room_panel(
+    frame: Frame,
+    rect: pygame.Rect,
+    room: RoomState,
+    now: float,
+    chat: TextInput,
+    chat_focused: bool,
+) -> None:
+    """The whole side panel for a room in play or finished."""
+    surf = frame.surface
+    inner = panel(surf, rect)
+    theme.text(surf, room.game.title, inner.topleft, 18, bold=True, max_width=inner.w - 90)
+    theme.text(
+        surf, f"room {room.room}", (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright"
+    )
+    y = inner.y + 30
+    for seat in (0, 1):
+        _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now)
+        y += 58
+    status, color = status_line(room)
+    for line in theme.wrap(status, 15, inner.w)[:2]:
+        theme.text(surf, line, (inner.x, y), 15, color, bold=True)
+        y += 20
+    watchers = f"{room.spectators} watching · " if room.spectators else ""
+    theme.text(
+        surf, f"{watchers}move {room.ply} · game {room.game_no}", (inner.x, y + 2), 12, theme.MUTED
+    )
+    y += 24
+
+    buttons: list[tuple[str, str, str]] = []
+    if room.seat is not None and room.status == "playing":
+        buttons.append(("Resign (R)", "resign", "danger"))
+    if room.seat is not None and room.status == "over":
+        asked = room.rematch[room.seat]
+        buttons.append(("Rematch asked" if asked else "Rematch", "rematch", "primary"))
+    if room.status == "over":
+        buttons.append(("Replay", "replay_current", "normal"))
+    buttons.append(("Leave (Esc)", "leave", "normal"))
+    bw = (inner.w - 8 * (len(buttons) - 1)) // len(buttons)
+    for i, (label, action, kind) in enumerate(buttons):
+        frame.button(
+            pygame.Rect(inner.x + i * (bw + 8), y, bw, 34), label, action, kind=kind, size=14
+        )
+    y += 46
+
+    rest = inner.bottom - y
+    moves_h = max(60, int(rest * 0.4))
+    theme.text(surf, "MOVES", (inner.x, y), 12, theme.MUTED, bold=True)
+    draw_move_list(surf, pygame.Rect(inner.x, y + 20, inner.w, moves_h - 24), room.game, room.moves)
+    y += moves_h + 4
+    pygame.draw.line(surf, theme.BORDER, (inner.x, y), (inner.right, y))
+    theme.text(surf, "CHAT", (inner.x, y + 8), 12, theme.MUTED, bold=True)
+    draw_chat(
+        frame,
+        pygame.Rect(inner.x, y + 28, inner.w, inner.bottom - y - 28),
+        room.chat,
+        chat,
+        chat_focused,
+    )

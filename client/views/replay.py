@@ -1,0 +1,80 @@
+"""The replay scene: a finished game shown at any ply, with step controls and the move list."""
+
+from __future__ import annotations
+
+import pygame
+
+from client import theme
+from client.model import FinishedGame, result_text
+from client.views.board import BoardPicture, board_geometry, draw_board
+from client.views.common import HEADER_H
+from client.views.panel import draw_move_list, seat_icon
+from client.widgets import Frame, panel
+
+PANEL_W = 340
+
+
+def room_layout(size: tuple[int, int]) -> tuple[pygame.Rect, pygame.Rect]:
+    """The board area and the side panel area of a room or replay in a window of ``size``."""
+    w, h = size
+    panel_w = min(PANEL_W, max(260, w // 3))
+    board = pygame.Rect(12, HEADER_H + 12, w - panel_w - 36, h - HEADER_H - 24)
+    side = pygame.Rect(w - panel_w - 12, HEADER_H + 12, panel_w, h - HEADER_H - 24)
+    return board, side
+
+
+def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> None:
+    """``game`` as it stood after ``ply`` moves, with the controls to move through it."""
+    surf = frame.surface
+    board_area, side = room_layout(surf.get_size())
+    moves = game.moves[:ply]
+    line = game.result.line if ply == len(game.moves) else ()
+    geo = board_geometry(game.game, board_area)
+    draw_board(surf, geo, BoardPicture(game.game, moves, line=line, numbers=numbers))
+
+    inner = panel(surf, side)
+    theme.text(surf, "Replay", inner.topleft, 18, bold=True)
+    theme.text(
+        surf, game.game.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright"
+    )
+    y = inner.y + 34
+    for seat in (0, 1):
+        seat_icon(surf, game.game, seat, (inner.x + 14, y + 12), 10)
+        theme.text(surf, game.players[seat], (inner.x + 34, y + 3), 16, max_width=inner.w - 40)
+        y += 30
+    for t in theme.wrap(result_text(game.result, game.players, game.game.k), 15, inner.w)[:2]:
+        theme.text(surf, t, (inner.x, y + 4), 15, theme.OK, bold=True)
+        y += 20
+    y += 14
+    theme.text(surf, f"move {ply} of {len(game.moves)}", (inner.centerx, y), 15, anchor="midtop")
+    y += 26
+    controls = [
+        ("«", "replay_to", 0),
+        ("\u2039", "replay_step", -1),
+        ("\u203a", "replay_step", 1),
+        ("»", "replay_to", -1),
+    ]
+    bw = (inner.w - 3 * 8) // 4
+    for i, (label, action, arg) in enumerate(controls):
+        frame.button(pygame.Rect(inner.x + i * (bw + 8), y, bw, 36), label, action, arg, size=20)
+    y += 46
+    bar = pygame.Rect(inner.x, y, inner.w, 10)
+    pygame.draw.rect(surf, theme.PANEL_HI, bar, border_radius=5)
+    if game.moves:
+        filled = bar.w * ply // len(game.moves)
+        pygame.draw.rect(surf, theme.ACCENT, (bar.x, bar.y, filled, bar.h), border_radius=5)
+        pygame.draw.circle(surf, theme.TEXT, (bar.x + filled, bar.centery), 8)
+    frame.add(bar.inflate(0, 14), "replay_seek", bar)
+    y += 26
+    theme.text(
+        surf,
+        "← → step · Home/End · N numbers · Esc back",
+        (inner.centerx, y),
+        12,
+        theme.MUTED,
+        anchor="midtop",
+    )
+    y += 28
+    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 50)
+    draw_move_list(surf, list_rect, game.game, game.moves, current=ply)
+    frame.button(pygame.Rect(inner.x, inner.bottom - 38, inner.w, 38), "Back (Esc)", "replay_back")

@@ -1,0 +1,264 @@
+"""The app driven by synthetic pygame events over a fake transport: clicks, keys, scenes."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+from pathlib import Path
+from typing import Any
+
+import pygame
+import pytest
+
+from client.app import ANY, App
+
+Ev = pygame.event.Event
+
+
+class FakeNet:
+    """A transport double: records what the app sends, hands it queued server messages."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.inbox: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> int:
+        self.sent.append(dict(message, id=len(self.sent) + 1))
+        return len(self.sent)
+
+    def poll(self) -> list[dict[str, Any]]:
+        out, self.inbox = self.inbox, []
+        return out
+
+    def types(self) -> list[str]:
+        return [m["type"] for m in self.sent]
+
+
+def key(k: int) -> Ev:
+    return Ev(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0)
+
+
+def click(pos: tuple[int, int]) -> list[Ev]:
+    return [
+        Ev(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
+        Ev(pygame.MOUSEBUTTONDOWN, pos=pos, button=1),
+    ]
+
+
+def state(**over: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {
+        "type": "state",
+        "room": "r1",
+        "game": {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"},
+        "players": ["alice", "bob"],
+        "kinds": ["human", "human"],
+        "online": [True, True],
+        "seat": 0,
+        "moves": [],
+        "ply": 0,
+        "to_move": 0,
+        "status": "playing",
+        "result": None,
+        "rematch": [False, False],
+        "spectators": 0,
+        "game_no": 1,
+    }
+    msg.update(over)
+    return msg
+
+
+@pytest.fixture
+def app() -> tuple[App, FakeNet]:
+    pygame.font.init()
+    net = FakeNet()
+    a = App(net, name="alice", size=(1100, 720))
+    net.inbox.append(
+        {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "alice"}
+    )
+    a.step()
+    return a, net
+
+
+def click_action(a: App, action: str, arg: Any = ANY) -> None:
+    spot = a.hotspot(action, arg)
+    assert spot is not None, action
+    a.step(click(spot.rect.center))
+
+
+def enter_room(a: App, net: FakeNet, **over: Any) -> None:
+    net.inbox += [{"type": "joined", "room": "r1", "seat": over.get("seat", 0)}, state(**over)]
+    a.step()
+    assert a.scene == "room"
+
+
+def test_welcome_subscribes_and_create_uses_the_form(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    assert net.sent[0] == {"type": "list_rooms", "subscribe": True, "id": 1}
+    click_action(a, "form_game", "mnk")
+    click_action(a, "form_step", ("width", 1))
+    click_action(a, "form_seat", None)
+    click_action(a, "form_clock", 1)
+    click_action(a, "create")
+    sent = net.sent[-1]
+    assert sent["type"] == "create_room" and sent["game"] == "mnk" and sent["seat"] is None
+    assert sent["options"]["width"] == 8 and sent["clock"] == {"initial_s": 60, "increment_s": 0}
+
+
+def test_join_from_list_and_by_code(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    rooms = [
+        {
+            "room": "r7",
+            "game": "gomoku",
+            "status": "waiting",
+            "players": ["bob", None],
+            "spectators": 0,
+        }
+    ]
+    net.inbox.append({"type": "rooms", "rooms": rooms})
+    a.step()
+    click_action(a, "join", "r7")
+    assert net.sent[-1]["type"] == "join_room" and net.sent[-1]["room"] == "r7"
+    a.step([key(pygame.K_w)])
+    assert net.sent[-1] == {
+        "type": "join_room",
+        "room": "r7",
+        "spectate": True,
+        "id": len(net.sent),
+    }
+    click_action(a, "focus_code")
+    a.step([Ev(pygame.TEXTINPUT, text="abc9"), key(pygame.K_RETURN)])
+    assert net.sent[-1]["room"] == "abc9" and "spectate" not in net.sent[-1]
+
+
+def test_mouse_move_waits_for_the_server(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net)
+    pos = a.cell_pixel(7, 7)
+    assert pos is not None
+    a.step(click(pos))
+    assert net.sent[-1] == {
+        "type": "move",
+        "room": "r1",
+        "x": 7,
+        "y": 7,
+        "ply": 0,
+        "id": len(net.sent),
+    }
+    assert a.model.room is not None and a.model.room.moves == []  # nothing guessed
+    a.step(click(pos))  # a double click is not resent
+    assert net.types().count("move") == 1
+    net.inbox.append({"type": "moved", "room": "r1", "ply": 0, "seat": 0, "x": 7, "y": 7})
+    a.step()
+    assert a.model.room.moves == [(7, 7)]
+    a.step(click(a.cell_pixel(3, 3)))  # type: ignore[arg-type]
+    assert net.types().count("move") == 1 and "not your turn" in a.model.toasts[-1].text
+
+
+def test_keyboard_play_numbers_chat_and_resign(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net)
+    a.step([key(pygame.K_RIGHT), key(pygame.K_RIGHT), key(pygame.K_UP), key(pygame.K_SPACE)])
+    move = net.sent[-1]
+    assert (move["type"], move["x"], move["y"]) == ("move", 8, 6)
+    a.step([key(pygame.K_n)])
+    assert a.numbers
+    a.step(
+        [key(pygame.K_TAB), Ev(pygame.TEXTINPUT, text="gg"), key(pygame.K_r), key(pygame.K_RETURN)]
+    )
+    assert net.sent[-1]["type"] == "chat" and net.sent[-1]["text"] == "gg"  # R typed into chat
+    a.step([key(pygame.K_TAB), key(pygame.K_r)])
+    assert a.confirm == "resign" and net.types()[-1] == "chat"
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.confirm is None
+    a.step([key(pygame.K_r), key(pygame.K_RETURN)])
+    assert net.sent[-1] == {"type": "resign", "room": "r1", "id": len(net.sent)}
+
+
+def test_game_end_rematch_replay_and_leave(app: tuple[App, FakeNet], tmp_path: Path) -> None:
+    a, net = app
+    moves = [[7, 7], [0, 0], [8, 7], [0, 1], [9, 7], [0, 2], [10, 7], [0, 3]]
+    enter_room(a, net, moves=moves, ply=8)
+    net.inbox += [
+        {"type": "moved", "room": "r1", "ply": 8, "seat": 0, "x": 11, "y": 7},
+        {
+            "type": "game_over",
+            "room": "r1",
+            "winner": 0,
+            "reason": "line",
+            "line": [[7, 7], [8, 7], [9, 7], [10, 7], [11, 7]],
+        },
+        {"type": "error", "code": "not_your_turn", "message": "x", "id": 99},
+    ]
+    a.step()
+    pygame.image.save(a.surface, str(tmp_path / "over.png"))
+    assert a.model.toasts[-1].kind == "error"
+    click_action(a, "rematch")
+    assert net.sent[-1]["type"] == "rematch"
+    click_action(a, "replay_current")
+    assert a.scene == "replay" and a.replay_ply == 9
+    a.step([key(pygame.K_LEFT), key(pygame.K_LEFT)])
+    assert a.replay_ply == 7
+    a.step([key(pygame.K_HOME)])
+    assert a.replay_ply == 0
+    a.step([key(pygame.K_END)])
+    assert a.replay_ply == 9
+    pygame.image.save(a.surface, str(tmp_path / "replay.png"))
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "room"
+    a.step([key(pygame.K_ESCAPE)])  # leaving a finished game needs no confirmation
+    assert a.scene == "lobby" and net.sent[-1]["type"] == "leave_room"
+    click_action(a, "replay", "r1#1")
+    assert a.scene == "replay"
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "lobby"
+
+
+def test_leaving_a_live_game_asks_first(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net)
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.confirm == "leave" and a.scene == "room"
+    click_action(a, "leave")
+    assert a.scene == "lobby" and net.types()[-1] == "leave_room"
+
+
+def test_resize_rescales_the_board(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net, game={"name": "mnk", "width": 7, "height": 6, "k": 4, "rule": "freestyle"})
+    assert a.geo is not None
+    before = a.geo.cell
+    a.step([Ev(pygame.VIDEORESIZE, w=1600, h=1000, size=(1600, 1000))])
+    assert a.surface.get_size() == (1600, 1000) and a.geo.cell > before
+    pos = a.cell_pixel(6, 5)
+    assert pos is not None and a.geo.cell_at(*pos) == (6, 5)
+    a.step([Ev(pygame.VIDEORESIZE, w=700, h=500, size=(700, 500))])
+    a.step(click(a.cell_pixel(0, 0)))  # type: ignore[arg-type]
+    assert net.sent[-1]["x"] == 0 and net.sent[-1]["y"] == 0
+
+
+def test_spectator_cannot_play_and_stale_state_resyncs(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net, seat=None)
+    a.step(click(a.cell_pixel(7, 7)))  # type: ignore[arg-type]
+    assert "move" not in net.types()
+    net.inbox.append({"type": "moved", "room": "r1", "ply": 3, "seat": 1, "x": 1, "y": 1})
+    a.step()
+    assert net.sent[-1] == {
+        "type": "join_room",
+        "room": "r1",
+        "spectate": True,
+        "id": len(net.sent),
+    }
+
+
+def test_offline_banner_and_quit(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    net.inbox.append({"type": "_net", "status": "offline", "detail": "boom"})
+    a.step()
+    banner = a.surface.get_at((a.surface.get_width() // 2 - 300, 52 + 5))
+    assert banner[:3] == (120, 46, 46)
+    assert a.step([Ev(pygame.QUIT)]) is False
