@@ -41,7 +41,7 @@ def make_variant(name: object, options: Mapping[str, object] | None = None) -> V
     height = _int_option(options, "height", width)
     k = _int_option(options, "k", None)
     rule = options.get("rule", WinRule.FREESTYLE.value)
-    if rule not in {r.value for r in WinRule}:
+    if not isinstance(rule, str) or rule not in {r.value for r in WinRule}:
         raise UnknownGame(f"rule must be one of {', '.join(r.value for r in WinRule)}")
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
         raise UnknownGame(f"width and height must be {MIN_SIDE}..{MAX_SIDE}")
@@ -53,6 +53,6 @@ def make_variant(name: object, options: Mapping[str, object] | None = None) -> V
 def variant_from_description(game: Mapping[str, object]) -> Variant:
     """Rebuild a variant from the wire's ``game`` map (as in ``state``)."""
     name = game.get("name")
-    if name in FIXED:
-        return FIXED[str(name)]
+    if isinstance(name, str) and name in FIXED:
+        return FIXED[name]
     return make_variant("mnk", game)
