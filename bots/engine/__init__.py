@@ -1,0 +1,18 @@
+"""The mnk-arena search engine: alpha-beta with threat search, levels, and an exact solver."""
+
+from bots.engine.levels import LEVELS, Engine, analyse, choose_move, level_limit
+from bots.engine.limits import WIN, Limit, SearchResult, is_mate
+from bots.engine.search import search
+
+__all__ = [
+    "LEVELS",
+    "WIN",
+    "Engine",
+    "Limit",
+    "SearchResult",
+    "analyse",
+    "choose_move",
+    "is_mate",
+    "level_limit",
+    "search",
+]

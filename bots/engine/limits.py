@@ -1,0 +1,48 @@
+"""Value types of the engine: search limits, results and the mate-score scale."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from protocol.rules import Move
+
+#: The score of a win on the board now; a win in p plies from the root scores WIN - p.
+WIN = 1_000_000
+#: Scores beyond this magnitude are forced wins or losses (mate scores).
+MATE_BOUND = WIN - 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """When to stop searching: any of depth (plies), nodes and seconds; None means no bound."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    time_s: float | None = None
+    #: Run the VCF / VCT threat search before the main search (big boards only).
+    threats: bool = True
+    #: Collect every root move tied for best (exact ties; used on small boards for random play).
+    ties: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search found: the move, its score (side to move's view) and how hard it looked."""
+
+    move: Move
+    score: int
+    depth: int
+    nodes: int
+    pv: list[Move] = field(default_factory=list)
+    seconds: float = 0.0
+    #: Every root move proven as good as ``move`` (just ``[move]`` unless ``Limit.ties``).
+    best_moves: list[Move] = field(default_factory=list)
+    #: True when the score is exact to the end of the game (a solved position).
+    solved: bool = False
+    #: How the move was found: "forced", "vcf", "vct", "search" or "fallback".
+    source: str = "search"
+
+
+def is_mate(score: int) -> bool:
+    """Whether ``score`` is a forced win or loss rather than a heuristic evaluation."""
+    return abs(score) >= MATE_BOUND
