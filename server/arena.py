@@ -66,9 +66,11 @@ class Limits:
 
     human_rate: float = 20.0
     human_burst: float = 40.0
-    bot_rate: float = 200.0
-    bot_burst: float = 400.0
+    #: Bots play many fast games on one connection: a tournament bot sends hundreds a second.
+    bot_rate: float = 2000.0
+    bot_burst: float = 4000.0
     reconnect_grace: float = 60.0
+    bot_move_timeout: float = 60.0
     room_linger: float = 30.0
     lobby_push_interval: float = 0.25
 
@@ -215,10 +217,11 @@ class Arena:
             self._by_token[row.token_hash] = row.pid
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
+            room.bot_move_s = self.limits.bot_move_timeout
             self.rooms.add(room)
             self._journal.adopt(room)
             for member in room.seats:
-                if member is not None and member.pid in self.players:
+                if member is not None and member.pid in self.players and room.status != "over":
                     self.players[member.pid].rooms.add(room.id)
                     room.offline_since[member.pid] = now
         self._lobby_dirty = True
@@ -308,6 +311,7 @@ class Arena:
             room_options["level"] = level
         clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
+        room.bot_move_s = self.limits.bot_move_timeout
         self.rooms.add(room)
         out = self._seat(player, room, seat=seat)
         if bot is not None:
@@ -321,8 +325,7 @@ class Arena:
     def _leave_room(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"])
         out: list[Out] = list(room.leave(player.pid))
-        if room.seat_of(player.pid) is None:
-            player.rooms.discard(room.id)
+        player.rooms.discard(room.id)
         self._lobby_dirty = True
         return out
 

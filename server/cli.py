@@ -6,10 +6,14 @@ import argparse
 import asyncio
 import logging
 import signal
+from pathlib import Path
 
 from server.arena import Arena, Limits
-from server.shell import ArenaServer, ServerConfig, run_until
+from server.botpool import DEFAULT_BOTS, BotPool
+from server.shell import ArenaServer, ServerConfig
 from server.store import Store
+
+log = logging.getLogger("mnk.server")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rate", type=float, default=20.0, help="messages/s allowed per human")
     p.add_argument("--burst", type=float, default=40.0, help="burst allowed per human")
+    p.add_argument(
+        "--bots",
+        nargs="+",
+        default=list(DEFAULT_BOTS),
+        metavar="SPEC",
+        help="built-in bot processes to run (mnk-bot engine SPECs; default: minimax)",
+    )
+    p.add_argument("--no-bots", action="store_true", help="run no built-in bots")
+    p.add_argument("--bot-capacity", type=int, default=8, help="games per built-in bot (8)")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     return p
 
@@ -40,8 +53,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     limits = Limits(
         human_rate=args.rate,
         human_burst=args.burst,
-        bot_rate=max(args.rate, 200.0),
-        bot_burst=max(args.burst, 400.0),
+        bot_rate=max(args.rate, Limits().bot_rate),
+        bot_burst=max(args.burst, Limits().bot_burst),
         reconnect_grace=args.reconnect_grace,
     )
     store = None if args.memory else Store(args.db)
@@ -51,8 +64,23 @@ async def serve_forever(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await run_until(server, stop)
-    logging.getLogger("mnk.server").info("mnk-server stopped")
+    await server.start()
+    log.info("mnk-server listening on ws://%s:%d", args.host, server.port)
+    pool = None
+    if not args.no_bots and args.bots:
+        host = "127.0.0.1" if args.host in ("", "0.0.0.0", "::") else args.host
+        state_dir = None if args.memory else Path(f"{args.db}.bots")
+        if state_dir is not None:
+            state_dir.mkdir(exist_ok=True)
+        pool = BotPool(f"ws://{host}:{server.port}", args.bots, args.bot_capacity, state_dir)
+        pool.start()
+    try:
+        await stop.wait()
+    finally:
+        if pool is not None:
+            await pool.stop()
+        await server.stop()
+    log.info("mnk-server stopped")
 
 
 def main(argv: list[str] | None = None) -> None:

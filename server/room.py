@@ -70,6 +70,10 @@ class Room:
     times: list[float] = field(default_factory=list)
     clocks: list[list[float] | None] = field(default_factory=list)
     rematch: list[bool] = field(default_factory=lambda: [False, False])
+    #: How long a bot may sit on a move when there is no clock (a hung bot must not hang games).
+    bot_move_s: float | None = None
+    #: Seated players who left a finished game: they keep the seat in the record, not the news.
+    gone: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.game = Game(self.variant)
@@ -92,8 +96,8 @@ class Room:
 
     @property
     def members(self) -> tuple[str, ...]:
-        """Every player id in the room: seated players first, then spectators."""
-        seated = tuple(m.pid for m in self.seats if m is not None)
+        """Everyone in the room (seated players who have not left first, then spectators)."""
+        seated = tuple(m.pid for m in self.seats if m is not None and m.pid not in self.gone)
         return seated + tuple(p for p in self.spectators if p not in seated)
 
     def seat_of(self, pid: str) -> int | None:
@@ -160,6 +164,7 @@ class Room:
         """Seat ``member`` (the free seat, or ``seat``), or add them as a spectator."""
         self.online.add(member.pid)
         self.offline_since.pop(member.pid, None)
+        self.gone.discard(member.pid)
         existing = self.seat_of(member.pid)
         if existing is None and not spectate:
             free = [s for s in (0, 1) if self.seats[s] is None]
@@ -188,6 +193,8 @@ class Room:
             out += self._finish(self.game.end(Termination.RESIGN, 1 - seat))
         if seat is not None and not self.started:
             self.seats[seat] = None
+        elif seat is not None:
+            self.gone.add(pid)
         self.online.discard(pid)
         self.rematch = [False, False]
         return out + self.states()
@@ -237,12 +244,26 @@ class Room:
         return out
 
     def expire(self) -> list[Send]:
-        """End the game on time if the running clock's flag has fallen."""
-        if self.clock is None or self.game.over or not self.clock.flagged(self.now()):
+        """End the game on time: the running clock's flag fell, or a bot sat past its cap."""
+        if self.game.over or not self.started:
             return []
-        seat = self.clock.running
+        now = self.now()
+        if self.clock is not None and self.clock.flagged(now):
+            seat = self.clock.running
+        elif self.bot_move_s is not None and self._bot_overdue(now):
+            seat = self.game.to_move
+        else:
+            return []
         assert seat is not None
         return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat))
+
+    def _bot_overdue(self, now: float) -> bool:
+        seat = self.game.to_move
+        member = self.seats[seat] if seat is not None else None
+        if member is None or member.kind != "bot" or self.bot_move_s is None:
+            return False
+        since = self.times[-1] if self.times else (self.started_at or now)
+        return now - since >= self.bot_move_s
 
     def resign(self, pid: str) -> list[Send]:
         """End the game with the other seat winning."""
@@ -260,7 +281,7 @@ class Room:
     def ask_rematch(self, pid: str) -> list[Send]:
         """Note a rematch request; once both seats asked, a new game starts with colours swapped."""
         seat = self._seat_or_raise(pid)
-        if not self.game.over or not all(self.seats):
+        if not self.game.over or not all(self.seats) or self.gone:
             raise RematchUnavailable("a rematch needs a finished game and both players")
         self.rematch[seat] = True
         offered = {"type": "rematch_offered", "room": self.id, "seat": seat}

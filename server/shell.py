@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -202,14 +201,3 @@ class ArenaServer:
                 self._emit(None, out, self.arena.drain() + records)
             except Exception:
                 log.exception("sweep failed")
-
-
-async def run_until(server: ArenaServer, stop: asyncio.Event) -> None:
-    """Serve until ``stop`` is set, then shut down cleanly."""
-    await server.start()
-    log.info("mnk-server listening on ws://%s:%d", server.config.host, server.port)
-    try:
-        await stop.wait()
-    finally:
-        with contextlib.suppress(Exception):
-            await server.stop()

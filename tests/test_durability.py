@@ -30,7 +30,7 @@ class ServerProcess:
     async def start(self) -> None:
         """Start the process and wait until it accepts connections."""
         args = ["--port", str(self.port), "--db", str(self.db), "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace)]
+        args += ["--reconnect-grace", str(self.grace), "--no-bots"]
         self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
         for _ in range(200):
             try:

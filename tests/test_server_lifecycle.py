@@ -25,7 +25,16 @@ async def start_process(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     """Run ``python -m server`` on a free port and wait until it accepts connections."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port), "--db", str(tmp_path / "a.sqlite3")],
+        [
+            sys.executable,
+            "-m",
+            "server",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "a.sqlite3"),
+            "--no-bots",
+        ],
         stderr=subprocess.PIPE,
     )
     url = f"ws://127.0.0.1:{port}"
@@ -94,7 +103,7 @@ async def test_dropped_player_forfeits_after_grace(client_factory: Any) -> None:
 async def test_memory_mode_keeps_no_file_and_no_history(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port), "--memory"], cwd=tmp_path
+        [sys.executable, "-m", "server", "--port", str(port), "--memory", "--no-bots"], cwd=tmp_path
     )
     try:
         for _ in range(200):

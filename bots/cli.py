@@ -1,0 +1,75 @@
+"""``mnk-bot``: play on a server (``--server``), or be a Gomocup brain (``--piskvork``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from bots.pbrain import serve
+from bots.runner import BotRunner
+from bots.specs import make_bot, parse_spec
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``mnk-bot``."""
+    p = argparse.ArgumentParser(prog="mnk-bot", description=__doc__)
+    p.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL")
+    p.add_argument(
+        "--engine",
+        default="minimax",
+        help="minimax[:level=N] | random | module:Class | piskvork:/path/pbrain (default minimax)",
+    )
+    p.add_argument("--name", default=None, help="the bot's name (default: from the engine)")
+    p.add_argument("--capacity", type=int, default=4, help="games played at once (default 4)")
+    p.add_argument(
+        "--games", default="*", help="comma-separated games it plays (default * = every game)"
+    )
+    p.add_argument(
+        "--piskvork",
+        action="store_true",
+        help="speak the Piskvork protocol on stdin/stdout instead (for Gomocup managers)",
+    )
+    p.add_argument(
+        "--session-file",
+        type=Path,
+        default=None,
+        help="keep the session here, so a restarted bot resumes its games as the same player",
+    )
+    p.add_argument("--log-level", default="INFO")
+    return p
+
+
+async def _play(args: argparse.Namespace) -> None:
+    spec = parse_spec(args.engine)
+    name = args.name or str(spec).replace(":", "-").replace("=", "")
+    runner = BotRunner(
+        args.server, spec, name, args.capacity, args.games.split(","), None, args.session_file
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await runner.run(stop)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``mnk-bot`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        spec = parse_spec(args.engine)
+    except ValueError as exc:
+        sys.exit(f"mnk-bot: {exc}")
+    if args.piskvork:
+        if not spec.in_process:
+            sys.exit("mnk-bot: --piskvork needs an in-process engine, not another brain")
+        serve(make_bot(spec, 10))
+        return
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    asyncio.run(_play(args))

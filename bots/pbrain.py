@@ -1,0 +1,162 @@
+"""``mnk-bot --piskvork``: our engine as a Gomocup brain on stdin/stdout (Piskvork protocol).
+
+Any Gomocup manager (piskvork, c-gomoku-cli, GomocupJudge) can run it like a ``pbrain-*``
+executable. Coordinates are 0-based ``x,y``; ``INFO rule 1`` selects exactly-five.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from bots.engine.limits import Limit
+from bots.sdk import Bot, MinimaxBot
+from protocol.rules import Game, Move, Variant, WinRule
+from protocol.variants import make_variant
+
+ABOUT = 'name="mnk-arena", version="0.1.0", author="mnk-arena team", country="-"'
+#: Seconds kept back from every budget for the manager's own overhead and our start-up.
+MARGIN_S = 0.15
+
+
+class BrainSession:
+    """The state of one Piskvork conversation: the board, the rule and the time limits."""
+
+    def __init__(self, bot: Bot, out: TextIO) -> None:
+        self.bot, self.out = bot, out
+        self.width = self.height = 0
+        self.own: list[Move] = []
+        self.theirs: list[Move] = []
+        self.info: dict[str, str] = {}
+        self._board: list[tuple[Move, int]] | None = None
+
+    def say(self, line: str) -> None:
+        """Write one answer line to the manager."""
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def handle(self, line: str) -> bool:
+        """Process one command line; False once the manager said END."""
+        line = line.strip()
+        if not line:
+            return True
+        if self._board is not None:
+            return self._board_line(line)
+        word, _, rest = line.partition(" ")
+        word = word.upper()
+        if word == "END":
+            return False
+        handler = getattr(self, f"_cmd_{word.lower()}", None)
+        if handler is None:
+            self.say(f"UNKNOWN {word}")
+        else:
+            handler(rest.strip())
+        return True
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def _cmd_start(self, rest: str) -> None:
+        self._cmd_rectstart(f"{rest},{rest}")
+
+    def _cmd_rectstart(self, rest: str) -> None:
+        try:
+            width, height = (int(p) for p in rest.split(","))
+            make_variant("mnk", {"width": width, "height": height, "k": 5})
+        except Exception:
+            self.say("ERROR unsupported board size (5..25 each side)")
+            return
+        self.width, self.height = width, height
+        self.own, self.theirs = [], []
+        self.say("OK")
+
+    def _cmd_restart(self, rest: str) -> None:
+        self.own, self.theirs = [], []
+        self.say("OK")
+
+    def _cmd_info(self, rest: str) -> None:
+        key, _, value = rest.partition(" ")
+        self.info[key.lower()] = value.strip()
+
+    def _cmd_about(self, rest: str) -> None:
+        self.say(ABOUT)
+
+    def _cmd_begin(self, rest: str) -> None:
+        self._play()
+
+    def _cmd_turn(self, rest: str) -> None:
+        x, y = (int(p) for p in rest.split(","))
+        self.theirs.append(Move(x, y))
+        self._play()
+
+    def _cmd_takeback(self, rest: str) -> None:
+        x, y = (int(p) for p in rest.split(","))
+        for stones in (self.own, self.theirs):
+            if Move(x, y) in stones:
+                stones.remove(Move(x, y))
+        self.say("OK")
+
+    def _cmd_board(self, rest: str) -> None:
+        self._board = []
+
+    def _board_line(self, line: str) -> bool:
+        assert self._board is not None
+        if line.upper() == "DONE":
+            stones, self._board = self._board, None
+            self.own = [m for m, field in stones if field == 1]
+            self.theirs = [m for m, field in stones if field == 2]
+            self._play()
+            return True
+        x, y, field = (int(p) for p in line.split(","))
+        self._board.append((Move(x, y), field))
+        return True
+
+    # -- thinking ------------------------------------------------------------------------------
+
+    def variant(self) -> Variant:
+        """The game the manager set up: k = 5, freestyle unless rule bit 1 (exactly five)."""
+        exact = int(self.info.get("rule", "0") or 0) & 1
+        rule = WinRule.EXACT if exact else WinRule.FREESTYLE
+        return make_variant(
+            "mnk", {"width": self.width, "height": self.height, "k": 5, "rule": rule.value}
+        )
+
+    def budget(self) -> float:
+        """Seconds for this move, from timeout_turn and time_left (milliseconds, 0 = no limit)."""
+        turn = int(self.info.get("timeout_turn", "0") or 0) / 1000 or 5.0
+        left = int(self.info.get("time_left", "0") or 0) / 1000
+        budget = min(turn, left / 10) if left > 0 else turn
+        return max(0.05, budget - MARGIN_S)
+
+    def moves(self) -> list[Move]:
+        """The stones as a move list from the empty board (the side with more stones first)."""
+        if len(self.theirs) > len(self.own):
+            first, second = self.theirs, self.own  # they began
+        else:
+            first, second = self.own, self.theirs  # equal stones on our turn: we began
+        order: list[Move] = []
+        for i in range(max(len(first), len(second))):
+            order += first[i : i + 1] + second[i : i + 1]
+        return order
+
+    def _play(self) -> None:
+        if not self.width:
+            self.say("ERROR no board: send START first")
+            return
+        moves = self.moves()
+        variant = self.variant()
+        try:
+            Game.from_moves(variant, moves)
+            move = self.bot.play(variant, moves, Limit(time_s=self.budget()))
+        except Exception as exc:
+            self.say(f"ERROR {type(exc).__name__}: {exc}"[:200])
+            return
+        self.own.append(move)
+        self.say(f"{move.x},{move.y}")
+
+
+def serve(bot: Bot | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> None:
+    """Answer Piskvork commands from ``inp`` until END or end of input."""
+    session = BrainSession(bot or MinimaxBot(10), out or sys.stdout)
+    for line in inp or sys.stdin:
+        if not session.handle(line):
+            break

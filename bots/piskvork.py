@@ -1,0 +1,118 @@
+"""Drive an external Gomocup brain (``pbrain-*``) over the Piskvork protocol on stdin/stdout.
+
+One brain process per game. A brain that crashes, hangs past its time or answers garbage raises
+:class:`BrainError`; the caller loses that game and starts a fresh brain for the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+
+from protocol.rules import Move, Variant, WinRule
+
+#: Seconds a brain may take to answer START (engines load tables, as Gomocup allows).
+START_TIMEOUT = 15.0
+#: Slack over the move budget before a silent brain counts as hung (process start-up, pipes).
+HANG_SLACK = 1.0
+_MOVE = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*$")
+_CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
+
+
+class BrainError(Exception):
+    """The brain crashed, hung or broke the protocol; the game it was playing is lost."""
+
+
+class PiskvorkBrain:
+    """One running brain, kept in sync with one game."""
+
+    def __init__(self, path: str, variant: Variant, seat: int) -> None:
+        self.path, self.variant, self.seat = path, variant, seat
+        self.proc: asyncio.subprocess.Process | None = None
+        self._known: list[Move] = []  # the position the brain has, in move order
+
+    async def start(self) -> None:
+        """Launch the brain and set up the board and the rule."""
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                self.path,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            raise BrainError(f"cannot start brain: {exc.strerror}") from exc
+        v = self.variant
+        square = v.width == v.height
+        await self._send(f"START {v.width}" if square else f"RECTSTART {v.width},{v.height}")
+        answer = await self._line(START_TIMEOUT)
+        if answer.upper() != "OK":
+            raise BrainError(f"brain refused the board: {answer[:80]!r}")
+        await self._send(f"INFO rule {1 if v.rule is WinRule.EXACT else 0}")
+
+    async def choose(self, moves: list[Move], budget_s: float, time_left_s: float | None) -> Move:
+        """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``."""
+        if self.proc is None:
+            await self.start()
+        await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
+        if time_left_s is not None:
+            await self._send(f"INFO time_left {max(1, int(time_left_s * 1000))}")
+        if moves and self._known == moves[:-1]:
+            last = moves[-1]
+            await self._send(f"TURN {last.x},{last.y}")
+        elif not moves:
+            await self._send("BEGIN")
+        else:
+            await self._send("BOARD")
+            for ply, m in enumerate(moves):
+                await self._send(f"{m.x},{m.y},{1 if ply % 2 == self.seat else 2}")
+            await self._send("DONE")
+        while True:
+            line = await self._line(budget_s + HANG_SLACK)
+            if line.split(" ", 1)[0].upper() not in _CHATTER:
+                break
+        match = _MOVE.match(line)
+        if not match:
+            raise BrainError(f"brain answered {line[:80]!r} instead of a move")
+        move = Move(int(match.group(1)), int(match.group(2)))
+        if not (move.x < self.variant.width and move.y < self.variant.height) or move in moves:
+            raise BrainError(f"brain played the illegal move {move}")
+        self._known = [*moves, move]
+        return move
+
+    async def close(self) -> None:
+        """Say END, give the brain a moment to exit, then make sure it is gone."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(Exception):
+            await self._write(proc, "END")
+            await asyncio.wait_for(proc.wait(), 1.0)
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+    async def _send(self, line: str) -> None:
+        if self.proc is None:
+            raise BrainError("brain is not running")
+        await self._write(self.proc, line)
+
+    @staticmethod
+    async def _write(proc: asyncio.subprocess.Process, line: str) -> None:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(line.encode() + b"\r\n")
+            await proc.stdin.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            raise BrainError("brain closed its input (crashed?)") from exc
+
+    async def _line(self, timeout: float) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        try:
+            raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        except TimeoutError as exc:
+            raise BrainError(f"brain did not answer within {timeout:.1f}s") from exc
+        if not raw:
+            raise BrainError("brain exited (crashed?)")
+        return raw.decode(errors="replace").strip()

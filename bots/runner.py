@@ -1,0 +1,325 @@
+"""``mnk-bot``: connect an engine to a server and play every game it is seated in, many at once.
+
+The connection lives on the event loop and keeps answering pings; searches run in a process
+pool (external Piskvork brains in their own processes), so no search ever blocks it. After a
+drop it reconnects with its session and the server re-seats it in every game it was playing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import random
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from bots.engine.limits import Limit
+from bots.piskvork import PiskvorkBrain
+from bots.specs import EngineSpec, make_bot
+from protocol.rules import Game, Move, Variant
+from protocol.variants import variant_from_description
+from protocol.wire import PROTOCOL_VERSION
+
+log = logging.getLogger("mnk.bot")
+
+#: Seconds kept back from every clock-derived budget for the network round trip.
+NETWORK_MARGIN_S = 0.1
+#: How far past its budget an engine may run before it counts as hung and its game is lost.
+HANG_SLACK_S = 5.0
+#: When the game is untimed, how long one move may think at most.
+UNTIMED_BUDGET_S = 10.0
+
+_bots: dict[tuple[str, int | None], Any] = {}
+
+
+def think(
+    spec_text: str, level: int | None, game: dict[str, Any], moves: list[list[int]], budget: float
+) -> list[int]:
+    """Worker-process entry: the engine's move for a position (engines are cached per worker)."""
+    from bots.specs import parse_spec
+
+    key = (spec_text, level)
+    bot = _bots.get(key)
+    if bot is None:
+        bot = _bots[key] = make_bot(parse_spec(spec_text), level, seed=random.randrange(1 << 30))
+    variant = variant_from_description(game)
+    move = bot.play(variant, [Move(x, y) for x, y in moves], Limit(time_s=budget))
+    return [move.x, move.y]
+
+
+def warm_up() -> None:
+    """Worker-process entry: import the engine before the first game needs it."""
+    import bots.engine  # noqa: F401
+
+
+@dataclass
+class Seat:
+    """One game this bot plays: the position as the server last described it."""
+
+    room: str
+    seat: int
+    variant: Variant
+    game: Game | None = None
+    status: str = "playing"
+    level: int | None = None
+    clock: dict[str, Any] | None = None
+    clocks: list[float] | None = None
+    thinking: asyncio.Task[None] | None = None
+    brain: PiskvorkBrain | None = None
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the server is waiting for this bot's stone."""
+        game = self.game
+        return self.status == "playing" and game is not None and game.to_move == self.seat
+
+    @property
+    def moves(self) -> list[Move]:
+        """The moves so far."""
+        return self.game.moves if self.game is not None else []
+
+    def budget(self) -> float:
+        """Seconds to think now: a share of the clock (or the cap per move), or a fixed cap."""
+        if not self.clock or not self.clocks:
+            return UNTIMED_BUDGET_S
+        left = self.clocks[self.seat]
+        inc = float(self.clock.get("increment_s") or 0.0)
+        budget = min(left / 15 + 0.8 * inc, left / 2)
+        if self.clock.get("move_s"):
+            budget = min(budget, 0.8 * float(self.clock["move_s"]))
+        return max(0.02, budget - NETWORK_MARGIN_S)
+
+
+class BotRunner:
+    """One bot identity on one server, playing up to ``capacity`` games at once."""
+
+    def __init__(
+        self,
+        url: str,
+        spec: EngineSpec,
+        name: str,
+        capacity: int = 4,
+        games: list[str] | None = None,
+        workers: int | None = None,
+        session_file: Path | None = None,
+    ) -> None:
+        self.url, self.spec, self.name = url, spec, name
+        self.capacity = capacity
+        self.games = games or ["*"]
+        #: Where the session is kept, so a restarted bot is the same player in the same games.
+        self.session_file = session_file
+        self.session: str | None = None
+        if session_file is not None and session_file.exists():
+            self.session = session_file.read_text().strip() or None
+        self.seats: dict[str, Seat] = {}
+        self.levels: dict[str, int] = {}
+        self._sent_moves: dict[int, tuple[str, dict[str, Any]]] = {}
+        self._next_id = 0
+        self.ws: ClientConnection | None = None
+        self.connected = asyncio.Event()
+        self.workers = workers or max(1, min(capacity, os.cpu_count() or 1))
+        self.pool = self._new_pool() if spec.in_process else None
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Play until ``stop`` is set, reconnecting after every drop (with backoff)."""
+        stop = stop or asyncio.Event()
+        delay = 0.2
+        if self.pool is not None:  # start the workers now, not during the first game's clock
+            loop = asyncio.get_running_loop()
+            jobs = [loop.run_in_executor(self.pool, warm_up) for _ in range(self.workers)]
+            await asyncio.gather(*jobs)
+        try:
+            while not stop.is_set():
+                try:
+                    async with connect(self.url, compression=None, ping_interval=10) as ws:
+                        delay = 0.2
+                        session = asyncio.create_task(self._session(ws))
+                        stopper = asyncio.create_task(stop.wait())
+                        await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                        stopper.cancel()
+                        if not session.done():
+                            session.cancel()
+                        elif session.exception() is not None:
+                            raise session.exception()  # type: ignore[misc]
+                except (OSError, ConnectionClosed, TimeoutError) as exc:
+                    log.info("connection lost (%s); reconnecting in %.1fs", exc, delay)
+                self.connected.clear()
+                self.ws = None
+                if not stop.is_set():
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        """Stop thinking, close brains and the process pool."""
+        for seat in self.seats.values():
+            await self._forget(seat)
+        self._kill_pool()
+
+    def _kill_pool(self) -> None:
+        """Stop the workers now, even one stuck in a hung engine (a join would wait forever)."""
+        if self.pool is None:
+            return
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():
+            child.terminate()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("spawn")  # not fork: the parent runs a loop
+        return ProcessPoolExecutor(self.workers, mp_context=context)
+
+    # -- the conversation ------------------------------------------------------------------------
+
+    async def _session(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "kind": "bot"}
+        hello |= {"games": self.games, "capacity": self.capacity}
+        if self.session:
+            hello["session"] = self.session
+        await self._send(hello)
+        async for frame in ws:
+            if isinstance(frame, bytes):
+                await self._on(msgpack.unpackb(frame, raw=False))
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if self.ws is not None:
+            await self.ws.send(msgpack.packb(message, use_bin_type=True))
+
+    async def _on(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        room = msg.get("room")
+        seat = self.seats.get(room) if isinstance(room, str) else None
+        if kind == "welcome":
+            if self.session and msg["session"] != self.session:
+                log.warning("the server gave a new identity; old games are lost")
+            self.session = msg["session"]
+            if self.session_file is not None:
+                self.session_file.write_text(self.session)
+            self.connected.set()
+        elif kind == "error" and msg.get("code") == "bad_session":
+            self.session = None  # the server forgot us (fresh database): start anew
+            if self.ws is not None:
+                await self.ws.close()
+        elif kind == "joined" and msg.get("level") is not None:
+            self.levels[room] = msg["level"]
+        elif kind == "state":
+            await self._on_state(msg)
+        elif kind == "moved" and seat is not None:
+            if seat.game is not None and msg["ply"] == seat.game.ply:
+                seat.game.push(Move(msg["x"], msg["y"]))
+                if msg.get("clocks"):
+                    seat.clocks = msg["clocks"]
+                self._maybe_think(seat)
+            else:
+                await self._send({"type": "join_room", "room": room})  # out of step: resync
+        elif kind == "game_over" and seat is not None:
+            seat.status = "over"
+            await self._leave(seat)
+        elif kind == "error":
+            await self._on_error(msg)
+
+    async def _on_error(self, msg: dict[str, Any]) -> None:
+        """A refused move is sent again (rate limit) or the room is re-read (stale view)."""
+        code = msg.get("code")
+        sent = self._sent_moves.pop(msg.get("id", -1), None)
+        log.info("server error %s: %s", code, msg.get("message"))
+        if sent is None:
+            return
+        room, move_msg = sent
+        seat = self.seats.get(room)
+        if seat is None or seat.game is None or seat.game.ply != move_msg["ply"]:
+            return
+        if code == "rate_limited":
+            await asyncio.sleep(0.25)
+            await self._send_move(move_msg)
+        else:
+            await self._send({"type": "join_room", "room": room})
+
+    async def _send_move(self, move_msg: dict[str, Any]) -> None:
+        self._next_id += 1
+        self._sent_moves[self._next_id] = (move_msg["room"], move_msg)
+        if len(self._sent_moves) > 1000:  # acknowledged ids are never removed: keep it bounded
+            self._sent_moves.pop(next(iter(self._sent_moves)))
+        await self._send({**move_msg, "id": self._next_id})
+
+    async def _on_state(self, msg: dict[str, Any]) -> None:
+        room, my_seat = msg["room"], msg.get("seat")
+        seat = self.seats.get(room)
+        if my_seat is None or (seat is None and msg["status"] == "over"):
+            return  # watching, or news of a game already left
+        variant = variant_from_description(msg["game"])
+        if seat is None or seat.seat != my_seat or seat.variant != variant:
+            level = self.levels.get(room) or (msg.get("options") or {}).get("level")
+            if seat is not None:
+                await self._forget(seat)
+            seat = self.seats[room] = Seat(room, my_seat, variant, level=level)
+        seat.game = Game.from_moves(variant, [Move(x, y) for x, y in msg["moves"]])
+        seat.status = msg["status"]
+        seat.clock, seat.clocks = msg.get("clock"), msg.get("clocks")
+        if seat.status == "over":
+            await self._leave(seat)
+            return
+        self._maybe_think(seat)
+
+    # -- thinking --------------------------------------------------------------------------------
+
+    def _maybe_think(self, seat: Seat) -> None:
+        if seat.my_turn and (seat.thinking is None or seat.thinking.done()):
+            seat.thinking = asyncio.create_task(self._think(seat, len(seat.moves)))
+
+    async def _think(self, seat: Seat, ply: int) -> None:
+        budget = seat.budget()
+        try:
+            move = await self._choose(seat, budget)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a crash, hang or garbage from the engine loses this game
+            log.warning("engine failed in room %s: %s; resigning", seat.room, exc)
+            await self._forget(seat)
+            await self._send({"type": "resign", "room": seat.room})
+            return
+        if seat.game is not None and seat.game.ply == ply and seat.status == "playing":
+            move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
+            await self._send_move(move_msg)
+
+    async def _choose(self, seat: Seat, budget: float) -> Move:
+        if self.pool is None:
+            if seat.brain is None:
+                seat.brain = PiskvorkBrain(self.spec.target, seat.variant, seat.seat)
+            left = seat.clocks[seat.seat] if seat.clock and seat.clocks else None
+            return await seat.brain.choose(list(seat.moves), budget, left)
+        loop = asyncio.get_running_loop()
+        moves = [[m.x, m.y] for m in seat.moves]
+        args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget)
+        job = loop.run_in_executor(self.pool, think, *args)
+        try:
+            x, y = await asyncio.wait_for(job, budget + HANG_SLACK_S)
+        except TimeoutError:
+            log.warning("engine hung past its budget in room %s; restarting workers", seat.room)
+            self._kill_pool()
+            self.pool = self._new_pool()
+            raise
+        return Move(x, y)
+
+    async def _leave(self, seat: Seat) -> None:
+        """The game is over: stop thinking and leave the room so it can be cleaned up."""
+        await self._forget(seat)
+        self.seats.pop(seat.room, None)
+        self.levels.pop(seat.room, None)
+        await self._send({"type": "leave_room", "room": seat.room})
+
+    async def _forget(self, seat: Seat) -> None:
+        if seat.thinking is not None and not seat.thinking.done():
+            seat.thinking.cancel()
+        if seat.brain is not None:
+            brain, seat.brain = seat.brain, None
+            await brain.close()

@@ -1,0 +1,69 @@
+"""Engine SPECs: ``minimax[:level=N]``, ``random``, ``module:Class`` and ``piskvork:/path``."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from bots.sdk import Bot, MinimaxBot, RandomBot
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSpec:
+    """A parsed engine SPEC. ``level`` None lets the room choose (the level a human asked for)."""
+
+    kind: str  # "minimax" | "random" | "module" | "piskvork"
+    level: int | None = None
+    target: str = ""  # "pkg.mod:Class" for module, the brain's path for piskvork
+
+    @property
+    def in_process(self) -> bool:
+        """Whether the engine is Python code run in a worker process (not an external brain)."""
+        return self.kind != "piskvork"
+
+    def __str__(self) -> str:
+        if self.kind == "minimax":
+            return "minimax" if self.level is None else f"minimax:level={self.level}"
+        if self.kind == "module":
+            return self.target
+        return self.kind if self.kind == "random" else f"{self.kind}:{self.target}"
+
+
+def parse_spec(text: str) -> EngineSpec:
+    """Parse a SPEC; ValueError with a readable reason when it is not one."""
+    text = text.strip()
+    if text == "random":
+        return EngineSpec("random")
+    if text == "minimax" or text.startswith("minimax:"):
+        level = None
+        for part in filter(None, text.partition(":")[2].split(",")):
+            key, _, value = part.partition("=")
+            if key != "level" or not value.isdigit() or not 1 <= int(value) <= 10:
+                raise ValueError(f"bad minimax option {part!r}: use minimax:level=N with N 1..10")
+            level = int(value)
+        return EngineSpec("minimax", level)
+    if text.startswith("piskvork:"):
+        path = text.partition(":")[2]
+        if not path:
+            raise ValueError("piskvork: needs the path of a Gomocup brain, piskvork:/path/pbrain")
+        return EngineSpec("piskvork", target=path)
+    module, sep, cls = text.partition(":")
+    if sep and module and cls.isidentifier():
+        return EngineSpec("module", target=text)
+    known = "minimax[:level=N], random, module:Class, piskvork:PATH"
+    raise ValueError(f"unknown engine {text!r}; known: {known}")
+
+
+def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None) -> Bot:
+    """An in-process :class:`Bot` for ``spec``; the spec's own level wins over ``level``."""
+    if spec.kind == "random":
+        return RandomBot(seed)
+    if spec.kind == "minimax":
+        return MinimaxBot(spec.level or level or 10, seed)
+    if spec.kind == "module":
+        module_name, _, class_name = spec.target.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        if not (isinstance(cls, type) and issubclass(cls, Bot)):
+            raise ValueError(f"{spec.target} is not a subclass of bots.sdk.Bot")
+        return cls()
+    raise ValueError(f"{spec} does not run in process")

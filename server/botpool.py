@@ -1,0 +1,72 @@
+"""The built-in bots: ``mnk-bot`` processes the server starts, watches and restarts.
+
+They are ordinary clients: each connects back over the WebSocket like any bot would, so the
+server never imports the bots' code (the layering rule) and a crashing engine cannot take the
+server down with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from pathlib import Path
+
+log = logging.getLogger("mnk.botpool")
+
+#: The default pool: one minimax process plays every game at the level each room asks for.
+DEFAULT_BOTS = ("minimax",)
+
+
+class BotPool:
+    """Keeps one ``python -m bots`` process per SPEC running while the server runs."""
+
+    def __init__(
+        self, url: str, specs: list[str], capacity: int = 8, state_dir: Path | None = None
+    ) -> None:
+        self.url, self.specs, self.capacity = url, specs, capacity
+        #: Where each bot keeps its session, so after a restart it resumes its games.
+        self.state_dir = state_dir
+        self.procs: dict[str, asyncio.subprocess.Process] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
+
+    def start(self) -> None:
+        """Start a supervisor per bot."""
+        for i, spec in enumerate(self.specs):
+            name = spec.replace(":", "-").replace("=", "") + ("" if i == 0 else f"-{i}")
+            self._tasks.append(asyncio.create_task(self._supervise(spec, name)))
+
+    async def _supervise(self, spec: str, name: str) -> None:
+        delay = 0.5
+        while not self._stopping:
+            cmd = [sys.executable, "-m", "bots", "--server", self.url, "--engine", spec]
+            cmd += ["--name", name, "--capacity", str(self.capacity), "--log-level", "WARNING"]
+            if self.state_dir is not None:
+                cmd += ["--session-file", str(self.state_dir / f"{name}.session")]
+            proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL)
+            self.procs[name] = proc
+            code = await proc.wait()
+            if self._stopping:
+                return
+            log.warning("built-in bot %s exited with %s; restarting in %.1fs", name, code, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+    async def stop(self) -> None:
+        """Stop every bot process (SIGTERM, then SIGKILL after a moment)."""
+        self._stopping = True
+        for proc in self.procs.values():
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+        for proc in self.procs.values():
+            try:
+                await asyncio.wait_for(proc.wait(), 3.0)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+        for task in self._tasks:
+            task.cancel()
