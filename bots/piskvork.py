@@ -21,7 +21,14 @@ _CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 
 
 class BrainError(Exception):
-    """The brain crashed, hung or broke the protocol; the game it was playing is lost."""
+    """The brain crashed, hung or broke the protocol; the game it was playing is lost.
+
+    ``fault`` says which, with the server's fault names: crash, hang, illegal_move, error.
+    """
+
+    def __init__(self, message: str, fault: str = "error") -> None:
+        super().__init__(message)
+        self.fault = fault
 
 
 class PiskvorkBrain:
@@ -42,7 +49,7 @@ class PiskvorkBrain:
                 stderr=asyncio.subprocess.DEVNULL,
             )
         except OSError as exc:
-            raise BrainError(f"cannot start brain: {exc.strerror}") from exc
+            raise BrainError(f"cannot start brain: {exc.strerror}", "crash") from exc
         v = self.variant
         square = v.width == v.height
         await self._send(f"START {v.width}" if square else f"RECTSTART {v.width},{v.height}")
@@ -77,7 +84,7 @@ class PiskvorkBrain:
             raise BrainError(f"brain answered {line[:80]!r} instead of a move")
         move = Move(int(match.group(1)), int(match.group(2)))
         if not (move.x < self.variant.width and move.y < self.variant.height) or move in moves:
-            raise BrainError(f"brain played the illegal move {move}")
+            raise BrainError(f"brain played the illegal move {move}", "illegal_move")
         self._known = [*moves, move]
         return move
 
@@ -95,7 +102,7 @@ class PiskvorkBrain:
 
     async def _send(self, line: str) -> None:
         if self.proc is None:
-            raise BrainError("brain is not running")
+            raise BrainError("brain is not running", "crash")
         await self._write(self.proc, line)
 
     @staticmethod
@@ -105,14 +112,14 @@ class PiskvorkBrain:
             proc.stdin.write(line.encode() + b"\r\n")
             await proc.stdin.drain()
         except (ConnectionError, RuntimeError) as exc:
-            raise BrainError("brain closed its input (crashed?)") from exc
+            raise BrainError("brain closed its input (crashed?)", "crash") from exc
 
     async def _line(self, timeout: float) -> str:
         assert self.proc is not None and self.proc.stdout is not None
         try:
             raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
         except TimeoutError as exc:
-            raise BrainError(f"brain did not answer within {timeout:.1f}s") from exc
+            raise BrainError(f"brain did not answer within {timeout:.1f}s", "hang") from exc
         if not raw:
-            raise BrainError("brain exited (crashed?)")
+            raise BrainError("brain exited (crashed?)", "crash")
         return raw.decode(errors="replace").strip()

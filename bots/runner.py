@@ -22,7 +22,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from bots.engine.limits import Limit
-from bots.piskvork import PiskvorkBrain
+from bots.piskvork import BrainError, PiskvorkBrain
+from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot
 from protocol.rules import Game, Move, Variant
 from protocol.variants import variant_from_description
@@ -53,6 +54,17 @@ def think(
     variant = variant_from_description(game)
     move = bot.play(variant, [Move(x, y) for x, y in moves], Limit(time_s=budget))
     return [move.x, move.y]
+
+
+def fault_of(exc: BaseException) -> str:
+    """The server's name for what went wrong with an engine."""
+    if isinstance(exc, BrainError):
+        return exc.fault
+    if isinstance(exc, TimeoutError):
+        return "hang"
+    if isinstance(exc, IllegalBotMove):
+        return "illegal_move"
+    return "crash"
 
 
 def warm_up() -> None:
@@ -283,9 +295,10 @@ class BotRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a crash, hang or garbage from the engine loses this game
-            log.warning("engine failed in room %s: %s; resigning", seat.room, exc)
+            fault = fault_of(exc)
+            log.warning("engine %s in room %s: %s; forfeiting", fault, seat.room, exc)
             await self._forget(seat)
-            await self._send({"type": "resign", "room": seat.room})
+            await self._send({"type": "resign", "room": seat.room, "fault": fault})
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == "playing":
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}

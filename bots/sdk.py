@@ -25,6 +25,10 @@ from bots.engine.limits import Limit
 from protocol.rules import Game, Move, Variant
 
 
+class IllegalBotMove(ValueError):
+    """A bot answered with a move the rules forbid; in a real game that forfeits it."""
+
+
 class Bot(ABC):
     """A player: given the variant, the moves so far and a limit, return the next move."""
 
@@ -42,7 +46,7 @@ class Bot(ABC):
             raise ValueError("the game is already over")
         move = self.choose(variant, list(moves), limit or Limit())
         if not game.is_legal(move):
-            raise ValueError(f"{type(self).__name__} chose an illegal move {move}")
+            raise IllegalBotMove(f"{type(self).__name__} chose an illegal move {move}")
         return move
 
 

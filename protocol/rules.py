@@ -40,6 +40,7 @@ class Termination(StrEnum):
     ABANDONED = "abandoned"
     ADJUDICATED = "adjudicated"
     FORBIDDEN = "forbidden"
+    FORFEIT = "forfeit"
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,11 +74,12 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "seat": (_OPT_INT, False),
         "level": (_INT, False),
         "clock": ((dict, type(None)), False),
+        "bots": ((list,), False),
     },
     "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
     "leave_room": {"room": (_STR, True)},
     "move": {"room": (_STR, True), "x": (_INT, True), "y": (_INT, True), "ply": (_INT, False)},
-    "resign": {"room": (_STR, True)},
+    "resign": {"room": (_STR, True), "fault": (_STR, False)},
     "rematch": {"room": (_STR, True)},
     "chat": {"room": (_STR, True), "text": (_STR, True)},
     "list_games": {
@@ -87,6 +88,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "limit": (_INT, False),
     },
     "get_game": {"game_id": (_STR, True), "format": (_STR, False)},
+    "list_bots": {},
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {
@@ -94,6 +96,7 @@ _ENUMS: dict[tuple[str, str], frozenset[object]] = {
     ("create_room", "opponent"): frozenset({"human", "bot"}),
     ("create_room", "seat"): frozenset({0, 1, None}),
     ("get_game", "format"): frozenset({"json", "psq"}),
+    ("resign", "fault"): frozenset({"crash", "hang", "illegal_move", "error"}),
 }
 
 

@@ -138,6 +138,7 @@ class Arena:
             "chat": self._chat,
             "list_games": self._list_games,
             "get_game": self._get_game,
+            "list_bots": self._list_bots,
         }
 
     # -- connection life ---------------------------------------------------------------------
@@ -296,27 +297,53 @@ class Arena:
     def _create_room(self, player: Player, msg: Message) -> list[Out]:
         options = msg.get("options") or {}
         variant = make_variant(msg["game"], options)
-        seat = msg.get("seat")
-        if seat is None:
-            seat = secrets.randbelow(2)
-        opponent = msg.get("opponent", "human")
-        bot: Player | None = None
-        level = msg.get("level", 5)
-        if opponent == "bot":
-            if not 1 <= level <= 10:
-                raise UnknownGame("level must be 1..10")
-            bot = self._idle_bot(variant.name)
-        room_options: dict[str, Any] = {"opponent": opponent}
-        if bot is not None:
-            room_options["level"] = level
+        level = msg.get("level")
+        if level is not None and not 1 <= level <= 10:
+            raise UnknownGame("level must be 1..10")
         clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
+        room_options: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
+        room_options |= {k: options[k] for k in ("opening", "max_moves") if k in options}
+        named = msg.get("bots")
+        if named is not None:
+            bots = self._named_bots(named, variant.name)
+            room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
+        elif room_options["opponent"] == "bot":
+            bots = [self._idle_bot(variant.name)]
+            level = level or 5
+        else:
+            bots = []
+        if level is not None and bots:
+            room_options["level"] = level
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
         room.bot_move_s = self.limits.bot_move_timeout
         self.rooms.add(room)
+        if named is not None:  # a director's room: it watches, the two named bots play
+            out = self._seat(player, room, spectate=True)
+            for seat, bot in enumerate(bots):
+                out += self._seat_bot(bot, room, seat, level)
+            return out
+        seat = msg.get("seat")
+        if seat is None:
+            seat = secrets.randbelow(2)
         out = self._seat(player, room, seat=seat)
-        if bot is not None:
-            out += self._seat_bot(bot, room, 1 - seat, level)
+        if bots:
+            out += self._seat_bot(bots[0], room, 1 - seat, level)
         return out
+
+    def _list_bots(self, player: Player, msg: Message) -> list[Out]:
+        bots = [
+            {
+                "name": p.name,
+                "player": p.pid,
+                "games": sorted(p.games),
+                "capacity": p.capacity,
+                "active": self._active_games(p),
+                "online": p.online,
+            }
+            for p in self.players.values()
+            if p.kind == "bot"
+        ]
+        return [Reply({"type": "bots", "bots": bots})]
 
     def _join_room(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"])
@@ -338,7 +365,7 @@ class Arena:
 
     def _resign(self, player: Player, msg: Message) -> list[Out]:
         self._lobby_dirty = True
-        return list(self._room(msg["room"]).resign(player.pid))
+        return list(self._room(msg["room"]).resign(player.pid, msg.get("fault")))
 
     def _rematch(self, player: Player, msg: Message) -> list[Out]:
         self._lobby_dirty = True
@@ -389,11 +416,32 @@ class Arena:
         self._lobby_dirty = True
         return list(sends)
 
+    def _named_bots(self, names: list[object], game: str) -> list[Player]:
+        if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
+            raise UnknownGame("bots must name two different bots")
+        found = []
+        for name in names:
+            bots = [p for p in self.players.values() if p.kind == "bot" and p.name == name]
+            free = [p for p in bots if p.online and self._plays(p, game) and self._has_room(p)]
+            if not free:
+                raise NoBotAvailable(
+                    f"bot {name!r} is not connected, or busy, or does not play {game}"
+                )
+            found.append(free[0])
+        return found
+
+    @staticmethod
+    def _plays(bot: Player, game: str) -> bool:
+        return game in bot.games or "*" in bot.games
+
+    def _has_room(self, bot: Player) -> bool:
+        return self._active_games(bot) < bot.capacity
+
     def _idle_bot(self, game: str) -> Player:
         candidates = [
             p
             for p in self.players.values()
-            if p.kind == "bot" and p.online and (game in p.games or "*" in p.games)
+            if p.kind == "bot" and p.online and self._plays(p, game)
         ]
         load = {p.pid: self._active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
@@ -404,11 +452,12 @@ class Arena:
     def _active_games(self, player: Player) -> int:
         return sum(room.status != "over" for room in self._rooms_of(player))
 
-    def _seat_bot(self, bot: Player, room: Room, seat: int, level: int) -> list[Out]:
+    def _seat_bot(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:
         out: list[Out] = []
         for send in room.join(bot.member(), seat=seat):
             if send.reply:  # the bot's own ``joined``: not a reply to the human's request
-                send = Send(send.to, {**send.message, "level": level})
+                extra = {} if level is None else {"level": level}
+                send = Send(send.to, {**send.message, **extra})
             out.append(send)
         bot.rooms.add(room.id)
         return out

@@ -37,6 +37,8 @@ class GameRow:
     created_at: float
     started_at: float | None
     ended_at: float | None
+    #: What broke when a bot forfeited (crash, hang, illegal_move, error), else None.
+    fault: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

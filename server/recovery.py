@@ -32,6 +32,7 @@ def game_row(room: Room) -> GameRow:
         created_at=room.created_at,
         started_at=room.started_at,
         ended_at=room.ended_at,
+        fault=room.fault,
     )
 
 
@@ -127,6 +128,7 @@ def restore_room(
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
     room.game = Game.from_moves(room.variant, [Move(m.x, m.y) for m in moves])
+    room.fault = game.fault
     room.times = [m.at for m in moves]
     room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
     if game.status == "over" and room.game.outcome is None:

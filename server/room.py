@@ -11,16 +11,36 @@ from typing import Any
 from protocol.errors import (
     BadMessage,
     GameOverError,
+    IllegalMoveError,
     NotAPlayer,
     NotInRoom,
     NotYourTurn,
     RematchUnavailable,
     RoomFull,
     StalePly,
+    UnknownGame,
 )
-from protocol.rules import Game, Outcome, Termination, Variant
+from protocol.rules import Game, Move, Outcome, Termination, Variant
 from protocol.wire import MAX_CHAT, Message
 from server.clock import Clock, ClockSpec
+
+
+def opening_moves(variant: Variant, raw: object) -> tuple[Move, ...]:
+    """Opening stones from the wire's ``[[x, y], …]``; bad_options unless legal and still live."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(
+        isinstance(p, list) and len(p) == 2 and all(type(c) is int for c in p) for p in raw
+    ):
+        raise UnknownGame("opening must be a list of [x, y] pairs")
+    game = Game(variant)
+    try:
+        for x, y in raw:
+            if game.push(Move(x, y)) is not None:
+                raise UnknownGame("the opening must not end the game")
+    except (IllegalMoveError, GameOverError) as exc:
+        raise UnknownGame(f"illegal opening: {exc.message}") from exc
+    return tuple(game.moves)
 
 
 def new_game_id() -> str:
@@ -66,9 +86,14 @@ class Room:
     ended_at: float | None = None
     game: Game = field(init=False)
     clock: Clock | None = field(init=False, default=None)
+    #: Stones on the board before play (tournament openings), and the adjudication length.
+    opening: tuple[Move, ...] = field(init=False, default=())
+    max_moves: int | None = field(init=False, default=None)
+    #: What went wrong with a bot's engine when it forfeited (crash, hang, illegal_move, error).
+    fault: str | None = field(init=False, default=None)
     #: Wall time of every move, and both clocks right after it (None when untimed).
-    times: list[float] = field(default_factory=list)
-    clocks: list[list[float] | None] = field(default_factory=list)
+    times: list[float] = field(init=False, default_factory=list)
+    clocks: list[list[float] | None] = field(init=False, default_factory=list)
     rematch: list[bool] = field(default_factory=lambda: [False, False])
     #: How long a bot may sit on a move when there is no clock (a hung bot must not hang games).
     bot_move_s: float | None = None
@@ -76,9 +101,25 @@ class Room:
     gone: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.game = Game(self.variant)
-        self.clock = Clock(self.clock_spec) if self.clock_spec else None
         self.created_at = self.created_at or self.now()
+        self.opening = opening_moves(self.variant, self.options.get("opening"))
+        max_moves = self.options.get("max_moves")
+        if max_moves is not None and (
+            type(max_moves) is not int or not len(self.opening) < max_moves <= self.variant.cells
+        ):
+            raise UnknownGame("max_moves must be an integer above the opening's length")
+        self.max_moves = max_moves
+        self._new_game()
+
+    def _new_game(self) -> None:
+        """A fresh game with the opening stones already on the board."""
+        self.game = Game(self.variant)
+        for move in self.opening:
+            self.game.push(move)
+        self.times = [self.created_at] * len(self.opening)
+        self.clocks = [None] * len(self.opening)
+        self.clock = Clock(self.clock_spec) if self.clock_spec else None
+        self.fault = None
 
     @property
     def started(self) -> bool:
@@ -124,7 +165,7 @@ class Room:
     def result(self) -> Message | None:
         """The outcome as the wire's ``result`` map, or None while the game goes on."""
         outcome = self.game.outcome
-        return None if outcome is None else _result(outcome)
+        return None if outcome is None else self._result(outcome)
 
     def state_for(self, pid: str | None) -> Message:
         """Everything a client needs to redraw the room from scratch, as seen by ``pid``."""
@@ -239,6 +280,8 @@ class Room:
             moved["clocks"] = clock.snapshot(now)
         self.clocks.append(list(clock.remaining) if clock else None)
         out = [Send(self.members, moved, reply=True)]
+        if outcome is None and self.max_moves is not None and game.ply >= self.max_moves:
+            outcome = game.end(Termination.ADJUDICATED, None)
         if outcome is not None:
             out += self._finish(outcome)
         return out
@@ -265,14 +308,16 @@ class Room:
         since = self.times[-1] if self.times else (self.started_at or now)
         return now - since >= self.bot_move_s
 
-    def resign(self, pid: str) -> list[Send]:
-        """End the game with the other seat winning."""
+    def resign(self, pid: str, fault: str | None = None) -> list[Send]:
+        """End the game with the other seat winning; a bot's engine ``fault`` makes it a forfeit."""
         seat = self._seat_or_raise(pid)
         if self.game.over:
             raise GameOverError("the game is over")
         if not self.started:
             raise NotYourTurn("the game has not started")
-        return self._finish(self.game.end(Termination.RESIGN, 1 - seat), reply=True)
+        termination = Termination.RESIGN if fault is None else Termination.FORFEIT
+        self.fault = fault
+        return self._finish(self.game.end(termination, 1 - seat), reply=True)
 
     def end(self, termination: Termination, winner: int | None) -> list[Send]:
         """End the game from outside (timeout, disconnect, adjudication)."""
@@ -288,13 +333,11 @@ class Room:
         out = [Send(self.members, offered, reply=True)]
         if all(self.rematch):
             self.seats.reverse()
-            self.game = Game(self.variant)
             self.game_id = new_game_id()
             self.game_no += 1
             self.rematch = [False, False]
-            self.times, self.clocks = [], []
-            self.clock = Clock(self.clock_spec) if self.clock_spec else None
             self.created_at, self.ended_at = self.now(), None
+            self._new_game()
             self._start()
             out += self.states()
         return out
@@ -320,6 +363,16 @@ class Room:
             raise NotAPlayer(f"you hold no seat in room {self.id}")
         return seat
 
+    def _result(self, outcome: Outcome) -> Message:
+        result: Message = {
+            "winner": outcome.winner,
+            "reason": str(outcome.termination),
+            "line": [[m.x, m.y] for m in outcome.line],
+        }
+        if self.fault is not None:
+            result["fault"] = self.fault
+        return result
+
     def _start(self) -> None:
         self.started_at = self.now()
         if self.clock is not None:
@@ -329,15 +382,7 @@ class Room:
         self.ended_at = self.now()
         if self.clock is not None:
             self.clock.stop(self.ended_at)
-        over = {"type": "game_over", "room": self.id, **_result(outcome)}
+        over = {"type": "game_over", "room": self.id, **self._result(outcome)}
         if self.clock is not None:
             over["clocks"] = self.clock.snapshot(self.ended_at)
         return [Send(self.members, over, reply=reply)]
-
-
-def _result(outcome: Outcome) -> Message:
-    return {
-        "winner": outcome.winner,
-        "reason": str(outcome.termination),
-        "line": [[m.x, m.y] for m in outcome.line],
-    }

@@ -42,6 +42,10 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE rooms (room TEXT PRIMARY KEY, game_id TEXT NOT NULL);
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
     """,
+    # 2: forfeits by bots record what broke (crash, hang, illegal_move, error)
+    """
+    ALTER TABLE games ADD COLUMN fault TEXT;
+    """,
 )
 
 MAX_PAGE = 100
@@ -186,12 +190,12 @@ def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     db.execute(
         "INSERT OR REPLACE INTO games (game_id, room, game_no, variant, options, clock, seat0, "
         "seat1, name0, name1, kind0, kind1, status, winner, reason, line, created_at, started_at, "
-        "ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "ended_at, fault) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
             None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
             r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
-            r.ended_at,
+            r.ended_at, r.fault,
         ),
     )  # fmt: skip
 
@@ -247,6 +251,7 @@ def _row_to_game(r: sqlite3.Row) -> GameRow:
         created_at=r["created_at"],
         started_at=r["started_at"],
         ended_at=r["ended_at"],
+        fault=r["fault"],
     )
 
 
@@ -259,6 +264,8 @@ def _summary(g: GameRow) -> dict[str, Any]:
         "player_ids": list(g.seats),
         "winner": g.winner,
         "reason": g.reason,
+        "fault": g.fault,
+        "opening": len(g.options.get("opening") or ()),
         "started_at": g.started_at,
         "ended_at": g.ended_at,
     }

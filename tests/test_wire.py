@@ -288,15 +288,9 @@ def documented_messages() -> set[str]:
     return {name for h in headings for name in re.findall(r"`([a-z_]+)`", h)}
 
 
-#: Known docs lag (commit d0042f3 added these to protocol/ but not to docs/PROTOCOL.md). Only
-#: ever shrink these sets: anything else missing from the docs fails the drift tests below.
-UNDOCUMENTED_REQUESTS = {"list_games", "get_game"}
-UNDOCUMENTED_CODES = {"no_such_game", "no_history"}
-
-
 def test_every_request_is_documented() -> None:
     assert set(DOC_REQUIRED) <= documented_messages()
-    assert set(REQUESTS) - documented_messages() <= UNDOCUMENTED_REQUESTS
+    assert set(REQUESTS) - documented_messages() == set()
 
 
 @pytest.mark.parametrize("kind", sorted(REQUESTS))
@@ -479,7 +473,7 @@ def test_every_protocol_error_code_is_documented() -> None:
         for obj in vars(errors).values()
         if isinstance(obj, type) and issubclass(obj, ArenaError)
     }
-    assert defined - set(documented_codes()) <= UNDOCUMENTED_CODES
+    assert defined - set(documented_codes()) == set()
 
 
 def test_error_default_message() -> None:
