@@ -1,0 +1,29 @@
+"""Smoke test of bench/load.py: a tiny bounded run against the server and the relay completes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_load_generator_tiny_run(tmp_path: Path) -> None:
+    """2 games x 20 moves (one room each) against every target: every move is acknowledged."""
+    out = tmp_path / "load.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2"]
+    cmd += ["--moves-per-game", "20", "--rounds", "1", "--repeat", "1", "--workers", "1"]
+    cmd += ["--seconds", "1", "--warmup", "0.5", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = json.loads(out.read_text())["runs"]
+    assert sorted(r["target"] for r in runs) == ["memory", "relay", "server"]
+    for run in runs:
+        assert run["error_count"] == 0, run["errors"]
+        assert run["games_done"] == 2
+        assert run["rounds"] == 2
+        assert run["sent"] == 2 * 20
+        assert run["received"] == run["sent"]  # the opponent saw every move
+        assert run["acked"] == run["sent"]  # and the mover got its own ``moved`` back
