@@ -73,6 +73,8 @@ class Limits:
     bot_move_timeout: float = 60.0
     room_linger: float = 30.0
     lobby_push_interval: float = 0.25
+    #: How often every room is checked (grace, idle rooms, bots sitting on a move).
+    full_sweep_interval: float = 1.0
 
 
 @dataclass(slots=True)
@@ -115,6 +117,7 @@ class Arena:
         registry: RoomRegistry | None = None,
         limits: Limits | None = None,
         clock: Callable[[], float] | None = None,
+        durable: bool = True,
     ) -> None:
         self.rooms: RoomRegistry = registry if registry is not None else MemoryRegistry()
         self.limits = limits or Limits()
@@ -125,7 +128,10 @@ class Arena:
         self._idle_since: dict[str, float] = {}
         self._lobby_dirty = False
         self._lobby_pushed = 0.0
-        self._journal = Journal()
+        self._full_sweep = 0.0
+        #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
+        self._timed: set[str] = set()
+        self._journal = Journal(enabled=durable)
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": self._ping,
             "list_rooms": self._list_rooms,
@@ -186,7 +192,14 @@ class Arena:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
         out: list[Out] = []
-        for room in self.rooms:
+        if now - self._full_sweep >= self.limits.full_sweep_interval:
+            self._full_sweep = now
+            rooms = list(self.rooms)
+        else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
+            rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
+        for room in rooms:
+            if room.status == "over" or room.clock is None:
+                self._timed.discard(room.id)
             expired = room.expire() + self._expire_seats(room, now)
             if expired:
                 self._journal.touch(room)
@@ -221,6 +234,8 @@ class Arena:
             room.bot_move_s = self.limits.bot_move_timeout
             self.rooms.add(room)
             self._journal.adopt(room)
+            if room.clock is not None and room.status != "over":
+                self._timed.add(room.id)
             for member in room.seats:
                 if member is not None and member.pid in self.players and room.status != "over":
                     self.players[member.pid].rooms.add(room.id)
@@ -317,6 +332,8 @@ class Arena:
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
         room.bot_move_s = self.limits.bot_move_timeout
         self.rooms.add(room)
+        if clock is not None:
+            self._timed.add(room.id)
         if named is not None:  # a director's room: it watches, the two named bots play
             out = self._seat(player, room, spectate=True)
             for seat, bot in enumerate(bots):
@@ -481,6 +498,7 @@ class Arena:
         self._journal.drop(room)
         self.rooms.remove(room.id)
         self._idle_since.pop(room.id, None)
+        self._timed.discard(room.id)
         for pid in room.members:
             player = self.players.get(pid)
             if player is not None:
@@ -489,6 +507,8 @@ class Arena:
 
     def _address(self, pid: str | None, out: list[Out], request_id: int | None) -> list[Out]:
         """Turn the room's ``reply`` sends into a reply with the request's id plus a broadcast."""
+        if request_id is None:  # nothing to echo: the requester's copy can share the broadcast
+            return out
         result: list[Out] = []
         for item in out:
             if isinstance(item, Send) and item.reply and pid is not None:
@@ -499,9 +519,8 @@ class Arena:
                     result.append(Send(others, item.message))
             else:
                 result.append(item)
-        if request_id is not None:
-            for i, item in enumerate(result):
-                if isinstance(item, Reply):
-                    result[i] = Reply({**item.message, "id": request_id})
-                    break
+        for i, item in enumerate(result):
+            if isinstance(item, Reply):
+                result[i] = Reply({**item.message, "id": request_id})
+                break
         return result

@@ -59,7 +59,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     store = None if args.memory else Store(args.db)
     config = ServerConfig(host=args.host, port=args.port)
-    server = ArenaServer(Arena(limits=limits), config, store)
+    server = ArenaServer(Arena(limits=limits, durable=store is not None), config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

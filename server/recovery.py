@@ -36,11 +36,26 @@ def game_row(room: Room) -> GameRow:
     )
 
 
+def header_key(room: Room) -> tuple[object, ...]:
+    """What can change in a game's header (the rest of :func:`game_row` is fixed per game)."""
+    return (
+        room.status,
+        tuple(room.seats),
+        room.game.outcome,
+        room.started_at,
+        room.ended_at,
+        room.fault,
+    )
+
+
 class Journal:
     """Collects what changed in touched rooms and turns it into records, each fact once."""
 
-    def __init__(self) -> None:
+    def __init__(self, enabled: bool = True) -> None:
+        #: A server without a store journals nothing (and pays nothing for it).
+        self.enabled = enabled
         self._records: list[Record] = []
+        self._keys: dict[str, tuple[object, ...]] = {}
         self._touched: dict[str, Room] = {}
         self._headers: dict[str, GameRow] = {}
         self._room_game: dict[str, str] = {}
@@ -48,25 +63,31 @@ class Journal:
 
     def touch(self, room: Room) -> None:
         """The room may have changed; look at it on the next drain."""
-        self._touched[room.id] = room
+        if self.enabled:
+            self._touched[room.id] = room
 
     def player(self, pid: str, name: str, kind: str, token_hash: str, now: float) -> None:
         """A new identity, or a new name for one."""
-        self._records.append(PlayerRow(pid, name, kind, token_hash, now))
+        if self.enabled:
+            self._records.append(PlayerRow(pid, name, kind, token_hash, now))
 
     def adopt(self, room: Room) -> None:
         """The room came from the store: everything about it is already saved."""
+        self._keys[room.game_id] = header_key(room)
         self._headers[room.game_id] = game_row(room)
         self._room_game[room.id] = room.game_id
         self._saved_moves[room.game_id] = room.game.ply
 
     def drop(self, room: Room) -> None:
         """The room is being removed: save its last changes, and forget a game never played."""
+        if not self.enabled:
+            return
         self._touched[room.id] = room
         self._collect()
         unplayed = room.game_id if not room.started else None
         self._records.append(RoomGone(room.id, unplayed))
         self._headers.pop(room.game_id, None)
+        self._keys.pop(room.game_id, None)
         self._room_game.pop(room.id, None)
         self._saved_moves.pop(room.game_id, None)
 
@@ -80,10 +101,13 @@ class Journal:
         for room in self._touched.values():
             gid = room.game_id
             saved = self._saved_moves.get(gid, 0)
-            header = game_row(room)
-            if self._headers.get(gid) != header:
-                self._records.append(header)
-                self._headers[gid] = header
+            key = header_key(room)
+            if self._keys.get(gid) != key:  # cheap test first: most requests are plain moves
+                self._keys[gid] = key
+                header = game_row(room)
+                if self._headers.get(gid) != header:
+                    self._records.append(header)
+                    self._headers[gid] = header
             for ply in range(saved, room.game.ply):
                 move = room.game.moves[ply]
                 clocks = room.clocks[ply]
@@ -96,6 +120,7 @@ class Journal:
                 old = self._room_game.get(room.id)
                 if old is not None:
                     self._headers.pop(old, None)
+                    self._keys.pop(old, None)
                     self._saved_moves.pop(old, None)
                 self._records.append(RoomRow(room.id, gid))
                 self._room_game[room.id] = gid

@@ -111,6 +111,7 @@ async def server(limits_override: dict[str, float], tmp_path: Path) -> AsyncIter
     from server.store import Store
 
     settings = {"reconnect_grace": 5.0, "room_linger": 0.5, "lobby_push_interval": 0.05}
+    settings["full_sweep_interval"] = 0.1
     settings.update(limits_override)
     config = ServerConfig(port=0, sweep_interval=0.02)
     store = Store(tmp_path / "arena.sqlite3")

@@ -1,0 +1,234 @@
+"""Piskvork both ways: `mnk-bot --piskvork` under a Gomocup-style manager; brains as engines."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots.piskvork import BrainError, PiskvorkBrain
+from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move
+
+
+class Manager:
+    """A minimal Gomocup manager: speaks Piskvork to a brain process over its stdin/stdout."""
+
+    def __init__(self, cmd: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+
+    def send(self, line: str) -> None:
+        """One command line."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\r\n")
+        self.proc.stdin.flush()
+
+    def answer(self) -> str:
+        """The next line that is not chatter (MESSAGE/DEBUG)."""
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline().strip()
+            if not line.startswith(("MESSAGE", "DEBUG")):
+                return line
+
+    def move(self) -> Move:
+        """The brain's move answer."""
+        x, y = (int(p) for p in self.answer().split(","))
+        return Move(x, y)
+
+    def close(self) -> int:
+        """END, then the brain must exit by itself."""
+        self.send("END")
+        return self.proc.wait(timeout=10)
+
+
+BRAIN = [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=6"]
+
+
+def test_our_brain_plays_a_full_gomoku_game_under_a_manager() -> None:
+    """The manager plays random legal moves; our brain must win, every answer legal."""
+    rng = random.Random(7)
+    brain = Manager(BRAIN)
+    brain.send("ABOUT")
+    assert 'name="mnk-arena"' in brain.answer()
+    brain.send("START 15")
+    assert brain.answer() == "OK"
+    brain.send("INFO timeout_turn 500")
+    brain.send("INFO timeout_match 100000")
+    brain.send("INFO rule 0")
+    game = Game(GOMOKU)
+    brain.send("BEGIN")  # the brain is black
+    while game.outcome is None:
+        mine = brain.move()
+        assert game.is_legal(mine), mine
+        game.push(mine)
+        if game.outcome is not None:
+            break
+        theirs = rng.choice(game.legal_moves())
+        game.push(theirs)
+        brain.send(f"TURN {theirs.x},{theirs.y}")
+    assert game.outcome.winner == 0 and game.outcome.termination == "line"
+    assert brain.close() == 0
+
+
+def test_board_takeback_restart_and_exact_five() -> None:
+    brain = Manager(BRAIN)
+    brain.send("START 15")
+    assert brain.answer() == "OK"
+    brain.send("INFO rule 1")  # exactly five
+    # white (the brain, field 1) has four in a row with both ends open; playing it wins
+    brain.send("BOARD")
+    for x, y, field in [(7, 7, 2), (3, 3, 1), (8, 7, 2), (4, 3, 1), (9, 7, 2), (5, 3, 1)]:
+        brain.send(f"{x},{y},{field}")
+    brain.send("6,3,1")
+    brain.send("14,14,2")
+    brain.send("DONE")
+    # black threatens 10,7 / 6,7 (open four after 7..9 + one more); we hold four: 2,3 or 7,3 wins
+    assert brain.move() in (Move(2, 3), Move(7, 3))
+    brain.send("TAKEBACK 7,3")
+    assert brain.answer() == "OK"
+    brain.send("RESTART")
+    assert brain.answer() == "OK"
+    brain.send("RECTSTART 20,10")
+    assert brain.answer() == "OK"
+    brain.send("BEGIN")
+    first = brain.move()
+    assert 0 <= first.x < 20 and 0 <= first.y < 10
+    brain.send("START 40")
+    assert brain.answer().startswith("ERROR")
+    brain.send("YODEL")
+    assert brain.answer().startswith("UNKNOWN")
+    assert brain.close() == 0
+
+
+def executable(path: Path, body: str) -> str:
+    """A brain script on disk, runnable as an executable like a pbrain-*.exe."""
+    path.write_text(f"#!{sys.executable}\n{body}")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+OUR_BRAIN = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+from bots.cli import main
+main(["--piskvork", "--engine", "minimax:level=3"])
+"""
+
+CRASHER = """
+import sys
+for line in sys.stdin:
+    if line.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+    elif line.startswith(("BEGIN", "TURN", "BOARD")):
+        sys.exit(3)
+"""
+
+GARBAGE = """
+import sys
+for line in sys.stdin:
+    if line.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+    elif line.startswith(("BEGIN", "TURN", "DONE")):
+        print("MESSAGE thinking hard", flush=True)
+        print("the answer is 42", flush=True)
+"""
+
+HANGER = """
+import sys, time
+for line in sys.stdin:
+    if line.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+    elif line.startswith(("BEGIN", "TURN", "DONE")):
+        time.sleep(60)
+"""
+
+OCCUPIER = """
+import sys
+for line in sys.stdin:
+    if line.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+    elif line.startswith(("BEGIN", "TURN", "DONE")):
+        print("7,7", flush=True)
+"""
+
+
+async def test_external_brain_drives_our_rules(tmp_path: Path) -> None:
+    """piskvork:PATH engine: a real brain process plays legal moves through BEGIN/TURN/BOARD."""
+    brain = PiskvorkBrain(executable(tmp_path / "pbrain-ours", OUR_BRAIN), GOMOKU_STANDARD, 0)
+    try:
+        game = Game(GOMOKU_STANDARD)
+        for ply in range(6):
+            if ply % 2 == 0:
+                move = await brain.choose(list(game.moves), 2.0, 100.0)
+            else:
+                move = next(m for m in (Move(2 * i, 0) for i in range(8)) if game.is_legal(m))
+            game.push(move)
+        brain2 = PiskvorkBrain(brain.path, GOMOKU_STANDARD, 1)  # resumes mid-game: BOARD
+        try:
+            reply = await brain2.choose([*game.moves, Move(14, 14)], 2.0, None)
+            assert reply not in game.moves and reply != Move(14, 14)
+        finally:
+            await brain2.close()
+    finally:
+        await brain.close()
+
+
+@pytest.mark.parametrize(
+    ("script", "fault"),
+    [(CRASHER, "crash"), (GARBAGE, "error"), (HANGER, "hang"), (OCCUPIER, "illegal_move")],
+)
+async def test_faulty_brains_raise_with_the_right_fault(
+    tmp_path: Path, script: str, fault: str
+) -> None:
+    brain = PiskvorkBrain(executable(tmp_path / "pbrain-bad", script), GOMOKU, 1)
+    try:
+        with pytest.raises(BrainError) as caught:
+            await asyncio.wait_for(brain.choose([Move(7, 7)], 0.3, None), 10)
+        assert caught.value.fault == fault
+    finally:
+        await brain.close()
+    assert brain.proc is None
+
+
+async def test_missing_brain_is_a_crash(tmp_path: Path) -> None:
+    brain = PiskvorkBrain(str(tmp_path / "nope"), GOMOKU, 0)
+    with pytest.raises(BrainError) as caught:
+        await brain.choose([], 1.0, None)
+    assert caught.value.fault == "crash"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs a POSIX process model")
+async def test_bot_with_piskvork_engine_plays_on_the_server(
+    client_factory: object, server: object, tmp_path: Path
+) -> None:
+    """mnk-bot --engine piskvork:PATH is seated by the server and plays a legal game."""
+    path = executable(tmp_path / "pbrain-ours", OUR_BRAIN)
+    cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", f"piskvork:{path}"]
+    proc = subprocess.Popen([*cmd, "--name", "brainy", "--log-level", "WARNING"])
+    try:
+        human = await client_factory("human")  # type: ignore[operator]
+        for _ in range(100):
+            reply = await human.request(type="create_room", game="gomoku", opponent="bot", seat=0)
+            if reply["type"] == "joined":
+                break
+            await asyncio.sleep(0.1)
+        room = reply["room"]
+        game = Game(GOMOKU)
+        for _ in range(3):
+            mine = next(m for m in (Move(x, 0) for x in range(15)) if game.is_legal(m))
+            await human.request(type="move", room=room, x=mine.x, y=mine.y)
+            game.push(mine)
+            answer = await human.expect("moved", seat=1, timeout=10)
+            game.push(Move(answer["x"], answer["y"]))
+        assert game.ply == 6 and game.outcome is None
+    finally:
+        proc.terminate()
+        await asyncio.to_thread(proc.wait, 15)
