@@ -180,30 +180,46 @@ class Board:
             y += dy
         return back, fwd
 
-    def wins_at(self, index: int) -> bool:
-        """Whether the stone on ``index`` completes a winning line (O(k) per direction)."""
-        stone = self.cells[index]
+    def winning_run(self, index: int) -> tuple[int, int, int, int] | None:
+        """``(dx, dy, back, fwd)`` of a winning run through ``index``, or None (O(k) each way).
+
+        The hot path of every move: loops inlined, and the variant's rule is only asked about
+        runs of at least k stones (no rule wins with fewer).
+        """
+        cells, w, h, k = self.cells, self.width, self.height, self.k
+        stone = cells[index]
         if stone == EMPTY:
-            return False
-        seat = stone - 1
-        wins = self.variant.wins
+            return None
+        x0, y0 = index % w, index // w
         for dx, dy in DIRECTIONS:
-            back, fwd = self.run(index, dx, dy)
-            if wins(back + fwd + 1, seat):
-                return True
-        return False
+            back = 0
+            x, y = x0 - dx, y0 - dy
+            while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
+                back += 1
+                x -= dx
+                y -= dy
+            fwd = 0
+            x, y = x0 + dx, y0 + dy
+            while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
+                fwd += 1
+                x += dx
+                y += dy
+            if back + fwd + 1 >= k and self.variant.wins(back + fwd + 1, stone - 1):
+                return dx, dy, back, fwd
+        return None
+
+    def wins_at(self, index: int) -> bool:
+        """Whether the stone on ``index`` completes a winning line."""
+        return self.winning_run(index) is not None
 
     def winning_line(self, index: int) -> tuple[Move, ...]:
         """The cells of the winning run through ``index`` (empty when there is none)."""
-        stone = self.cells[index]
-        if stone == EMPTY:
+        found = self.winning_run(index)
+        if found is None:
             return ()
+        dx, dy, back, fwd = found
         x0, y0 = self.xy(index)
-        for dx, dy in DIRECTIONS:
-            back, fwd = self.run(index, dx, dy)
-            if self.variant.wins(back + fwd + 1, stone - 1):
-                return tuple(Move(x0 + i * dx, y0 + i * dy) for i in range(-back, fwd + 1))
-        return ()
+        return tuple(Move(x0 + i * dx, y0 + i * dy) for i in range(-back, fwd + 1))
 
 
 @dataclass(slots=True)
