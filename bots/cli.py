@@ -39,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="keep the session here, so a restarted bot resumes its games as the same player",
     )
+    p.add_argument(
+        "--parent-pid",
+        type=int,
+        default=None,
+        help="stop when this process (the server that started the bot) is gone",
+    )
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -47,7 +53,13 @@ async def _play(args: argparse.Namespace) -> None:
     spec = parse_spec(args.engine)
     name = args.name or str(spec).replace(":", "-").replace("=", "")
     runner = BotRunner(
-        args.server, spec, name, args.capacity, args.games.split(","), None, args.session_file
+        args.server,
+        spec,
+        name,
+        args.capacity,
+        args.games.split(","),
+        session_file=args.session_file,
+        parent_pid=args.parent_pid,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import random
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,10 @@ log = logging.getLogger("mnk.bot")
 
 #: Seconds kept back from every clock-derived budget for the network round trip.
 NETWORK_MARGIN_S = 0.1
+#: How long a bot stays in a finished game for a rematch before it leaves the room.
+REMATCH_WAIT_S = 60.0
+#: The server's close code when the same session said hello on another connection.
+CLOSE_REPLACED = 4000
 #: How far past its budget an engine may run before it counts as hung and its game is lost.
 HANG_SLACK_S = 5.0
 #: When the game is untimed, how long one move may think at most.
@@ -85,7 +90,10 @@ class Seat:
     clock: dict[str, Any] | None = None
     clocks: list[float] | None = None
     thinking: asyncio.Task[None] | None = None
+    leaving: asyncio.Task[None] | None = None
     brain: PiskvorkBrain | None = None
+    #: A tournament director's room (two named bots): no rematch, leave when it ends.
+    director: bool = False
 
     @property
     def my_turn(self) -> bool:
@@ -122,12 +130,14 @@ class BotRunner:
         games: list[str] | None = None,
         workers: int | None = None,
         session_file: Path | None = None,
+        parent_pid: int | None = None,
     ) -> None:
         self.url, self.spec, self.name = url, spec, name
         self.capacity = capacity
         self.games = games or ["*"]
         #: Where the session is kept, so a restarted bot is the same player in the same games.
         self.session_file = session_file
+        self.parent_pid = parent_pid
         self.session: str | None = None
         if session_file is not None and session_file.exists():
             self.session = session_file.read_text().strip() or None
@@ -148,6 +158,7 @@ class BotRunner:
             loop = asyncio.get_running_loop()
             jobs = [loop.run_in_executor(self.pool, warm_up) for _ in range(self.workers)]
             await asyncio.gather(*jobs)
+        watchdog = asyncio.create_task(self._watch_parent(stop))
         try:
             while not stop.is_set():
                 try:
@@ -161,6 +172,9 @@ class BotRunner:
                             session.cancel()
                         elif session.exception() is not None:
                             raise session.exception()  # type: ignore[misc]
+                    if ws.close_code == CLOSE_REPLACED:
+                        log.warning("another process resumed this bot's session; stopping")
+                        break
                 except (OSError, ConnectionClosed, TimeoutError) as exc:
                     log.info("connection lost (%s); reconnecting in %.1fs", exc, delay)
                 self.connected.clear()
@@ -169,7 +183,16 @@ class BotRunner:
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 5.0)
         finally:
+            watchdog.cancel()
             await self.close()
+
+    async def _watch_parent(self, stop: asyncio.Event) -> None:
+        """A bot started by a server stops when that server is gone (even killed with -9)."""
+        while self.parent_pid is not None and not stop.is_set():
+            if os.getppid() != self.parent_pid:
+                log.warning("the server that started this bot is gone; stopping")
+                stop.set()
+            await asyncio.sleep(1.0)
 
     async def close(self) -> None:
         """Stop thinking, close brains and the process pool."""
@@ -235,7 +258,17 @@ class BotRunner:
                 await self._send({"type": "join_room", "room": room})  # out of step: resync
         elif kind == "game_over" and seat is not None:
             seat.status = "over"
-            await self._leave(seat)
+            await self._forget(seat)
+            if seat.director:  # tournament rooms never rematch: free the room at once
+                await self._leave(seat)
+            else:  # stay a while: the human may ask for a rematch
+                seat.leaving = asyncio.create_task(self._leave_later(seat))
+        elif kind == "rematch_offered" and seat is not None and msg.get("seat") != seat.seat:
+            if seat.status == "over":
+                await self._send({"type": "rematch", "room": room})
+        elif kind == "presence" and seat is not None and seat.status == "over":
+            if not msg.get("online"):
+                await self._leave(seat)
         elif kind == "error":
             await self._on_error(msg)
 
@@ -277,8 +310,11 @@ class BotRunner:
         seat.game = Game.from_moves(variant, [Move(x, y) for x, y in msg["moves"]])
         seat.status = msg["status"]
         seat.clock, seat.clocks = msg.get("clock"), msg.get("clocks")
+        seat.director = "bots" in (msg.get("options") or {})
         if seat.status == "over":
-            await self._leave(seat)
+            opponent_here = (msg.get("online") or [False, False])[1 - my_seat]
+            if seat.director or not opponent_here:
+                await self._leave(seat)
             return
         self._maybe_think(seat)
 
@@ -316,12 +352,19 @@ class BotRunner:
         job = loop.run_in_executor(self.pool, think, *args)
         try:
             x, y = await asyncio.wait_for(job, budget + HANG_SLACK_S)
-        except TimeoutError:
-            log.warning("engine hung past its budget in room %s; restarting workers", seat.room)
+        except (TimeoutError, BrokenProcessPool) as exc:
+            why = "hung past its budget" if isinstance(exc, TimeoutError) else "killed its worker"
+            log.warning("engine %s in room %s; restarting workers", why, seat.room)
             self._kill_pool()
             self.pool = self._new_pool()
             raise
         return Move(x, y)
+
+    async def _leave_later(self, seat: Seat) -> None:
+        await asyncio.sleep(REMATCH_WAIT_S)
+        seat.leaving = None
+        if self.seats.get(seat.room) is seat and seat.status == "over":
+            await self._leave(seat)
 
     async def _leave(self, seat: Seat) -> None:
         """The game is over: stop thinking and leave the room so it can be cleaned up."""
@@ -333,6 +376,9 @@ class BotRunner:
     async def _forget(self, seat: Seat) -> None:
         if seat.thinking is not None and not seat.thinking.done():
             seat.thinking.cancel()
+        if seat.leaving is not None:
+            seat.leaving.cancel()
+            seat.leaving = None
         if seat.brain is not None:
             brain, seat.brain = seat.brain, None
             await brain.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -43,6 +44,7 @@ class BotPool:
         while not self._stopping:
             cmd = [sys.executable, "-m", "bots", "--server", self.url, "--engine", spec]
             cmd += ["--name", name, "--capacity", str(self.capacity), "--log-level", "WARNING"]
+            cmd += ["--parent-pid", str(os.getpid())]
             if self.state_dir is not None:
                 cmd += ["--session-file", str(self.state_dir / f"{name}.session")]
             proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL)

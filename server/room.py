@@ -191,6 +191,7 @@ class Room:
             "rematch": list(self.rematch),
             "spectators": len(self.spectators),
             "game_no": self.game_no,
+            "game_id": self.game_id,
         }
 
     def states(self) -> list[Send]:
@@ -382,7 +383,8 @@ class Room:
         self.ended_at = self.now()
         if self.clock is not None:
             self.clock.stop(self.ended_at)
-        over = {"type": "game_over", "room": self.id, **self._result(outcome)}
+        over = {"type": "game_over", "room": self.id, "game_id": self.game_id}
+        over |= self._result(outcome)
         if self.clock is not None:
             over["clocks"] = self.clock.snapshot(self.ended_at)
         return [Send(self.members, over, reply=reply)]

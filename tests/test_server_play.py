@@ -69,7 +69,8 @@ async def test_tictactoe_draw(client_factory: Any) -> None:
     for who in (alice, bob, sam):
         over = await who.expect("game_over")
         assert over == {"type": "game_over", "room": room, "winner": None, "reason": "draw",
-                        "line": []}  # fmt: skip
+                        "line": [], "game_id": over["game_id"]}  # fmt: skip
+        assert over["game_id"].startswith("g_")
 
 
 async def test_gomoku_five_wins_for_white(client_factory: Any) -> None:
