@@ -19,7 +19,7 @@ from client.geometry import BoardGeometry
 from client.model import Cell, ClientModel, FinishedGame, Message, RoomState
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import draw_confirm, draw_header, draw_offline_banner, draw_toasts
-from client.views.lobby import draw_lobby
+from client.views.lobby import draw_lobby, finished_rows, lobby_layout
 from client.views.panel import draw_room_panel
 from client.views.replay import draw_replay, room_layout
 from client.widgets import Frame, Hotspot, TextInput
@@ -32,6 +32,8 @@ ARROWS = {
 }
 ENTER = (pygame.K_RETURN, pygame.K_KP_ENTER)
 ANY: Any = object()
+#: Finished games asked for per ``list_games`` page.
+HISTORY_PAGE = 20
 
 
 class Transport(Protocol):
@@ -78,6 +80,12 @@ class App:
         self.replay_from = "lobby"
         self.geo: BoardGeometry | None = None
         self.pending_ply: int | None = None
+        #: The game id whose ``get_game`` answer opens the replay, and that request's id.
+        self.replay_wanted: str | None = None
+        self.replay_request: int | None = None
+        self.history_scroll = 0
+        self.history_page_asked = False
+        self.shown_scene = self.scene
         self.running = True
         self.display = False
 
@@ -90,6 +98,10 @@ class App:
             self.on_message(msg, now)
         for event in events:
             self.handle_event(event)
+        if self.scene != self.shown_scene:
+            if self.scene == "lobby":
+                self.refresh_history()  # back in the lobby: games may have ended meanwhile
+            self.shown_scene = self.scene
         self.draw(now)
         return self.running
 
@@ -107,6 +119,27 @@ class App:
     def send(self, message: Message) -> int:
         """Send a request to the server (queued; never blocks)."""
         return self.net.send(message)
+
+    def refresh_history(self) -> None:
+        """Ask for the newest page of finished games (unless the server keeps no history)."""
+        model = self.model
+        if model.history_supported is False or model.connection != "online":
+            return
+        model.quiet_ids.add(self.send({"type": "list_games", "limit": HISTORY_PAGE}))
+        self.history_page_asked = False
+
+    def more_history(self) -> None:
+        """Ask for the page of finished games after the oldest one listed (once per page)."""
+        model = self.model
+        if self.history_page_asked or not model.history_more or not model.history:
+            return
+        before = model.history[-1].ended_at
+        if before is None:
+            return
+        rid = self.send({"type": "list_games", "limit": HISTORY_PAGE, "before": before})
+        model.quiet_ids.add(rid)
+        model.page_ids.add(rid)
+        self.history_page_asked = True
 
     def hotspot(self, action: str, arg: Any = ANY) -> Hotspot | None:
         """The clickable area of ``action`` (and ``arg``) in the last frame, for tests and tools."""
@@ -128,8 +161,9 @@ class App:
         model.apply(msg, now)
         kind = msg.get("type")
         if kind == "welcome":
+            self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.send({"type": "list_rooms", "subscribe": True})
-            model.quiet_ids.add(self.send({"type": "list_games"}))
+            self.refresh_history()
             room = model.room
             if room is not None and room.seat is None:
                 self.send({"type": "join_room", "room": room.room, "spectate": True})
@@ -146,6 +180,24 @@ class App:
                 self.scene = "room"
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
+        if kind == "game_over" and str(msg.get("room")) in model.rooms:
+            self.refresh_history()  # one of our games ended: the history has a new row
+        elif kind == "games":
+            self.history_page_asked = False
+        elif kind == "game":
+            self.on_game_record(msg)
+        elif kind == "error" and msg.get("id") == self.replay_request:
+            self.replay_wanted = self.replay_request = None
+
+    def on_game_record(self, msg: Message) -> None:
+        """A ``get_game`` answer: open its replay if the user asked for it from the lobby."""
+        game = msg.get("game")
+        game_id = game.get("game_id") if isinstance(game, dict) else None
+        if game_id is None or game_id != self.replay_wanted:
+            return
+        self.replay_wanted = self.replay_request = None
+        if self.scene == "lobby" and game_id in self.model.finished:
+            self.do_replay(game_id)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -166,6 +218,9 @@ class App:
             self.click(event.pos)
         elif event.type == pygame.MOUSEWHEEL and self.scene == "replay":
             self.replay_step(-event.y)
+        elif event.type == pygame.MOUSEWHEEL and self.scene == "lobby":
+            if lobby_layout(self.surface.get_size())["finished"].collidepoint(self.frame.mouse):
+                self.scroll_history(-event.y)
         elif event.type in (pygame.KEYDOWN, pygame.TEXTINPUT):
             self.key(event)
 
@@ -401,11 +456,28 @@ class App:
         if room is not None and room.seat is not None and not room.rematch[room.seat]:
             self.send({"type": "rematch", "room": room.room})
 
+    def scroll_history(self, delta: int) -> None:
+        """Scroll the lobby's finished games by ``delta`` rows (fetching more at the end)."""
+        rows = finished_rows(self.surface.get_size())
+        last = max(0, len(self.model.lobby_games()) - rows)
+        self.history_scroll = max(0, min(last, self.history_scroll + delta))
+        if delta > 0 and self.history_scroll >= last:
+            self.more_history()
+
     def do_replay(self, key: str, pos: Any = None) -> None:
-        """Open a finished game in the replay scene at its last move."""
-        game = self.model.finished.get(key)
+        """Open a finished game in the replay scene at its last move.
+
+        ``key`` is a key of ``model.finished`` or a server game id; a game whose moves are not
+        here yet is fetched with ``get_game`` and opened when the answer arrives.
+        """
+        found = self.model.replay_key(key)
+        game = self.model.finished.get(found) if found is not None else None
         if game is None:
+            if any(h.game_id == key for h in self.model.history) and self.replay_wanted != key:
+                self.replay_wanted = key
+                self.replay_request = self.send({"type": "get_game", "game_id": key})
             return
+        key = game.key
         self.replay_from = self.scene if self.scene != "replay" else self.replay_from
         self.replay_key, self.replay_ply, self.scene, self.focus = (
             key,
@@ -475,7 +547,14 @@ class App:
             self.scene = "lobby"
             draw_header(self.frame, self.model, "lobby")
             draw_lobby(
-                self.frame, self.model, self.form, self.code, self.focus == "code", self.selected
+                self.frame,
+                self.model,
+                self.form,
+                self.code,
+                self.focus == "code",
+                self.selected,
+                self.history_scroll,
+                self.replay_wanted,
             )
         draw_offline_banner(self.frame, self.model)
         if self.confirm == "resign":

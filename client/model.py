@@ -168,6 +168,45 @@ class FinishedGame:
     moves: tuple[Cell, ...]
     result: Result
     game_no: int = 1
+    #: The server's id when the game came from its history (``get_game``), else None.
+    game_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One finished game from the server's history (a row of ``games``; moves come separately)."""
+
+    game_id: str
+    room: str
+    game: GameInfo
+    players: tuple[str, str]
+    result: Result
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    @classmethod
+    def from_wire(cls, row: Message) -> HistoryRow | None:
+        """Build from a ``games`` row (None when it has no ``game_id``)."""
+        game_id = row.get("game_id")
+        if not isinstance(game_id, str) or not game_id:
+            return None
+        game = row.get("game")
+        players = [*list(row.get("players") or ())[:2], None, None]
+        return cls(
+            game_id=game_id,
+            room=str(row.get("room") or ""),
+            game=GameInfo.from_wire(game if isinstance(game, dict) else {}),
+            players=(str(players[0] or "?"), str(players[1] or "?")),
+            result=Result.from_wire(row),
+            started_at=_number(row.get("started_at")),
+            ended_at=_number(row.get("ended_at")),
+        )
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
 
 
 @dataclass(slots=True)
@@ -324,6 +363,11 @@ class ClientModel:
     #: Request ids whose errors should not be shown (probes such as ``list_games``).
     quiet_ids: set[int] = field(default_factory=set)
     history_supported: bool | None = None
+    #: The server's finished games (``list_games``), newest first, and whether it has more.
+    history: list[HistoryRow] = field(default_factory=list)
+    history_more: bool = False
+    #: Request ids of ``list_games`` pages (``before`` set): their rows extend ``history``.
+    page_ids: set[int] = field(default_factory=set)
     #: Rooms this client has left: late broadcasts for them are ignored until it joins again.
     ignored: set[str] = field(default_factory=set)
 
@@ -333,7 +377,11 @@ class ClientModel:
         return self.rooms.get(self.current) if self.current else None
 
     def toast(self, text: str, kind: str = "info", now: float | None = None) -> None:
-        """Queue a toast (the view shows the newest few and drops old ones)."""
+        """Queue a toast (the view shows the newest few and drops old ones).
+
+        A toast repeating one still shown replaces it, so retries do not stack up.
+        """
+        self.toasts = [t for t in self.toasts if (t.text, t.kind) != (text, kind)]
         self.toasts.append(Toast(text, kind, time.monotonic() if now is None else now))
         del self.toasts[:-6]
 
@@ -385,6 +433,9 @@ class ClientModel:
     def _on_joined(self, msg: Message, now: float) -> None:
         self.current = str(msg.get("room"))
         self.ignored.discard(self.current)
+        # In a room now: earlier failures to get into one (e.g. retries for a bot) are moot.
+        stale = {ERROR_WORDS[c] for c in ("no_bot_available", "room_full", "no_such_room")}
+        self.toasts = [t for t in self.toasts if t.text not in stale]
 
     def _on_left(self, msg: Message, now: float) -> None:
         room = str(msg.get("room"))
@@ -488,13 +539,72 @@ class ClientModel:
 
     def _on_games(self, msg: Message, now: float) -> None:
         self.history_supported = True
-        for row in msg.get("games") or ():
-            if isinstance(row, dict) and isinstance(row.get("moves"), list):
+        rid = msg.get("id")
+        page = isinstance(rid, int) and rid in self.page_ids
+        self.page_ids.discard(rid)  # type: ignore[arg-type]
+        rows = [r for r in msg.get("games") or () if isinstance(r, dict)]
+        fresh = [h for h in map(HistoryRow.from_wire, rows) if h is not None]
+        if page:
+            seen = {h.game_id for h in self.history}
+            self.history += [h for h in fresh if h.game_id not in seen]
+        else:
+            self.history = fresh
+        self.history_more = bool(msg.get("more"))
+        for row in rows:
+            if isinstance(row.get("moves"), list):
                 self._archive_wire(row)
 
     def _on_game(self, msg: Message, now: float) -> None:
         self.history_supported = True
         self._archive_wire(msg.get("game") if isinstance(msg.get("game"), dict) else msg)
+
+    # -- finished games for the lobby and the replay ----------------------------------------
+
+    def local_matches(self) -> dict[str, str]:
+        """Server ``game_id`` -> key of the same game archived from a room this session.
+
+        ``state`` carries no ``game_id``, so a game seen live is paired with a history row by
+        room, players and result, and only when that pairing is unambiguous both ways (a wrong
+        pair would replay another game's moves; an unpaired row is fetched with ``get_game``).
+        """
+        local = [g for g in self.finished.values() if g.game_id is None]
+        rows: dict[str, list[str]] = {}
+        games: dict[str, list[str]] = {}
+        for row in self.history:
+            for g in local:
+                if (
+                    g.room == row.room
+                    and g.players == row.players
+                    and (g.result.winner, g.result.reason) == (row.result.winner, row.result.reason)
+                ):
+                    rows.setdefault(row.game_id, []).append(g.key)
+                    games.setdefault(g.key, []).append(row.game_id)
+        return {
+            game_id: keys[0]
+            for game_id, keys in rows.items()
+            if len(keys) == 1 and len(games[keys[0]]) == 1
+        }
+
+    def replay_key(self, key: str) -> str | None:
+        """The ``finished`` key holding the moves of ``key`` (a finished key or a game id)."""
+        if key in self.finished:
+            return key
+        return self.local_matches().get(key)
+
+    def lobby_games(self) -> list[tuple[HistoryRow | FinishedGame, FinishedGame | None]]:
+        """The lobby's finished games, newest first, each with its moves when they are here.
+
+        The server's history when it keeps one, after any game seen here that the history
+        does not list (yet); with no history, just the games seen here.
+        """
+        pairs = self.local_matches()
+        listed = set(pairs.values()) | {h.game_id for h in self.history}
+        extra = [g for g in reversed(self.finished.values()) if g.key not in listed]
+        rows: list[tuple[HistoryRow | FinishedGame, FinishedGame | None]] = [(g, g) for g in extra]
+        for h in self.history:
+            key = h.game_id if h.game_id in self.finished else pairs.get(h.game_id)
+            rows.append((h, self.finished.get(key) if key else None))
+        return rows
 
     def _archive_wire(self, row: Message) -> None:
         if not isinstance(row.get("moves"), list):
@@ -511,6 +621,7 @@ class ClientModel:
             moves=tuple(_xy(m) for m in row["moves"]),
             result=Result.from_wire(result),
             game_no=int(row.get("game_no") or 1),
+            game_id=key if isinstance(row.get("game_id"), str) else None,
         )
 
     def _archive(self, room: RoomState) -> None:

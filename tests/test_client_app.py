@@ -210,7 +210,7 @@ def test_game_end_rematch_replay_and_leave(app: tuple[App, FakeNet], tmp_path: P
     a.step([key(pygame.K_ESCAPE)])
     assert a.scene == "room"
     a.step([key(pygame.K_ESCAPE)])  # leaving a finished game needs no confirmation
-    assert a.scene == "lobby" and net.sent[-1]["type"] == "leave_room"
+    assert a.scene == "lobby" and net.types()[-2:] == ["leave_room", "list_games"]
     click_action(a, "replay", "r1#1")
     assert a.scene == "replay"
     a.step([key(pygame.K_ESCAPE)])
@@ -223,7 +223,7 @@ def test_leaving_a_live_game_asks_first(app: tuple[App, FakeNet]) -> None:
     a.step([key(pygame.K_ESCAPE)])
     assert a.confirm == "leave" and a.scene == "room"
     click_action(a, "leave")
-    assert a.scene == "lobby" and net.types()[-1] == "leave_room"
+    assert a.scene == "lobby" and net.types()[-2:] == ["leave_room", "list_games"]
 
 
 def test_resize_rescales_the_board(app: tuple[App, FakeNet]) -> None:
@@ -262,3 +262,122 @@ def test_offline_banner_and_quit(app: tuple[App, FakeNet]) -> None:
     banner = a.surface.get_at((a.surface.get_width() // 2 - 300, 52 + 5))
     assert banner[:3] == (120, 46, 46)
     assert a.step([Ev(pygame.QUIT)]) is False
+
+
+TTT = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
+
+
+def history_row(game_id: str, ended_at: float = 1_700_000_060.0) -> dict[str, Any]:
+    return {
+        "game_id": game_id,
+        "room": "old1",
+        "game": TTT,
+        "players": ["carol", "minimax"],
+        "player_ids": ["p_c", "p_m"],
+        "winner": 1,
+        "reason": "line",
+        "started_at": ended_at - 60,
+        "ended_at": ended_at,
+    }
+
+
+def test_history_from_the_server_and_replay_via_get_game(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    (ask,) = [m for m in net.sent if m["type"] == "list_games"]
+    assert ask["limit"] == 20 and "before" not in ask
+    rows = [history_row(f"g{i}", 1_700_000_000.0 - i) for i in range(8)]
+    net.inbox.append({"type": "games", "games": rows, "more": True, "id": ask["id"]})
+    a.step()
+    assert a.hotspot("replay", "g0") is not None and a.hotspot("replay", "g7") is None
+    click_action(a, "replay", "g0")
+    assert net.sent[-1] == {"type": "get_game", "game_id": "g0", "id": len(net.sent)}
+    assert a.scene == "lobby"
+    click_action(a, "replay", "g0")  # asked already: not sent twice
+    assert net.types().count("get_game") == 1
+    net.inbox.append(  # the link dropped and came back: the answer will never come
+        {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "alice"}
+    )
+    a.step()
+    click_action(a, "replay", "g0")
+    assert net.types().count("get_game") == 2
+    moves = [[0, 0], [2, 0], [0, 1], [2, 1], [1, 1], [2, 2]]
+    record = {
+        **rows[0],
+        "kinds": ["human", "bot"],
+        "clock": None,
+        "status": "over",
+        "line": [[2, 0], [2, 1], [2, 2]],
+        "moves": [{"x": x, "y": y, "at": 0.0, "ms": 5, "clocks": None} for x, y in moves],
+    }
+    net.inbox.append({"type": "game", "game": record, "id": net.sent[-1]["id"]})
+    a.step()
+    assert a.scene == "replay" and a.replay_key == "g0" and a.replay_ply == 6
+    a.step([key(pygame.K_HOME), key(pygame.K_RIGHT)])
+    assert a.replay_ply == 1
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "lobby" and net.types()[-1] == "list_games"  # back in the lobby: refresh
+    click_action(a, "replay", "g0")  # its moves are here now
+    assert a.scene == "replay" and net.types().count("get_game") == 2
+
+
+def test_history_scrolls_and_pages(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    rows = [history_row(f"g{i}", 1_700_000_000.0 - i) for i in range(8)]
+    net.inbox.append({"type": "games", "games": rows, "more": True, "id": 2})
+    a.step()
+    spot = a.hotspot("replay", "g0")
+    assert spot is not None
+    wheel = Ev(pygame.MOUSEWHEEL, x=0, y=-1, flipped=False)
+    a.step([Ev(pygame.MOUSEMOTION, pos=spot.rect.center, rel=(0, 0), buttons=(0, 0, 0))])
+    a.step([wheel] * 3)
+    assert a.history_scroll == 3 and a.hotspot("replay", "g7") is not None  # 5 rows shown
+    assert a.hotspot("replay", "g0") is None
+    page = net.sent[-1]  # at the end of the list: the next page is asked for
+    assert page["type"] == "list_games" and page["before"] == 1_700_000_000.0 - 7
+    a.step([wheel] * 2)
+    assert a.history_scroll == 3 and net.types().count("list_games") == 2  # once per page
+    older = [history_row("g8", 1_600_000_000.0)]
+    net.inbox.append({"type": "games", "games": older, "more": False, "id": page["id"]})
+    a.step([wheel])
+    assert [h.game_id for h in a.model.history][-2:] == ["g7", "g8"] and a.history_scroll == 4
+    assert a.hotspot("replay", "g8") is not None
+
+
+def test_game_over_refreshes_history_and_no_history_stops_asking(
+    app: tuple[App, FakeNet],
+) -> None:
+    a, net = app
+    asked = net.sent[-1]
+    net.inbox.append({"type": "error", "code": "no_history", "message": "x", "id": asked["id"]})
+    a.step()
+    assert a.model.history_supported is False and not a.model.toasts
+    enter_room(a, net, game=TTT, moves=[[0, 0], [1, 0], [0, 1], [1, 1]], ply=4)
+    net.inbox += [
+        {"type": "moved", "room": "r1", "ply": 4, "seat": 0, "x": 0, "y": 2},
+        {"type": "game_over", "room": "r1", "winner": 0, "reason": "line", "line": []},
+    ]
+    a.step()
+    assert net.types().count("list_games") == 1  # the server keeps no history
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "lobby" and net.types().count("list_games") == 1
+    click_action(a, "replay", "r1#1")  # the game seen here still replays
+    assert a.scene == "replay" and a.replay_ply == 5
+
+
+def test_game_over_asks_for_the_new_history_row(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    net.inbox.append({"type": "games", "games": [], "more": False, "id": 2})
+    enter_room(a, net, game=TTT, moves=[[0, 0], [1, 0], [0, 1], [1, 1]], ply=4)
+    net.inbox += [
+        {"type": "moved", "room": "r1", "ply": 4, "seat": 0, "x": 0, "y": 2},
+        {"type": "game_over", "room": "r1", "winner": 0, "reason": "line", "line": []},
+    ]
+    a.step()
+    assert net.types()[-1] == "list_games"
+    row = dict(history_row("g9"), room="r1", players=["alice", "bob"], winner=0)
+    net.inbox.append({"type": "games", "games": [row], "more": False, "id": len(net.sent)})
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "lobby"
+    assert a.hotspot("replay", "g9") is not None and a.hotspot("replay", "r1#1") is None
+    click_action(a, "replay", "g9")  # paired with the game seen here: no get_game
+    assert a.scene == "replay" and a.replay_ply == 5 and "get_game" not in net.types()

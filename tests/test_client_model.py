@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from client.forms import LobbyForm, create_request
-from client.model import ERROR_WORDS, ClientModel, error_text
+from client.model import ERROR_WORDS, ClientModel, FinishedGame, HistoryRow, error_text
 from protocol.errors import all_codes
 
 
@@ -175,9 +175,14 @@ def test_connection_notes_and_leaving() -> None:
     m.leave("r1")
     m.apply(state())  # a late broadcast for a room we left
     assert m.current is None and "r1" not in m.rooms
+    m.toast(ERROR_WORDS["no_bot_available"], "error")
+    m.toast(ERROR_WORDS["no_bot_available"], "error")  # a repeat replaces, not stacks
+    m.toast("Reconnected.")  # replaces the one from above, now the newest
+    assert [t.text for t in m.toasts] == [ERROR_WORDS["no_bot_available"], "Reconnected."]
     m.apply({"type": "joined", "room": "r1", "seat": 0})
     m.apply(state())
     assert m.room is not None
+    assert [t.text for t in m.toasts] == ["Reconnected."]  # the failure to get a room is moot
 
 
 def test_a_new_identity_forgets_old_rooms() -> None:
@@ -199,6 +204,152 @@ def test_history_answers_are_archived() -> None:
     }
     m.apply({"type": "games", "games": [row, {"game_id": "g2"}]})
     assert list(m.finished) == ["g1"] and m.finished["g1"].game.width == 15
+
+
+TTT = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
+
+
+def summary(game_id: str, room: str = "r1", **over: Any) -> dict[str, Any]:
+    """A row of ``games`` as server/store.py ``_summary`` writes it."""
+    row: dict[str, Any] = {
+        "game_id": game_id,
+        "room": room,
+        "game": TTT,
+        "players": ["alice", "bob"],
+        "player_ids": ["p_a", "p_b"],
+        "winner": 0,
+        "reason": "line",
+        "started_at": 1_700_000_000.0,
+        "ended_at": 1_700_000_060.0,
+    }
+    row.update(over)
+    return row
+
+
+def ident(row: HistoryRow | FinishedGame) -> str:
+    """A lobby row's key: the server's game id, or the local archive key."""
+    return row.game_id if isinstance(row, HistoryRow) else row.key
+
+
+def test_server_history_rows_become_the_lobby_list() -> None:
+    m = ClientModel()
+    m.apply(
+        {
+            "type": "games",
+            "games": [
+                summary("g2", ended_at=20.0),
+                summary("g1", "r0", winner=None, reason="draw"),
+            ],
+            "more": True,
+            "id": 3,
+        }
+    )
+    assert m.history_supported is True and m.history_more
+    assert [h.game_id for h in m.history] == ["g2", "g1"]
+    g2 = m.history[0]
+    assert (g2.room, g2.players, g2.game.title, g2.ended_at) == (
+        "r1",
+        ("alice", "bob"),
+        "Tic-tac-toe",
+        20.0,
+    )
+    assert (g2.result.winner, g2.result.reason) == (0, "line")
+    assert m.history[1].result.winner is None
+    assert [(ident(row), moves) for row, moves in m.lobby_games()] == [
+        ("g2", None),
+        ("g1", None),
+    ]
+    assert m.replay_key("g2") is None and not m.finished  # moves come from get_game
+    m.apply({"type": "games", "games": [summary("g3")], "more": False, "id": 4})
+    assert [h.game_id for h in m.history] == ["g3"] and not m.history_more  # a refresh replaces
+
+
+def test_history_pages_extend_the_list() -> None:
+    m = ClientModel()
+    m.apply({"type": "games", "games": [summary("g3"), summary("g2")], "more": True, "id": 1})
+    m.page_ids.add(2)
+    page = {"type": "games", "games": [summary("g2"), summary("g1")], "more": False, "id": 2}
+    m.apply(page)
+    assert [h.game_id for h in m.history] == ["g3", "g2", "g1"] and not m.history_more
+    assert not m.page_ids
+
+
+def test_get_game_record_is_kept_for_replay() -> None:
+    m = ClientModel()
+    m.apply({"type": "games", "games": [summary("g1")], "more": False})
+    record = {
+        **summary("g1"),
+        "kinds": ["human", "bot"],
+        "clock": None,
+        "status": "over",
+        "line": [[0, 0], [1, 1], [2, 2]],
+        "moves": [
+            {"x": x, "y": y, "at": 1.0 + i, "ms": 1000, "clocks": None}
+            for i, (x, y) in enumerate([(0, 0), (1, 0), (1, 1), (2, 0), (2, 2)])
+        ],
+    }
+    m.apply({"type": "game", "game": record, "id": 5})
+    game = m.finished["g1"]
+    assert game.game_id == "g1" and game.moves == ((0, 0), (1, 0), (1, 1), (2, 0), (2, 2))
+    assert game.result.line == ((0, 0), (1, 1), (2, 2)) and game.result.winner == 0
+    assert game.game.title == "Tic-tac-toe" and game.players == ("alice", "bob")
+    assert m.replay_key("g1") == "g1"
+    ((row, moves),) = m.lobby_games()  # listed once, now with its moves
+    assert moves is game and getattr(row, "game_id", None) == "g1"
+
+
+def test_games_seen_live_pair_with_history_rows() -> None:
+    m = ClientModel()
+    won = {"winner": 0, "reason": "line", "line": [[0, 0], [1, 1], [2, 2]]}
+    m.apply(state(moves=[[0, 0], [1, 0], [1, 1], [2, 0], [2, 2]], status="over", result=won))
+    m.apply(state(game_no=2, players=["bob", "alice"], seat=1))
+    m.apply(
+        state(
+            game_no=2,
+            players=["bob", "alice"],
+            seat=1,
+            moves=[[1, 1], [0, 0], [2, 2], [0, 1], [0, 2], [2, 0], [1, 0], [1, 2], [2, 1]],
+            status="over",
+            result={"winner": None, "reason": "draw", "line": []},
+        )
+    )
+    assert list(m.finished) == ["r1#1", "r1#2"]
+    m.apply(state(room="r9", status="over", result={"winner": 1, "reason": "resign"}))
+    # Before the server lists them, the lobby shows the games seen here, newest first.
+    assert [ident(row) for row, _ in m.lobby_games()] == ["r9#1", "r1#2", "r1#1"]
+    rows = [
+        summary("g3", players=["bob", "alice"], winner=None, reason="draw"),  # is r1#2
+        summary("g2"),  # is r1#1
+        summary("g0"),  # the same players and result in r1, but not seen here
+        summary("g1", room="r0"),
+    ]
+    m.apply({"type": "games", "games": rows, "more": False})
+    # r1#1 could be g2 or g0: left unpaired (g2's moves will come from get_game).
+    assert m.local_matches() == {"g3": "r1#2"}
+    listed = m.lobby_games()
+    assert [ident(r) for r, _ in listed] == [
+        "r9#1",  # not in the history (yet): still shown, first
+        "r1#1",  # ambiguous, so shown as seen here
+        "g3",
+        "g2",
+        "g0",
+        "g1",
+    ]
+    assert [len(g.moves) if g else None for _, g in listed] == [0, 5, 9, None, None, None]
+    m.apply({"type": "games", "games": [rows[0], rows[1], rows[3]], "more": False})
+    assert m.local_matches() == {"g3": "r1#2", "g2": "r1#1"}
+    assert [ident(r) for r, _ in m.lobby_games()] == ["r9#1", "g3", "g2", "g1"]
+    assert m.replay_key("g3") == "r1#2" and m.replay_key("g1") is None
+
+
+def test_a_server_without_history_keeps_the_local_list() -> None:
+    m = ClientModel()
+    m.quiet_ids.add(1)
+    m.apply({"type": "error", "code": "no_history", "message": "no db", "id": 1})
+    assert m.history_supported is False and not m.toasts
+    m.apply(state(status="over", result={"winner": 1, "reason": "resign"}))
+    ((row, moves),) = m.lobby_games()
+    assert row is moves and row.key == "r1#1"  # type: ignore[union-attr]
 
 
 def test_create_request_from_the_form() -> None:

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import time
+
 import pygame
 
 from client import theme
 from client.forms import CLOCKS, GAMES, LobbyForm
-from client.model import ClientModel, FinishedGame, RoomSummary, game_title, result_text
+from client.model import (
+    ClientModel,
+    FinishedGame,
+    HistoryRow,
+    RoomSummary,
+    game_title,
+    result_text,
+)
 from client.views.common import HEADER_H
 from client.widgets import Frame, TextInput, draw_input, panel
 
 RIGHT_W = 360
 ROW_H = 44
+FINISHED_ROW_H = 32
 STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED}
 
 
@@ -67,37 +77,86 @@ def _rooms_panel(frame: Frame, rect: pygame.Rect, model: ClientModel, selected: 
         _room_row(frame, r, row, first + i == selected)
 
 
-def _finished_panel(frame: Frame, rect: pygame.Rect, games: list[FinishedGame]) -> None:
-    inner = panel(frame.surface, rect, "Finished games · replay")
+def when(ended_at: float | None, now: float | None = None) -> str:
+    """A short local time for a finished game: ``14:05`` today, else ``12 Mar 14:05``."""
+    if ended_at is None:
+        return ""
+    stamp = time.localtime(ended_at)
+    today = time.localtime(time.time() if now is None else now)
+    if stamp[:3] == today[:3]:
+        return time.strftime("%H:%M", stamp)
+    return time.strftime("%d %b %H:%M", stamp).lstrip("0")
+
+
+def _finished_label(row: HistoryRow | FinishedGame, moves: FinishedGame | None) -> str:
+    summary = result_text(row.result, row.players, row.game.k)
+    label = f"{row.game.title} · {row.players[0]} vs {row.players[1]} · {summary}"
+    if moves is not None:
+        label += f" · {len(moves.moves)} moves"
+    return label
+
+
+def _finished_panel(
+    frame: Frame, rect: pygame.Rect, model: ClientModel, scroll: int, loading: str | None
+) -> None:
+    games = model.lobby_games()
+    server = model.history_supported is True
+    title = "Recent games on this server · replay" if server else "Finished games · replay"
+    inner = panel(frame.surface, rect, title)
     if not games:
+        tip = (
+            "No finished games yet: they appear here for replay."
+            if server
+            else "Games you play or watch appear here for replay."
+        )
+        theme.text(frame.surface, tip, inner.topleft, 14, theme.MUTED)
+        return
+    rows = finished_rows(frame.surface.get_size())
+    first = max(0, min(scroll, len(games) - rows))
+    shown = games[first : first + rows]
+    if first or first + rows < len(games) or model.history_more:
+        older = len(games) - first - len(shown)
+        more = (
+            f"{older}{'+' if model.history_more else ''} older"
+            if older or model.history_more
+            else ""
+        )
+        hint = " · ".join(x for x in (f"{first} newer" if first else "", more) if x)
         theme.text(
             frame.surface,
-            "Games you play or watch appear here for replay.",
-            inner.topleft,
-            14,
+            f"{hint}  (scroll)",
+            (inner.right, rect.y + 10),
+            12,
             theme.MUTED,
+            anchor="topright",
         )
-        return
-    rows = max(1, inner.h // 32)
-    for i, g in enumerate(reversed(games[-rows:])):
-        r = pygame.Rect(inner.x - 6, inner.y + i * 32, inner.w + 12, 28)
+    for i, (row, moves) in enumerate(shown):
+        r = pygame.Rect(inner.x - 6, inner.y + i * FINISHED_ROW_H, inner.w + 12, 28)
         if frame.hovered(r):
             pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
-        frame.add(r, "replay", g.key)
-        summary = result_text(g.result, g.players, g.game.k)
-        label = (
-            f"{g.game.title} · {g.players[0]} vs {g.players[1]} · {summary} · {len(g.moves)} moves"
+        key = row.game_id if isinstance(row, HistoryRow) else row.key
+        frame.add(r, "replay", key)
+        stamp = when(row.ended_at) if isinstance(row, HistoryRow) else "this session"
+        action = "Loading…" if loading == key else "Replay \u203a"
+        right = theme.text(
+            frame.surface, action, (r.right - 8, r.centery), 14, theme.ACCENT, anchor="midright"
         )
-        theme.text(
-            frame.surface, label, (r.x + 8, r.centery), 14, anchor="midleft", max_width=r.w - 90
+        right_w = max(right.w, theme.font(14).size("Replay \u203a")[0])
+        stamp_rect = theme.text(
+            frame.surface,
+            stamp,
+            (r.right - 8 - right_w - 16, r.centery),
+            12,
+            theme.MUTED,
+            anchor="midright",
         )
         theme.text(
             frame.surface,
-            "Replay \u203a",
-            (r.right - 8, r.centery),
+            _finished_label(row, moves),
+            (r.x + 8, r.centery),
             14,
-            theme.ACCENT,
-            anchor="midright",
+            anchor="midleft",
+            max_width=stamp_rect.x - r.x - 24,
         )
 
 
@@ -234,6 +293,12 @@ def lobby_layout(size: tuple[int, int]) -> dict[str, pygame.Rect]:
     }
 
 
+def finished_rows(size: tuple[int, int]) -> int:
+    """How many finished games the lobby shows at once in a window of ``size``."""
+    inner_h = lobby_layout(size)["finished"].h - 20 - 24  # see widgets.panel
+    return max(1, inner_h // FINISHED_ROW_H)
+
+
 def draw_lobby(
     frame: Frame,
     model: ClientModel,
@@ -241,10 +306,12 @@ def draw_lobby(
     code: TextInput,
     code_focused: bool,
     selected: int,
+    history_scroll: int = 0,
+    loading: str | None = None,
 ) -> None:
-    """The whole lobby scene (below the header)."""
+    """The whole lobby scene (below the header); ``loading`` is a game id being fetched."""
     layout = lobby_layout(frame.surface.get_size())
     _rooms_panel(frame, layout["rooms"], model, selected)
-    _finished_panel(frame, layout["finished"], list(model.finished.values()))
+    _finished_panel(frame, layout["finished"], model, history_scroll, loading)
     _new_game_panel(frame, layout["new"], form)
     _join_panel(frame, layout["join"], code, code_focused)

@@ -64,13 +64,13 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
     )
     detail = "bot" if seat < len(room.kinds) and room.kinds[seat] == "bot" else "human"
     online = room.online[seat] if seat < len(room.online) else True
+    over = room.status == "over"
     if room.players[seat] and not online:
-        detail += " · offline"
-    if room.rematch[seat] and room.status == "over":
+        detail += " · left" if over else " · offline"  # after the game, leaving is normal
+    if room.rematch[seat] and over:
         detail += " · wants a rematch"
-    theme.text(
-        surf, detail, (rect.x + 44, rect.y + 30), 12, theme.MUTED if online else theme.DANGER
-    )
+    alarm = not online and not over and room.players[seat]
+    theme.text(surf, detail, (rect.x + 44, rect.y + 30), 12, theme.DANGER if alarm else theme.MUTED)
     if room.clocks is not None:
         left = room.clocks.left(seat, now)
         low = left < 10 and active
@@ -176,19 +176,27 @@ def draw_room_panel(
     )
     y += 24
 
-    buttons: list[tuple[str, str, str]] = []
+    buttons: list[tuple[str, str, str, bool]] = []
     if room.seat is not None and room.status == "playing":
-        buttons.append(("Resign (R)", "resign", "danger"))
+        buttons.append(("Resign (R)", "resign", "danger", True))
     if room.seat is not None and room.status == "over":
+        other = 1 - room.seat
+        here = bool(room.players[other]) and other < len(room.online) and room.online[other]
         asked = room.rematch[room.seat]
-        buttons.append(("Rematch asked" if asked else "Rematch", "rematch", "primary"))
+        label = "Rematch asked" if asked else "Rematch" if here else "Opponent left"
+        buttons.append((label, "rematch", "primary", here))
     if room.status == "over":
-        buttons.append(("Replay", "replay_current", "normal"))
-    buttons.append(("Leave (Esc)", "leave", "normal"))
+        buttons.append(("Replay", "replay_current", "normal", True))
+    buttons.append(("Leave (Esc)", "leave", "normal", True))
     bw = (inner.w - 8 * (len(buttons) - 1)) // len(buttons)
-    for i, (label, action, kind) in enumerate(buttons):
+    for i, (label, action, kind, enabled) in enumerate(buttons):
         frame.button(
-            pygame.Rect(inner.x + i * (bw + 8), y, bw, 34), label, action, kind=kind, size=14
+            pygame.Rect(inner.x + i * (bw + 8), y, bw, 34),
+            label,
+            action,
+            kind=kind,
+            enabled=enabled,
+            size=14,
         )
     y += 46
 
