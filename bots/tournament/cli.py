@@ -1,0 +1,253 @@
+"""``mnk-tournament``: play a tournament between bots, every game refereed by an mnk-arena server.
+
+Example::
+
+    mnk-tournament --game tictactoe --bot perfect=minimax:level=10 --bot weak=minimax:level=3 \\
+        --bot rnd=random --games 2 --concurrency 2 --out runs/ttt
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from bots.specs import parse_spec
+from bots.tournament.chart import draw_elo_chart
+from bots.tournament.director import Director, Plan
+from bots.tournament.openings import openings_from_arg
+from bots.tournament.processes import (
+    BotSupervisor,
+    Child,
+    bot_child,
+    free_port,
+    server_child,
+    wait_listening,
+)
+from bots.tournament.referee import ProtocolError, ServerReferee
+from bots.tournament.report import make_reporter, print_final
+from bots.tournament.schedule import FORMATS
+from bots.tournament.stats import Sprt
+from protocol.errors import ArenaError
+from protocol.rules import Variant
+from protocol.variants import make_variant
+
+log = logging.getLogger("mnk.tournament")
+
+CONFIG = "tournament.json"
+#: Settings that fix the schedule: a resumed run must agree on all of them.
+SCHEDULE_KEYS = ("game", "options", "bots", "format", "games", "rounds", "openings", "seed", "sprt")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``mnk-tournament``."""
+    p = argparse.ArgumentParser(
+        prog="mnk-tournament", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    p.add_argument("--game", required=True, help="tictactoe | gomoku | gomoku-standard | mnk:…")
+    p.add_argument(
+        "--bot",
+        action="append",
+        required=True,
+        metavar="NAME=SPEC",
+        help="a player: SPEC is an mnk-bot engine (minimax[:level=N], random, module:Class,\n"
+        "piskvork:PATH) or 'remote' for a bot of that name already on --server",
+    )
+    p.add_argument("--format", choices=FORMATS, default="round-robin")
+    p.add_argument(
+        "--games", type=int, default=1, help="colour-swapped game pairs per pairing per opening"
+    )
+    p.add_argument("--rounds", type=int, default=None, help="swiss rounds / schedule repeats")
+    p.add_argument("--clock", default=None, help="time control INITIAL+INCREMENT in seconds")
+    p.add_argument("--move-time", type=float, default=None, help="cap per move (seconds)")
+    p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    p.add_argument("--openings", default=None, help="FILE, or random:K[:N] (K stones, N openings)")
+    p.add_argument("--max-moves", type=int, default=None, help="adjudicate a draw at M stones")
+    p.add_argument("--seed", type=int, default=1, help="seed for openings and pairings")
+    p.add_argument("--server", default=None, help="use this server (default: start one)")
+    p.add_argument("--sprt", default=None, help="elo0,elo1[,alpha,beta] (exactly two bots)")
+    p.add_argument("--sprt-max-games", type=int, default=1000, help="SPRT game cap (1000)")
+    p.add_argument("--grace", type=float, default=3.0, help="embedded server reconnect grace")
+    p.add_argument("--plain", action="store_true", help="one line per game even on a terminal")
+    p.add_argument("--no-chart", action="store_true", help="skip elo.png")
+    p.add_argument("--out", type=Path, required=True, help="directory for results (resumable)")
+    p.add_argument("--log-level", default="WARNING")
+    return p
+
+
+def parse_game(text: str) -> tuple[str, dict[str, Any], Variant]:
+    """``gomoku`` or ``mnk:width=7,height=6,k=4[,rule=exact]``: name, options, variant."""
+    name, _, rest = text.partition(":")
+    options: dict[str, Any] = {}
+    for part in filter(None, rest.split(",")):
+        key, _, value = part.partition("=")
+        options[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
+    try:
+        variant = make_variant(name, options)
+    except ArenaError as exc:
+        raise ValueError(str(exc)) from None
+    return name, options, variant
+
+
+def parse_bots(entries: list[str]) -> list[tuple[str, str]]:
+    """``NAME=SPEC`` pairs, checked."""
+    bots = []
+    for entry in entries:
+        name, sep, spec = entry.partition("=")
+        name, spec = name.strip(), spec.strip()
+        if not sep or not name or not spec:
+            raise ValueError(f"--bot {entry!r}: use NAME=SPEC")
+        if spec != "remote":
+            parse_spec(spec)
+        bots.append((name, spec))
+    names = [n for n, _ in bots]
+    if len(set(names)) != len(names) or len(names) < 2:
+        raise ValueError("give at least two bots with different names")
+    return bots
+
+
+def parse_clock(text: str | None, move_s: float | None) -> dict[str, float] | None:
+    """``INITIAL+INCREMENT`` as the wire's clock map."""
+    if not text:
+        return {"initial_s": 3600.0, "increment_s": 0.0, "move_s": move_s} if move_s else None
+    initial, _, inc = text.partition("+")
+    clock = {"initial_s": float(initial), "increment_s": float(inc or 0)}
+    if move_s:
+        clock["move_s"] = move_s
+    return clock
+
+
+def settings(args: argparse.Namespace) -> tuple[dict[str, Any], Plan, Variant, dict | None]:
+    """The run's config (as stored in tournament.json), plan, variant and clock."""
+    game, options, variant = parse_game(args.game)
+    bots = parse_bots(args.bot)
+    sprt = Sprt.parse(args.sprt) if args.sprt else None
+    if sprt is not None and len(bots) != 2:
+        raise ValueError("--sprt needs exactly two bots")
+    if args.games < 1 or args.concurrency < 1:
+        raise ValueError("--games and --concurrency must be at least 1")
+    config: dict[str, Any] = {
+        "game": game,
+        "options": options,
+        "bots": [list(b) for b in bots],
+        "format": args.format,
+        "games": args.games,
+        "rounds": args.rounds,
+        "openings": args.openings,
+        "seed": args.seed,
+        "sprt": args.sprt,
+        "clock": parse_clock(args.clock, args.move_time),
+        "max_moves": args.max_moves,
+        "concurrency": args.concurrency,
+    }
+    stored = args.out / CONFIG
+    if stored.exists():
+        old = json.loads(stored.read_text())
+        changed = [k for k in SCHEDULE_KEYS if old.get(k) != config[k]]
+        if changed:
+            raise ValueError(f"{args.out} holds another tournament ({', '.join(changed)} differ)")
+        openings = [tuple(tuple(m) for m in o) for o in old["opening_list"]]
+    else:
+        openings = openings_from_arg(args.openings, variant, args.seed)
+    config["opening_list"] = [[list(m) for m in o] for o in openings]
+    plan = Plan(
+        names=[n for n, _ in bots],
+        fmt=args.format,
+        openings=openings,  # type: ignore[arg-type]
+        repeats=args.games,
+        rounds=args.rounds,
+        seed=args.seed,
+        sprt=sprt,
+        sprt_max_pairs=max(1, args.sprt_max_games // 2),
+    )
+    return config, plan, variant, config["clock"]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Start what is needed, play, stop everything; returns results.json's document."""
+    config, plan, variant, clock = settings(args)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+    server: Child | None = None
+    url = args.server
+    if url is None:
+        port = free_port()
+        url = f"ws://127.0.0.1:{port}"
+        server = server_child(out, port, args.grace)
+        server.start()
+        await wait_listening(url, server)
+    capacity = args.concurrency
+    children = [
+        bot_child(out, url, name, spec, capacity, variant.name)
+        for name, spec in config["bots"]
+        if spec != "remote"
+    ]
+    supervisor = BotSupervisor(children, delay=args.grace + 1.0)
+    supervisor.start_all()
+    watcher = asyncio.create_task(supervisor.run())
+    referee = ServerReferee(
+        url,
+        config["game"],
+        config["options"],
+        clock,
+        args.max_moves,
+        rate=500.0 if server is not None else 15.0,
+    )
+    director = Director(
+        plan, referee, out, variant, make_reporter(args.plain), args.concurrency, config
+    )
+    director.restarts = supervisor.restarts
+    try:
+        with contextlib.suppress(ProtocolError):  # an older server without list_bots
+            await referee.wait_for_bots(plan.names)
+        return await director.run()
+    finally:
+        watcher.cancel()
+        await referee.close()
+        await supervisor.stop_all()
+        if server is not None:
+            await server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``mnk-tournament`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    try:
+        summary = _run_until_signal(args)
+    except ValueError as exc:
+        sys.exit(f"mnk-tournament: {exc}")
+    except ProtocolError as exc:
+        sys.exit(f"mnk-tournament: the server refused: {exc}")
+    if summary is None:
+        sys.exit("mnk-tournament: interrupted; run the same command again to resume")
+    print_final(summary)
+    if not args.no_chart and summary["standings"]:
+        draw_elo_chart(summary["standings"], args.out / "elo.png", f"Elo: {args.game}")
+    print(f"results: {args.out / 'results.json'}")
+
+
+def _run_until_signal(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``run`` with SIGINT/SIGTERM stopping it cleanly (None when stopped early)."""
+
+    async def guarded() -> dict[str, Any] | None:
+        task = asyncio.create_task(run(args))
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return None
+
+    return asyncio.run(guarded())

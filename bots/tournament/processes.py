@@ -1,0 +1,152 @@
+"""Child processes: the embedded ``python -m server`` and one ``python -m bots`` per bot.
+
+Children die with the director (Linux ``PR_SET_PDEATHSIG``), so a killed director never leaves
+a server holding its database or bots playing orphaned games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+log = logging.getLogger("mnk.tournament")
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: ask Linux to SIGTERM this child when the director exits, however it exits."""
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Child:
+    """One child process with its log file."""
+
+    def __init__(self, name: str, argv: list[str], log_path: Path) -> None:
+        self.name, self.argv, self.log_path = name, argv, log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def start(self) -> None:
+        """Start (or restart) the process, appending to its log."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as out:
+            self.proc = subprocess.Popen(
+                self.argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        self.starts += 1
+
+    @property
+    def exited(self) -> bool:
+        """Whether the process has ended."""
+        return self.proc is not None and self.proc.poll() is not None
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM, then SIGKILL after ``timeout`` seconds."""
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            await asyncio.to_thread(proc.wait, timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            await asyncio.to_thread(proc.wait)
+
+
+def server_child(out: Path, port: int, grace: float, log_level: str = "WARNING") -> Child:
+    """The embedded server: loopback, no built-in bots, a short reconnect grace, db in ``out``."""
+    argv = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
+    argv += ["--db", str(out / "arena.sqlite3"), "--no-bots", "--reconnect-grace", str(grace)]
+    argv += ["--rate", "1000", "--burst", "2000", "--log-level", log_level]
+    return Child("server", argv, out / "logs" / "server.log")
+
+
+def bot_child(
+    out: Path, url: str, name: str, spec: str, capacity: int, game: str, log_level: str = "WARNING"
+) -> Child:
+    """A bot process named ``name`` playing ``game`` with its session kept in ``out``."""
+    session = out / "sessions" / f"{_safe(name)}.session"
+    session.parent.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "bots", "--server", url, "--engine", spec, "--name", name]
+    argv += ["--capacity", str(capacity), "--games", game, "--session-file", str(session)]
+    argv += ["--log-level", log_level]
+    return Child(name, argv, out / "logs" / f"{_safe(name)}.log")
+
+
+async def wait_listening(url: str, child: Child | None = None, timeout: float = 30.0) -> None:
+    """Wait until ``url`` accepts WebSocket connections (fail early if ``child`` died)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with connect(url, compression=None):
+                return
+        except OSError:
+            if child is not None and child.exited:
+                raise RuntimeError(f"the server exited; see {child.log_path}") from None
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on {url}") from None
+            await asyncio.sleep(0.05)
+
+
+def _safe(name: str) -> str:
+    """``name`` made safe as a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+class BotSupervisor:
+    """Restarts bot processes that died, after ``delay`` (so the games they were in end first)."""
+
+    def __init__(self, children: list[Child], delay: float) -> None:
+        self.children = children
+        self.delay = delay
+        #: How many times each bot's process died (it is started again after ``delay``).
+        self.restarts: dict[str, int] = {c.name: 0 for c in children}
+
+    def start_all(self) -> None:
+        """Start every bot."""
+        for child in self.children:
+            child.start()
+
+    async def run(self, poll_s: float = 0.2) -> None:
+        """Watch forever (cancel to stop)."""
+        due: dict[str, float] = {}
+        while True:
+            now = time.monotonic()
+            for child in self.children:
+                if not child.exited:
+                    continue
+                if child.name not in due:
+                    code = child.proc.returncode if child.proc else None
+                    log.warning("bot %s exited (code %s); restarting it", child.name, code)
+                    due[child.name] = now + self.delay
+                    self.restarts[child.name] += 1
+                elif now >= due[child.name]:
+                    del due[child.name]
+                    child.start()
+            await asyncio.sleep(poll_s)
+
+    async def stop_all(self) -> None:
+        """Stop every bot."""
+        await asyncio.gather(*(c.stop() for c in self.children))

@@ -1,0 +1,356 @@
+"""How a game gets played: the :class:`GamePlayer` interface and its two implementations.
+
+:class:`ServerReferee` has the server referee every game over protocol v1: it creates a room
+with ``"bots": [a, b]``, watches it as a spectator and reads the result from ``game_over``.
+:class:`LocalReferee` plays in-process :class:`bots.sdk.Bot` objects (tests, quick checks).
+The director only sees ``play(spec) -> Played``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from bots.sdk import Bot
+from bots.tournament.results import GameResult, fault_of
+from bots.tournament.schedule import GameSpec
+from protocol.rules import Game, Move, Termination, Variant
+from protocol.wire import PROTOCOL_VERSION
+
+log = logging.getLogger("mnk.tournament")
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A finished game and, when the server has it, its ``.psq`` record."""
+
+    result: GameResult
+    psq: str | None = None
+
+
+class GamePlayer(Protocol):
+    """Anything that can play one scheduled game to the end."""
+
+    async def play(self, spec: GameSpec) -> Played:
+        """Play ``spec`` and return its result."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+class ProtocolError(Exception):
+    """An ``error`` reply from the server."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+class LinkClosed(ConnectionError):
+    """The connection to the server dropped."""
+
+
+_CLOSED: dict[str, Any] = {"type": "_closed"}
+
+
+class Link:
+    """One protocol-v1 connection as a human-kind client, with requests and per-room feeds."""
+
+    def __init__(self, url: str, name: str = "director", rate: float = 15.0) -> None:
+        self.url, self.name = url, name
+        self.ws: ClientConnection | None = None
+        self.player: str | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._rooms: dict[str, asyncio.Queue[dict[str, Any]]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._interval = 1.0 / rate
+        self._next_send = 0.0
+
+    @property
+    def alive(self) -> bool:
+        """Whether the connection is open and being read."""
+        return self._reader is not None and not self._reader.done()
+
+    async def open(self) -> None:
+        """Connect and say hello."""
+        self.ws = await connect(self.url, compression=None, max_size=None, ping_interval=20)
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name}
+        await self._send({**hello, "kind": "human"})
+        frame = await asyncio.wait_for(self.ws.recv(), 10)
+        welcome = msgpack.unpackb(frame, raw=False)
+        if welcome.get("type") != "welcome":
+            raise ProtocolError(welcome.get("code", "bad_hello"), welcome.get("message", ""))
+        self.player = welcome["player"]
+        self._reader = asyncio.create_task(self._read())
+
+    async def close(self) -> None:
+        """Close the connection."""
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    def feed(self, room: str) -> asyncio.Queue[dict[str, Any]]:
+        """Everything the server says about ``room`` (created on first use)."""
+        return self._rooms.setdefault(room, asyncio.Queue())
+
+    def forget(self, room: str) -> None:
+        """Stop keeping messages for ``room``."""
+        self._rooms.pop(room, None)
+
+    async def request(self, message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        """Send a request and wait for its reply; ProtocolError for an ``error``."""
+        rid = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        try:
+            await self._send({**message, "id": rid})
+            reply = await asyncio.wait_for(future, timeout)
+        finally:
+            self._pending.pop(rid, None)
+        if reply.get("type") == "error":
+            raise ProtocolError(reply.get("code", "?"), reply.get("message", ""))
+        return reply
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        """Send one frame, spaced out to stay under the server's per-connection rate."""
+        if self.ws is None:
+            raise LinkClosed("not connected")
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        wait, self._next_send = self._next_send - now, max(now, self._next_send) + self._interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+        try:
+            await self.ws.send(msgpack.packb(message, use_bin_type=True))
+        except ConnectionClosed as exc:
+            raise LinkClosed(str(exc)) from exc
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for frame in self.ws:
+                if not isinstance(frame, bytes):
+                    continue
+                msg = msgpack.unpackb(frame, raw=False)
+                future = self._pending.get(msg.get("id", -1))
+                if future is not None and not future.done():
+                    future.set_result(msg)
+                room = msg.get("room")
+                if isinstance(room, str) and msg.get("type") != "rooms":
+                    self.feed(room).put_nowait(msg)
+        except ConnectionClosed:
+            pass
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(LinkClosed("connection to the server lost"))
+            for queue in self._rooms.values():
+                queue.put_nowait(_CLOSED)
+
+
+class ServerReferee:
+    """Games refereed by a server: the director creates each room with two named bots."""
+
+    def __init__(
+        self,
+        url: str,
+        game: str,
+        game_options: dict[str, Any] | None = None,
+        clock: dict[str, float] | None = None,
+        max_moves: int | None = None,
+        bot_wait_s: float = 60.0,
+        stall_s: float = 180.0,
+        rate: float = 15.0,
+    ) -> None:
+        self.url, self.game = url, game
+        self.game_options = dict(game_options or {})
+        self.clock, self.max_moves = clock, max_moves
+        self.bot_wait_s, self.stall_s, self.rate = bot_wait_s, stall_s, rate
+        self.link: Link | None = None
+        self._lock = asyncio.Lock()
+
+    async def connect(self) -> Link:
+        """The live connection, (re)opened when needed."""
+        async with self._lock:
+            if self.link is None or not self.link.alive:
+                self.link = Link(self.url, rate=self.rate)
+                await self.link.open()
+            return self.link
+
+    async def close(self) -> None:
+        """Close the connection."""
+        if self.link is not None:
+            await self.link.close()
+
+    async def wait_for_bots(self, names: list[str], timeout: float = 60.0) -> None:
+        """Wait until every named bot is online (``list_bots``)."""
+        link = await self.connect()
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = await link.request({"type": "list_bots"})
+            online = {b["name"] for b in reply.get("bots", []) if b.get("online")}
+            missing = [n for n in names if n not in online]
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"bots not online: {', '.join(missing)}")
+            await asyncio.sleep(0.2)
+
+    def create_message(self, spec: GameSpec) -> dict[str, Any]:
+        """The ``create_room`` request for a scheduled game."""
+        options = dict(self.game_options)
+        if spec.opening:
+            options["opening"] = [list(m) for m in spec.opening]
+        if self.max_moves:
+            options["max_moves"] = self.max_moves
+        msg: dict[str, Any] = {"type": "create_room", "game": self.game, "options": options}
+        msg["bots"] = list(spec.players)
+        if self.clock:
+            msg["clock"] = dict(self.clock)
+        return msg
+
+    async def play(self, spec: GameSpec) -> Played:
+        """Create the room, watch the game to its end, fetch the record."""
+        link, room = await self._create(self.create_message(spec))
+        try:
+            state, over = await self._watch(link, room)
+        finally:
+            link.forget(room)
+        winner, reason = over.get("winner"), str(over.get("reason"))
+        if state["players"] != list(spec.players):
+            log.warning("room %s seated %s, not %s", room, state["players"], spec.players)
+        game_id = state.get("game_id")
+        psq = None
+        try:
+            await link.request({"type": "leave_room", "room": room})
+            game_id = game_id or await self._find_game_id(link, room, spec.players[0])
+            if game_id:
+                ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
+                reply = await link.request(ask)
+                psq = reply.get("psq")
+        except (ProtocolError, LinkClosed, TimeoutError) as exc:
+            log.info("no record for room %s: %s", room, exc)
+        result = GameResult(
+            key=spec.key,
+            round=spec.round,
+            players=spec.players,
+            opening=[list(m) for m in spec.opening],
+            moves=[list(m) for m in state["moves"]],
+            winner=winner,
+            reason=reason,
+            fault=fault_of(reason, over.get("fault")),
+            game_id=game_id,
+            room=room,
+        )
+        return Played(result, psq)
+
+    async def _create(self, msg: dict[str, Any]) -> tuple[Link, str]:
+        """Send ``create_room``, waiting while a named bot is offline or busy."""
+        deadline = time.monotonic() + self.bot_wait_s
+        delay = 0.1
+        while True:
+            link = await self.connect()
+            try:
+                reply = await link.request(msg)
+                return link, reply["room"]
+            except ProtocolError as exc:
+                if exc.code not in ("no_bot_available", "rate_limited"):
+                    raise
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"bots {msg['bots']} stayed unavailable") from exc
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 1.0)
+
+    async def _watch(self, link: Link, room: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Follow the room until ``game_over``: the last state (with every move) and the result."""
+        feed = link.feed(room)
+        state: dict[str, Any] = {"players": [], "moves": []}
+        while True:
+            try:
+                msg = await asyncio.wait_for(feed.get(), self.stall_s)
+            except TimeoutError:
+                raise TimeoutError(f"room {room}: no news for {self.stall_s:.0f}s") from None
+            kind = msg.get("type")
+            if kind == "_closed":
+                raise LinkClosed(f"connection lost while watching room {room}")
+            if kind == "state":
+                state = msg
+                if msg.get("status") == "over" and msg.get("result"):
+                    return state, msg["result"]
+            elif kind == "moved" and msg.get("ply") == len(state["moves"]):
+                state["moves"] = [*state["moves"], [msg["x"], msg["y"]]]
+            elif kind == "game_over":
+                return state, msg
+
+    async def _find_game_id(self, link: Link, room: str, player: str) -> str | None:
+        """The id of the game just played in ``room`` (when ``state`` does not carry one)."""
+        reply = await link.request({"type": "list_games", "player": player, "limit": 50})
+        for game in reply.get("games", []):
+            if game.get("room") == room:
+                return game.get("game_id")
+        return None
+
+
+class LocalReferee:
+    """Plays in-process bots against each other (no server): for tests and dry runs."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        bots: dict[str, Callable[[], Bot]],
+        max_moves: int | None = None,
+        time_s: float = 1.0,
+    ) -> None:
+        self.variant, self.bots, self.max_moves, self.time_s = variant, bots, max_moves, time_s
+
+    async def play(self, spec: GameSpec) -> Played:
+        """Play the game in a worker thread."""
+        return Played(await asyncio.to_thread(self._play, spec))
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+    def _play(self, spec: GameSpec) -> GameResult:
+        from bots.engine.limits import Limit
+
+        engines = [self.bots[name]() for name in spec.players]
+        game = Game.from_moves(self.variant, [Move(x, y) for x, y in spec.opening])
+        fault = None
+        while not game.over:
+            if self.max_moves and game.ply >= self.max_moves:
+                game.end(Termination.ADJUDICATED, None)
+                break
+            seat = game.ply & 1
+            try:
+                move = engines[seat].play(self.variant, list(game.moves), Limit(time_s=self.time_s))
+            except Exception:
+                fault = "crash"
+                game.end(Termination.RESIGN, 1 - seat)
+                break
+            game.push(move)
+        outcome = game.outcome
+        assert outcome is not None
+        reason = "forfeit" if fault else str(outcome.termination)
+        return GameResult(
+            key=spec.key,
+            round=spec.round,
+            players=spec.players,
+            opening=[list(m) for m in spec.opening],
+            moves=[[m.x, m.y] for m in game.moves],
+            winner=outcome.winner,
+            reason=reason,
+            fault=fault_of(reason, fault),
+        )

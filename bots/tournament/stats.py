@@ -1,0 +1,145 @@
+"""Rating statistics as cutechess-cli computes them: Elo ± 95 % error, LOS, and the GSPRT."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+#: Scores are clamped this far away from 0 and 1 so a perfect record has a finite Elo.
+SCORE_EPSILON = 1e-3
+_PHI = NormalDist()
+
+
+def clamp_score(p: float) -> float:
+    """``p`` moved into [eps, 1 - eps]."""
+    return min(max(p, SCORE_EPSILON), 1.0 - SCORE_EPSILON)
+
+
+def elo_from_score(p: float) -> float:
+    """The Elo difference that makes ``p`` the expected score: -400*log10(1/p - 1)."""
+    return -400.0 * math.log10(1.0 / clamp_score(p) - 1.0) + 0.0  # no "-0.0"
+
+
+def score_from_elo(elo: float) -> float:
+    """The expected score at an Elo difference (the logistic curve)."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass(frozen=True, slots=True)
+class EloEstimate:
+    """An Elo difference with its 95 % error margin (± ``error``)."""
+
+    elo: float
+    error: float
+
+
+def elo_estimate(wins: int, draws: int, losses: int) -> EloEstimate:
+    """cutechess-cli's Elo and error margin from per-game score variance (1.96 sigma)."""
+    n = wins + draws + losses
+    if n == 0:
+        return EloEstimate(0.0, 0.0)
+    mu = (wins + draws / 2) / n
+    var = (wins * (1 - mu) ** 2 + draws * (0.5 - mu) ** 2 + losses * mu**2) / n
+    stdev = math.sqrt(var / n)
+    lo = elo_from_score(mu + _PHI.inv_cdf(0.025) * stdev)
+    hi = elo_from_score(mu + _PHI.inv_cdf(0.975) * stdev)
+    return EloEstimate(elo_from_score(mu), (hi - lo) / 2)
+
+
+def los(wins: int, losses: int) -> float:
+    """Likelihood of superiority (0..1): 1/2 + 1/2*erf((W - L)/sqrt(2(W + L)))."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses)))
+
+
+def los_from_ratings(a: EloEstimate, b: EloEstimate) -> float:
+    """LOS of ``a`` over ``b`` from two estimates (normal approximation, sigma = error / 1.96)."""
+    sigma = math.hypot(a.error, b.error) / 1.96
+    if sigma == 0:
+        return 0.5 if a.elo == b.elo else float(a.elo > b.elo)
+    return _PHI.cdf((a.elo - b.elo) / sigma)
+
+
+# -- SPRT ------------------------------------------------------------------------------------
+
+#: Stand-in count for an outcome never seen (fishtest regularises empty cells the same way).
+_EMPTY_CELL = 1e-3
+
+
+def _constrained_mle(probs: list[float], scores: list[float], s: float) -> list[float]:
+    """The trinomial closest (MLE) to ``probs`` whose expected score is ``s``."""
+    # p_i = p_hat_i / (1 + lam d_i), d_i = x_i - s; lam solves sum p_hat_i d_i / (1 + lam d_i) = 0
+    d = [x - s for x in scores]
+    lo = max((-1.0 / v for v in d if v > 0), default=-1e9) + 1e-12
+    hi = min((-1.0 / v for v in d if v < 0), default=1e9) - 1e-12
+
+    def f(lam: float) -> float:
+        return sum(p * v / (1.0 + lam * v) for p, v in zip(probs, d, strict=True))
+
+    for _ in range(200):  # f falls from +inf to -inf on (lo, hi): bisect
+        mid = (lo + hi) / 2
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    lam = (lo + hi) / 2
+    return [p / (1.0 + lam * v) for p, v in zip(probs, d, strict=True)]
+
+
+def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
+    """The generalised SPRT log-likelihood ratio of H1 (elo1) over H0 (elo0), trinomial model."""
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0
+    counts = [max(c, _EMPTY_CELL) for c in (losses, draws, wins)]
+    total = sum(counts)
+    probs = [c / total for c in counts]
+    scores = [0.0, 0.5, 1.0]
+    p0 = _constrained_mle(probs, scores, score_from_elo(elo0))
+    p1 = _constrained_mle(probs, scores, score_from_elo(elo1))
+    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c >= 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Sprt:
+    """A sequential test of H0: Elo = elo0 against H1: Elo = elo1 with error rates alpha, beta."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @classmethod
+    def parse(cls, text: str) -> Sprt:
+        """``elo0,elo1[,alpha,beta]``; ValueError when malformed."""
+        parts = [float(p) for p in text.split(",")]
+        if len(parts) not in (2, 4):
+            raise ValueError("--sprt takes elo0,elo1 or elo0,elo1,alpha,beta")
+        test = cls(*parts)
+        if test.elo0 >= test.elo1 or not (0 < test.alpha < 1 and 0 < test.beta < 1):
+            raise ValueError("--sprt needs elo0 < elo1 and 0 < alpha, beta < 1")
+        return test
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR: log(beta / (1 - alpha))."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR: log((1 - beta) / alpha)."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, wins: int, draws: int, losses: int) -> float:
+        """The LLR of a W/D/L record (from the first player's point of view)."""
+        return sprt_llr(wins, draws, losses, self.elo0, self.elo1)
+
+    def verdict(self, llr: float) -> str | None:
+        """``"H1"``, ``"H0"`` or None (keep playing)."""
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return None

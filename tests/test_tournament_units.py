@@ -1,0 +1,348 @@
+"""The tournament's pure parts: statistics, schedules, openings, results and resume."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from bots.sdk import MinimaxBot, RandomBot
+from bots.tournament.director import Director, Plan
+from bots.tournament.openings import (
+    has_immediate_win,
+    is_quiet,
+    openings_from_arg,
+    parse_openings,
+    random_openings,
+)
+from bots.tournament.referee import LocalReferee
+from bots.tournament.report import PlainReporter
+from bots.tournament.results import (
+    GameResult,
+    append_journal,
+    crosstable,
+    fault_of,
+    neighbour_los,
+    read_journal,
+    standings,
+)
+from bots.tournament.schedule import (
+    fixed_schedule,
+    gauntlet_pairs,
+    round_robin_pairs,
+    sprt_games,
+    swiss_pairs,
+)
+from bots.tournament.stats import (
+    EloEstimate,
+    Sprt,
+    elo_estimate,
+    elo_from_score,
+    los,
+    los_from_ratings,
+    sprt_llr,
+)
+from protocol.rules import Game, Move
+from protocol.variants import GOMOKU, TICTACTOE, make_variant
+
+# -- statistics ----------------------------------------------------------------------------------
+
+
+def test_elo_from_score_known_values() -> None:
+    assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.25) == pytest.approx(-190.85, abs=0.01)
+    assert elo_from_score(0.9090909) == pytest.approx(400.0, abs=0.01)  # 10:1 odds
+    assert math.isfinite(elo_from_score(1.0)) and math.isfinite(elo_from_score(0.0))
+
+
+def test_elo_estimate_matches_cutechess() -> None:
+    even = elo_estimate(5, 0, 5)
+    assert even.elo == 0.0
+    # cutechess-cli prints 0.0 +/- 251.8 for +5 -5 =0 (1.96 sigma of the per-game variance)
+    assert even.error == pytest.approx(251.8, abs=0.2)
+    three_to_one = elo_estimate(30, 0, 10)
+    assert three_to_one.elo == pytest.approx(190.85, abs=0.01)
+    assert 100 < three_to_one.error < 160
+    assert elo_estimate(0, 10, 0) == EloEstimate(0.0, 0.0)
+    assert elo_estimate(0, 0, 0) == EloEstimate(0.0, 0.0)
+
+
+def test_los() -> None:
+    assert los(10, 10) == 0.5
+    assert los(0, 0) == 0.5
+    assert los(15, 5) == pytest.approx(0.9873, abs=1e-4)
+    assert los(5, 15) == pytest.approx(1 - 0.9873, abs=1e-4)
+    assert los_from_ratings(EloEstimate(100, 50), EloEstimate(0, 50)) > 0.99
+    assert los_from_ratings(EloEstimate(0, 0), EloEstimate(0, 0)) == 0.5
+
+
+def test_sprt_bounds_and_verdicts() -> None:
+    test = Sprt.parse("0,10")
+    assert test.lower == pytest.approx(math.log(0.05 / 0.95))
+    assert test.upper == pytest.approx(math.log(0.95 / 0.05))
+    assert sprt_llr(0, 0, 0, 0, 10) == 0.0
+    wins = next(n for n in range(1, 1000) if test.verdict(test.llr(n, 0, 0)))
+    assert test.verdict(test.llr(wins, 0, 0)) == "H1"
+    losses = next(n for n in range(1, 1000) if test.verdict(test.llr(0, 0, n)))
+    assert test.verdict(test.llr(0, 0, losses)) == "H0"
+    # an even, drawish record leans to H0 (elo 0) rather than H1 (elo 10)
+    assert test.llr(100, 300, 100) < 0 < test.llr(150, 300, 50)
+    assert Sprt.parse("0,5,0.1,0.2") == Sprt(0, 5, 0.1, 0.2)
+    with pytest.raises(ValueError):
+        Sprt.parse("5,0")
+
+
+def test_sprt_llr_agrees_with_the_normal_approximation() -> None:
+    # for a large, mixed sample the GSPRT is close to N (s1-s0)(2 mu - s0 - s1) / (2 var)
+    w, d, l = 1200, 1600, 1000  # noqa: E741
+    n = w + d + l
+    mu = (w + d / 2) / n
+    var = (w * (1 - mu) ** 2 + d * (0.5 - mu) ** 2 + l * mu**2) / n
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-10 / 400))
+    approx = n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var)
+    assert sprt_llr(w, d, l, 0, 10) == pytest.approx(approx, rel=0.02)
+
+
+# -- pairings ------------------------------------------------------------------------------------
+
+
+def test_round_robin_covers_every_pair_once_per_colour_per_opening() -> None:
+    names = ["a", "b", "c", "d"]
+    openings = [(), ((7, 7),)]
+    games = fixed_schedule("round-robin", names, openings, repeats=1)
+    assert len(games) == 6 * 2 * 2
+    seen = {(g.players, g.opening_index) for g in games}
+    assert len(seen) == len(games)
+    for a, b in round_robin_pairs(names):
+        for oi in range(2):
+            assert ((a, b), oi) in seen and ((b, a), oi) in seen
+    assert len({g.key for g in games}) == len(games)
+    twice = fixed_schedule("round-robin", names, openings, repeats=2, rounds=2)
+    assert len(twice) == 4 * len(games)
+
+
+def test_gauntlet_pairs_the_first_bot_with_each_other() -> None:
+    assert gauntlet_pairs(["hero", "x", "y"]) == [("hero", "x"), ("hero", "y")]
+    games = fixed_schedule("gauntlet", ["hero", "x", "y"], [()], repeats=3)
+    assert len(games) == 2 * 3 * 2
+    assert all("hero" in g.players for g in games)
+
+
+def test_swiss_avoids_repeats_and_pairs_by_score() -> None:
+    names = [f"b{i}" for i in range(6)]
+    played: set[frozenset[str]] = set()
+    scores = dict.fromkeys(names, 0.0)
+    for r in range(5):
+        pairs, bye = swiss_pairs(names, scores, played, set(), random.Random(r))
+        assert bye is None and len(pairs) == 3
+        assert sorted(n for p in pairs for n in p) == sorted(names)
+        for a, b in pairs:
+            assert frozenset((a, b)) not in played  # 6 players, 5 rounds: always possible
+            played.add(frozenset((a, b)))
+            scores[a] += 1  # the first of each pair "wins"
+    assert len(played) == 15  # a full round robin after n - 1 rounds
+
+
+def test_swiss_odd_field_gives_each_bye_once() -> None:
+    names = ["a", "b", "c"]
+    byes: set[str] = set()
+    for r in range(3):
+        _, bye = swiss_pairs(names, {}, set(), byes, random.Random(r))
+        assert bye not in byes
+        byes.add(bye)
+    assert byes == set(names)
+
+
+def test_swiss_top_scores_meet() -> None:
+    scores = {"a": 3.0, "b": 0.0, "c": 2.0, "d": 1.0}
+    pairs, _ = swiss_pairs(list(scores), scores, set(), set(), random.Random(0))
+    assert pairs == [("a", "c"), ("d", "b")]
+
+
+def test_sprt_schedule_alternates_colours_and_cycles_openings() -> None:
+    games = list(sprt_games(["x", "y"], [(), ((1, 1),)], max_pairs=3))
+    assert [g.players for g in games] == [("x", "y"), ("y", "x")] * 3
+    assert [g.opening_index for g in games] == [0, 0, 1, 1, 0, 0]
+
+
+# -- openings ------------------------------------------------------------------------------------
+
+
+def test_gomocup_offset_format() -> None:
+    text = ["# comment", "", "0, 0, 1, 0, -1, 1", "0,0, 1,1  # trailing comment"]
+    assert parse_openings(text, GOMOKU) == [((7, 7), (8, 7), (6, 8)), ((7, 7), (8, 8))]
+
+
+def test_plain_move_list_format() -> None:
+    assert parse_openings(["7,7 8,7 6,8", "0,0"], GOMOKU) == [((7, 7), (8, 7), (6, 8)), ((0, 0),)]
+
+
+@pytest.mark.parametrize("line", ["7,7 7,7", "20,20", "1, 2, 3", "a,b", "0, 0, 0, 0", "8, 8"])
+def test_bad_openings_are_refused(line: str) -> None:
+    with pytest.raises(ValueError):
+        parse_openings([line], GOMOKU if "20" not in line else TICTACTOE)
+
+
+def test_opening_that_already_wins_is_refused() -> None:
+    with pytest.raises(ValueError, match="ends the game"):
+        parse_openings(["0,0 0,1 1,0 1,1 2,0"], TICTACTOE)
+
+
+def test_openings_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "openings.txt"
+    path.write_text("0, 0, 1, 1\n7,6 8,8\n")
+    assert openings_from_arg(str(path), GOMOKU, 1) == [((7, 7), (8, 8)), ((7, 6), (8, 8))]
+    assert openings_from_arg(None, GOMOKU, 1) == [()]
+    (tmp_path / "empty.txt").write_text("# nothing\n")
+    with pytest.raises(ValueError):
+        openings_from_arg(str(tmp_path / "empty.txt"), GOMOKU, 1)
+
+
+@pytest.mark.parametrize(("variant", "stones"), [(GOMOKU, 6), (TICTACTOE, 2), (TICTACTOE, 4)])
+def test_random_openings_are_legal_quiet_and_reproducible(variant, stones: int) -> None:
+    openings = random_openings(variant, stones, 5, seed=7)
+    assert openings == random_openings(variant, stones, 5, seed=7)
+    assert openings != random_openings(variant, stones, 5, seed=8)
+    for opening in openings:
+        assert len(opening) == stones
+        game = Game.from_moves(variant, [Move(x, y) for x, y in opening])
+        assert not game.over and not has_immediate_win(game.board)
+        cx, cy = variant.width // 2, variant.height // 2
+        assert all(abs(x - cx) <= 2 and abs(y - cy) <= 2 for x, y in opening)
+    assert len(set(openings)) == len(openings)
+
+
+def test_quiet_check_sees_either_side_threat() -> None:
+    four = ((5, 7), (5, 9), (6, 7), (6, 9), (7, 7), (7, 9), (8, 7), (0, 0))  # black has 4
+    assert not is_quiet(four, GOMOKU)
+    assert is_quiet(four[:6], GOMOKU)
+    mnk = make_variant("mnk", {"width": 4, "height": 4, "k": 3})
+    assert random_openings(mnk, 2, 3, seed=1)
+    assert openings_from_arg("random:2:3", GOMOKU, 5) == random_openings(GOMOKU, 2, 3, 5)
+
+
+# -- results, journal, resume -----------------------------------------------------------------
+
+
+def result(key: str, a: str, b: str, winner: int | None, reason: str = "line", fault=None):
+    """A finished game for the bookkeeping tests."""
+    return GameResult(key, 1, (a, b), [], [], winner, reason, fault_of(reason, fault))
+
+
+def test_standings_crosstable_and_faults() -> None:
+    games = [
+        result("1", "a", "b", 0),
+        result("2", "b", "a", None, "draw"),
+        result("3", "a", "c", 1, "forfeit", "crash"),
+        result("4", "c", "b", 0, "timeout"),
+        result("5", "b", "c", 1, "disconnect"),
+    ]
+    table = standings(["a", "b", "c"], games)
+    assert [s.name for s in table] == ["c", "a", "b"]
+    c, a, b = table
+    assert (c.wins, c.draws, c.losses, c.score) == (3, 0, 0, 3.0)
+    assert (a.wins, a.draws, a.losses) == (1, 1, 1)
+    assert a.faults["crash"] == 1
+    assert b.faults["timeout"] == 1 and b.faults["disconnect"] == 1
+    assert c.to_json()["elo"] > 0 and table[2].to_json()["elo"] < 0
+    cross = crosstable(["a", "b", "c"], games)
+    assert cross["a"]["b"] == {"wins": 1, "draws": 1, "losses": 0}
+    assert cross["b"]["a"] == {"wins": 0, "draws": 1, "losses": 1}
+    assert len(neighbour_los(table, games)) == 2
+
+
+def test_fault_of() -> None:
+    assert fault_of("forfeit", "hang") == "hang"
+    assert fault_of("forfeit", "weird") == "error"
+    assert fault_of("timeout", None) == "timeout"
+    assert fault_of("line", None) is None
+
+
+def test_journal_survives_a_torn_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    append_journal(path, result("x", "a", "b", 0))
+    append_journal(path, result("y", "a", "b", None, "adjudicated"))
+    with open(path, "a") as f:
+        f.write('{"key": "z", "players": ["a"')  # killed mid-write
+    done = read_journal(path)
+    assert set(done) == {"x", "y"}
+    assert done["y"].winner is None and done["y"].reason == "adjudicated"
+    assert done["x"] == result("x", "a", "b", 0)
+
+
+class Killed(Exception):
+    """Stands for the director being killed mid-run."""
+
+
+class FailAfter(LocalReferee):
+    """A referee that stops the run (like a killed director) after ``n`` games."""
+
+    def __init__(self, n: int, **kw) -> None:
+        super().__init__(**kw)
+        self.left = n
+
+    async def play(self, spec):
+        if self.left == 0:
+            raise Killed
+        self.left -= 1
+        return await super().play(spec)
+
+
+def local(**kw):
+    """LocalReferee arguments: three in-process bots on tic-tac-toe."""
+    bots = {
+        "perfect": lambda: MinimaxBot(10),
+        "rnd": lambda: RandomBot(),
+        "weak": lambda: MinimaxBot(1),
+    }
+    return dict(variant=TICTACTOE, bots=bots, **kw)
+
+
+async def test_director_resumes_to_the_same_schedule(tmp_path: Path) -> None:
+    plan = Plan(["perfect", "weak", "rnd"], "round-robin", [(), ((1, 1),)], repeats=1, seed=3)
+    out = tmp_path / "run"
+    quiet = PlainReporter(open("/dev/null", "w"))  # noqa: SIM115
+    first = Director(plan, FailAfter(5, **local()), out, TICTACTOE, quiet, concurrency=1)
+    with pytest.raises(Killed):
+        await first.run()
+    assert len(read_journal(out / "journal.jsonl")) == 5
+    second = Director(plan, LocalReferee(**local()), out, TICTACTOE, quiet, concurrency=3)
+    summary = await second.run()
+    expected = fixed_schedule("round-robin", plan.names, plan.openings, 1)
+    assert [g["key"] for g in summary["games"]] == [g.key for g in expected]
+    assert [tuple(g["players"]) for g in summary["games"]] == [g.players for g in expected]
+    assert summary["complete"] and sum(s["games"] for s in summary["standings"]) == 2 * 12
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["standings"] == summary["standings"]
+    assert len(list((out / "games").glob("*.psq"))) == 12
+    third = await Director(plan, FailAfter(0, **local()), out, TICTACTOE, quiet).run()
+    assert third["games"] == summary["games"]  # nothing left to play
+
+
+async def test_director_swiss_and_sprt(tmp_path: Path) -> None:
+    quiet = PlainReporter(open("/dev/null", "w"))  # noqa: SIM115
+    swiss = Plan(["perfect", "weak", "rnd"], "swiss", [()], repeats=1, rounds=3, seed=1)
+    summary = await Director(swiss, LocalReferee(**local()), tmp_path / "s", TICTACTOE, quiet).run()
+    assert len(summary["games"]) == swiss.total_games() == 3 * 1 * 2
+    assert len({frozenset(g["players"]) for g in summary["games"]}) == 3  # no repeat pairing
+    sprt = Plan(["perfect", "rnd"], sprt=Sprt(0, 200), sprt_max_pairs=100)
+    director = Director(sprt, LocalReferee(**local()), tmp_path / "p", TICTACTOE, quiet, 2)
+    summary = await director.run()
+    assert summary["sprt"]["verdict"] == "H1"
+    assert summary["sprt"]["llr"] >= summary["sprt"]["upper"]
+    assert len(summary["games"]) < 200
+
+
+def test_elo_chart_is_a_png(tmp_path: Path) -> None:
+    from bots.tournament.chart import draw_elo_chart
+
+    rows = [
+        {"name": "a", "elo": 190.8, "elo_error": 80.0},
+        {"name": "b", "elo": -190.8, "elo_error": 80.0},
+    ]
+    draw_elo_chart(rows, tmp_path / "elo.png")
+    assert (tmp_path / "elo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
