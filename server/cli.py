@@ -44,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-bots", action="store_true", help="run no built-in bots")
     p.add_argument("--bot-capacity", type=int, default=8, help="games per built-in bot (8)")
+    p.add_argument(
+        "--bot-move-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a bot may sit on a move in an untimed game before it loses (default 60)",
+    )
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     return p
 
@@ -56,6 +62,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         bot_rate=max(args.rate, Limits().bot_rate),
         bot_burst=max(args.burst, Limits().bot_burst),
         reconnect_grace=args.reconnect_grace,
+        bot_move_timeout=args.bot_move_timeout,
     )
     store = None if args.memory else Store(args.db)
     config = ServerConfig(host=args.host, port=args.port)

@@ -90,7 +90,7 @@ async def test_dropped_player_returns_within_grace(client_factory: Any, server: 
         await back.close()
 
 
-async def test_dropped_player_forfeits_after_grace(client_factory: Any) -> None:
+async def test_dropped_player_forfeits_after_grace(client_factory: Any, server: Any) -> None:
     alice = await client_factory("alice")
     bob = await client_factory("bob")
     room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
@@ -98,6 +98,14 @@ async def test_dropped_player_forfeits_after_grace(client_factory: Any) -> None:
     await bob.close()
     over = await alice.expect("game_over", timeout=3.0)
     assert over["winner"] == 0 and over["reason"] == "disconnect"
+    late = RawClient(await connect(server.url, compression=None))
+    try:  # back after the grace: same player, the lost game shown as it ended
+        assert (await late.hello("bob", session=bob.session))["player"] == bob.player
+        state = await late.expect("state", room=room)
+        assert state["status"] == "over" and state["result"]["reason"] == "disconnect"
+        await late.error("game_over", type="move", room=room, x=0, y=0)
+    finally:
+        await late.close()
 
 
 async def test_memory_mode_keeps_no_file_and_no_history(tmp_path: Path) -> None:
