@@ -161,25 +161,6 @@ class Board:
         """Every empty cell, in index order."""
         return (i for i, c in enumerate(self.cells) if c == EMPTY)
 
-    def run(self, index: int, dx: int, dy: int) -> tuple[int, int]:
-        """How far the stone on ``index`` extends backward and forward along (dx, dy)."""
-        cells, w, h = self.cells, self.width, self.height
-        stone = cells[index]
-        x0, y0 = index % w, index // w
-        back = 0
-        x, y = x0 - dx, y0 - dy
-        while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
-            back += 1
-            x -= dx
-            y -= dy
-        fwd = 0
-        x, y = x0 + dx, y0 + dy
-        while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
-            fwd += 1
-            x += dx
-            y += dy
-        return back, fwd
-
     def winning_run(self, index: int) -> tuple[int, int, int, int] | None:
         """``(dx, dy, back, fwd)`` of a winning run through ``index``, or None (O(k) each way).
 
