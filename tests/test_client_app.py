@@ -65,6 +65,7 @@ def state(**over: Any) -> dict[str, Any]:
         "rematch": [False, False],
         "spectators": 0,
         "game_no": 1,
+        "game_id": "g_r1_1",
     }
     msg.update(over)
     return msg
@@ -187,6 +188,7 @@ def test_game_end_rematch_replay_and_leave(app: tuple[App, FakeNet], tmp_path: P
         {
             "type": "game_over",
             "room": "r1",
+            "game_id": "g_r1_1",
             "winner": 0,
             "reason": "line",
             "line": [[7, 7], [8, 7], [9, 7], [10, 7], [11, 7]],
@@ -211,8 +213,8 @@ def test_game_end_rematch_replay_and_leave(app: tuple[App, FakeNet], tmp_path: P
     assert a.scene == "room"
     a.step([key(pygame.K_ESCAPE)])  # leaving a finished game needs no confirmation
     assert a.scene == "lobby" and net.types()[-2:] == ["leave_room", "list_games"]
-    click_action(a, "replay", "r1#1")
-    assert a.scene == "replay"
+    click_action(a, "replay", "g_r1_1")
+    assert a.scene == "replay" and a.replay_key == "g_r1_1" and a.replay_ply == 9
     a.step([key(pygame.K_ESCAPE)])
     assert a.scene == "lobby"
 
@@ -354,23 +356,23 @@ def test_game_over_refreshes_history_and_no_history_stops_asking(
     enter_room(a, net, game=TTT, moves=[[0, 0], [1, 0], [0, 1], [1, 1]], ply=4)
     net.inbox += [
         {"type": "moved", "room": "r1", "ply": 4, "seat": 0, "x": 0, "y": 2},
-        {"type": "game_over", "room": "r1", "winner": 0, "reason": "line", "line": []},
+        {"type": "game_over", "room": "r1", "game_id": "g_r1_1", "winner": 0, "reason": "line"},
     ]
     a.step()
     assert net.types().count("list_games") == 1  # the server keeps no history
     a.step([key(pygame.K_ESCAPE)])
     assert a.scene == "lobby" and net.types().count("list_games") == 1
-    click_action(a, "replay", "r1#1")  # the game seen here still replays
+    click_action(a, "replay", "g_r1_1")  # the game seen here still replays
     assert a.scene == "replay" and a.replay_ply == 5
 
 
 def test_game_over_asks_for_the_new_history_row(app: tuple[App, FakeNet]) -> None:
     a, net = app
     net.inbox.append({"type": "games", "games": [], "more": False, "id": 2})
-    enter_room(a, net, game=TTT, moves=[[0, 0], [1, 0], [0, 1], [1, 1]], ply=4)
+    enter_room(a, net, game=TTT, moves=[[0, 0], [1, 0], [0, 1], [1, 1]], ply=4, game_id="g9")
     net.inbox += [
         {"type": "moved", "room": "r1", "ply": 4, "seat": 0, "x": 0, "y": 2},
-        {"type": "game_over", "room": "r1", "winner": 0, "reason": "line", "line": []},
+        {"type": "game_over", "room": "r1", "game_id": "g9", "winner": 0, "reason": "line"},
     ]
     a.step()
     assert net.types()[-1] == "list_games"
@@ -378,6 +380,7 @@ def test_game_over_asks_for_the_new_history_row(app: tuple[App, FakeNet]) -> Non
     net.inbox.append({"type": "games", "games": [row], "more": False, "id": len(net.sent)})
     a.step([key(pygame.K_ESCAPE)])
     assert a.scene == "lobby"
-    assert a.hotspot("replay", "g9") is not None and a.hotspot("replay", "r1#1") is None
-    click_action(a, "replay", "g9")  # paired with the game seen here: no get_game
+    (spot,) = [s for s in a.frame.hotspots if s.action == "replay"]  # listed once
+    assert spot.arg == "g9" and a.model.lobby_games()[0][0].game_id == "g9"
+    click_action(a, "replay", "g9")  # the same game_id as the game seen here: no get_game
     assert a.scene == "replay" and a.replay_ply == 5 and "get_game" not in net.types()

@@ -27,10 +27,12 @@ import pytest
 
 from client import theme
 from client.app import ANY, App
-from client.model import ERROR_WORDS, FinishedGame, RoomState
 from client.net import NetClient
+from client.records import FinishedGame
+from client.room import RoomState
 from client.views.board import board_geometry
 from client.views.replay import room_layout
+from client.words import ERROR_WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (1100, 720)
@@ -209,7 +211,8 @@ def test_tictactoe_and_gomoku_against_the_real_bot(server: str, tmp_path: Path) 
         assert room.result.reason in ("line", "draw") and room.result_text()
         moves = list(room.moves)
         assert 5 <= len(moves) <= 9
-        assert app.model.finished[f"{room.room}#1"].moves == tuple(moves)
+        assert room.game_id.startswith("g_") and room.game_no == 1
+        assert app.model.finished[room.game_id].moves == tuple(moves)
         img = alice.save(tmp_path / "ttt-over.png")
         geo = app.geo
         assert geo is not None
@@ -249,6 +252,7 @@ def test_tictactoe_and_gomoku_against_the_real_bot(server: str, tmp_path: Path) 
         assert (row.result.winner, row.result.reason) == (room.result.winner, room.result.reason)
         ((listed, local),) = app.model.lobby_games()
         assert listed is row and local is not None and list(local.moves) == moves
+        assert row.game_id == local.game_id == room.game_id  # linked by the server's id
         alice.pump(lambda: app.hotspot("replay", row.game_id), 2, "the history hotspot")
         alice.pump(
             lambda: all(r.status == "over" for r in app.model.lobby if r.room == room.room),
@@ -360,11 +364,11 @@ def test_a_server_without_history(tmp_path: Path) -> None:
             room = alice.pump(lambda: alice.room.result and alice.room, what="the result")
             assert room.result_text() == "alice wins with 3 in a row"
             alice.keys(pygame.K_ESCAPE)
-            alice.pump(lambda: a.hotspot("replay", f"{code}#1"), 2, "the game seen here")
+            alice.pump(lambda: a.hotspot("replay", room.game_id), 2, "the game seen here")
             assert a.model.history_supported is False and not a.model.toasts
             assert alice.net.types().count("list_games") == 1  # asked once, at the welcome
             alice.save(tmp_path / "lobby-no-history.png")
-            alice.click("replay", f"{code}#1")
+            alice.click("replay", room.game_id)
             assert a.scene == "replay" and a.replay_ply == 5
         finally:
             alice.close()

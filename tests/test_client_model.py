@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from client.forms import LobbyForm, create_request
-from client.model import ERROR_WORDS, ClientModel, FinishedGame, HistoryRow, error_text
+from client.model import ClientModel
+from client.records import FinishedGame, HistoryRow
+from client.words import ERROR_WORDS, error_text
 from protocol.errors import all_codes
 
 
@@ -28,6 +30,7 @@ def state(**over: Any) -> dict[str, Any]:
         "rematch": [False, False],
         "spectators": 0,
         "game_no": 1,
+        "game_id": "g_r1_1",
     }
     msg.update(over)
     return msg
@@ -86,6 +89,7 @@ def test_a_whole_game_is_rebuilt_from_messages() -> None:
     assert room.status == "over" and room.to_move is None and not room.my_turn
     assert room.result is not None and room.result.line == ((0, 0), (1, 1), (2, 2))
     assert room.result_text() == "alice wins with 3 in a row"
+    assert list(m.finished) == ["g_r1_1"] and room.game_id == "g_r1_1"
     (finished,) = m.finished.values()
     assert finished.moves == tuple(room.moves) and finished.players == ("alice", "bob")
 
@@ -113,7 +117,7 @@ def test_chat_survives_a_fresh_state_and_rematch_is_recorded() -> None:
     assert room.result_text() == "alice resigned, bob wins"
     m.apply({"type": "rematch_offered", "room": "r1", "seat": 1})
     assert room.rematch == [False, True] and room.chat[-1].system
-    m.apply(state(game_no=2, players=["bob", "alice"], seat=1, to_move=0))
+    m.apply(state(game_no=2, game_id="g_r1_2", players=["bob", "alice"], seat=1, to_move=0))
     assert m.rooms["r1"].game_no == 2 and m.rooms["r1"].chat[0].text == "hi"
     assert len(m.finished) == 1
 
@@ -226,11 +230,6 @@ def summary(game_id: str, room: str = "r1", **over: Any) -> dict[str, Any]:
     return row
 
 
-def ident(row: HistoryRow | FinishedGame) -> str:
-    """A lobby row's key: the server's game id, or the local archive key."""
-    return row.game_id if isinstance(row, HistoryRow) else row.key
-
-
 def test_server_history_rows_become_the_lobby_list() -> None:
     m = ClientModel()
     m.apply(
@@ -255,11 +254,11 @@ def test_server_history_rows_become_the_lobby_list() -> None:
     )
     assert (g2.result.winner, g2.result.reason) == (0, "line")
     assert m.history[1].result.winner is None
-    assert [(ident(row), moves) for row, moves in m.lobby_games()] == [
+    assert [(row.game_id, moves) for row, moves in m.lobby_games()] == [
         ("g2", None),
         ("g1", None),
     ]
-    assert m.replay_key("g2") is None and not m.finished  # moves come from get_game
+    assert not m.finished  # moves come from get_game
     m.apply({"type": "games", "games": [summary("g3")], "more": False, "id": 4})
     assert [h.game_id for h in m.history] == ["g3"] and not m.history_more  # a refresh replaces
 
@@ -293,53 +292,74 @@ def test_get_game_record_is_kept_for_replay() -> None:
     assert game.game_id == "g1" and game.moves == ((0, 0), (1, 0), (1, 1), (2, 0), (2, 2))
     assert game.result.line == ((0, 0), (1, 1), (2, 2)) and game.result.winner == 0
     assert game.game.title == "Tic-tac-toe" and game.players == ("alice", "bob")
-    assert m.replay_key("g1") == "g1"
+    assert list(m.finished) == ["g1"]
     ((row, moves),) = m.lobby_games()  # listed once, now with its moves
     assert moves is game and getattr(row, "game_id", None) == "g1"
 
 
-def test_games_seen_live_pair_with_history_rows() -> None:
+def test_a_game_seen_live_merges_with_its_history_row_by_game_id() -> None:
     m = ClientModel()
     won = {"winner": 0, "reason": "line", "line": [[0, 0], [1, 1], [2, 2]]}
-    m.apply(state(moves=[[0, 0], [1, 0], [1, 1], [2, 0], [2, 2]], status="over", result=won))
-    m.apply(state(game_no=2, players=["bob", "alice"], seat=1))
-    m.apply(
-        state(
-            game_no=2,
-            players=["bob", "alice"],
-            seat=1,
-            moves=[[1, 1], [0, 0], [2, 2], [0, 1], [0, 2], [2, 0], [1, 0], [1, 2], [2, 1]],
-            status="over",
-            result={"winner": None, "reason": "draw", "line": []},
-        )
-    )
-    assert list(m.finished) == ["r1#1", "r1#2"]
-    m.apply(state(room="r9", status="over", result={"winner": 1, "reason": "resign"}))
+    m.apply(state(game_id="g7"))
+    m.apply(state(game_id="g7", moves=[[0, 0], [1, 0], [1, 1], [2, 0], [2, 2]], status="over"))
+    assert not m.finished  # "over" without a result: nothing to replay yet
+    m.apply({"type": "game_over", "room": "r1", "game_id": "g7", **won})
+    assert list(m.finished) == ["g7"] and len(m.finished["g7"].moves) == 5
+    ((row, moves),) = m.lobby_games()  # not listed by the server yet: shown as seen here
+    assert row is moves and row.game_id == "g7"
+    # The server lists it in another room and with other names: the id alone links them.
+    m.apply({"type": "games", "games": [summary("g7", room="x", players=["a", "b"])]})
+    ((row, moves),) = m.lobby_games()  # listed once, with the moves seen live
+    assert isinstance(row, HistoryRow) and row.game_id == "g7" and row.players == ("a", "b")
+    assert moves is m.finished["g7"] and len(moves.moves) == 5
+
+
+def test_rematch_games_with_the_same_players_and_result_stay_separate() -> None:
+    m = ClientModel()
+    first = [[0, 0], [1, 0], [1, 1], [2, 0], [2, 2]]
+    second = [[0, 0], [0, 1], [1, 1], [0, 2], [2, 2]]
+    won = {"winner": 0, "reason": "line", "line": [[0, 0], [1, 1], [2, 2]]}
+    m.apply(state(game_id="g1", moves=first, status="over", result=won))
+    m.apply(state(game_no=2, game_id="g2", moves=[], status="playing"))
+    m.apply(state(game_no=2, game_id="g2", moves=second, status="over", result=won))
+    assert list(m.finished) == ["g1", "g2"]
     # Before the server lists them, the lobby shows the games seen here, newest first.
-    assert [ident(row) for row, _ in m.lobby_games()] == ["r9#1", "r1#2", "r1#1"]
+    assert [row.game_id for row, _ in m.lobby_games()] == ["g2", "g1"]
     rows = [
-        summary("g3", players=["bob", "alice"], winner=None, reason="draw"),  # is r1#2
-        summary("g2"),  # is r1#1
-        summary("g0"),  # the same players and result in r1, but not seen here
-        summary("g1", room="r0"),
+        summary("g2", game_no=2),
+        summary("g0"),  # the same room, players and result, but not seen here
+        summary("g1"),
     ]
     m.apply({"type": "games", "games": rows, "more": False})
-    # r1#1 could be g2 or g0: left unpaired (g2's moves will come from get_game).
-    assert m.local_matches() == {"g3": "r1#2"}
     listed = m.lobby_games()
-    assert [ident(r) for r, _ in listed] == [
-        "r9#1",  # not in the history (yet): still shown, first
-        "r1#1",  # ambiguous, so shown as seen here
-        "g3",
-        "g2",
-        "g0",
-        "g1",
+    assert [(row.game_id, type(row)) for row, _ in listed] == [
+        ("g2", HistoryRow),
+        ("g0", HistoryRow),
+        ("g1", HistoryRow),
     ]
-    assert [len(g.moves) if g else None for _, g in listed] == [0, 5, 9, None, None, None]
-    m.apply({"type": "games", "games": [rows[0], rows[1], rows[3]], "more": False})
-    assert m.local_matches() == {"g3": "r1#2", "g2": "r1#1"}
-    assert [ident(r) for r, _ in m.lobby_games()] == ["r9#1", "g3", "g2", "g1"]
-    assert m.replay_key("g3") == "r1#2" and m.replay_key("g1") is None
+    assert [g.moves if g else None for _, g in listed] == [
+        tuple(map(tuple, second)),
+        None,  # its moves come from get_game
+        tuple(map(tuple, first)),
+    ]
+    m.apply({"type": "games", "games": [rows[0]], "more": False})  # g1 fell off the page
+    assert [(row.game_id, type(row)) for row, _ in m.lobby_games()] == [
+        ("g1", FinishedGame),  # seen here, not listed: still shown, first
+        ("g2", HistoryRow),
+    ]
+
+
+def test_a_state_without_game_id_is_kept_under_a_local_key() -> None:
+    m = ClientModel()
+    old = state(status="over", result={"winner": 1, "reason": "resign"})
+    del old["game_id"]
+    m.apply(old)
+    assert list(m.finished) == ["r1#1"]
+    m.apply({"type": "games", "games": [summary("g1")], "more": False})
+    assert [(row.game_id, moves is row) for row, moves in m.lobby_games()] == [
+        ("r1#1", True),  # never linked to a history row
+        ("g1", False),
+    ]
 
 
 def test_a_server_without_history_keeps_the_local_list() -> None:
@@ -349,7 +369,7 @@ def test_a_server_without_history_keeps_the_local_list() -> None:
     assert m.history_supported is False and not m.toasts
     m.apply(state(status="over", result={"winner": 1, "reason": "resign"}))
     ((row, moves),) = m.lobby_games()
-    assert row is moves and row.key == "r1#1"  # type: ignore[union-attr]
+    assert row is moves and row.game_id == "g_r1_1"
 
 
 def test_create_request_from_the_form() -> None:

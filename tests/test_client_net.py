@@ -56,6 +56,7 @@ class FakeServer:
             "rematch": [False, False],
             "spectators": 0,
             "game_no": 1,
+            "game_id": "g_1",
         }
 
     async def handler(self, ws: ServerConnection) -> None:
@@ -100,6 +101,7 @@ class FakeServer:
                     {
                         "type": "game_over",
                         "room": "r1",
+                        "game_id": "g_1",
                         "winner": o.winner,
                         "reason": str(o.termination),
                         "line": [[m.x, m.y] for m in o.line],

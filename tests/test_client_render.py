@@ -13,7 +13,7 @@ import pygame
 import pytest
 
 from client import theme
-from client.model import GameInfo
+from client.records import GameInfo
 from client.views.board import BoardPicture, board_geometry, draw_board
 from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, TICTACTOE

@@ -12,7 +12,7 @@ import pygame
 
 from client import theme
 from client.geometry import BoardGeometry, column_label, fit_board, row_label
-from client.model import Cell, GameInfo
+from client.records import Cell, GameInfo
 
 STAR_POINTS: dict[int, tuple[int, ...]] = {9: (2, 6), 13: (3, 9), 15: (3, 11), 19: (3, 9, 15)}
 

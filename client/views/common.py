@@ -5,7 +5,8 @@ from __future__ import annotations
 import pygame
 
 from client import theme
-from client.model import ClientModel, Toast
+from client.model import ClientModel
+from client.records import Toast
 from client.views.board import stone_sprite
 from client.widgets import Frame
 

@@ -8,16 +8,11 @@ import pygame
 
 from client import theme
 from client.forms import CLOCKS, GAMES, LobbyForm
-from client.model import (
-    ClientModel,
-    FinishedGame,
-    HistoryRow,
-    RoomSummary,
-    game_title,
-    result_text,
-)
+from client.model import ClientModel
+from client.records import FinishedGame, HistoryRow, RoomSummary, game_title
 from client.views.common import HEADER_H
 from client.widgets import Frame, TextInput, draw_input, panel
+from client.words import result_text
 
 RIGHT_W = 360
 ROW_H = 44
@@ -134,7 +129,7 @@ def _finished_panel(
         r = pygame.Rect(inner.x - 6, inner.y + i * FINISHED_ROW_H, inner.w + 12, 28)
         if frame.hovered(r):
             pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
-        key = row.game_id if isinstance(row, HistoryRow) else row.key
+        key = row.game_id
         frame.add(r, "replay", key)
         stamp = when(row.ended_at) if isinstance(row, HistoryRow) else "this session"
         action = "Loading…" if loading == key else "Replay \u203a"

@@ -8,7 +8,8 @@ import pygame
 
 from client import theme
 from client.geometry import cell_name
-from client.model import Cell, ChatLine, GameInfo, RoomState
+from client.records import Cell, ChatLine, GameInfo
+from client.room import RoomState
 from client.views.board import draw_mark, stone_sprite
 from client.widgets import Frame, TextInput, draw_input, panel
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pygame
 
 from client import theme
-from client.model import FinishedGame, result_text
+from client.records import FinishedGame
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import HEADER_H
 from client.views.panel import draw_move_list, seat_icon
 from client.widgets import Frame, panel
+from client.words import result_text
 
 PANEL_W = 340
 

@@ -1,0 +1,216 @@
+"""The wire's value types: games, results, room rows, history rows, clocks, chat and toasts.
+
+Each ``from_wire`` builds an immutable value from one decoded map, tolerating missing fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Message = dict[str, Any]
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game description as in ``state``: name, board size, k and win rule."""
+
+    name: str
+    width: int
+    height: int
+    k: int
+    rule: str = "freestyle"
+
+    @classmethod
+    def from_wire(cls, game: Message) -> GameInfo:
+        """Build from the wire's ``game`` map, tolerating missing fields."""
+        name = str(game.get("name", "mnk"))
+        width = int(game.get("width", 3))
+        return cls(
+            name=name,
+            width=width,
+            height=int(game.get("height", width)),
+            k=int(game.get("k", 3)),
+            rule=str(game.get("rule", "freestyle")),
+        )
+
+    @property
+    def uses_marks(self) -> bool:
+        """Whether to draw X and O in squares (tic-tac-toe-like) rather than stones."""
+        return max(self.width, self.height) <= 5
+
+    @property
+    def title(self) -> str:
+        """A short human title such as ``Gomoku`` or ``7x6, 4 in a row``."""
+        return game_title(self.name, self.width, self.height, self.k, self.rule)
+
+
+def game_title(name: str, width: int = 0, height: int = 0, k: int = 0, rule: str = "") -> str:
+    """A human name for a game, e.g. ``Tic-tac-toe`` or a custom board size with k."""
+    if name == "tictactoe":
+        return "Tic-tac-toe"
+    if name == "gomoku":
+        return "Gomoku"
+    if name == "gomoku-standard":
+        return "Gomoku (exact five)"
+    if width and height and k:
+        exact = ", exact" if rule == "exact" else ""
+        return f"{width}\u00d7{height}, {k} in a row{exact}"
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended: winning seat (None for a draw), reason and the winning cells."""
+
+    winner: int | None
+    reason: str
+    line: tuple[Cell, ...] = ()
+
+    @classmethod
+    def from_wire(cls, msg: Message) -> Result:
+        """Build from a ``result`` map or a ``game_over`` message."""
+        line = tuple((int(c[0]), int(c[1])) for c in msg.get("line") or ())
+        winner = msg.get("winner")
+        return cls(winner if isinstance(winner, int) else None, str(msg.get("reason", "")), line)
+
+
+@dataclass(frozen=True, slots=True)
+class RoomSummary:
+    """One row of the lobby's room list."""
+
+    room: str
+    game: str
+    status: str
+    players: tuple[str | None, str | None]
+    spectators: int
+
+    @classmethod
+    def from_wire(cls, row: Message) -> RoomSummary:
+        """Build from a row of ``rooms``."""
+        players = list(row.get("players") or [None, None])[:2]
+        players += [None] * (2 - len(players))
+        return cls(
+            room=str(row.get("room", "?")),
+            game=str(row.get("game", "?")),
+            status=str(row.get("status", "?")),
+            players=(players[0], players[1]),
+            spectators=int(row.get("spectators") or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """One chat message in a room (``seat`` None for a spectator, ``system`` for notices)."""
+
+    sender: str
+    seat: int | None
+    text: str
+    system: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Toast:
+    """A short message shown for a few seconds (``kind`` is "error" or "info")."""
+
+    text: str
+    kind: str
+    created: float
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """A finished game kept for replay: the board, the players, every move and the result."""
+
+    #: The server's id of the game (from ``state``/``game_over`` or its history record).
+    game_id: str
+    room: str
+    game: GameInfo
+    players: tuple[str, str]
+    moves: tuple[Cell, ...]
+    result: Result
+    game_no: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One finished game from the server's history (a row of ``games``; moves come separately)."""
+
+    game_id: str
+    room: str
+    game: GameInfo
+    players: tuple[str, str]
+    result: Result
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    @classmethod
+    def from_wire(cls, row: Message) -> HistoryRow | None:
+        """Build from a ``games`` row (None when it has no ``game_id``)."""
+        game_id = row.get("game_id")
+        if not isinstance(game_id, str) or not game_id:
+            return None
+        game = row.get("game")
+        players = [*list(row.get("players") or ())[:2], None, None]
+        return cls(
+            game_id=game_id,
+            room=str(row.get("room") or ""),
+            game=GameInfo.from_wire(game if isinstance(game, dict) else {}),
+            players=(str(players[0] or "?"), str(players[1] or "?")),
+            result=Result.from_wire(row),
+            started_at=_number(row.get("started_at")),
+            ended_at=_number(row.get("ended_at")),
+        )
+
+
+def _number(value: object) -> float | None:
+    """``value`` as a float when it is a (non-bool) number, else None."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def xy(move: object) -> Cell:
+    """A move from the wire: ``get_game`` sends ``{"x", "y", …}``, ``state`` sends ``[x, y]``."""
+    if isinstance(move, dict):
+        return int(move["x"]), int(move["y"])
+    x, y = move  # type: ignore[misc]
+    return int(x), int(y)
+
+
+@dataclass(slots=True)
+class Clocks:
+    """Remaining seconds per seat as last told by the server, ticking locally in between."""
+
+    remaining: list[float]
+    received_at: float
+    running: int | None
+    initial_s: float | None = None
+    increment_s: float | None = None
+
+    def left(self, seat: int, now: float) -> float:
+        """Seconds left for ``seat`` at monotonic time ``now`` (never below zero)."""
+        value = self.remaining[seat]
+        if self.running == seat:
+            value -= now - self.received_at
+        return max(0.0, value)
+
+
+def parse_clocks(msg: Message, running: int | None, now: float) -> Clocks | None:
+    """Clocks from a ``state``/``moved`` when present (``clocks`` list or ``clock`` map)."""
+    clock = msg.get("clock")
+    remaining = msg.get("clocks")
+    initial = increment = None
+    if isinstance(clock, dict):
+        remaining = clock.get("remaining_s", clock.get("remaining", remaining))
+        initial = clock.get("initial_s")
+        increment = clock.get("increment_s")
+    if not isinstance(remaining, list | tuple) or len(remaining) != 2:
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in remaining):
+        return None
+    if "clock_running" in msg:
+        flag = msg["clock_running"]
+        running = flag if flag in (0, 1) else None
+    return Clocks([float(remaining[0]), float(remaining[1])], now, running, initial, increment)

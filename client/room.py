@@ -1,0 +1,157 @@
+"""One room as the client knows it: built from ``state``, advanced by ``moved`` and ``game_over``.
+
+The board is always the server's move list: a ``moved`` that does not follow on is refused
+(the caller rejoins to refresh), nothing is guessed or played ahead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from client.records import (
+    Cell,
+    ChatLine,
+    Clocks,
+    FinishedGame,
+    GameInfo,
+    Message,
+    Result,
+    parse_clocks,
+)
+from client.words import result_text
+
+
+@dataclass(slots=True)
+class RoomState:
+    """A room as the last ``state`` described it, plus the broadcasts applied since."""
+
+    room: str
+    game: GameInfo
+    players: list[str | None]
+    kinds: list[str]
+    online: list[bool]
+    seat: int | None
+    moves: list[Cell]
+    to_move: int | None
+    status: str
+    result: Result | None
+    rematch: list[bool]
+    spectators: int
+    game_no: int
+    #: The server's id of the game on the board (the key of its replay and its history row).
+    game_id: str
+    clocks: Clocks | None = None
+    chat: list[ChatLine] = field(default_factory=list)
+
+    @property
+    def ply(self) -> int:
+        """The number of stones on the board."""
+        return len(self.moves)
+
+    @property
+    def stones(self) -> dict[Cell, int]:
+        """Which seat's stone sits on each occupied cell."""
+        return {cell: i & 1 for i, cell in enumerate(self.moves)}
+
+    @property
+    def last_move(self) -> Cell | None:
+        """The most recent move, if any."""
+        return self.moves[-1] if self.moves else None
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether this client holds the seat to move in a game in progress."""
+        return self.status == "playing" and self.seat is not None and self.to_move == self.seat
+
+    def name(self, seat: int) -> str:
+        """The display name of a seat ("waiting…" while empty)."""
+        return self.players[seat] or "waiting…"
+
+    def result_text(self) -> str:
+        """A sentence for the result, e.g. ``alice wins with 5 in a row``."""
+        if self.result is None:
+            return ""
+        return result_text(self.result, (self.name(0), self.name(1)), self.game.k)
+
+    def finished(self) -> FinishedGame | None:
+        """The game on the board as a finished game for replay (None until it has a result)."""
+        if self.result is None:
+            return None
+        return FinishedGame(
+            game_id=self.game_id,
+            room=self.room,
+            game=self.game,
+            players=(self.name(0), self.name(1)),
+            moves=tuple(self.moves),
+            result=self.result,
+            game_no=self.game_no,
+        )
+
+
+def room_from_state(msg: Message, now: float) -> RoomState:
+    """A room from a ``state`` message (which must carry ``room``)."""
+    players = list(msg.get("players") or [None, None])[:2]
+    players += [None] * (2 - len(players))
+    status = str(msg.get("status", "waiting"))
+    to_move = msg.get("to_move")
+    to_move = to_move if isinstance(to_move, int) and status == "playing" else None
+    result = msg.get("result")
+    seat = msg.get("seat")
+    room = str(msg["room"])
+    game_no = int(msg.get("game_no") or 1)
+    game_id = msg.get("game_id")
+    return RoomState(
+        room=room,
+        game=GameInfo.from_wire(msg.get("game") or {}),
+        players=players,
+        kinds=[str(k) for k in (msg.get("kinds") or ["human", "human"])],
+        online=[bool(o) for o in (msg.get("online") or [True, True])],
+        seat=seat if isinstance(seat, int) else None,
+        moves=[(int(m[0]), int(m[1])) for m in msg.get("moves") or ()],
+        to_move=to_move,
+        status=status,
+        result=Result.from_wire(result) if isinstance(result, dict) else None,
+        rematch=[bool(r) for r in (msg.get("rematch") or [False, False])],
+        spectators=int(msg.get("spectators") or 0),
+        game_no=game_no,
+        # A server from before ``game_id``: a local stand-in that no history row carries.
+        game_id=game_id if isinstance(game_id, str) and game_id else f"{room}#{game_no}",
+        clocks=parse_clocks(msg, to_move, now),
+    )
+
+
+def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
+    """Add a ``moved`` to ``room``; False when it does not follow on (rejoin to refresh)."""
+    ply, seat = msg.get("ply"), msg.get("seat")
+    if ply != room.ply or seat != (ply or 0) & 1:
+        return isinstance(ply, int) and ply < room.ply  # an old one: already in our state
+    room.moves.append((int(msg["x"]), int(msg["y"])))
+    room.to_move = 1 - int(seat) if room.status == "playing" else None
+    clocks = parse_clocks(msg, room.to_move, now)
+    if clocks is not None:
+        room.clocks = clocks
+    elif room.clocks is not None:
+        c = room.clocks
+        c.remaining = [c.left(0, now), c.left(1, now)]
+        if c.increment_s and seat in (0, 1):
+            c.remaining[int(seat)] += c.increment_s
+        c.received_at, c.running = now, room.to_move
+    return True
+
+
+def apply_game_over(room: RoomState, msg: Message, now: float) -> None:
+    """End the game in ``room`` as a ``game_over`` says: result, stopped clocks, its id."""
+    clocks = parse_clocks(msg, None, now)
+    if clocks is not None and room.clocks is not None:
+        clocks.initial_s, clocks.increment_s = room.clocks.initial_s, room.clocks.increment_s
+    if clocks is None and room.clocks is not None:
+        c = clocks = room.clocks
+        c.remaining = [c.left(0, now), c.left(1, now)]
+        c.received_at, c.running = now, None
+    room.clocks = clocks
+    room.status = "over"
+    room.to_move = None
+    room.result = Result.from_wire(msg)
+    game_id = msg.get("game_id")
+    if isinstance(game_id, str) and game_id:
+        room.game_id = game_id

@@ -1,0 +1,61 @@
+"""The words a user reads: error codes and game results as sentences."""
+
+from __future__ import annotations
+
+from client.records import Result
+
+#: User-facing words for every stable error code of docs/PROTOCOL.md.
+ERROR_WORDS: dict[str, str] = {
+    "bad_frame": "The server could not read a message from this client.",
+    "bad_message": "The server did not understand that request.",
+    "unknown_type": "The server does not support that yet.",
+    "not_hello": "Not signed in yet; please wait a moment.",
+    "unsupported_protocol": "This client and the server speak different protocol versions.",
+    "bad_session": "Your old session expired; you are signed in afresh.",
+    "bad_options": "Those game settings are not allowed.",
+    "no_such_room": "That room does not exist (any more).",
+    "no_such_game": "That game is not in the history.",
+    "no_history": "This server keeps no game history.",
+    "room_full": "That room is full; you can still watch it.",
+    "not_in_room": "You are not in that room.",
+    "not_a_player": "Only the two players can do that; you are watching.",
+    "not_your_turn": "It is not your turn.",
+    "illegal_move": "You cannot play there.",
+    "stale_ply": "The board changed before your move arrived; it has been refreshed.",
+    "game_over": "The game is already over.",
+    "rematch_unavailable": "A rematch needs a finished game and both players still here.",
+    "no_bot_available": "No bot is free for that game right now; try again or play a human.",
+    "rate_limited": "Slow down a little: too many actions at once.",
+    "internal_error": "The server hit a problem with that request. Please try again.",
+}
+
+REASON_WORDS: dict[str, str] = {
+    "line": "{winner} wins with {k} in a row",
+    "draw": "Draw: the board is full",
+    "resign": "{loser} resigned, {winner} wins",
+    "timeout": "{loser} ran out of time, {winner} wins",
+    "disconnect": "{loser} disconnected, {winner} wins",
+    "abandoned": "Game abandoned",
+    "adjudicated": "Adjudicated: {winner} wins",
+    "forbidden": "{loser} played a forbidden move, {winner} wins",
+}
+
+
+def error_text(code: str, message: str = "") -> str:
+    """The words to show a user for an ``error`` code (falls back to the server's message)."""
+    words = ERROR_WORDS.get(code)
+    if words is not None:
+        return words
+    return message or f"Something went wrong ({code})."
+
+
+def result_text(result: Result, names: tuple[str, str], k: int) -> str:
+    """A sentence describing ``result`` between ``names`` (winner's name first)."""
+    template = REASON_WORDS.get(result.reason, "Game over ({reason})")
+    if result.winner is None:
+        if result.reason in ("line", "adjudicated"):
+            return "Draw"
+        winner = loser = "nobody"
+    else:
+        winner, loser = names[result.winner], names[1 - result.winner]
+    return template.format(winner=winner, loser=loser, k=k, reason=result.reason)
