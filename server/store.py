@@ -79,11 +79,18 @@ class Store:
         self.path = Path(path)
         self.db = connect(self.path)
         migrate(self.db)
+        # Commits run on the event loop and must stay cheap: the WAL is checkpointed into the
+        # database (with its fsync) by :meth:`checkpoint` on a worker thread instead.
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
         self._readers = threading.local()
 
     def close(self) -> None:
         """Close the writer connection."""
         self.db.close()
+
+    def checkpoint(self) -> None:
+        """Copy committed WAL pages into the database file (from a worker thread)."""
+        self._reader().execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # -- writing -----------------------------------------------------------------------------
 
