@@ -85,6 +85,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "list_games": {
         "player": (_STR, False),
         "before": ((int, float), False),
+        "before_id": (_STR, False),
         "limit": (_INT, False),
     },
     "get_game": {"game_id": (_STR, True), "format": (_STR, False)},

@@ -393,6 +393,7 @@ class Arena:
 
     def _list_games(self, player: Player, msg: Message) -> list[Out]:
         params = {"player": msg.get("player"), "before": msg.get("before")}
+        params["before_id"] = msg.get("before_id")
         params["limit"] = msg.get("limit", 20)
         return [Lookup("list_games", params, msg.get("id"))]
 

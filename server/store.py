@@ -129,19 +129,29 @@ class Store:
         return db
 
     def list_games(
-        self, player: str | None = None, before: float | None = None, limit: int = 20
+        self,
+        player: str | None = None,
+        before: float | None = None,
+        limit: int = 20,
+        before_id: str | None = None,
     ) -> dict[str, Any]:
-        """Finished games, newest first; page with ``before`` = the last ``ended_at`` seen."""
+        """Finished games, newest first; the next page starts after (``before``, ``before_id``).
+
+        Ties on ``ended_at`` are ordered by ``game_id``, so paging with both never skips a game.
+        """
         limit = max(1, min(limit, MAX_PAGE))
         sql = "SELECT * FROM games WHERE status = 'over'"
         args: list[Any] = []
         if player:
             sql += " AND (seat0 = ? OR seat1 = ? OR name0 = ? OR name1 = ?)"
             args += [player] * 4
-        if before is not None:
+        if before is not None and before_id is not None:
+            sql += " AND (ended_at < ? OR (ended_at = ? AND game_id < ?))"
+            args += [before, before, before_id]
+        elif before is not None:
             sql += " AND ended_at < ?"
             args.append(before)
-        sql += " ORDER BY ended_at DESC LIMIT ?"
+        sql += " ORDER BY ended_at DESC, game_id DESC LIMIT ?"
         args.append(limit + 1)
         rows = self._reader().execute(sql, args).fetchall()
         games = [_summary(_row_to_game(r)) for r in rows[:limit]]

@@ -203,8 +203,13 @@ async def test_history_pages_filters_and_exports(client_factory: Any) -> None:
         ids.append((await alice.request(type="join_room", room=room))["room"])
     page = await carol.request(type="list_games", limit=2)
     assert [g["room"] for g in page["games"]] == ids[::-1][:2] and page["more"] is True
-    rest = await carol.request(type="list_games", before=page["games"][-1]["ended_at"])
+    last = page["games"][-1]
+    rest = await carol.request(type="list_games", before=last["ended_at"])
     assert [g["room"] for g in rest["games"]] == ids[:1] and rest["more"] is False
+    exact = await carol.request(
+        type="list_games", before=last["ended_at"], before_id=last["game_id"], limit=5
+    )
+    assert [g["room"] for g in exact["games"]] == ids[:1]
     bobs = await carol.request(type="list_games", player=bob.player)
     assert [g["room"] for g in bobs["games"]] == [ids[2], ids[0]]
     game_id = bobs["games"][0]["game_id"]
@@ -218,3 +223,26 @@ async def test_history_pages_filters_and_exports(client_factory: Any) -> None:
     assert [(m.x, m.y) for m in psq.moves] == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
     await carol.error("no_such_game", type="get_game", game_id="g_nope")
     await carol.error("bad_message", type="get_game", game_id="g_nope", format="pgn")
+
+
+async def test_paging_never_skips_games_that_end_at_the_same_instant(tmp_path: Path) -> None:
+    from server.journal import GameRow
+
+    store = Store(tmp_path / "p.sqlite3")
+    variant = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
+    rows = [
+        GameRow(f"g_{i:02d}", "r", 1, variant, {}, None, ("a", "b"), ("a", "b"), ("human",) * 2,
+                "over", None, "draw", (), 0.0, 0.0, 5.0 if i < 4 else float(i))
+        for i in range(7)
+    ]  # fmt: skip
+    store.write(rows)
+    seen: list[str] = []
+    page = store.list_games(limit=2)
+    while True:
+        seen += [g["game_id"] for g in page["games"]]
+        if not page["more"]:
+            break
+        last = page["games"][-1]
+        page = store.list_games(limit=2, before=last["ended_at"], before_id=last["game_id"])
+    assert seen == ["g_06", "g_05", "g_03", "g_02", "g_01", "g_00", "g_04"]  # 5.0 ties by id
+    store.close()
