@@ -17,6 +17,7 @@ ERROR_WORDS: dict[str, str] = {
     "no_such_game": "That game is not in the history.",
     "no_history": "This server keeps no game history.",
     "room_full": "That room is full; you can still watch it.",
+    "too_many_rooms": "You have enough games open already: finish or leave one first.",
     "not_in_room": "You are not in that room.",
     "not_a_player": "Only the two players can do that; you are watching.",
     "not_your_turn": "It is not your turn.",

@@ -51,7 +51,7 @@ class UnsupportedProtocol(ArenaError):
 
 
 class BadSession(ArenaError):
-    """The ``hello`` carries a session token that is unknown or already in use elsewhere."""
+    """The ``hello`` carries a session token this server does not know."""
 
     code = "bad_session"
 
@@ -72,6 +72,12 @@ class NoHistory(ArenaError):
     """This server keeps no game history (it runs without a database)."""
 
     code = "no_history"
+
+
+class TooManyRooms(ArenaError):
+    """The player already has as many waiting rooms, or games against bots, as one may."""
+
+    code = "too_many_rooms"
 
 
 class RoomFull(ArenaError):

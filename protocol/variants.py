@@ -36,7 +36,7 @@ def make_variant(name: object, options: Mapping[str, object] | None = None) -> V
     if name in FIXED:
         return FIXED[name]
     if name != "mnk":
-        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(NAMES)}")
+        raise UnknownGame(f"unknown game {name[:40]!r}; known: {', '.join(NAMES)}")
     width = _int_option(options, "width", None)
     height = _int_option(options, "height", width)
     k = _int_option(options, "k", None)

@@ -106,7 +106,7 @@ def validate(message: Message) -> Message:
     kind = message["type"]
     spec = REQUESTS.get(kind)
     if spec is None:
-        raise UnknownType(f"unknown message type {kind!r}")
+        raise UnknownType(f"unknown message type {kind[:40]!r}")
     for name, (types, required) in spec.items():
         if name not in message:
             if required:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from protocol.errors import (
     NoSuchRoom,
     NotHello,
     RateLimited,
+    TooManyRooms,
     UnknownGame,
     UnsupportedProtocol,
 )
@@ -73,6 +75,9 @@ class Limits:
     bot_move_timeout: float = 60.0
     room_linger: float = 30.0
     lobby_push_interval: float = 0.25
+    #: One player may keep this many rooms waiting for an opponent, and play this many bots.
+    max_waiting_rooms: int = 5
+    max_bot_games: int = 4
     #: How often every room is checked (grace, idle rooms, bots sitting on a move).
     full_sweep_interval: float = 1.0
 
@@ -162,6 +167,8 @@ class Arena:
             request_id = message.get("id")
             if not conn.bucket.allow(self.clock()):
                 raise RateLimited("too many messages; slow down")
+            if conn.pid is None and message["type"] != "hello":
+                raise NotHello("say hello first")
             wire.validate(message)
             if conn.pid is None:
                 out = self._hello(conn, message)
@@ -319,6 +326,8 @@ class Arena:
         room_options: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
         room_options |= {k: options[k] for k in ("opening", "max_moves") if k in options}
         named = msg.get("bots")
+        if named is None:
+            self._check_quota(player, bot=room_options["opponent"] == "bot")
         if named is not None:
             bots = self._named_bots(named, variant.name)
             room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
@@ -346,6 +355,18 @@ class Arena:
         if bots:
             out += self._seat_bot(bots[0], room, 1 - seat, level)
         return out
+
+    def _check_quota(self, player: Player, *, bot: bool) -> None:
+        """Refuse a new seat past the per-player limits, so nobody can hog rooms or bots."""
+        seated = [r for r in self._rooms_of(player) if r.seat_of(player.pid) is not None]
+        if sum(r.status == "waiting" for r in seated) >= self.limits.max_waiting_rooms:
+            raise TooManyRooms("you already have the most rooms waiting for an opponent")
+        if bot:
+            bot_games = [
+                r for r in seated if r.status == "playing" and r.options.get("opponent") == "bot"
+            ]
+            if len(bot_games) >= self.limits.max_bot_games:
+                raise TooManyRooms("finish or leave a game against a bot first")
 
     def _list_bots(self, player: Player, msg: Message) -> list[Out]:
         bots = [
@@ -386,13 +407,20 @@ class Arena:
 
     def _rematch(self, player: Player, msg: Message) -> list[Out]:
         self._lobby_dirty = True
-        return list(self._room(msg["room"]).ask_rematch(player.pid))
+        room = self._room(msg["room"])
+        out = list(room.ask_rematch(player.pid))
+        if room.clock is not None and room.status == "playing":
+            self._timed.add(room.id)  # the new game's clock needs the fast check again
+        return out
 
     def _chat(self, player: Player, msg: Message) -> list[Out]:
         return list(self._room(msg["room"]).chat(player.pid, msg["text"]))
 
     def _list_games(self, player: Player, msg: Message) -> list[Out]:
-        params = {"player": msg.get("player"), "before": msg.get("before")}
+        before = msg.get("before")
+        if before is not None and not (math.isfinite(before) and abs(before) < 1e12):
+            raise BadMessage("before must be a time in seconds (an ended_at from a page)")
+        params = {"player": msg.get("player"), "before": None if before is None else float(before)}
         params["before_id"] = msg.get("before_id")
         params["limit"] = msg.get("limit", 20)
         return [Lookup("list_games", params, msg.get("id"))]

@@ -82,12 +82,17 @@ async def serve_forever(args: argparse.Namespace) -> None:
         pool = BotPool(f"ws://{host}:{server.port}", args.bots, args.bot_capacity, state_dir)
         pool.start()
     try:
-        await stop.wait()
+        waiters = [asyncio.create_task(event.wait()) for event in (stop, server.failed)]
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in waiters:
+            waiter.cancel()
     finally:
         if pool is not None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
+    if server.failed.is_set():
+        raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
 
 
 def main(argv: list[str] | None = None) -> None:

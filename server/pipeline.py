@@ -29,8 +29,11 @@ CHECKPOINT_INTERVAL = 2.0
 class Pipeline:
     """Orders deliveries behind commits of the records that came with them."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, on_failure: Callable[[], None] | None = None) -> None:
         self.store = store
+        #: Called once when a commit fails: the server must stop rather than run undurably.
+        self.on_failure = on_failure
+        self.failed = False
         self._pending: list[tuple[list[Record], Deliver]] = []
         self._scheduled = False
         self._checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnk-wal")
@@ -44,6 +47,8 @@ class Pipeline:
 
     def submit(self, records: list[Record], deliver: Deliver) -> None:
         """Run ``deliver`` once ``records`` are committed (at once when nothing is pending)."""
+        if self.failed:
+            return  # after a failed commit nothing more may leave: the server is stopping
         if not records and not self._pending:
             deliver()
             return
@@ -63,7 +68,14 @@ class Pipeline:
                 self.commits += 1
                 self.records += len(records)
             except Exception:
-                log.exception("commit of %d records failed; delivering anyway", len(records))
+                # Fail-stop: what was not saved must not be seen. Clients resume after a
+                # restart from the last commit, which is exactly what they were shown.
+                log.critical("commit of %d records failed; stopping the server", len(records))
+                log.exception("commit failure")
+                self.failed = True
+                if self.on_failure is not None:
+                    self.on_failure()
+                return
         for _, deliver in batch:
             try:
                 deliver()
@@ -75,8 +87,9 @@ class Pipeline:
         self.flush()
         if self._task is not None:
             self._task.cancel()
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._checkpointer, self.store.checkpoint)
+        if not self.failed:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(self._checkpointer, self.store.checkpoint)
         self._checkpointer.shutdown(wait=True)
 
     async def _checkpoint_forever(self) -> None:

@@ -162,6 +162,7 @@ def restore_room(
         room.game.outcome = Outcome(termination, game.winner, line)
     if spec is not None:
         room.clock = _restore_clock(spec, room, moves, now(), alive_at)
+    room.turn_since = now() if room.started and not room.game.over else None
     return room
 
 
@@ -173,7 +174,8 @@ def _restore_clock(
     clock = Clock(spec, remaining)
     if room.started and not room.game.over:
         seat = room.game.ply & 1
-        since = last.at if last else (room.started_at or now)
+        # opening stones carry the room's creation time: the turn began at the start at earliest
+        since = max(last.at if last else now, room.started_at or now)
         used = max(0.0, (alive_at or since) - since)
         clock.remaining[seat] = max(0.0, clock.remaining[seat] - used)
         clock.start(seat, now)

@@ -97,6 +97,8 @@ class Room:
     rematch: list[bool] = field(default_factory=lambda: [False, False])
     #: How long a bot may sit on a move when there is no clock (a hung bot must not hang games).
     bot_move_s: float | None = None
+    #: When the side to move got the turn (a restart resets it: downtime is nobody's).
+    turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
     gone: set[str] = field(default_factory=set)
 
@@ -204,14 +206,14 @@ class Room:
         self, member: Member, *, spectate: bool = False, seat: int | None = None
     ) -> list[Send]:
         """Seat ``member`` (the free seat, or ``seat``), or add them as a spectator."""
+        existing = self.seat_of(member.pid)
+        free = [s for s in (0, 1) if self.seats[s] is None]
+        if existing is None and not spectate and (not free or self.started):
+            raise RoomFull(f"room {self.id} is full")
         self.online.add(member.pid)
         self.offline_since.pop(member.pid, None)
         self.gone.discard(member.pid)
-        existing = self.seat_of(member.pid)
         if existing is None and not spectate:
-            free = [s for s in (0, 1) if self.seats[s] is None]
-            if not free or self.started:
-                raise RoomFull(f"room {self.id} is full")
             chosen = seat if seat in free else free[0]
             self.seats[chosen] = member
             self.spectators.pop(member.pid, None)
@@ -238,7 +240,8 @@ class Room:
         elif seat is not None:
             self.gone.add(pid)
         self.online.discard(pid)
-        self.rematch = [False, False]
+        if seat is not None:  # a spectator leaving does not cancel the players' rematch
+            self.rematch = [False, False]
         return out + self.states()
 
     def set_online(self, pid: str, online: bool, now: float = 0.0) -> list[Send]:
@@ -276,6 +279,7 @@ class Room:
         moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat}
         moved["x"], moved["y"] = move.x, move.y
         self.times.append(now)
+        self.turn_since = now
         if clock is not None:
             clock.press(now)
             moved["clocks"] = clock.snapshot(now)
@@ -294,7 +298,7 @@ class Room:
         now = self.now()
         if self.clock is not None and self.clock.flagged(now):
             seat = self.clock.running
-        elif self.bot_move_s is not None and self._bot_overdue(now):
+        elif self.clock is None and self._bot_overdue(now):
             seat = self.game.to_move
         else:
             return []
@@ -306,8 +310,7 @@ class Room:
         member = self.seats[seat] if seat is not None else None
         if member is None or member.kind != "bot" or self.bot_move_s is None:
             return False
-        since = self.times[-1] if self.times else (self.started_at or now)
-        return now - since >= self.bot_move_s
+        return now - (self.turn_since or now) >= self.bot_move_s
 
     def resign(self, pid: str, fault: str | None = None) -> list[Send]:
         """End the game with the other seat winning; a bot's engine ``fault`` makes it a forfeit."""
@@ -375,7 +378,7 @@ class Room:
         return result
 
     def _start(self) -> None:
-        self.started_at = self.now()
+        self.started_at = self.turn_since = self.now()
         if self.clock is not None:
             self.clock.start(self.game.to_move or 0, self.started_at)
 

@@ -35,6 +35,19 @@ class FanOut(Protocol):
         ...
 
 
+def send_frame(targets: list[ServerConnection], frame: bytes) -> None:
+    """Write a frame to every target now; a peer that lets too much pile up unread is cut off.
+
+    Every frame the server sends goes through here, so no peer can grow the server's memory by
+    not reading (websockets' ``broadcast`` itself applies no backpressure).
+    """
+    broadcast(targets, frame)
+    for ws in targets:
+        if ws.transport.get_write_buffer_size() > MAX_BACKLOG:
+            log.warning("closing a connection that does not read its messages")
+            ws.transport.abort()
+
+
 class LocalFanOut:
     """The embedded default: every player is connected to this process or offline."""
 
@@ -46,11 +59,7 @@ class LocalFanOut:
         sockets = self.sockets
         targets = [ws for pid in pids if (ws := sockets.get(pid)) is not None]
         if targets:
-            broadcast(targets, frame)
-            for ws in targets:
-                if ws.transport.get_write_buffer_size() > MAX_BACKLOG:
-                    log.warning("closing a connection that does not read its messages")
-                    ws.transport.abort()
+            send_frame(targets, frame)
 
 
 @dataclass
@@ -73,7 +82,9 @@ class ArenaServer:
         self.arena = arena
         self.config = config or ServerConfig()
         self.store = store
-        self.pipeline = Pipeline(store) if store is not None else None
+        #: Set when the server cannot go on (a commit failed); its runner must stop it.
+        self.failed = asyncio.Event()
+        self.pipeline = Pipeline(store, self.failed.set) if store is not None else None
         self.fanout = LocalFanOut()
         self.server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -166,7 +177,7 @@ class ArenaServer:
             frame = wire.encode(item.message)
             if isinstance(item, Reply):
                 if ws is not None:
-                    broadcast((ws,), frame)
+                    send_frame([ws], frame)
             else:
                 self.fanout.deliver(item.to, frame)
 
@@ -185,7 +196,7 @@ class ArenaServer:
             reply = wire.error(exc.code, exc.message)
         if item.request_id is not None:
             reply["id"] = item.request_id
-        broadcast((ws,), wire.encode(reply))
+        send_frame([ws], wire.encode(reply))
 
     async def _sweep_forever(self) -> None:
         loop = asyncio.get_running_loop()

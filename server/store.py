@@ -289,8 +289,20 @@ def _summary(g: GameRow) -> dict[str, Any]:
 
 
 def game_record(game: GameRow, moves: list[MoveRow]) -> dict[str, Any]:
-    """The JSON export of a game: players, variant, every move with its time, result."""
+    """The JSON export of a game: players, variant, every move with its time, result.
+
+    ``ms`` is the time the move took: 0 for opening stones, and measured from the start of play
+    (not from room creation) for the first real move.
+    """
     start = game.started_at or game.created_at
+    opening = len(game.options.get("opening") or ())
+
+    def took(i: int) -> int:
+        if i < opening:
+            return 0
+        previous = moves[i - 1].at if i > opening else start
+        return max(0, round(1000 * (moves[i].at - max(previous, start))))
+
     return {
         **_summary(game),
         "kinds": list(game.kinds),
@@ -302,7 +314,7 @@ def game_record(game: GameRow, moves: list[MoveRow]) -> dict[str, Any]:
                 "x": m.x,
                 "y": m.y,
                 "at": m.at,
-                "ms": round(1000 * (m.at - (moves[i - 1].at if i else start))),
+                "ms": took(i),
                 "clocks": list(m.clocks) if m.clocks else None,
             }
             for i, m in enumerate(moves)

@@ -246,3 +246,20 @@ async def test_paging_never_skips_games_that_end_at_the_same_instant(tmp_path: P
         page = store.list_games(limit=2, before=last["ended_at"], before_id=last["game_id"])
     assert seen == ["g_06", "g_05", "g_03", "g_02", "g_01", "g_00", "g_04"]  # 5.0 ties by id
     store.close()
+
+
+async def test_a_failed_commit_stops_delivery_instead_of_lying(
+    client_factory: Any, server: Any
+) -> None:
+    alice, bob = await client_factory("alice"), await client_factory("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+
+    def broken_disk(records: list[Any]) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    server.store.write = broken_disk
+    await alice.send(type="move", room=room, x=7, y=7)
+    await asyncio.wait_for(server.failed.wait(), 3)
+    with pytest.raises(TimeoutError):  # the move was not saved, so nobody may see it
+        await bob.expect("moved", timeout=0.5)
