@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="stop when this process (the server that started the bot) is gone",
     )
+    p.add_argument(
+        "--hang-slack",
+        type=float,
+        default=5.0,
+        help="seconds past its budget before an engine counts as hung and forfeits (default 5)",
+    )
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -60,6 +66,7 @@ async def _play(args: argparse.Namespace) -> None:
         args.games.split(","),
         session_file=args.session_file,
         parent_pid=args.parent_pid,
+        hang_slack=args.hang_slack,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -49,8 +49,11 @@ class BrainSession:
         handler = getattr(self, f"_cmd_{word.lower()}", None)
         if handler is None:
             self.say(f"UNKNOWN {word}")
-        else:
+            return True
+        try:
             handler(rest.strip())
+        except ValueError as exc:  # a malformed command is answered, never fatal
+            self.say(f"ERROR {word}: {exc}"[:200])
         return True
 
     # -- commands ------------------------------------------------------------------------------
@@ -61,6 +64,8 @@ class BrainSession:
     def _cmd_rectstart(self, rest: str) -> None:
         try:
             width, height = (int(p) for p in rest.split(","))
+            if min(width, height) < 5:
+                raise ValueError("too small for five in a row")
             make_variant("mnk", {"width": width, "height": height, "k": 5})
         except Exception:
             self.say("ERROR unsupported board size (5..25 each side)")
@@ -106,7 +111,16 @@ class BrainSession:
             self.theirs = [m for m, field in stones if field == 2]
             self._play()
             return True
-        x, y, field = (int(p) for p in line.split(","))
+        try:
+            x, y, field = (int(p) for p in line.split(","))
+        except ValueError:
+            self._board = None
+            self.say(f"ERROR bad BOARD line {line[:40]!r}; expected x,y,field")
+            return True
+        if field not in (1, 2):  # 3 is Piskvork's continuous-game mode, which we do not play
+            self._board = None
+            self.say(f"ERROR unsupported BOARD field {field} (continuous games are not played)")
+            return True
         self._board.append((Move(x, y), field))
         return True
 

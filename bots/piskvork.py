@@ -34,8 +34,11 @@ class BrainError(Exception):
 class PiskvorkBrain:
     """One running brain, kept in sync with one game."""
 
-    def __init__(self, path: str, variant: Variant, seat: int) -> None:
+    def __init__(
+        self, path: str, variant: Variant, seat: int, hang_slack: float = HANG_SLACK
+    ) -> None:
         self.path, self.variant, self.seat = path, variant, seat
+        self.hang_slack = hang_slack
         self.proc: asyncio.subprocess.Process | None = None
         self._known: list[Move] = []  # the position the brain has, in move order
 
@@ -53,7 +56,7 @@ class PiskvorkBrain:
         v = self.variant
         square = v.width == v.height
         await self._send(f"START {v.width}" if square else f"RECTSTART {v.width},{v.height}")
-        answer = await self._line(START_TIMEOUT)
+        answer = await self._answer(START_TIMEOUT)
         if answer.upper() != "OK":
             raise BrainError(f"brain refused the board: {answer[:80]!r}")
         await self._send(f"INFO rule {1 if v.rule is WinRule.EXACT else 0}")
@@ -75,10 +78,7 @@ class PiskvorkBrain:
             for ply, m in enumerate(moves):
                 await self._send(f"{m.x},{m.y},{1 if ply % 2 == self.seat else 2}")
             await self._send("DONE")
-        while True:
-            line = await self._line(budget_s + HANG_SLACK)
-            if line.split(" ", 1)[0].upper() not in _CHATTER:
-                break
+        line = await self._answer(budget_s + self.hang_slack)
         match = _MOVE.match(line)
         if not match:
             raise BrainError(f"brain answered {line[:80]!r} instead of a move")
@@ -93,12 +93,15 @@ class PiskvorkBrain:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        with contextlib.suppress(Exception):
-            await self._write(proc, "END")
-            await asyncio.wait_for(proc.wait(), 1.0)
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        try:
+            with contextlib.suppress(Exception):
+                await self._write(proc, "END")
+                await asyncio.wait_for(proc.wait(), 1.0)
+        finally:  # even when cancelled: a hung brain must not outlive its game
+            if proc.returncode is None:
+                proc.kill()
+                with contextlib.suppress(Exception):
+                    await proc.wait()
 
     async def _send(self, line: str) -> None:
         if self.proc is None:
@@ -114,12 +117,22 @@ class PiskvorkBrain:
         except (ConnectionError, RuntimeError) as exc:
             raise BrainError("brain closed its input (crashed?)", "crash") from exc
 
-    async def _line(self, timeout: float) -> str:
+    async def _answer(self, timeout: float) -> str:
+        """The next line that is not chatter (MESSAGE, DEBUG …), all within one deadline."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            line = await self._line(max(0.0, deadline - loop.time()), timeout)
+            if line.split(" ", 1)[0].upper() not in _CHATTER:
+                return line
+
+    async def _line(self, timeout: float, budget: float | None = None) -> str:
         assert self.proc is not None and self.proc.stdout is not None
         try:
             raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
         except TimeoutError as exc:
-            raise BrainError(f"brain did not answer within {timeout:.1f}s", "hang") from exc
+            waited = timeout if budget is None else budget
+            raise BrainError(f"brain did not answer within {waited:.1f}s", "hang") from exc
         if not raw:
             raise BrainError("brain exited (crashed?)", "crash")
         return raw.decode(errors="replace").strip()

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
 import random
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +23,7 @@ from bots.engine.limits import Limit
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot
+from bots.workers import WorkerPool
 from protocol.rules import Game, Move, Variant
 from protocol.variants import variant_from_description
 from protocol.wire import PROTOCOL_VERSION
@@ -61,6 +59,10 @@ def think(
     return [move.x, move.y]
 
 
+#: A first job for every worker: imports the engines before any game's clock runs.
+WARM_UP_JOB = ("random", None, {"name": "tictactoe"}, [], 0.01)
+
+
 def fault_of(exc: BaseException) -> str:
     """The server's name for what went wrong with an engine."""
     if isinstance(exc, BrainError):
@@ -70,11 +72,6 @@ def fault_of(exc: BaseException) -> str:
     if isinstance(exc, IllegalBotMove):
         return "illegal_move"
     return "crash"
-
-
-def warm_up() -> None:
-    """Worker-process entry: import the engine before the first game needs it."""
-    import bots.engine  # noqa: F401
 
 
 @dataclass
@@ -131,6 +128,7 @@ class BotRunner:
         workers: int | None = None,
         session_file: Path | None = None,
         parent_pid: int | None = None,
+        hang_slack: float = HANG_SLACK_S,
     ) -> None:
         self.url, self.spec, self.name = url, spec, name
         self.capacity = capacity
@@ -138,6 +136,7 @@ class BotRunner:
         #: Where the session is kept, so a restarted bot is the same player in the same games.
         self.session_file = session_file
         self.parent_pid = parent_pid
+        self.hang_slack = hang_slack
         self.session: str | None = None
         if session_file is not None and session_file.exists():
             self.session = session_file.read_text().strip() or None
@@ -148,22 +147,20 @@ class BotRunner:
         self.ws: ClientConnection | None = None
         self.connected = asyncio.Event()
         self.workers = workers or max(1, min(capacity, os.cpu_count() or 1))
-        self.pool = self._new_pool() if spec.in_process else None
+        self.pool = WorkerPool(think, self.workers) if spec.in_process else None
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Play until ``stop`` is set, reconnecting after every drop (with backoff)."""
         stop = stop or asyncio.Event()
         delay = 0.2
         if self.pool is not None:  # start the workers now, not during the first game's clock
-            loop = asyncio.get_running_loop()
-            jobs = [loop.run_in_executor(self.pool, warm_up) for _ in range(self.workers)]
-            await asyncio.gather(*jobs)
+            await self.pool.warm_up(WARM_UP_JOB)
         watchdog = asyncio.create_task(self._watch_parent(stop))
         try:
             while not stop.is_set():
+                ws = None
                 try:
                     async with connect(self.url, compression=None, ping_interval=10) as ws:
-                        delay = 0.2
                         session = asyncio.create_task(self._session(ws))
                         stopper = asyncio.create_task(stop.wait())
                         await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
@@ -172,11 +169,13 @@ class BotRunner:
                             session.cancel()
                         elif session.exception() is not None:
                             raise session.exception()  # type: ignore[misc]
-                    if ws.close_code == CLOSE_REPLACED:
-                        log.warning("another process resumed this bot's session; stopping")
-                        break
                 except (OSError, ConnectionClosed, TimeoutError) as exc:
                     log.info("connection lost (%s); reconnecting in %.1fs", exc, delay)
+                if ws is not None and ws.close_code == CLOSE_REPLACED:
+                    log.warning("another process resumed this bot's session; stopping")
+                    break
+                if self.connected.is_set():  # it got as far as welcome: start backing off anew
+                    delay = 0.2
                 self.connected.clear()
                 self.ws = None
                 if not stop.is_set():
@@ -198,19 +197,8 @@ class BotRunner:
         """Stop thinking, close brains and the process pool."""
         for seat in self.seats.values():
             await self._forget(seat)
-        self._kill_pool()
-
-    def _kill_pool(self) -> None:
-        """Stop the workers now, even one stuck in a hung engine (a join would wait forever)."""
-        if self.pool is None:
-            return
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        for child in multiprocessing.active_children():
-            child.terminate()
-
-    def _new_pool(self) -> ProcessPoolExecutor:
-        context = multiprocessing.get_context("spawn")  # not fork: the parent runs a loop
-        return ProcessPoolExecutor(self.workers, mp_context=context)
+        if self.pool is not None:
+            self.pool.close()
 
     # -- the conversation ------------------------------------------------------------------------
 
@@ -283,11 +271,17 @@ class BotRunner:
         seat = self.seats.get(room)
         if seat is None or seat.game is None or seat.game.ply != move_msg["ply"]:
             return
-        if code == "rate_limited":
-            await asyncio.sleep(0.25)
-            await self._send_move(move_msg)
+        if code == "rate_limited":  # resend shortly, without holding up the other games
+            asyncio.get_running_loop().call_later(
+                0.25, lambda: asyncio.ensure_future(self._resend(move_msg))
+            )
         else:
             await self._send({"type": "join_room", "room": room})
+
+    async def _resend(self, move_msg: dict[str, Any]) -> None:
+        seat = self.seats.get(move_msg["room"])
+        if seat is not None and seat.game is not None and seat.game.ply == move_msg["ply"]:
+            await self._send_move(move_msg)
 
     async def _send_move(self, move_msg: dict[str, Any]) -> None:
         self._next_id += 1
@@ -299,8 +293,11 @@ class BotRunner:
     async def _on_state(self, msg: dict[str, Any]) -> None:
         room, my_seat = msg["room"], msg.get("seat")
         seat = self.seats.get(room)
-        if my_seat is None or (seat is None and msg["status"] == "over"):
-            return  # watching, or news of a game already left
+        if my_seat is None:
+            return  # watching
+        if seat is None and msg["status"] == "over":  # a finished game we still sit in
+            await self._send({"type": "leave_room", "room": room})
+            return
         variant = variant_from_description(msg["game"])
         if seat is None or seat.seat != my_seat or seat.variant != variant:
             level = self.levels.get(room) or (msg.get("options") or {}).get("level")
@@ -333,8 +330,8 @@ class BotRunner:
         except Exception as exc:  # a crash, hang or garbage from the engine loses this game
             fault = fault_of(exc)
             log.warning("engine %s in room %s: %s; forfeiting", fault, seat.room, exc)
-            await self._forget(seat)
             await self._send({"type": "resign", "room": seat.room, "fault": fault})
+            await self._close_brain(seat)  # the next game gets a fresh one
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == "playing":
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
@@ -343,21 +340,17 @@ class BotRunner:
     async def _choose(self, seat: Seat, budget: float) -> Move:
         if self.pool is None:
             if seat.brain is None:
-                seat.brain = PiskvorkBrain(self.spec.target, seat.variant, seat.seat)
+                brain = PiskvorkBrain(self.spec.target, seat.variant, seat.seat, self.hang_slack)
+                seat.brain = brain
             left = seat.clocks[seat.seat] if seat.clock and seat.clocks else None
             return await seat.brain.choose(list(seat.moves), budget, left)
         loop = asyncio.get_running_loop()
+        asked = loop.time()
+        worker = await self.pool.acquire()
+        budget = max(0.02, budget - (loop.time() - asked))  # the wait for a worker was clock time
         moves = [[m.x, m.y] for m in seat.moves]
         args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget)
-        job = loop.run_in_executor(self.pool, think, *args)
-        try:
-            x, y = await asyncio.wait_for(job, budget + HANG_SLACK_S)
-        except (TimeoutError, BrokenProcessPool) as exc:
-            why = "hung past its budget" if isinstance(exc, TimeoutError) else "killed its worker"
-            log.warning("engine %s in room %s; restarting workers", why, seat.room)
-            self._kill_pool()
-            self.pool = self._new_pool()
-            raise
+        x, y = await self.pool.run(worker, args, budget + self.hang_slack)
         return Move(x, y)
 
     async def _leave_later(self, seat: Seat) -> None:
@@ -374,11 +367,15 @@ class BotRunner:
         await self._send({"type": "leave_room", "room": seat.room})
 
     async def _forget(self, seat: Seat) -> None:
-        if seat.thinking is not None and not seat.thinking.done():
-            seat.thinking.cancel()
-        if seat.leaving is not None:
+        thinking = seat.thinking
+        if thinking is not None and not thinking.done() and thinking is not asyncio.current_task():
+            thinking.cancel()
+        if seat.leaving is not None and seat.leaving is not asyncio.current_task():
             seat.leaving.cancel()
-            seat.leaving = None
+        seat.leaving = None
+        await self._close_brain(seat)
+
+    async def _close_brain(self, seat: Seat) -> None:
         if seat.brain is not None:
             brain, seat.brain = seat.brain, None
-            await brain.close()
+            await asyncio.shield(brain.close())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import subprocess
 import sys
 import time
@@ -41,7 +42,7 @@ def limits_override() -> dict[str, float]:
 async def start_bot(url: str, engine: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
     """Run ``python -m bots`` against ``url``."""
     cmd = [sys.executable, "-m", "bots", "--server", url, "--engine", engine, "--name", name]
-    return subprocess.Popen([*cmd, "--log-level", "WARNING", *extra])
+    return subprocess.Popen([*cmd, "--log-level", os.environ.get("BOT_LOG", "WARNING"), *extra])
 
 
 @pytest.fixture

@@ -1,0 +1,122 @@
+"""A bot's engine failing in one game forfeits that game only; a replaced bot steps aside."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_bot_play import start_bot, stop, wait_for_bot
+from test_piskvork import HANGER, executable
+
+MOODY = """
+import time
+from bots.sdk import RandomBot
+
+class Moody(RandomBot):
+    def choose(self, variant, moves, limit):
+        if variant.name == "gomoku":
+            time.sleep(60)  # hangs in gomoku, plays tic-tac-toe at once
+        return super().choose(variant, moves, limit)
+"""
+
+#: A timed game whose per-move cap (2 s) is longer than budget (1.5 s) plus the bot's slack.
+CLOCK = {"initial_s": 60.0, "increment_s": 0.0, "move_s": 2.0}
+
+
+@pytest.fixture
+def limits_override() -> dict[str, float]:
+    """Raw clients here move at machine speed."""
+    return {"human_rate": 1000.0, "human_burst": 1000.0}
+
+
+async def bot_game(human: Any, game: str, **extra: Any) -> str:
+    """Create a game against the bot with the human as seat 0; the room id."""
+    return (await human.request(type="create_room", game=game, opponent="bot", seat=0, **extra))[
+        "room"
+    ]
+
+
+async def test_hung_engine_forfeits_its_game_and_spares_the_others(
+    client_factory: Any, server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "moody.py").write_text(MOODY)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    proc = await start_bot(
+        server.url, "moody:Moody", "moody", "--capacity", "2", "--hang-slack", "0.2"
+    )
+    try:
+        await wait_for_bot(server, "moody")
+        human = await client_factory("human")
+        gomoku = await bot_game(human, "gomoku", clock=CLOCK)
+        ttt = await bot_game(human, "tictactoe")
+        await human.request(type="move", room=gomoku, x=7, y=7)
+        over = await human.expect("game_over", room=gomoku, timeout=10)
+        assert over["reason"] == "forfeit" and over["fault"] == "hang" and over["winner"] == 0
+        # the other game of the same bot goes on, on a fresh worker
+        free = [(x, y) for y in range(3) for x in range(3)]
+        room = server.arena.rooms.get(ttt)
+        while room.status != "over":
+            x, y = free.pop(0)
+            reply = await human.request(type="move", room=ttt, x=x, y=y)
+            if reply["type"] == "error" or room.status == "over":
+                continue  # that cell was the bot's, or our move ended the game
+            msg = await human.expect("moved", room=ttt, seat=1, timeout=10)
+            free = [c for c in free if c != (msg["x"], msg["y"])]
+        assert server.arena.rooms.get(ttt).game.outcome.termination in ("line", "draw")
+    finally:
+        await stop(proc)
+
+
+async def test_hung_brain_forfeits_and_is_killed(
+    client_factory: Any, server: Any, tmp_path: Path
+) -> None:
+    brain = executable(tmp_path / "pbrain-hangs", HANGER)
+    proc = await start_bot(server.url, f"piskvork:{brain}", "hangs", "--hang-slack", "0.2")
+    try:
+        await wait_for_bot(server, "hangs")
+        human = await client_factory("human")
+        room = await bot_game(human, "gomoku", clock=CLOCK)
+        await human.request(type="move", room=room, x=7, y=7)
+        over = await human.expect("game_over", room=room, timeout=10)
+        assert over["reason"] == "forfeit" and over["fault"] == "hang"
+        brains = f"^[^ ]*python[^ ]* {brain}$"  # the brain itself, not the bot naming it
+        for _ in range(40):  # END, a second's grace to exit, then SIGKILL
+            left = subprocess.run(["pgrep", "-f", brains], capture_output=True, text=True)
+            if not left.stdout.strip():
+                break
+            await asyncio.sleep(0.1)
+        assert left.stdout.strip() == "", "the hung brain process must be killed"
+    finally:
+        await stop(proc)
+
+
+async def test_a_bot_replaced_on_its_session_stops(server: Any, tmp_path: Path) -> None:
+    session = tmp_path / "bot.session"
+    first = await start_bot(server.url, "random", "twin", "--session-file", str(session))
+    try:
+        await wait_for_bot(server, "twin")
+        for _ in range(100):
+            if session.exists():
+                break
+            await asyncio.sleep(0.05)
+        second = await start_bot(server.url, "random", "twin", "--session-file", str(session))
+        try:
+            code = await asyncio.to_thread(first.wait, 15)
+            assert code == 0  # closed with 4000, it stepped aside instead of fighting back
+            assert (await wait_for_bot(server, "twin")).online
+        finally:
+            await stop(second)
+    finally:
+        if first.poll() is None:
+            await stop(first)
+
+
+def test_the_bot_cli_rejects_a_bad_engine() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bots", "--engine", "alphazero"], capture_output=True, text=True
+    )
+    assert done.returncode != 0 and "unknown engine" in done.stderr
