@@ -46,6 +46,7 @@ class Actions:
     selected: int
     confirm: str | None
     pending_ply: int | None
+    move_request: int | None
     replay_key: str | None
     replay_ply: int
     replay_from: str
@@ -104,7 +105,8 @@ class Actions:
         if cell in room.stones or self.pending_ply == room.ply:
             return
         self.pending_ply = room.ply
-        self.send({"type": "move", "room": room.room, "x": cell[0], "y": cell[1], "ply": room.ply})
+        move = {"type": "move", "room": room.room, "x": cell[0], "y": cell[1], "ply": room.ply}
+        self.move_request = self.send(move)
 
     def do_room_click(self, room: str, pos: Any) -> None:
         """Select a row; clicking the selected row again joins (or watches) it."""

@@ -8,6 +8,7 @@ is in client/controls.py and what buttons do in client/actions.py.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -30,6 +31,8 @@ from client.views.replay import draw_replay, room_layout
 from client.widgets import Frame, Hotspot, TextInput
 
 ANY: Any = object()
+
+log = logging.getLogger("mnk.client")
 
 
 class App(Controls):
@@ -63,7 +66,10 @@ class App(Controls):
         self.replay_ply = 0
         self.replay_from = "lobby"
         self.geo: BoardGeometry | None = None
+        #: The ply our last ``move`` was sent at (no second move while it is unanswered), and
+        #: that request's id (an ``error`` for it frees the board again).
         self.pending_ply: int | None = None
+        self.move_request: int | None = None
         #: The game id whose ``get_game`` answer opens the replay, and that request's id.
         self.replay_wanted: str | None = None
         self.replay_request: int | None = None
@@ -79,7 +85,10 @@ class App(Controls):
         """Apply server messages, handle ``events``, draw one frame; False once the user quit."""
         now = time.monotonic() if now is None else now
         for msg in self.net.poll():
-            self.on_message(msg, now)
+            try:
+                self.on_message(msg, now)
+            except Exception as exc:
+                self.on_bad_message(msg, exc)
         for event in events:
             self.handle_event(event)
         if self.scene != self.shown_scene:
@@ -121,18 +130,15 @@ class App(Controls):
         kind = msg.get("type")
         if kind == "welcome":
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
+            self.pending_ply = self.move_request = None  # so was a move without its answer
             self.send({"type": "list_rooms", "subscribe": True})
             self.refresh_history()
             room = model.room
             if room is not None and room.seat is None:
                 self.send({"type": "join_room", "room": room.room, "spectate": True})
-        for room_id in sorted(model.resync):
-            room = model.rooms.get(room_id)
-            spectate = room is not None and room.seat is None
-            self.send({"type": "join_room", "room": room_id, "spectate": spectate})
-            model.resync.discard(room_id)
+        self.send_resyncs()
         if model.current != had_room or kind == "joined":
-            self.pending_ply = None
+            self.pending_ply = self.move_request = None
             self.cursor = None
             self.confirm = None
             if model.current is not None and self.scene == "lobby":
@@ -145,8 +151,40 @@ class App(Controls):
             self.history_page_asked = False
         elif kind == "game":
             self.on_game_record(msg)
-        elif kind == "error" and msg.get("id") == self.replay_request:
-            self.replay_wanted = self.replay_request = None
+        elif kind == "state" and model.current is not None and msg.get("room") == model.current:
+            self.pending_ply = self.move_request = None  # the board as the server has it now
+        elif kind == "error" and msg.get("id") is not None:
+            if msg.get("id") == self.replay_request:
+                self.replay_wanted = self.replay_request = None
+            if msg.get("id") == self.move_request:
+                self.pending_ply = self.move_request = None  # refused or lost: try again
+
+    def on_bad_message(self, msg: Any, exc: Exception) -> None:
+        """A message the client could not apply: log and drop it, and rebuild its room.
+
+        The model is updated only once a message has been read in full, so dropping one leaves
+        it as it was; the room it was about (if we are in it) is asked for again, and the
+        ``state`` that answers replaces it. A bad ``state`` is not asked for again (that would
+        ask the server for the same ``state`` over and over): the room stays as it was.
+        """
+        log.warning("dropped a server message (%s: %s): %.200r", type(exc).__name__, exc, msg)
+        room = msg.get("room") if isinstance(msg, dict) else None
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        if isinstance(room, str) and room in self.model.rooms and kind != "state":
+            self.model.resync.add(room)
+        try:
+            self.send_resyncs()
+        except Exception:  # pragma: no cover - the transport itself failed; nothing to redo
+            log.warning("could not ask for a fresh state", exc_info=True)
+
+    def send_resyncs(self) -> None:
+        """Rejoin every room whose board drifted from the server's, to get a fresh ``state``."""
+        model = self.model
+        for room_id in sorted(model.resync):
+            room = model.rooms.get(room_id)
+            spectate = room is not None and room.seat is None
+            self.send({"type": "join_room", "room": room_id, "spectate": spectate})
+            model.resync.discard(room_id)
 
     def on_game_record(self, msg: Message) -> None:
         """A ``get_game`` answer: open its replay if the user asked for it from the lobby."""

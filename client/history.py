@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from client.records import FinishedGame, GameInfo, HistoryRow, Message, Result, xy
+from client.records import FinishedGame, GameInfo, HistoryRow, Message, Result, names_of, xy
 
 #: A lobby row: the game (a history row, or a game seen here that the history does not list)
 #: and its moves when they are here.
@@ -16,9 +16,19 @@ LobbyGame = tuple[HistoryRow | FinishedGame, FinishedGame | None]
 
 
 def parse_rows(rows: Iterable[object]) -> list[HistoryRow]:
-    """The history rows of a ``games`` answer (rows without a ``game_id`` are skipped)."""
-    out = (HistoryRow.from_wire(r) for r in rows if isinstance(r, dict))
-    return [h for h in out if h is not None]
+    """The history rows of a ``games`` answer (rows without a ``game_id``, or malformed, are
+    skipped)."""
+    out = []
+    for r in rows:
+        if not isinstance(r, dict):
+            continue
+        try:
+            h = HistoryRow.from_wire(r)
+        except (KeyError, TypeError, ValueError):
+            continue
+        if h is not None:
+            out.append(h)
+    return out
 
 
 def extend_history(history: list[HistoryRow], page: list[HistoryRow]) -> list[HistoryRow]:
@@ -28,21 +38,30 @@ def extend_history(history: list[HistoryRow], page: list[HistoryRow]) -> list[Hi
 
 
 def record_game(row: Message) -> FinishedGame | None:
-    """A finished game from a history record with moves (``game`` or a ``games`` row)."""
+    """A finished game from a history record with moves (``game`` or a ``games`` row).
+
+    None when it has no moves, or a move or the board is malformed (the row is skipped).
+    """
     game_id = row.get("game_id")
     if not isinstance(game_id, str) or not game_id or not isinstance(row.get("moves"), list):
         return None
     game = row.get("game") if isinstance(row.get("game"), dict) else row.get("variant")
-    players = [*list(row.get("players") or ["?", "?"])[:2], "?", "?"]
+    players = [*names_of(row.get("players")), "?", "?"]
     result = row.get("result") if isinstance(row.get("result"), dict) else row
+    game_no = row.get("game_no")
+    try:
+        info = GameInfo.from_wire(game or {})
+        moves = tuple(xy(m) for m in row["moves"])
+    except (KeyError, TypeError, ValueError):
+        return None
     return FinishedGame(
         game_id=game_id,
         room=str(row.get("room", game_id)),
-        game=GameInfo.from_wire(game or {}),
+        game=info,
         players=(str(players[0] or "?"), str(players[1] or "?")),
-        moves=tuple(xy(m) for m in row["moves"]),
+        moves=moves,
         result=Result.from_wire(result),
-        game_no=int(row.get("game_no") or 1),
+        game_no=game_no if isinstance(game_no, int) and game_no > 0 else 1,
     )
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.rules import MAX_SIDE, MIN_SIDE
+
 Message = dict[str, Any]
 Cell = tuple[int, int]
 
@@ -24,14 +26,20 @@ class GameInfo:
 
     @classmethod
     def from_wire(cls, game: Message) -> GameInfo:
-        """Build from the wire's ``game`` map, tolerating missing fields."""
+        """Build from the wire's ``game`` map, tolerating missing fields.
+
+        Raises ValueError for a board the protocol does not allow (the sides are drawn and
+        indexed): the caller drops that message.
+        """
+        if not isinstance(game, dict):
+            raise ValueError(f"game is not a map: {game!r:.40}")
         name = str(game.get("name", "mnk"))
-        width = int(game.get("width", 3))
+        width = _side(game.get("width", 3))
         return cls(
             name=name,
             width=width,
-            height=int(game.get("height", width)),
-            k=int(game.get("k", 3)),
+            height=_side(game.get("height", width)),
+            k=_int(game.get("k", 3)),
             rule=str(game.get("rule", "freestyle")),
         )
 
@@ -70,10 +78,15 @@ class Result:
 
     @classmethod
     def from_wire(cls, msg: Message) -> Result:
-        """Build from a ``result`` map or a ``game_over`` message."""
-        line = tuple((int(c[0]), int(c[1])) for c in msg.get("line") or ())
-        winner = msg.get("winner")
-        return cls(winner if isinstance(winner, int) else None, str(msg.get("reason", "")), line)
+        """Build from a ``result`` map or a ``game_over`` message.
+
+        A winner other than seat 0 or 1 reads as none; a malformed winning line is left out.
+        """
+        try:
+            line = tuple(xy(c) for c in msg.get("line") or ())
+        except (KeyError, TypeError, ValueError):
+            line = ()
+        return cls(seat_of(msg.get("winner")), str(msg.get("reason", "")), line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +102,12 @@ class RoomSummary:
     @classmethod
     def from_wire(cls, row: Message) -> RoomSummary:
         """Build from a row of ``rooms``."""
-        players = list(row.get("players") or [None, None])[:2]
-        players += [None] * (2 - len(players))
         return cls(
             room=str(row.get("room", "?")),
             game=str(row.get("game", "?")),
             status=str(row.get("status", "?")),
-            players=(players[0], players[1]),
-            spectators=int(row.get("spectators") or 0),
+            players=players_of(row.get("players")),
+            spectators=count_of(row.get("spectators")),
         )
 
 
@@ -152,7 +163,7 @@ class HistoryRow:
         if not isinstance(game_id, str) or not game_id:
             return None
         game = row.get("game")
-        players = [*list(row.get("players") or ())[:2], None, None]
+        players = [*names_of(row.get("players")), None, None]
         return cls(
             game_id=game_id,
             room=str(row.get("room") or ""),
@@ -171,12 +182,52 @@ def _number(value: object) -> float | None:
     return None
 
 
+def _int(value: object) -> int:
+    """``value`` as an int; ValueError unless it is an integer (not a bool)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"not an integer: {value!r:.40}")
+    return value
+
+
+def _side(value: object) -> int:
+    """A board side: an integer within the protocol's limits, else ValueError."""
+    side = _int(value)
+    if not MIN_SIDE <= side <= MAX_SIDE:
+        raise ValueError(f"board side {side} outside {MIN_SIDE}..{MAX_SIDE}")
+    return side
+
+
+def count_of(value: object) -> int:
+    """A count from the wire: a non-negative integer, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def seat_of(value: object) -> int | None:
+    """``value`` when it names a seat (0 or 1), else None."""
+    return value if value in (0, 1) and not isinstance(value, bool) else None  # type: ignore[return-value]
+
+
+def names_of(value: object) -> list[Any]:
+    """The first two entries of a ``players`` list (empty when it is not a list)."""
+    return list(value[:2]) if isinstance(value, list | tuple) else []
+
+
+def players_of(value: object) -> tuple[str | None, str | None]:
+    """The two seats' names of a ``players`` list (None for an empty seat)."""
+    names = [None if n is None else str(n) for n in names_of(value)] + [None, None]
+    return names[0], names[1]
+
+
 def xy(move: object) -> Cell:
-    """A move from the wire: ``get_game`` sends ``{"x", "y", …}``, ``state`` sends ``[x, y]``."""
+    """A move from the wire: ``get_game`` sends ``{"x", "y", …}``, ``state`` sends ``[x, y]``.
+
+    Raises ValueError (or KeyError) for anything else.
+    """
     if isinstance(move, dict):
-        return int(move["x"]), int(move["y"])
-    x, y = move  # type: ignore[misc]
-    return int(x), int(y)
+        return _int(move["x"]), _int(move["y"])
+    if not isinstance(move, list | tuple) or len(move) != 2:
+        raise ValueError(f"not a move: {move!r:.40}")
+    return _int(move[0]), _int(move[1])
 
 
 @dataclass(slots=True)

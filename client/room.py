@@ -16,7 +16,12 @@ from client.records import (
     GameInfo,
     Message,
     Result,
+    count_of,
+    names_of,
     parse_clocks,
+    players_of,
+    seat_of,
+    xy,
 )
 from client.words import result_text
 
@@ -89,30 +94,34 @@ class RoomState:
 
 
 def room_from_state(msg: Message, now: float) -> RoomState:
-    """A room from a ``state`` message (which must carry ``room``)."""
-    players = list(msg.get("players") or [None, None])[:2]
-    players += [None] * (2 - len(players))
+    """A room from a ``state`` message (which must carry ``room``).
+
+    Raises ValueError (or another ``Exception``) for a message it cannot make sense of; the
+    fields used as indexes (seats, the board size, moves) are checked here.
+    """
+    players = list(players_of(msg.get("players")))
     status = str(msg.get("status", "waiting"))
-    to_move = msg.get("to_move")
-    to_move = to_move if isinstance(to_move, int) and status == "playing" else None
+    to_move = seat_of(msg.get("to_move")) if status == "playing" else None
     result = msg.get("result")
-    seat = msg.get("seat")
     room = str(msg["room"])
-    game_no = int(msg.get("game_no") or 1)
+    game_no = count_of(msg.get("game_no")) or 1
     game_id = msg.get("game_id")
+    kinds = [str(k) for k in names_of(msg.get("kinds"))]
+    online = [bool(o) for o in names_of(msg.get("online"))]
+    rematch = [bool(r) for r in names_of(msg.get("rematch"))]
     return RoomState(
         room=room,
         game=GameInfo.from_wire(msg.get("game") or {}),
         players=players,
-        kinds=[str(k) for k in (msg.get("kinds") or ["human", "human"])],
-        online=[bool(o) for o in (msg.get("online") or [True, True])],
-        seat=seat if isinstance(seat, int) else None,
-        moves=[(int(m[0]), int(m[1])) for m in msg.get("moves") or ()],
+        kinds=kinds + ["human"] * (2 - len(kinds)),
+        online=online + [True] * (2 - len(online)),
+        seat=seat_of(msg.get("seat")),
+        moves=[xy(m) for m in msg.get("moves") or ()],
         to_move=to_move,
         status=status,
         result=Result.from_wire(result) if isinstance(result, dict) else None,
-        rematch=[bool(r) for r in (msg.get("rematch") or [False, False])],
-        spectators=int(msg.get("spectators") or 0),
+        rematch=rematch + [False] * (2 - len(rematch)),
+        spectators=count_of(msg.get("spectators")),
         game_no=game_no,
         # A server from before ``game_id``: a local stand-in that no history row carries.
         game_id=game_id if isinstance(game_id, str) and game_id else f"{room}#{game_no}",
@@ -125,7 +134,8 @@ def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
     ply, seat = msg.get("ply"), msg.get("seat")
     if ply != room.ply or seat != (ply or 0) & 1:
         return isinstance(ply, int) and ply < room.ply  # an old one: already in our state
-    room.moves.append((int(msg["x"]), int(msg["y"])))
+    cell = xy(msg)  # raises for a ``moved`` without a proper x and y: nothing changed yet
+    room.moves.append(cell)
     room.to_move = 1 - int(seat) if room.status == "playing" else None
     clocks = parse_clocks(msg, room.to_move, now)
     if clocks is not None:
@@ -141,6 +151,7 @@ def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
 
 def apply_game_over(room: RoomState, msg: Message, now: float) -> None:
     """End the game in ``room`` as a ``game_over`` says: result, stopped clocks, its id."""
+    result = Result.from_wire(msg)
     clocks = parse_clocks(msg, None, now)
     if clocks is not None and room.clocks is not None:
         clocks.initial_s, clocks.increment_s = room.clocks.initial_s, room.clocks.increment_s
@@ -151,7 +162,7 @@ def apply_game_over(room: RoomState, msg: Message, now: float) -> None:
     room.clocks = clocks
     room.status = "over"
     room.to_move = None
-    room.result = Result.from_wire(msg)
+    room.result = result
     game_id = msg.get("game_id")
     if isinstance(game_id, str) and game_id:
         room.game_id = game_id

@@ -384,3 +384,209 @@ def test_game_over_asks_for_the_new_history_row(app: tuple[App, FakeNet]) -> Non
     assert spot.arg == "g9" and a.model.lobby_games()[0][0].game_id == "g9"
     click_action(a, "replay", "g9")  # the same game_id as the game seen here: no get_game
     assert a.scene == "replay" and a.replay_ply == 5 and "get_game" not in net.types()
+
+
+# -- a move that got no ``moved``: refused or lost ------------------------------------------
+
+
+def moves_sent(net: FakeNet) -> list[dict[str, Any]]:
+    return [m for m in net.sent if m["type"] == "move"]
+
+
+def test_a_refused_move_can_be_played_again(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net)
+    a.step(click(a.cell_pixel(7, 7)))  # type: ignore[arg-type]
+    (move,) = moves_sent(net)
+    net.inbox.append({"type": "error", "code": "rate_limited", "id": move["id"] + 100})
+    a.step()
+    a.step(click(a.cell_pixel(8, 8)))  # type: ignore[arg-type]
+    assert len(moves_sent(net)) == 1  # another request's error: our move is still pending
+    net.inbox.append({"type": "error", "code": "rate_limited", "message": "?", "id": move["id"]})
+    a.step()
+    assert a.pending_ply is None
+    a.step(click(a.cell_pixel(8, 8)))  # type: ignore[arg-type]
+    assert [(m["x"], m["y"]) for m in moves_sent(net)] == [(7, 7), (8, 8)]
+
+
+@pytest.mark.parametrize("via", ["welcome", "state"])
+def test_a_move_lost_in_a_reconnect_can_be_played_again(app: tuple[App, FakeNet], via: str) -> None:
+    a, net = app
+    enter_room(a, net)
+    a.step(click(a.cell_pixel(7, 7)))  # type: ignore[arg-type]
+    assert len(moves_sent(net)) == 1
+    net.inbox += [{"type": "_net", "status": "offline"}, {"type": "_net", "status": "connecting"}]
+    if via == "welcome":
+        net.inbox.append({"type": "welcome", "player": "p_a", "session": "S", "name": "alice"})
+    net.inbox += [{"type": "_net", "status": "online"}, state()]  # the same ply: move lost
+    a.step()
+    a.step(click(a.cell_pixel(7, 7)))  # type: ignore[arg-type]
+    assert len(moves_sent(net)) == 2 and moves_sent(net)[-1]["ply"] == 0
+
+
+# -- malformed server messages --------------------------------------------------------------
+
+MALFORMED: dict[str, dict[str, Any]] = {
+    "moved without x": {"type": "moved", "room": "r1", "ply": 1, "seat": 1},
+    "moved without y": {"type": "moved", "room": "r1", "ply": 1, "seat": 1, "x": 1},
+    "state moves malformed": state(moves=[[1]]),
+    "state moves not cells": state(moves=[["a", "b"]]),
+    "state game not a map": state(game="gomoku"),
+    "state width str": state(game={"name": "mnk", "width": "big"}),
+    "state 0x0 board": state(game={"name": "mnk", "width": 0, "height": 0, "k": 3}),
+    "state huge board": state(game={"name": "mnk", "width": 10**9, "height": 10**9, "k": 3}),
+    "state to_move 7": state(to_move=7),
+    "state seat 5": state(seat=5),
+    "state players int": state(players=5, kinds="x", online=3, rematch=None),
+    "state room int": dict(state(), room=5),
+    "game_over line malformed": {
+        "type": "game_over",
+        "room": "r1",
+        "winner": 0,
+        "reason": "line",
+        "line": [[1]],
+    },
+    "game_over winner 7": {"type": "game_over", "room": "r1", "winner": 7, "reason": "line"},
+    "rooms players str": {
+        "type": "rooms",
+        "rooms": [{"room": "x", "players": "ab", "spectators": "2"}],
+    },
+    "games row players int": {"type": "games", "games": [{"game_id": "g", "players": 5}]},
+    "games row bad board": {"type": "games", "games": [{"game_id": "g", "game": {"width": -1}}]},
+    "game record move without y": {
+        "type": "game",
+        "game": {"game_id": "g", "moves": [{"x": 1}], "game": 3},
+    },
+    "chat no room": {"type": "chat", "text": "hi"},
+    "unknown type": {"type": "yodel"},
+    "no type": {"foo": 1},
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_malformed_messages_are_dropped_and_the_room_rebuilt(
+    app: tuple[App, FakeNet], name: str
+) -> None:
+    a, net = app
+    enter_room(a, net)
+    net.inbox.append({"type": "moved", "room": "r1", "ply": 0, "seat": 0, "x": 7, "y": 7})
+    a.step()
+    before = len(net.sent)
+    net.inbox.append(MALFORMED[name])
+    assert a.step() and a.step()  # nothing escapes and frames are drawn
+    room = a.model.room
+    assert a.scene == "room" and room is not None and a.geo is not None
+    assert 0 <= len(room.moves) <= 1 and room.seat in (0, 1, None)
+    assert room.to_move in (0, 1, None) and 3 <= room.game.width <= 25
+    assert room.result is None or room.result.winner in (0, 1, None)
+    for msg in net.sent[before:]:  # a dropped message about r1 asks for r1 afresh
+        assert msg["type"] == "list_games" or (msg["type"], msg["room"]) == ("join_room", "r1")
+    net.inbox.append(state(moves=[[7, 7], [8, 8]], to_move=0))
+    a.step()
+    assert a.model.room is not None and a.model.room.moves == [(7, 7), (8, 8)]
+    assert a.model.room.my_turn
+    a.step(click(a.cell_pixel(9, 9)))  # type: ignore[arg-type]
+    assert net.sent[-1]["type"] == "move" and net.sent[-1]["ply"] == 2
+
+
+def test_a_dropped_moved_rejoins_the_room(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net)
+    net.inbox.append({"type": "moved", "room": "r1", "ply": 0, "seat": 0, "x": 7, "y": 7})
+    net.inbox.append(MALFORMED["moved without x"])
+    a.step()
+    assert a.model.room is not None and a.model.room.moves == [(7, 7)]
+    assert net.sent[-1]["type"] == "join_room" and net.sent[-1]["room"] == "r1"
+    joins = net.types().count("join_room")
+    net.inbox.append(MALFORMED["state moves malformed"])  # e.g. the answer to that join
+    a.step()
+    assert net.types().count("join_room") == joins  # not asked again: no request loop
+    assert a.model.room is not None and a.model.room.moves == [(7, 7)]
+
+
+FIELDS = [
+    "room",
+    "x",
+    "y",
+    "ply",
+    "seat",
+    "winner",
+    "reason",
+    "line",
+    "game",
+    "moves",
+    "players",
+    "kinds",
+    "online",
+    "to_move",
+    "status",
+    "result",
+    "clocks",
+    "clock",
+    "clock_running",
+    "game_id",
+    "game_no",
+    "games",
+    "rooms",
+    "spectators",
+    "rematch",
+    "text",
+    "from",
+    "code",
+    "id",
+    "more",
+    "detail",
+    "width",
+    "height",
+    "k",
+    "name",
+]
+
+
+def wire_values():
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers(-3, 30) | st.text(max_size=4)
+    scalars |= st.floats(allow_nan=True) | st.just("r1") | st.integers(-(2**40), 2**40)
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.sampled_from(FIELDS), inner, max_size=5)
+        ),
+        max_leaves=12,
+    )
+
+
+def test_random_server_messages_never_break_the_frame_loop() -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    kinds = ["state", "moved", "game_over", "rooms", "games", "game", "chat", "error", "joined"]
+    kinds += ["left", "rematch_offered", "welcome", "_net"]
+    message = st.builds(
+        lambda kind, fields, base: {**(state() if base else {}), **fields, "type": kind},
+        st.sampled_from(kinds),
+        st.dictionaries(st.sampled_from(FIELDS), wire_values(), max_size=6),
+        st.booleans(),
+    )
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(message, min_size=1, max_size=4))
+    def run(msgs: list[dict[str, Any]]) -> None:
+        net = FakeNet()
+        a = App(net, name="alice", size=(800, 600))
+        net.inbox += [
+            {"type": "welcome", "player": "p_a", "session": "S", "name": "alice"},
+            {"type": "joined", "room": "r1", "seat": 0},
+            state(moves=[[7, 7]], to_move=1),
+        ]
+        a.step()
+        net.inbox += msgs
+        assert a.step() and a.step()
+        if a.scene == "room" and a.model.room is not None:
+            assert a.geo is not None  # the board was drawn
+        a.step([key(pygame.K_ESCAPE)])
+
+    pygame.font.init()
+    run()
