@@ -147,6 +147,52 @@ def test_killed_director_resumes_to_the_same_totals(tmp_path: Path) -> None:
     assert doc["complete"]
 
 
+SLOW_BOT = """
+import time
+from bots.sdk import RandomBot
+
+
+class SlowBot(RandomBot):
+    \"\"\"A random player that takes a quarter of a second per move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        time.sleep(0.25)
+        return super().choose(variant, moves, limit)
+"""
+
+
+def test_resume_after_a_kill_mid_game_is_not_held_up_by_the_killed_games(tmp_path: Path) -> None:
+    """The killed attempt's games must not come back and take the bots' capacity."""
+    from server.store import Store
+
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    out = tmp_path / "killed"
+    args = ["--game", "gomoku", "--bot", "a=slowbot:SlowBot", "--bot", "b=slowbot:SlowBot"]
+    args += ["--games", "1", "--concurrency", "2", "--max-moves", "30", "--plain"]
+    args += ["--log-level", "INFO"]
+    proc = tournament(out, *args, env=env)
+    deadline = time.monotonic() + 60
+    while not (out / "games").exists() and time.monotonic() < deadline:  # the games start now
+        time.sleep(0.05)
+    time.sleep(1.5)  # both games (about 8 s each) are under way
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    journal = out / "journal.jsonl"
+    assert not journal.exists() or not journal.read_text().strip()  # killed mid-game
+    output = finish(tournament(out, *args, env=env), timeout=120)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 2 and not doc["unplayed"]
+    assert "no_bot_available" not in output  # the bots were free at once
+    assert (out / "arena.prev.sqlite3").exists()
+    store = Store(out / "arena.sqlite3")
+    try:
+        served = {g["game_id"] for g in store.list_games(limit=50)["games"]}
+    finally:
+        store.close()
+    assert served == {g["game_id"] for g in doc["games"]}  # no game of the killed attempt
+
+
 @pytest.mark.parametrize(
     "bad",
     [

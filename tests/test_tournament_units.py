@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import random
+import re
+import time
 from pathlib import Path
+from typing import Any
 
+import msgpack
 import pytest
 
-from bots.sdk import MinimaxBot, RandomBot
+from bots.sdk import Bot, MinimaxBot, RandomBot
 from bots.tournament.director import Director, Plan
 from bots.tournament.openings import (
     has_immediate_win,
@@ -18,7 +23,7 @@ from bots.tournament.openings import (
     parse_openings,
     random_openings,
 )
-from bots.tournament.referee import LocalReferee
+from bots.tournament.referee import Link, LocalReferee
 from bots.tournament.report import PlainReporter
 from bots.tournament.results import (
     GameResult,
@@ -272,6 +277,14 @@ def test_journal_survives_a_torn_last_line(tmp_path: Path) -> None:
     assert set(done) == {"x", "y"}
     assert done["y"].winner is None and done["y"].reason == "adjudicated"
     assert done["x"] == result("x", "a", "b", 0)
+    append_journal(path, result("z", "b", "a", 1))  # the resumed run's first game
+    append_journal(path, result("w", "a", "b", 0))
+    done = read_journal(path)
+    assert set(done) == {"x", "y", "z", "w"} and done["z"] == result("z", "b", "a", 1)
+    with open(path, "a") as f:
+        f.write('{"key": "v"')  # killed again, then resumed again
+    append_journal(path, result("v", "a", "b", None, "draw"))
+    assert set(read_journal(path)) == {"x", "y", "z", "w", "v"}
 
 
 class Killed(Exception):
@@ -346,3 +359,131 @@ def test_elo_chart_is_a_png(tmp_path: Path) -> None:
     ]
     draw_elo_chart(rows, tmp_path / "elo.png")
     assert (tmp_path / "elo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- the referees --------------------------------------------------------------------------------
+
+
+class FakeSocket:
+    """Stands for the director's WebSocket: frames the test pushes, requests the link sends."""
+
+    def __init__(self) -> None:
+        self.frames: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+
+    def push(self, **msg: Any) -> None:
+        self.frames.put_nowait(msgpack.packb(msg, use_bin_type=True))
+
+    async def send(self, frame: bytes) -> None:
+        self.sent.append(msgpack.unpackb(frame, raw=False))
+
+    def __aiter__(self) -> FakeSocket:
+        return self
+
+    async def __anext__(self) -> bytes:
+        frame = await self.frames.get()
+        if frame is None:
+            raise StopAsyncIteration
+        return frame
+
+
+async def test_link_keeps_feeds_only_for_rooms_being_watched() -> None:
+    link = Link("ws://unused", rate=1e6)
+    ws = link.ws = FakeSocket()  # type: ignore[assignment]
+    link._reader = asyncio.create_task(link._read())
+    for n in range(40):  # what ServerReferee.play does for every game
+        room = f"r{n}"
+        create = asyncio.create_task(link.request({"type": "create_room"}))
+        await asyncio.sleep(0)
+        ws.push(type="joined", room=room, seat=None, id=ws.sent[-1]["id"])
+        ws.push(type="state", room=room, status="playing", moves=[])  # before the watcher runs
+        assert (await create)["room"] == room
+        feed = link.feed(room)
+        assert (await feed.get())["type"] == "joined"
+        assert (await feed.get())["type"] == "state"
+        ws.push(type="game_over", room=room, winner=0, reason="line")
+        assert (await feed.get())["type"] == "game_over"
+        link.forget(room)
+        leave = asyncio.create_task(link.request({"type": "leave_room", "room": room}))
+        await asyncio.sleep(0)
+        ws.push(type="chat", room=room, text="gg")  # late news about a forgotten room
+        ws.push(type="left", room=room, id=ws.sent[-1]["id"])
+        await leave
+        ws.push(type="state", room="someone-elses", status="playing")  # never joined
+    await asyncio.sleep(0.01)
+    assert link._rooms == {}
+    ws.frames.put_nowait(None)
+    await link._reader
+
+
+class IllegalBot(Bot):
+    def choose(self, variant, moves, limit):
+        return moves[0] if moves else Move(0, 0)  # the first stone's cell, again
+
+
+class TimeoutBot(Bot):
+    def choose(self, variant, moves, limit):
+        raise TimeoutError("search did not return")
+
+
+class SlowBot(Bot):
+    def choose(self, variant, moves, limit):
+        time.sleep(limit.time_s + 0.2)
+        return RandomBot().choose(variant, moves, limit)
+
+
+class BrokenBot(Bot):
+    def choose(self, variant, moves, limit):
+        raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize(
+    ("bot", "fault"),
+    [(IllegalBot, "illegal_move"), (TimeoutBot, "hang"), (SlowBot, "hang"), (BrokenBot, "crash")],
+)
+async def test_local_referee_names_faults_like_the_runner(bot, fault: str) -> None:
+    from bots.tournament.schedule import GameSpec
+
+    bots = {"bad": bot, "rnd": lambda: RandomBot()}
+    referee = LocalReferee(TICTACTOE, bots, time_s=0.05, hang_slack_s=0.1)
+    spec = GameSpec("k", 1, ("rnd", "bad"), 0, ())
+    played = await referee.play(spec)
+    result = played.result
+    assert (result.reason, result.fault, result.winner) == ("forfeit", fault, 0)
+    assert result.at_fault == "bad"
+    assert standings(["rnd", "bad"], [result])[1].faults[fault] == 1
+
+
+def test_a_resume_with_another_max_moves_is_refused(tmp_path: Path) -> None:
+    from bots.tournament.cli import CONFIG, build_parser, settings
+
+    out = tmp_path / "run"
+    out.mkdir()
+    base = ["--game", "tictactoe", "--bot", "a=random", "--bot", "b=random", "--out", str(out)]
+    config, *_ = settings(build_parser().parse_args([*base, "--max-moves", "7"]))
+    (out / CONFIG).write_text(json.dumps(config))
+    settings(build_parser().parse_args([*base, "--max-moves", "7", "--concurrency", "3"]))
+    for other in (["--max-moves", "8"], []):
+        with pytest.raises(ValueError, match="max_moves"):
+            settings(build_parser().parse_args([*base, *other]))
+
+
+def test_the_documented_sprt_example_is_what_the_director_computes(tmp_path: Path) -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "TOURNAMENTS.md").read_text()
+    match = re.search(r'"sprt": (\{[^}]*\})', doc)
+    assert match is not None
+    shown = json.loads(match.group(1))
+    w, d, l = shown["wins"], shown["draws"], shown["losses"]  # noqa: E741
+    plan = Plan(["new", "old"], sprt=Sprt(shown["elo0"], shown["elo1"]))
+    quiet = PlainReporter(open("/dev/null", "w"))  # noqa: SIM115
+    director = Director(plan, LocalReferee(**local()), tmp_path, TICTACTOE, quiet)
+    outcomes = [0] * w + [None] * d + [1] * l  # from "new"'s side
+    for i, won in enumerate(outcomes):
+        players = ("new", "old") if i % 2 == 0 else ("old", "new")
+        winner = None if won is None else players.index(("new", "old")[won])
+        director.done[f"g{i}"] = result(
+            f"g{i}", *players, winner, "line" if won is not None else "draw"
+        )
+    computed = director.summary()["sprt"]
+    assert computed == shown
+    assert abs(computed["llr"] - 0.369) < 0.001 and computed["verdict"] == "inconclusive"

@@ -27,6 +27,7 @@ from bots.tournament.processes import (
     Child,
     bot_child,
     free_port,
+    fresh_start,
     server_child,
     wait_listening,
 )
@@ -42,7 +43,18 @@ log = logging.getLogger("mnk.tournament")
 
 CONFIG = "tournament.json"
 #: Settings that fix the schedule: a resumed run must agree on all of them.
-SCHEDULE_KEYS = ("game", "options", "bots", "format", "games", "rounds", "openings", "seed", "sprt")
+SCHEDULE_KEYS = (
+    "game",
+    "options",
+    "bots",
+    "format",
+    "games",
+    "rounds",
+    "openings",
+    "seed",
+    "sprt",
+    "max_moves",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -175,6 +187,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+    fresh_start(out, embedded=args.server is None)
     server: Child | None = None
     url = args.server
     if url is None:

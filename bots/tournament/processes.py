@@ -75,10 +75,41 @@ class Child:
             await asyncio.to_thread(proc.wait)
 
 
+#: The embedded server's database in ``--out``, and where the previous attempt's goes.
+DATABASE = "arena.sqlite3"
+PREVIOUS_DATABASE = "arena.prev.sqlite3"
+#: SQLite's companion files of a database (its WAL must move with it, never stay behind).
+_SQLITE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def fresh_start(out: Path, embedded: bool) -> None:
+    """Forget the live state of an earlier attempt of this run before starting anything.
+
+    The journal is what a resume goes by. The embedded server's database of the attempt that
+    was killed still holds its unfinished games, which the server would restore and re-seat the
+    bots in, unwatched and using their capacity: it is moved aside (``arena.prev.sqlite3``,
+    replacing an older one) so the server starts empty. The bots' session files are removed
+    too, so against a ``--server`` that outlived the director the bots come back as new players
+    with all their capacity, and the server ends the old games when their seats time out.
+    """
+    sessions = out / "sessions"
+    if sessions.is_dir():
+        for path in sessions.glob("*.session"):
+            path.unlink(missing_ok=True)
+    if not embedded or not (out / DATABASE).exists():
+        return
+    for suffix in _SQLITE_FILES:
+        (out / (PREVIOUS_DATABASE + suffix)).unlink(missing_ok=True)
+    for suffix in _SQLITE_FILES:
+        path = out / (DATABASE + suffix)
+        if path.exists():
+            path.rename(out / (PREVIOUS_DATABASE + suffix))
+
+
 def server_child(out: Path, port: int, grace: float, log_level: str = "WARNING") -> Child:
     """The embedded server: loopback, no built-in bots, a short reconnect grace, db in ``out``."""
     argv = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
-    argv += ["--db", str(out / "arena.sqlite3"), "--no-bots", "--reconnect-grace", str(grace)]
+    argv += ["--db", str(out / DATABASE), "--no-bots", "--reconnect-grace", str(grace)]
     argv += ["--rate", "1000", "--burst", "2000", "--log-level", log_level]
     return Child("server", argv, out / "logs" / "server.log")
 

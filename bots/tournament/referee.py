@@ -20,7 +20,7 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from bots.sdk import Bot
+from bots.sdk import Bot, IllegalBotMove
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
 from protocol.rules import Game, Move, Termination, Variant
@@ -103,7 +103,12 @@ class Link:
             await asyncio.gather(self._reader, return_exceptions=True)
 
     def feed(self, room: str) -> asyncio.Queue[dict[str, Any]]:
-        """Everything the server says about ``room`` (created on first use)."""
+        """Everything the server says about ``room`` (created on first use).
+
+        The reader creates the feed when the server answers our ``join``/``create_room`` with
+        ``joined`` and fills only feeds that exist, so a room dropped with :meth:`forget` (e.g.
+        before its ``left`` reply) is not kept again.
+        """
         return self._rooms.setdefault(room, asyncio.Queue())
 
     def forget(self, room: str) -> None:
@@ -146,11 +151,17 @@ class Link:
                     continue
                 msg = msgpack.unpackb(frame, raw=False)
                 future = self._pending.get(msg.get("id", -1))
-                if future is not None and not future.done():
-                    future.set_result(msg)
+                answered = future is not None and not future.done()
+                if answered:
+                    future.set_result(msg)  # type: ignore[union-attr]
                 room = msg.get("room")
-                if isinstance(room, str) and msg.get("type") != "rooms":
-                    self.feed(room).put_nowait(msg)
+                if not isinstance(room, str) or msg.get("type") == "rooms":
+                    continue
+                if answered and msg.get("type") == "joined":
+                    self.feed(room)  # a room we asked to join: keep what follows for the watcher
+                queue = self._rooms.get(room)
+                if queue is not None:  # rooms never joined or already forgotten are not kept
+                    queue.put_nowait(msg)
         except ConnectionClosed:
             pass
         finally:
@@ -271,6 +282,7 @@ class ServerReferee:
                     raise
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"bots {msg['bots']} stayed unavailable") from exc
+                log.info("bots %s: %s; trying again", msg["bots"], exc.code)
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 1.0)
 
@@ -304,6 +316,15 @@ class ServerReferee:
         return None
 
 
+def local_fault(exc: BaseException) -> str:
+    """The fault an in-process bot's exception stands for (as the bot runner names them)."""
+    if isinstance(exc, TimeoutError):
+        return "hang"
+    if isinstance(exc, IllegalBotMove):
+        return "illegal_move"
+    return "crash"
+
+
 class LocalReferee:
     """Plays in-process bots against each other (no server): for tests and dry runs."""
 
@@ -313,8 +334,11 @@ class LocalReferee:
         bots: dict[str, Callable[[], Bot]],
         max_moves: int | None = None,
         time_s: float = 1.0,
+        hang_slack_s: float = 5.0,
     ) -> None:
         self.variant, self.bots, self.max_moves, self.time_s = variant, bots, max_moves, time_s
+        #: How far past ``time_s`` a move may take before it counts as a hang (as the runner).
+        self.hang_slack_s = hang_slack_s
 
     async def play(self, spec: GameSpec) -> Played:
         """Play the game in a worker thread."""
@@ -334,10 +358,13 @@ class LocalReferee:
                 game.end(Termination.ADJUDICATED, None)
                 break
             seat = game.ply & 1
+            started = time.monotonic()
             try:
                 move = engines[seat].play(self.variant, list(game.moves), Limit(time_s=self.time_s))
-            except Exception:
-                fault = "crash"
+                if time.monotonic() - started > self.time_s + self.hang_slack_s:
+                    raise TimeoutError(f"{spec.players[seat]} overran its {self.time_s}s")
+            except Exception as exc:
+                fault = local_fault(exc)
                 game.end(Termination.RESIGN, 1 - seat)
                 break
             game.push(move)

@@ -183,9 +183,17 @@ def neighbour_los(table: Sequence[Standing], games: Sequence[GameResult]) -> lis
 
 
 def append_journal(path: Path, result: GameResult) -> None:
-    """Append one finished game as a JSON line, flushed to disk before returning."""
-    line = json.dumps(result.to_json(), separators=(",", ":")) + "\n"
-    with open(path, "a", encoding="utf-8") as f:
+    """Append one finished game as a JSON line, flushed to disk before returning.
+
+    A torn last line (a run killed mid-write) has no newline: the game goes on a line of its
+    own after it, so the fragment stays one unreadable line instead of swallowing this game.
+    """
+    line = json.dumps(result.to_json(), separators=(",", ":")).encode() + b"\n"
+    with open(path, "ab+") as f:
+        if f.seek(0, os.SEEK_END) > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                line = b"\n" + line
         f.write(line)
         f.flush()
         os.fsync(f.fileno())
