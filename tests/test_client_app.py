@@ -12,6 +12,7 @@ from typing import Any
 
 import pygame
 import pytest
+from samples import state_message
 
 from client.app import ANY, App
 
@@ -49,26 +50,8 @@ def click(pos: tuple[int, int]) -> list[Ev]:
 
 
 def state(**over: Any) -> dict[str, Any]:
-    msg: dict[str, Any] = {
-        "type": "state",
-        "room": "r1",
-        "game": {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"},
-        "players": ["alice", "bob"],
-        "kinds": ["human", "human"],
-        "online": [True, True],
-        "seat": 0,
-        "moves": [],
-        "ply": 0,
-        "to_move": 0,
-        "status": "playing",
-        "result": None,
-        "rematch": [False, False],
-        "spectators": 0,
-        "game_no": 1,
-        "game_id": "g_r1_1",
-    }
-    msg.update(over)
-    return msg
+    """A gomoku ``state`` for room r1 with alice (seat 0) against bob."""
+    return state_message("gomoku", **over)
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from samples import state_message
+
 from client.forms import LobbyForm, create_request
 from client.model import ClientModel
 from client.records import FinishedGame, HistoryRow
@@ -12,28 +14,8 @@ from protocol.errors import all_codes
 
 
 def state(**over: Any) -> dict[str, Any]:
-    """A tic-tac-toe ``state`` for room r1 with alice (seat 0) against bob."""
-    msg: dict[str, Any] = {
-        "type": "state",
-        "room": "r1",
-        "game": {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"},
-        "players": ["alice", "bob"],
-        "player_ids": ["p_a", "p_b"],
-        "kinds": ["human", "bot"],
-        "online": [True, True],
-        "seat": 0,
-        "moves": [],
-        "ply": 0,
-        "to_move": 0,
-        "status": "playing",
-        "result": None,
-        "rematch": [False, False],
-        "spectators": 0,
-        "game_no": 1,
-        "game_id": "g_r1_1",
-    }
-    msg.update(over)
-    return msg
+    """A tic-tac-toe ``state`` for room r1 with alice (seat 0) against bob (a bot)."""
+    return state_message("tictactoe", **{"kinds": ["human", "bot"], **over})
 
 
 def moved(ply: int, x: int, y: int) -> dict[str, Any]:
