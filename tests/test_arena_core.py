@@ -9,6 +9,7 @@ import msgpack
 import pytest
 
 from server.arena import Arena, Limits, Reply, Send
+from server.journal import Heartbeat
 from server.store import Store
 
 
@@ -96,22 +97,23 @@ def test_restart_does_not_charge_the_downtime_to_a_bot(clock: FakeClock, tmp_pat
 def test_opening_stones_cost_no_clock_time_after_a_restart(
     clock: FakeClock, tmp_path: Path
 ) -> None:
+    """A room with an opening waits 200 s for bob; after a crash only his 5 s are charged."""
     store = Store(tmp_path / "a.sqlite3")
     arena = Arena(limits=Limits(), clock=clock)
-    Peer(arena, "alpha", "bot", games=["*"], capacity=2)
-    beta = Peer(arena, "beta", "bot", games=["*"], capacity=2)
-    director = Peer(arena, "director")
-    clock_spec = {"initial_s": 300.0, "increment_s": 0.0}
-    room = director.do(
-        type="create_room", game="gomoku", bots=["alpha", "beta"], clock=clock_spec,
-        options={"opening": [[7, 7]]},
+    alice, bob = Peer(arena, "alice"), Peer(arena, "bob")
+    room = alice.do(
+        type="create_room", game="gomoku", seat=0, options={"opening": [[7, 7]]},
+        clock={"initial_s": 300.0, "increment_s": 0.0},
     )[0]["room"]  # fmt: skip
-    clock.now += 5.0  # beta (to move after the opening) thinks 5 s, then the server dies
-    store.write(arena.drain())
+    clock.now += 200.0  # nobody comes for a while
+    bob.do(type="join_room", room=room)  # bob (seat 1) is to move after the opening stone
+    clock.now += 5.0
+    store.write([*arena.drain(), Heartbeat(clock.now)])  # alive until here, then killed
+    clock.now += 60.0  # downtime
     again = Arena(limits=Limits(), clock=clock)
     again.restore(store.load())
-    state = again.rooms.get(room).state_for(beta.pid)
-    assert state["clocks"] == [300.0, pytest.approx(300.0, abs=0.01)]  # no heartbeat: nothing
+    state = again.rooms.get(room).state_for(bob.pid)
+    assert state["clocks"] == [300.0, pytest.approx(295.0, abs=0.01)]
     record = store.get_game(again.rooms.get(room).game_id)["game"]
     assert [m["ms"] for m in record["moves"]] == [0]
 
