@@ -16,7 +16,6 @@ Readers stop at the first line that is not three integers, so extra trailing lin
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.rules import Move, WinRule
@@ -77,8 +76,3 @@ def read_psq(text: str) -> PsqRecord:
         winner = {"1": 0, "2": 1}.get(code)
         rule = WinRule.EXACT if rule_name.lower() in {"standard", "exact"} else WinRule.FREESTYLE
     return PsqRecord(width, height, tuple(moves), tuple(times), players, winner, rule)
-
-
-def moves_from_pairs(pairs: Sequence[Sequence[int]]) -> tuple[Move, ...]:
-    """Moves from the wire's ``[[x, y], …]`` lists."""
-    return tuple(Move(int(x), int(y)) for x, y in pairs)

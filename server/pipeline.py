@@ -38,8 +38,6 @@ class Pipeline:
         self._scheduled = False
         self._checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnk-wal")
         self._task: asyncio.Task[None] | None = None
-        self.commits = 0
-        self.records = 0
 
     def start(self) -> None:
         """Start checkpointing in the background (commits need no task)."""
@@ -65,8 +63,6 @@ class Pipeline:
         if records:
             try:
                 self.store.write(records)
-                self.commits += 1
-                self.records += len(records)
             except Exception:
                 # Fail-stop: what was not saved must not be seen. Clients resume after a
                 # restart from the last commit, which is exactly what they were shown.
