@@ -207,7 +207,7 @@ class Arena:
         for room in rooms:
             if room.status == "over" or room.clock is None:
                 self._timed.discard(room.id)
-            expired = room.expire() + self._expire_seats(room, now)
+            expired = room.expire(self.limits.bot_move_timeout) + self._expire_seats(room, now)
             if expired:
                 self._journal.touch(room)
                 self._lobby_dirty = True
@@ -238,7 +238,6 @@ class Arena:
             self._by_token[row.token_hash] = row.pid
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
-            room.bot_move_s = self.limits.bot_move_timeout
             self.rooms.add(room)
             self._journal.adopt(room)
             if room.clock is not None and room.status != "over":
@@ -339,7 +338,6 @@ class Arena:
         if level is not None and bots:
             room_options["level"] = level
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
-        room.bot_move_s = self.limits.bot_move_timeout
         self.rooms.add(room)
         if clock is not None:
             self._timed.add(room.id)

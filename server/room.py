@@ -95,8 +95,6 @@ class Room:
     times: list[float] = field(init=False, default_factory=list)
     clocks: list[list[float] | None] = field(init=False, default_factory=list)
     rematch: list[bool] = field(default_factory=lambda: [False, False])
-    #: How long a bot may sit on a move when there is no clock (a hung bot must not hang games).
-    bot_move_s: float | None = None
     #: When the side to move got the turn (a restart resets it: downtime is nobody's).
     turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
@@ -291,26 +289,26 @@ class Room:
             out += self._finish(outcome)
         return out
 
-    def expire(self) -> list[Send]:
-        """End the game on time: the running clock's flag fell, or a bot sat past its cap."""
+    def expire(self, bot_move_s: float | None = None) -> list[Send]:
+        """End the game on time: the clock fell, or (untimed) a bot sat past ``bot_move_s``."""
         if self.game.over or not self.started:
             return []
         now = self.now()
         if self.clock is not None and self.clock.flagged(now):
             seat = self.clock.running
-        elif self.clock is None and self._bot_overdue(now):
+        elif self.clock is None and bot_move_s is not None and self._bot_overdue(now, bot_move_s):
             seat = self.game.to_move
         else:
             return []
         assert seat is not None
         return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat))
 
-    def _bot_overdue(self, now: float) -> bool:
+    def _bot_overdue(self, now: float, limit: float) -> bool:
         seat = self.game.to_move
         member = self.seats[seat] if seat is not None else None
-        if member is None or member.kind != "bot" or self.bot_move_s is None:
+        if member is None or member.kind != "bot":
             return False
-        return now - (self.turn_since or now) >= self.bot_move_s
+        return now - (self.turn_since or now) >= limit
 
     def resign(self, pid: str, fault: str | None = None) -> list[Send]:
         """End the game with the other seat winning; a bot's engine ``fault`` makes it a forfeit."""
