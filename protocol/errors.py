@@ -156,6 +156,18 @@ class InternalError(ArenaError):
     code = "internal_error"
 
 
+class ForbiddenMove(IllegalMoveError):
+    """A renju move black may not make (overline, double four, double three): black plays again."""
+
+    code = "forbidden_move"
+
+
+class WrongPhase(ArenaError):
+    """The request does not fit the room's opening phase (or the room has no opening rule)."""
+
+    code = "wrong_phase"
+
+
 def all_codes() -> dict[str, type[ArenaError]]:
     """Every stable error code and the class that carries it (for docs and tests)."""
     found: dict[str, type[ArenaError]] = {}

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from protocol.rules import Move, WinRule
 
+_RULES_READ = {"standard": WinRule.EXACT, "exact": WinRule.EXACT, "renju": WinRule.RENJU}
 _HEADER = re.compile(r"^\s*Piskvork\w*\s+(\d+)x(\d+)", re.IGNORECASE)
 _MOVE = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*$")
-_RULE_NAMES = {WinRule.FREESTYLE: "Freestyle", WinRule.EXACT: "Standard"}
+_RULE_NAMES = {WinRule.FREESTYLE: "Freestyle", WinRule.EXACT: "Standard", WinRule.RENJU: "Renju"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,5 +75,5 @@ def read_psq(text: str) -> PsqRecord:
     if len(tail) >= 3 and re.fullmatch(r"\d,\w+", tail[2]):
         code, rule_name = tail[2].split(",")
         winner = {"1": 0, "2": 1}.get(code)
-        rule = WinRule.EXACT if rule_name.lower() in {"standard", "exact"} else WinRule.FREESTYLE
+        rule = _RULES_READ.get(rule_name.lower(), WinRule.FREESTYLE)
     return PsqRecord(width, height, tuple(moves), tuple(times), players, winner, rule)

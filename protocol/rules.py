@@ -6,7 +6,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from protocol.errors import GameOverError, IllegalMoveError, MalformedMoveError
+from protocol import renju
+from protocol.errors import ForbiddenMove, GameOverError, IllegalMoveError, MalformedMoveError
 
 EMPTY = 0
 #: Cell values on a :class:`Board`: seat 0's stones are 1, seat 1's stones are 2.
@@ -53,10 +54,15 @@ class Outcome:
 
 
 class WinRule(StrEnum):
-    """Which runs win: ``freestyle`` k or more, ``exact`` exactly k (an overline does not)."""
+    """Which runs win: ``freestyle`` k or more, ``exact`` exactly k (an overline does not).
+
+    ``renju``: black (the first colour) wins with exactly k and has forbidden moves, white wins
+    with k or more.
+    """
 
     FREESTYLE = "freestyle"
     EXACT = "exact"
+    RENJU = "renju"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +93,21 @@ class Variant:
 
     def wins(self, run: int, seat: int) -> bool:
         """Whether a run of ``run`` same-coloured stones through the last move wins for ``seat``."""
-        return run == self.k if self.rule is WinRule.EXACT else run >= self.k
+        if self.rule is WinRule.EXACT or (self.rule is WinRule.RENJU and seat == 0):
+            return run == self.k
+        return run >= self.k
 
     def forbidden(self, board: Board, move: Move, seat: int) -> str | None:
-        """Why ``seat`` may not play ``move`` here (renju's hook); None when allowed."""
-        return None
+        """Why colour ``seat`` may not play the empty cell ``move`` (renju's black); else None."""
+        if self.rule is not WinRule.RENJU or seat != 0:
+            return None
+        return renju.foul(board.cells, self.width, self.height, board.index(move.x, move.y))
+
+    def forbidden_points(self, board: Board) -> list[Move]:
+        """Every empty cell the side to move may not play now (only renju's black has any)."""
+        if self.rule is not WinRule.RENJU or board.to_move != 0:
+            return []
+        return [Move(*board.xy(i)) for i, _ in renju.fouls(board.cells, self.width, self.height)]
 
     def describe(self) -> dict[str, object]:
         """The variant as the wire's ``game`` map."""
@@ -107,11 +123,13 @@ class Variant:
 class Board:
     """A mutable board for search: play/undo by cell index and a win check from the last move.
 
-    Cells are ``y * width + x``; a cell holds :data:`EMPTY` or ``STONE[seat]``. Nothing here
+    Cells are ``y * width + x``; a cell holds :data:`EMPTY` or ``STONE[colour]`` (colour 0 is
+    the first player, black). A board may start from a set position: ``base`` stones placed
+    before the history, ``first`` the colour of the history's first stone. Nothing here
     validates: callers that take moves from outside use :class:`Game`.
     """
 
-    __slots__ = ("cells", "height", "history", "k", "variant", "width")
+    __slots__ = ("base", "cells", "first", "height", "history", "k", "variant", "width")
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
@@ -120,23 +138,26 @@ class Board:
         self.k = variant.k
         self.cells: list[int] = [EMPTY] * variant.cells
         self.history: list[int] = []
+        self.base = 0
+        self.first = 0
 
     def copy(self) -> Board:
         """An independent copy of this board."""
         other = Board(self.variant)
         other.cells = self.cells.copy()
         other.history = self.history.copy()
+        other.base, other.first = self.base, self.first
         return other
 
     @property
     def to_move(self) -> int:
-        """The seat whose stone goes next (ignoring whether the game is over)."""
-        return len(self.history) & 1
+        """The colour whose stone goes next (ignoring whether the game is over)."""
+        return (self.first + len(self.history)) & 1
 
     @property
     def full(self) -> bool:
         """Whether every cell is taken."""
-        return len(self.history) == len(self.cells)
+        return self.base + len(self.history) == len(self.cells)
 
     def index(self, x: int, y: int) -> int:
         """The cell index of column ``x``, row ``y``."""
@@ -148,7 +169,7 @@ class Board:
 
     def play(self, index: int) -> None:
         """Put the side to move's stone on an empty cell."""
-        self.cells[index] = STONE[len(self.history) & 1]
+        self.cells[index] = STONE[(self.first + len(self.history)) & 1]
         self.history.append(index)
 
     def undo(self) -> int:
@@ -223,9 +244,32 @@ class Game:
             game.push(m if isinstance(m, Move) else Move(*m))
         return game
 
+    @classmethod
+    def from_position(
+        cls, variant: Variant, black: Iterable[Move], white: Iterable[Move], to_move: int
+    ) -> Game:
+        """A game set up from a position; IllegalMoveError for a bad cell, GameOverError if won."""
+        game = cls(variant)
+        board = game.board
+        for colour, stones in enumerate((black, white)):
+            for m in stones:
+                if not (0 <= m.x < variant.width and 0 <= m.y < variant.height):
+                    raise IllegalMoveError(f"{m} is off the {variant.width}x{variant.height} board")
+                if board.cells[board.index(m.x, m.y)] != EMPTY:
+                    raise IllegalMoveError(f"{m} is taken twice")
+                board.cells[board.index(m.x, m.y)] = STONE[colour]
+                board.base += 1
+        board.first = to_move & 1
+        for index, cell in enumerate(board.cells):
+            if cell != EMPTY and board.wins_at(index):
+                raise GameOverError(f"{Move(*board.xy(index))} is already in a winning line")
+        if board.full:
+            raise GameOverError("the board is full")
+        return game
+
     @property
     def ply(self) -> int:
-        """The number of stones on the board."""
+        """The number of moves played (stones on the board beyond a set-up position)."""
         return len(self.moves)
 
     @property
@@ -236,7 +280,7 @@ class Game:
     @property
     def to_move(self) -> int | None:
         """The seat to move, or None once the game is over."""
-        return None if self.outcome else self.ply & 1
+        return None if self.outcome else self.board.to_move
 
     @staticmethod
     def parse(x: object, y: object) -> Move:
@@ -254,9 +298,9 @@ class Game:
             raise IllegalMoveError(f"{move} is off the {v.width}x{v.height} board")
         if self.board.cells[self.board.index(move.x, move.y)] != EMPTY:
             raise IllegalMoveError(f"{move} is occupied")
-        reason = v.forbidden(self.board, move, self.ply & 1)
+        reason = v.forbidden(self.board, move, self.board.to_move)
         if reason:
-            raise IllegalMoveError(f"{move} is forbidden: {reason}")
+            raise ForbiddenMove(f"{move} is forbidden for black: {reason}")
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` may be played now."""

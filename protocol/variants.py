@@ -10,8 +10,9 @@ from protocol.rules import MAX_SIDE, MIN_SIDE, Variant, WinRule
 TICTACTOE = Variant("tictactoe", 3, 3, 3)
 GOMOKU = Variant("gomoku", 15, 15, 5, WinRule.FREESTYLE)
 GOMOKU_STANDARD = Variant("gomoku-standard", 15, 15, 5, WinRule.EXACT)
+RENJU = Variant("renju", 15, 15, 5, WinRule.RENJU)
 
-FIXED: dict[str, Variant] = {v.name: v for v in (TICTACTOE, GOMOKU, GOMOKU_STANDARD)}
+FIXED: dict[str, Variant] = {v.name: v for v in (TICTACTOE, GOMOKU, GOMOKU_STANDARD, RENJU)}
 #: Every name ``make_variant`` accepts.
 NAMES = (*FIXED, "mnk")
 
@@ -47,6 +48,8 @@ def make_variant(name: object, options: Mapping[str, object] | None = None) -> V
         raise UnknownGame(f"width and height must be {MIN_SIDE}..{MAX_SIDE}")
     if not 3 <= k <= max(width, height):
         raise UnknownGame("k must be between 3 and the longer side")
+    if rule == WinRule.RENJU and k != 5:
+        raise UnknownGame("the renju rule needs k = 5")
     return Variant("mnk", width, height, k, WinRule(rule))
 
 

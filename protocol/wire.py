@@ -90,6 +90,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     },
     "get_game": {"game_id": (_STR, True), "format": (_STR, False)},
     "list_bots": {},
+    "choose": {"room": (_STR, True), "choice": (_STR, True)},
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {
@@ -98,6 +99,7 @@ _ENUMS: dict[tuple[str, str], frozenset[object]] = {
     ("create_room", "seat"): frozenset({0, 1, None}),
     ("get_game", "format"): frozenset({"json", "psq"}),
     ("resign", "fault"): frozenset({"crash", "hang", "illegal_move", "error"}),
+    ("choose", "choice"): frozenset({"black", "white", "place"}),
 }
 
 

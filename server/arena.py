@@ -150,6 +150,7 @@ class Arena:
             "list_games": self._list_games,
             "get_game": self._get_game,
             "list_bots": self._list_bots,
+            "choose": self._choose,
         }
 
     # -- connection life ---------------------------------------------------------------------
@@ -323,7 +324,8 @@ class Arena:
             raise UnknownGame("level must be 1..10")
         clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
         room_options: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
-        room_options |= {k: options[k] for k in ("opening", "max_moves") if k in options}
+        kept = ("opening", "max_moves", "position", "opening_rule")
+        room_options |= {k: options[k] for k in kept if k in options}
         named = msg.get("bots")
         if named is None:
             self._check_quota(player, bot=room_options["opponent"] == "bot")
@@ -410,6 +412,9 @@ class Arena:
         if room.clock is not None and room.status == "playing":
             self._timed.add(room.id)  # the new game's clock needs the fast check again
         return out
+
+    def _choose(self, player: Player, msg: Message) -> list[Out]:
+        return list(self._room(msg["room"]).choose(player.pid, msg["choice"]))
 
     def _chat(self, player: Player, msg: Message) -> list[Out]:
         return list(self._room(msg["room"]).chat(player.pid, msg["text"]))

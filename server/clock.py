@@ -99,6 +99,12 @@ class Clock:
         self.remaining[seat] = self.left(seat, now) + self.spec.increment_s
         self.start(1 - seat, now)
 
+    def hand(self, seat: int, now: float) -> None:
+        """Charge the running seat up to ``now`` (no increment) and run ``seat``'s clock instead."""
+        if self.running is not None:
+            self.remaining[self.running] = self.left(self.running, now)
+        self.running, self.since = seat, now
+
     def stop(self, now: float) -> None:
         """Stop the running clock, charging it up to ``now``."""
         if self.running is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol.rules import Game, Move, Outcome, Termination
+from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
 from server.clock import Clock, ClockSpec
 from server.journal import GameRow, MoveRow, PlayerRow, Record, RoomGone, RoomRow
@@ -20,7 +20,7 @@ def game_row(room: Room) -> GameRow:
         room=room.id,
         game_no=room.game_no,
         variant=room.variant.describe(),
-        options=room.options,
+        options=room.record_options(),
         clock=room.clock_spec.describe() if room.clock_spec else None,
         seats=(seats[0].pid if seats[0] else None, seats[1].pid if seats[1] else None),
         names=(seats[0].name if seats[0] else None, seats[1].name if seats[1] else None),
@@ -45,6 +45,7 @@ def header_key(room: Room) -> tuple[object, ...]:
         room.started_at,
         room.ended_at,
         room.fault,
+        len(room.opening_rule.made) if room.opening_rule else 0,
     )
 
 
@@ -136,10 +137,12 @@ def restore_room(
 ) -> Room:
     """Rebuild a live room from its records; the running clock is charged up to ``alive_at``."""
     spec = ClockSpec.parse(game.clock) if game.clock else None
+    options = dict(game.options)
+    made = [(seat, choice) for seat, choice in options.pop("opening_made", [])]
     room = Room(
         row.room,
         variant_from_description(game.variant),
-        dict(game.options),
+        options,
         spec,
         now=now,
         game_id=game.game_id,
@@ -152,7 +155,7 @@ def restore_room(
         pid = game.seats[seat]
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
-    room.game = Game.from_moves(room.variant, [Move(m.x, m.y) for m in moves])
+    room.replay([Move(m.x, m.y) for m in moves], made)
     room.fault = game.fault
     room.times = [m.at for m in moves]
     room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
@@ -173,7 +176,7 @@ def _restore_clock(
     remaining = list(last.clocks) if last and last.clocks else [spec.initial_s] * 2
     clock = Clock(spec, remaining)
     if room.started and not room.game.over:
-        seat = room.game.ply & 1
+        seat = room.actor or 0
         # opening stones carry the room's creation time: the turn began at the start at earliest
         since = max(last.at if last else now, room.started_at or now)
         used = max(0.0, (alive_at or since) - since)

@@ -19,21 +19,54 @@ from protocol.errors import (
     RoomFull,
     StalePly,
     UnknownGame,
+    WrongPhase,
 )
-from protocol.rules import Game, Move, Outcome, Termination, Variant
+from protocol.rules import Game, Move, Outcome, Termination, Variant, WinRule
 from protocol.wire import MAX_CHAT, Message
 from server.clock import Clock, ClockSpec
+from server.opening import RULES, Opening
+
+#: A set-up position: black stones, white stones, the colour to move.
+Position = tuple[tuple[Move, ...], tuple[Move, ...], int]
 
 
-def opening_moves(variant: Variant, raw: object) -> tuple[Move, ...]:
-    """Opening stones from the wire's ``[[x, y], …]``; bad_options unless legal and still live."""
-    if raw is None:
-        return ()
+def _points(raw: object, what: str) -> list[Move]:
     if not isinstance(raw, list) or not all(
         isinstance(p, list) and len(p) == 2 and all(type(c) is int for c in p) for p in raw
     ):
-        raise UnknownGame("opening must be a list of [x, y] pairs")
-    game = Game(variant)
+        raise UnknownGame(f"{what} must be a list of [x, y] pairs")
+    return [Move(x, y) for x, y in raw]
+
+
+def start_position(variant: Variant, raw: object) -> Position | None:
+    """``options.position`` checked: on the board, no cell twice, nobody already won."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("to_move", 0) not in (0, 1):
+        raise UnknownGame('position must be {"black": [...], "white": [...], "to_move": 0|1}')
+    black = _points(raw.get("black", []), "position.black")
+    white = _points(raw.get("white", []), "position.white")
+    to_move = raw.get("to_move", 0)
+    if type(to_move) is not int:
+        raise UnknownGame("position.to_move must be 0 or 1")
+    try:
+        Game.from_position(variant, black, white, to_move)
+    except (IllegalMoveError, GameOverError) as exc:
+        raise UnknownGame(f"bad position: {exc.message}") from exc
+    return tuple(black), tuple(white), to_move
+
+
+def base_game(variant: Variant, position: Position | None) -> Game:
+    """An empty game, or one set up from a checked position."""
+    return Game.from_position(variant, *position) if position else Game(variant)
+
+
+def opening_moves(game: Game, raw: object) -> tuple[Move, ...]:
+    """Opening stones from the wire's ``[[x, y], …]``; bad_options unless legal and still live."""
+    if raw is None:
+        return ()
+    _points(raw, "opening")
+    assert isinstance(raw, list)
     try:
         for x, y in raw:
             if game.push(Move(x, y)) is not None:
@@ -99,10 +132,25 @@ class Room:
     turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
     gone: set[str] = field(default_factory=set)
+    #: The set-up position (``options.position``), the opening rule's phase, each seat's colour.
+    position: Position | None = field(init=False, default=None)
+    opening_rule: Opening | None = field(init=False, default=None)
+    colours: tuple[int, int] | None = field(init=False, default=(0, 1))
+    _forbidden: tuple[object, list[list[int]]] = field(init=False, default=((), []))
 
     def __post_init__(self) -> None:
         self.created_at = self.created_at or self.now()
-        self.opening = opening_moves(self.variant, self.options.get("opening"))
+        self.position = start_position(self.variant, self.options.get("position"))
+        base = base_game(self.variant, self.position)
+        self.opening = opening_moves(base, self.options.get("opening"))
+        rule = self.options.get("opening_rule")
+        if rule is not None:
+            if rule not in RULES:
+                raise UnknownGame(f"opening_rule must be one of {', '.join(RULES)}")
+            if (self.variant.width, self.variant.height) != (15, 15):
+                raise UnknownGame("opening rules are for 15x15 games")
+            if self.position or self.opening:
+                raise UnknownGame("an opening rule starts from the empty board")
         max_moves = self.options.get("max_moves")
         if max_moves is not None and (
             type(max_moves) is not int or not len(self.opening) < max_moves <= self.variant.cells
@@ -113,13 +161,57 @@ class Room:
 
     def _new_game(self) -> None:
         """A fresh game with the opening stones already on the board."""
-        self.game = Game(self.variant)
+        self.game = base_game(self.variant, self.position)
+        rule = self.options.get("opening_rule")
+        self.opening_rule = Opening(rule) if rule else None
+        self.colours = None if rule else (0, 1)
         for move in self.opening:
             self.game.push(move)
         self.times = [self.created_at] * len(self.opening)
         self.clocks = [None] * len(self.opening)
         self.clock = Clock(self.clock_spec) if self.clock_spec else None
         self.fault = None
+
+    def replay(self, moves: list[Move], made: list[tuple[int, str]]) -> None:
+        """Rebuild the game and the opening's phase from recorded moves and choices (restarts)."""
+        self.game = base_game(self.variant, self.position)
+        choices = list(made)
+        rule = self.opening_rule
+        for move in moves:
+            while rule is not None and rule.choices() and choices:
+                rule.choose(*choices.pop(0))
+            self.game.push(move)
+            if rule is not None and not rule.done:
+                rule.placed()
+        while rule is not None and rule.choices() and choices:
+            rule.choose(*choices.pop(0))
+        if rule is not None and rule.colours:
+            self.colours = rule.colours
+
+    @property
+    def actor(self) -> int | None:
+        """The seat that must act now (place, choose or move), or None."""
+        if not self.started or self.game.over:
+            return None
+        if self.opening_rule is not None and not self.opening_rule.done:
+            return self.opening_rule.actor
+        assert self.colours is not None
+        return self.colours.index(self.game.to_move or 0)
+
+    def forbidden(self) -> list[list[int]]:
+        """The cells black may not play now (renju), computed once per position."""
+        game = self.game
+        key = (self.game_id, game.ply)
+        if self._forbidden[0] != key:
+            points = [] if game.over else self.variant.forbidden_points(game.board)
+            self._forbidden = (key, [[m.x, m.y] for m in points])
+        return self._forbidden[1]
+
+    def record_options(self) -> dict[str, Any]:
+        """The options as recorded with the game: the opening's choices ride along."""
+        if self.opening_rule is None or not self.opening_rule.made:
+            return self.options
+        return self.options | {"opening_made": [list(m) for m in self.opening_rule.made]}
 
     @property
     def started(self) -> bool:
@@ -154,13 +246,16 @@ class Room:
 
     def summary(self) -> Message:
         """The room's line in the lobby's ``rooms`` list."""
-        return {
+        line = {
             "room": self.id,
             "game": self.variant.name,
             "status": self.status,
             "players": [m.name if m else None for m in self.seats],
             "spectators": len(self.spectators),
         }
+        if self.opening_rule is not None:
+            line["opening_rule"] = self.opening_rule.rule
+        return line
 
     def result(self) -> Message | None:
         """The outcome as the wire's ``result`` map, or None while the game goes on."""
@@ -182,7 +277,10 @@ class Room:
             "seat": None if pid is None else self.seat_of(pid),
             "moves": [[m.x, m.y] for m in game.moves],
             "ply": game.ply,
-            "to_move": game.to_move if self.started else None,
+            "to_move": self.actor,
+            "colours": list(self.colours) if self.colours else None,
+            "opening": self.opening_rule.describe() if self.opening_rule else None,
+            "forbidden": self.forbidden(),
             "clock": self.clock_spec.describe() if self.clock_spec else None,
             "clocks": self.clock.snapshot(self.now()) if self.clock else None,
             "clock_running": self.clock.running if self.clock else None,
@@ -263,7 +361,10 @@ class Room:
         game = self.game
         if game.over:
             raise GameOverError("the game is over")
-        if not self.started or game.to_move != seat:
+        rule = self.opening_rule if self.opening_rule and not self.opening_rule.done else None
+        if self.started and rule is not None:
+            rule.check_place(seat)
+        if not self.started or self.actor != seat:
             raise NotYourTurn("it is not your turn" if self.started else "waiting for an opponent")
         if ply is not None and ply != game.ply:
             raise StalePly(f"ply {ply} is stale: the board has {game.ply} stones")
@@ -278,11 +379,20 @@ class Room:
         moved["x"], moved["y"] = move.x, move.y
         self.times.append(now)
         self.turn_since = now
-        if clock is not None:
+        if rule is not None:
+            rule.placed()
+        if clock is not None and rule is not None:
+            clock.hand(rule.actor, now)
+        elif clock is not None:
             clock.press(now)
+        if clock is not None:
             moved["clocks"] = clock.snapshot(now)
         self.clocks.append(list(clock.remaining) if clock else None)
+        if self.variant.rule is WinRule.RENJU and game.to_move == 0:
+            moved["forbidden"] = self.forbidden()
         out = [Send(self.members, moved, reply=True)]
+        if rule is not None and not outcome:
+            out += self.states()  # the phase moved on: everyone redraws the opening
         if outcome is None and self.max_moves is not None and game.ply >= self.max_moves:
             outcome = game.end(Termination.ADJUDICATED, None)
         if outcome is not None:
@@ -297,14 +407,14 @@ class Room:
         if self.clock is not None and self.clock.flagged(now):
             seat = self.clock.running
         elif self.clock is None and bot_move_s is not None and self._bot_overdue(now, bot_move_s):
-            seat = self.game.to_move
+            seat = self.actor
         else:
             return []
         assert seat is not None
         return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat))
 
     def _bot_overdue(self, now: float, limit: float) -> bool:
-        seat = self.game.to_move
+        seat = self.actor
         member = self.seats[seat] if seat is not None else None
         if member is None or member.kind != "bot":
             return False
@@ -344,6 +454,27 @@ class Room:
             out += self.states()
         return out
 
+    def choose(self, pid: str, choice: object) -> list[Send]:
+        """An opening choice: a colour (the opening ends) or swap2's ``place`` (two more stones)."""
+        seat = self._seat_or_raise(pid)
+        if self.game.over:
+            raise GameOverError("the game is over")
+        if self.opening_rule is None:
+            raise WrongPhase("this room has no opening rule")
+        if not self.started:
+            raise NotYourTurn("waiting for an opponent")
+        now = self.now()
+        if self.clock is not None and self.clock.flagged(now):
+            return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat), reply=True)
+        self.opening_rule.choose(seat, choice)
+        if self.opening_rule.colours:
+            self.colours = self.opening_rule.colours
+        self.turn_since = now
+        if self.clock is not None and self.actor is not None:
+            self.clock.hand(self.actor, now)
+        chosen = {"type": "chosen", "room": self.id, "seat": seat, "choice": choice}
+        return [Send(self.members, chosen, reply=True), *self.states()]
+
     def chat(self, pid: str, text: str) -> list[Send]:
         """Relay a chat line to everyone in the room."""
         if pid not in self.members:
@@ -378,7 +509,7 @@ class Room:
     def _start(self) -> None:
         self.started_at = self.turn_since = self.now()
         if self.clock is not None:
-            self.clock.start(self.game.to_move or 0, self.started_at)
+            self.clock.start(self.actor or 0, self.started_at)
 
     def _finish(self, outcome: Outcome, *, reply: bool = False) -> list[Send]:
         self.ended_at = self.now()

@@ -15,6 +15,7 @@ from protocol.variants import (
     GOMOKU,
     GOMOKU_STANDARD,
     NAMES,
+    RENJU,
     TICTACTOE,
     make_variant,
     variant_from_description,
@@ -37,7 +38,7 @@ def test_fixed_variants_match_the_docs() -> None:
     assert (GOMOKU.width, GOMOKU.height, GOMOKU.k, GOMOKU.rule) == (15, 15, 5, WinRule.FREESTYLE)
     assert (GOMOKU_STANDARD.width, GOMOKU_STANDARD.height, GOMOKU_STANDARD.k) == (15, 15, 5)
     assert GOMOKU_STANDARD.rule is WinRule.EXACT
-    for variant in (TICTACTOE, GOMOKU, GOMOKU_STANDARD):
+    for variant in (TICTACTOE, GOMOKU, GOMOKU_STANDARD, RENJU):
         assert make_variant(variant.name) is variant
         assert make_variant(variant.name, {}) is variant
 
@@ -51,7 +52,7 @@ def docs_game_names() -> list[str]:
 
 def test_docs_list_every_game_name() -> None:
     names = docs_game_names()
-    assert len(names) == 4
+    assert len(names) == 5
     assert sorted(names) == sorted(NAMES)
     for name in names:
         if name != "mnk":
@@ -87,7 +88,7 @@ def expect_bad_options(name: object, options: object = None) -> UnknownGame:
 
 
 @pytest.mark.parametrize(
-    "name", ["chess", "", "TicTacToe", "mnk ", "gomoku_standard", "renju", None, 3, b"mnk", ["mnk"]]
+    "name", ["chess", "", "TicTacToe", "mnk ", "gomoku_standard", None, 3, b"mnk", ["mnk"]]
 )
 def test_unknown_game_name(name: object) -> None:
     expect_bad_options(name)
@@ -131,7 +132,7 @@ def test_missing_options(missing: str) -> None:
     expect_bad_options("mnk", options)
 
 
-@pytest.mark.parametrize("rule", ["renju", "EXACT", "", 1, None, True, ["exact"], {"exact": 1}])
+@pytest.mark.parametrize("rule", ["EXACT", "", 1, None, True, ["exact"], {"exact": 1}])
 def test_bad_rule(rule: object) -> None:
     expect_bad_options("mnk", {"width": 7, "k": 5, "rule": rule})
 
