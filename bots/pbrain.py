@@ -1,7 +1,10 @@
 """``mnk-bot --piskvork``: our engine as a Gomocup brain on stdin/stdout (Piskvork protocol).
 
 Any Gomocup manager (piskvork, c-gomoku-cli, GomocupJudge) can run it like a ``pbrain-*``
-executable. Coordinates are 0-based ``x,y``; ``INFO rule 1`` selects exactly-five.
+executable. Coordinates are 0-based ``x,y``; ``INFO rule 1`` selects exactly-five, ``INFO rule
+4`` renju. ``SWAP2BOARD`` (Gomocup's swap2 opening) is answered with three stones on an empty
+board, and after three or five stones with ``SWAP`` (take black), one move (take white and play
+it) or, after three, two stones (place two more and hand the choice back).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import sys
 from typing import TextIO
 
 from bots.engine.limits import Limit
-from bots.sdk import Bot, MinimaxBot
+from bots.sdk import BLACK, PLACE, WHITE, Bot, MinimaxBot
 from protocol.rules import Game, Move, Variant, WinRule
 from protocol.variants import make_variant
 
@@ -29,6 +32,7 @@ class BrainSession:
         self.theirs: list[Move] = []
         self.info: dict[str, str] = {}
         self._board: list[tuple[Move, int]] | None = None
+        self._swap2 = False
 
     def say(self, line: str) -> None:
         """Write one answer line to the manager."""
@@ -102,11 +106,19 @@ class BrainSession:
 
     def _cmd_board(self, rest: str) -> None:
         self._board = []
+        self._swap2 = False
+
+    def _cmd_swap2board(self, rest: str) -> None:
+        self._board = []
+        self._swap2 = True
 
     def _board_line(self, line: str) -> bool:
         assert self._board is not None
         if line.upper() == "DONE":
             stones, self._board = self._board, None
+            if self._swap2:
+                self._answer_swap2([m for m, _ in stones])
+                return True
             self.own = [m for m, field in stones if field == 1]
             self.theirs = [m for m, field in stones if field == 2]
             self._play()
@@ -127,9 +139,9 @@ class BrainSession:
     # -- thinking ------------------------------------------------------------------------------
 
     def variant(self) -> Variant:
-        """The game the manager set up: k = 5, freestyle unless rule bit 1 (exactly five)."""
-        exact = int(self.info.get("rule", "0") or 0) & 1
-        rule = WinRule.EXACT if exact else WinRule.FREESTYLE
+        """The game the manager set up: k = 5; rule bit 1 exactly five, bit 4 renju."""
+        bits = int(self.info.get("rule", "0") or 0)
+        rule = WinRule.RENJU if bits & 4 else WinRule.EXACT if bits & 1 else WinRule.FREESTYLE
         return make_variant(
             "mnk", {"width": self.width, "height": self.height, "k": 5, "rule": rule.value}
         )
@@ -151,6 +163,33 @@ class BrainSession:
         for i in range(max(len(first), len(second))):
             order += first[i : i + 1] + second[i : i + 1]
         return order
+
+    def _answer_swap2(self, moves: list[Move]) -> None:
+        """Answer SWAP2BOARD: the opening stones in the order given (black, white, black …)."""
+        if not self.width:
+            self.say("ERROR no board: send START first")
+            return
+        variant, limit = self.variant(), Limit(time_s=self.budget())
+        try:
+            Game.from_moves(variant, moves)
+            if not moves:
+                stones = self.bot.place_opening(variant, moves, 3, limit)
+                self.say(" ".join(f"{m.x},{m.y}" for m in stones))
+                return
+            if len(moves) not in (3, 5):
+                raise ValueError("SWAP2BOARD needs 0, 3 or 5 stones")
+            choices = [BLACK, WHITE, PLACE] if len(moves) == 3 else [BLACK, WHITE]
+            choice = self.bot.choose_colour(variant, moves, choices, limit)
+            if choice == BLACK:
+                self.say("SWAP")
+            elif choice == PLACE:
+                stones = self.bot.place_opening(variant, moves, 2, limit)
+                self.say(" ".join(f"{m.x},{m.y}" for m in stones))
+            else:
+                move = self.bot.play(variant, moves, limit)
+                self.say(f"{move.x},{move.y}")
+        except Exception as exc:
+            self.say(f"ERROR {type(exc).__name__}: {exc}"[:200])
 
     def _play(self) -> None:
         if not self.width:

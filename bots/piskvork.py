@@ -17,6 +17,9 @@ START_TIMEOUT = 15.0
 #: Slack over the move budget before a silent brain counts as hung (process start-up, pipes).
 HANG_SLACK = 1.0
 _MOVE = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*$")
+_STONES = re.compile(r"^(\d+),(\d+)$")
+#: Gomocup's ``INFO rule`` bits for our rules.
+RULE_BITS = {WinRule.FREESTYLE: 0, WinRule.EXACT: 1, WinRule.RENJU: 4}
 _CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 
 
@@ -59,7 +62,7 @@ class PiskvorkBrain:
         answer = await self._answer(START_TIMEOUT)
         if answer.upper() != "OK":
             raise BrainError(f"brain refused the board: {answer[:80]!r}")
-        await self._send(f"INFO rule {1 if v.rule is WinRule.EXACT else 0}")
+        await self._send(f"INFO rule {RULE_BITS[v.rule]}")
 
     async def choose(self, moves: list[Move], budget_s: float, time_left_s: float | None) -> Move:
         """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``."""
@@ -87,6 +90,45 @@ class PiskvorkBrain:
             raise BrainError(f"brain played the illegal move {move}", "illegal_move")
         self._known = [*moves, move]
         return move
+
+    async def swap2(self, moves: list[Move], budget_s: float) -> tuple[str, list[Move]] | None:
+        """Ask ``SWAP2BOARD`` about an opening; None when the brain does not support it.
+
+        Answers, checked: on an empty board ``("stones", [3 moves])``; after 3 or 5 stones
+        ``("black", [])`` for SWAP, ``("white", [move])`` (it takes white and plays), or after 3
+        ``("place", [2 moves])``. Anything else (UNKNOWN, ERROR, a wrong count, a taken or
+        off-board cell) counts as unsupported; only a crash or a hang is a BrainError.
+        """
+        if self.proc is None:
+            await self.start()
+        await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
+        await self._send("SWAP2BOARD")
+        for ply, m in enumerate(moves):
+            await self._send(f"{m.x},{m.y},{1 + ply % 2}")
+        await self._send("DONE")
+        self._known = []  # the brain's board is the opening now: resend it before the next move
+        try:
+            line = await self._answer(budget_s + self.hang_slack, _CHATTER[:3])
+        except BrainError as exc:
+            if exc.fault != "hang":
+                raise
+            await self.close()  # silent on SWAP2BOARD: a fresh brain plays the moves
+            return None
+        if line.upper() == "SWAP":
+            return ("black", []) if len(moves) in (3, 5) else None
+        stones: list[Move] = []
+        for token in line.replace(";", " ").split():
+            match = _STONES.match(token)
+            if not match:
+                return None
+            stones.append(Move(int(match.group(1)), int(match.group(2))))
+        v = self.variant
+        on_board = all(m.x < v.width and m.y < v.height for m in stones)
+        if not on_board or len(set(stones) | set(moves)) != len(stones) + len(moves):
+            return None
+        kind = {(0, 3): "stones", (3, 1): "white", (5, 1): "white", (3, 2): "place"}
+        answer = kind.get((len(moves), len(stones)))
+        return None if answer is None else (answer, stones)
 
     async def close(self) -> None:
         """Say END, give the brain a moment to exit, then make sure it is gone."""
@@ -117,13 +159,13 @@ class PiskvorkBrain:
         except (ConnectionError, RuntimeError) as exc:
             raise BrainError("brain closed its input (crashed?)", "crash") from exc
 
-    async def _answer(self, timeout: float) -> str:
+    async def _answer(self, timeout: float, chatter: tuple[str, ...] = _CHATTER) -> str:
         """The next line that is not chatter (MESSAGE, DEBUG …), all within one deadline."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             line = await self._line(max(0.0, deadline - loop.time()), timeout)
-            if line.split(" ", 1)[0].upper() not in _CHATTER:
+            if line.split(" ", 1)[0].upper() not in chatter:
                 return line
 
     async def _line(self, timeout: float, budget: float | None = None) -> str:

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,18 @@ _bots: dict[tuple[str, int | None], Any] = {}
 
 
 def think(
-    spec_text: str, level: int | None, game: dict[str, Any], moves: list[list[int]], budget: float
-) -> list[int]:
-    """Worker-process entry: the engine's move for a position (engines are cached per worker)."""
+    spec_text: str,
+    level: int | None,
+    game: dict[str, Any],
+    moves: list[list[int]],
+    budget: float,
+    task: tuple[str, Any] | None = None,
+) -> Any:
+    """Worker-process entry: the engine's move for a position (engines are cached per worker).
+
+    ``task`` asks for an opening decision instead: ``("place", n)`` gives n stones as
+    ``[[x, y], …]``, ``("choose", choices)`` one of the choices.
+    """
     from bots.specs import parse_spec
 
     key = (spec_text, level)
@@ -55,8 +64,18 @@ def think(
     if bot is None:
         bot = _bots[key] = make_bot(parse_spec(spec_text), level, seed=random.randrange(1 << 30))
     variant = variant_from_description(game)
-    move = bot.play(variant, [Move(x, y) for x, y in moves], Limit(time_s=budget))
+    position, limit = [Move(x, y) for x, y in moves], Limit(time_s=budget)
+    if task is not None and task[0] == "place":
+        return [[m.x, m.y] for m in bot.place_opening(variant, position, task[1], limit)]
+    if task is not None:
+        return bot.choose_colour(variant, position, list(task[1]), limit)
+    move = bot.play(variant, position, limit)
     return [move.x, move.y]
+
+
+#: Without SWAP2BOARD support a brain opens with these stones and always takes white.
+DEFAULT_OPENING = ((7, 7), (8, 6), (8, 8))
+DEFAULT_CHOICE = "white"
 
 
 #: A first job for every worker: imports the engines before any game's clock runs.
@@ -91,12 +110,27 @@ class Seat:
     brain: PiskvorkBrain | None = None
     #: A tournament director's room (two named bots): no rematch, leave when it ends.
     director: bool = False
+    #: This seat's colour (None while an opening rule has not fixed it) and the opening phase.
+    colour: int | None = None
+    opening: dict[str, Any] | None = None
+    #: Opening stones decided but not yet placed (one goes per turn of the phase).
+    pending: list[list[int]] = field(default_factory=list)
+
+    @property
+    def in_opening(self) -> bool:
+        """Whether an opening rule's phase is still going on."""
+        return self.opening is not None and self.opening.get("phase") != "done"
 
     @property
     def my_turn(self) -> bool:
-        """Whether the server is waiting for this bot's stone."""
+        """Whether the server is waiting for this bot's stone (or opening decision)."""
         game = self.game
-        return self.status == "playing" and game is not None and game.to_move == self.seat
+        if self.status != "playing" or game is None:
+            return False
+        if self.in_opening:
+            assert self.opening is not None
+            return self.opening.get("actor") == self.seat and self.opening["phase"] != "wait"
+        return self.colour is not None and game.to_move == self.colour
 
     @property
     def moves(self) -> list[Move]:
@@ -241,6 +275,9 @@ class BotRunner:
                 seat.game.push(Move(msg["x"], msg["y"]))
                 if msg.get("clocks"):
                     seat.clocks = msg["clocks"]
+                if seat.in_opening:  # the phase moves on: act on the state that follows
+                    assert seat.opening is not None
+                    seat.opening = {**seat.opening, "phase": "wait"}
                 self._maybe_think(seat)
             else:
                 await self._send({"type": "join_room", "room": room})  # out of step: resync
@@ -308,6 +345,11 @@ class BotRunner:
         seat.status = msg["status"]
         seat.clock, seat.clocks = msg.get("clock"), msg.get("clocks")
         seat.director = "bots" in (msg.get("options") or {})
+        colours = msg.get("colours", [0, 1])
+        seat.colour = colours[my_seat] if colours else None
+        seat.opening = msg.get("opening")
+        if not seat.in_opening:
+            seat.pending = []
         if seat.status == "over":
             opponent_here = (msg.get("online") or [False, False])[1 - my_seat]
             if seat.director or not opponent_here:
@@ -324,6 +366,9 @@ class BotRunner:
     async def _think(self, seat: Seat, ply: int) -> None:
         budget = seat.budget()
         try:
+            if seat.in_opening:
+                await self._open(seat, ply, budget)
+                return
             move = await self._choose(seat, budget)
         except asyncio.CancelledError:
             raise
@@ -337,20 +382,75 @@ class BotRunner:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
             await self._send_move(move_msg)
 
-    async def _choose(self, seat: Seat, budget: float) -> Move:
+    async def _open(self, seat: Seat, ply: int, budget: float) -> None:
+        """Place this seat's opening stones, or make its choice, as the opening phase asks."""
+        assert seat.opening is not None
+        phase, left = seat.opening["phase"], seat.opening.get("left", 0)
+        choices = list(seat.opening.get("choices") or [])
+        if phase == "place" and seat.pending:
+            x, y = seat.pending.pop(0)
+            await self._send_move({"type": "move", "room": seat.room, "x": x, "y": y, "ply": ply})
+            return
         if self.pool is None:
-            if seat.brain is None:
-                brain = PiskvorkBrain(self.spec.target, seat.variant, seat.seat, self.hang_slack)
-                seat.brain = brain
-            left = seat.clocks[seat.seat] if seat.clock and seat.clocks else None
-            return await seat.brain.choose(list(seat.moves), budget, left)
+            stones, choice = await self._brain_opening(seat, budget, phase, left, choices)
+        elif phase == "place":
+            stones, choice = await self._pool_run(seat, budget, ("place", left)), None
+        else:
+            stones, choice = [], await self._pool_run(seat, budget, ("choose", choices))
+        if seat.game is None or seat.game.ply != ply or seat.status != "playing":
+            return
+        seat.pending = list(stones)
+        if choice is not None:  # stones that came with it go once the next phase says so
+            await self._send({"type": "choose", "room": seat.room, "choice": choice})
+        elif seat.pending:
+            x, y = seat.pending.pop(0)
+            await self._send_move({"type": "move", "room": seat.room, "x": x, "y": y, "ply": ply})
+
+    async def _brain_opening(
+        self, seat: Seat, budget: float, phase: str, left: int, choices: list[str]
+    ) -> tuple[list[list[int]], str | None]:
+        """A Piskvork brain's opening via SWAP2BOARD, or the fixed default when unsupported."""
+        brain = self._brain(seat)
+        moves = list(seat.moves)
+        answer = await brain.swap2(moves, budget)
+        wanted = [*choices, "stones" if phase == "place" else "-"]
+        if answer is not None and answer[0] in wanted:
+            kind, stones = answer
+            if kind == "white":
+                stones = []  # it takes white; its move comes when white is to move
+            return [[m.x, m.y] for m in stones], None if kind == "stones" else kind
+        log.warning(
+            "brain %s does not support SWAP2BOARD here (room %s): default %s",
+            self.spec.target, seat.room, "opening" if phase == "place" else DEFAULT_CHOICE,
+        )  # fmt: skip
+        if phase == "place":
+            return [list(m) for m in DEFAULT_OPENING if Move(*m) not in moves][:left], None
+        return [], DEFAULT_CHOICE
+
+    def _brain(self, seat: Seat) -> PiskvorkBrain:
+        if seat.brain is None:
+            colour = seat.seat if seat.colour is None else seat.colour
+            seat.brain = PiskvorkBrain(self.spec.target, seat.variant, colour, self.hang_slack)
+        elif seat.colour is not None:
+            seat.brain.seat = seat.colour
+        return seat.brain
+
+    async def _pool_run(self, seat: Seat, budget: float, task: tuple[str, Any] | None) -> Any:
+        assert self.pool is not None
         loop = asyncio.get_running_loop()
         asked = loop.time()
         worker = await self.pool.acquire()
         budget = max(0.02, budget - (loop.time() - asked))  # the wait for a worker was clock time
         moves = [[m.x, m.y] for m in seat.moves]
-        args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget)
-        x, y = await self.pool.run(worker, args, budget + self.hang_slack)
+        args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget, task)
+        return await self.pool.run(worker, args, budget + self.hang_slack)
+
+    async def _choose(self, seat: Seat, budget: float) -> Move:
+        if self.pool is None:
+            brain = self._brain(seat)
+            left = seat.clocks[seat.seat] if seat.clock and seat.clocks else None
+            return await brain.choose(list(seat.moves), budget, left)
+        x, y = await self._pool_run(seat, budget, None)
         return Move(x, y)
 
     async def _leave_later(self, seat: Seat) -> None:

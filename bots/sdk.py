@@ -20,9 +20,13 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
-from bots.engine.levels import LEVELS, choose_move
+from bots.engine.levels import LEVELS, analyse
 from bots.engine.limits import Limit
+from bots.renju_play import renju_move
 from protocol.rules import Game, Move, Variant
+
+#: Colour names as the server's ``choose`` takes them.
+BLACK, WHITE, PLACE = "black", "white", "place"
 
 
 class IllegalBotMove(ValueError):
@@ -49,6 +53,36 @@ class Bot(ABC):
             raise IllegalBotMove(f"{type(self).__name__} chose an illegal move {move}")
         return move
 
+    def place_opening(
+        self, variant: Variant, moves: list[Move], count: int, limit: Limit
+    ) -> list[Move]:
+        """``count`` opening stones after ``moves`` (swap1/swap2); by default near the centre.
+
+        The colours follow the board (black, white, black …). The default picks at random among
+        the free cells closest to the centre: the other side's choice of colour balances it.
+        """
+        rng = getattr(self, "rng", None) or random.Random()
+        taken = set(moves)
+        cx, cy = variant.width // 2, variant.height // 2
+        free = [
+            Move(x, y)
+            for y in range(cy - 3, cy + 4)
+            for x in range(cx - 3, cx + 4)
+            if Move(x, y) not in taken
+        ]
+        free.sort(key=lambda m: max(abs(m.x - cx), abs(m.y - cy)))
+        placed: list[Move] = []
+        while len(placed) < count:
+            pool = [m for m in free[:12] if m not in placed]
+            placed.append(rng.choice(pool))
+        return placed
+
+    def choose_colour(
+        self, variant: Variant, moves: list[Move], choices: list[str], limit: Limit
+    ) -> str:
+        """The colour to take after an opening (or swap2's ``place``); by default white."""
+        return WHITE
+
 
 class RandomBot(Bot):
     """Plays a uniformly random legal move (a baseline and a smoke-test opponent)."""
@@ -59,8 +93,9 @@ class RandomBot(Bot):
         self.rng = random.Random(seed)
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
-        """A random legal move."""
-        return self.rng.choice(Game.from_moves(variant, moves).legal_moves())
+        """A random legal move (never a forbidden one in renju)."""
+        game = Game.from_moves(variant, moves)
+        return self.rng.choice([m for m in game.legal_moves() if game.is_legal(m)])
 
 
 class MinimaxBot(Bot):
@@ -74,5 +109,19 @@ class MinimaxBot(Bot):
         self.rng = random.Random(seed)
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
-        """The engine's move; ``limit.time_s`` caps the level's own time budget."""
-        return choose_move(variant, moves, self.level, limit.time_s, self.rng)
+        """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget."""
+
+        def engine() -> tuple[Move, list[Move]]:
+            move, result = analyse(variant, moves, self.level, limit.time_s, self.rng)
+            return move, list(result.best_moves) if result else []
+
+        return renju_move(variant, moves, engine)
+
+    def choose_colour(
+        self, variant: Variant, moves: list[Move], choices: list[str], limit: Limit
+    ) -> str:
+        """Search the position for white (the side to move) and take the colour it favours."""
+        level = min(self.level, 6)
+        _, result = analyse(variant, moves, level, limit.time_s and limit.time_s / 2)
+        score = result.score if result is not None else 0
+        return WHITE if score >= 0 else BLACK
