@@ -209,3 +209,19 @@ def test_bad_command_lines_fail_early(tmp_path: Path, bad: list[str]) -> None:
     proc = tournament(tmp_path / "bad", "--game", "tictactoe", "--bot", "x=random", *bad)
     output, _ = proc.communicate(timeout=30)
     assert proc.returncode != 0 and "mnk-tournament:" in output, output
+
+
+def test_renju_swap2_tournament(tmp_path: Path) -> None:
+    """Bots play renju games that open with swap2: phases, colour choices and forbidden moves."""
+    out = tmp_path / "renju"
+    bots = ["--bot", "mm=minimax:level=2", "--bot", "rnd=random"]
+    args = ["--game", "renju", "--opening-rule", "swap2", *bots, "--games", "1"]
+    args += ["--concurrency", "2", "--max-moves", "40", "--plain"]
+    finish(tournament(out, *args), timeout=150)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 2
+    for game in doc["games"]:
+        assert game["reason"] in ("line", "draw", "adjudicated", "resign"), game
+        assert len(game["moves"]) >= 4  # the opening's stones and at least one real move
+    psq = next((out / "games").glob("*.psq")).read_text()
+    assert psq.rstrip().endswith(",Renju")

@@ -62,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mnk-tournament", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    p.add_argument("--game", required=True, help="tictactoe | gomoku | gomoku-standard | mnk:…")
+    p.add_argument(
+        "--game", required=True, help="tictactoe | gomoku | gomoku-standard | renju | mnk:…"
+    )
     p.add_argument(
         "--bot",
         action="append",
@@ -81,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
     p.add_argument("--openings", default=None, help="FILE, or random:K[:N] (K stones, N openings)")
     p.add_argument("--max-moves", type=int, default=None, help="adjudicate a draw at M stones")
+    p.add_argument(
+        "--opening-rule",
+        choices=("swap1", "swap2"),
+        default=None,
+        help="every game opens with this rule (15x15 games; not with --openings)",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed for openings and pairings")
     p.add_argument("--server", default=None, help="use this server (default: start one)")
     p.add_argument("--sprt", default=None, help="elo0,elo1[,alpha,beta] (exactly two bots)")
@@ -138,6 +146,10 @@ def parse_clock(text: str | None, move_s: float | None) -> dict[str, float] | No
 def settings(args: argparse.Namespace) -> tuple[dict[str, Any], Plan, Variant, dict | None]:
     """The run's config (as stored in tournament.json), plan, variant and clock."""
     game, options, variant = parse_game(args.game)
+    if args.opening_rule:
+        if args.openings or (variant.width, variant.height) != (15, 15):
+            raise ValueError("--opening-rule needs a 15x15 game and no --openings")
+        options["opening_rule"] = args.opening_rule
     bots = parse_bots(args.bot)
     sprt = Sprt.parse(args.sprt) if args.sprt else None
     if sprt is not None and len(bots) != 2:
