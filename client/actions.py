@@ -15,6 +15,7 @@ from client.model import ClientModel
 from client.records import Cell, FinishedGame, Message
 from client.views.lobby import finished_rows
 from client.widgets import TextInput
+from client.words import ERROR_WORDS
 
 #: Finished games asked for per ``list_games`` page.
 HISTORY_PAGE = 20
@@ -102,11 +103,23 @@ class Actions:
         if not room.my_turn:
             self.model.toast("It is not your turn.", "info")
             return
+        if room.choosing:
+            self.model.toast("Choose first: use the buttons in the side panel.", "info")
+            return
+        if cell in room.forbidden:
+            self.model.toast(ERROR_WORDS["forbidden_move"], "error")
+            return
         if cell in room.stones or self.pending_ply == room.ply:
             return
         self.pending_ply = room.ply
         move = {"type": "move", "room": room.room, "x": cell[0], "y": cell[1], "ply": room.ply}
         self.move_request = self.send(move)
+
+    def do_choose(self, choice: str, pos: Any = None) -> None:
+        """An opening choice: take black, take white, or (swap2) place two more stones."""
+        room = self.model.room
+        if room is not None and room.choosing and room.opening and choice in room.opening.choices:
+            self.send({"type": "choose", "room": room.room, "choice": choice})
 
     def do_room_click(self, room: str, pos: Any) -> None:
         """Select a row; clicking the selected row again joins (or watches) it."""
@@ -167,6 +180,10 @@ class Actions:
     def do_form_clock(self, index: int, pos: Any = None) -> None:
         """Pick a clock preset."""
         self.form.clock = index
+
+    def do_form_opening(self, rule: str | None, pos: Any = None) -> None:
+        """Pick the opening rule (swap1, swap2 or none) for 15x15 games."""
+        self.form.opening_rule = rule
 
     def do_form_exact(self, arg: Any, pos: Any = None) -> None:
         """Toggle exactly-k for a custom game."""

@@ -247,9 +247,10 @@ class App(Controls):
             moves=room.moves,
             line=room.result.line if room.result else (),
             hover=hover,
-            hover_seat=room.seat,
+            hover_seat=room.colour_of(room.seat) if room.seat is not None else None,
             cursor=self.cursor if self.cursor_visible else None,
             numbers=self.numbers,
+            forbidden=room.forbidden,
         )
         draw_board(self.surface, geo, picture)
         draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat")

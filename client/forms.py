@@ -10,7 +10,15 @@ GAMES: tuple[tuple[str, str], ...] = (
     ("tictactoe", "Tic-tac-toe"),
     ("gomoku", "Gomoku"),
     ("gomoku-standard", "Exact five"),
+    ("renju", "Renju"),
     ("mnk", "Custom"),
+)
+#: The 15x15 games, which may open with a swap rule, and the rules offered.
+SWAP_GAMES = ("gomoku", "gomoku-standard", "renju")
+OPENING_RULES: tuple[tuple[str | None, str], ...] = (
+    (None, "No swap"),
+    ("swap1", "Swap1"),
+    ("swap2", "Swap2"),
 )
 #: (initial seconds, increment seconds) or None, and the label of each clock preset.
 CLOCKS: tuple[tuple[tuple[int, int] | None, str], ...] = (
@@ -36,6 +44,7 @@ class LobbyForm:
     level: int = 5
     seat: int | None = 0
     clock: int = 0
+    opening_rule: str | None = None
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""
@@ -68,6 +77,8 @@ def create_request(form: LobbyForm) -> dict[str, Any]:
             "k": form.k,
             "rule": "exact" if form.exact else "freestyle",
         }
+    if form.opening_rule and form.game in SWAP_GAMES:
+        msg["options"] = {"opening_rule": form.opening_rule}
     if form.opponent == "bot":
         msg["level"] = form.level
     preset = CLOCKS[form.clock][0]

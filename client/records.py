@@ -62,6 +62,8 @@ def game_title(name: str, width: int = 0, height: int = 0, k: int = 0, rule: str
         return "Gomoku"
     if name == "gomoku-standard":
         return "Gomoku (exact five)"
+    if name == "renju":
+        return "Renju"
     if width and height and k:
         exact = ", exact" if rule == "exact" else ""
         return f"{width}\u00d7{height}, {k} in a row{exact}"
@@ -98,16 +100,20 @@ class RoomSummary:
     status: str
     players: tuple[str | None, str | None]
     spectators: int
+    #: ``swap1`` / ``swap2`` when the room opens with that rule.
+    opening_rule: str | None = None
 
     @classmethod
     def from_wire(cls, row: Message) -> RoomSummary:
         """Build from a row of ``rooms``."""
+        rule = row.get("opening_rule")
         return cls(
             room=str(row.get("room", "?")),
             game=str(row.get("game", "?")),
             status=str(row.get("status", "?")),
             players=players_of(row.get("players")),
             spectators=count_of(row.get("spectators")),
+            opening_rule=rule if isinstance(rule, str) else None,
         )
 
 

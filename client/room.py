@@ -26,6 +26,35 @@ from client.records import (
 from client.words import result_text
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A swap opening as ``state.opening`` describes it."""
+
+    rule: str
+    phase: str
+    actor: int | None
+    left: int
+    choices: tuple[str, ...]
+
+    @classmethod
+    def from_wire(cls, raw: object) -> Opening | None:
+        """Parse ``state.opening`` (None when the room has no opening rule)."""
+        if not isinstance(raw, dict):
+            return None
+        choices = raw.get("choices") or ()
+        return cls(
+            rule=str(raw.get("rule", "")),
+            phase=str(raw.get("phase", "done")),
+            actor=seat_of(raw.get("actor")),
+            left=count_of(raw.get("left")),
+            choices=tuple(str(c) for c in choices if isinstance(c, str)),
+        )
+
+
+def _cells(raw: object) -> frozenset[Cell]:
+    return frozenset(xy(c) for c in raw) if isinstance(raw, list) else frozenset()
+
+
 @dataclass(slots=True)
 class RoomState:
     """A room as the last ``state`` described it, plus the broadcasts applied since."""
@@ -47,6 +76,25 @@ class RoomState:
     game_id: str
     clocks: Clocks | None = None
     chat: list[ChatLine] = field(default_factory=list)
+    #: Cells black may not play now (renju; empty otherwise), each seat's colour, the opening.
+    forbidden: frozenset[Cell] = frozenset()
+    colours: tuple[int, int] | None = (0, 1)
+    opening: Opening | None = None
+
+    def colour_of(self, seat: int) -> int:
+        """The colour a seat plays (its own index until an opening rule decides)."""
+        return self.colours[seat] if self.colours else seat
+
+    @property
+    def in_opening(self) -> bool:
+        """Whether a swap opening's phase is still going on."""
+        return self.opening is not None and self.opening.phase != "done"
+
+    @property
+    def choosing(self) -> bool:
+        """Whether this client must pick a colour (or swap2's two more stones) now."""
+        op = self.opening
+        return op is not None and op.phase == "choose" and self.my_turn
 
     @property
     def ply(self) -> int:
@@ -126,17 +174,35 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         # A server from before ``game_id``: a local stand-in that no history row carries.
         game_id=game_id if isinstance(game_id, str) and game_id else f"{room}#{game_no}",
         clocks=parse_clocks(msg, to_move, now),
+        forbidden=_cells(msg.get("forbidden")),
+        colours=_colours(msg.get("colours", [0, 1])),
+        opening=Opening.from_wire(msg.get("opening")),
     )
+
+
+def _colours(raw: object) -> tuple[int, int] | None:
+    if isinstance(raw, list) and sorted(raw) == [0, 1]:
+        return int(raw[0]), int(raw[1])
+    return None
+
+
+def _mover(room: RoomState, ply: int) -> int | None:
+    """The seat whose stone is ply ``ply`` (None while an opening's actor is unknown)."""
+    if room.in_opening:
+        return room.opening.actor if room.opening else None
+    return room.colours.index(ply & 1) if room.colours else None
 
 
 def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
     """Add a ``moved`` to ``room``; False when it does not follow on (rejoin to refresh)."""
     ply, seat = msg.get("ply"), msg.get("seat")
-    if ply != room.ply or seat != (ply or 0) & 1:
+    if ply != room.ply or seat != _mover(room, ply or 0):
         return isinstance(ply, int) and ply < room.ply  # an old one: already in our state
     cell = xy(msg)  # raises for a ``moved`` without a proper x and y: nothing changed yet
     room.moves.append(cell)
-    room.to_move = 1 - int(seat) if room.status == "playing" else None
+    room.forbidden = _cells(msg.get("forbidden"))
+    playing = room.status == "playing"
+    room.to_move = seat if room.in_opening else _mover(room, room.ply) if playing else None
     clocks = parse_clocks(msg, room.to_move, now)
     if clocks is not None:
         room.clocks = clocks

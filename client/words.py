@@ -28,6 +28,8 @@ ERROR_WORDS: dict[str, str] = {
     "no_bot_available": "No bot is free for that game right now; try again or play a human.",
     "rate_limited": "Slow down a little: too many actions at once.",
     "internal_error": "The server hit a problem with that request. Please try again.",
+    "forbidden_move": "Forbidden for black under renju (an overline, double four or double three).",
+    "wrong_phase": "Not now: the opening asks for something else (see the side panel).",
 }
 
 REASON_WORDS: dict[str, str] = {

@@ -28,6 +28,8 @@ class BoardPicture:
     hover_seat: int | None = None
     cursor: Cell | None = None
     numbers: bool = False
+    #: Cells black may not play (renju), marked with a small red x.
+    forbidden: frozenset[Cell] = frozenset()
 
 
 def board_geometry(game: GameInfo, area: pygame.Rect) -> BoardGeometry:
@@ -163,7 +165,14 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
     for i, (x, y) in enumerate(pic.moves):
         _blit_stone(surface, i & 1, geo.center(x, y), radius)
     taken = set(pic.moves)
-    if pic.hover is not None and pic.hover_seat is not None and pic.hover not in taken:
+    arm = max(3, cell // 4)
+    for x, y in pic.forbidden - taken:
+        cx, cy = geo.center(x, y)
+        width = max(2, cell // 10)
+        pygame.draw.line(surface, theme.DANGER, (cx - arm, cy - arm), (cx + arm, cy + arm), width)
+        pygame.draw.line(surface, theme.DANGER, (cx - arm, cy + arm), (cx + arm, cy - arm), width)
+    hover_ok = pic.hover not in taken and pic.hover not in pic.forbidden
+    if pic.hover is not None and pic.hover_seat is not None and hover_ok:
         _blit_stone(surface, pic.hover_seat, geo.center(*pic.hover), radius, alpha=120)
 
     if pic.numbers:

@@ -7,7 +7,7 @@ import time
 import pygame
 
 from client import theme
-from client.forms import CLOCKS, GAMES, LobbyForm
+from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm
 from client.model import ClientModel
 from client.records import FinishedGame, HistoryRow, RoomSummary, game_title
 from client.views.common import HEADER_H
@@ -31,6 +31,8 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
     cy = rect.centery
     x = rect.x + 10
     title = game_title(row.game) if row.game != "mnk" else "Custom m,n,k"
+    if row.opening_rule:
+        title += f" · {row.opening_rule}"
     theme.text(surf, title, (x, cy - 9), 15, bold=True, anchor="midleft", max_width=176)
     theme.text(surf, row.room, (x, cy + 10), 12, theme.MUTED, anchor="midleft")
     a, b = (p or "\u2014" for p in row.players)
@@ -199,6 +201,10 @@ def _new_game_panel(frame: Frame, rect: pygame.Rect, form: LobbyForm) -> None:
             selected=form.exact,
             size=13,
         )
+        y += 40
+    if form.game in SWAP_GAMES:
+        rules = [(label, "form_opening", r, form.opening_rule == r) for r, label in OPENING_RULES]
+        _choice_row(frame, x, y, w, rules)
         y += 40
     theme.text(surf, "Opponent", (x, y), 13, theme.MUTED)
     y += 20

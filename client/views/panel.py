@@ -26,8 +26,29 @@ def seat_icon(
         surface.blit(stone_sprite(seat, r), (center[0] - r, center[1] - r))
 
 
+COLOUR_NAMES = ("black", "white")
+#: The opening's choices as button labels.
+CHOICE_LABELS = {"black": "Take black", "white": "Take white", "place": "Place 2 more"}
+
+
+def opening_line(room: RoomState) -> str | None:
+    """What the opening phase asks of whom, or None outside an opening."""
+    op = room.opening
+    if op is None or op.phase == "done" or room.status != "playing" or op.actor is None:
+        return None
+    mine = room.seat == op.actor
+    if op.phase == "place":
+        colour = COLOUR_NAMES[room.ply & 1]
+        who = "place" if mine else f"{room.name(op.actor)} places"
+        return f"{op.rule}: {who} {op.left} more ({colour} next)"
+    return f"{op.rule}: choose your colour" if mine else f"{op.rule}: {room.name(op.actor)} chooses"
+
+
 def status_line(room: RoomState) -> tuple[str, theme.Color]:
     """The one sentence that says what is going on in ``room`` and its colour."""
+    opening = opening_line(room)
+    if opening is not None:
+        return opening, theme.OK if room.my_turn else theme.MUTED
     if room.status == "waiting":
         return f"Waiting for an opponent — share code {room.room}", theme.WARN
     if room.status == "over":
@@ -35,6 +56,8 @@ def status_line(room: RoomState) -> tuple[str, theme.Color]:
             room.result_text(),
             theme.OK if room.result and room.result.winner == room.seat else theme.TEXT,
         )
+    if room.my_turn and room.forbidden:
+        return "Your turn (red x: forbidden)", theme.OK
     if room.my_turn:
         return "Your turn", theme.OK
     if room.to_move is not None:
@@ -48,7 +71,10 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
     pygame.draw.rect(surf, theme.PANEL_HI, rect, border_radius=8)
     if active:
         pygame.draw.rect(surf, theme.ACCENT, rect, 2, border_radius=8)
-    seat_icon(surf, room.game, seat, (rect.x + 22, rect.centery), 12)
+    if room.colours is not None:
+        seat_icon(surf, room.game, room.colour_of(seat), (rect.x + 22, rect.centery), 12)
+    else:  # colours not chosen yet (swap opening)
+        theme.text(surf, "?", (rect.x + 22, rect.centery), 18, theme.MUTED, anchor="center")
     name = room.name(seat)
     if seat == room.seat:
         name += " (you)"
@@ -159,7 +185,8 @@ def draw_room_panel(
     """The whole side panel for a room in play or finished."""
     surf = frame.surface
     inner = panel(surf, rect)
-    theme.text(surf, room.game.title, inner.topleft, 18, bold=True, max_width=inner.w - 90)
+    title = room.game.title + (f" · {room.opening.rule}" if room.opening else "")
+    theme.text(surf, title, inner.topleft, 18, bold=True, max_width=inner.w - 90)
     theme.text(
         surf, f"room {room.room}", (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright"
     )
@@ -177,6 +204,15 @@ def draw_room_panel(
     )
     y += 24
 
+    if room.choosing and room.opening is not None:
+        choices = room.opening.choices
+        cw = (inner.w - 8 * (len(choices) - 1)) // max(1, len(choices))
+        for i, choice in enumerate(choices):
+            rect_i = pygame.Rect(inner.x + i * (cw + 8), y, cw, 34)
+            frame.button(
+                rect_i, CHOICE_LABELS.get(choice, choice), "choose", choice, kind="primary", size=14
+            )
+        y += 46
     buttons: list[tuple[str, str, str, bool]] = []
     if room.seat is not None and room.status == "playing":
         buttons.append(("Resign (R)", "resign", "danger", True))
