@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from test_durability import proc  # noqa: F401  (the restartable server fixture)
+
 # Black threes across and down meet at (7,7); white's stones are far away.
 DOUBLE_THREE = [(5, 7), (0, 0), (6, 7), (0, 2), (7, 5), (0, 4), (7, 6), (0, 6)]
 
@@ -141,3 +143,46 @@ async def test_choose_without_opening_rule_is_wrong_phase(client_factory: Any) -
     await alice.error(
         "bad_options", type="create_room", game="gomoku", options={"opening_rule": "swap3"}
     )
+
+
+async def test_swap2_choices_and_positions_survive_a_restart(proc: Any) -> None:  # noqa: F811
+    await proc.start()
+    alice, bob = await proc.client("alice"), await proc.client("bob")
+    room = (
+        await alice.request(
+            type="create_room", game="renju", seat=0, options={"opening_rule": "swap2"}
+        )
+    )["room"]
+    await bob.request(type="join_room", room=room)
+    for x, y in ((7, 7), (8, 7), (7, 8)):
+        await alice.request(type="move", room=room, x=x, y=y)
+    await bob.request(type="choose", room=room, choice="place")
+    await bob.request(type="move", room=room, x=6, y=6)
+    await bob.request(type="move", room=room, x=9, y=9)
+    await alice.request(type="choose", room=room, choice="white")
+    await alice.request(type="move", room=room, x=8, y=8)  # white; delivered only once durable
+    await bob.expect("moved", ply=5)
+    position = {"black": [[1, 1], [2, 2]], "white": [[3, 3]], "to_move": 1}
+    other = (
+        await alice.request(
+            type="create_room", game="renju", seat=0, options={"position": position}
+        )
+    )["room"]
+    await bob.request(type="join_room", room=other)
+    await bob.request(type="move", room=other, x=10, y=10)
+    await alice.expect("moved", room=other, ply=0)
+    proc.kill()
+    await proc.start()
+    alice2 = await proc.client("alice", alice.session)
+    states = {}
+    while len(states) < 2:
+        state = await alice2.expect("state")
+        states[state["room"]] = state
+    swap = states[room]
+    assert swap["colours"] == [1, 0] and swap["to_move"] == 1 and swap["ply"] == 6
+    assert swap["opening"]["phase"] == "done"
+    assert swap["opening"]["made"] == [[1, "place"], [0, "white"]]
+    assert states[other]["to_move"] == 0 and states[other]["moves"] == [[10, 10]]
+    await alice2.request(type="move", room=other, x=4, y=4)
+    for c in (alice, bob, alice2):
+        await c.close()
