@@ -3,8 +3,6 @@ Piskvork brain's INFO rule 4 and SWAP2BOARD, driven brains, and mnk-bot in a swa
 
 from __future__ import annotations
 
-import asyncio
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -104,27 +102,24 @@ def test_our_brain_speaks_rule_4_and_swap2board() -> None:
     assert brain.close() == 0
 
 
-UNAWARE = """
+def fake_brain(answers: dict[str, str]) -> str:
+    """A brain script that says OK to START and answers each listed command word with a line."""
+    return f"""
 import sys
+answers = {answers!r}
 for line in sys.stdin:
     word = line.split()[0].upper() if line.split() else ""
     if word in ("START", "RECTSTART"):
         print("OK", flush=True)
-    elif word == "SWAP2BOARD":
-        print("UNKNOWN SWAP2BOARD", flush=True)
-    elif word in ("BEGIN", "TURN", "DONE"):
-        print("7,7", flush=True)
+    elif word in answers:
+        print(answers[word], flush=True)
 """
 
-CHEATER = """
-import sys
-for line in sys.stdin:
-    word = line.split()[0].upper() if line.split() else ""
-    if word in ("START", "RECTSTART"):
-        print("OK", flush=True)
-    elif word == "DONE":
-        print("7,7 7,7 8,8", flush=True)
-"""
+
+#: Says UNKNOWN to SWAP2BOARD and plays 7,7 whatever happens.
+UNAWARE = fake_brain({"SWAP2BOARD": "UNKNOWN SWAP2BOARD", "BEGIN": "7,7", "TURN": "7,7"})
+#: Answers the opening with a cell taken twice.
+CHEATER = fake_brain({"DONE": "7,7 7,7 8,8"})
 
 
 async def test_driven_brains_swap2_answers_are_validated(tmp_path: Path) -> None:
@@ -200,8 +195,7 @@ async def test_unaware_brain_gets_the_default_choice(
 ) -> None:
     """A brain without SWAP2BOARD opens with the fixed stones and takes white; no forfeit."""
     path = executable(tmp_path / "pbrain-unaware", UNAWARE)
-    cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", f"piskvork:{path}"]
-    proc = subprocess.Popen([*cmd, "--name", "unaware", "--log-level", "WARNING"])
+    proc = await start_bot(server.url, f"piskvork:{path}", "unaware")
     try:
         await wait_for_bot(server, "unaware")
         human = await client_factory("human")
@@ -221,5 +215,4 @@ async def test_unaware_brain_gets_the_default_choice(
         over = await human.request(type="resign", room=room)
         assert over["type"] == "game_over" and over["reason"] == "resign"
     finally:
-        proc.terminate()
-        await asyncio.to_thread(proc.wait, 15)
+        await stop(proc)
