@@ -327,6 +327,8 @@ class Arena:
         kept = ("opening", "max_moves", "position", "opening_rule")
         room_options |= {k: options[k] for k in kept if k in options}
         named = msg.get("bots")
+        if "position" in options and (named is not None or room_options["opponent"] == "bot"):
+            raise UnknownGame("set-up positions are for games between humans (bots see moves only)")
         if named is None:
             self._check_quota(player, bot=room_options["opponent"] == "bot")
         if named is not None:

@@ -63,6 +63,10 @@ async def test_position_option(client_factory: Any) -> None:
         options={"position": {"black": [[7, 7]]}, "opening_rule": "swap2"},
     )  # fmt: skip
     position = {"black": [[7, 7], [8, 8], [6, 6]], "white": [[7, 8]], "to_move": 1}
+    await alice.error(
+        "bad_options", type="create_room", game="renju", opponent="bot",
+        options={"position": position},
+    )  # fmt: skip
     alice, bob, room = await pair(client_factory, "renju", options={"position": position})
     state = await bob.expect("state", status="playing")
     assert state["options"]["position"] == position and state["ply"] == 0
