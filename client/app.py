@@ -251,6 +251,8 @@ class App(Controls):
             cursor=self.cursor if self.cursor_visible else None,
             numbers=self.numbers,
             forbidden=room.forbidden,
+            setup=room.setup,
+            first=room.first,
         )
         draw_board(self.surface, geo, picture)
         draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat")

@@ -80,6 +80,9 @@ class RoomState:
     forbidden: frozenset[Cell] = frozenset()
     colours: tuple[int, int] | None = (0, 1)
     opening: Opening | None = None
+    #: A set-up position (``options.position``): its stones and the colour that moved first.
+    setup: tuple[tuple[Cell, int], ...] = ()
+    first: int = 0
 
     def colour_of(self, seat: int) -> int:
         """The colour a seat plays (its own index until an opening rule decides)."""
@@ -104,7 +107,8 @@ class RoomState:
     @property
     def stones(self) -> dict[Cell, int]:
         """Which seat's stone sits on each occupied cell."""
-        return {cell: i & 1 for i, cell in enumerate(self.moves)}
+        placed = {cell: (self.first + i) & 1 for i, cell in enumerate(self.moves)}
+        return dict(self.setup) | placed
 
     @property
     def last_move(self) -> Cell | None:
@@ -177,7 +181,19 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         forbidden=_cells(msg.get("forbidden")),
         colours=_colours(msg.get("colours", [0, 1])),
         opening=Opening.from_wire(msg.get("opening")),
+        **_position(msg.get("options")),
     )
+
+
+def _position(options: object) -> dict[str, object]:
+    """The set-up stones and first colour from ``state.options.position`` (none: empty)."""
+    raw = options.get("position") if isinstance(options, dict) else None
+    if not isinstance(raw, dict):
+        return {}
+    setup = [
+        (xy(c), colour) for colour, key in enumerate(("black", "white")) for c in raw.get(key) or ()
+    ]
+    return {"setup": tuple(setup), "first": 1 if raw.get("to_move") == 1 else 0}
 
 
 def _colours(raw: object) -> tuple[int, int] | None:
@@ -190,7 +206,7 @@ def _mover(room: RoomState, ply: int) -> int | None:
     """The seat whose stone is ply ``ply`` (None while an opening's actor is unknown)."""
     if room.in_opening:
         return room.opening.actor if room.opening else None
-    return room.colours.index(ply & 1) if room.colours else None
+    return room.colours.index((room.first + ply) & 1) if room.colours else None
 
 
 def apply_moved(room: RoomState, msg: Message, now: float) -> bool:

@@ -114,3 +114,27 @@ def test_swap2_choice_buttons(server: str, tmp_path: Path) -> None:  # noqa: F81
     finally:
         alice.close()
         bob.close()
+
+
+def test_a_set_up_position_is_drawn_and_followed(tmp_path: Path) -> None:
+    from test_client_render import GOMOKU_INFO, dark, light, render
+
+    from client.room import apply_moved, room_from_state
+    from client.views.board import BoardPicture
+
+    position = {"black": [[7, 7], [8, 8]], "white": [[9, 9]], "to_move": 1}
+    state = {
+        "room": "r1", "game": {"name": "renju", "width": 15, "height": 15, "k": 5,
+        "rule": "renju"}, "options": {"position": position}, "players": ["a", "b"],
+        "seat": 1, "moves": [], "status": "playing", "to_move": 1, "colours": [0, 1],
+    }  # fmt: skip
+    room = room_from_state(state, 0.0)
+    assert room.stones == {(7, 7): 0, (8, 8): 0, (9, 9): 1} and room.my_turn
+    assert apply_moved(room, {"ply": 0, "seat": 1, "x": 3, "y": 3}, 0.0)  # white moves first
+    assert room.stones[(3, 3)] == 1 and room.to_move == 0
+    assert not apply_moved(room, {"ply": 1, "seat": 1, "x": 4, "y": 4}, 0.0)  # not white again
+    pic = BoardPicture(GOMOKU_INFO, room.moves, setup=room.setup, first=room.first)
+    img, geo = render(pic, (600, 600), tmp_path / "position.png")
+    assert dark(img.get_at(geo.center(7, 7))) and dark(img.get_at(geo.center(8, 8)))
+    cx, cy = geo.center(3, 3)  # the last move: its centre carries the red dot
+    assert light(img.get_at(geo.center(9, 9))) and light(img.get_at((cx + geo.cell // 4, cy)))

@@ -30,6 +30,9 @@ class BoardPicture:
     numbers: bool = False
     #: Cells black may not play (renju), marked with a small red x.
     forbidden: frozenset[Cell] = frozenset()
+    #: Stones of a set-up position (cell, colour) and the colour of the first move after it.
+    setup: tuple[tuple[Cell, int], ...] = ()
+    first: int = 0
 
 
 def board_geometry(game: GameInfo, area: pygame.Rect) -> BoardGeometry:
@@ -162,9 +165,11 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
             )
 
     radius = max(3, int(cell * 0.47))
+    for (x, y), colour in pic.setup:
+        _blit_stone(surface, colour, geo.center(x, y), radius)
     for i, (x, y) in enumerate(pic.moves):
-        _blit_stone(surface, i & 1, geo.center(x, y), radius)
-    taken = set(pic.moves)
+        _blit_stone(surface, (pic.first + i) & 1, geo.center(x, y), radius)
+    taken = set(pic.moves) | {c for c, _ in pic.setup}
     arm = max(3, cell // 4)
     for x, y in pic.forbidden - taken:
         cx, cy = geo.center(x, y)
@@ -178,7 +183,7 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
     if pic.numbers:
         size = max(8, int(cell * (0.42 if len(pic.moves) < 99 else 0.34)))
         for i, (x, y) in enumerate(pic.moves):
-            color = theme.TEXT if i & 1 == 0 else (30, 30, 30)
+            color = theme.TEXT if (pic.first + i) & 1 == 0 else (30, 30, 30)
             if i == len(pic.moves) - 1:
                 color = theme.LAST
             theme.text(
@@ -237,9 +242,14 @@ def _draw_marks_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
             pygame.draw.rect(surface, fill, rect, border_radius=10)
             if (x, y) in win:
                 pygame.draw.rect(surface, theme.WIN, rect, max(3, geo.cell // 30), border_radius=10)
+    for (x, y), colour in pic.setup:
+        cx, cy = geo.center(x, y)
+        draw_mark(surface, colour, pygame.Rect(cx - half, cy - half, geo.cell, geo.cell))
     for i, (x, y) in enumerate(pic.moves):
         cx, cy = geo.center(x, y)
-        draw_mark(surface, i & 1, pygame.Rect(cx - half, cy - half, geo.cell, geo.cell))
+        draw_mark(
+            surface, (pic.first + i) & 1, pygame.Rect(cx - half, cy - half, geo.cell, geo.cell)
+        )
     if pic.hover is not None and pic.hover_seat is not None and pic.hover not in set(pic.moves):
         cx, cy = geo.center(*pic.hover)
         draw_mark(
