@@ -136,6 +136,15 @@ async def test_swap1_choice_of_black_keeps_seat_one_black(client_factory: Any) -
         state = await bob.expect("state", room=room)
     assert state["colours"] == [1, 0] and state["to_move"] == 0  # alice now white, to move
     await alice.error("wrong_phase", type="choose", room=room, choice="white")
+    lobby = await bob.request(type="list_rooms")
+    assert [r.get("opening_rule") for r in lobby["rooms"] if r["room"] == room] == ["swap1"]
+    await alice.request(type="resign", room=room)
+    await alice.request(type="rematch", room=room)
+    await bob.request(type="rematch", room=room)
+    state = await bob.expect("state", game_no=2)
+    assert state["players"] == ["bob", "alice"] and state["moves"] == []  # bob opens now
+    assert state["colours"] is None and state["opening"]["actor"] == 0
+    assert state["opening"]["phase"] == "place" and state["seat"] == 0
 
 
 async def test_choose_without_opening_rule_is_wrong_phase(client_factory: Any) -> None:
