@@ -216,3 +216,26 @@ async def test_unaware_brain_gets_the_default_choice(
         assert over["type"] == "game_over" and over["reason"] == "resign"
     finally:
         await stop(proc)
+
+
+RULE_ECHO = """
+import sys
+rule = "9"
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["START"]:
+        print("OK", flush=True)
+    elif words[:2] == ["INFO", "rule"]:
+        rule = words[2]
+    elif words[:1] == ["BEGIN"]:
+        print(rule + ",0", flush=True)
+"""
+
+
+async def test_driven_brains_are_told_rule_4_for_renju(tmp_path: Path) -> None:
+    for variant, bits in ((RENJU, 4), (GOMOKU, 0)):
+        brain = PiskvorkBrain(executable(tmp_path / "pbrain-echo", RULE_ECHO), variant, 0)
+        try:
+            assert await brain.choose([], 1.0, None) == Move(bits, 0)
+        finally:
+            await brain.close()
