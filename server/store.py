@@ -288,6 +288,10 @@ def _summary(g: GameRow) -> dict[str, Any]:
     }
 
 
+#: Room options that change how the game was played: the JSON record repeats them.
+RULE_OPTIONS = ("position", "opening_rule", "opening_made")
+
+
 def game_record(game: GameRow, moves: list[MoveRow]) -> dict[str, Any]:
     """The JSON export of a game: players, variant, every move with its time, result.
 
@@ -303,8 +307,10 @@ def game_record(game: GameRow, moves: list[MoveRow]) -> dict[str, Any]:
         previous = moves[i - 1].at if i > opening else start
         return max(0, round(1000 * (moves[i].at - max(previous, start))))
 
+    rules = {k: v for k, v in game.options.items() if k in RULE_OPTIONS}
     return {
         **_summary(game),
+        **({"options": rules} if rules else {}),
         "kinds": list(game.kinds),
         "clock": game.clock,
         "status": game.status,

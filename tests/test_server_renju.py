@@ -123,6 +123,10 @@ async def test_swap2_opening_over_the_wire(client_factory: Any) -> None:
     assert over["winner"] == 0
     record = await alice.request(type="get_game", game_id=state["game_id"])
     assert record["game"]["players"] == ["alice", "bob"]
+    assert record["game"]["options"] == {
+        "opening_rule": "swap2",
+        "opening_made": [[1, "place"], [0, "white"]],
+    }
 
 
 async def test_swap1_choice_of_black_keeps_seat_one_black(client_factory: Any) -> None:
