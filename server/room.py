@@ -25,47 +25,14 @@ from protocol.rules import Game, Move, Outcome, Termination, Variant, WinRule
 from protocol.wire import MAX_CHAT, Message
 from server.clock import Clock, ClockSpec
 from server.opening import RULES, Opening
-
-#: A set-up position: black stones, white stones, the colour to move.
-Position = tuple[tuple[Move, ...], tuple[Move, ...], int]
-
-
-def _points(raw: object, what: str) -> list[Move]:
-    if not isinstance(raw, list) or not all(
-        isinstance(p, list) and len(p) == 2 and all(type(c) is int for c in p) for p in raw
-    ):
-        raise UnknownGame(f"{what} must be a list of [x, y] pairs")
-    return [Move(x, y) for x, y in raw]
-
-
-def start_position(variant: Variant, raw: object) -> Position | None:
-    """``options.position`` checked: on the board, no cell twice, nobody already won."""
-    if raw is None:
-        return None
-    if not isinstance(raw, dict) or raw.get("to_move", 0) not in (0, 1):
-        raise UnknownGame('position must be {"black": [...], "white": [...], "to_move": 0|1}')
-    black = _points(raw.get("black", []), "position.black")
-    white = _points(raw.get("white", []), "position.white")
-    to_move = raw.get("to_move", 0)
-    if type(to_move) is not int:
-        raise UnknownGame("position.to_move must be 0 or 1")
-    try:
-        Game.from_position(variant, black, white, to_move)
-    except (IllegalMoveError, GameOverError) as exc:
-        raise UnknownGame(f"bad position: {exc.message}") from exc
-    return tuple(black), tuple(white), to_move
-
-
-def base_game(variant: Variant, position: Position | None) -> Game:
-    """An empty game, or one set up from a checked position."""
-    return Game.from_position(variant, *position) if position else Game(variant)
+from server.setup import Position, base_game, points, start_position
 
 
 def opening_moves(game: Game, raw: object) -> tuple[Move, ...]:
     """Opening stones from the wire's ``[[x, y], …]``; bad_options unless legal and still live."""
     if raw is None:
         return ()
-    _points(raw, "opening")
+    points(raw, "opening")
     assert isinstance(raw, list)
     try:
         for x, y in raw:
@@ -203,8 +170,8 @@ class Room:
         game = self.game
         key = (self.game_id, game.ply)
         if self._forbidden[0] != key:
-            points = [] if game.over else self.variant.forbidden_points(game.board)
-            self._forbidden = (key, [[m.x, m.y] for m in points])
+            cells = [] if game.over else self.variant.forbidden_points(game.board)
+            self._forbidden = (key, [[m.x, m.y] for m in cells])
         return self._forbidden[1]
 
     def record_options(self) -> dict[str, Any]:
