@@ -141,6 +141,13 @@ class Room:
         seated = tuple(m.pid for m in self.seats if m is not None and m.pid not in self.gone)
         return seated + tuple(p for p in self.spectators if p not in seated)
 
+    @property
+    def audience(self) -> tuple[str, ...]:
+        """The members who are online: broadcasts go to them only (the others get a ``state``
+        when they come back), so a room's costs do not grow with dead weight."""
+        online = self.online
+        return tuple(p for p in self.members if p in online)
+
     def seat_of(self, pid: str) -> int | None:
         """The seat ``pid`` holds here, or None."""
         for seat, m in enumerate(self.seats):
@@ -195,8 +202,8 @@ class Room:
         }
 
     def states(self) -> list[Send]:
-        """A fresh ``state`` for everyone in the room (each sees their own seat)."""
-        return [Send((pid,), self.state_for(pid)) for pid in self.members]
+        """A fresh ``state`` for everyone online in the room (each sees their own seat)."""
+        return [Send((pid,), self.state_for(pid)) for pid in self.audience]
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -204,24 +211,34 @@ class Room:
         self, member: Member, *, spectate: bool = False, seat: int | None = None
     ) -> list[Send]:
         """Seat ``member`` (the free seat, or ``seat``), or add them as a spectator."""
-        existing = self.seat_of(member.pid)
+        pid = member.pid
+        existing = self.seat_of(pid)
         free = [s for s in (0, 1) if self.seats[s] is None]
         if existing is None and not spectate and (not free or self.started):
             raise RoomFull(f"room {self.id} is full")
-        self.online.add(member.pid)
-        self.offline_since.pop(member.pid, None)
-        self.gone.discard(member.pid)
-        if existing is None and not spectate:
+        was_online = pid in self.online
+        self.online.add(pid)
+        self.offline_since.pop(pid, None)
+        self.gone.discard(pid)
+        seated = existing is None and not spectate
+        if seated:
             chosen = seat if seat in free else free[0]
             self.seats[chosen] = member
-            self.spectators.pop(member.pid, None)
+            self.spectators.pop(pid, None)
             existing = chosen
             if all(self.seats):
                 self._start()
         elif existing is None:
-            self.spectators[member.pid] = member
+            self.spectators[pid] = member
         joined = {"type": "joined", "room": self.id, "seat": existing}
-        return [Send((member.pid,), joined, reply=True), *self.states()]
+        out = [Send((pid,), joined, reply=True)]
+        if seated:  # the seats changed: everyone redraws
+            return out + self.states()
+        # a re-join or a new spectator is cheap: the state goes to the joiner only
+        out.append(Send((pid,), self.state_for(pid)))
+        if existing is not None and not was_online:
+            out += self._presence(pid, existing, True)
+        return out
 
     def leave(self, pid: str) -> list[Send]:
         """Take ``pid`` out of the room; a player leaving a game in progress resigns it."""
@@ -238,9 +255,15 @@ class Room:
         elif seat is not None:
             self.gone.add(pid)
         self.online.discard(pid)
-        if seat is not None:  # a spectator leaving does not cancel the players' rematch
-            self.rematch = [False, False]
+        if seat is None:  # a spectator leaving changes nothing the others see but a count
+            return out
+        self.rematch = [False, False]
         return out + self.states()
+
+    def drop_spectator(self, pid: str) -> None:
+        """A spectator's connection dropped: it leaves quietly (the count shows in the lobby)."""
+        self.spectators.pop(pid, None)
+        self.online.discard(pid)
 
     def set_online(self, pid: str, online: bool, now: float = 0.0) -> list[Send]:
         """Note that ``pid`` connected or dropped; seated players' presence is broadcast."""
@@ -251,10 +274,11 @@ class Room:
             self.online.discard(pid)
             self.offline_since[pid] = now
         seat = self.seat_of(pid)
-        if seat is None:
-            return []
+        return [] if seat is None else self._presence(pid, seat, online)
+
+    def _presence(self, pid: str, seat: int, online: bool) -> list[Send]:
         note = {"type": "presence", "room": self.id, "seat": seat, "online": online}
-        others = tuple(p for p in self.members if p != pid)
+        others = tuple(p for p in self.audience if p != pid)
         return [Send(others, note)] if others else []
 
     def move(self, pid: str, x: object, y: object, ply: int | None = None) -> list[Send]:
@@ -282,7 +306,7 @@ class Room:
             clock.press(now)
             moved["clocks"] = clock.snapshot(now)
         self.clocks.append(list(clock.remaining) if clock else None)
-        out = [Send(self.members, moved, reply=True)]
+        out = [Send(self.audience, moved, reply=True)]
         if outcome is None and self.max_moves is not None and game.ply >= self.max_moves:
             outcome = game.end(Termination.ADJUDICATED, None)
         if outcome is not None:
@@ -332,7 +356,7 @@ class Room:
             raise RematchUnavailable("a rematch needs a finished game and both players")
         self.rematch[seat] = True
         offered = {"type": "rematch_offered", "room": self.id, "seat": seat}
-        out = [Send(self.members, offered, reply=True)]
+        out = [Send(self.audience, offered, reply=True)]
         if all(self.rematch):
             self.seats.reverse()
             self.game_id = new_game_id()
@@ -355,7 +379,7 @@ class Room:
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
         line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
-        return [Send(self.members, line, reply=True)]
+        return [Send(self.audience, line, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -388,4 +412,4 @@ class Room:
         over |= self._result(outcome)
         if self.clock is not None:
             over["clocks"] = self.clock.snapshot(self.ended_at)
-        return [Send(self.members, over, reply=reply)]
+        return [Send(self.audience, over, reply=reply)]
