@@ -119,6 +119,8 @@ class ArenaServer:
         lim = arena.limits
         self.guard = ConnectionGuard(lim.max_connections, lim.max_connections_per_address)
         self.server: Server | None = None
+        #: With TLS, a plain listener on loopback for the server's own built-in bots.
+        self.internal: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
@@ -128,6 +130,19 @@ class ArenaServer:
         """The port actually bound (useful when asked for port 0)."""
         assert self.server is not None
         return self.server.sockets[0].getsockname()[1]
+
+    @property
+    def local_url(self) -> str:
+        """Where processes on this machine (the built-in bots) connect: plain ws on loopback."""
+        if self.internal is not None:
+            return f"ws://127.0.0.1:{self.internal.sockets[0].getsockname()[1]}"
+        host = self.config.host
+        host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+        return f"ws://{host}:{self.port}"
+
+    def _connections(self) -> list[ServerConnection]:
+        servers = [s for s in (self.server, self.internal) if s is not None]
+        return [ws for server in servers for ws in server.connections]
 
     async def start(self) -> None:
         """Restore saved games, bind the socket and start the periodic sweep."""
@@ -147,6 +162,16 @@ class ArenaServer:
             process_request=self.guard.process_request,
             ssl=cfg.ssl_context(),
         )
+        if cfg.certfile is not None:
+            self.internal = await serve(
+                self.handle,
+                "127.0.0.1",
+                0,
+                compression=None,
+                max_size=cfg.max_frame,
+                server_header=None,
+                process_request=self.guard.process_request,
+            )
         self._sweeper = asyncio.create_task(self._sweep_forever())
 
     async def stop(self) -> None:
@@ -157,14 +182,13 @@ class ArenaServer:
             self._emit(None, self.arena.shutdown(), self.arena.drain())
         if self.pipeline is not None:
             await self.pipeline.close()
-        if self.server is not None:
-            self.server.close(close_connections=False)
-            closing = [
-                ws.close(CLOSE_GOING_AWAY, "server shutting down")
-                for ws in list(self.server.connections)
-            ]
-            await asyncio.gather(*closing, return_exceptions=True)
-            await self.server.wait_closed()
+        servers = [s for s in (self.server, self.internal) if s is not None]
+        for server in servers:
+            server.close(close_connections=False)
+        closing = [ws.close(CLOSE_GOING_AWAY, "server shutting down") for ws in self._connections()]
+        await asyncio.gather(*closing, return_exceptions=True)
+        for server in servers:
+            await server.wait_closed()
         self._readers.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
             self.store.close()
@@ -172,8 +196,7 @@ class ArenaServer:
     def _store_failed(self) -> None:
         """A commit failed for good: tell every client the server is going, then stop."""
         note = wire.encode({"type": "server_shutdown", "message": "the server is shutting down"})
-        if self.server is not None:
-            send_frame(list(self.server.connections), note)
+        send_frame(self._connections(), note)
         self.failed.set()
 
     async def handle(self, ws: ServerConnection) -> None:
