@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from protocol.errors import (
 from protocol.rules import Game, Move, Outcome, Termination, Variant
 from protocol.wire import MAX_CHAT, Message
 from server.clock import Clock, ClockSpec
+
+log = logging.getLogger("mnk.room")
 
 
 def opening_moves(variant: Variant, raw: object) -> tuple[Move, ...]:
@@ -406,6 +409,10 @@ class Room:
 
     def _finish(self, outcome: Outcome, *, reply: bool = False) -> list[Send]:
         self.ended_at = self.now()
+        log.info(
+            "room %s: game %s over after %d moves, %s, winner %s",
+            self.id, self.game_id, self.game.ply, outcome.termination, outcome.winner,
+        )  # fmt: skip
         if self.clock is not None:
             self.clock.stop(self.ended_at)
         over = {"type": "game_over", "room": self.id, "game_id": self.game_id}
