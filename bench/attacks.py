@@ -42,6 +42,16 @@ async def open_from(url: str, host: str, stats: Stats) -> ClientConnection | Non
     return None
 
 
+async def must_open(url: str, host: str, stats: Stats, name: str | None = None) -> ClientConnection:
+    """A connection from ``host`` the attack cannot do without (saying hello as ``name``)."""
+    ws = await open_from(url, host, stats)
+    if ws is None:
+        raise RuntimeError(f"the server refused the attacker's connection from {host}")
+    if name is not None:
+        await hello(ws, name)
+    return ws
+
+
 async def read(ws: ClientConnection, timeout: float = 10.0) -> dict[str, Any]:
     """The next message."""
     return msgpack.unpackb(await asyncio.wait_for(ws.recv(), timeout), raw=False)
@@ -86,11 +96,10 @@ async def games_flood(url: str, until: float, scale: float) -> Stats:
 async def spectators(url: str, until: float, scale: float) -> Stats:
     """1,000 spectators join one room and drop; then one client re-joins as fast as it can."""
     stats: Stats = Counter()
-    owner = await open_from(url, "127.0.0.10", stats)
-    assert owner is not None
-    await hello(owner, "owner")
+    owner = await must_open(url, "127.0.0.10", stats, "owner")
     await owner.send(pack(type="create_room", game="gomoku", id=1))
     room = (await read(owner))["room"]
+    half = time.monotonic() + (until - time.monotonic()) / 2  # then the re-joins
     for wave in range(max(1, int(1000 * scale) // 50)):
         sockets = []
         for i in range(50):
@@ -103,11 +112,9 @@ async def spectators(url: str, until: float, scale: float) -> Stats:
                 stats["spectators_joined"] += 1
                 sockets.append(ws)
         await asyncio.gather(*(ws.close() for ws in sockets))
-        if time.monotonic() > until:
+        if time.monotonic() > half:
             break
-    rejoiner = await open_from(url, "127.0.0.21", stats)
-    assert rejoiner is not None
-    await hello(rejoiner, "rejoiner")
+    rejoiner = await must_open(url, "127.0.0.21", stats, "rejoiner")
     started, joins = time.monotonic(), 0
     while time.monotonic() < until and joins < int(20_000 * scale):
         await rejoiner.send(pack(type="join_room", room=room, spectate=True, id=joins))
@@ -123,8 +130,7 @@ async def spectators(url: str, until: float, scale: float) -> Stats:
 async def fake_bot(url: str, until: float, scale: float) -> Stats:
     """An ordinary client says it is a bot (no key), then sends 3,000 pings."""
     stats: Stats = Counter()
-    ws = await open_from(url, "127.0.0.22", stats)
-    assert ws is not None
+    ws = await must_open(url, "127.0.0.22", stats)
     tally(stats, await hello(ws, "notabot", "bot", games=["*"]))
     n = int(3000 * scale)
     for i in range(n):
@@ -139,8 +145,7 @@ async def fake_bot(url: str, until: float, scale: float) -> Stats:
 async def impersonate(url: str, until: float, scale: float) -> Stats:
     """A client calls itself the built-in bot ``minimax`` and offers to play everything."""
     stats: Stats = Counter()
-    ws = await open_from(url, "127.0.0.23", stats)
-    assert ws is not None
+    ws = await must_open(url, "127.0.0.23", stats)
     tally(stats, await hello(ws, "minimax", "bot", games=["*"], capacity=64))
     await ws.close()
     return stats
@@ -149,9 +154,7 @@ async def impersonate(url: str, until: float, scale: float) -> Stats:
 async def room_churn(url: str, until: float, scale: float) -> Stats:
     """One connection looping create_room -> leave_room -> join_room spectate."""
     stats: Stats = Counter()
-    ws = await open_from(url, "127.0.0.24", stats)
-    assert ws is not None
-    await hello(ws, "churner")
+    ws = await must_open(url, "127.0.0.24", stats, "churner")
     rid = 0
 
     async def ask(**message: Any) -> dict[str, Any]:
@@ -226,9 +229,7 @@ async def no_hello(url: str, until: float, scale: float) -> Stats:
 async def lookups(url: str, until: float, scale: float) -> Stats:
     """10,800 list_games / get_game from one connection, 100 in flight at a time."""
     stats: Stats = Counter()
-    ws = await open_from(url, "127.0.0.26", stats)
-    assert ws is not None
-    await hello(ws, "reader")
+    ws = await must_open(url, "127.0.0.26", stats, "reader")
     n, window = int(10_800 * scale), 100
     sent = received = 0
     while received < sent or (sent < n and time.monotonic() < until):

@@ -188,6 +188,13 @@ async def lock_phase(url: str, db: Path, seconds: float, honest: Honest) -> floa
     return 1000 * worst
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     """The server's peak resident memory so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -217,18 +224,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     honest = Honest()
     try:
         await wait_listening(url)
+        started = time.monotonic()
         humans = [pair(url, i, False, honest) for i in range(args.games - args.bot_games)]
         bots = [pair(url, 1000 + i, True, honest) for i in range(args.bot_games)]
         games = [asyncio.create_task(g) for g in (*humans, *bots)]
         await asyncio.sleep(args.seconds)
+        calm_s = time.monotonic() - started
         honest.phase = "attack"
+        attack_started = time.monotonic()
         rss_before = peak_rss_mb(server.pid)
         cmd = [sys.executable, str(ROOT / "bench" / "attacks.py"), url, str(args.seconds)]
+        cpu_calm = cpu_seconds(server.pid)
+        # The attackers would be on other machines: niced, their CPU does not starve the server.
         attacker = await asyncio.create_subprocess_exec(
-            *cmd, str(args.scale), stdout=asyncio.subprocess.PIPE, env=env
-        )
+            *cmd, str(args.scale), stdout=asyncio.subprocess.PIPE, env=env,
+            preexec_fn=lambda: os.nice(10),
+        )  # fmt: skip
         out, _ = await attacker.communicate()
+        cpu_attack = cpu_seconds(server.pid) - cpu_calm
         attacks = json.loads(out or b"{}")
+        attack_s = time.monotonic() - attack_started
         honest.phase = "after"
         await asyncio.sleep(min(3.0, args.seconds))
         worst_ping = await lock_phase(url, db, args.lock_seconds, honest)
@@ -247,6 +262,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "config": vars(args),
         "human_ms": {p: summary(honest.latencies.get(p, [])) for p in phases},
         "bot_ms": {p: summary(honest.bot_latencies.get(p, [])) for p in phases},
+        "server_cpu_pct": {
+            "calm": round(100 * cpu_calm / calm_s),
+            "attack": round(100 * cpu_attack / attack_s),
+        },
         "lock_worst_ping_ms": round(worst_ping, 1),
         "peak_rss_mb_before_attack": round(rss_before, 1),
         "peak_rss_mb": None if rss is None else round(rss, 1),
@@ -294,6 +313,8 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines += [
         "",
+        f"- server CPU: {result['server_cpu_pct']['calm']}% calm, "
+        f"{result['server_cpu_pct']['attack']}% under attack (of one core)",
         f"- worst ping while the write lock was held: {result['lock_worst_ping_ms']} ms",
         f"- server peak RSS: {result['peak_rss_mb_before_attack']} MB before the attack, "
         f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",

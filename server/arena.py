@@ -77,6 +77,8 @@ CLOSE_POLICY = 1008
 GAME_NAMES = frozenset({*NAMES, "*"})
 #: Requests answered by the store off the event loop (bounded in flight).
 LOOKUPS = frozenset({"list_games", "get_game"})
+#: Seconds between two log lines about the same limit (or the same connection).
+LIMIT_LOG_INTERVAL = 60.0
 #: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.
 PEEK_LIMIT = 1024
 
@@ -200,6 +202,8 @@ class Arena:
         self._journal = Journal(enabled=durable)
         #: History lookups in flight in all (bounded by ``max_lookups``).
         self.lookups = 0
+        self._limit_hits: dict[str, int] = {}
+        self._limit_logged: dict[str, float] = {}
         #: Who created each live room (for the ``max_rooms_created`` quota).
         self._creator: dict[str, str] = {}
         #: Rooms in the order they were opened: ``rooms`` pages continue after a serial.
@@ -284,13 +288,19 @@ class Arena:
         self.lookups -= 1
 
     def note_limit(self, conn: Conn | None, what: str, now: float) -> None:
-        """Log a limit that bit, at most once a minute per connection."""
+        """Log a limit that bit: at most once a minute per connection, and per limit (with a
+        count), so an attack cannot flood the log either."""
         if conn is not None:
-            if now - conn.logged_limit_at < 60.0:
+            if now - conn.logged_limit_at < LIMIT_LOG_INTERVAL:
                 return
             conn.logged_limit_at = now
+        self._limit_hits[what] = self._limit_hits.get(what, 0) + 1
+        if now - self._limit_logged.get(what, -math.inf) < LIMIT_LOG_INTERVAL:
+            return
         who = conn.pid if conn is not None and conn.pid else "a connection"
-        log.warning("limit %s hit by %s", what, who)
+        hits = self._limit_hits.pop(what)
+        log.warning("limit %s hit by %s (%d times in the last minute)", what, who, hits)
+        self._limit_logged[what] = now
 
     def disconnect(self, conn: Conn) -> list[Out]:
         """The connection closed: its player goes offline but keeps every seat for the grace."""

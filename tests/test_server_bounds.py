@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import RawClient
+from conftest import RawClient, until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 FAST = {"human_rate": 10_000.0, "human_burst": 10_000.0}
-
-
-async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for a condition of the server's state (never for a fixed sleep)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 async def closed_with(client: RawClient, timeout: float = 10.0) -> int | None:
@@ -169,30 +159,28 @@ async def test_history_lookups_in_flight_are_bounded(client_factory: Any, server
     await until(lambda: server.arena.lookups == 0)
 
 
+async def walk_pages(client: RawClient, kind: str, key: str, most: int, **ask: Any) -> list:
+    """Every entry of a paged listing, following ``next``; no page holds more than ``most``."""
+    entries: list[Any] = []
+    page = await client.request(type=kind, **ask)
+    while True:
+        assert len(page[key]) <= most
+        entries += page[key]
+        if page["next"] is None:
+            return entries
+        page = await client.request(type=kind, cursor=page["next"], **ask)
+
+
 @pytest.mark.parametrize("limits_override", [{**FAST, "max_page": 3}])
 async def test_rooms_and_bots_come_in_pages(client_factory: Any) -> None:
     owners = [await client_factory(f"o{i}") for i in range(7)]
     made = [(await o.request(type="create_room", game="tictactoe"))["room"] for o in owners]
     reader = await client_factory("reader")
-    seen: list[str] = []
-    page = await reader.request(type="list_rooms", limit=50)
-    while True:
-        assert len(page["rooms"]) <= 3
-        seen += [r["room"] for r in page["rooms"]]
-        if page["next"] is None:
-            break
-        page = await reader.request(type="list_rooms", cursor=page["next"])
-    assert seen == made  # oldest first, each exactly once
+    seen = await walk_pages(reader, "list_rooms", "rooms", 3, limit=50)
+    assert [r["room"] for r in seen] == made  # oldest first, each exactly once
     two = await reader.request(type="list_rooms", limit=2)
     assert [r["room"] for r in two["rooms"]] == made[:2] and two["next"] is not None
     await reader.error("bad_message", type="list_rooms", cursor="not-a-cursor")
     bots = [await client_factory(f"bot{i}", "bot", games=["gomoku"]) for i in range(5)]
-    names: list[str] = []
-    page = await reader.request(type="list_bots", limit=2)
-    while True:
-        assert len(page["bots"]) <= 2
-        names += [b["name"] for b in page["bots"]]
-        if page["next"] is None:
-            break
-        page = await reader.request(type="list_bots", limit=2, cursor=page["next"])
+    names = [b["name"] for b in await walk_pages(reader, "list_bots", "bots", 2, limit=2)]
     assert sorted(names) == [f"bot{i}" for i in range(5)] and len(bots) == 5

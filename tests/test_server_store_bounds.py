@@ -6,12 +6,12 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient
+from conftest import RawClient, until
 from websockets.asyncio.client import connect
 
 from server.arena import Arena, Limits
@@ -19,15 +19,6 @@ from server.journal import PlayerRow
 from server.pipeline import Pipeline
 from server.shell import ArenaServer, ServerConfig
 from server.store import Store
-
-
-async def until(check: Callable[[], bool], timeout: float = 15.0) -> None:
-    """Wait for a condition (never for a fixed sleep)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 class WriteLock:
