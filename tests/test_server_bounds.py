@@ -109,13 +109,16 @@ async def test_undecodable_frames_cost_tokens(client_factory: Any) -> None:
 
 
 @pytest.mark.parametrize("limits_override", [{**FAST, "max_bad_frames": 5}])
-async def test_repeated_garbage_closes_the_connection(client_factory: Any) -> None:
+async def test_repeated_garbage_closes_the_connection(
+    client_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     c = await client_factory("junk")
     other = await client_factory("fine")
     for _ in range(5):
         await c.ws.send(b"\xc1")
     assert await closed_with(c) == 1008
     await other.alive()
+    assert any("limit bad_frames" in r.getMessage() for r in caplog.records)  # the operator sees it
 
 
 @pytest.mark.parametrize("limits_override", [{**FAST, "hello_timeout": 0.3}])
@@ -140,6 +143,19 @@ async def test_connections_per_address_are_capped(client_factory: Any, server: A
     late = await from_address(server, "127.0.0.2")
     await late.hello("late")
     for c in (*attackers[1:], late):
+        await c.close()
+
+
+@pytest.mark.parametrize("limits_override", [{**FAST, "max_connections": 4}])
+async def test_connections_in_all_are_capped(client_factory: Any, server: Any) -> None:
+    held = [await from_address(server, f"127.0.0.{3 + i}") for i in range(4)]
+    with pytest.raises(InvalidStatus):  # a fifth address is refused too: the cap is global
+        await from_address(server, "127.0.0.9")
+    await held[0].close()
+    await until(lambda: server.guard.total == 3)
+    again = await from_address(server, "127.0.0.9")
+    await again.hello("again")
+    for c in (*held[1:], again):
         await c.close()
 
 
