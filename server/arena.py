@@ -116,6 +116,8 @@ class Limits:
     #: History lookups (``list_games``/``get_game``) in flight per connection, and in all.
     max_lookups_per_connection: int = 2
     max_lookups: int = 32
+    #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
+    lookup_cost: float = 4.0
     #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
     max_page: int = 100
     #: An offline player with no room and no game in the history is forgotten after this long.
@@ -281,6 +283,9 @@ class Arena:
         if conn.lookups >= lim.max_lookups_per_connection or self.lookups >= lim.max_lookups:
             self.note_limit(conn, "lookups", now)
             raise RateLimited("too many history requests in flight; wait for the replies")
+        if not conn.bucket.allow(now, lim.lookup_cost):
+            self.note_limit(conn, "rate_limited", now)
+            raise RateLimited("too many history requests; slow down")
 
     def lookup_done(self, conn: Conn) -> None:
         """A history lookup of ``conn`` was answered (or dropped): it no longer counts."""

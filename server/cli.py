@@ -27,6 +27,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "max_hello_games": "entries in a bot's hello games list",
     "max_lookups_per_connection": "history lookups in flight per connection",
     "max_lookups": "history lookups in flight in all",
+    "lookup_cost": "extra messages a history lookup counts for in the rate limit",
     "max_page": "entries in one page of rooms or bots",
     "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
 }
