@@ -200,3 +200,14 @@ async def test_rooms_and_bots_come_in_pages(client_factory: Any) -> None:
     bots = [await client_factory(f"bot{i}", "bot", games=["gomoku"]) for i in range(5)]
     names = [b["name"] for b in await walk_pages(reader, "list_bots", "bots", 2, limit=2)]
     assert sorted(names) == [f"bot{i}" for i in range(5)] and len(bots) == 5
+
+
+@pytest.mark.parametrize(
+    "limits_override", [{"human_rate": 0.5, "human_burst": 13.0, "lookup_cost": 4.0}]
+)
+async def test_a_history_lookup_weighs_more_than_a_ping(client_factory: Any) -> None:
+    c = await client_factory("reader")  # hello took 1 of the 13 tokens
+    for _ in range(2):  # 5 tokens each
+        assert (await c.request(type="list_games"))["type"] == "games"
+    await c.error("rate_limited", type="list_games")  # its frame took 1 of 2: 4 more lacking
+    await c.alive()  # a ping still fits
