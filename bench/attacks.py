@@ -2,8 +2,8 @@
 
 Run by ``bench/hostile.py`` in a process of its own (so the attackers' CPU does not slow the
 honest clients' event loop): ``python bench/attacks.py URL SECONDS SCALE`` prints one JSON map
-of counters per attack class. Every attacker comes from a 127.0.0.x address of its own class
-(127.0.0.2 …), never 127.0.0.1.
+of counters per attack class (``MNK_ATTACKS=a,b`` runs only those). Every attacker comes from
+a 127.0.0.x address of its own class (127.0.0.2 …), never 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -265,7 +266,8 @@ async def run_all(url: str, seconds: float, scale: float) -> dict[str, Any]:
         except Exception as exc:  # an attacker that failed is reported, not fatal
             return name, {"attacker_error": f"{type(exc).__name__}: {exc}"[:200]}
 
-    return dict(await asyncio.gather(*(one(n) for n in ATTACKS)))
+    chosen = os.environ.get("MNK_ATTACKS", ",".join(ATTACKS)).split(",")
+    return dict(await asyncio.gather(*(one(n) for n in chosen)))
 
 
 if __name__ == "__main__":
