@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--certfile", help="TLS certificate chain (PEM): serve wss:// instead of ws://")
     p.add_argument("--keyfile", help="the certificate's private key (PEM), with --certfile")
+    p.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="a reverse proxy in front sets X-Forwarded-For: count connections per real client",
+    )
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     return p
 
@@ -105,6 +110,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     if not args.memory:
         store = Store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
+    config.trust_proxy = args.trust_proxy
     server = ArenaServer(Arena(limits=limits, durable=store is not None), config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

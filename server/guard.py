@@ -15,8 +15,17 @@ log = logging.getLogger("mnk.server")
 REPORT_INTERVAL = 60.0
 
 
-def address_of(ws: ServerConnection) -> str:
-    """The peer's IP address (the port is left out: limits are per address)."""
+def address_of(ws: ServerConnection, request: Request | None = None, proxied: bool = False) -> str:
+    """The client's IP address (the port is left out: limits are per address).
+
+    Behind a trusted reverse proxy (``proxied``) every peer is the proxy: the client is the
+    last address the proxy appended to ``X-Forwarded-For``.
+    """
+    request = request or ws.request
+    if proxied and request is not None:
+        forwarded = request.headers.get("X-Forwarded-For")
+        if forwarded:
+            return forwarded.rsplit(",", 1)[-1].strip()[:64]
     peer = ws.remote_address
     return str(peer[0]) if peer else "?"
 
@@ -24,8 +33,10 @@ def address_of(ws: ServerConnection) -> str:
 class ConnectionGuard:
     """Counts open connections per client address and refuses those past the limits."""
 
-    def __init__(self, max_total: int, max_per_address: int) -> None:
+    def __init__(self, max_total: int, max_per_address: int, proxied: bool = False) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
+        #: Whether a reverse proxy in front says who the client is (``--trust-proxy``).
+        self.proxied = proxied
         self.open: Counter[str] = Counter()
         self.total = 0
         self.opened = self.closed = self.refused = 0
@@ -41,11 +52,15 @@ class ConnectionGuard:
 
     def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         """Refuse the HTTP upgrade (503) when the limits are reached: cheap, before any frame."""
-        reason = self.full(address_of(ws))
+        reason = self.full(address_of(ws, request, self.proxied))
         if reason is None:
             return None
         self.refused += 1
         return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, reason + "\n")
+
+    def address(self, ws: ServerConnection) -> str:
+        """The client address an open connection is counted under."""
+        return address_of(ws, None, self.proxied)
 
     def admit(self, address: str) -> str | None:
         """Count a new connection in, or say why it must be closed at once."""

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
 from server.arena import Arena, Close, Conn, Lookup, Out, Reply
-from server.guard import ConnectionGuard, address_of
+from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
 from server.store import Store
@@ -82,6 +82,8 @@ class ServerConfig:
     #: A certificate chain and its key: serve ``wss://`` (TLS) instead of ``ws://``.
     certfile: str | None = None
     keyfile: str | None = None
+    #: A reverse proxy on loopback says who the client is (``X-Forwarded-For``).
+    trust_proxy: bool = False
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""
@@ -117,7 +119,8 @@ class ArenaServer:
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
         lim = arena.limits
-        self.guard = ConnectionGuard(lim.max_connections, lim.max_connections_per_address)
+        per_address = lim.max_connections_per_address
+        self.guard = ConnectionGuard(lim.max_connections, per_address, self.config.trust_proxy)
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
         self.internal: Server | None = None
@@ -201,7 +204,7 @@ class ArenaServer:
 
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
-        address = address_of(ws)
+        address = self.guard.address(ws)
         refused = self.guard.admit(address)
         if refused is not None:
             self.arena.note_limit(None, "connections", self.arena.clock())

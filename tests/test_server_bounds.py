@@ -211,3 +211,28 @@ async def test_a_history_lookup_weighs_more_than_a_ping(client_factory: Any) -> 
         assert (await c.request(type="list_games"))["type"] == "games"
     await c.error("rate_limited", type="list_games")  # its frame took 1 of 2: 4 more lacking
     await c.alive()  # a ping still fits
+
+
+async def test_behind_a_trusted_proxy_clients_are_counted_by_forwarded_address() -> None:
+    from server.arena import Arena, Limits
+    from server.shell import ArenaServer, ServerConfig
+
+    limits = Limits(max_connections_per_address=2)
+    server = ArenaServer(Arena(limits=limits), ServerConfig(port=0, trust_proxy=True))
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}"
+
+    async def via_proxy(client: str) -> Any:
+        headers = {"X-Forwarded-For": f"198.51.100.9, {client}"}  # the proxy appended the last
+        return await connect(url, compression=None, additional_headers=headers)
+
+    try:
+        first = [await via_proxy("203.0.113.5") for _ in range(2)]
+        with pytest.raises(InvalidStatus):
+            await via_proxy("203.0.113.5")
+        others = [await via_proxy("203.0.113.6") for _ in range(2)]  # same proxy, other client
+        assert server.guard.open == {"203.0.113.5": 2, "203.0.113.6": 2}
+        for ws in (*first, *others):
+            await ws.close()
+    finally:
+        await server.stop()
