@@ -63,6 +63,9 @@ class Honest:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     bot_latencies: dict[str, list[float]] = field(default_factory=dict)
     disconnects: int = 0
+    #: (phase, seconds since the start, ms) of every honest move slower than 100 ms.
+    slow: list[tuple[str, float, float]] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
     errors: list[str] = field(default_factory=list)
     stopping: bool = False
 
@@ -146,6 +149,9 @@ async def pair(url: str, index: int, bot: bool, honest: Honest) -> None:
                         honest.errors.append(reply["code"])
                     break
                 sink.setdefault(honest.phase, []).append(took)
+                if took > 0.1 and len(honest.slow) < 500:
+                    at = round(time.monotonic() - honest.started, 2)
+                    honest.slow.append((honest.phase, at, round(1000 * took)))
                 ply += 1
             for side in (a, b):
                 await side.request(type="leave_room", room=room)
@@ -272,6 +278,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_alive": alive,
         "honest_disconnects": honest.disconnects,
         "honest_errors": sorted(set(honest.errors)),
+        "slow_moves": honest.slow,
         "attacks": attacks,
     }
 

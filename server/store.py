@@ -51,7 +51,7 @@ MIGRATIONS: tuple[str, ...] = (
 
 MAX_PAGE = 100
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
-WAL_LIMIT = 4 << 20
+WAL_LIMIT = 64 << 20
 
 
 def connect(path: str | Path, busy_timeout: float = 5.0) -> sqlite3.Connection:
