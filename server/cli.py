@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import gc
 import logging
 import signal
 from pathlib import Path
@@ -117,6 +118,10 @@ async def serve_forever(args: argparse.Namespace) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await server.start()
+    # What start-up made (modules, restored games) lives for good: keep the cyclic collector
+    # from walking it again on every full collection, which pauses the loop.
+    gc.collect()
+    gc.freeze()
     scheme = "wss" if args.certfile else "ws"
     log.info("mnk-server listening on %s://%s:%d", scheme, args.host, server.port)
     pool = None
