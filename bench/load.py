@@ -364,6 +364,7 @@ class Target:
             storage = ["--memory"] if kind == "memory" else ["--db", str(tmp / f"{self.port}.db")]
             cmd += [*host, *storage, "--no-bots"]
             cmd += ["--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING"]
+            cmd += ["--max-connections-per-address", "100000", "--max-connections", "100000"]
         else:
             cmd = [sys.executable, str(ROOT / "bench" / "relay.py"), *host]
         env = {**os.environ, "PYTHONPATH": src}  # before the editable install on sys.path

@@ -66,7 +66,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "capacity": (_INT, False),
     },
     "ping": {},
-    "list_rooms": {"subscribe": (_BOOL, False)},
+    "list_rooms": {"subscribe": (_BOOL, False), "limit": (_INT, False), "cursor": (_STR, False)},
     "create_room": {
         "game": (_STR, True),
         "options": (_MAP, False),
@@ -89,7 +89,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "limit": (_INT, False),
     },
     "get_game": {"game_id": (_STR, True), "format": (_STR, False)},
-    "list_bots": {},
+    "list_bots": {"limit": (_INT, False), "cursor": (_STR, False)},
     "choose": {"room": (_STR, True), "choice": (_STR, True)},
 }
 

@@ -19,6 +19,7 @@ from typing import Any
 from protocol import wire
 from protocol.errors import (
     ArenaError,
+    BadFrame,
     BadMessage,
     BadSession,
     InternalError,
@@ -31,10 +32,11 @@ from protocol.errors import (
     UnsupportedProtocol,
 )
 from protocol.rules import Termination
-from protocol.variants import make_variant
+from protocol.variants import NAMES, make_variant
 from protocol.wire import MAX_NAME, MAX_ROOM_ID, Message
 from server.clock import ClockSpec
 from server.journal import Record, Snapshot
+from server.paging import bot_cursor, page, page_size, room_cursor
 from server.ratelimit import TokenBucket
 from server.recovery import Journal, restore_room
 from server.registry import MemoryRegistry, RoomRegistry
@@ -59,7 +61,26 @@ class Lookup:
     request_id: int | None
 
 
-Out = Reply | Send | Lookup
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close the requesting connection (after the replies before it): it broke a policy."""
+
+    code: int
+    reason: str
+
+
+Out = Reply | Send | Lookup | Close
+
+#: Close code for a connection that keeps sending garbage (RFC 6455 policy violation).
+CLOSE_POLICY = 1008
+#: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
+GAME_NAMES = frozenset({*NAMES, "*"})
+#: Requests answered by the store off the event loop (bounded in flight).
+LOOKUPS = frozenset({"list_games", "get_game"})
+#: Seconds between two log lines about the same limit (or the same connection).
+LIMIT_LOG_INTERVAL = 60.0
+#: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.
+PEEK_LIMIT = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +101,27 @@ class Limits:
     max_bot_games: int = 4
     #: How often every room is checked (grace, idle rooms, bots sitting on a move).
     full_sweep_interval: float = 1.0
+    #: Open connections in all, and from one client address (the shell refuses the rest).
+    max_connections: int = 4096
+    max_connections_per_address: int = 64
+    #: Seconds a new connection has to say ``hello`` before it is closed.
+    hello_timeout: float = 10.0
+    #: Undecodable or malformed frames a connection may send before it is closed with 1008.
+    max_bad_frames: int = 20
+    #: Rooms one player may be in at once (seated or watching), and keep alive having created.
+    max_rooms_per_player: int = 64
+    max_rooms_created: int = 32
+    #: Entries a bot's ``hello`` ``games`` list may hold.
+    max_hello_games: int = 32
+    #: History lookups (``list_games``/``get_game``) in flight per connection, and in all.
+    max_lookups_per_connection: int = 2
+    max_lookups: int = 32
+    #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
+    lookup_cost: float = 4.0
+    #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
+    max_page: int = 100
+    #: An offline player with no room and no game in the history is forgotten after this long.
+    player_ttl: float = 3600.0
 
 
 @dataclass(slots=True)
@@ -95,6 +137,12 @@ class Player:
     subscribed: bool = False
     games: frozenset[str] = frozenset()
     capacity: int = 0
+    #: Rooms this player created that still exist (bounded by ``max_rooms_created``).
+    created: set[str] = field(default_factory=set)
+    #: Whether a game with this player is in the history (such players are never pruned).
+    played: bool = False
+    #: When the player went offline (for pruning), or None while online.
+    offline_at: float | None = None
 
     def member(self) -> Member:
         """How this player appears in a room."""
@@ -107,6 +155,23 @@ class Conn:
 
     bucket: TokenBucket
     pid: str | None = None
+    #: Frames that did not decode to a message; too many close the connection.
+    bad_frames: int = 0
+    #: History lookups sent to the store and not yet answered.
+    lookups: int = 0
+    #: When a limit that bit this connection was last logged (at most once a minute).
+    logged_limit_at: float = -math.inf
+
+
+def peek_id(frame: bytes | str) -> int | None:
+    """The ``id`` of a small refused frame, so its ``rate_limited`` error can echo it."""
+    if not isinstance(frame, bytes) or len(frame) > PEEK_LIMIT:
+        return None
+    try:
+        rid = wire.decode(frame).get("id")
+    except ArenaError:
+        return None
+    return rid if type(rid) is int else None
 
 
 def hash_token(token: str) -> str:
@@ -137,6 +202,17 @@ class Arena:
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
         self._timed: set[str] = set()
         self._journal = Journal(enabled=durable)
+        #: History lookups in flight in all (bounded by ``max_lookups``).
+        self.lookups = 0
+        self._limit_hits: dict[str, int] = {}
+        self._limit_logged: dict[str, float] = {}
+        #: Who created each live room (for the ``max_rooms_created`` quota).
+        self._creator: dict[str, str] = {}
+        #: Rooms in the order they were opened: ``rooms`` pages continue after a serial.
+        self._serial: dict[str, int] = {}
+        self._next_serial = 0
+        #: Offline players who may be pruned, oldest first, with when they went offline.
+        self._offline: dict[str, float] = {}
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": self._ping,
             "list_rooms": self._list_rooms,
@@ -161,20 +237,39 @@ class Arena:
         return Conn(TokenBucket(lim.human_rate, lim.human_burst))
 
     def receive(self, conn: Conn, frame: bytes | str) -> list[Out]:
-        """Handle one frame: the one place where errors become ``error`` replies."""
+        """Handle one frame: the one place where errors become ``error`` replies.
+
+        The rate bucket is charged before the frame is even decoded, so garbage costs tokens
+        too; a connection that keeps sending frames that do not decode is closed.
+        """
         request_id: int | None = None
+        now = self.clock()
         try:
-            message = wire.decode(frame)
-            request_id = message.get("id")
-            if not conn.bucket.allow(self.clock()):
+            if not conn.bucket.allow(now):
+                request_id = peek_id(frame)
+                self.note_limit(conn, "rate_limited", now)
                 raise RateLimited("too many messages; slow down")
+            try:
+                message = wire.decode(frame)
+            except (BadFrame, BadMessage):
+                conn.bad_frames += 1
+                if conn.bad_frames >= self.limits.max_bad_frames:
+                    self.note_limit(conn, "bad_frames", now)
+                    return [Close(CLOSE_POLICY, "too many bad frames")]
+                raise
+            request_id = message.get("id")
             if conn.pid is None and message["type"] != "hello":
                 raise NotHello("say hello first")
             wire.validate(message)
             if conn.pid is None:
                 out = self._hello(conn, message)
             else:
+                if message["type"] in LOOKUPS:
+                    self._check_lookups(conn, now)
                 out = self._dispatch(self.players[conn.pid], message)
+                if message["type"] in LOOKUPS:
+                    conn.lookups += 1
+                    self.lookups += 1
         except ArenaError as exc:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:
@@ -182,6 +277,36 @@ class Arena:
             exc = InternalError("the server failed on this request")
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         return self._address(conn.pid, out, request_id)
+
+    def _check_lookups(self, conn: Conn, now: float) -> None:
+        """Refuse a history lookup past the in-flight bounds (per connection and in all)."""
+        lim = self.limits
+        if conn.lookups >= lim.max_lookups_per_connection or self.lookups >= lim.max_lookups:
+            self.note_limit(conn, "lookups", now)
+            raise RateLimited("too many history requests in flight; wait for the replies")
+        if not conn.bucket.allow(now, lim.lookup_cost):
+            self.note_limit(conn, "rate_limited", now)
+            raise RateLimited("too many history requests; slow down")
+
+    def lookup_done(self, conn: Conn) -> None:
+        """A history lookup of ``conn`` was answered (or dropped): it no longer counts."""
+        conn.lookups -= 1
+        self.lookups -= 1
+
+    def note_limit(self, conn: Conn | None, what: str, now: float) -> None:
+        """Log a limit that bit: at most once a minute per connection, and per limit (with a
+        count), so an attack cannot flood the log either."""
+        if conn is not None:
+            if now - conn.logged_limit_at < LIMIT_LOG_INTERVAL:
+                return
+            conn.logged_limit_at = now
+        self._limit_hits[what] = self._limit_hits.get(what, 0) + 1
+        if now - self._limit_logged.get(what, -math.inf) < LIMIT_LOG_INTERVAL:
+            return
+        who = conn.pid if conn is not None and conn.pid else "a connection"
+        hits = self._limit_hits.pop(what)
+        log.warning("limit %s hit by %s (%d times in the last minute)", what, who, hits)
+        self._limit_logged[what] = now
 
     def disconnect(self, conn: Conn) -> list[Out]:
         """The connection closed: its player goes offline but keeps every seat for the grace."""
@@ -191,9 +316,19 @@ class Arena:
         player.online = False
         player.subscribed = False
         now = self.clock()
+        player.offline_at = now
+        if not player.played:
+            self._offline[player.pid] = now
+        if player.kind == "bot":
+            log.info("bot %s (%s) left", player.name, player.pid)
         out: list[Out] = []
         for room in self._rooms_of(player):
-            out += room.set_online(player.pid, False, now)
+            if room.seat_of(player.pid) is None:  # a dropped spectator leaves: no dead weight
+                room.drop_spectator(player.pid)
+                player.rooms.discard(room.id)
+                self._lobby_dirty = True
+            else:
+                out += room.set_online(player.pid, False, now)
         return out
 
     def sweep(self) -> list[Out]:
@@ -203,6 +338,7 @@ class Arena:
         if now - self._full_sweep >= self.limits.full_sweep_interval:
             self._full_sweep = now
             rooms = list(self.rooms)
+            self._prune_players(now)
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
         for room in rooms:
@@ -227,6 +363,25 @@ class Arena:
                 out.append(Send(watchers, self._rooms_message()))
         return out
 
+    def _prune_players(self, now: float) -> None:
+        """Forget players offline past ``player_ttl`` with no room and no game in the history."""
+        ttl = self.limits.player_ttl
+        offline = self._offline
+        while offline:
+            pid, since = next(iter(offline.items()))
+            if now - since < ttl:
+                return
+            del offline[pid]
+            player = self.players.get(pid)
+            if player is None or player.online or player.played:
+                continue
+            if player.rooms or player.created:
+                offline[pid] = now  # look again later, when its rooms are gone
+                continue
+            del self.players[pid]
+            self._by_token.pop(player.token_hash, None)
+            self._journal.player_gone(pid)
+
     def restore(self, snapshot: Snapshot) -> None:
         """Take back players and live rooms from the store after a restart; everyone is offline.
 
@@ -237,9 +392,12 @@ class Arena:
             player = Player(row.pid, row.name, row.kind, row.token_hash)
             self.players[row.pid] = player
             self._by_token[row.token_hash] = row.pid
+            player.played = row.pid in snapshot.played
+            if not player.played:
+                self._offline[row.pid] = now
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
-            self.rooms.add(room)
+            self._add_room(room)
             self._journal.adopt(room)
             if room.clock is not None and room.status != "over":
                 self._timed.add(room.id)
@@ -269,6 +427,8 @@ class Arena:
         name = " ".join(msg["name"].split())
         if not 1 <= len(name) <= MAX_NAME:
             raise BadMessage(f"name must be 1..{MAX_NAME} characters")
+        if len(msg.get("games") or ()) > self.limits.max_hello_games:
+            raise BadMessage(f"games lists at most {self.limits.max_hello_games} games")
         token = msg.get("session")
         if token is not None:
             pid = self._by_token.get(hash_token(token))
@@ -285,13 +445,18 @@ class Arena:
             self._add_player(player)
         if player.kind == "bot":
             games = msg.get("games") or []
-            player.games = frozenset(g for g in games if isinstance(g, str))
+            # only names this server knows are kept: what a bot lists cannot grow its record
+            player.games = frozenset(g for g in games if isinstance(g, str) and g in GAME_NAMES)
             capacity = msg.get("capacity", 1)
             player.capacity = max(1, min(capacity, 256))
             lim = self.limits
             conn.bucket = TokenBucket(lim.bot_rate, lim.bot_burst)
         conn.pid = pid
         player.online = True
+        player.offline_at = None
+        self._offline.pop(pid, None)
+        if player.kind == "bot":
+            log.info("bot %s (%s) joined, capacity %d", name, pid, player.capacity)
         welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
         welcome |= {"session": token, "name": name}
         out: list[Out] = [Reply(welcome)]
@@ -314,7 +479,7 @@ class Arena:
     def _list_rooms(self, player: Player, msg: Message) -> list[Out]:
         if "subscribe" in msg:
             player.subscribed = msg["subscribe"]
-        return [Reply(self._rooms_message())]
+        return [Reply(self._rooms_message(msg.get("limit"), msg.get("cursor")))]
 
     def _create_room(self, player: Player, msg: Message) -> list[Out]:
         options = msg.get("options") or {}
@@ -341,8 +506,15 @@ class Arena:
             bots = []
         if level is not None and bots:
             room_options["level"] = level
+        if len(player.created) >= self.limits.max_rooms_created:
+            self.note_limit(None, "max_rooms_created", self.clock())
+            raise TooManyRooms("you created too many rooms that are still open; leave some")
+        self._check_held(player)
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
-        self.rooms.add(room)
+        self._add_room(room)
+        player.created.add(room.id)
+        self._creator[room.id] = player.pid
+        log.info("room %s created by %s: %s", room.id, player.pid, variant.name)
         if clock is not None:
             self._timed.add(room.id)
         if named is not None:  # a director's room: it watches, the two named bots play
@@ -370,20 +542,27 @@ class Arena:
             if len(bot_games) >= self.limits.max_bot_games:
                 raise TooManyRooms("finish or leave a game against a bot first")
 
+    def _check_held(self, player: Player) -> None:
+        """Refuse one more room (seat or spectator place) past ``max_rooms_per_player``."""
+        if len(player.rooms) >= self.limits.max_rooms_per_player:
+            self.note_limit(None, "max_rooms_per_player", self.clock())
+            raise TooManyRooms("you are in too many rooms; leave one first")
+
     def _list_bots(self, player: Player, msg: Message) -> list[Out]:
-        bots = [
-            {
-                "name": p.name,
-                "player": p.pid,
-                "games": sorted(p.games),
-                "capacity": p.capacity,
-                "active": self._active_games(p),
-                "online": p.online,
-            }
-            for p in self.players.values()
-            if p.kind == "bot"
-        ]
-        return [Reply({"type": "bots", "bots": bots})]
+        size = page_size(msg.get("limit"), self.limits.max_page)
+        bots = sorted((p.pid, p) for p in self.players.values() if p.kind == "bot")
+        entries, after = page(bots, bot_cursor(msg.get("cursor")), size, self._bot_entry)
+        return [Reply({"type": "bots", "bots": entries, "next": after})]
+
+    def _bot_entry(self, p: Player) -> Message:
+        return {
+            "name": p.name,
+            "player": p.pid,
+            "games": sorted(p.games),
+            "capacity": p.capacity,
+            "active": self._active_games(p),
+            "online": p.online,
+        }
 
     def _join_room(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"])
@@ -394,6 +573,8 @@ class Arena:
         out: list[Out] = list(room.leave(player.pid))
         player.rooms.discard(room.id)
         self._lobby_dirty = True
+        if room.status != "playing" and room.is_empty():
+            self._drop(room)  # nobody is left to come back to it: it goes at once
         return out
 
     def _move(self, player: Player, msg: Message) -> list[Out]:
@@ -455,15 +636,28 @@ class Arena:
         rooms = [self.rooms.get(r) for r in sorted(player.rooms)]
         return [r for r in rooms if r is not None]
 
-    def _rooms_message(self) -> Message:
-        return {"type": "rooms", "rooms": [room.summary() for room in self.rooms]}
+    def _rooms_message(self, limit: object = None, cursor: object = None) -> Message:
+        """A page of the lobby, oldest rooms first (``next`` continues it)."""
+        size = page_size(limit, self.limits.max_page)
+        serials = self._serial
+        items = ((serials.get(room.id, 0), room) for room in self.rooms)
+        rooms, after = page(items, room_cursor(cursor), size, Room.summary)
+        return {"type": "rooms", "rooms": rooms, "next": after}
+
+    def _add_room(self, room: Room) -> None:
+        self.rooms.add(room)
+        self._next_serial += 1
+        self._serial[room.id] = self._next_serial
 
     def _seat(
         self, player: Player, room: Room, *, seat: int | None = None, spectate: bool = False
     ) -> list[Out]:
+        if room.id not in player.rooms:
+            self._check_held(player)
         sends = room.join(player.member(), spectate=spectate, seat=seat)
         self._journal.touch(room)
         player.rooms.add(room.id)
+        self._mark_played(room)
         self._lobby_dirty = True
         return list(sends)
 
@@ -511,7 +705,16 @@ class Arena:
                 send = Send(send.to, {**send.message, **extra})
             out.append(send)
         bot.rooms.add(room.id)
+        self._mark_played(room)
         return out
+
+    def _mark_played(self, room: Room) -> None:
+        """Once a game starts, its players have history: they are never pruned."""
+        if room.started:
+            for member in room.seats:
+                player = self.players.get(member.pid) if member is not None else None
+                if player is not None:
+                    player.played = True
 
     def _expire_seats(self, room: Room, now: float) -> list[Out]:
         if room.status != "playing" or not room.offline_since:
@@ -531,6 +734,10 @@ class Arena:
     def _drop(self, room: Room) -> None:
         self._journal.drop(room)
         self.rooms.remove(room.id)
+        self._serial.pop(room.id, None)
+        creator = self.players.get(self._creator.pop(room.id, ""))
+        if creator is not None:
+            creator.created.discard(room.id)
         self._idle_since.pop(room.id, None)
         self._timed.discard(room.id)
         for pid in room.members:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import gc
 import logging
 import signal
 from pathlib import Path
@@ -11,9 +13,25 @@ from pathlib import Path
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
 from server.shell import ArenaServer, ServerConfig
-from server.store import Store
+from server.store import WAL_LIMIT, Store
 
 log = logging.getLogger("mnk.server")
+
+#: The resource bounds a hostile client meets, as ``--max-…`` options (see docs/PROTOCOL.md).
+LIMIT_OPTIONS: dict[str, str] = {
+    "max_connections": "open connections in all",
+    "max_connections_per_address": "open connections from one client address",
+    "hello_timeout": "seconds a new connection has to say hello",
+    "max_bad_frames": "undecodable frames before a connection is closed with 1008",
+    "max_rooms_per_player": "rooms one player may be in at once, spectating included",
+    "max_rooms_created": "open rooms one player may have created",
+    "max_hello_games": "entries in a bot's hello games list",
+    "max_lookups_per_connection": "history lookups in flight per connection",
+    "max_lookups": "history lookups in flight in all",
+    "lookup_cost": "extra messages a history lookup counts for in the rate limit",
+    "max_page": "entries in one page of rooms or bots",
+    "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +68,30 @@ def build_parser() -> argparse.ArgumentParser:
         default=60.0,
         help="seconds a bot may sit on a move in an untimed game before it loses (default 60)",
     )
+    defaults = Limits()
+    for name, text in LIMIT_OPTIONS.items():
+        default = getattr(defaults, name)
+        flag = "--" + name.replace("_", "-")
+        p.add_argument(flag, type=type(default), default=default, help=f"{text} ({default})")
+    p.add_argument(
+        "--commit-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a commit waits for the database's write lock before the server stops (10)",
+    )
+    p.add_argument(
+        "--wal-limit",
+        type=int,
+        default=WAL_LIMIT,
+        help=f"bytes the WAL is cut back to ({WAL_LIMIT})",
+    )
+    p.add_argument("--certfile", help="TLS certificate chain (PEM): serve wss:// instead of ws://")
+    p.add_argument("--keyfile", help="the certificate's private key (PEM), with --certfile")
+    p.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="a reverse proxy in front sets X-Forwarded-For: count connections per real client",
+    )
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     return p
 
@@ -64,22 +106,30 @@ async def serve_forever(args: argparse.Namespace) -> None:
         reconnect_grace=args.reconnect_grace,
         bot_move_timeout=args.bot_move_timeout,
     )
-    store = None if args.memory else Store(args.db)
-    config = ServerConfig(host=args.host, port=args.port)
+    limits = dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
+    store = None
+    if not args.memory:
+        store = Store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
+    config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
+    config.trust_proxy = args.trust_proxy
     server = ArenaServer(Arena(limits=limits, durable=store is not None), config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await server.start()
-    log.info("mnk-server listening on ws://%s:%d", args.host, server.port)
+    # What start-up made (modules, restored games) lives for good: keep the cyclic collector
+    # from walking it again on every full collection, which pauses the loop.
+    gc.collect()
+    gc.freeze()
+    scheme = "wss" if args.certfile else "ws"
+    log.info("mnk-server listening on %s://%s:%d", scheme, args.host, server.port)
     pool = None
     if not args.no_bots and args.bots:
-        host = "127.0.0.1" if args.host in ("", "0.0.0.0", "::") else args.host
         state_dir = None if args.memory else Path(f"{args.db}.bots")
         if state_dir is not None:
             state_dir.mkdir(exist_ok=True)
-        pool = BotPool(f"ws://{host}:{server.port}", args.bots, args.bot_capacity, state_dir)
+        pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir)
         pool.start()
     try:
         waiters = [asyncio.create_task(event.wait()) for event in (stop, server.failed)]

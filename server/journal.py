@@ -76,7 +76,14 @@ class Heartbeat:
     at: float
 
 
-Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat
+@dataclass(frozen=True, slots=True)
+class PlayerGone:
+    """An identity with no seat and no game in the history was pruned."""
+
+    pid: str
+
+
+Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat | PlayerGone
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +93,5 @@ class Snapshot:
     players: list[PlayerRow]
     rooms: list[tuple[RoomRow, GameRow, list[MoveRow]]]
     alive_at: float | None
+    #: The players with a game in the history (never pruned).
+    played: frozenset[str] = frozenset()

@@ -14,13 +14,13 @@ class TokenBucket:
     tokens: float = -1.0
     stamp: float = 0.0
 
-    def allow(self, now: float) -> bool:
-        """Take one token if there is one; False means the event must be refused."""
+    def allow(self, now: float, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens if there are that many; False means the event must be refused."""
         if self.tokens < 0:
             self.tokens, self.stamp = self.burst, now
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if self.tokens >= cost:
+            self.tokens -= cost
             return True
         return False

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
 from server.clock import Clock, ClockSpec
-from server.journal import GameRow, MoveRow, PlayerRow, Record, RoomGone, RoomRow
+from server.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
 from server.room import Member, Room
 
 
@@ -71,6 +71,11 @@ class Journal:
         """A new identity, or a new name for one."""
         if self.enabled:
             self._records.append(PlayerRow(pid, name, kind, token_hash, now))
+
+    def player_gone(self, pid: str) -> None:
+        """A pruned identity: its row goes."""
+        if self.enabled:
+            self._records.append(PlayerGone(pid))
 
     def adopt(self, room: Room) -> None:
         """The room came from the store: everything about it is already saved."""

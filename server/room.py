@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from protocol.wire import MAX_CHAT, Message
 from server.clock import Clock, ClockSpec
 from server.opening import RULES, Opening
 from server.setup import Position, base_game, points, start_position
+
+log = logging.getLogger("mnk.room")
 
 
 def opening_moves(game: Game, raw: object) -> tuple[Move, ...]:
@@ -200,6 +203,13 @@ class Room:
         seated = tuple(m.pid for m in self.seats if m is not None and m.pid not in self.gone)
         return seated + tuple(p for p in self.spectators if p not in seated)
 
+    @property
+    def audience(self) -> tuple[str, ...]:
+        """The members who are online: broadcasts go to them only (the others get a ``state``
+        when they come back), so a room's costs do not grow with dead weight."""
+        online = self.online
+        return tuple(p for p in self.members if p in online)
+
     def seat_of(self, pid: str) -> int | None:
         """The seat ``pid`` holds here, or None."""
         for seat, m in enumerate(self.seats):
@@ -260,8 +270,8 @@ class Room:
         }
 
     def states(self) -> list[Send]:
-        """A fresh ``state`` for everyone in the room (each sees their own seat)."""
-        return [Send((pid,), self.state_for(pid)) for pid in self.members]
+        """A fresh ``state`` for everyone online in the room (each sees their own seat)."""
+        return [Send((pid,), self.state_for(pid)) for pid in self.audience]
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -269,24 +279,34 @@ class Room:
         self, member: Member, *, spectate: bool = False, seat: int | None = None
     ) -> list[Send]:
         """Seat ``member`` (the free seat, or ``seat``), or add them as a spectator."""
-        existing = self.seat_of(member.pid)
+        pid = member.pid
+        existing = self.seat_of(pid)
         free = [s for s in (0, 1) if self.seats[s] is None]
         if existing is None and not spectate and (not free or self.started):
             raise RoomFull(f"room {self.id} is full")
-        self.online.add(member.pid)
-        self.offline_since.pop(member.pid, None)
-        self.gone.discard(member.pid)
-        if existing is None and not spectate:
+        was_online = pid in self.online
+        self.online.add(pid)
+        self.offline_since.pop(pid, None)
+        self.gone.discard(pid)
+        seated = existing is None and not spectate
+        if seated:
             chosen = seat if seat in free else free[0]
             self.seats[chosen] = member
-            self.spectators.pop(member.pid, None)
+            self.spectators.pop(pid, None)
             existing = chosen
             if all(self.seats):
                 self._start()
         elif existing is None:
-            self.spectators[member.pid] = member
+            self.spectators[pid] = member
         joined = {"type": "joined", "room": self.id, "seat": existing}
-        return [Send((member.pid,), joined, reply=True), *self.states()]
+        out = [Send((pid,), joined, reply=True)]
+        if seated:  # the seats changed: everyone redraws
+            return out + self.states()
+        # a re-join or a new spectator is cheap: the state goes to the joiner only
+        out.append(Send((pid,), self.state_for(pid)))
+        if existing is not None and not was_online:
+            out += self._presence(pid, existing, True)
+        return out
 
     def leave(self, pid: str) -> list[Send]:
         """Take ``pid`` out of the room; a player leaving a game in progress resigns it."""
@@ -303,9 +323,15 @@ class Room:
         elif seat is not None:
             self.gone.add(pid)
         self.online.discard(pid)
-        if seat is not None:  # a spectator leaving does not cancel the players' rematch
-            self.rematch = [False, False]
+        if seat is None:  # a spectator leaving changes nothing the others see but a count
+            return out
+        self.rematch = [False, False]
         return out + self.states()
+
+    def drop_spectator(self, pid: str) -> None:
+        """A spectator's connection dropped: it leaves quietly (the count shows in the lobby)."""
+        self.spectators.pop(pid, None)
+        self.online.discard(pid)
 
     def set_online(self, pid: str, online: bool, now: float = 0.0) -> list[Send]:
         """Note that ``pid`` connected or dropped; seated players' presence is broadcast."""
@@ -316,10 +342,11 @@ class Room:
             self.online.discard(pid)
             self.offline_since[pid] = now
         seat = self.seat_of(pid)
-        if seat is None:
-            return []
+        return [] if seat is None else self._presence(pid, seat, online)
+
+    def _presence(self, pid: str, seat: int, online: bool) -> list[Send]:
         note = {"type": "presence", "room": self.id, "seat": seat, "online": online}
-        others = tuple(p for p in self.members if p != pid)
+        others = tuple(p for p in self.audience if p != pid)
         return [Send(others, note)] if others else []
 
     def move(self, pid: str, x: object, y: object, ply: int | None = None) -> list[Send]:
@@ -357,7 +384,7 @@ class Room:
         self.clocks.append(list(clock.remaining) if clock else None)
         if self.variant.rule is WinRule.RENJU and game.to_move == 0:
             moved["forbidden"] = self.forbidden()
-        out = [Send(self.members, moved, reply=True)]
+        out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening
         if outcome is None and self.max_moves is not None and game.ply >= self.max_moves:
@@ -409,7 +436,7 @@ class Room:
             raise RematchUnavailable("a rematch needs a finished game and both players")
         self.rematch[seat] = True
         offered = {"type": "rematch_offered", "room": self.id, "seat": seat}
-        out = [Send(self.members, offered, reply=True)]
+        out = [Send(self.audience, offered, reply=True)]
         if all(self.rematch):
             self.seats.reverse()
             self.game_id = new_game_id()
@@ -440,7 +467,7 @@ class Room:
         if self.clock is not None and self.actor is not None:
             self.clock.hand(self.actor, now)
         chosen = {"type": "chosen", "room": self.id, "seat": seat, "choice": choice}
-        return [Send(self.members, chosen, reply=True), *self.states()]
+        return [Send(self.audience, chosen, reply=True), *self.states()]
 
     def chat(self, pid: str, text: str) -> list[Send]:
         """Relay a chat line to everyone in the room."""
@@ -453,7 +480,7 @@ class Room:
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
         line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
-        return [Send(self.members, line, reply=True)]
+        return [Send(self.audience, line, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -480,10 +507,14 @@ class Room:
 
     def _finish(self, outcome: Outcome, *, reply: bool = False) -> list[Send]:
         self.ended_at = self.now()
+        log.info(
+            "room %s: game %s over after %d moves, %s, winner %s",
+            self.id, self.game_id, self.game.ply, outcome.termination, outcome.winner,
+        )  # fmt: skip
         if self.clock is not None:
             self.clock.stop(self.ended_at)
         over = {"type": "game_over", "room": self.id, "game_id": self.game_id}
         over |= self._result(outcome)
         if self.clock is not None:
             over["clocks"] = self.clock.snapshot(self.ended_at)
-        return [Send(self.members, over, reply=reply)]
+        return [Send(self.audience, over, reply=reply)]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import Iterable
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
@@ -13,7 +15,8 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
-from server.arena import Arena, Lookup, Out, Reply
+from server.arena import Arena, Close, Conn, Lookup, Out, Reply
+from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
 from server.store import Store
@@ -25,6 +28,11 @@ CLOSE_GOING_AWAY = 1001
 CLOSE_REPLACED = 4000
 #: A peer that lets this much pile up unread in its socket buffer is cut off.
 MAX_BACKLOG = 1 << 20
+#: Close codes: 1008 policy violation (no hello in time, garbage); 1013 try again later (full).
+CLOSE_POLICY = 1008
+CLOSE_TRY_LATER = 1013
+#: Threads answering history lookups (their number in flight is bounded by the arena).
+LOOKUP_THREADS = 2
 
 
 class FanOut(Protocol):
@@ -71,6 +79,30 @@ class ServerConfig:
     max_frame: int = wire.MAX_FRAME
     sweep_interval: float = 0.05
     heartbeat_interval: float = 1.0
+    #: A certificate chain and its key: serve ``wss://`` (TLS) instead of ``ws://``.
+    certfile: str | None = None
+    keyfile: str | None = None
+    #: A reverse proxy on loopback says who the client is (``X-Forwarded-For``).
+    trust_proxy: bool = False
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The server's TLS context, or None for plain ``ws://``."""
+        if self.certfile is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(self.certfile, self.keyfile)
+        return context
+
+
+@dataclass(eq=False)
+class Peer:
+    """One open connection: its socket, what the arena knows of it, its history lookups."""
+
+    ws: ServerConnection
+    conn: Conn
+    lookups: set[asyncio.Task[None]] = field(default_factory=set)
+    closed: bool = False
 
 
 class ArenaServer:
@@ -84,17 +116,36 @@ class ArenaServer:
         self.store = store
         #: Set when the server cannot go on (a commit failed); its runner must stop it.
         self.failed = asyncio.Event()
-        self.pipeline = Pipeline(store, self.failed.set) if store is not None else None
+        self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
+        lim = arena.limits
+        per_address = lim.max_connections_per_address
+        self.guard = ConnectionGuard(lim.max_connections, per_address, self.config.trust_proxy)
         self.server: Server | None = None
+        #: With TLS, a plain listener on loopback for the server's own built-in bots.
+        self.internal: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
 
     @property
     def port(self) -> int:
         """The port actually bound (useful when asked for port 0)."""
         assert self.server is not None
         return self.server.sockets[0].getsockname()[1]
+
+    @property
+    def local_url(self) -> str:
+        """Where processes on this machine (the built-in bots) connect: plain ws on loopback."""
+        if self.internal is not None:
+            return f"ws://127.0.0.1:{self.internal.sockets[0].getsockname()[1]}"
+        host = self.config.host
+        host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+        return f"ws://{host}:{self.port}"
+
+    def _connections(self) -> list[ServerConnection]:
+        servers = [s for s in (self.server, self.internal) if s is not None]
+        return [ws for server in servers for ws in server.connections]
 
     async def start(self) -> None:
         """Restore saved games, bind the socket and start the periodic sweep."""
@@ -111,44 +162,85 @@ class ArenaServer:
             compression=None,
             max_size=cfg.max_frame,
             server_header=None,
+            process_request=self.guard.process_request,
+            ssl=cfg.ssl_context(),
         )
+        if cfg.certfile is not None:
+            self.internal = await serve(
+                self.handle,
+                "127.0.0.1",
+                0,
+                compression=None,
+                max_size=cfg.max_frame,
+                server_header=None,
+                process_request=self.guard.process_request,
+            )
         self._sweeper = asyncio.create_task(self._sweep_forever())
 
     async def stop(self) -> None:
         """Tell everyone, then close every connection with 1001 and stop listening."""
         if self._sweeper is not None:
             self._sweeper.cancel()
-        self._emit(None, self.arena.shutdown(), self.arena.drain())
+        if self.pipeline is None or not self.pipeline.failed:  # else they were told already
+            self._emit(None, self.arena.shutdown(), self.arena.drain())
         if self.pipeline is not None:
             await self.pipeline.close()
-        if self.server is not None:
-            self.server.close(close_connections=False)
-            closing = [
-                ws.close(CLOSE_GOING_AWAY, "server shutting down")
-                for ws in list(self.server.connections)
-            ]
-            await asyncio.gather(*closing, return_exceptions=True)
-            await self.server.wait_closed()
+        servers = [s for s in (self.server, self.internal) if s is not None]
+        for server in servers:
+            server.close(close_connections=False)
+        closing = [ws.close(CLOSE_GOING_AWAY, "server shutting down") for ws in self._connections()]
+        await asyncio.gather(*closing, return_exceptions=True)
+        for server in servers:
+            await server.wait_closed()
+        self._readers.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
             self.store.close()
 
+    def _store_failed(self) -> None:
+        """A commit failed for good: tell every client the server is going, then stop."""
+        note = wire.encode({"type": "server_shutdown", "message": "the server is shutting down"})
+        send_frame(self._connections(), note)
+        self.failed.set()
+
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
+        address = self.guard.address(ws)
+        refused = self.guard.admit(address)
+        if refused is not None:
+            self.arena.note_limit(None, "connections", self.arena.clock())
+            await ws.close(CLOSE_TRY_LATER, refused)
+            return
         arena = self.arena
-        conn = arena.connect()
+        peer = Peer(ws, arena.connect())
+        deadline = asyncio.get_running_loop().call_later(
+            arena.limits.hello_timeout, self._hello_deadline, peer
+        )
         try:
             async for frame in ws:
+                conn = peer.conn
                 before = conn.pid
                 out = arena.receive(conn, frame)
                 if conn.pid is not None and before is None:
+                    deadline.cancel()
                     self._register(conn.pid, ws)
-                self._emit(ws, out, arena.drain())
+                self._emit(peer, out, arena.drain())
         except ConnectionClosed:
             pass
         finally:
-            if conn.pid is not None and self.fanout.sockets.get(conn.pid) is ws:
-                del self.fanout.sockets[conn.pid]
-                self._emit(None, arena.disconnect(conn), arena.drain())
+            deadline.cancel()
+            self.guard.release(address)
+            peer.closed = True
+            for task in list(peer.lookups):
+                task.cancel()
+            pid = peer.conn.pid
+            if pid is not None and self.fanout.sockets.get(pid) is ws:
+                del self.fanout.sockets[pid]
+                self._emit(None, arena.disconnect(peer.conn), arena.drain())
+
+    def _hello_deadline(self, peer: Peer) -> None:
+        if peer.conn.pid is None and not peer.closed:
+            self.arena.note_limit(peer.conn, "hello_timeout", self.arena.clock())
+            self._spawn(peer.ws.close(CLOSE_POLICY, "say hello in time"))
 
     def _register(self, pid: str, ws: ServerConnection) -> None:
         old = self.fanout.sockets.get(pid)
@@ -156,47 +248,62 @@ class ArenaServer:
         if old is not None and old is not ws:
             self._spawn(old.close(CLOSE_REPLACED, "session resumed elsewhere"))
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
-    def _emit(self, ws: ServerConnection | None, out: list[Out], records: list[Record]) -> None:
+    def _emit(self, peer: Peer | None, out: list[Out], records: list[Record]) -> None:
         """Deliver ``out`` once ``records`` are durable (at once when there is no store)."""
         if self.pipeline is None:
-            self._deliver(ws, out)
+            self._deliver(peer, out)
         elif out or records:
-            self.pipeline.submit(records, lambda: self._deliver(ws, out))
+            urgent = not records and all(_stateless(item) for item in out)
+            self.pipeline.submit(records, lambda: self._deliver(peer, out), urgent)
 
-    def _deliver(self, ws: ServerConnection | None, out: list[Out]) -> None:
+    def _deliver(self, peer: Peer | None, out: list[Out]) -> None:
         for item in out:
             if isinstance(item, Lookup):
-                if ws is not None:
-                    self._spawn(self._lookup(ws, item))
+                if peer is not None and not peer.closed:
+                    task = self._spawn(self._lookup(peer, item))
+                    peer.lookups.add(task)
+                    task.add_done_callback(peer.lookups.discard)
+                elif peer is not None:
+                    self.arena.lookup_done(peer.conn)
+                continue
+            if isinstance(item, Close):
+                if peer is not None:
+                    self._spawn(peer.ws.close(item.code, item.reason))
                 continue
             frame = wire.encode(item.message)
             if isinstance(item, Reply):
-                if ws is not None:
-                    send_frame([ws], frame)
+                if peer is not None:
+                    send_frame([peer.ws], frame)
             else:
                 self.fanout.deliver(item.to, frame)
 
-    async def _lookup(self, ws: ServerConnection, item: Lookup) -> None:
+    async def _lookup(self, peer: Peer, item: Lookup) -> None:
         """Answer a history query from the store on a worker thread."""
         try:
             if self.store is None:
                 raise NoHistory("this server keeps no game history")
             query = getattr(self.store, item.query)
-            reply = await asyncio.to_thread(query, **item.params)
+            loop = asyncio.get_running_loop()
+            reply = await loop.run_in_executor(self._readers, lambda: query(**item.params))
         except ArenaError as exc:
             reply = wire.error(exc.code, exc.message)
+        except asyncio.CancelledError:
+            return  # the asker left: nobody waits for the answer
         except Exception:
             log.exception("history query %s failed", item.query)
             exc = InternalError("the server failed on this request")
             reply = wire.error(exc.code, exc.message)
+        finally:
+            self.arena.lookup_done(peer.conn)
         if item.request_id is not None:
             reply["id"] = item.request_id
-        send_frame([ws], wire.encode(reply))
+        send_frame([peer.ws], wire.encode(reply))
 
     async def _sweep_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -208,7 +315,20 @@ class ArenaServer:
                 if self.store is not None and loop.time() >= next_beat:
                     next_beat = loop.time() + self.config.heartbeat_interval
                     records.append(Heartbeat(self.arena.clock()))
+                self.guard.report(loop.time())
                 out = self.arena.sweep()
                 self._emit(None, out, self.arena.drain() + records)
             except Exception:
                 log.exception("sweep failed")
+
+
+def _stateless(item: Out) -> bool:
+    """Whether ``item`` reveals nothing a commit could take back (a pong, a refusal)."""
+    if not isinstance(item, Reply):
+        return isinstance(item, Close)
+    kind = item.message["type"]
+    return kind == "pong" or (kind == "error" and item.message["code"] in _STATELESS_ERRORS)
+
+
+#: Errors about the frame itself, given before any state is looked at.
+_STATELESS_ERRORS = frozenset({"rate_limited", "bad_frame", "bad_message", "not_hello"})

@@ -15,6 +15,7 @@ from server.journal import (
     GameRow,
     Heartbeat,
     MoveRow,
+    PlayerGone,
     PlayerRow,
     Record,
     RoomGone,
@@ -49,15 +50,17 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 MAX_PAGE = 100
+#: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
+WAL_LIMIT = 64 << 20
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
+def connect(path: str | Path, busy_timeout: float = 5.0) -> sqlite3.Connection:
     """A connection with the pragmas every user of the file needs."""
     db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     # NORMAL in WAL mode: a commit survives the process being killed, not a power cut.
     db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA busy_timeout=5000")
+    db.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
     db.row_factory = sqlite3.Row
     return db
 
@@ -75,29 +78,48 @@ def migrate(db: sqlite3.Connection) -> int:
 class Store:
     """Writes journal records in batches (from one writer thread) and answers history queries."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(
+        self, path: str | Path, commit_timeout: float = 10.0, wal_limit: int = WAL_LIMIT
+    ) -> None:
         self.path = Path(path)
-        self.db = connect(self.path)
+        #: A batch waits this long for another process's write lock before the server stops.
+        self.db = connect(self.path, busy_timeout=commit_timeout)
         migrate(self.db)
-        # Commits run on the event loop and must stay cheap: the WAL is checkpointed into the
-        # database (with its fsync) by :meth:`checkpoint` on a worker thread instead.
+        # Commits must stay cheap: the WAL is checkpointed into the database (with its fsync)
+        # by :meth:`checkpoint` on a worker thread instead, and cut back to ``wal_limit``.
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self.wal_limit = wal_limit
+        self.db.execute(f"PRAGMA journal_size_limit={wal_limit}")
         self._readers = threading.local()
 
     def close(self) -> None:
         """Close the writer connection."""
         self.db.close()
 
-    def checkpoint(self) -> None:
-        """Copy committed WAL pages into the database file (from a worker thread)."""
-        self._reader().execute("PRAGMA wal_checkpoint(PASSIVE)")
+    def checkpoint(self, truncate: bool = False) -> None:
+        """Copy committed WAL pages into the database file (from a worker thread).
+
+        ``PASSIVE`` (a reader connection) never blocks the writer; ``truncate`` runs on the
+        writer's own thread between commits, completes, and empties the WAL file.
+        """
+        if truncate:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        else:
+            self._reader().execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def wal_size(self) -> int:
+        """Bytes in the WAL file now (0 when there is none)."""
+        try:
+            return Path(f"{self.path}-wal").stat().st_size
+        except FileNotFoundError:
+            return 0
 
     # -- writing -----------------------------------------------------------------------------
 
     def write(self, records: list[Record]) -> None:
         """Commit a batch of records in one transaction."""
         db = self.db
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         try:
             for record in records:
                 _WRITERS[type(record)](db, record)
@@ -118,7 +140,14 @@ class Store:
             if game is not None:
                 rooms.append((RoomRow(row["room"], row["game_id"]), game, self._moves(db, game)))
         alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
-        return Snapshot(players, rooms, float(alive[0]) if alive else None)
+        played = frozenset(
+            r[0]
+            for r in db.execute(
+                "SELECT seat0 FROM games WHERE seat0 IS NOT NULL AND started_at IS NOT NULL "
+                "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
+            )
+        )
+        return Snapshot(players, rooms, float(alive[0]) if alive else None, played)
 
     # -- history queries (run off the event loop) ---------------------------------------------
 
@@ -240,6 +269,10 @@ def _write_heartbeat(db: sqlite3.Connection, r: Heartbeat) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES ('alive_at', ?)", (repr(r.at),))
 
 
+def _write_player_gone(db: sqlite3.Connection, r: PlayerGone) -> None:
+    db.execute("DELETE FROM players WHERE pid = ?", (r.pid,))
+
+
 _WRITERS: dict[type, Any] = {
     PlayerRow: _write_player,
     GameRow: _write_game,
@@ -247,6 +280,7 @@ _WRITERS: dict[type, Any] = {
     RoomRow: _write_room,
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
+    PlayerGone: _write_player_gone,
 }
 
 

@@ -140,3 +140,12 @@ async def client_factory(server: Any) -> AsyncIterator[Callable[..., Any]]:
     yield make
     for client in opened:
         await client.close()
+
+
+async def until(check: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Wait for a condition of the server's state (never for a fixed sleep)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)

@@ -27,3 +27,20 @@ def test_load_generator_tiny_run(tmp_path: Path) -> None:
         assert run["sent"] == 2 * 20
         assert run["received"] == run["sent"]  # the opponent saw every move
         assert run["acked"] == run["sent"]  # and the mover got its own ``moved`` back
+
+
+def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
+    """Every attack, tiny counts, beside 3 honest games: honest play survives, attacks bite."""
+    out = tmp_path / "hostile.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "hostile.py"), "--games", "3", "--bot-games", "1"]
+    cmd += ["--seconds", "2", "--scale", "0.02", "--lock-seconds", "1", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(out.read_text())
+    assert result["server_alive"] and result["honest_disconnects"] == 0
+    assert result["bot_ms"]["calm"]["moves"] > 0 and result["bot_ms"]["attack"]["moves"] > 0
+    attacks = result["attacks"]
+    assert not [name for name, got in attacks.items() if "attacker_error" in got]
+    assert attacks["games_flood"]["bad_message"] > 0  # the 60 KB games lists are refused
+    assert attacks["garbage"]["closed_1008"] > 0  # repeated garbage closes the connection
+    assert attacks["lookups"]["rate_limited"] > 0  # lookups in flight are bounded

@@ -113,3 +113,16 @@ async def test_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
     assert db.execute("SELECT game_id, fault FROM games").fetchall() == [("g_old", None)]
+
+
+@pytest.mark.parametrize("limits_override", [{"human_rate": 1000.0, "max_page": 1}])
+async def test_the_referee_reads_every_page_of_bots(client_factory: Any, server: Any) -> None:
+    from bots.tournament.referee import ServerReferee
+
+    for name in ("alpha", "beta", "gamma"):
+        await client_factory(name, kind="bot", games=["gomoku"])
+    referee = ServerReferee(server.url, "gomoku")
+    try:  # one bot per page: on a single page only the first would be seen
+        await referee.wait_for_bots(["alpha", "beta", "gamma"], timeout=10)
+    finally:
+        await referee.close()

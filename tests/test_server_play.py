@@ -28,7 +28,8 @@ async def table(client_factory: Any, game: str, **create: Any) -> tuple[RawClien
     assert (await bob.request(type="join_room", room=room))["seat"] == 1
     assert (await sam.request(type="join_room", room=room, spectate=True))["seat"] is None
     for who, seat in ((alice, 0), (bob, 1), (sam, None)):
-        state = await who.expect("state", spectators=1)
+        # a new spectator's state goes to it alone: the players' last state predates it
+        state = await who.expect("state", spectators=0 if seat is not None else 1)
         assert state["status"] == "playing" and state["to_move"] == 0
         assert state["seat"] == seat and state["players"] == ["alice", "bob"]
     return alice, bob, sam, room

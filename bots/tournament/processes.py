@@ -111,6 +111,8 @@ def server_child(out: Path, port: int, grace: float, log_level: str = "WARNING")
     argv = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--db", str(out / DATABASE), "--no-bots", "--reconnect-grace", str(grace)]
     argv += ["--rate", "1000", "--burst", "2000", "--log-level", log_level]
+    # the director is the one client here: it may hold a room per game of any --concurrency
+    argv += ["--max-rooms-created", "100000", "--max-rooms-per-player", "100000"]
     return Child("server", argv, out / "logs" / "server.log")
 
 

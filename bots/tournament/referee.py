@@ -211,8 +211,14 @@ class ServerReferee:
         link = await self.connect()
         deadline = time.monotonic() + timeout
         while True:
-            reply = await link.request({"type": "list_bots"})
-            online = {b["name"] for b in reply.get("bots", []) if b.get("online")}
+            online: set[str] = set()
+            ask: dict[str, Any] = {"type": "list_bots"}
+            while True:  # every page: a big server lists its bots 100 at a time
+                reply = await link.request(ask)
+                online |= {b["name"] for b in reply.get("bots", []) if b.get("online")}
+                if not reply.get("next"):
+                    break
+                ask = {"type": "list_bots", "cursor": reply["next"]}
             missing = [n for n in names if n not in online]
             if not missing:
                 return

@@ -1,0 +1,275 @@
+"""The attacks of issue 9's table, each bounded in count and time, from loopback addresses.
+
+Run by ``bench/hostile.py`` in a process of its own (so the attackers' CPU does not slow the
+honest clients' event loop): ``python bench/attacks.py URL SECONDS SCALE`` prints one JSON map
+of counters per attack class (``MNK_ATTACKS=a,b`` runs only those). Every attacker comes from
+a 127.0.0.x address of its own class (127.0.0.2 …), never 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
+
+Stats = Counter[str]
+
+
+def pack(**message: Any) -> bytes:
+    """One request frame."""
+    return msgpack.packb(message, use_bin_type=True)
+
+
+async def open_from(url: str, host: str, stats: Stats) -> ClientConnection | None:
+    """A connection from ``host``; None (counted) when the server refuses it."""
+    try:
+        return await connect(
+            url, compression=None, local_addr=(host, 0), open_timeout=10, max_size=None
+        )
+    except InvalidStatus:
+        stats["refused_503"] += 1
+    except (OSError, TimeoutError, WebSocketException):
+        stats["connect_failed"] += 1
+    return None
+
+
+async def must_open(url: str, host: str, stats: Stats, name: str | None = None) -> ClientConnection:
+    """A connection from ``host`` the attack cannot do without (saying hello as ``name``)."""
+    ws = await open_from(url, host, stats)
+    if ws is None:
+        raise RuntimeError(f"the server refused the attacker's connection from {host}")
+    if name is not None:
+        await hello(ws, name)
+    return ws
+
+
+async def read(ws: ClientConnection, timeout: float = 10.0) -> dict[str, Any]:
+    """The next message."""
+    return msgpack.unpackb(await asyncio.wait_for(ws.recv(), timeout), raw=False)
+
+
+async def hello(ws: ClientConnection, name: str, kind: str = "human", **extra: Any) -> dict:
+    """Say hello; the server's answer (``welcome`` or ``error``)."""
+    await ws.send(pack(type="hello", protocol=1, name=name, kind=kind, **extra))
+    return await read(ws)
+
+
+def tally(stats: Stats, reply: dict[str, Any]) -> None:
+    """Count a reply by its type, or its error code."""
+    stats[reply["code"] if reply["type"] == "error" else reply["type"]] += 1
+
+
+async def games_flood(url: str, until: float, scale: float) -> Stats:
+    """600 bot hellos with a 60 KB ``games`` list each, then one ``list_bots``."""
+    stats: Stats = Counter()
+    games = [f"game-{i:05d}" for i in range(5400)]
+    for i in range(int(600 * scale)):
+        if time.monotonic() > until:
+            break
+        ws = await open_from(url, f"127.0.0.{2 + i % 8}", stats)
+        if ws is None:
+            continue
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            tally(stats, await hello(ws, f"hog{i}", "bot", games=games, key="no-such-key"))
+        await ws.close()
+    ws = await open_from(url, "127.0.0.2", stats)
+    if ws is not None:
+        await hello(ws, "lister")
+        started = time.monotonic()
+        await ws.send(pack(type="list_bots", id=1))
+        frame = await asyncio.wait_for(ws.recv(), 30)
+        stats["list_bots_ms"] = round(1000 * (time.monotonic() - started))
+        stats["list_bots_bytes"] = len(frame)
+        await ws.close()
+    return stats
+
+
+async def spectators(url: str, until: float, scale: float) -> Stats:
+    """1,000 spectators join one room and drop; then one client re-joins as fast as it can."""
+    stats: Stats = Counter()
+    owner = await must_open(url, "127.0.0.10", stats, "owner")
+    await owner.send(pack(type="create_room", game="gomoku", id=1))
+    room = (await read(owner))["room"]
+    half = time.monotonic() + (until - time.monotonic()) / 2  # then the re-joins
+    for wave in range(max(1, int(1000 * scale) // 50)):
+        sockets = []
+        for i in range(50):
+            ws = await open_from(url, f"127.0.0.{11 + wave % 10}", stats)
+            if ws is None:
+                continue
+            with contextlib.suppress(ConnectionClosed, TimeoutError):
+                await hello(ws, f"watcher{wave}-{i}")
+                await ws.send(pack(type="join_room", room=room, spectate=True, id=1))
+                stats["spectators_joined"] += 1
+                sockets.append(ws)
+        await asyncio.gather(*(ws.close() for ws in sockets))
+        if time.monotonic() > half:
+            break
+    rejoiner = await must_open(url, "127.0.0.21", stats, "rejoiner")
+    started, joins = time.monotonic(), 0
+    while time.monotonic() < until and joins < int(20_000 * scale):
+        await rejoiner.send(pack(type="join_room", room=room, spectate=True, id=joins))
+        while (await read(rejoiner)).get("id") != joins:
+            pass
+        joins += 1
+    stats["rejoins_per_s"] = round(joins / max(1e-3, time.monotonic() - started))
+    await rejoiner.close()
+    await owner.close()
+    return stats
+
+
+async def fake_bot(url: str, until: float, scale: float) -> Stats:
+    """An ordinary client says it is a bot (no key), then sends 3,000 pings."""
+    stats: Stats = Counter()
+    ws = await must_open(url, "127.0.0.22", stats)
+    tally(stats, await hello(ws, "notabot", "bot", games=["*"]))
+    n = int(3000 * scale)
+    for i in range(n):
+        await ws.send(pack(type="ping", id=i))
+    with contextlib.suppress(ConnectionClosed, TimeoutError):
+        for _ in range(n):
+            tally(stats, await read(ws))
+    await ws.close()
+    return stats
+
+
+async def impersonate(url: str, until: float, scale: float) -> Stats:
+    """A client calls itself the built-in bot ``minimax`` and offers to play everything."""
+    stats: Stats = Counter()
+    ws = await must_open(url, "127.0.0.23", stats)
+    tally(stats, await hello(ws, "minimax", "bot", games=["*"], capacity=64))
+    await ws.close()
+    return stats
+
+
+async def room_churn(url: str, until: float, scale: float) -> Stats:
+    """One connection looping create_room -> leave_room -> join_room spectate."""
+    stats: Stats = Counter()
+    ws = await must_open(url, "127.0.0.24", stats, "churner")
+    rid = 0
+
+    async def ask(**message: Any) -> dict[str, Any]:
+        nonlocal rid
+        rid += 1
+        await ws.send(pack(id=rid, **message))
+        while True:
+            reply = await read(ws)
+            if reply.get("id") == rid:
+                tally(stats, reply)
+                return reply
+
+    for _ in range(int(12_000 * scale)):
+        if time.monotonic() > until:
+            break
+        made = await ask(type="create_room", game="tictactoe")
+        if made["type"] == "error":
+            await asyncio.sleep(0.05)
+            continue
+        await ask(type="leave_room", room=made["room"])
+        await ask(type="join_room", room=made["room"], spectate=True)
+    await ws.close()
+    return stats
+
+
+async def garbage(url: str, until: float, scale: float) -> Stats:
+    """1,000 undecodable frames, reconnecting whenever the server closes the connection."""
+    stats: Stats = Counter()
+    sent = 0
+    while sent < int(1000 * scale) and time.monotonic() < until:
+        ws = await open_from(url, "127.0.0.25", stats)
+        if ws is None:
+            await asyncio.sleep(0.1)
+            continue
+        try:
+            for _ in range(50):
+                await ws.send(b"\xc1\xc1 garbage")
+                sent += 1
+            while True:
+                tally(stats, await read(ws, 5))
+        except ConnectionClosed:
+            stats[f"closed_{ws.close_code}"] += 1
+        except TimeoutError:
+            await ws.close()
+    stats["frames_sent"] = sent
+    return stats
+
+
+async def no_hello(url: str, until: float, scale: float) -> Stats:
+    """2,000 connections that never say hello, from ten addresses."""
+    stats: Stats = Counter()
+    sockets = []
+    for i in range(int(2000 * scale)):
+        if time.monotonic() > until:
+            break
+        ws = await open_from(url, f"127.0.0.{30 + i % 10}", stats)
+        if ws is not None:
+            sockets.append(ws)
+    stats["opened"] = len(sockets)
+
+    async def wait_closed(ws: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await asyncio.wait_for(ws.wait_closed(), max(0.1, until - time.monotonic()))
+        if ws.close_code is not None:
+            stats[f"closed_{ws.close_code}"] += 1
+        await ws.close()
+
+    await asyncio.gather(*(wait_closed(ws) for ws in sockets))
+    return stats
+
+
+async def lookups(url: str, until: float, scale: float) -> Stats:
+    """10,800 list_games / get_game from one connection, 100 in flight at a time."""
+    stats: Stats = Counter()
+    ws = await must_open(url, "127.0.0.26", stats, "reader")
+    n, window = int(10_800 * scale), 100
+    sent = received = 0
+    while received < sent or (sent < n and time.monotonic() < until):
+        while sent < n and sent - received < window and time.monotonic() < until:
+            query = {"type": "list_games", "limit": 100} if sent % 2 else {"type": "get_game"}
+            await ws.send(pack(id=sent, game_id="g_none", **query))
+            sent += 1
+        tally(stats, await read(ws))
+        received += 1
+    await ws.close()
+    return stats
+
+
+ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
+    "games_flood": games_flood,
+    "spectators": spectators,
+    "fake_bot": fake_bot,
+    "impersonate": impersonate,
+    "room_churn": room_churn,
+    "garbage": garbage,
+    "no_hello": no_hello,
+    "lookups": lookups,
+}
+
+
+async def run_all(url: str, seconds: float, scale: float) -> dict[str, Any]:
+    """Every attack at once; each one's counters (or the error that stopped it)."""
+    until = time.monotonic() + seconds
+
+    async def one(name: str) -> tuple[str, Any]:
+        try:
+            return name, dict(await ATTACKS[name](url, until, scale))
+        except Exception as exc:  # an attacker that failed is reported, not fatal
+            return name, {"attacker_error": f"{type(exc).__name__}: {exc}"[:200]}
+
+    chosen = os.environ.get("MNK_ATTACKS", ",".join(ATTACKS)).split(",")
+    return dict(await asyncio.gather(*(one(n) for n in chosen)))
+
+
+if __name__ == "__main__":
+    result = asyncio.run(run_all(sys.argv[1], float(sys.argv[2]), float(sys.argv[3])))
+    print(json.dumps(result))

@@ -1,0 +1,362 @@
+"""Hostile benchmark: honest games beside every attack of issue 9, against the real server.
+
+One run starts ``python -m server`` (SQLite, default limits) and plays honest games on it: human
+pairs at a human pace (a move every 0.5-2 s) and bot pairs at full speed, every move timed from
+send to its acknowledgement. Phases, measured in the same run:
+
+1. ``calm``: the honest games alone for ``--seconds``;
+2. ``attack``: the same games while ``bench/attacks.py`` (a process of its own, from
+   127.0.0.2 …) runs every attack of the issue's table at once for ``--seconds``;
+3. ``lock``: another connection holds the SQLite write lock for ``--lock-seconds`` while a probe
+   pings: the event loop must keep answering (moves wait for their commit, by design).
+
+Reports honest move latency p50/p99 per phase, the probe's worst ping during the lock, the
+server's peak RSS (VmHWM), honest disconnects, and what each attack got. Targets (issue 9):
+attack p99 <= 2x calm p99 and <= 100 ms, 0 honest disconnects, peak RSS <= 200 MB.
+
+Run: ``python bench/hostile.py [--games 50] [--bot-games 10] [--seconds 30] [--json F]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The key the honest bots send (``hello`` ``key``); a keyed server must know it under "bench".
+BOT_KEY = os.environ.get("MNK_BENCH_BOT_KEY", "bench-bot-key")
+
+
+def server_args(port: int, db: Path) -> list[str]:
+    """How the benchmark starts the server: default limits, nothing tuned for the attack.
+
+    The one place to add server options (e.g. ``--keys-file`` for the honest bots' key).
+    """
+    return ["--port", str(port), "--db", str(db), "--no-bots", "--log-level", "WARNING"]
+
+
+@dataclass
+class Honest:
+    """What the honest clients saw: latencies per phase, disconnects."""
+
+    phase: str = "calm"
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    bot_latencies: dict[str, list[float]] = field(default_factory=dict)
+    disconnects: int = 0
+    #: (phase, seconds since the start, ms) of every honest move slower than 100 ms.
+    slow: list[tuple[str, float, float]] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    errors: list[str] = field(default_factory=list)
+    stopping: bool = False
+
+
+class Side:
+    """One honest player's connection, with a reader that files messages by request id."""
+
+    def __init__(self, ws: ClientConnection, honest: Honest) -> None:
+        self.ws, self.honest = ws, honest
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.over = asyncio.Event()
+        #: Set before this side closes its own connection (that is no disconnect).
+        self.closing = False
+        self.next_id = 0
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                msg = msgpack.unpackb(frame, raw=False)
+                fut = self.replies.pop(msg.get("id", -1), None)
+                if fut is not None and not fut.done():
+                    fut.set_result(msg)
+                if msg["type"] == "game_over":
+                    self.over.set()
+        except ConnectionClosed:
+            pass
+        if not self.honest.stopping and not self.closing:
+            self.honest.disconnects += 1
+            for fut in self.replies.values():
+                fut.cancel()
+
+    async def request(self, **message: Any) -> dict[str, Any]:
+        """Send a request and wait for its reply."""
+        self.next_id += 1
+        fut = asyncio.get_running_loop().create_future()
+        self.replies[self.next_id] = fut
+        await self.ws.send(msgpack.packb({**message, "id": self.next_id}, use_bin_type=True))
+        return await asyncio.wait_for(fut, 30)
+
+
+async def open_side(url: str, host: str, name: str, kind: str, honest: Honest) -> Side:
+    """An honest client from ``host`` that said hello."""
+    ws = await connect(url, compression=None, local_addr=(host, 0), max_size=None)
+    extra = {"key": BOT_KEY, "games": ["gomoku"], "capacity": 4} if kind == "bot" else {}
+    hello = {"type": "hello", "protocol": 1, "name": name, "kind": kind, **extra}
+    await ws.send(msgpack.packb(hello, use_bin_type=True))
+    welcome = msgpack.unpackb(await ws.recv(), raw=False)
+    if welcome["type"] != "welcome":
+        raise RuntimeError(f"honest hello refused: {welcome}")
+    return Side(ws, honest)
+
+
+async def pair(url: str, index: int, bot: bool, honest: Honest) -> None:
+    """Two honest players playing gomoku games one after another until told to stop."""
+    kind = "bot" if bot else "human"
+    host = f"127.0.1.{1 + index % 200}"  # honest players have addresses of their own
+    a = await open_side(url, host, f"{kind[0]}{index}a", kind, honest)
+    b = await open_side(url, host, f"{kind[0]}{index}b", kind, honest)
+    rng = random.Random(index)
+    sink = honest.bot_latencies if bot else honest.latencies
+    try:
+        while not honest.stopping:
+            a.over.clear()
+            b.over.clear()
+            room = (await a.request(type="create_room", game="gomoku", seat=0))["room"]
+            await b.request(type="join_room", room=room)
+            free = list(range(225))
+            rng.shuffle(free)
+            ply = 0
+            while not honest.stopping and not a.over.is_set():
+                if not bot:
+                    await asyncio.sleep(rng.uniform(0.5, 2.0))
+                cell = free.pop()
+                mover = (a, b)[ply % 2]
+                started = time.perf_counter()
+                reply = await mover.request(type="move", room=room, x=cell % 15, y=cell // 15)
+                took = time.perf_counter() - started
+                if reply["type"] == "error":
+                    if reply["code"] != "game_over":
+                        honest.errors.append(reply["code"])
+                    break
+                sink.setdefault(honest.phase, []).append(took)
+                if took > 0.1 and len(honest.slow) < 500:
+                    at = round(time.monotonic() - honest.started, 2)
+                    honest.slow.append((honest.phase, at, round(1000 * took)))
+                ply += 1
+            for side in (a, b):
+                await side.request(type="leave_room", room=room)
+    except (ConnectionClosed, asyncio.CancelledError, TimeoutError):
+        pass
+    finally:
+        for side in (a, b):
+            with contextlib.suppress(Exception):
+                await side.ws.close()
+
+
+def hold_write_lock(db: Path, seconds: float, taken: threading.Event) -> None:
+    """Another connection holding the SQLite write lock (as another process might)."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    taken.set()
+    time.sleep(seconds)
+    conn.execute("ROLLBACK")
+    conn.close()
+
+
+async def lock_phase(url: str, db: Path, seconds: float, honest: Honest) -> float:
+    """Hold the write lock while a probe pings; the probe's worst round trip in ms."""
+    honest.phase = "lock"
+    probe = await open_side(url, "127.0.1.250", "probe", "human", honest)
+    taken = threading.Event()
+    holder = threading.Thread(target=hold_write_lock, args=(db, seconds, taken))
+    holder.start()
+    await asyncio.to_thread(taken.wait, 10)
+    worst = 0.0
+    until = time.monotonic() + seconds * 0.8
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        await probe.request(type="ping")
+        worst = max(worst, time.perf_counter() - started)
+        await asyncio.sleep(0.05)
+    await asyncio.to_thread(holder.join)
+    probe.closing = True
+    await probe.ws.close()
+    return 1000 * worst
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The server's peak resident memory so far (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def pct(values: list[float], q: float) -> float | None:
+    """The q-quantile of ``values`` in ms (None when empty)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    """One whole run: start the server, the honest games, the phases; the results."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 20_000), hard))
+    tmp = Path(tempfile.mkdtemp(prefix="mnk-hostile-"))
+    db = tmp / "arena.sqlite3"
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "server", *server_args(port, db)], env=env)
+    honest = Honest()
+    try:
+        await wait_listening(url)
+        started = time.monotonic()
+        humans = [pair(url, i, False, honest) for i in range(args.games - args.bot_games)]
+        bots = [pair(url, 1000 + i, True, honest) for i in range(args.bot_games)]
+        games = [asyncio.create_task(g) for g in (*humans, *bots)]
+        await asyncio.sleep(args.seconds)
+        calm_s = time.monotonic() - started
+        honest.phase = "attack"
+        attack_started = time.monotonic()
+        rss_before = peak_rss_mb(server.pid)
+        cmd = [sys.executable, str(ROOT / "bench" / "attacks.py"), url, str(args.seconds)]
+        cpu_calm = cpu_seconds(server.pid)
+        # The attackers would be on other machines: niced, their CPU does not starve the server.
+        attacker = await asyncio.create_subprocess_exec(
+            *cmd, str(args.scale), stdout=asyncio.subprocess.PIPE, env=env,
+            preexec_fn=lambda: os.nice(10),
+        )  # fmt: skip
+        out, _ = await attacker.communicate()
+        cpu_attack = cpu_seconds(server.pid) - cpu_calm
+        attacks = json.loads(out or b"{}")
+        attack_s = time.monotonic() - attack_started
+        honest.phase = "after"
+        await asyncio.sleep(min(3.0, args.seconds))
+        worst_ping = await lock_phase(url, db, args.lock_seconds, honest)
+        honest.stopping = True
+        for task in games:
+            task.cancel()
+        await asyncio.gather(*games, return_exceptions=True)
+        alive = server.poll() is None
+        rss = peak_rss_mb(server.pid) if alive else None
+    finally:
+        honest.stopping = True
+        server.terminate()
+        server.wait(10)
+    phases = ("calm", "attack", "lock")
+    return {
+        "config": vars(args),
+        "human_ms": {p: summary(honest.latencies.get(p, [])) for p in phases},
+        "bot_ms": {p: summary(honest.bot_latencies.get(p, [])) for p in phases},
+        "server_cpu_pct": {
+            "calm": round(100 * cpu_calm / calm_s),
+            "attack": round(100 * cpu_attack / attack_s),
+        },
+        "lock_worst_ping_ms": round(worst_ping, 1),
+        "peak_rss_mb_before_attack": round(rss_before, 1),
+        "peak_rss_mb": None if rss is None else round(rss, 1),
+        "server_alive": alive,
+        "honest_disconnects": honest.disconnects,
+        "honest_errors": sorted(set(honest.errors)),
+        "slow_moves": honest.slow,
+        "attacks": attacks,
+    }
+
+
+def summary(values: list[float]) -> dict[str, Any]:
+    """Count, p50 and p99 in ms."""
+    p50, p99 = pct(values, 0.5), pct(values, 0.99)
+    return {
+        "moves": len(values),
+        "p50": None if p50 is None else round(p50, 2),
+        "p99": None if p99 is None else round(p99, 2),
+        "mean": round(1000 * statistics.fmean(values), 2) if values else None,
+    }
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def wait_listening(url: str) -> None:
+    """Wait until the server accepts WebSocket connections."""
+    for _ in range(300):
+        with contextlib.suppress(OSError):
+            async with connect(url, open_timeout=2):
+                return
+        await asyncio.sleep(0.05)
+    raise RuntimeError("the server did not start")
+
+
+def render(result: dict[str, Any]) -> str:
+    """The report as Markdown tables."""
+    lines = ["| honest moves | calm p50 / p99 ms | attack p50 / p99 ms | lock p50 / p99 ms |"]
+    lines.append("|---|---|---|---|")
+    for label, key in (("humans", "human_ms"), ("bots (full speed)", "bot_ms")):
+        cells = [f"{s['p50']} / {s['p99']} ({s['moves']})" for s in result[key].values()]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"- server CPU: {result['server_cpu_pct']['calm']}% calm, "
+        f"{result['server_cpu_pct']['attack']}% under attack (of one core)",
+        f"- worst ping while the write lock was held: {result['lock_worst_ping_ms']} ms",
+        f"- server peak RSS: {result['peak_rss_mb_before_attack']} MB before the attack, "
+        f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",
+        f"- honest disconnects: {result['honest_disconnects']}; honest errors: "
+        f"{result['honest_errors'] or 'none'}",
+        "",
+        "| attack | what it got |",
+        "|---|---|",
+    ]
+    for name, stats in result["attacks"].items():
+        got = ", ".join(f"{k} {v}" for k, v in sorted(stats.items()))
+        lines.append(f"| {name} | {got} |")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The benchmark's command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=50, help="honest games at once (default 50)")
+    p.add_argument("--bot-games", type=int, default=10, help="of which bot pairs (default 10)")
+    p.add_argument("--seconds", type=float, default=30.0, help="length of the calm and attack")
+    p.add_argument("--scale", type=float, default=1.0, help="attack counts x this (1 = issue's)")
+    p.add_argument("--lock-seconds", type=float, default=2.0, help="write lock hold (default 2)")
+    p.add_argument("--json", help="write the result as JSON here")
+    return p
+
+
+def main() -> None:
+    """Run the benchmark and print its tables."""
+    args = build_parser().parse_args()
+    result = asyncio.run(run(args))
+    print(render(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

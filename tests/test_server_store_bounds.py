@@ -1,0 +1,162 @@
+"""The store cannot freeze the loop, stays bounded, and forgets players nobody will miss."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RawClient, until
+from websockets.asyncio.client import connect
+
+from server.arena import Arena, Limits
+from server.journal import PlayerRow
+from server.pipeline import Pipeline
+from server.shell import ArenaServer, ServerConfig
+from server.store import Store
+
+
+class WriteLock:
+    """Another connection (in a thread of its own) holding the SQLite write lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.taken = threading.Event()
+        self.release = threading.Event()
+        self.thread = threading.Thread(target=self._hold, daemon=True)
+
+    def _hold(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        self.taken.set()
+        self.release.wait(30)
+        db.execute("ROLLBACK")
+        db.close()
+
+    async def __aenter__(self) -> WriteLock:
+        self.thread.start()
+        await asyncio.to_thread(self.taken.wait, 10)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release.set()
+        await asyncio.to_thread(self.thread.join, 10)
+
+
+async def make_server(
+    tmp_path: Path, commit_timeout: float = 10.0, **limits: Any
+) -> AsyncIterator[ArenaServer]:
+    """A server on its own SQLite file, with the store's commit timeout given."""
+    settings: dict[str, Any] = {"human_rate": 1000.0, "human_burst": 1000.0}
+    settings |= {"full_sweep_interval": 0.05} | limits
+    store = Store(tmp_path / "arena.sqlite3", commit_timeout=commit_timeout)
+    srv = ArenaServer(Arena(limits=Limits(**settings)), ServerConfig(port=0), store)
+    await srv.start()
+    srv.url = f"ws://127.0.0.1:{srv.port}"  # type: ignore[attr-defined]
+    try:
+        yield srv
+    finally:
+        await srv.stop()
+
+
+@pytest.fixture
+async def srv(tmp_path: Path) -> AsyncIterator[ArenaServer]:
+    """A server whose commits wait up to 10 s for the write lock."""
+    async for s in make_server(tmp_path, player_ttl=0.3):
+        yield s
+
+
+async def client(url: str, name: str) -> RawClient:
+    """A raw client that has said hello."""
+    c = RawClient(await connect(url, compression=None))
+    await c.hello(name)
+    return c
+
+
+async def test_a_held_write_lock_does_not_freeze_the_loop(srv: Any, tmp_path: Path) -> None:
+    alice, bob = await client(srv.url, "alice"), await client(srv.url, "bob")
+    pinger = await client(srv.url, "pinger")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    async with WriteLock(tmp_path / "arena.sqlite3"):
+        await alice.send(type="move", room=room, x=7, y=7)
+        worst = 0.0
+        for _ in range(10):  # on main each ping waited out the 5 s busy timeout
+            started = time.monotonic()
+            await pinger.alive()
+            worst = max(worst, time.monotonic() - started)
+            await asyncio.sleep(0.1)
+        with pytest.raises(TimeoutError):  # nothing uncommitted leaves
+            await bob.expect("moved", timeout=0.3)
+    assert worst < 1.0
+    assert (await bob.expect("moved", timeout=10))["x"] == 7
+    for c in (alice, bob, pinger):
+        await c.close()
+
+
+async def test_a_store_that_stays_locked_stops_the_server_and_says_so(tmp_path: Path) -> None:
+    async for server in make_server(tmp_path, commit_timeout=0.5):
+        alice = await client(server.url, "alice")  # type: ignore[attr-defined]
+        async with WriteLock(tmp_path / "arena.sqlite3"):
+            await alice.send(type="create_room", game="gomoku")
+            assert (await alice.expect("server_shutdown", timeout=10))["type"]
+            await asyncio.wait_for(server.failed.wait(), 10)
+            assert "joined" not in [m["type"] for m in alice.seen]
+        await alice.close()
+
+
+async def test_players_without_seats_or_history_are_pruned(srv: Any, tmp_path: Path) -> None:
+    alice, bob = await client(srv.url, "alice"), await client(srv.url, "bob")
+    room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    for ply, (x, y) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]):
+        await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y)
+    await alice.request(type="leave_room", room=room)
+    await bob.request(type="leave_room", room=room)
+    passers = [await client(srv.url, f"passer{i}") for i in range(20)]
+    waiting = await client(srv.url, "waiting")
+    await waiting.request(type="create_room", game="gomoku")
+    for c in (*passers, alice, bob):
+        await c.close()
+    keep = {alice.player, bob.player, waiting.player}
+    await until(lambda: set(srv.arena.players) == keep)
+
+    def rows() -> set[str]:
+        db = sqlite3.connect(tmp_path / "arena.sqlite3")
+        try:
+            return {r[0] for r in db.execute("SELECT pid FROM players")}
+        finally:
+            db.close()
+
+    await until(lambda: rows() == keep)  # on main, 3,000 hellos left 3,000 rows for good
+    again = RawClient(await connect(srv.url, compression=None))
+    await again.error("bad_session", type="hello", protocol=1, name="p", kind="human",
+                      session=passers[0].session)  # fmt: skip
+    await again.hello("alice", session=alice.session)  # a player with history resumes
+    await again.close()
+    await waiting.close()
+
+
+async def test_the_wal_is_cut_back_after_checkpoints(tmp_path: Path) -> None:
+    store = Store(tmp_path / "w.sqlite3", wal_limit=256 * 1024)
+    pipeline = Pipeline(store)
+    pipeline.start()
+    delivered = []
+    for batch in range(60):
+        rows = [
+            PlayerRow(f"p_{batch}_{i}", "x" * 32, "human", f"{batch}-{i}-" + "h" * 60, 0.0)
+            for i in range(200)
+        ]
+        pipeline.submit(list(rows), lambda: delivered.append(1))
+        await asyncio.sleep(0)
+    await pipeline.flush()
+    assert len(delivered) == 60
+    assert store.wal_size() > 256 * 1024  # about 3 MB written: the WAL grew
+    await until(lambda: store.wal_size() <= 256 * 1024, timeout=20)  # and is cut back
+    await pipeline.close()
+    store.close()
