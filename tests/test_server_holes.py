@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from test_server_errors import seated_pair
 
 HELLO = {"type": "hello", "protocol": 1, "kind": "human"}
 
@@ -41,11 +42,7 @@ async def test_names_hiding_characters_are_refused(client_factory: Any) -> None:
 
 
 async def test_a_human_cannot_claim_an_engine_fault(client_factory: Any, server: Any) -> None:
-    alice = await client_factory("alice")
-    bob = await client_factory("bob")
-    room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    await alice.expect("state", status="playing")
+    alice, bob, room = await seated_pair(client_factory)
     await alice.error("bad_message", type="resign", room=room, fault="crash")
     await alice.request(type="move", room=room, x=1, y=1)  # the game goes on
     over = await alice.request(type="resign", room=room)
@@ -65,11 +62,7 @@ async def test_a_bot_is_never_its_own_opponent(client_factory: Any) -> None:
 
 
 async def test_a_rematch_needs_both_players_online(client_factory: Any, server: Any) -> None:
-    alice = await client_factory("alice")
-    bob = await client_factory("bob")
-    room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    await alice.expect("state", status="playing")
+    alice, bob, room = await seated_pair(client_factory)
     await alice.request(type="resign", room=room)
     await bob.request(type="rematch", room=room)
     session = bob.session
