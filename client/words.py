@@ -28,6 +28,7 @@ ERROR_WORDS: dict[str, str] = {
     "no_bot_available": "No bot is free for that game right now; try again or play a human.",
     "rate_limited": "Slow down a little: too many actions at once.",
     "internal_error": "The server hit a problem with that request. Please try again.",
+    "bad_key": "Only a bot holding a key from the server's operator can sign in as a bot.",
 }
 
 REASON_WORDS: dict[str, str] = {

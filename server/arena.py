@@ -338,8 +338,8 @@ class Arena:
         the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
         """
         key = msg.get("key")
-        owner = self.keys.identify(key) if key is not None else None
-        if owner is None:
+        owner = None if key is None else self.keys.identify(key)
+        if key is None or owner is None:
             raise BadKey("a bot needs a valid key from the server's operator")
         pid = self._bot_pid.get(owner)
         player = self.players.get(pid) if pid is not None else None
@@ -355,7 +355,7 @@ class Arena:
             player.token_hash = hash_token(token)
             self._by_token[player.token_hash] = player.pid
             self._save_player(player)
-        player.key_hash = hash_key(key)  # type: ignore[arg-type]
+        player.key_hash = hash_key(key)
         return player, token
 
     # -- requests ----------------------------------------------------------------------------

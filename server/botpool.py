@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from protocol.wire import MAX_NAME
 from server.keys import new_key
 
 log = logging.getLogger("mnk.botpool")
@@ -40,8 +41,9 @@ class BotPool:
 
     @staticmethod
     def name_of(i: int, spec: str) -> str:
-        """The name of the ``i``-th bot, running engine ``spec``."""
-        return spec.replace(":", "-").replace("=", "") + ("" if i == 0 else f"-{i}")
+        """The name of the ``i``-th bot, running engine ``spec`` (short enough to be a name)."""
+        suffix = "" if i == 0 else f"-{i}"
+        return spec.replace(":", "-").replace("=", "")[: MAX_NAME - len(suffix)] + suffix
 
     def start(self) -> None:
         """Start a supervisor per bot."""

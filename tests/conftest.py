@@ -91,12 +91,17 @@ class RawClient:
 
 
 def bot_key(server: Any, name: str) -> str:
-    """A fresh key the test ``server`` accepts for the bot ``name`` (as --keys-file would)."""
+    """The key the test ``server`` accepts for the bot ``name`` (as --keys-file would).
+
+    Made on first use and the same afterwards: two processes of one bot hold one key.
+    """
     from server.keys import new_key
 
-    key = new_key()
-    server.arena.keys.add(name, key)
-    return key
+    made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
+    if name not in made:
+        made[name] = new_key()
+        server.arena.keys.add(name, made[name])
+    return made[name]
 
 
 def bot_env(server: Any, name: str) -> dict[str, str]:
