@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_server_errors import seated_pair
+
+from protocol.errors import BadMessage
+from protocol.wire import MAX_NAME
+from server.names import REFUSED_CATEGORIES, clean_name
 
 HELLO = {"type": "hello", "protocol": 1, "kind": "human"}
 
@@ -79,3 +86,16 @@ async def test_a_rematch_needs_both_players_online(client_factory: Any, server: 
     assert offered["type"] == "rematch_offered"
     await alice.expect("state", room=room, status="playing", game_no=2)
     assert live.offline_since == {}  # both seats start the new game online, with a fresh grace
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_a_clean_name_shows_what_it_is(raw: str) -> None:
+    """Whatever comes in, a name that passes is canonical, visible, short and stable."""
+    try:
+        name = clean_name(raw)
+    except BadMessage:
+        return
+    assert name == unicodedata.normalize("NFC", name) == clean_name(name)
+    assert 1 <= len(name) <= MAX_NAME and name == name.strip() and "  " not in name
+    assert not any(unicodedata.category(c) in REFUSED_CATEGORIES for c in name)
