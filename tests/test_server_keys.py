@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import stat
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,26 @@ async def test_a_bot_with_a_bad_key_stops_with_a_clear_error(server: Any) -> Non
     assert done.returncode != 0 and "key" in done.stderr
 
 
+@contextlib.asynccontextmanager
+async def server_process(cwd: Path, *args: str) -> AsyncIterator[str]:
+    """``python -m server ARGS`` on a free port until the block ends; yields its URL."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "server", "--port", str(port), "--log-level", "WARNING"]
+    proc = subprocess.Popen([*cmd, *args], cwd=cwd)
+    url = f"ws://127.0.0.1:{port}"
+    try:
+        for _ in range(400):
+            try:
+                async with connect(url):
+                    break
+            except OSError:
+                await asyncio.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        await asyncio.to_thread(proc.wait, 15)
+
+
 # -- the operator's side: mnk-server keys, --keys-file, revocation -----------------------------
 
 
@@ -174,17 +196,8 @@ async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path) -> Non
     db_key = added.stdout.strip()
     keys_file = tmp_path / "keys"
     keys_file.write_text("filebot=FILE-KEY-0123456789\n")
-    port = free_port()
-    cmd = [sys.executable, "-m", "server", "--port", str(port), "--db", str(db), "--no-bots"]
-    proc = subprocess.Popen([*cmd, "--keys-file", str(keys_file), "--log-level", "WARNING"])
-    url = f"ws://127.0.0.1:{port}"
-    try:
-        for _ in range(400):
-            try:
-                async with connect(url):
-                    break
-            except OSError:
-                await asyncio.sleep(0.05)
+    args = ["--db", str(db), "--no-bots", "--keys-file", str(keys_file)]
+    async with server_process(tmp_path, *args) as url:
         from_file = RawClient(await connect(url))
         assert (await from_file.hello("x", "bot", key="FILE-KEY-0123456789"))["name"] == "filebot"
         stored = RawClient(await connect(url))
@@ -199,6 +212,24 @@ async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path) -> Non
         await again.error("bad_key", **HELLO, name="dbbot", kind="bot", key=db_key)
         assert (await again.hello("latebot", "bot", key=late))["name"] == "latebot"
         await from_file.alive()
-    finally:
-        proc.terminate()
-        await asyncio.to_thread(proc.wait, 15)
+
+
+async def test_the_real_built_in_bot_cannot_be_impersonated(tmp_path: Path) -> None:
+    async with server_process(tmp_path, "--memory") as url:  # with its built-in bot pool
+        human = RawClient(await connect(url))
+        await human.hello("human")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            bots = (await human.request(type="list_bots"))["bots"]
+            if any(b["name"] == "minimax" and b["online"] for b in bots):
+                break
+            await asyncio.sleep(0.1)
+        impostor = RawClient(await connect(url))
+        await impostor.error("bad_key", **HELLO, name="minimax", kind="bot", games=["*"])
+        await impostor.error("bad_message", **HELLO, name="minimax", kind="human")
+        assert [b["name"] for b in (await human.request(type="list_bots"))["bots"]] == ["minimax"]
+        joined = await human.request(type="create_room", game="gomoku", opponent="bot", seat=0)
+        state = await human.expect("state", room=joined["room"], status="playing")
+        assert state["players"] == ["human", "minimax"] and state["kinds"] == ["human", "bot"]
+        await human.request(type="move", room=joined["room"], x=7, y=7)
+        assert (await human.expect("moved", seat=1, timeout=60))["ply"] == 1  # it plays
