@@ -506,6 +506,13 @@ def test_keys_for_bots_on_a_given_server(tmp_path: Path) -> None:
         given_keys(args, bots)
 
 
+def test_no_bot_may_take_the_directors_name() -> None:
+    from bots.tournament.cli import parse_bots
+
+    with pytest.raises(ValueError, match="director"):
+        parse_bots(["a=random", "Director=random"])
+
+
 def test_the_embedded_servers_keys_file_is_private(tmp_path: Path) -> None:
     from bots.tournament.processes import KEYS_FILE, make_keys
 

@@ -132,6 +132,8 @@ def parse_bots(entries: list[str]) -> list[tuple[str, str]]:
     names = [n for n, _ in bots]
     if len(set(names)) != len(names) or len(names) < 2:
         raise ValueError("give at least two bots with different names")
+    if any(n.casefold() == "director" for n in names):  # a bot's key would own that name
+        raise ValueError("'director' is the tournament director's own name: call the bot otherwise")
     return bots
 
 
