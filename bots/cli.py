@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from bots.pbrain import serve
+from bots.private import read_key
 from bots.runner import BotRunner
 from bots.specs import make_bot, parse_spec
 
@@ -40,6 +41,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the session here, so a restarted bot resumes its games as the same player",
     )
     p.add_argument(
+        "--key-file",
+        type=Path,
+        default=None,
+        help="file holding the bot's key from the server's operator (mnk-server keys add NAME)",
+    )
+    p.add_argument(
+        "--key",
+        default=None,
+        help="the bot's key itself (visible to other local users: prefer --key-file or the "
+        "MNK_BOT_KEY environment variable)",
+    )
+    p.add_argument(
         "--parent-pid",
         type=int,
         default=None,
@@ -55,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-async def _play(args: argparse.Namespace) -> None:
+async def _play(args: argparse.Namespace, key: str | None) -> str | None:
+    """Play until stopped; returns why the server refused the bot for good, if it did."""
     spec = parse_spec(args.engine)
     name = args.name or str(spec).replace(":", "-").replace("=", "")
     runner = BotRunner(
@@ -67,12 +81,14 @@ async def _play(args: argparse.Namespace) -> None:
         session_file=args.session_file,
         parent_pid=args.parent_pid,
         hang_slack=args.hang_slack,
+        key=key,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await runner.run(stop)
+    return runner.refused
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -82,6 +98,10 @@ def main(argv: list[str] | None = None) -> None:
         spec = parse_spec(args.engine)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
+    try:
+        key = read_key(args.key, args.key_file)
+    except OSError as exc:
+        sys.exit(f"mnk-bot: --key-file: {exc}")
     if args.piskvork:
         if not spec.in_process:
             sys.exit("mnk-bot: --piskvork needs an in-process engine, not another brain")
@@ -91,4 +111,6 @@ def main(argv: list[str] | None = None) -> None:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    asyncio.run(_play(args))
+    refused = asyncio.run(_play(args, key))
+    if refused is not None:
+        sys.exit(f"mnk-bot: {refused}")

@@ -21,6 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bots.engine.limits import Limit
 from bots.piskvork import BrainError, PiskvorkBrain
+from bots.private import write_private
 from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot
 from bots.workers import WorkerPool
@@ -163,8 +164,13 @@ class BotRunner:
         session_file: Path | None = None,
         parent_pid: int | None = None,
         hang_slack: float = HANG_SLACK_S,
+        key: str | None = None,
     ) -> None:
         self.url, self.spec, self.name = url, spec, name
+        #: The operator's key for this bot: it proves the bot and fixes its name.
+        self.key = key
+        #: Why the server refused this bot for good (a bad key), once it has.
+        self.refused: str | None = None
         self.capacity = capacity
         self.games = games or ["*"]
         #: Where the session is kept, so a restarted bot is the same player in the same games.
@@ -208,6 +214,9 @@ class BotRunner:
                 if ws is not None and ws.close_code == CLOSE_REPLACED:
                     log.warning("another process resumed this bot's session; stopping")
                     break
+                if self.refused is not None:
+                    log.error("%s; stopping", self.refused)
+                    break
                 if self.connected.is_set():  # it got as far as welcome: start backing off anew
                     delay = 0.2
                 self.connected.clear()
@@ -240,6 +249,8 @@ class BotRunner:
         self.ws = ws
         hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "kind": "bot"}
         hello |= {"games": self.games, "capacity": self.capacity}
+        if self.key:
+            hello["key"] = self.key
         if self.session:
             hello["session"] = self.session
         await self._send(hello)
@@ -259,9 +270,14 @@ class BotRunner:
             if self.session and msg["session"] != self.session:
                 log.warning("the server gave a new identity; old games are lost")
             self.session = msg["session"]
+            self.name = msg.get("name", self.name)  # the key decides the name
             if self.session_file is not None:
-                self.session_file.write_text(self.session)
+                write_private(self.session_file, self.session)
             self.connected.set()
+        elif kind == "error" and msg.get("code") == "bad_key":
+            self.refused = "the server refused this bot's key (missing, unknown or revoked)"
+            if self.ws is not None:
+                await self.ws.close()
         elif kind == "error" and msg.get("code") == "bad_session":
             self.session = None  # the server forgot us (fresh database): start anew
             if self.ws is not None:

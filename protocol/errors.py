@@ -168,6 +168,13 @@ class WrongPhase(ArenaError):
     code = "wrong_phase"
 
 
+class BadKey(ArenaError):
+    """A ``hello`` as a bot without a valid key (missing, unknown or revoked), or a bot's session
+    resumed without its key."""
+
+    code = "bad_key"
+
+
 def all_codes() -> dict[str, type[ArenaError]]:
     """Every stable error code and the class that carries it (for docs and tests)."""
     found: dict[str, type[ArenaError]] = {}

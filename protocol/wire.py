@@ -64,6 +64,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "session": (_STR, False),
         "games": ((list,), False),
         "capacity": (_INT, False),
+        "key": (_STR, False),
     },
     "ping": {},
     "list_rooms": {"subscribe": (_BOOL, False), "limit": (_INT, False), "cursor": (_STR, False)},

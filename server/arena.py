@@ -8,6 +8,7 @@ socket; the asyncio shell in ``server.shell`` delivers what this returns.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import math
 import secrets
@@ -20,6 +21,7 @@ from protocol import wire
 from protocol.errors import (
     ArenaError,
     BadFrame,
+    BadKey,
     BadMessage,
     BadSession,
     InternalError,
@@ -33,9 +35,11 @@ from protocol.errors import (
 )
 from protocol.rules import Termination
 from protocol.variants import NAMES, make_variant
-from protocol.wire import MAX_NAME, MAX_ROOM_ID, Message
+from protocol.wire import MAX_ROOM_ID, Message
 from server.clock import ClockSpec
 from server.journal import Record, Snapshot
+from server.keys import KeyRing, hash_key
+from server.names import clean_name
 from server.paging import bot_cursor, page, page_size, room_cursor
 from server.ratelimit import TokenBucket
 from server.recovery import Journal, restore_room
@@ -143,6 +147,8 @@ class Player:
     played: bool = False
     #: When the player went offline (for pruning), or None while online.
     offline_at: float | None = None
+    #: The key a bot proved on its connection (never stored): revoking it cuts the bot off.
+    key_hash: str | None = None
 
     def member(self) -> Member:
         """How this player appears in a room."""
@@ -188,12 +194,16 @@ class Arena:
         limits: Limits | None = None,
         clock: Callable[[], float] | None = None,
         durable: bool = True,
+        keys: KeyRing | None = None,
     ) -> None:
         self.rooms: RoomRegistry = registry if registry is not None else MemoryRegistry()
         self.limits = limits or Limits()
         #: Wall-clock seconds: timestamps are stored and must mean the same after a restart.
         self.clock = clock or time.time
         self.players: dict[str, Player] = {}
+        #: The bot keys this server accepts; a key's name is its bot's one player id here.
+        self.keys = keys if keys is not None else KeyRing()
+        self._bot_pid: dict[str, str] = {}
         self._by_token: dict[str, str] = {}
         self._idle_since: dict[str, float] = {}
         self._lobby_dirty = False
@@ -388,13 +398,15 @@ class Arena:
         Seated players' reconnect grace starts now, and no clock is charged for the downtime.
         """
         now = self.clock()
-        for row in snapshot.players:
+        for row in sorted(snapshot.players, key=lambda r: r.created_at):
             player = Player(row.pid, row.name, row.kind, row.token_hash)
             self.players[row.pid] = player
             self._by_token[row.token_hash] = row.pid
             player.played = row.pid in snapshot.played
             if not player.played:
                 self._offline[row.pid] = now
+            if row.kind == "bot":  # the newest player of a bot's name is that bot
+                self._bot_pid[row.name] = row.pid
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
             self._add_room(room)
@@ -406,6 +418,17 @@ class Arena:
                     self.players[member.pid].rooms.add(room.id)
                     room.offline_since[member.pid] = now
         self._lobby_dirty = True
+
+    def revoked_bots(self) -> list[str]:
+        """Online bots whose key was revoked or replaced since their ``hello``: to cut off."""
+        bots = [self.players.get(pid) for pid in self._bot_pid.values()]
+        return [
+            p.pid
+            for p in bots
+            if p is not None
+            and p.online
+            and (p.key_hash is None or not self.keys.holds(p.name, p.key_hash))
+        ]
 
     def drain(self) -> list[Record]:
         """The durable records produced since the last call, to commit before sending outputs."""
@@ -424,25 +447,14 @@ class Arena:
             raise NotHello("say hello first")
         if msg["protocol"] != wire.PROTOCOL_VERSION:
             raise UnsupportedProtocol(f"this server speaks protocol {wire.PROTOCOL_VERSION}")
-        name = " ".join(msg["name"].split())
-        if not 1 <= len(name) <= MAX_NAME:
-            raise BadMessage(f"name must be 1..{MAX_NAME} characters")
+        name = clean_name(msg["name"])
         if len(msg.get("games") or ()) > self.limits.max_hello_games:
             raise BadMessage(f"games lists at most {self.limits.max_hello_games} games")
-        token = msg.get("session")
-        if token is not None:
-            pid = self._by_token.get(hash_token(token))
-            if pid is None:
-                raise BadSession("unknown session; say hello without one to start anew")
-            player = self.players[pid]
-            if player.name != name:
-                player.name = name
-                self._save_player(player)
+        if msg["kind"] == "bot":
+            player, token = self._bot_hello(msg)
         else:
-            token = secrets.token_urlsafe(24)
-            pid = "p_" + secrets.token_hex(6)
-            player = Player(pid, name, msg["kind"], hash_token(token))
-            self._add_player(player)
+            player, token = self._human_hello(name, msg.get("session"))
+        pid, name = player.pid, player.name
         if player.kind == "bot":
             games = msg.get("games") or []
             # only names this server knows are kept: what a bot lists cannot grow its record
@@ -464,6 +476,53 @@ class Arena:
             out += room.set_online(pid, True)
             out.append(Reply(room.state_for(pid)))
         return out
+
+    def _human_hello(self, name: str, token: str | None) -> tuple[Player, str]:
+        """A new human, or the one ``token`` resumes (renamed to ``name``)."""
+        if self.keys.owns(name):
+            raise BadMessage(f"the name {name!r} belongs to a bot; choose another")
+        if token is None:
+            token = secrets.token_urlsafe(24)
+            player = Player("p_" + secrets.token_hex(6), name, "human", hash_token(token))
+            self._add_player(player)
+            return player, token
+        pid = self._by_token.get(hash_token(token))
+        if pid is None:
+            raise BadSession("unknown session; say hello without one to start anew")
+        player = self.players[pid]
+        if player.kind == "bot":
+            raise BadKey("this session is a bot's: it resumes only with the bot's key")
+        if player.name != name:
+            player.name = name
+            self._save_player(player)
+        return player, token
+
+    def _bot_hello(self, msg: Message) -> tuple[Player, str]:
+        """The bot ``msg["key"]`` names: one player per key name, whatever its session says.
+
+        The key fixes the name (the ``hello`` name is replaced). A session is kept when it is
+        the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
+        """
+        key = msg.get("key")
+        owner = None if key is None else self.keys.identify(key)
+        if key is None or owner is None:
+            raise BadKey("a bot needs a valid key from the server's operator")
+        pid = self._bot_pid.get(owner)
+        player = self.players.get(pid) if pid is not None else None
+        token = msg.get("session")
+        if player is None:
+            token = secrets.token_urlsafe(24)
+            player = Player("p_" + secrets.token_hex(6), owner, "bot", hash_token(token))
+            self._bot_pid[owner] = player.pid
+            self._add_player(player)
+        elif token is None or not hmac.compare_digest(hash_token(token), player.token_hash):
+            token = secrets.token_urlsafe(24)
+            self._by_token.pop(player.token_hash, None)
+            player.token_hash = hash_token(token)
+            self._by_token[player.token_hash] = player.pid
+            self._save_player(player)
+        player.key_hash = hash_key(key)
+        return player, token
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -497,10 +556,10 @@ class Arena:
         if named is None:
             self._check_quota(player, bot=room_options["opponent"] == "bot")
         if named is not None:
-            bots = self._named_bots(named, variant.name)
+            bots = self._named_bots(named, variant.name, player)
             room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
         elif room_options["opponent"] == "bot":
-            bots = [self._idle_bot(variant.name)]
+            bots = [self._idle_bot(variant.name, player)]
             level = level or 5
         else:
             bots = []
@@ -585,8 +644,11 @@ class Arena:
         return out
 
     def _resign(self, player: Player, msg: Message) -> list[Out]:
+        fault = msg.get("fault")
+        if fault is not None and player.kind != "bot":
+            raise BadMessage("only a bot reports an engine fault; resign without one")
         self._lobby_dirty = True
-        return list(self._room(msg["room"]).resign(player.pid, msg.get("fault")))
+        return list(self._room(msg["room"]).resign(player.pid, fault))
 
     def _rematch(self, player: Player, msg: Message) -> list[Out]:
         self._lobby_dirty = True
@@ -661,13 +723,13 @@ class Arena:
         self._lobby_dirty = True
         return list(sends)
 
-    def _named_bots(self, names: list[object], game: str) -> list[Player]:
+    def _named_bots(self, names: list[object], game: str, asker: Player) -> list[Player]:
         if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
             raise UnknownGame("bots must name two different bots")
         found = []
         for name in names:
-            bots = [p for p in self.players.values() if p.kind == "bot" and p.name == name]
-            free = [p for p in bots if p.online and self._plays(p, game) and self._has_room(p)]
+            bots = [p for p in self._online_bots(asker) if p.name == name]
+            free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
             if not free:
                 raise NoBotAvailable(
                     f"bot {name!r} is not connected, or busy, or does not play {game}"
@@ -682,12 +744,13 @@ class Arena:
     def _has_room(self, bot: Player) -> bool:
         return self._active_games(bot) < bot.capacity
 
-    def _idle_bot(self, game: str) -> Player:
-        candidates = [
-            p
-            for p in self.players.values()
-            if p.kind == "bot" and p.online and self._plays(p, game)
-        ]
+    def _online_bots(self, asker: Player) -> list[Player]:
+        """Every keyed bot that is connected, except the one asking (never its own opponent)."""
+        bots = [self.players.get(pid) for pid in self._bot_pid.values() if pid != asker.pid]
+        return [p for p in bots if p is not None and p.online]
+
+    def _idle_bot(self, game: str, asker: Player) -> Player:
+        candidates = [p for p in self._online_bots(asker) if self._plays(p, game)]
         load = {p.pid: self._active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
         if not free:

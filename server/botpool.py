@@ -2,7 +2,8 @@
 
 They are ordinary clients: each connects back over the WebSocket like any bot would, so the
 server never imports the bots' code (the layering rule) and a crashing engine cannot take the
-server down with it.
+server down with it. Each gets a fresh key at every start, in its environment (never on argv,
+which any local user can read).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import logging
 import os
 import sys
 from pathlib import Path
+
+from protocol.wire import MAX_NAME
+from server.keys import new_key
 
 log = logging.getLogger("mnk.botpool")
 
@@ -29,14 +33,22 @@ class BotPool:
         self.url, self.specs, self.capacity = url, specs, capacity
         #: Where each bot keeps its session, so after a restart it resumes its games.
         self.state_dir = state_dir
+        #: Each bot's name and key (the server must accept these before the bots start).
+        self.keys = {self.name_of(i, spec): new_key() for i, spec in enumerate(specs)}
         self.procs: dict[str, asyncio.subprocess.Process] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
 
+    @staticmethod
+    def name_of(i: int, spec: str) -> str:
+        """The name of the ``i``-th bot, running engine ``spec`` (short enough to be a name)."""
+        suffix = "" if i == 0 else f"-{i}"
+        return spec.replace(":", "-").replace("=", "")[: MAX_NAME - len(suffix)] + suffix
+
     def start(self) -> None:
         """Start a supervisor per bot."""
         for i, spec in enumerate(self.specs):
-            name = spec.replace(":", "-").replace("=", "") + ("" if i == 0 else f"-{i}")
+            name = self.name_of(i, spec)
             self._tasks.append(asyncio.create_task(self._supervise(spec, name)))
 
     async def _supervise(self, spec: str, name: str) -> None:
@@ -47,7 +59,10 @@ class BotPool:
             cmd += ["--parent-pid", str(os.getpid())]
             if self.state_dir is not None:
                 cmd += ["--session-file", str(self.state_dir / f"{name}.session")]
-            proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL)
+            env = {**os.environ, "MNK_BOT_KEY": self.keys[name]}
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, stdin=asyncio.subprocess.DEVNULL, env=env
+            )
             self.procs[name] = proc
             code = await proc.wait()
             if self._stopping:

@@ -1,4 +1,7 @@
-"""``mnk-server``: run the arena on a WebSocket port until SIGTERM or SIGINT."""
+"""``mnk-server``: run the arena on a WebSocket port until SIGTERM or SIGINT.
+
+``mnk-server keys add NAME | list | revoke NAME`` manages the keys bots connect with.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ import dataclasses
 import gc
 import logging
 import signal
+import sys
 from pathlib import Path
 
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
+from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.shell import ArenaServer, ServerConfig
 from server.store import WAL_LIMIT, Store
 
@@ -36,10 +41,14 @@ LIMIT_OPTIONS: dict[str, str] = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-server``."""
-    p = argparse.ArgumentParser(prog="mnk-server", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="mnk-server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
-    p.add_argument("--db", default="mnk-arena.sqlite3", help="SQLite file for games and players")
+    p.add_argument("--db", default=DB, help="SQLite file for games, players and bot keys")
     p.add_argument(
         "--memory",
         action="store_true",
@@ -92,8 +101,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a reverse proxy in front sets X-Forwarded-For: count connections per real client",
     )
+    p.add_argument(
+        "--keys-file",
+        type=Path,
+        default=None,
+        help="also accept the bot keys in this file (NAME=KEY lines), e.g. for embedded servers",
+    )
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     return p
+
+
+def load_keys(path: Path | None) -> KeyRing:
+    """The key ring with ``--keys-file``'s keys in it (the database's come at start)."""
+    keys = KeyRing()
+    if path is not None:
+        try:
+            pairs = read_keys_file(path)
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"mnk-server: --keys-file: {exc}") from None
+        for name, key in pairs:
+            keys.add(name, key)
+    return keys
 
 
 async def serve_forever(args: argparse.Namespace) -> None:
@@ -107,12 +135,14 @@ async def serve_forever(args: argparse.Namespace) -> None:
         bot_move_timeout=args.bot_move_timeout,
     )
     limits = dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
+    keys = load_keys(args.keys_file)
     store = None
     if not args.memory:
         store = Store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
-    server = ArenaServer(Arena(limits=limits, durable=store is not None), config, store)
+    arena = Arena(limits=limits, durable=store is not None, keys=keys)
+    server = ArenaServer(arena, config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -130,6 +160,10 @@ async def serve_forever(args: argparse.Namespace) -> None:
         if state_dir is not None:
             state_dir.mkdir(exist_ok=True)
         pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir)
+        for name, key in pool.keys.items():
+            if keys.owns(name):
+                log.warning("the built-in bot %s takes its name over from a key given", name)
+            keys.add(name, key)
         pool.start()
     try:
         waiters = [asyncio.create_task(event.wait()) for event in (stop, server.failed)]
@@ -147,6 +181,9 @@ async def serve_forever(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``mnk-server`` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["keys"]:
+        raise SystemExit(keys_main(argv[1:]))
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"

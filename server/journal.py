@@ -83,6 +83,16 @@ class PlayerGone:
     pid: str
 
 
+@dataclass(frozen=True, slots=True)
+class KeyRow:
+    """A bot key as stored: only its hash, the name it fixes, and when it was made or revoked."""
+
+    name: str
+    key_hash: str
+    created_at: float
+    revoked_at: float | None = None
+
+
 Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat | PlayerGone
 
 

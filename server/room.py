@@ -434,6 +434,8 @@ class Room:
         seat = self._seat_or_raise(pid)
         if not self.game.over or not all(self.seats) or self.gone:
             raise RematchUnavailable("a rematch needs a finished game and both players")
+        if any(m.pid not in self.online for m in self.seats if m is not None):
+            raise RematchUnavailable("a rematch needs both players online")
         self.rematch[seat] = True
         offered = {"type": "rematch_offered", "room": self.id, "seat": seat}
         out = [Send(self.audience, offered, reply=True)]

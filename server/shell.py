@@ -23,9 +23,11 @@ from server.store import Store
 
 log = logging.getLogger("mnk.server")
 
-#: Close codes: 1001 going away (shutdown); 4000 this session was resumed on another connection.
+#: Close codes: 1001 going away (shutdown); 4000 this session was resumed on another connection;
+#: 4001 the bot's key was revoked.
 CLOSE_GOING_AWAY = 1001
 CLOSE_REPLACED = 4000
+CLOSE_KEY_REVOKED = 4001
 #: A peer that lets this much pile up unread in its socket buffer is cut off.
 MAX_BACKLOG = 1 << 20
 #: Close codes: 1008 policy violation (no hello in time, garbage); 1013 try again later (full).
@@ -84,6 +86,8 @@ class ServerConfig:
     keyfile: str | None = None
     #: A reverse proxy on loopback says who the client is (``X-Forwarded-For``).
     trust_proxy: bool = False
+    #: How often the bot keys are re-read from the database (``mnk-server keys`` edits it).
+    keys_interval: float = 2.0
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""
@@ -125,6 +129,7 @@ class ArenaServer:
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
         self.internal: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._key_reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
 
@@ -154,7 +159,9 @@ class ArenaServer:
             snapshot = self.store.load()
             self.arena.restore(snapshot)
             log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
+            self.arena.keys.load(self.store.bot_keys())
             self.pipeline.start()
+            self._key_reader = asyncio.create_task(self._reload_keys_forever())
         self.server = await serve(
             self.handle,
             cfg.host,
@@ -179,8 +186,9 @@ class ArenaServer:
 
     async def stop(self) -> None:
         """Tell everyone, then close every connection with 1001 and stop listening."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._sweeper, self._key_reader):
+            if task is not None:
+                task.cancel()
         if self.pipeline is None or not self.pipeline.failed:  # else they were told already
             self._emit(None, self.arena.shutdown(), self.arena.drain())
         if self.pipeline is not None:
@@ -304,6 +312,22 @@ class ArenaServer:
         if item.request_id is not None:
             reply["id"] = item.request_id
         send_frame([peer.ws], wire.encode(reply))
+
+    async def _reload_keys_forever(self) -> None:
+        """Pick up keys added or revoked in the database; cut off bots whose key is gone."""
+        assert self.store is not None
+        while True:
+            await asyncio.sleep(self.config.keys_interval)
+            try:
+                self.arena.keys.load(await asyncio.to_thread(self.store.bot_keys))
+            except Exception:
+                log.exception("reading the bot keys failed; keeping the ones known")
+                continue
+            for pid in self.arena.revoked_bots():
+                ws = self.fanout.sockets.get(pid)
+                if ws is not None:
+                    log.info("closing the connection of a bot whose key was revoked")
+                    self._spawn(ws.close(CLOSE_KEY_REVOKED, "bot key revoked"))
 
     async def _sweep_forever(self) -> None:
         loop = asyncio.get_running_loop()

@@ -14,6 +14,7 @@ from protocol.rules import Move, WinRule
 from server.journal import (
     GameRow,
     Heartbeat,
+    KeyRow,
     MoveRow,
     PlayerGone,
     PlayerRow,
@@ -46,6 +47,12 @@ MIGRATIONS: tuple[str, ...] = (
     # 2: forfeits by bots record what broke (crash, hang, illegal_move, error)
     """
     ALTER TABLE games ADD COLUMN fault TEXT;
+    """,
+    # 3: bot keys issued by the operator; a key fixes the name of the bot that holds it
+    """
+    CREATE TABLE bot_keys (
+        name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
+        created_at REAL NOT NULL, revoked_at REAL);
     """,
 )
 
@@ -149,6 +156,10 @@ class Store:
         )
         return Snapshot(players, rooms, float(alive[0]) if alive else None, played)
 
+    def bot_keys(self) -> list[KeyRow]:
+        """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
+        return read_bot_keys(self._reader())
+
     # -- history queries (run off the event loop) ---------------------------------------------
 
     def _reader(self) -> sqlite3.Connection:
@@ -221,13 +232,38 @@ class Store:
         ]
 
 
+# -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
+
+
+def read_bot_keys(db: sqlite3.Connection) -> list[KeyRow]:
+    """Every row of the bot keys table, by name."""
+    rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
+    return [KeyRow(*tuple(r)) for r in rows]
+
+
+def put_bot_key(db: sqlite3.Connection, row: KeyRow) -> None:
+    """Store a new key for ``row.name``, replacing any earlier (revoked) one of that name."""
+    db.execute(
+        "INSERT OR REPLACE INTO bot_keys VALUES (?, ?, ?, ?)",
+        (row.name, row.key_hash, row.created_at, row.revoked_at),
+    )
+
+
+def revoke_bot_key(db: sqlite3.Connection, name: str, at: float) -> bool:
+    """Mark the live key of ``name`` revoked; False if it has none."""
+    cur = db.execute(
+        "UPDATE bot_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (at, name)
+    )
+    return cur.rowcount > 0
+
+
 # -- row codecs ------------------------------------------------------------------------------
 
 
 def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     db.execute(
         "INSERT INTO players VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(pid) DO UPDATE SET name = excluded.name",
+        "ON CONFLICT(pid) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash",
         (r.pid, r.name, r.kind, r.token_hash, r.created_at),
     )
 

@@ -90,6 +90,25 @@ class RawClient:
         await self.ws.close()
 
 
+def bot_key(server: Any, name: str) -> str:
+    """The key the test ``server`` accepts for the bot ``name`` (as --keys-file would).
+
+    Made on first use and the same afterwards: two processes of one bot hold one key.
+    """
+    from server.keys import new_key
+
+    made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
+    if name not in made:
+        made[name] = new_key()
+        server.arena.keys.add(name, made[name])
+    return made[name]
+
+
+def bot_env(server: Any, name: str) -> dict[str, str]:
+    """The environment for a bot process named ``name``: its key in ``MNK_BOT_KEY``."""
+    return {**os.environ, "MNK_BOT_KEY": bot_key(server, name)}
+
+
 def free_port() -> int:
     """A loopback port nobody listens on right now."""
     with socket.socket() as s:
@@ -130,6 +149,9 @@ async def client_factory(server: Any) -> AsyncIterator[Callable[..., Any]]:
     opened: list[RawClient] = []
 
     async def make(name: str | None = None, kind: str = "human", **extra: Any) -> RawClient:
+        """A client; one that says hello as a bot gets a key for its name unless it brings one."""
+        if name is not None and kind == "bot" and "key" not in extra:
+            extra["key"] = bot_key(server, name)
         ws = await connect(server.url, compression=None, max_size=None)
         client = RawClient(ws)
         opened.append(client)

@@ -10,6 +10,7 @@ import pytest
 
 from server.arena import Arena, Limits, Reply, Send
 from server.journal import Heartbeat
+from server.keys import new_key
 from server.store import Store
 
 
@@ -28,6 +29,9 @@ class Peer:
 
     def __init__(self, arena: Arena, name: str, kind: str = "human", **hello: Any) -> None:
         self.arena, self.conn = arena, arena.connect()
+        if kind == "bot" and "key" not in hello:  # the operator made this bot a key
+            hello["key"] = new_key()
+            arena.keys.add(name, hello["key"])
         self.inbox: list[dict[str, Any]] = []
         self.do(type="hello", protocol=1, name=name, kind=kind, **hello)
         self.pid = self.conn.pid

@@ -45,9 +45,7 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
 ) -> None:
     (tmp_path / "moody.py").write_text(MOODY)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    proc = await start_bot(
-        server.url, "moody:Moody", "moody", "--capacity", "2", "--hang-slack", "0.2"
-    )
+    proc = await start_bot(server, "moody:Moody", "moody", "--capacity", "2", "--hang-slack", "0.2")
     try:
         await wait_for_bot(server, "moody")
         human = await client_factory("human")
@@ -75,7 +73,7 @@ async def test_hung_brain_forfeits_and_is_killed(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
     brain = executable(tmp_path / "pbrain-hangs", HANGER)
-    proc = await start_bot(server.url, f"piskvork:{brain}", "hangs", "--hang-slack", "0.2")
+    proc = await start_bot(server, f"piskvork:{brain}", "hangs", "--hang-slack", "0.2")
     try:
         await wait_for_bot(server, "hangs")
         human = await client_factory("human")
@@ -96,14 +94,14 @@ async def test_hung_brain_forfeits_and_is_killed(
 
 async def test_a_bot_replaced_on_its_session_stops(server: Any, tmp_path: Path) -> None:
     session = tmp_path / "bot.session"
-    first = await start_bot(server.url, "random", "twin", "--session-file", str(session))
+    first = await start_bot(server, "random", "twin", "--session-file", str(session))
     try:
         await wait_for_bot(server, "twin")
         for _ in range(100):
             if session.exists():
                 break
             await asyncio.sleep(0.05)
-        second = await start_bot(server.url, "random", "twin", "--session-file", str(session))
+        second = await start_bot(server, "random", "twin", "--session-file", str(session))
         try:
             code = await asyncio.to_thread(first.wait, 15)
             assert code == 0  # closed with 4000, it stepped aside instead of fighting back

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import bot_env
 
 BOARD = [(x, y) for y in range(3) for x in range(3)]
 LINES = [[(x, y) for x in range(3)] for y in range(3)] + [
@@ -39,16 +40,17 @@ def limits_override() -> dict[str, float]:
     return {"human_rate": 1000.0, "human_burst": 1000.0, "max_connections_per_address": 10_000}
 
 
-async def start_bot(url: str, engine: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
-    """Run ``python -m bots`` against ``url``."""
-    cmd = [sys.executable, "-m", "bots", "--server", url, "--engine", engine, "--name", name]
-    return subprocess.Popen([*cmd, "--log-level", os.environ.get("BOT_LOG", "WARNING"), *extra])
+async def start_bot(server: Any, engine: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
+    """Run ``python -m bots`` against the test ``server``, with a key for ``name``."""
+    cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", engine]
+    cmd += ["--name", name, "--log-level", os.environ.get("BOT_LOG", "WARNING"), *extra]
+    return subprocess.Popen(cmd, env=bot_env(server, name))
 
 
 @pytest.fixture
 async def bot(server: Any) -> AsyncIterator[subprocess.Popen[bytes]]:
     """The strongest engine as a bot process with room for eight games at once."""
-    proc = await start_bot(server.url, "minimax", "perfect", "--capacity", "8")
+    proc = await start_bot(server, "minimax", "perfect", "--capacity", "8")
     await wait_for_bot(server, "perfect")
     yield proc
     await stop(proc)
@@ -132,7 +134,7 @@ async def test_level_10_never_loses_whatever_the_human_plays(client_factory: Any
 
 
 async def test_bot_reconnects_and_resumes_its_game(client_factory: Any, server: Any) -> None:
-    proc = await start_bot(server.url, "minimax:level=3", "hopper", "--capacity", "2")
+    proc = await start_bot(server, "minimax:level=3", "hopper", "--capacity", "2")
     try:
         player = await wait_for_bot(server, "hopper")
         human = await client_factory("human")
@@ -173,8 +175,8 @@ async def test_thinking_bot_answers_pings_and_a_hung_one_loses(
     server.arena.limits = dataclasses.replace(server.arena.limits, bot_move_timeout=2.0)
     (tmp_path / "slowbots.py").write_text(SLOW_BOT)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    slow = await start_bot(server.url, "slowbots:Slow", "slow", "--games", "tictactoe")
-    hung = await start_bot(server.url, "slowbots:Hung", "hung", "--games", "gomoku")
+    slow = await start_bot(server, "slowbots:Slow", "slow", "--games", "tictactoe")
+    hung = await start_bot(server, "slowbots:Hung", "hung", "--games", "gomoku")
     try:
         slow_player = await wait_for_bot(server, "slow")
         await wait_for_bot(server, "hung")

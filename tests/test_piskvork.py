@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import bot_env
 
 from bots.piskvork import BrainError, PiskvorkBrain
 from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move
@@ -212,7 +213,8 @@ async def test_bot_with_piskvork_engine_plays_on_the_server(
     """mnk-bot --engine piskvork:PATH is seated by the server and plays a legal game."""
     path = executable(tmp_path / "pbrain-ours", OUR_BRAIN)
     cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", f"piskvork:{path}"]
-    proc = subprocess.Popen([*cmd, "--name", "brainy", "--log-level", "WARNING"])
+    env = bot_env(server, "brainy")
+    proc = subprocess.Popen([*cmd, "--name", "brainy", "--log-level", "WARNING"], env=env)
     try:
         human = await client_factory("human")  # type: ignore[operator]
         for _ in range(100):

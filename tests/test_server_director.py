@@ -111,8 +111,9 @@ async def test_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
     db.close()
     Store(path).close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
     assert db.execute("SELECT game_id, fault FROM games").fetchall() == [("g_old", None)]
+    assert db.execute("SELECT * FROM bot_keys").fetchall() == []
 
 
 @pytest.mark.parametrize("limits_override", [{"human_rate": 1000.0, "max_page": 1}])

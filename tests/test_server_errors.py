@@ -43,6 +43,7 @@ async def test_frame_level_errors_keep_the_connection(client_factory: Any) -> No
     await c.error("bad_message", type="hello", protocol=1, name="   ", kind="human")
     await c.error("unsupported_protocol", type="hello", protocol=2, name="x", kind="human")
     await c.error("bad_session", type="hello", protocol=1, name="x", kind="human", session="nope")
+    await c.error("bad_key", type="hello", protocol=1, name="x", kind="bot", games=["*"])
     await c.hello("carol")
     await c.error("bad_message", type="hello", protocol=1, name="again", kind="human")
     await c.error("unknown_type", type="teleport")

@@ -487,3 +487,37 @@ def test_the_documented_sprt_example_is_what_the_director_computes(tmp_path: Pat
     computed = director.summary()["sprt"]
     assert computed == shown
     assert abs(computed["llr"] - 0.369) < 0.001 and computed["verdict"] == "inconclusive"
+
+
+def test_keys_for_bots_on_a_given_server(tmp_path: Path) -> None:
+    from bots.tournament.cli import build_parser, given_keys
+
+    bots = [("a", "random"), ("b", "minimax"), ("far", "remote")]
+    keyfile = tmp_path / "keys"
+    keyfile.write_text("# keys\nb=KEY-B\n")
+    argv = ["--game", "tictactoe", "--bot", "x=random", "--out", "o", "--server", "ws://h:1"]
+    args = build_parser().parse_args([*argv, "--key", "a=KEY-A", "--key-file", str(keyfile)])
+    assert given_keys(args, bots) == {"a": "KEY-A", "b": "KEY-B"}  # a remote bot needs none
+    args.key, args.key_file = ["a=KEY-A"], None
+    with pytest.raises(ValueError, match="none for \\['b'\\]"):
+        given_keys(args, bots)
+    args.key = ["a:KEY-A"]
+    with pytest.raises(ValueError, match="NAME=KEY"):
+        given_keys(args, bots)
+
+
+def test_no_bot_may_take_the_directors_name() -> None:
+    from bots.tournament.cli import parse_bots
+
+    with pytest.raises(ValueError, match="director"):
+        parse_bots(["a=random", "Director=random"])
+
+
+def test_the_embedded_servers_keys_file_is_private(tmp_path: Path) -> None:
+    from bots.tournament.processes import KEYS_FILE, make_keys
+
+    keys = make_keys(tmp_path, ["a", "b"])
+    path = tmp_path / KEYS_FILE
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.read_text().splitlines() == [f"a={keys['a']}", f"b={keys['b']}"]
+    assert len(set(keys.values())) == 2 and all(len(k) >= 40 for k in keys.values())

@@ -28,6 +28,7 @@ from bots.tournament.processes import (
     bot_child,
     free_port,
     fresh_start,
+    make_keys,
     server_child,
     wait_listening,
 )
@@ -91,6 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=1, help="seed for openings and pairings")
     p.add_argument("--server", default=None, help="use this server (default: start one)")
+    p.add_argument(
+        "--key",
+        action="append",
+        default=[],
+        metavar="NAME=KEY",
+        help="with --server: the key its operator made for bot NAME (repeat for each bot)",
+    )
+    p.add_argument(
+        "--key-file", type=Path, default=None, help="with --server: NAME=KEY lines, one per bot"
+    )
     p.add_argument("--sprt", default=None, help="elo0,elo1[,alpha,beta] (exactly two bots)")
     p.add_argument("--sprt-max-games", type=int, default=1000, help="SPRT game cap (1000)")
     p.add_argument("--grace", type=float, default=3.0, help="embedded server reconnect grace")
@@ -129,7 +140,30 @@ def parse_bots(entries: list[str]) -> list[tuple[str, str]]:
     names = [n for n, _ in bots]
     if len(set(names)) != len(names) or len(names) < 2:
         raise ValueError("give at least two bots with different names")
+    if any(n.casefold() == "director" for n in names):  # a bot's key would own that name
+        raise ValueError("'director' is the tournament director's own name: call the bot otherwise")
     return bots
+
+
+def given_keys(args: argparse.Namespace, bots: list[tuple[str, str]]) -> dict[str, str]:
+    """The keys of the bots this run starts on ``--server``, from ``--key`` and ``--key-file``."""
+    entries = list(args.key)
+    if args.key_file is not None:
+        try:
+            text = args.key_file.read_text()
+        except OSError as exc:
+            raise ValueError(f"--key-file: {exc}") from None
+        entries += [s for line in text.splitlines() if (s := line.strip()) and s[0] != "#"]
+    keys = {}
+    for entry in entries:
+        name, sep, key = entry.rpartition("=")
+        if not sep or not name.strip() or not key.strip():
+            raise ValueError("--key and --key-file take NAME=KEY")
+        keys[name.strip()] = key.strip()
+    missing = [name for name, spec in bots if spec != "remote" and name not in keys]
+    if missing:
+        raise ValueError(f"--server needs a key for each bot it starts: none for {missing}")
+    return keys
 
 
 def parse_clock(text: str | None, move_s: float | None) -> dict[str, float] | None:
@@ -196,6 +230,7 @@ def settings(args: argparse.Namespace) -> tuple[dict[str, Any], Plan, Variant, d
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Start what is needed, play, stop everything; returns results.json's document."""
     config, plan, variant, clock = settings(args)
+    keys = given_keys(args, config["bots"]) if args.server is not None else {}
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
@@ -203,6 +238,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     server: Child | None = None
     url = args.server
     if url is None:
+        keys = make_keys(out, [name for name, spec in config["bots"] if spec != "remote"])
         port = free_port()
         url = f"ws://127.0.0.1:{port}"
         server = server_child(out, port, args.grace)
@@ -210,7 +246,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await wait_listening(url, server)
     capacity = args.concurrency
     children = [
-        bot_child(out, url, name, spec, capacity, variant.name)
+        bot_child(out, url, name, spec, capacity, variant.name, keys[name])
         for name, spec in config["bots"]
         if spec != "remote"
     ]

@@ -10,6 +10,8 @@ import asyncio
 import contextlib
 import ctypes
 import logging
+import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -18,6 +20,8 @@ import time
 from pathlib import Path
 
 from websockets.asyncio.client import connect
+
+from bots.private import write_private
 
 log = logging.getLogger("mnk.tournament")
 
@@ -39,8 +43,12 @@ def _die_with_parent() -> None:
 class Child:
     """One child process with its log file."""
 
-    def __init__(self, name: str, argv: list[str], log_path: Path) -> None:
+    def __init__(
+        self, name: str, argv: list[str], log_path: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.name, self.argv, self.log_path = name, argv, log_path
+        #: Extra environment (a bot's key travels here, never on argv where anyone can read it).
+        self.env = env
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
@@ -53,6 +61,7 @@ class Child:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                env=None if self.env is None else {**os.environ, **self.env},
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         self.starts += 1
@@ -77,6 +86,8 @@ class Child:
 
 #: The embedded server's database in ``--out``, and where the previous attempt's goes.
 DATABASE = "arena.sqlite3"
+#: The embedded server's bot keys (made afresh for every attempt, mode 0600).
+KEYS_FILE = "bot-keys"
 PREVIOUS_DATABASE = "arena.prev.sqlite3"
 #: SQLite's companion files of a database (its WAL must move with it, never stay behind).
 _SQLITE_FILES = ("", "-wal", "-shm", "-journal")
@@ -106,18 +117,36 @@ def fresh_start(out: Path, embedded: bool) -> None:
             path.rename(out / (PREVIOUS_DATABASE + suffix))
 
 
+def make_keys(out: Path, names: list[str]) -> dict[str, str]:
+    """Fresh keys for the embedded server's bots, also written (0600) to its ``--keys-file``."""
+    keys = {name: secrets.token_urlsafe(32) for name in names}
+    write_private(out / KEYS_FILE, "".join(f"{name}={key}\n" for name, key in keys.items()))
+    return keys
+
+
 def server_child(out: Path, port: int, grace: float, log_level: str = "WARNING") -> Child:
-    """The embedded server: loopback, no built-in bots, a short reconnect grace, db in ``out``."""
+    """The embedded server: loopback, no built-in bots, a short reconnect grace, db in ``out``.
+
+    It accepts the bot keys of ``out``'s keys file (see :func:`make_keys`).
+    """
     argv = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--db", str(out / DATABASE), "--no-bots", "--reconnect-grace", str(grace)]
     argv += ["--rate", "1000", "--burst", "2000", "--log-level", log_level]
     # the director is the one client here: it may hold a room per game of any --concurrency
     argv += ["--max-rooms-created", "100000", "--max-rooms-per-player", "100000"]
+    argv += ["--keys-file", str(out / KEYS_FILE)]
     return Child("server", argv, out / "logs" / "server.log")
 
 
 def bot_child(
-    out: Path, url: str, name: str, spec: str, capacity: int, game: str, log_level: str = "WARNING"
+    out: Path,
+    url: str,
+    name: str,
+    spec: str,
+    capacity: int,
+    game: str,
+    key: str,
+    log_level: str = "WARNING",
 ) -> Child:
     """A bot process named ``name`` playing ``game`` with its session kept in ``out``."""
     session = out / "sessions" / f"{_safe(name)}.session"
@@ -125,7 +154,7 @@ def bot_child(
     argv = [sys.executable, "-m", "bots", "--server", url, "--engine", spec, "--name", name]
     argv += ["--capacity", str(capacity), "--games", game, "--session-file", str(session)]
     argv += ["--log-level", log_level]
-    return Child(name, argv, out / "logs" / f"{_safe(name)}.log")
+    return Child(name, argv, out / "logs" / f"{_safe(name)}.log", {"MNK_BOT_KEY": key})
 
 
 async def wait_listening(url: str, child: Child | None = None, timeout: float = 30.0) -> None:
