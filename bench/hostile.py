@@ -26,6 +26,7 @@ import json
 import os
 import random
 import resource
+import secrets
 import socket
 import sqlite3
 import statistics
@@ -43,16 +44,23 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The key the honest bots send (``hello`` ``key``); a keyed server must know it under "bench".
-BOT_KEY = os.environ.get("MNK_BENCH_BOT_KEY", "bench-bot-key")
+#: Each honest bot's key (``hello`` ``key``), by name: the server gets them in a ``--keys-file``.
+BOT_KEYS: dict[str, str] = {}
 
 
-def server_args(port: int, db: Path) -> list[str]:
-    """How the benchmark starts the server: default limits, nothing tuned for the attack.
+def make_bot_keys(names: list[str], path: Path) -> Path:
+    """A fresh key for every honest bot, written as the server's 0600 ``NAME=KEY`` keys file."""
+    BOT_KEYS.update({name: secrets.token_urlsafe(32) for name in names})
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.writelines(f"{name}={key}\n" for name, key in BOT_KEYS.items())
+    return path
 
-    The one place to add server options (e.g. ``--keys-file`` for the honest bots' key).
-    """
-    return ["--port", str(port), "--db", str(db), "--no-bots", "--log-level", "WARNING"]
+
+def server_args(port: int, db: Path, keys_file: Path) -> list[str]:
+    """How the benchmark starts the server: default limits, nothing tuned for the attack."""
+    args = ["--port", str(port), "--db", str(db), "--no-bots", "--log-level", "WARNING"]
+    return [*args, "--keys-file", str(keys_file)]
 
 
 @dataclass
@@ -110,7 +118,7 @@ class Side:
 async def open_side(url: str, host: str, name: str, kind: str, honest: Honest) -> Side:
     """An honest client from ``host`` that said hello."""
     ws = await connect(url, compression=None, local_addr=(host, 0), max_size=None)
-    extra = {"key": BOT_KEY, "games": ["gomoku"], "capacity": 4} if kind == "bot" else {}
+    extra = {"key": BOT_KEYS[name], "games": ["gomoku"], "capacity": 4} if kind == "bot" else {}
     hello = {"type": "hello", "protocol": 1, "name": name, "kind": kind, **extra}
     await ws.send(msgpack.packb(hello, use_bin_type=True))
     welcome = msgpack.unpackb(await ws.recv(), raw=False)
@@ -226,7 +234,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    server = subprocess.Popen([sys.executable, "-m", "server", *server_args(port, db)], env=env)
+    names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"]
+    keys_file = make_bot_keys(names, tmp / "bot-keys")
+    argv = [sys.executable, "-m", "server", *server_args(port, db, keys_file)]
+    server = subprocess.Popen(argv, env=env)
     honest = Honest()
     try:
         await wait_listening(url)

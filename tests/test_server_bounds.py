@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import RawClient, until
+from conftest import RawClient, bot_key, until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -34,12 +34,14 @@ def limits_override() -> dict[str, float]:
 
 
 async def test_a_huge_games_list_is_refused_and_unknown_games_are_dropped(
-    client_factory: Any,
+    client_factory: Any, server: Any
 ) -> None:
     c = await client_factory()
     games = [f"game-{i:05d}" for i in range(5400)]  # about 60 KB, under the frame limit
-    await c.error("bad_message", type="hello", protocol=1, name="hog", kind="bot", games=games)
-    await c.hello("fine", "bot", games=["gomoku", "x" * 2000, "chess"], capacity=2)
+    key = bot_key(server, "fine")
+    hello = dict(type="hello", protocol=1, name="fine", kind="bot", key=key)
+    await c.error("bad_message", **hello, games=games)  # refused even with a valid key
+    await c.hello("fine", "bot", key=key, games=["gomoku", "x" * 2000, "chess"], capacity=2)
     bots = (await c.request(type="list_bots"))["bots"]
     assert [b["games"] for b in bots] == [["gomoku"]]
 

@@ -17,6 +17,7 @@ from protocol import wire
 from protocol.rules import MAX_SIDE
 from server.arena import GAME_NAMES, Arena, Conn, Limits, Lookup, Reply
 from server.journal import GameRow, MoveRow
+from server.keys import new_key
 from server.room import Send
 from server.store import Store
 
@@ -54,6 +55,9 @@ class Lobby:
     def hello(self, name: str, kind: str = "human", **extra: Any) -> Conn:
         """A new connection that said hello."""
         conn = self.arena.connect()
+        if kind == "bot":  # a bot proves itself with a key the operator made for its name
+            extra["key"] = new_key()
+            self.arena.keys.add(name, extra["key"])
         self.send(conn, type="hello", protocol=1, name=name, kind=kind, **extra)
         self.conns.append(conn)
         return conn

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import ssl
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient
+from conftest import RawClient, bot_env
 from websockets.asyncio.client import connect
 
 from server.arena import Arena, Limits
@@ -57,7 +56,7 @@ async def test_a_raw_client_and_a_real_bot_connect_over_wss(
     await client.hello("alice")
     with pytest.raises(ssl.SSLError):  # an untrusting client refuses the certificate
         await connect(url, ssl=ssl.create_default_context(), open_timeout=10)
-    env = {**os.environ, "SSL_CERT_FILE": str(cert)}
+    env = {**bot_env(tls_server, "tlsbot"), "SSL_CERT_FILE": str(cert)}
     cmd = [sys.executable, "-m", "bots", "--server", url, "--engine", "random", "--name", "tlsbot"]
     bot = subprocess.Popen([*cmd, "--log-level", "WARNING"], env=env)
     try:
