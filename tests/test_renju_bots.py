@@ -143,7 +143,7 @@ async def test_driven_brains_swap2_answers_are_validated(tmp_path: Path) -> None
 
 async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server: Any) -> None:
     """The human opens (seat 0); the bot chooses; then the bot opens and the human chooses."""
-    proc = await start_bot(server.url, "minimax:level=3", "swapper", "--capacity", "2")
+    proc = await start_bot(server, "minimax:level=3", "swapper", "--capacity", "2")
     try:
         await wait_for_bot(server, "swapper")
         human = await client_factory("human")
@@ -195,7 +195,7 @@ async def test_unaware_brain_gets_the_default_choice(
 ) -> None:
     """A brain without SWAP2BOARD opens with the fixed stones and takes white; no forfeit."""
     path = executable(tmp_path / "pbrain-unaware", UNAWARE)
-    proc = await start_bot(server.url, f"piskvork:{path}", "unaware")
+    proc = await start_bot(server, f"piskvork:{path}", "unaware")
     try:
         await wait_for_bot(server, "unaware")
         human = await client_factory("human")
