@@ -15,11 +15,13 @@ level  max depth  time (s)    threats  noise  feel
 10     64         2.00        VCF+VCT  0.00   full strength: perfect on small boards
 =====  =========  ==========  =======  =====  ==========================================
 
-"noise" is the chance of playing a random candidate instead of searching (levels 1-4 can
-therefore also miss a win or a block). On small boards (at most ``SMALL_BOARD`` cells) the search
-covers every empty cell and stops once it reaches the end of the game, so level 10 solves
-tic-tac-toe in milliseconds (perfect play), and ties between equally good moves are broken at
-random when an ``rng`` is given.
+Given a time budget (a clock, ``timeout_turn``), level 10 spends that budget instead of its row's
+2 s; the lower levels keep their row as a cap. "noise" is the chance of playing a random
+candidate instead of searching (levels 1-4 can therefore also miss a win or a block). On small
+boards (at most ``SMALL_BOARD`` cells) the search covers every empty cell and stops once it
+reaches the end of the game, so level 10 solves tic-tac-toe in milliseconds (perfect play), and
+ties between equally good moves are broken at random when an ``rng`` is given. Bigger boards use
+the fast core (:mod:`bots.engine.fast`).
 """
 
 from __future__ import annotations
@@ -63,7 +65,12 @@ def level_limit(variant: Variant, level: int, time_budget_s: float | None = None
         raise ValueError("level must be 1..10")
     row = LEVELS[level]
     small = variant.cells <= SMALL_BOARD
-    time_s = row.time_s if time_budget_s is None else min(row.time_s, time_budget_s)
+    if time_budget_s is None:
+        time_s = row.time_s
+    elif level == max(LEVELS):
+        time_s = time_budget_s  # full strength uses whatever time it is given
+    else:
+        time_s = min(row.time_s, time_budget_s)
     return Limit(depth=row.depth, time_s=time_s, threats=row.threats, ties=small)
 
 
