@@ -66,13 +66,14 @@ class RandomBot(Bot):
 class MinimaxBot(Bot):
     """The search engine at a level 1-10 (see :mod:`bots.engine.levels` for the table)."""
 
-    def __init__(self, level: int = 10, seed: int | None = None) -> None:
+    def __init__(self, level: int = 10, seed: int | None = None, v1: bool = False) -> None:
         if level not in LEVELS:
             raise ValueError("level must be 1..10")
         self.level = level
-        self.name = f"minimax-{level}"
+        self.v1 = v1  # the engine before the fast core (a strength baseline)
+        self.name = f"minimax-v1-{level}" if v1 else f"minimax-{level}"
         self.rng = random.Random(seed)
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
         """The engine's move; ``limit.time_s`` caps the level's own time budget."""
-        return choose_move(variant, moves, self.level, limit.time_s, self.rng)
+        return choose_move(variant, moves, self.level, limit.time_s, self.rng, self.v1)

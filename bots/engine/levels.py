@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from bots.engine.board import EvalBoard
 from bots.engine.limits import Limit, SearchResult
-from bots.engine.search import SMALL_BOARD, pick, search
+from bots.engine.search import SMALL_BOARD, pick, search, search_v1
 from protocol.rules import Move, Variant
 
 
@@ -80,9 +80,10 @@ def choose_move(
     level: int = 10,
     time_budget_s: float | None = None,
     rng: random.Random | None = None,
+    v1: bool = False,
 ) -> Move:
     """The move ``level`` plays after ``moves``; ``rng=None`` makes it deterministic."""
-    return analyse(variant, moves, level, time_budget_s, rng)[0]
+    return analyse(variant, moves, level, time_budget_s, rng, v1)[0]
 
 
 def analyse(
@@ -91,8 +92,12 @@ def analyse(
     level: int = 10,
     time_budget_s: float | None = None,
     rng: random.Random | None = None,
+    v1: bool = False,
 ) -> tuple[Move, SearchResult | None]:
-    """The chosen move and the search behind it (None when noise picked a random move)."""
+    """The chosen move and the search behind it (None when noise picked a random move).
+
+    ``v1`` plays the engine before the fast core, with its old level rows (time capped at 2 s).
+    """
     row = LEVELS.get(level)
     if row is None:
         raise ValueError("level must be 1..10")
@@ -102,7 +107,11 @@ def analyse(
         if cells is None or not cells:
             cells = [c for c, v in enumerate(board.cells) if v == 0]
         return board.move(rng.choice(cells)), None
-    result = search(variant, moves, level_limit(variant, level, time_budget_s))
+    if v1:
+        limit = level_limit(variant, level, min(row.time_s, time_budget_s or row.time_s))
+        result = search_v1(variant, moves, limit)
+    else:
+        result = search(variant, moves, level_limit(variant, level, time_budget_s))
     return pick(result, rng), result
 
 
