@@ -123,3 +123,15 @@ def test_transposition_table_survives_between_moves() -> None:
     assert core.probe() >= 0  # the root's entry from the search just made
     again = core_for(GOMOKU, [*moves, Move(6, 7)], load_core())
     assert again is core and core.moves()[-1] == 7 * 15 + 6
+
+
+@pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
+def test_plays_legal_moves_to_the_end_of_a_crowded_game(module: object) -> None:
+    """From the empty board until the board is full or won: every answer is legal."""
+    variant = make_variant("mnk", {"width": 7, "height": 7, "k": 6, "rule": "exact"})
+    game = Game(variant)
+    while not game.over:
+        result = fast_search(variant, game.moves, Limit(depth=2, nodes=300), module, keep=False)
+        assert game.is_legal(result.move), (game.moves, result.move)
+        game.push(result.move)
+    assert game.ply > 20

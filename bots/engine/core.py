@@ -442,6 +442,14 @@ class Core:
                 if self.cells[c] == 0 and self.near[c]:
                     self.buf[out + m] = c
                     m += 1
+            if m == 0:  # an empty board, or every cell near a stone taken: any empty cell
+                for c in range(self.n):
+                    if self.cells[c] == 0:
+                        self.keys[c] = -_centre_distance(c, self.w, self.n // self.w)
+                        self.buf[out + m] = c
+                        m += 1
+                self._sort(out, m)
+                return min(m, beam) if beam > 0 else m
         self._key_moves(out, m, s, tt_move, ply)
         if 0 < beam < m:
             m = beam
@@ -770,6 +778,12 @@ def _from_tt(score: cython.longlong, ply: cython.int) -> cython.longlong:
     if score <= -MATE_BOUND:
         return score + ply
     return score
+
+
+@cython.cfunc
+def _centre_distance(c: cython.int, width: cython.int, height: cython.int) -> cython.int:
+    """Twice the Manhattan distance of cell ``c`` from the board's centre."""
+    return abs(2 * (c % width) - (width - 1)) + abs(2 * (c // width) - (height - 1))
 
 
 def _csr(rows) -> tuple:

@@ -132,6 +132,8 @@ class FastSearch:
         if wins:
             return self._result(wins[0], WIN - 1, 1, "forced")
         root = core.root_moves()
+        if not core.moves():  # the empty board: the centre (the root list is centre first)
+            return self._result(root[0], 0, 0, "forced")
         if len(core.win_cells(1 - s)) == 1:
             return self._result(root[0], 0, 0, "forced")
         if limit.threats:
