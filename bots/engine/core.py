@@ -736,7 +736,8 @@ class Core:
                    deadline: cython.double) -> cython.int:  # fmt: skip
         """A first move of a forced win by fours (or threes too) for the side to move, or -1.
 
-        Deepens 3, 5, 7 ... plies up to ``depth`` so the shortest win found is played.
+        Deepens 3, 5, 7 ... plies up to ``depth`` so the shortest win found is played; -2 when
+        the budget ran out before the search was complete.
         """
         self.ts_nodes = 0
         self.ts_max = max_nodes
@@ -749,10 +750,29 @@ class Core:
             found = self._attack(plies, threes, 0)
             if found >= 0 or self.stopped:
                 break
+        if found < 0 and self.stopped:
+            found = -2
         self.nodes += self.ts_nodes
         self.deadline = saved_deadline
         self.stopped = False
         return found
+
+    @cython.ccall
+    def threat_lost(self, depth: cython.int, threes: cython.bint, max_nodes: cython.longlong,
+                    deadline: cython.double) -> cython.int:  # fmt: skip
+        """After a threat: 1 if every reply of the side to move loses within ``depth`` plies,
+        0 if one holds, -2 when the budget ran out first."""
+        self.ts_nodes = 0
+        self.ts_max = max_nodes
+        saved_deadline: cython.double = self.deadline
+        self.deadline = deadline
+        self.stopped = False
+        lost: cython.bint = self._defend(depth, threes, 0)
+        out: cython.int = -2 if self.stopped else (1 if lost else 0)
+        self.nodes += self.ts_nodes
+        self.deadline = saved_deadline
+        self.stopped = False
+        return out
 
     @cython.ccall
     def clear_threat_memo(self) -> cython.void:

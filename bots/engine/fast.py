@@ -2,7 +2,9 @@
 
 Order of business for the side to move: win now; block the single win cell; our own VCF, then
 VCT; drop every candidate after which the opponent has a VCF or VCT (unless all lose); then
-iterative deepening with aspiration windows over what is left. The core (``bots.engine.core``)
+iterative deepening with aspiration windows over what is left, until the limit, or until 45 % of
+the time budget is spent (70 % when the last iteration changed its mind: a critical move). The
+core (``bots.engine.core``)
 is compiled when the install could build it; ``MNK_ENGINE_PURE=1`` forces its plain-Python
 run, which is the oracle for the compiled one. One core per variant lives on in the process,
 so its transposition table survives from move to move of a game.
@@ -27,6 +29,8 @@ MAX_DEPTH = 64
 ASPIRATION = 60
 #: Share of the budget after which no new iteration starts (it would rarely finish).
 ITERATION_SHARE = 0.45
+#: The same when the last iteration changed its best move or dropped its score.
+CRITICAL_SHARE = 0.7
 #: Plies of our own VCF / VCT and of the opponent's in the candidate check.
 VCF_PLIES, VCT_PLIES, DEFENCE_VCF_PLIES, DEFENCE_VCT_PLIES = 21, 11, 15, 9
 NO_DEADLINE = 1e18
@@ -185,6 +189,8 @@ class FastSearch:
                     hi = WIN + 1
                 else:
                     break
+            # a changed mind or a falling score is a critical move: it may think longer
+            unstable = depth > 3 and (best != root[0] or got < score - ASPIRATION)
             score = got
             root.remove(best)
             root.insert(0, best)
@@ -192,7 +198,8 @@ class FastSearch:
             if abs(score) >= MATE_BOUND and WIN - abs(score) <= depth:
                 break
             spent = time.perf_counter() - self.start
-            if self.budget is not None and spent >= self.budget * ITERATION_SHARE:
+            share = CRITICAL_SHARE if unstable else ITERATION_SHARE
+            if self.budget is not None and spent >= self.budget * share:
                 break
             if core.nodes >= self.max_nodes:
                 break
