@@ -252,44 +252,56 @@ class Core:
         return m
 
     @cython.cfunc
+    def _live_three(self, side: cython.int, w: cython.int) -> cython.bint:
+        """Whether window ``w`` is alive for ``side`` and one stone short of a four."""
+        nw: cython.int = self.nw
+        return (
+            self.cnt[side * nw + w] == self.k - 2
+            and self.cnt[(1 - side) * nw + w] == 0
+            and self.fl[side * nw + w] == 0
+        )
+
+    @cython.cfunc
+    def _is_double(self, side: cython.int, c: cython.int) -> cython.bint:
+        """Whether ``side`` playing empty ``c`` gets two win cells at once (open four, 4x4)."""
+        if self.three[side * self.n + c] < 2:
+            return False
+        k: cython.int = self.k
+        first: cython.int = -1
+        i: cython.int
+        j: cython.int
+        w: cython.int
+        x: cython.int
+        for i in range(self.mem_off[c], self.mem_off[c + 1]):
+            w = self.mem[i]
+            if not self._live_three(side, w):
+                continue
+            for j in range(w * k, w * k + k):
+                x = self.wcells[j]
+                if x != c and self.cells[x] == 0:
+                    if first < 0:
+                        first = x
+                    elif x != first:
+                        return True
+        return False
+
+    @cython.cfunc
     def _defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
         """Append the cells that touch every window feeding an ``att`` double-threat point."""
         if self.nthree[att] < 2:
             return m
-        n: cython.int = self.n
         k: cython.int = self.k
-        nw: cython.int = self.nw
         c: cython.int
         i: cython.int
         j: cython.int
         w: cython.int
         x: cython.int
-        first: cython.int
-        second: cython.int
-        for c in range(n):
-            if self.three[att * n + c] < 2 or self.cells[c] != 0:
-                continue
-            first = second = -1
-            for i in range(self.mem_off[c], self.mem_off[c + 1]):
-                w = self.mem[i]
-                if self.cnt[att * nw + w] != k - 2 or self.cnt[(1 - att) * nw + w] != 0:
-                    continue
-                if self.fl[att * nw + w] != 0:
-                    continue
-                for j in range(w * k, w * k + k):
-                    x = self.wcells[j]
-                    if x != c and self.cells[x] == 0:
-                        if first < 0:
-                            first = x
-                        elif x != first:
-                            second = x
-            if second < 0:
+        for c in range(self.n):
+            if self.cells[c] != 0 or not self._is_double(att, c):
                 continue
             for i in range(self.mem_off[c], self.mem_off[c + 1]):
                 w = self.mem[i]
-                if self.cnt[att * nw + w] != k - 2 or self.cnt[(1 - att) * nw + w] != 0:
-                    continue
-                if self.fl[att * nw + w] != 0:
+                if not self._live_three(att, w):
                     continue
                 for j in range(w * k, w * k + k):
                     x = self.wcells[j]
@@ -310,32 +322,10 @@ class Core:
         """Whether ``side`` has a cell that makes two win cells at once (open four, 4x4)."""
         if self.nthree[side] < 2:
             return False
-        n: cython.int = self.n
-        k: cython.int = self.k
-        nw: cython.int = self.nw
         c: cython.int
-        i: cython.int
-        j: cython.int
-        w: cython.int
-        x: cython.int
-        first: cython.int
-        for c in range(n):
-            if self.three[side * n + c] < 2 or self.cells[c] != 0:
-                continue
-            first = -1
-            for i in range(self.mem_off[c], self.mem_off[c + 1]):
-                w = self.mem[i]
-                if self.cnt[side * nw + w] != k - 2 or self.cnt[(1 - side) * nw + w] != 0:
-                    continue
-                if self.fl[side * nw + w] != 0:
-                    continue
-                for j in range(w * k, w * k + k):
-                    x = self.wcells[j]
-                    if x != c and self.cells[x] == 0:
-                        if first < 0:
-                            first = x
-                        elif x != first:
-                            return True
+        for c in range(self.n):  # noqa: SIM110 - a plain loop compiles to plain C
+            if self.cells[c] == 0 and self._is_double(side, c):
+                return True
         return False
 
     @cython.ccall

@@ -34,6 +34,8 @@ CRITICAL_SHARE = 0.7
 #: Plies of our own VCF / VCT and of the opponent's in the candidate check.
 VCF_PLIES, VCT_PLIES, DEFENCE_VCF_PLIES, DEFENCE_VCT_PLIES = 21, 11, 15, 9
 NO_DEADLINE = 1e18
+#: Seconds (at most a tenth of the budget) kept back from the deadline to build the answer.
+SAFETY_S = 0.03
 
 
 def pure_forced() -> bool:
@@ -103,11 +105,15 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
 class FastSearch:
     """One search on a core; see the module doc for the order of business."""
 
-    def __init__(self, variant: Variant, moves: list[Move], limit: Limit, core: Any) -> None:
+    def __init__(
+        self, variant: Variant, limit: Limit, core: Any, start: float | None = None
+    ) -> None:
         self.variant, self.limit, self.core = variant, limit, core
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if start is None else start
         self.budget = limit.time_s
-        self.deadline = self.start + limit.time_s if limit.time_s is not None else NO_DEADLINE
+        self.deadline = NO_DEADLINE
+        if limit.time_s is not None:  # a little is kept back for building the answer
+            self.deadline = self.start + limit.time_s - min(SAFETY_S, 0.1 * limit.time_s)
         self.max_nodes = limit.nodes if limit.nodes is not None else 1 << 62
         self.nodes = 0
 
@@ -242,7 +248,8 @@ def fast_search(
     keep: bool = True,
 ) -> SearchResult:  # fmt: skip
     """Search the big-board position after ``moves`` with the fast core."""
+    start = time.perf_counter()  # setting up the core is part of the budget
     core = core_for(variant, moves, module or load_core(), keep)
     if core.over():
         raise ValueError("the game is already over")
-    return FastSearch(variant, moves, limit, core).run()
+    return FastSearch(variant, limit, core, start).run()
