@@ -3,8 +3,8 @@
 Order of business for the side to move: win now; block the single win cell; our own VCF, then
 VCT; drop every candidate after which the opponent has a VCF or VCT (unless all lose); then
 iterative deepening with aspiration windows over what is left, until the limit, or until 45 % of
-the time budget is spent (70 % when the last iteration changed its mind: a critical move). The
-core (``bots.engine.core``)
+the time left for it is spent (70 % when the last iteration changed its mind: a critical move).
+The core (``bots.engine.core``)
 is compiled when the install could build it; ``MNK_ENGINE_PURE=1`` forces its plain-Python
 run, which is the oracle for the compiled one. One core per variant lives on in the process,
 so its transposition table survives from move to move of a game.
@@ -29,6 +29,10 @@ MAX_DEPTH = 64
 ASPIRATION = 60
 #: Share of the budget after which no new iteration starts (it would rarely finish).
 ITERATION_SHARE = 0.45
+#: Budget shares (at most) of our own VCF and VCT each, and of the opponent check of candidates.
+THREAT_SHARE, SAFE_SHARE = 0.1, 0.25
+#: Candidates kept at the root once this many are known safe; node cap of each check.
+SAFE_ROOTS, DEFENCE_NODES = 16, 4000
 #: The same when the last iteration changed its best move or dropped its score.
 CRITICAL_SHARE = 0.7
 #: Plies of our own VCF / VCT and of the opponent's in the candidate check.
@@ -148,7 +152,7 @@ class FastSearch:
             return self._result(root[0], 0, 0, "forced")
         if limit.threats:
             for plies, threes, source in ((VCF_PLIES, False, "vcf"), (VCT_PLIES, True, "vct")):
-                cell = self._threat(plies, threes, 0.15, 5)
+                cell = self._threat(plies, threes, THREAT_SHARE, 5)
                 if cell >= 0:
                     return self._result(cell, WIN - 3, 0, source)
             root = self._safe(root)
@@ -157,18 +161,24 @@ class FastSearch:
         return self._deepen(root)
 
     def _safe(self, root: list[int]) -> list[int]:
-        """The candidates after which the opponent has no VCF/VCT (all of them if none is)."""
+        """The best candidates (by ordering) after which the opponent has no VCF/VCT.
+
+        At most ``SAFE_ROOTS`` are kept; when time runs out first the unchecked ones stand in,
+        and only when every candidate loses are the losing ones searched.
+        """
         core = self.core
-        end = self._slice(0.3)
+        end = self._slice(SAFE_SHARE)
         safe, lost = [], []
         for i, cell in enumerate(root):
+            if len(safe) >= SAFE_ROOTS:
+                break
             if time.perf_counter() >= end or core.nodes >= self.max_nodes:
-                return safe + lost + root[i:]
+                return safe or root[i:]
             core.play(cell)
             try:
                 losing = (
-                    core.threat_win(DEFENCE_VCF_PLIES, False, 4000, end) >= 0
-                    or core.threat_win(DEFENCE_VCT_PLIES, True, 4000, end) >= 0
+                    core.threat_win(DEFENCE_VCF_PLIES, False, DEFENCE_NODES, end) >= 0
+                    or core.threat_win(DEFENCE_VCT_PLIES, True, DEFENCE_NODES // 4, end) >= 0
                 )
             finally:
                 core.undo()
@@ -181,6 +191,7 @@ class FastSearch:
         max_depth = min(limit.depth or MAX_DEPTH, MAX_DEPTH)
         result = self._result(root[0], 0, 0, "fallback")
         score = 0
+        begun = time.perf_counter()  # the shares below are of the time left for deepening
         for depth in range(1, max_depth + 1):
             lo, hi = -(WIN + 1), WIN + 1
             if depth > 2 and abs(score) < MATE_BOUND:
@@ -203,9 +214,9 @@ class FastSearch:
             result = self._result(best, score, depth, "search")
             if abs(score) >= MATE_BOUND and WIN - abs(score) <= depth:
                 break
-            spent = time.perf_counter() - self.start
+            spent = time.perf_counter() - begun
             share = CRITICAL_SHARE if unstable else ITERATION_SHARE
-            if self.budget is not None and spent >= self.budget * share:
+            if spent >= (self.deadline - begun) * share:
                 break
             if core.nodes >= self.max_nodes:
                 break
