@@ -6,12 +6,12 @@ level  max depth  time (s)    threats  noise  feel
 1      1          0.05        no       0.60   random move 60% of the time; beatable
 2      1          0.10        no       0.35   often careless
 3      2          0.15        no       0.20   sees one reply; still blunders
-4      2          0.25        VCF      0.10   rarely careless
-5      3          0.40        VCF      0.00   solid beginner-plus
-6      4          0.60        VCF+VCT  0.00   club player
-7      6          0.80        VCF+VCT  0.00   strong
-8      8          1.20        VCF+VCT  0.00   stronger
-9      12         1.60        VCF+VCT  0.00   near-maximal
+4      2          0.25        VCF+VCT  0.10   rarely careless
+5      2          0.40        VCF+VCT  0.00   solid beginner-plus
+6      3          0.60        VCF+VCT  0.00   club player
+7      4          0.80        VCF+VCT  0.00   strong
+8      5          1.20        VCF+VCT  0.00   stronger
+9      7          1.60        VCF+VCT  0.00   near-maximal
 10     64         2.00        VCF+VCT  0.00   full strength: perfect on small boards
 =====  =========  ==========  =======  =====  ==========================================
 
@@ -50,11 +50,11 @@ LEVELS: dict[int, Level] = {
     2: Level(1, 0.10, False, 0.35),
     3: Level(2, 0.15, False, 0.20),
     4: Level(2, 0.25, True, 0.10),
-    5: Level(3, 0.40, True, 0.0),
-    6: Level(4, 0.60, True, 0.0),
-    7: Level(6, 0.80, True, 0.0),
-    8: Level(8, 1.20, True, 0.0),
-    9: Level(12, 1.60, True, 0.0),
+    5: Level(2, 0.40, True, 0.0),
+    6: Level(3, 0.60, True, 0.0),
+    7: Level(4, 0.80, True, 0.0),
+    8: Level(5, 1.20, True, 0.0),
+    9: Level(7, 1.60, True, 0.0),
     10: Level(64, 2.00, True, 0.0),
 }
 
