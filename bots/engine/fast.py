@@ -29,8 +29,8 @@ MAX_DEPTH = 64
 ASPIRATION = 60
 #: Share of the budget after which no new iteration starts (it would rarely finish).
 ITERATION_SHARE = 0.45
-#: Budget shares (at most) of our own VCF and VCT each, and of the opponent check of candidates.
-THREAT_SHARE, SAFE_SHARE = 0.1, 0.25
+#: Budget shares (at most) of our own VCF, our VCT, and the opponent check of candidates.
+VCF_SHARE, VCT_SHARE, SAFE_SHARE = 0.25, 0.1, 0.25
 #: Candidates kept at the root once this many are known safe; node cap of each check.
 SAFE_ROOTS, DEFENCE_NODES = 16, 4000
 #: The same when the last iteration changed its best move or dropped its score.
@@ -151,8 +151,11 @@ class FastSearch:
         if len(core.win_cells(1 - s)) == 1:
             return self._result(root[0], 0, 0, "forced")
         if limit.threats:
-            for plies, threes, source in ((VCF_PLIES, False, "vcf"), (VCT_PLIES, True, "vct")):
-                cell = self._threat(plies, threes, THREAT_SHARE, 5)
+            for plies, threes, source, share in (
+                (VCF_PLIES, False, "vcf", VCF_SHARE),
+                (VCT_PLIES, True, "vct", VCT_SHARE),
+            ):
+                cell = self._threat(plies, threes, share, 5)
                 if cell >= 0:
                     return self._result(cell, WIN - 3, 0, source)
             root = self._safe(root)
