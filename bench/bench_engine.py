@@ -1,22 +1,27 @@
-"""Benchmarks: our engine vs a plain alpha-beta baseline, the solver, and the tactics suite.
+"""Benchmarks: the fast core vs the v1 engine, a plain alpha-beta baseline, solver, tactics.
 
-Run ``python bench/bench_engine.py`` (about a minute). The baseline is written here: negamax
-alpha-beta over the same candidate moves and the same static evaluation, but with no
-transposition table, no move ordering, no threat logic and no symmetry. Every loop is bounded in
-count and time; a baseline that does not finish within its cap is reported as "> cap".
+Run ``python bench/bench_engine.py`` (about two minutes). The first table is nodes/s and time to
+depth of the fast core (compiled, and its plain-Python run) against the v1 engine (the engine
+before the fast core: ``bots.engine.search.search_v1``) on fixed middle-game positions. The
+baseline is written here: negamax alpha-beta over the same candidate moves and the same static
+evaluation, but with no transposition table, no move ordering, no threat logic and no symmetry.
+Every loop is bounded in count and time; a baseline that does not finish within its cap is
+reported as "> cap".
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots.engine.board import EvalBoard
-from bots.engine.limits import WIN, Limit, is_mate
-from bots.engine.search import SMALL_BOARD, Searcher
+from bots.engine.fast import fast_search, load_core
+from bots.engine.limits import WIN, Limit, SearchResult, is_mate
+from bots.engine.search import SMALL_BOARD, Searcher, search
 from bots.engine.solver import SolveTimeout, solve
 from bots.engine.threats import ThreatSearch
 from protocol import GOMOKU, TICTACTOE, Move, Variant
@@ -91,6 +96,63 @@ class Baseline:
 
 def _fmt(x: float) -> str:
     return f"{x:8.3f}"
+
+
+#: Fixed middle-game positions for the core table (15x15 freestyle, side to move varies).
+MIDDLE_GAMES = {
+    "opening 7 stones": [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (9, 6), (6, 9)],
+    "middle 16 stones": [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (9, 6), (6, 9), (7, 6),
+                         (9, 8), (6, 8), (8, 6), (5, 9), (9, 7), (10, 7), (6, 5), (7, 10)],
+    "middle 22 stones": [(10, 4), (8, 3), (4, 7), (11, 4), (8, 9), (6, 4), (4, 6), (6, 3),
+                         (11, 10), (6, 5), (10, 7), (7, 6), (8, 10), (9, 9), (10, 8), (11, 7),
+                         (9, 7), (7, 7), (5, 5), (7, 3), (11, 8), (8, 6)],
+}  # fmt: skip
+
+
+def _timed(run: Callable[[], SearchResult]) -> tuple[float, SearchResult]:
+    t = time.perf_counter()
+    out = run()
+    return time.perf_counter() - t, out
+
+
+def bench_core(seconds: float, depth: int) -> list[str]:
+    """nodes/s at a fixed time and the time to a fixed depth: fast core vs the v1 engine."""
+    compiled, pure = load_core(pure=False), load_core(pure=True)
+    rows = [
+        f"## fast core vs v1 engine (no threat search; compiled core: {compiled.compiled()})",
+        f"{'position':<18}{'engine':<10}{'kn/s @' + str(seconds) + 's':>12}{'depth':>6}"
+        f"{'s to d' + str(depth):>10}{'nodes':>9}",
+    ]
+    ratios = []
+    for name, stones in MIDDLE_GAMES.items():
+        moves = [Move(*xy) for xy in stones]
+        rates = {}
+        engines = {
+            "v1": lambda lim, m=moves: Searcher(GOMOKU, m, lim).run(),
+            "pure": lambda lim, m=moves: fast_search(GOMOKU, m, lim, pure, keep=False),
+            "compiled": lambda lim, m=moves: fast_search(GOMOKU, m, lim, compiled, keep=False),
+        }
+        for label, run in engines.items():
+            dt, r = _timed(lambda run=run: run(Limit(time_s=seconds, threats=False)))
+            rates[label] = r.nodes / dt
+            cap = Limit(depth=depth, time_s=20.0, threats=False)
+            dt2, r2 = _timed(lambda run=run, cap=cap: run(cap))
+            reached = f"{dt2:10.3f}" if r2.depth >= depth else f"{'> 20':>10}"
+            rows.append(
+                f"{name:<18}{label:<10}{rates[label] / 1e3:>12.1f}{r.depth:>6}"
+                f"{reached}{r2.nodes:>9}"
+            )
+        ratios.append(rates["compiled"] / rates["v1"])
+        rows.append(f"{'':<18}compiled / v1 nodes/s: {ratios[-1]:.1f}x")
+    rows.append(f"geometric mean speed-up: {_geomean(ratios):.1f}x")
+    return rows
+
+
+def _geomean(xs: list[float]) -> float:
+    prod = 1.0
+    for x in xs:
+        prod *= x
+    return prod ** (1 / len(xs))
 
 
 def bench_depth(cap: float) -> list[str]:
@@ -204,7 +266,7 @@ def bench_tactics(time_s: float) -> list[str]:
     ours = base = 0
     rows = [f"## tactics suite at {time_s} s per position (win puzzles: must prove the win)"]
     for name, variant, moves, accepted in suite:
-        r = Searcher(variant, moves, Limit(time_s=time_s)).run()
+        r = search(variant, moves, Limit(time_s=time_s))
         cell, bscore, _ = Baseline(variant, moves, time_s).iterate(20)
         bmove = Move(cell % variant.width, cell // variant.width)
         ok = []
@@ -226,7 +288,13 @@ def bench_tactics(time_s: float) -> list[str]:
 def main() -> None:
     """Print the three tables."""
     started = time.perf_counter()
-    for rows in (bench_depth(cap=15.0), bench_solver(cap=20.0), bench_tactics(time_s=0.3)):
+    tables = (
+        bench_core(seconds=1.0, depth=5),
+        bench_depth(cap=15.0),
+        bench_solver(cap=20.0),
+        bench_tactics(time_s=0.3),
+    )
+    for rows in tables:
         print("\n".join(rows))
         print()
     print(f"total {time.perf_counter() - started:.1f} s")

@@ -9,17 +9,30 @@ it) or, after three, two stones (place two more and hand the choice back).
 
 from __future__ import annotations
 
+import importlib.metadata
 import sys
 from typing import TextIO
 
+from bots.engine.fast import set_memory
 from bots.engine.limits import Limit
 from bots.sdk import BLACK, PLACE, WHITE, Bot, MinimaxBot
 from protocol.rules import Game, Move, Variant, WinRule
 from protocol.variants import make_variant
 
-ABOUT = 'name="mnk-arena", version="0.1.0", author="mnk-arena team", country="-"'
+ABOUT = 'name="mnk-arena", version="{version}", author="mnk-arena team", country="-"'
 #: Seconds kept back from every budget for the manager's own overhead and our start-up.
 MARGIN_S = 0.15
+#: Share of ``time_left`` one move may use when the match clock is the tighter limit.
+MATCH_SHARE = 1 / 12
+
+
+def about() -> str:
+    """The ABOUT answer: name, version (the installed package's), author and country."""
+    try:
+        version = importlib.metadata.version("mnk-arena")
+    except importlib.metadata.PackageNotFoundError:
+        version = "dev"
+    return ABOUT.format(version=version)
 
 
 class BrainSession:
@@ -84,10 +97,13 @@ class BrainSession:
 
     def _cmd_info(self, rest: str) -> None:
         key, _, value = rest.partition(" ")
-        self.info[key.lower()] = value.strip()
+        key, value = key.lower(), value.strip()
+        self.info[key] = value
+        if key == "max_memory" and value.isdigit():
+            set_memory(int(value))  # bytes; 0 = no limit. thread_num is noted, one thread used
 
     def _cmd_about(self, rest: str) -> None:
-        self.say(ABOUT)
+        self.say(about())
 
     def _cmd_begin(self, rest: str) -> None:
         self._play()
@@ -150,7 +166,7 @@ class BrainSession:
         """Seconds for this move, from timeout_turn and time_left (milliseconds, 0 = no limit)."""
         turn = int(self.info.get("timeout_turn", "0") or 0) / 1000 or 5.0
         left = int(self.info.get("time_left", "0") or 0) / 1000
-        budget = min(turn, left / 10) if left > 0 else turn
+        budget = min(turn, left * MATCH_SHARE) if left > 0 else turn
         return max(0.05, budget - MARGIN_S)
 
     def moves(self) -> list[Move]:

@@ -101,18 +101,19 @@ class RandomBot(Bot):
 class MinimaxBot(Bot):
     """The search engine at a level 1-10 (see :mod:`bots.engine.levels` for the table)."""
 
-    def __init__(self, level: int = 10, seed: int | None = None) -> None:
+    def __init__(self, level: int = 10, seed: int | None = None, v1: bool = False) -> None:
         if level not in LEVELS:
             raise ValueError("level must be 1..10")
         self.level = level
-        self.name = f"minimax-{level}"
+        self.v1 = v1  # the engine before the fast core (a strength baseline)
+        self.name = f"minimax-v1-{level}" if v1 else f"minimax-{level}"
         self.rng = random.Random(seed)
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
         """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget."""
 
         def engine() -> tuple[Move, list[Move]]:
-            move, result = analyse(variant, moves, self.level, limit.time_s, self.rng)
+            move, result = analyse(variant, moves, self.level, limit.time_s, self.rng, self.v1)
             return move, list(result.best_moves) if result else []
 
         return renju_move(variant, moves, engine)

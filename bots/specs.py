@@ -1,4 +1,8 @@
-"""Engine SPECs: ``minimax[:level=N]``, ``random``, ``module:Class`` and ``piskvork:/path``."""
+"""Engine SPECs: ``minimax[:level=N]``, ``minimax-v1``, ``random``, ``module:Class``, ``piskvork:``.
+
+``minimax-v1[:level=N]`` is the engine before the fast core, kept as the baseline that strength
+is measured against.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from bots.sdk import Bot, MinimaxBot, RandomBot
 class EngineSpec:
     """A parsed engine SPEC. ``level`` None lets the room choose (the level a human asked for)."""
 
-    kind: str  # "minimax" | "random" | "module" | "piskvork"
+    kind: str  # "minimax" | "minimax-v1" | "random" | "module" | "piskvork"
     level: int | None = None
     target: str = ""  # "pkg.mod:Class" for module, the brain's path for piskvork
 
@@ -22,8 +26,8 @@ class EngineSpec:
         return self.kind != "piskvork"
 
     def __str__(self) -> str:
-        if self.kind == "minimax":
-            return "minimax" if self.level is None else f"minimax:level={self.level}"
+        if self.kind in ("minimax", "minimax-v1"):
+            return self.kind if self.level is None else f"{self.kind}:level={self.level}"
         if self.kind == "module":
             return self.target
         return self.kind if self.kind == "random" else f"{self.kind}:{self.target}"
@@ -34,14 +38,9 @@ def parse_spec(text: str) -> EngineSpec:
     text = text.strip()
     if text == "random":
         return EngineSpec("random")
-    if text == "minimax" or text.startswith("minimax:"):
-        level = None
-        for part in filter(None, text.partition(":")[2].split(",")):
-            key, _, value = part.partition("=")
-            if key != "level" or not value.isdigit() or not 1 <= int(value) <= 10:
-                raise ValueError(f"bad minimax option {part!r}: use minimax:level=N with N 1..10")
-            level = int(value)
-        return EngineSpec("minimax", level)
+    for kind in ("minimax", "minimax-v1"):
+        if text == kind or text.startswith(kind + ":"):
+            return EngineSpec(kind, _minimax_level(text))
     if text.startswith("piskvork:"):
         path = text.partition(":")[2]
         if not path:
@@ -50,8 +49,19 @@ def parse_spec(text: str) -> EngineSpec:
     module, sep, cls = text.partition(":")
     if sep and module and cls.isidentifier():
         return EngineSpec("module", target=text)
-    known = "minimax[:level=N], random, module:Class, piskvork:PATH"
+    known = "minimax[:level=N], minimax-v1[:level=N], random, module:Class, piskvork:PATH"
     raise ValueError(f"unknown engine {text!r}; known: {known}")
+
+
+def _minimax_level(text: str) -> int | None:
+    """The ``level=N`` option of a minimax SPEC (None when absent)."""
+    level = None
+    for part in filter(None, text.partition(":")[2].split(",")):
+        key, _, value = part.partition("=")
+        if key != "level" or not value.isdigit() or not 1 <= int(value) <= 10:
+            raise ValueError(f"bad minimax option {part!r}: use minimax:level=N with N 1..10")
+        level = int(value)
+    return level
 
 
 def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None) -> Bot:
@@ -60,6 +70,8 @@ def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None
         return RandomBot(seed)
     if spec.kind == "minimax":
         return MinimaxBot(spec.level or level or 10, seed)
+    if spec.kind == "minimax-v1":
+        return MinimaxBot(spec.level or level or 10, seed, v1=True)
     if spec.kind == "module":
         module_name, _, class_name = spec.target.partition(":")
         cls = getattr(importlib.import_module(module_name), class_name)

@@ -234,3 +234,31 @@ async def test_bot_with_piskvork_engine_plays_on_the_server(
     finally:
         proc.terminate()
         await asyncio.to_thread(proc.wait, 15)
+
+
+def test_gomocup_info_and_about_conventions() -> None:
+    """ABOUT names name/version/author/country; max_memory sizes the TT; budgets fit the clock."""
+    import io
+    import re
+
+    from bots import pbrain
+    from bots.engine import fast
+    from bots.sdk import MinimaxBot
+
+    out = io.StringIO()
+    session = pbrain.BrainSession(MinimaxBot(10), out)
+    for line in ("ABOUT", "START 15", "INFO thread_num 4", "INFO max_memory 83886080"):
+        session.handle(line)
+    about = out.getvalue().splitlines()[0]
+    assert re.fullmatch(r'name="[^"]+", version="[^"]+", author="[^"]+", country="[^"]+"', about)
+    try:
+        assert 24 << fast._tt_bits <= 83886080 // 3 < 24 << (fast._tt_bits + 1)
+        session.handle("INFO timeout_turn 2000")
+        session.handle("INFO time_left 6000")
+        assert session.budget() == pytest.approx(6.0 / 12 - pbrain.MARGIN_S)
+        session.handle("INFO time_left 100000")
+        assert session.budget() == pytest.approx(2.0 - pbrain.MARGIN_S)
+        session.handle("INFO rule 1")
+        assert session.variant().rule.value == "exact"
+    finally:
+        fast.set_memory(0)

@@ -13,6 +13,7 @@ import random
 import time
 
 from bots.engine.board import EvalBoard
+from bots.engine.fast import fast_search
 from bots.engine.limits import MATE_BOUND, WIN, Limit, SearchResult
 from bots.engine.threats import find_threat_win
 from protocol.rules import Move, Variant
@@ -261,7 +262,17 @@ class Searcher:
 
 
 def search(variant: Variant, moves: list[Move], limit: Limit) -> SearchResult:
-    """Search the position after ``moves`` (from the empty board) for the side to move."""
+    """Search the position after ``moves`` (from the empty board) for the side to move.
+
+    Small boards get the exact search here; bigger ones the fast core of :mod:`bots.engine.fast`.
+    """
+    if variant.cells > SMALL_BOARD:
+        return fast_search(variant, list(moves), limit)
+    return Searcher(variant, list(moves), limit).run()
+
+
+def search_v1(variant: Variant, moves: list[Move], limit: Limit) -> SearchResult:
+    """The first engine (this module's search on every board): kept as a baseline."""
     return Searcher(variant, list(moves), limit).run()
 
 

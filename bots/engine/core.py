@@ -1,0 +1,811 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False, language_level=3
+"""The fast search core: flat pattern tables, incremental threat counts, PVS and threat search.
+
+One file, two builds: compiled by Cython 3 (pure-Python mode) at install time, or run as plain
+Python when no compiler was there; the plain run is the oracle the compiled one is tested
+against. Everything is a flat int array so the compiled code never touches a Python object in
+the hot loops.
+
+Per k-window and side the board keeps a *category*: -1 when the window is dead for that side
+(an enemy stone in it, or in exact-k mode an own stone just past an end), else its stone count.
+Each cell then knows, per side, how many alive windows through it hold k-1 stones (``four`` ->
+an empty such cell wins), k-2 (``three`` -> playing there makes a four) and k-3 (``two``), and a
+potential that orders moves. Search: negamax with PVS, late-move reductions, killers, history
+and a transposition table kept between searches; VCF/VCT threat search for both sides.
+"""
+
+import time
+from array import array
+from random import Random
+
+import cython
+
+WIN = 1_000_000
+MATE_BOUND = WIN - 10_000
+MAX_PLY = 96
+TS_PLY = 48
+EXACT, LOWER, UPPER = 0, 1, 2
+BEAM = 12
+THREE_CANDIDATES = 12
+_SEED = 0x6D6E6B
+
+
+def _ints(n: int, value: int = 0) -> array:
+    return array("i", [value]) * n
+
+
+@cython.cclass
+class Core:
+    """A board plus its searches; ``play``/``undo`` keep every table exact incrementally."""
+
+    w: cython.int
+    n: cython.int
+    k: cython.int
+    nw: cython.int
+    exact: cython.bint
+    nmoves: cython.int
+    winner: cython.int
+    score: cython.longlong
+    key: cython.ulonglong
+    wcells: cython.int[::1]
+    mem_off: cython.int[::1]
+    mem: cython.int[::1]
+    flk_off: cython.int[::1]
+    flk: cython.int[::1]
+    near_off: cython.int[::1]
+    near_list: cython.int[::1]
+    cells: cython.int[::1]
+    hist: cython.int[::1]
+    cnt: cython.int[::1]
+    fl: cython.int[::1]
+    near: cython.int[::1]
+    pot: cython.int[::1]
+    four: cython.int[::1]
+    three: cython.int[::1]
+    two: cython.int[::1]
+    nfour: cython.int[::1]
+    nthree: cython.int[::1]
+    eval_w: cython.int[::1]
+    pot_w: cython.int[::1]
+    zob: cython.ulonglong[::1]
+    tt_key: cython.ulonglong[::1]
+    tt_data: cython.int[::1]
+    tt_mask: cython.ulonglong
+    ts_key: cython.ulonglong[::1]
+    ts_data: cython.int[::1]
+    ts_mask: cython.ulonglong
+    killers: cython.int[::1]
+    history: cython.int[::1]
+    buf: cython.int[::1]
+    keys: cython.longlong[::1]
+    mark: cython.int[::1]
+    nodes = cython.declare(cython.longlong, visibility="readonly")
+    max_nodes: cython.longlong
+    deadline: cython.double
+    stopped: cython.bint
+    ts_nodes: cython.longlong
+    ts_max: cython.longlong
+
+    def __init__(self, width: int, height: int, k: int, exact: bool, geo, tt_bits: int = 20):
+        n = width * height
+        self.w, self.n, self.k, self.nw = width, n, k, len(geo.windows)
+        self.exact = exact
+        self.nmoves, self.winner, self.score, self.key = 0, -1, 0, 0
+        self.wcells = array("i", [c for win in geo.windows for c in win])
+        self.mem_off, self.mem = _csr(geo.members)
+        self.flk_off, self.flk = _csr(geo.flanks)
+        self.near_off, self.near_list = _csr(geo.near)
+        self.cells, self.hist, self.near = _ints(n), _ints(n), _ints(n)
+        self.cnt, self.fl = _ints(2 * self.nw), _ints(2 * self.nw)
+        self.pot, self.four, self.three, self.two = (
+            _ints(2 * n),
+            _ints(2 * n),
+            _ints(2 * n),
+            _ints(2 * n),
+        )
+        self.nfour, self.nthree = _ints(2), _ints(2)
+        ew = {1: 2000, 2: 150, 3: 20, 4: 4}
+        pw = {1: 20_000, 2: 500, 3: 50, 4: 8}
+        self.eval_w = array("i", [0, 0] + [ew.get(k - j, 1) for j in range(1, k)] + [100_000])
+        self.pot_w = array("i", [0, 1] + [pw.get(k - j, 3) for j in range(1, k + 1)])
+        rnd = Random(_SEED + n)
+        self.zob = array("Q", [rnd.getrandbits(64) for _ in range(2 * n)])
+        self.tt_key = array("Q", [0]) * (1 << tt_bits)
+        self.tt_data = _ints(4 << tt_bits)
+        self.tt_mask = (1 << tt_bits) - 1
+        self.ts_key = array("Q", [0]) * (1 << 16)
+        self.ts_data = _ints(2 << 16)
+        self.ts_mask = (1 << 16) - 1
+        self.killers = _ints(2 * MAX_PLY, -1)
+        self.history = _ints(n)
+        self.buf = _ints((MAX_PLY + TS_PLY + 2) * n)
+        self.keys = array("q", [0]) * n
+        self.mark = _ints(n)
+        self.nodes = self.max_nodes = self.ts_nodes = self.ts_max = 0
+        self.deadline, self.stopped = 0.0, False
+        for side in range(2):
+            for w in range(self.nw):
+                self._recat(side, w, -1, 0)
+
+    # -- board ---------------------------------------------------------------------------------
+
+    @cython.ccall
+    def play(self, c: cython.int) -> cython.bint:
+        """Put the side to move's stone on empty cell ``c``; True when that completes a win."""
+        s: cython.int = self.nmoves & 1
+        i: cython.int
+        self.cells[c] = s + 1
+        self.hist[self.nmoves] = c
+        self.nmoves += 1
+        self.key ^= self.zob[s * self.n + c]
+        for i in range(self.near_off[c], self.near_off[c + 1]):
+            self.near[self.near_list[i]] += 1
+        self._update(c, s, 1)
+        return self.winner >= 0
+
+    @cython.ccall
+    def undo(self) -> cython.int:
+        """Take back the last stone and return its cell."""
+        i: cython.int
+        self.nmoves -= 1
+        c: cython.int = self.hist[self.nmoves]
+        s: cython.int = self.nmoves & 1
+        self._update(c, s, -1)
+        self.cells[c] = 0
+        self.key ^= self.zob[s * self.n + c]
+        for i in range(self.near_off[c], self.near_off[c + 1]):
+            self.near[self.near_list[i]] -= 1
+        self.winner = -1
+        return c
+
+    @cython.cfunc
+    def _update(self, c: cython.int, s: cython.int, d: cython.int) -> cython.void:
+        """Adjust every window through (and, in exact mode, flanked by) ``c`` for seat ``s``."""
+        o: cython.int = 1 - s
+        nw: cython.int = self.nw
+        i: cython.int
+        w: cython.int
+        ns: cython.int
+        no: cython.int
+        a_s: cython.int
+        a_o: cython.int
+        b_s: cython.int
+        b_o: cython.int
+        for i in range(self.mem_off[c], self.mem_off[c + 1]):
+            w = self.mem[i]
+            ns = self.cnt[s * nw + w]
+            no = self.cnt[o * nw + w]
+            a_s = ns if no == 0 and self.fl[s * nw + w] == 0 else -1
+            a_o = no if ns == 0 and self.fl[o * nw + w] == 0 else -1
+            ns += d
+            self.cnt[s * nw + w] = ns
+            b_s = ns if no == 0 and self.fl[s * nw + w] == 0 else -1
+            b_o = no if ns == 0 and self.fl[o * nw + w] == 0 else -1
+            if a_s != b_s:
+                self._recat(s, w, a_s, b_s)
+            if a_o != b_o:
+                self._recat(o, w, a_o, b_o)
+        if self.exact:
+            for i in range(self.flk_off[c], self.flk_off[c + 1]):
+                w = self.flk[i]
+                ns = self.cnt[s * nw + w]
+                no = self.cnt[o * nw + w]
+                if no:
+                    self.fl[s * nw + w] += d
+                    continue
+                a_s = ns if self.fl[s * nw + w] == 0 else -1
+                self.fl[s * nw + w] += d
+                b_s = ns if self.fl[s * nw + w] == 0 else -1
+                if a_s != b_s:
+                    self._recat(s, w, a_s, b_s)
+
+    @cython.cfunc
+    def _recat(self, side: cython.int, w: cython.int, a: cython.int, b: cython.int) -> cython.void:
+        """Window ``w`` moved from category ``a`` to ``b`` for ``side`` (-1 = dead for it)."""
+        k: cython.int = self.k
+        delta: cython.int = self.eval_w[b + 1] - self.eval_w[a + 1]
+        self.score += delta if side == 0 else -delta
+        pd: cython.int = self.pot_w[b + 1] - self.pot_w[a + 1]
+        d4: cython.int = (b == k - 1) - (a == k - 1)
+        d3: cython.int = (b == k - 2) - (a == k - 2)
+        d2: cython.int = (b == k - 3) - (a == k - 3)
+        self.nfour[side] += d4
+        self.nthree[side] += d3
+        base: cython.int = side * self.n
+        i: cython.int
+        cell: cython.int
+        for i in range(w * k, w * k + k):
+            cell = base + self.wcells[i]
+            self.pot[cell] += pd
+            self.four[cell] += d4
+            self.three[cell] += d3
+            self.two[cell] += d2
+        if b == k:
+            self.winner = side
+
+    @cython.cfunc
+    def _win_cells(self, side: cython.int, out: cython.int) -> cython.int:
+        """Write ``side``'s win cells into ``buf[out:]``; return how many (0 when none)."""
+        if self.nfour[side] == 0:
+            return 0
+        m: cython.int = 0
+        c: cython.int
+        base: cython.int = side * self.n
+        for c in range(self.n):
+            if self.four[base + c] and self.cells[c] == 0:
+                self.buf[out + m] = c
+                m += 1
+        return m
+
+    @cython.cfunc
+    def _four_cells(self, side: cython.int, out: cython.int, m: cython.int) -> cython.int:
+        """Append the cells where ``side`` makes a four (unmarked ones) to ``buf[out:]``."""
+        if self.nthree[side] == 0:
+            return m
+        c: cython.int
+        base: cython.int = side * self.n
+        for c in range(self.n):
+            if self.three[base + c] and self.cells[c] == 0 and not self.mark[c]:
+                self.mark[c] = 1
+                self.buf[out + m] = c
+                m += 1
+        return m
+
+    @cython.cfunc
+    def _live_three(self, side: cython.int, w: cython.int) -> cython.bint:
+        """Whether window ``w`` is alive for ``side`` and one stone short of a four."""
+        nw: cython.int = self.nw
+        return (
+            self.cnt[side * nw + w] == self.k - 2
+            and self.cnt[(1 - side) * nw + w] == 0
+            and self.fl[side * nw + w] == 0
+        )
+
+    @cython.cfunc
+    def _is_double(self, side: cython.int, c: cython.int) -> cython.bint:
+        """Whether ``side`` playing empty ``c`` gets two win cells at once (open four, 4x4)."""
+        if self.three[side * self.n + c] < 2:
+            return False
+        k: cython.int = self.k
+        first: cython.int = -1
+        i: cython.int
+        j: cython.int
+        w: cython.int
+        x: cython.int
+        for i in range(self.mem_off[c], self.mem_off[c + 1]):
+            w = self.mem[i]
+            if not self._live_three(side, w):
+                continue
+            for j in range(w * k, w * k + k):
+                x = self.wcells[j]
+                if x != c and self.cells[x] == 0:
+                    if first < 0:
+                        first = x
+                    elif x != first:
+                        return True
+        return False
+
+    @cython.cfunc
+    def _defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
+        """Append the cells that touch every window feeding an ``att`` double-threat point."""
+        if self.nthree[att] < 2:
+            return m
+        k: cython.int = self.k
+        c: cython.int
+        i: cython.int
+        j: cython.int
+        w: cython.int
+        x: cython.int
+        for c in range(self.n):
+            if self.cells[c] != 0 or not self._is_double(att, c):
+                continue
+            for i in range(self.mem_off[c], self.mem_off[c + 1]):
+                w = self.mem[i]
+                if not self._live_three(att, w):
+                    continue
+                for j in range(w * k, w * k + k):
+                    x = self.wcells[j]
+                    if self.cells[x] == 0 and not self.mark[x]:
+                        self.mark[x] = 1
+                        self.buf[out + m] = x
+                        m += 1
+        return m
+
+    @cython.cfunc
+    def _unmark(self, out: cython.int, m: cython.int) -> cython.void:
+        i: cython.int
+        for i in range(out, out + m):
+            self.mark[self.buf[i]] = 0
+
+    @cython.cfunc
+    def _double_threat(self, side: cython.int) -> cython.bint:
+        """Whether ``side`` has a cell that makes two win cells at once (open four, 4x4)."""
+        if self.nthree[side] < 2:
+            return False
+        c: cython.int
+        for c in range(self.n):  # noqa: SIM110 - a plain loop compiles to plain C
+            if self.cells[c] == 0 and self._is_double(side, c):
+                return True
+        return False
+
+    @cython.ccall
+    def evaluate(self) -> cython.longlong:
+        """The static score for the side to move."""
+        return self.score if self.nmoves & 1 == 0 else -self.score
+
+    @cython.ccall
+    def state(self) -> tuple:
+        """A snapshot of every incremental table (for tests: undo must restore it)."""
+        n: cython.int = self.n
+        return (
+            self.score,
+            self.key,
+            [self.pot[i] for i in range(2 * n)],
+            [self.four[i] for i in range(2 * n)],
+            [self.three[i] for i in range(2 * n)],
+            [self.two[i] for i in range(2 * n)],
+            [self.near[i] for i in range(n)],
+            (self.nfour[0], self.nfour[1], self.nthree[0], self.nthree[1]),
+        )
+
+    @cython.ccall
+    def moves(self) -> list:
+        """The cells played so far, in order."""
+        return [self.hist[i] for i in range(self.nmoves)]
+
+    @cython.ccall
+    def at(self, c: cython.int) -> cython.int:
+        """What cell ``c`` holds: 0 empty, 1 first player, 2 second."""
+        return self.cells[c]
+
+    @cython.ccall
+    def over(self) -> cython.bint:
+        """Whether the game has ended (a completed line or a full board)."""
+        return self.winner >= 0 or self.nmoves == self.n
+
+    @cython.ccall
+    def side(self) -> cython.int:
+        """The seat to move (0 or 1)."""
+        return self.nmoves & 1
+
+    @cython.ccall
+    def win_cells(self, side: cython.int) -> list:
+        """The cells where ``side`` completes a winning line now, ascending."""
+        m: cython.int = self._win_cells(side, (MAX_PLY + TS_PLY + 1) * self.n)
+        base: cython.int = (MAX_PLY + TS_PLY + 1) * self.n
+        return [self.buf[base + i] for i in range(m)]
+
+    # -- ordering ------------------------------------------------------------------------------
+
+    @cython.cfunc
+    def _sort(self, out: cython.int, m: cython.int) -> cython.void:
+        """Insertion-sort ``buf[out:out+m]`` by ``keys`` descending, ties by cell ascending."""
+        i: cython.int
+        j: cython.int
+        c: cython.int
+        kc: cython.longlong
+        for i in range(out + 1, out + m):
+            c = self.buf[i]
+            kc = self.keys[c]
+            j = i - 1
+            while j >= out and (
+                self.keys[self.buf[j]] < kc or (self.keys[self.buf[j]] == kc and self.buf[j] > c)
+            ):
+                self.buf[j + 1] = self.buf[j]
+                j -= 1
+            self.buf[j + 1] = c
+
+    @cython.cfunc
+    def _key_moves(self, out: cython.int, m: cython.int, s: cython.int, tt_move: cython.int,
+                   ply: cython.int) -> cython.void:  # fmt: skip
+        """Give each listed move its ordering key and sort them best first."""
+        n: cython.int = self.n
+        i: cython.int
+        c: cython.int
+        kv: cython.longlong
+        for i in range(out, out + m):
+            c = self.buf[i]
+            kv = 5 * self.pot[s * n + c] + 4 * self.pot[(1 - s) * n + c] + self.history[c]
+            if c == tt_move:
+                kv += 1099511627776
+            elif c == self.killers[2 * ply] or c == self.killers[2 * ply + 1]:
+                kv += 1073741824
+            self.keys[c] = kv
+        self._sort(out, m)
+
+    @cython.cfunc
+    def _gen(self, ply: cython.int, tt_move: cython.int, beam: cython.int) -> cython.int:
+        """The moves worth searching at ``ply`` into ``buf[ply*n:]``, best first; their count.
+
+        Facing a double-threat point (an open three), only the cells that spoil it and our
+        own fours are searched; else the nearby cells by potential, cut to ``beam``.
+        """
+        s: cython.int = self.nmoves & 1
+        out: cython.int = ply * self.n
+        m: cython.int = self._defences(1 - s, out, 0)
+        c: cython.int
+        if m:
+            m = self._four_cells(s, out, m)
+            self._unmark(out, m)
+        else:
+            for c in range(self.n):
+                if self.cells[c] == 0 and self.near[c]:
+                    self.buf[out + m] = c
+                    m += 1
+            if m == 0:  # an empty board, or every cell near a stone taken: any empty cell
+                for c in range(self.n):
+                    if self.cells[c] == 0:
+                        self.keys[c] = -_centre_distance(c, self.w, self.n // self.w)
+                        self.buf[out + m] = c
+                        m += 1
+                self._sort(out, m)
+                return min(m, beam) if beam > 0 else m
+        self._key_moves(out, m, s, tt_move, ply)
+        if 0 < beam < m:
+            m = beam
+        return m
+
+    # -- search --------------------------------------------------------------------------------
+
+    @cython.cfunc
+    def _tick(self) -> cython.bint:
+        self.nodes += 1
+        if self.nodes >= self.max_nodes or (
+            self.nodes & 63 == 0 and time.perf_counter() >= self.deadline
+        ):
+            self.stopped = True
+        return self.stopped
+
+    @cython.cfunc
+    def _leaf(self, ply: cython.int) -> cython.longlong:
+        """A quiet position's score: a double threat against no counter-four is a mate."""
+        s: cython.int = self.nmoves & 1
+        if self.nthree[1 - s] == 0 and self._double_threat(s):
+            return WIN - ply - 3
+        return self.evaluate()
+
+    @cython.cfunc
+    def negamax(self, depth: cython.int, alpha: cython.longlong, beta: cython.longlong,
+                ply: cython.int) -> cython.longlong:  # fmt: skip
+        """The score for the side to move within (alpha, beta); 0 once stopped."""
+        if self._tick():
+            return 0
+        s: cython.int = self.nmoves & 1
+        if self.nfour[s]:
+            return WIN - ply - 1
+        out: cython.int = ply * self.n
+        m: cython.int = self._win_cells(1 - s, out)
+        if m >= 2:
+            return -(WIN - ply - 2)
+        if self.nmoves == self.n:
+            return 0
+        if (depth <= 0 and m == 0) or ply >= MAX_PLY - 1:
+            return self._leaf(ply)
+        alpha0: cython.longlong = alpha
+        slot: cython.ulonglong = self.key & self.tt_mask
+        tt_move: cython.int = -1
+        e_score: cython.longlong
+        flag: cython.int
+        if self.tt_key[slot] == self.key:
+            tt_move = self.tt_data[4 * slot + 3]
+            if self.tt_data[4 * slot] >= depth:
+                flag = self.tt_data[4 * slot + 1]
+                e_score = _from_tt(self.tt_data[4 * slot + 2], ply)
+                if (
+                    flag == EXACT
+                    or (flag == LOWER and e_score >= beta)
+                    or (flag == UPPER and e_score <= alpha)
+                ):
+                    return e_score
+        child: cython.int = depth - 1
+        forced: cython.bint = m == 1
+        if forced:
+            child = depth  # a forced block costs no depth
+        else:
+            m = self._gen(ply, tt_move, BEAM)
+        best: cython.longlong = -WIN - 1
+        best_move: cython.int = self.buf[out]
+        i: cython.int
+        mv: cython.int
+        r: cython.int
+        score: cython.longlong
+        for i in range(m):
+            mv = self.buf[out + i]
+            self.play(mv)
+            if i == 0:
+                score = -self.negamax(child, -beta, -alpha, ply + 1)
+            else:
+                r = 1 if (i >= 3 and depth >= 3 and not forced) else 0
+                score = -self.negamax(child - r, -alpha - 1, -alpha, ply + 1)
+                if score > alpha and r and not self.stopped:
+                    score = -self.negamax(child, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta and not self.stopped:
+                    score = -self.negamax(child, -beta, -alpha, ply + 1)
+            self.undo()
+            if self.stopped:
+                return 0
+            if score > best:
+                best, best_move = score, mv
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        if not forced:
+                            self.history[mv] += depth * depth
+                            if self.killers[2 * ply] != mv:
+                                self.killers[2 * ply + 1] = self.killers[2 * ply]
+                                self.killers[2 * ply] = mv
+                        break
+        flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        self.tt_key[slot] = self.key
+        self.tt_data[4 * slot] = depth
+        self.tt_data[4 * slot + 1] = flag
+        self.tt_data[4 * slot + 2] = _to_tt(best, ply)
+        self.tt_data[4 * slot + 3] = best_move
+        return best
+
+    @cython.ccall
+    def root(self, depth: cython.int, moves: list, alpha: cython.longlong,
+             beta: cython.longlong) -> tuple:  # fmt: skip
+        """Search the root ``moves`` at ``depth`` in (alpha, beta): (score, best, stopped)."""
+        best: cython.longlong = -WIN - 1
+        best_move: cython.int = moves[0]
+        score: cython.longlong
+        alpha0: cython.longlong = alpha
+        i: cython.int
+        mv: cython.int
+        for i in range(len(moves)):
+            mv = moves[i]
+            self.play(mv)
+            if i == 0:
+                score = -self.negamax(depth - 1, -beta, -alpha, 1)
+            else:
+                score = -self.negamax(depth - 1, -alpha - 1, -alpha, 1)
+                if alpha < score < beta and not self.stopped:
+                    score = -self.negamax(depth - 1, -beta, -alpha, 1)
+            self.undo()
+            if self.stopped:
+                break
+            if score > best:
+                best, best_move = score, mv
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        if not self.stopped:
+            slot: cython.ulonglong = self.key & self.tt_mask
+            self.tt_key[slot] = self.key
+            self.tt_data[4 * slot] = depth
+            self.tt_data[4 * slot + 1] = (
+                UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+            )
+            self.tt_data[4 * slot + 2] = _to_tt(best, 0)
+            self.tt_data[4 * slot + 3] = best_move
+        return best, best_move, self.stopped
+
+    @cython.ccall
+    def root_moves(self) -> list:
+        """Every candidate at the root, best first (no beam)."""
+        s: cython.int = self.nmoves & 1
+        m: cython.int = self._win_cells(1 - s, 0)
+        if m == 0:
+            m = self._gen(0, -1, 0)
+        return [self.buf[i] for i in range(m)]
+
+    @cython.ccall
+    def start(self, max_nodes: cython.longlong, deadline: cython.double) -> cython.void:
+        """Arm the node and time budget for the next searches (clears the stop flag)."""
+        self.nodes = 0
+        self.max_nodes = max_nodes
+        self.deadline = deadline
+        self.stopped = False
+        i: cython.int
+        for i in range(2 * MAX_PLY):
+            self.killers[i] = -1
+        for i in range(self.n):
+            self.history[i] >>= 2
+
+    @cython.ccall
+    def probe(self) -> cython.int:
+        """The transposition table's best move here, or -1."""
+        slot: cython.ulonglong = self.key & self.tt_mask
+        return self.tt_data[4 * slot + 3] if self.tt_key[slot] == self.key else -1
+
+    # -- threat-space search -------------------------------------------------------------------
+
+    @cython.cfunc
+    def _ts_tick(self) -> cython.bint:
+        self.ts_nodes += 1
+        if self.ts_nodes >= self.ts_max or (
+            self.ts_nodes & 31 == 0 and time.perf_counter() >= self.deadline
+        ):
+            self.stopped = True
+        return self.stopped
+
+    @cython.cfunc
+    def _attack(self, depth: cython.int, threes: cython.bint, ply: cython.int) -> cython.int:
+        """Attacker to move: a cell that wins by threats within ``depth`` plies, or -1."""
+        att: cython.int = self.nmoves & 1
+        out: cython.int = (MAX_PLY + 1 + ply) * self.n
+        m: cython.int
+        if self.nfour[att]:
+            self._win_cells(att, out)
+            return self.buf[out]
+        m = self._win_cells(1 - att, out)
+        if m >= 2 or depth <= 0 or ply >= TS_PLY - 1:
+            return -1
+        probe: cython.ulonglong = self.key ^ (0x1E3779B97F4A7C15 if threes else 0)
+        slot: cython.ulonglong = probe & self.ts_mask
+        if self.ts_key[slot] == probe and (
+            self.ts_data[2 * slot + 1] >= 0 or self.ts_data[2 * slot] >= depth
+        ):
+            return self.ts_data[2 * slot + 1]
+        if self._ts_tick():
+            return -1
+        i: cython.int
+        c: cython.int
+        if m == 0:
+            m = self._four_cells(att, out, 0)
+            if threes and m < self.n - THREE_CANDIDATES:
+                m = self._three_cells(att, out, m)
+            self._unmark(out, m)
+        for i in range(out, out + m):
+            c = self.buf[i]
+            self.keys[c] = self.pot[att * self.n + c]
+        self._sort(out, m)
+        found: cython.int = -1
+        ok: cython.bint
+        for i in range(m):
+            c = self.buf[out + i]
+            self.play(c)
+            ok = self._defend(depth - 1, threes, ply + 1)
+            self.undo()
+            if self.stopped:
+                return -1
+            if ok:
+                found = c
+                break
+        self.ts_key[slot] = probe
+        self.ts_data[2 * slot] = depth
+        self.ts_data[2 * slot + 1] = found
+        return found
+
+    @cython.cfunc
+    def _three_cells(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
+        """Append up to THREE_CANDIDATES cells likely to make an open three, by potential."""
+        n: cython.int = self.n
+        start: cython.int = out + m
+        cnt: cython.int = 0
+        c: cython.int
+        i: cython.int
+        for c in range(n):
+            if self.two[att * n + c] >= 2 and self.cells[c] == 0 and not self.mark[c]:
+                self.buf[start + cnt] = c
+                self.keys[c] = self.pot[att * n + c]
+                cnt += 1
+        self._sort(start, cnt)
+        if cnt > THREE_CANDIDATES:
+            cnt = THREE_CANDIDATES
+        for i in range(start, start + cnt):
+            self.mark[self.buf[i]] = 1
+        return m + cnt
+
+    @cython.cfunc
+    def _defend(self, depth: cython.int, threes: cython.bint, ply: cython.int) -> cython.bint:
+        """Defender to move right after a threat: True if every reply still loses."""
+        dfn: cython.int = self.nmoves & 1
+        att: cython.int = 1 - dfn
+        out: cython.int = (MAX_PLY + 1 + ply) * self.n
+        if self.nfour[dfn]:
+            return False
+        m: cython.int = self._win_cells(att, out)
+        if m >= 2:
+            return True
+        if m == 0:
+            if not threes:
+                return False
+            m = self._defences(att, out, 0)
+            if m == 0:
+                self._unmark(out, m)
+                return False
+            m = self._four_cells(dfn, out, m)
+            self._unmark(out, m)
+        if self._ts_tick():
+            return False
+        i: cython.int
+        ok: cython.bint
+        for i in range(m):
+            self.play(self.buf[out + i])
+            ok = self._attack(depth - 1, threes, ply + 1) >= 0
+            self.undo()
+            if self.stopped or not ok:
+                return False
+        return True
+
+    @cython.ccall
+    def threat_win(self, depth: cython.int, threes: cython.bint, max_nodes: cython.longlong,
+                   deadline: cython.double) -> cython.int:  # fmt: skip
+        """A first move of a forced win by fours (or threes too) for the side to move, or -1.
+
+        Deepens 3, 5, 7 ... plies up to ``depth`` so the shortest win found is played; -2 when
+        the budget ran out before the search was complete.
+        """
+        self.ts_nodes = 0
+        self.ts_max = max_nodes
+        saved_deadline: cython.double = self.deadline
+        self.deadline = deadline
+        self.stopped = False
+        found: cython.int = -1
+        plies: cython.int
+        for plies in range(3, depth + 1, 2):
+            found = self._attack(plies, threes, 0)
+            if found >= 0 or self.stopped:
+                break
+        if found < 0 and self.stopped:
+            found = -2
+        self.nodes += self.ts_nodes
+        self.deadline = saved_deadline
+        self.stopped = False
+        return found
+
+    @cython.ccall
+    def threat_lost(self, depth: cython.int, threes: cython.bint, max_nodes: cython.longlong,
+                    deadline: cython.double) -> cython.int:  # fmt: skip
+        """After a threat: 1 if every reply of the side to move loses within ``depth`` plies,
+        0 if one holds, -2 when the budget ran out first."""
+        self.ts_nodes = 0
+        self.ts_max = max_nodes
+        saved_deadline: cython.double = self.deadline
+        self.deadline = deadline
+        self.stopped = False
+        lost: cython.bint = self._defend(depth, threes, 0)
+        out: cython.int = -2 if self.stopped else (1 if lost else 0)
+        self.nodes += self.ts_nodes
+        self.deadline = saved_deadline
+        self.stopped = False
+        return out
+
+    @cython.ccall
+    def clear_threat_memo(self) -> cython.void:
+        """Forget threat-search results (their depth meaning changes with the budget)."""
+        i: cython.int
+        for i in range(self.ts_mask + 1):
+            self.ts_key[i] = 0
+
+
+@cython.cfunc
+def _to_tt(score: cython.longlong, ply: cython.int) -> cython.int:
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+@cython.cfunc
+def _from_tt(score: cython.longlong, ply: cython.int) -> cython.longlong:
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+@cython.cfunc
+def _centre_distance(c: cython.int, width: cython.int, height: cython.int) -> cython.int:
+    """Twice the Manhattan distance of cell ``c`` from the board's centre."""
+    return abs(2 * (c % width) - (width - 1)) + abs(2 * (c // width) - (height - 1))
+
+
+def _csr(rows) -> tuple:
+    """Flatten a tuple of tuples into (offsets, values) arrays."""
+    off = [0]
+    vals: list = []
+    for row in rows:
+        vals.extend(row)
+        off.append(len(vals))
+    return array("i", off), array("i", vals)
+
+
+def compiled() -> bool:
+    """Whether this module runs as compiled C."""
+    return cython.compiled

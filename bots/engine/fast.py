@@ -1,0 +1,269 @@
+"""The big-board engine: threat search both ways, then PVS with aspiration windows on the core.
+
+Order of business for the side to move: win now; block the single win cell; our own VCF, then
+VCT; drop every candidate after which the opponent has a VCF or VCT (unless all lose); then
+iterative deepening with aspiration windows over what is left, until the limit, or until 45 % of
+the time left for it is spent (70 % when the last iteration changed its mind: a critical move).
+The core (``bots.engine.core``)
+is compiled when the install could build it; ``MNK_ENGINE_PURE=1`` forces its plain-Python
+run, which is the oracle for the compiled one. One core per variant lives on in the process,
+so its transposition table survives from move to move of a game.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from bots.engine.geometry import geometry
+from bots.engine.limits import MATE_BOUND, WIN, Limit, SearchResult
+from protocol.rules import Move, Variant, WinRule
+
+MAX_DEPTH = 64
+#: The aspiration window around the last iteration's score.
+ASPIRATION = 60
+#: Share of the budget after which no new iteration starts (it would rarely finish).
+ITERATION_SHARE = 0.45
+#: Budget shares (at most) of our own VCF, our VCT, and the opponent check of candidates.
+VCF_SHARE, VCT_SHARE, SAFE_SHARE = 0.25, 0.1, 0.25
+#: Candidates kept at the root once this many are known safe; node cap of each check.
+SAFE_ROOTS, DEFENCE_NODES = 16, 4000
+#: The same when the last iteration changed its best move or dropped its score.
+CRITICAL_SHARE = 0.7
+#: Plies of our own VCF / VCT and of the opponent's in the candidate check.
+VCF_PLIES, VCT_PLIES, DEFENCE_VCF_PLIES, DEFENCE_VCT_PLIES = 21, 11, 15, 9
+NO_DEADLINE = 1e18
+#: Seconds (at most a tenth of the budget) kept back from the deadline to build the answer.
+SAFETY_S = 0.03
+
+
+def pure_forced() -> bool:
+    """Whether ``MNK_ENGINE_PURE=1`` asks for the plain-Python core."""
+    return os.environ.get("MNK_ENGINE_PURE", "") == "1"
+
+
+def load_core(pure: bool | None = None) -> ModuleType:
+    """The compiled core (when built and not refused), else its plain-Python run."""
+    if pure is None:
+        pure = pure_forced()
+    if not pure:
+        from bots.engine import core
+
+        return core
+    name = "bots.engine._core_pure"
+    module = sys.modules.get(name)
+    if module is None:
+        path = Path(__file__).with_name("core.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+#: Transposition table size as a power of two (24 bytes an entry); INFO max_memory lowers it.
+_tt_bits = 20
+_cores: dict[tuple[Any, ...], Any] = {}
+
+
+def set_memory(max_bytes: int) -> None:
+    """Size future transposition tables to stay well inside ``max_bytes`` (0 = default)."""
+    global _tt_bits
+    bits = 20
+    if max_bytes > 0:
+        while bits > 12 and 24 << bits > max_bytes // 3:
+            bits -= 1
+    _tt_bits = bits
+    _cores.clear()
+
+
+def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool = True) -> Any:
+    """A core set to the position after ``moves``; reused (and its TT kept) when ``keep``."""
+    key = (module.__name__, variant.width, variant.height, variant.k, variant.rule, _tt_bits)
+    core = _cores.get(key) if keep else None
+    if core is None:
+        geo = geometry(variant.width, variant.height, variant.k)
+        exact = variant.rule is WinRule.EXACT
+        core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits)
+        if keep:
+            _cores.clear()  # one live core per process: bounded memory
+            _cores[key] = core
+    cells = [m.y * variant.width + m.x for m in moves]
+    played = core.moves()
+    same = 0
+    while same < min(len(played), len(cells)) and played[same] == cells[same]:
+        same += 1
+    for _ in range(len(played) - same):
+        core.undo()
+    for c in cells[same:]:
+        core.play(c)
+    return core
+
+
+class FastSearch:
+    """One search on a core; see the module doc for the order of business."""
+
+    def __init__(
+        self, variant: Variant, limit: Limit, core: Any, start: float | None = None
+    ) -> None:
+        self.variant, self.limit, self.core = variant, limit, core
+        self.start = time.perf_counter() if start is None else start
+        self.budget = limit.time_s
+        self.deadline = NO_DEADLINE
+        if limit.time_s is not None:  # a little is kept back for building the answer
+            self.deadline = self.start + limit.time_s - min(SAFETY_S, 0.1 * limit.time_s)
+        self.max_nodes = limit.nodes if limit.nodes is not None else 1 << 62
+        self.nodes = 0
+
+    def _move(self, cell: int) -> Move:
+        w = self.variant.width
+        return Move(cell % w, cell // w)
+
+    def _slice(self, share: float) -> float:
+        """A deadline ``share`` of the whole budget from now (capped by the real deadline)."""
+        if self.budget is None:
+            return NO_DEADLINE
+        return min(self.deadline, time.perf_counter() + self.budget * share)
+
+    def _threat(self, plies: int, threes: bool, share: float, nodes_share: int) -> int:
+        """A forced-win first move for the side to move, within a slice of the budget."""
+        left = self.max_nodes - self.core.nodes
+        cap = max(500, left // nodes_share)
+        return self.core.threat_win(plies, threes, cap, self._slice(share))
+
+    def run(self) -> SearchResult:
+        """Search to the limit; always returns a legal move."""
+        core, limit = self.core, self.limit
+        core.start(self.max_nodes, self.deadline)
+        s = core.side()
+        wins = core.win_cells(s)
+        if wins:
+            return self._result(wins[0], WIN - 1, 1, "forced")
+        root = core.root_moves()
+        if not core.moves():  # the empty board: the centre (the root list is centre first)
+            return self._result(root[0], 0, 0, "forced")
+        if len(core.win_cells(1 - s)) == 1:
+            return self._result(root[0], 0, 0, "forced")
+        if limit.threats:
+            for plies, threes, source, share in (
+                (VCF_PLIES, False, "vcf", VCF_SHARE),
+                (VCT_PLIES, True, "vct", VCT_SHARE),
+            ):
+                cell = self._threat(plies, threes, share, 5)
+                if cell >= 0:
+                    return self._result(cell, WIN - 3, 0, source)
+            root = self._safe(root)
+        if len(root) == 1:
+            return self._result(root[0], 0, 0, "forced")
+        return self._deepen(root)
+
+    def _safe(self, root: list[int]) -> list[int]:
+        """The best candidates (by ordering) after which the opponent has no VCF/VCT.
+
+        At most ``SAFE_ROOTS`` are kept; when time runs out first the unchecked ones stand in,
+        and only when every candidate loses are the losing ones searched.
+        """
+        core = self.core
+        end = self._slice(SAFE_SHARE)
+        safe, lost = [], []
+        for i, cell in enumerate(root):
+            if len(safe) >= SAFE_ROOTS:
+                break
+            if time.perf_counter() >= end or core.nodes >= self.max_nodes:
+                return safe or root[i:]
+            core.play(cell)
+            try:
+                losing = (
+                    core.threat_win(DEFENCE_VCF_PLIES, False, DEFENCE_NODES, end) >= 0
+                    or core.threat_win(DEFENCE_VCT_PLIES, True, DEFENCE_NODES // 4, end) >= 0
+                )
+            finally:
+                core.undo()
+            (lost if losing else safe).append(cell)
+        return safe or lost
+
+    def _deepen(self, root: list[int]) -> SearchResult:
+        """Iterative deepening with aspiration windows; the last finished iteration counts."""
+        core, limit = self.core, self.limit
+        max_depth = min(limit.depth or MAX_DEPTH, MAX_DEPTH)
+        result = self._result(root[0], 0, 0, "fallback")
+        score = 0
+        begun = time.perf_counter()  # the shares below are of the time left for deepening
+        for depth in range(1, max_depth + 1):
+            lo, hi = -(WIN + 1), WIN + 1
+            if depth > 2 and abs(score) < MATE_BOUND:
+                lo, hi = score - ASPIRATION, score + ASPIRATION
+            while True:
+                got, best, stopped = core.root(depth, root, lo, hi)
+                if stopped:
+                    return result
+                if got <= lo and lo > -(WIN + 1):
+                    lo = -(WIN + 1)
+                elif got >= hi and hi < WIN + 1:
+                    hi = WIN + 1
+                else:
+                    break
+            # a changed mind or a falling score is a critical move: it may think longer
+            unstable = depth > 3 and (best != root[0] or got < score - ASPIRATION)
+            score = got
+            root.remove(best)
+            root.insert(0, best)
+            result = self._result(best, score, depth, "search")
+            if abs(score) >= MATE_BOUND and WIN - abs(score) <= depth:
+                break
+            spent = time.perf_counter() - begun
+            share = CRITICAL_SHARE if unstable else ITERATION_SHARE
+            if spent >= (self.deadline - begun) * share:
+                break
+            if core.nodes >= self.max_nodes:
+                break
+        return result
+
+    def _pv(self, first: int, length: int) -> list[Move]:
+        """The principal variation read back from the transposition table."""
+        core = self.core
+        line = [first]
+        over = core.play(first)
+        try:
+            while len(line) < length and not over:
+                cell = core.probe()
+                if cell < 0 or core.at(cell):
+                    break
+                line.append(cell)
+                over = core.play(cell)
+        finally:
+            for _ in line:
+                core.undo()
+        return [self._move(c) for c in line]
+
+    def _result(self, cell: int, score: int, depth: int, source: str) -> SearchResult:
+        move = self._move(cell)
+        return SearchResult(
+            move=move,
+            score=score,
+            depth=depth,
+            nodes=self.core.nodes,
+            pv=self._pv(cell, max(depth, 1)),
+            seconds=time.perf_counter() - self.start,
+            best_moves=[move],
+            solved=source in ("vcf", "vct") or abs(score) >= MATE_BOUND,
+            source=source,
+        )
+
+
+def fast_search(
+    variant: Variant, moves: list[Move], limit: Limit, module: ModuleType | None = None,
+    keep: bool = True,
+) -> SearchResult:  # fmt: skip
+    """Search the big-board position after ``moves`` with the fast core."""
+    start = time.perf_counter()  # setting up the core is part of the budget
+    core = core_for(variant, moves, module or load_core(), keep)
+    if core.over():
+        raise ValueError("the game is already over")
+    return FastSearch(variant, limit, core, start).run()

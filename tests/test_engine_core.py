@@ -1,0 +1,137 @@
+"""The fast core against its oracles: the old board's tables, and its own plain-Python run."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots.engine import Limit, search
+from bots.engine.board import EvalBoard
+from bots.engine.fast import core_for, fast_search, load_core
+from protocol import GOMOKU, Game, Move, Variant, make_variant
+
+COMPILED = load_core(pure=False)
+PURE = load_core(pure=True)
+
+
+def random_position(variant: Variant, stones: int, seed: int) -> list[Move]:
+    """A game of ``stones`` random moves near the centre that nobody has won yet."""
+    rng = random.Random(seed)
+    game = Game(variant)
+    cx, cy = variant.width // 2, variant.height // 2
+    spread = max(2, min(cx, cy) - 1)
+    tries = 0
+    while game.ply < stones and tries < 2000:
+        tries += 1
+        move = Move(cx + rng.randint(-spread, spread), cy + rng.randint(-spread, spread))
+        if not game.is_legal(move):
+            continue
+        trial = Game.from_moves(variant, [*game.moves, move])
+        if trial.over:
+            continue
+        game.push(move)
+    return game.moves
+
+
+variants = st.builds(
+    lambda w, h, k, rule: make_variant("mnk", {"width": w, "height": h, "k": k, "rule": rule}),
+    st.integers(7, 15),
+    st.integers(7, 15),
+    st.integers(4, 6),
+    st.sampled_from(["freestyle", "exact"]),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=variants, stones=st.integers(0, 30), seed=st.integers(0, 10**6))
+def test_tables_match_the_reference_board(variant: Variant, stones: int, seed: int) -> None:
+    """Score, potentials and win cells equal the old EvalBoard's after any game; undo is exact."""
+    moves = random_position(variant, stones, seed)
+    for module in (PURE, COMPILED):
+        core = core_for(variant, moves, module, keep=False)
+        ref = EvalBoard(variant, moves)
+        state = core.state()
+        assert state[0] == ref.score
+        assert state[2] == ref.pot[0] + ref.pot[1]
+        for side in (0, 1):
+            assert core.win_cells(side) == sorted(ref.win_cells(side))
+        extra = random_position(variant, stones + 8, seed + 1)[len(moves) :]
+        played = 0
+        for m in extra:
+            cell = m.y * variant.width + m.x
+            if core.at(cell):
+                continue
+            played += 1
+            if core.play(cell):
+                break
+        for _ in range(played):
+            core.undo()
+        assert core.state() == state
+
+
+@pytest.mark.skipif(not COMPILED.compiled(), reason="the core was not compiled on this machine")
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant=variants,
+    stones=st.integers(1, 24),
+    seed=st.integers(0, 10**6),
+    depth=st.integers(1, 4),
+    threats=st.booleans(),
+)
+def test_compiled_core_matches_pure_python(
+    variant: Variant, stones: int, seed: int, depth: int, threats: bool
+) -> None:
+    """Same move, score, depth, node count and source from both builds of the core."""
+    moves = random_position(variant, stones, seed)
+    limit = Limit(depth=depth, nodes=800, threats=threats)
+    fast = fast_search(variant, moves, limit, COMPILED, keep=False)
+    pure = fast_search(variant, moves, limit, PURE, keep=False)
+    assert (fast.move, fast.score, fast.depth, fast.nodes, fast.source, fast.pv) == (
+        pure.move,
+        pure.score,
+        pure.depth,
+        pure.nodes,
+        pure.source,
+        pure.pv,
+    )
+
+
+def test_compiled_core_is_built_by_the_install() -> None:
+    """``pip install -e .`` with a C compiler present builds the core (it is 30x faster)."""
+    import shutil
+
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the pure-Python core is the fallback")
+    assert COMPILED.compiled()
+
+
+def test_big_board_search_never_plays_into_a_forced_loss() -> None:
+    """White's open three must be answered: every move but its spoilers loses to a VCF/VCT."""
+    moves = [Move(7, 7), Move(3, 3), Move(8, 7), Move(11, 11), Move(9, 7)]
+    result = search(GOMOKU, moves, Limit(time_s=1.0))
+    assert result.move in (Move(6, 7), Move(10, 7), Move(5, 7), Move(11, 7))
+
+
+def test_transposition_table_survives_between_moves() -> None:
+    """The process keeps one core per variant: the next move's search reuses it."""
+    moves = [Move(7, 7), Move(8, 8), Move(8, 7)]
+    fast_search(GOMOKU, moves, Limit(depth=3, threats=False))
+    core = core_for(GOMOKU, moves, load_core())
+    assert core.probe() >= 0  # the root's entry from the search just made
+    again = core_for(GOMOKU, [*moves, Move(6, 7)], load_core())
+    assert again is core and core.moves()[-1] == 7 * 15 + 6
+
+
+@pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
+def test_plays_legal_moves_to_the_end_of_a_crowded_game(module: object) -> None:
+    """From the empty board until the board is full or won: every answer is legal."""
+    variant = make_variant("mnk", {"width": 7, "height": 7, "k": 6, "rule": "exact"})
+    game = Game(variant)
+    while not game.over:
+        result = fast_search(variant, game.moves, Limit(depth=2, nodes=300), module, keep=False)
+        assert game.is_legal(result.move), (game.moves, result.move)
+        game.push(result.move)
+    assert game.ply > 20
