@@ -65,9 +65,10 @@ def test_engine_chooses_the_colour_the_search_favours() -> None:
     assert bot.choose_colour(
         GOMOKU, [Move(*m) for m in black_wins], ["black", "white"], Limit(1)
     ) == ("black")
-    white_wins = [(7, 7), (0, 0), (14, 14), (0, 1), (14, 12), (0, 2), (12, 14), (0, 3)]
+    # white, to move, has an open three in the centre and black only corner stones: won for white
+    white_wins = [(0, 0), (7, 6), (14, 14), (7, 7), (0, 14), (7, 8), (14, 0)]
     assert bot.choose_colour(
-        GOMOKU, [Move(*m) for m in white_wins][:-1], ["black", "white"], Limit(1)
+        GOMOKU, [Move(*m) for m in white_wins], ["black", "white"], Limit(1)
     ) == ("white")
 
 
