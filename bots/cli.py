@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from bots.pbrain import serve
 from bots.runner import BotRunner
-from bots.specs import make_bot, parse_spec
+from bots.specs import check_engine, make_bot, parse_spec
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,15 +81,20 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
         spec = parse_spec(args.engine)
+        check_engine(spec)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
     if args.piskvork:
         if not spec.in_process:
             sys.exit("mnk-bot: --piskvork needs an in-process engine, not another brain")
-        serve(make_bot(spec, 10))
+        with contextlib.suppress(KeyboardInterrupt):
+            serve(make_bot(spec, 10))
         return
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    asyncio.run(_play(args))
+    try:
+        asyncio.run(_play(args))
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
+        raise SystemExit(130) from None

@@ -225,6 +225,7 @@ class BotRunner:
             if self.session and msg["session"] != self.session:
                 log.warning("the server gave a new identity; old games are lost")
             self.session = msg["session"]
+            log.info("connected to %s as %s (player %s)", self.url, self.name, msg.get("player"))
             if self.session_file is not None:
                 self.session_file.write_text(self.session)
             self.connected.set()

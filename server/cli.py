@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import signal
+import sqlite3
 from pathlib import Path
 
 from server.arena import Arena, Limits
@@ -102,4 +104,18 @@ def main(argv: list[str] | None = None) -> None:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    asyncio.run(serve_forever(args))
+    try:
+        asyncio.run(serve_forever(args))
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
+        raise SystemExit(130) from None
+    except (OSError, sqlite3.Error) as exc:  # port in use, unwritable or corrupt --db
+        raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
+
+
+def startup_error(args: argparse.Namespace, exc: BaseException) -> str:
+    """One line saying why the server could not start, and what to try."""
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        return f"port {args.port} on {args.host} is in use (another mnk-server?); try --port"
+    if isinstance(exc, sqlite3.Error) or str(exc.filename or "").startswith(args.db):
+        return f"cannot use the database {args.db!r}: {exc}; try another --db or --memory"
+    return f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"

@@ -60,7 +60,7 @@ async def stop(proc: subprocess.Popen[bytes]) -> None:
     await asyncio.to_thread(proc.wait, 15)
 
 
-async def wait_for_bot(server: Any, name: str, timeout: float = 20.0) -> Any:
+async def wait_for_bot(server: Any, name: str, timeout: float = 60.0) -> Any:
     """Wait until a bot called ``name`` is online."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -143,9 +143,9 @@ async def test_bot_reconnects_and_resumes_its_game(client_factory: Any, server: 
         await human.expect("moved", seat=1)
         server.fanout.sockets[player.pid].transport.abort()  # the bot's connection drops
         await human.expect("presence", online=False)
-        await human.expect("presence", online=True, timeout=10)
+        await human.expect("presence", online=True, timeout=30)
         await human.request(type="move", room=room, x=8, y=7)
-        reply = await human.expect("moved", seat=1, timeout=10)
+        reply = await human.expect("moved", seat=1, timeout=30)
         assert reply["ply"] == 3
     finally:
         await stop(proc)
@@ -188,13 +188,13 @@ async def test_thinking_bot_answers_pings_and_a_hung_one_loses(
         started = time.monotonic()
         await asyncio.wait_for(await ws.ping(), 1.0)
         assert time.monotonic() - started < 0.5
-        assert (await human.expect("moved", seat=1 - state["seat"], timeout=5))["room"] == room
+        assert (await human.expect("moved", seat=1 - state["seat"], timeout=30))["room"] == room
 
         room2 = (await human.request(type="create_room", game="gomoku", opponent="bot", seat=0))[
             "room"
         ]
         await human.request(type="move", room=room2, x=7, y=7)
-        over = await human.expect("game_over", room=room2, timeout=6)
+        over = await human.expect("game_over", room=room2, timeout=30)
         assert over["reason"] == "timeout" and over["winner"] == 0
     finally:
         for proc in (slow, hung):

@@ -191,7 +191,7 @@ async def test_faulty_brains_raise_with_the_right_fault(
     brain = PiskvorkBrain(executable(tmp_path / "pbrain-bad", script), GOMOKU, 1)
     try:
         with pytest.raises(BrainError) as caught:
-            await asyncio.wait_for(brain.choose([Move(7, 7)], 0.3, None), 10)
+            await asyncio.wait_for(brain.choose([Move(7, 7)], 0.3, None), 30)
         assert caught.value.fault == fault
     finally:
         await brain.close()
@@ -226,7 +226,7 @@ async def test_bot_with_piskvork_engine_plays_on_the_server(
             mine = next(m for m in (Move(x, 0) for x in range(15)) if game.is_legal(m))
             await human.request(type="move", room=room, x=mine.x, y=mine.y)
             game.push(mine)
-            answer = await human.expect("moved", seat=1, timeout=10)
+            answer = await human.expect("moved", seat=1, timeout=30)
             game.push(Move(answer["x"], answer["y"]))
         assert game.ply == 6 and game.outcome is None
     finally:

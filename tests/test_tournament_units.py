@@ -65,15 +65,25 @@ def test_elo_from_score_known_values() -> None:
 
 
 def test_elo_estimate_matches_cutechess() -> None:
-    even = elo_estimate(5, 0, 5)
+    even = elo_estimate(5, 0, 5, prior=0)
     assert even.elo == 0.0
     # cutechess-cli prints 0.0 +/- 251.8 for +5 -5 =0 (1.96 sigma of the per-game variance)
     assert even.error == pytest.approx(251.8, abs=0.2)
-    three_to_one = elo_estimate(30, 0, 10)
+    three_to_one = elo_estimate(30, 0, 10, prior=0)
     assert three_to_one.elo == pytest.approx(190.85, abs=0.01)
     assert 100 < three_to_one.error < 160
-    assert elo_estimate(0, 10, 0) == EloEstimate(0.0, 0.0)
+    assert elo_estimate(0, 10, 0, prior=0) == EloEstimate(0.0, 0.0)
     assert elo_estimate(0, 0, 0) == EloEstimate(0.0, 0.0)
+
+
+def test_the_prior_keeps_perfect_and_drawn_records_uncertain() -> None:
+    sweep = elo_estimate(4, 0, 0)  # scored as 5 wins and 1 loss: p = 5/6
+    assert sweep.elo == pytest.approx(-400 * math.log10(1 / (5 / 6) - 1), abs=0.01)  # +279.6
+    assert sweep.elo < 1000 and sweep.error > 300  # not the clamp, and far from certain
+    assert elo_estimate(0, 0, 4).elo == pytest.approx(-sweep.elo)
+    drawn = elo_estimate(0, 10, 0)  # 1 win, 10 draws, 1 loss: p = 1/2, sigma^2 = 0.5/12/12
+    assert drawn.elo == 0.0 and drawn.error > 30
+    assert elo_estimate(30, 0, 10).elo == pytest.approx(elo_from_score(31 / 42))
 
 
 def test_los() -> None:
