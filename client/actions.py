@@ -149,7 +149,9 @@ class Actions:
         self.focus = "chat"
 
     def do_create(self, arg: Any, pos: Any = None) -> None:
-        """Create a room from the "new game" form."""
+        """Create a room from the "new game" form (it is sent once the server is reached)."""
+        if self.model.connection != "online":
+            self.model.toast("Not connected yet: the game starts once the server answers.")
         self.send(create_request(self.form))
 
     def do_form_game(self, game: str, pos: Any = None) -> None:

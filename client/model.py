@@ -26,6 +26,10 @@ class ClientModel:
     session: str | None = None
     connection: str = "connecting"  # "connecting" | "online" | "offline"
     connection_detail: str = ""
+    #: Whether this client was ever connected (a drop then is "lost", else "cannot reach").
+    ever_online: bool = False
+    #: Whether the link dropped since it was last online.
+    dropped: bool = False
     lobby: list[RoomSummary] = field(default_factory=list)
     rooms: dict[str, RoomState] = field(default_factory=dict)
     current: str | None = None
@@ -75,11 +79,16 @@ class ClientModel:
 
     def _on__net(self, msg: Message, now: float) -> None:
         status = str(msg.get("status", "offline"))
-        was = self.connection
-        self.connection = status
-        self.connection_detail = str(msg.get("detail", ""))
-        if status == "online" and was == "offline":
-            self.toast("Reconnected.", "info", now)
+        detail = str(msg.get("detail", ""))
+        if status == "connecting" and self.connection == "offline":
+            return  # another attempt: keep saying why the last one failed until one works
+        self.connection, self.connection_detail = status, detail
+        if status == "offline" and self.ever_online:
+            self.dropped = True
+        if status == "online":
+            if self.dropped:
+                self.toast("Reconnected.", "info", now)
+            self.ever_online, self.dropped = True, False
 
     def _on_welcome(self, msg: Message, now: float) -> None:
         if self.player is not None and msg.get("player") != self.player:
@@ -88,7 +97,7 @@ class ClientModel:
         self.player = msg.get("player")
         self.session = msg.get("session")
         self.name = str(msg.get("name", self.name))
-        self.connection = "online"
+        self.connection, self.ever_online = "online", True
 
     # -- lobby ------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from typing import Any
 import msgpack
 
 from protocol.errors import BadFrame, BadMessage, UnknownType
+from protocol.vocab import DECLARED_FAULTS, Kind
 
 PROTOCOL_VERSION = 1
 #: Frames larger than this close the connection with 1009 (message too big).
@@ -93,11 +94,11 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {
-    ("hello", "kind"): frozenset({"human", "bot"}),
-    ("create_room", "opponent"): frozenset({"human", "bot"}),
+    ("hello", "kind"): frozenset(Kind),
+    ("create_room", "opponent"): frozenset(Kind),
     ("create_room", "seat"): frozenset({0, 1, None}),
     ("get_game", "format"): frozenset({"json", "psq"}),
-    ("resign", "fault"): frozenset({"crash", "hang", "illegal_move", "error"}),
+    ("resign", "fault"): DECLARED_FAULTS,
 }
 
 

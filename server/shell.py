@@ -13,6 +13,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
+from protocol.vocab import Close
 from server.arena import Arena, Lookup, Out, Reply
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
@@ -20,9 +21,9 @@ from server.store import Store
 
 log = logging.getLogger("mnk.server")
 
-#: Close codes: 1001 going away (shutdown); 4000 this session was resumed on another connection.
-CLOSE_GOING_AWAY = 1001
-CLOSE_REPLACED = 4000
+#: Close codes: going away (shutdown); this session was resumed on another connection.
+CLOSE_GOING_AWAY = Close.GOING_AWAY
+CLOSE_REPLACED = Close.REPLACED
 #: A peer that lets this much pile up unread in its socket buffer is cut off.
 MAX_BACKLOG = 1 << 20
 

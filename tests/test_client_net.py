@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from client.app import App
 from client.net import NetClient
+from client.views.common import offline_text
 from protocol.rules import Game, Move
 from protocol.variants import TICTACTOE
 from protocol.wire import decode, encode
@@ -181,8 +182,8 @@ async def test_play_a_game_drop_the_link_and_resume(server: FakeServer) -> None:
         # and redraws the room from the state the server sends.
         moves_before = list(room.moves)
         await server.conns[-1].close()
-        await until(app, lambda: app.model.connection != "online")
         await until(app, lambda: len(server.hellos) == 2 and app.model.connection == "online")
+        assert any(t.text == "Reconnected." for t in app.model.toasts)
         assert server.hellos[1]["session"] == "S1"
         await until(app, lambda: app.model.room is not room and app.model.room is not None)
         assert app.model.room is not None and app.model.room.moves == moves_before
@@ -222,5 +223,22 @@ async def test_unreachable_server_reports_offline() -> None:
             assert loop.time() < end
             await asyncio.sleep(0.02)
             got += net.poll()
+    finally:
+        await asyncio.to_thread(net.close)
+
+
+async def test_a_client_that_never_connected_says_where_and_what_to_do() -> None:
+    pygame.font.init()
+    net = NetClient("ws://127.0.0.1:9", "carol", retry_max_s=0.2)
+    app = App(net, name="carol", size=(1000, 700))
+    net.start()
+    try:
+        await until(app, lambda: app.model.connection == "offline")
+        text = offline_text(app.model)
+        assert text.startswith("Cannot connect: nobody is listening at ws://127.0.0.1:9")
+        assert "mnk-server" in text and "--local" in text
+        await until(app, lambda: True, events=[press(pygame.K_RETURN)])  # "Play" in the lobby
+        assert any("Not connected yet" in t.text for t in app.model.toasts)
+        assert app.model.connection == "offline"  # retries do not flip the banner to "connecting"
     finally:
         await asyncio.to_thread(net.close)
