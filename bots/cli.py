@@ -13,6 +13,7 @@ from pathlib import Path
 from bots.pbrain import serve
 from bots.runner import BotRunner
 from bots.specs import check_engine, make_bot, parse_spec
+from protocol.session import HelloRefused
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,3 +99,5 @@ def main(argv: list[str] | None = None) -> None:
         asyncio.run(_play(args))
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
         raise SystemExit(130) from None
+    except HelloRefused as exc:  # e.g. a missing or revoked key
+        raise SystemExit(f"mnk-bot: the server at {args.server} refused this bot: {exc}") from None
