@@ -70,6 +70,14 @@ def fault_of(exc: BaseException) -> str:
     return Fault.CRASH
 
 
+def engine_level(spec: EngineSpec) -> int | None:
+    """The level to announce: minimax plays any level asked (or its fixed one); engines that
+    know no levels say 0, so they are seated only when a human picks them by name."""
+    if spec.kind == "minimax":
+        return spec.level
+    return 0
+
+
 @dataclass
 class Seat:
     """One game this bot plays: the position as the server last described it."""
@@ -141,6 +149,7 @@ class BotRunner:
         self.state = Session(
             name, Kind.BOT, key=key, session=session, games=self.games, capacity=capacity
         )
+        self.state.level = engine_level(spec)
         self.conn = Connection(url, self.state, retry_first_s=0.2, on_status=self._on_status)
         self.seats: dict[str, Seat] = {}
         self.levels: dict[str, int] = {}

@@ -40,11 +40,14 @@ class Session:
         session: str | None = None,
         games: list[str] | None = None,
         capacity: int | None = None,
+        level: int | None = None,
     ) -> None:
         self.name, self.kind, self.key = name, Kind(kind), key
         #: The secret from the last ``welcome``: sent with the next ``hello`` to resume.
         self.session = session
         self.games, self.capacity = games, capacity
+        #: A bot's level: None plays any level asked, 1-10 only that one, 0 none (named only).
+        self.level = level
         #: Our public id, once welcomed.
         self.player: str | None = None
         #: Whether the current connection got its ``welcome``.
@@ -73,6 +76,8 @@ class Session:
             msg["games"] = list(self.games or ["*"])
             if self.capacity is not None:
                 msg["capacity"] = self.capacity
+            if self.level is not None:
+                msg["level"] = self.level
         return msg
 
     def request(self, message: Mapping[str, Any]) -> Message:

@@ -95,6 +95,9 @@ class Player:
     subscribed: bool = False
     games: frozenset[str] = frozenset()
     capacity: int = 0
+    #: A bot's level: None plays whatever level a room asks, 1-10 only that level, 0 none (it
+    #: is seated only in rooms that name it).
+    level: int | None = None
 
     def member(self) -> Member:
         """How this player appears in a room."""
@@ -287,6 +290,10 @@ class Arena:
             player.games = frozenset(g for g in games if isinstance(g, str))
             capacity = msg.get("capacity", 1)
             player.capacity = max(1, min(capacity, 256))
+            level = msg.get("level")
+            if level is not None and not 0 <= level <= 10:
+                raise BadMessage("level must be 0..10")
+            player.level = level
             lim = self.limits
             conn.bucket = TokenBucket(lim.bot_rate, lim.bot_burst)
         conn.pid = pid
@@ -326,13 +333,18 @@ class Arena:
         room_options |= {k: options[k] for k in ("opening", "max_moves") if k in options}
         named = msg.get("bots")
         if named is None:
-            self._check_quota(player, bot=room_options["opponent"] == "bot")
+            self._check_quota(player, bot=room_options["opponent"] == "bot" or "bot" in msg)
         if named is not None:
             bots = self._named_bots(named, variant.name)
             room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
+        elif msg.get("bot") is not None:  # a human picked the bot by name
+            bots = [self._free_bot_named(msg["bot"], variant.name)]
+            room_options["opponent"] = "bot"
+            level = bots[0].level if bots[0].level is not None else level or 5
+            level = level or None  # a bot that plays no level shows none
         elif room_options["opponent"] == "bot":
-            bots = [self._idle_bot(variant.name)]
             level = level or 5
+            bots = [self._idle_bot(variant.name, level)]
         else:
             bots = []
         if level is not None and bots:
@@ -375,6 +387,7 @@ class Arena:
                 "capacity": p.capacity,
                 "active": self._active_games(p),
                 "online": p.online,
+                "level": p.level,
             }
             for p in self.players.values()
             if p.kind == "bot"
@@ -463,16 +476,14 @@ class Arena:
     def _named_bots(self, names: list[object], game: str) -> list[Player]:
         if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
             raise UnknownGame("bots must name two different bots")
-        found = []
-        for name in names:
-            bots = [p for p in self.players.values() if p.kind == "bot" and p.name == name]
-            free = [p for p in bots if p.online and self._plays(p, game) and self._has_room(p)]
-            if not free:
-                raise NoBotAvailable(
-                    f"bot {name!r} is not connected, or busy, or does not play {game}"
-                )
-            found.append(free[0])
-        return found
+        return [self._free_bot_named(name, game) for name in names]  # type: ignore[arg-type]
+
+    def _free_bot_named(self, name: str, game: str) -> Player:
+        bots = [p for p in self.players.values() if p.kind == "bot" and p.name == name]
+        free = [p for p in bots if p.online and self._plays(p, game) and self._has_room(p)]
+        if not free:
+            raise NoBotAvailable(f"bot {name!r} is not connected, or busy, or does not play {game}")
+        return free[0]
 
     @staticmethod
     def _plays(bot: Player, game: str) -> bool:
@@ -481,17 +492,22 @@ class Arena:
     def _has_room(self, bot: Player) -> bool:
         return self._active_games(bot) < bot.capacity
 
-    def _idle_bot(self, game: str) -> Player:
+    def _idle_bot(self, game: str, level: int) -> Player:
+        """The least busy bot that plays ``game`` at ``level``.
+
+        A bot for any level and one fixed at exactly this level both qualify (on a tie in load
+        the fixed one); a bot fixed at another level, or at none, never does.
+        """
         candidates = [
             p
             for p in self.players.values()
-            if p.kind == "bot" and p.online and self._plays(p, game)
+            if p.kind == "bot" and p.online and self._plays(p, game) and p.level in (None, level)
         ]
         load = {p.pid: self._active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
         if not free:
-            raise NoBotAvailable(f"no bot is free to play {game} right now")
-        return min(free, key=lambda p: load[p.pid])
+            raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
+        return min(free, key=lambda p: (load[p.pid], p.level is None))
 
     def _active_games(self, player: Player) -> int:
         return sum(room.status != "over" for room in self._rooms_of(player))

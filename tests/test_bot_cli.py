@@ -54,11 +54,9 @@ async def test_documented_custom_bot_plays_from_its_directory(
     try:
         await wait_for_bot(server, "greedy")
         human = await client_factory("human")
-        room = (
-            await human.request(
-                type="create_room", game="tictactoe", opponent="bot", seat=0, level=3
-            )
-        )["room"]
+        room = (await human.request(type="create_room", game="tictactoe", bot="greedy", seat=0))[
+            "room"
+        ]
         await human.request(type="move", room=room, x=2, y=2)
         moved = await human.expect("moved", seat=1)
         assert (moved["x"], moved["y"]) == (0, 0)  # Greedy's first free cell, not a forfeit

@@ -51,8 +51,8 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
     try:
         await wait_for_bot(server, "moody")
         human = await client_factory("human")
-        gomoku = await bot_game(human, "gomoku", clock=CLOCK)
-        ttt = await bot_game(human, "tictactoe")
+        gomoku = await bot_game(human, "gomoku", clock=CLOCK, bot="moody")
+        ttt = await bot_game(human, "tictactoe", bot="moody")
         await human.request(type="move", room=gomoku, x=7, y=7)
         over = await human.expect("game_over", room=gomoku, timeout=30)
         assert over["reason"] == "forfeit" and over["fault"] == "hang" and over["winner"] == 0
@@ -79,7 +79,7 @@ async def test_hung_brain_forfeits_and_is_killed(
     try:
         await wait_for_bot(server, "hangs")
         human = await client_factory("human")
-        room = await bot_game(human, "gomoku", clock=CLOCK)
+        room = await bot_game(human, "gomoku", clock=CLOCK, bot="hangs")
         await human.request(type="move", room=room, x=7, y=7)
         over = await human.expect("game_over", room=room, timeout=30)
         assert over["reason"] == "forfeit" and over["fault"] == "hang"

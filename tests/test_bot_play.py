@@ -136,7 +136,7 @@ async def test_bot_reconnects_and_resumes_its_game(client_factory: Any, server: 
     try:
         player = await wait_for_bot(server, "hopper")
         human = await client_factory("human")
-        room = (await human.request(type="create_room", game="gomoku", opponent="bot", seat=0))[
+        room = (await human.request(type="create_room", game="gomoku", bot="hopper", seat=0))[
             "room"
         ]
         await human.request(type="move", room=room, x=7, y=7)
@@ -179,7 +179,7 @@ async def test_thinking_bot_answers_pings_and_a_hung_one_loses(
         slow_player = await wait_for_bot(server, "slow")
         await wait_for_bot(server, "hung")
         human = await client_factory("human")
-        room = (await human.request(type="create_room", game="tictactoe", opponent="bot"))["room"]
+        room = (await human.request(type="create_room", game="tictactoe", bot="slow"))["room"]
         state = await human.expect("state", status="playing")
         if state["seat"] == 0:
             await human.request(type="move", room=room, x=1, y=1)
@@ -190,9 +190,7 @@ async def test_thinking_bot_answers_pings_and_a_hung_one_loses(
         assert time.monotonic() - started < 0.5
         assert (await human.expect("moved", seat=1 - state["seat"], timeout=30))["room"] == room
 
-        room2 = (await human.request(type="create_room", game="gomoku", opponent="bot", seat=0))[
-            "room"
-        ]
+        room2 = (await human.request(type="create_room", game="gomoku", bot="hung", seat=0))["room"]
         await human.request(type="move", room=room2, x=7, y=7)
         over = await human.expect("game_over", room=room2, timeout=30)
         assert over["reason"] == "timeout" and over["winner"] == 0

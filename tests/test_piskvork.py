@@ -216,7 +216,7 @@ async def test_bot_with_piskvork_engine_plays_on_the_server(
     try:
         human = await client_factory("human")  # type: ignore[operator]
         for _ in range(100):
-            reply = await human.request(type="create_room", game="gomoku", opponent="bot", seat=0)
+            reply = await human.request(type="create_room", game="gomoku", bot="brainy", seat=0)
             if reply["type"] == "joined":
                 break
             await asyncio.sleep(0.1)
