@@ -18,7 +18,7 @@ from protocol.session import HelloRefused
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-bot``."""
-    p = argparse.ArgumentParser(prog="mnk-bot", description=__doc__)
+    p = argparse.ArgumentParser(prog="mnk-bot", description=str(__doc__).replace("``", ""))
     p.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL")
     p.add_argument(
         "--engine",

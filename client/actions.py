@@ -52,6 +52,7 @@ class Actions:
     replay_from: str
     replay_wanted: str | None
     replay_request: int | None
+    running: bool
     history_scroll: int
     history_page_asked: bool
 
@@ -102,7 +103,10 @@ class Actions:
         if not room.my_turn:
             self.model.toast("It is not your turn.", "info")
             return
-        if cell in room.stones or self.pending_ply == room.ply:
+        if cell in room.stones:
+            self.model.toast("That point is taken: pick a free one.", "info")
+            return
+        if self.pending_ply == room.ply:
             return
         self.pending_ply = room.ply
         move = {"type": "move", "room": room.room, "x": cell[0], "y": cell[1], "ply": room.ply}
@@ -213,6 +217,14 @@ class Actions:
             self.model.leave(self.model.current)
         self.scene = "lobby"
         self.focus = None
+
+    def do_quit(self, arg: Any, pos: Any = None) -> None:
+        """Ask to confirm, then close the client (Esc in the lobby)."""
+        if self.confirm != "quit":
+            self.confirm = "quit"
+            return
+        self.confirm = None
+        self.running = False
 
     def do_confirm_no(self, arg: Any, pos: Any = None) -> None:
         """Close the confirm dialog."""

@@ -31,6 +31,10 @@ from client.views.replay import draw_replay, room_layout
 from client.widgets import Frame, Hotspot, TextInput
 
 ANY: Any = object()
+#: How often an idle window loop wakes up to read the network.
+WAKE_S = 0.05
+#: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
+DEFAULT_SIZE = (1200, 680)
 
 log = logging.getLogger("mnk.client")
 
@@ -44,7 +48,7 @@ class App(Controls):
         *,
         name: str = "",
         surface: pygame.Surface | None = None,
-        size: tuple[int, int] = (1180, 760),
+        size: tuple[int, int] = DEFAULT_SIZE,
     ) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
@@ -78,36 +82,83 @@ class App(Controls):
         self.shown_scene = self.scene
         self.running = True
         self.display = False
+        #: Whether the last step drew a frame, and when the next one is due without news.
+        self.drawn = False
+        self.redraw_at = 0.0
 
     # -- the frame ----------------------------------------------------------------------------
 
-    def step(self, events: Iterable[pygame.event.Event] = (), now: float | None = None) -> bool:
-        """Apply server messages, handle ``events``, draw one frame; False once the user quit."""
+    def step(
+        self,
+        events: Iterable[pygame.event.Event] = (),
+        now: float | None = None,
+        lazy: bool = False,
+    ) -> bool:
+        """Apply server messages, handle ``events``, draw one frame; False once the user quit.
+
+        ``lazy`` (the window loop) skips the drawing when nothing came in and nothing on screen
+        moves on its own yet (:meth:`next_draw`); :attr:`drawn` says whether it drew.
+        """
         now = time.monotonic() if now is None else now
-        for msg in self.net.poll():
+        messages = self.net.poll()
+        for msg in messages:
             try:
                 self.on_message(msg, now)
             except Exception as exc:
                 self.on_bad_message(msg, exc)
+        events = list(events)
         for event in events:
             self.handle_event(event)
         if self.scene != self.shown_scene:
             if self.scene == "lobby":
                 self.refresh_history()  # back in the lobby: games may have ended meanwhile
             self.shown_scene = self.scene
-        self.draw(now)
+        self.drawn = not lazy or bool(messages or events) or now >= self.redraw_at
+        if self.drawn:
+            self.draw(now)
+            self.redraw_at = now + self.redraw_interval()
         return self.running
 
+    def redraw_interval(self) -> float:
+        """How long the screen stays right without news: a running clock shows tenths."""
+        room = self.model.room
+        clocks = room.clocks if self.scene == "room" and room is not None else None
+        if clocks is not None and clocks.running is not None:
+            return 0.1
+        return 0.5  # toasts expire, the connection banner changes
+
     def run(self, fps: int = 60) -> None:
-        """The real window loop (opens a resizable window and returns when it is closed)."""
+        """The real window loop (opens a resizable window and returns when it is closed).
+
+        It sleeps in ``pygame.event.wait`` until input arrives or :data:`WAKE_S` passes (to read
+        the network), and draws only when something changed, so an idle client costs next to
+        no CPU; ``fps`` caps the frame rate while things do change.
+        """
         pygame.init()
-        pygame.display.set_caption("mnk-arena")
+        pygame.display.set_caption(self.title())
         self.surface = pygame.display.set_mode(self.surface.get_size(), pygame.RESIZABLE)
         self.display = True
         clock = pygame.time.Clock()
-        while self.step(pygame.event.get()):
-            pygame.display.flip()
-            clock.tick(fps)
+        while True:
+            first = pygame.event.wait(int(WAKE_S * 1000))
+            events = [e for e in (first, *pygame.event.get()) if e.type != pygame.NOEVENT]
+            if not self.step(events, lazy=True):
+                return
+            if self.drawn:
+                pygame.display.set_caption(self.title())
+                pygame.display.flip()
+                clock.tick(fps)
+
+    def title(self) -> str:
+        """The window's title: what is on screen, who we are and where (many windows differ)."""
+        room = self.model.room
+        if self.scene == "room" and room is not None:
+            what = f"{room.game.title}: {room.name(0)} vs {room.name(1)}"
+        else:
+            what = "replay" if self.scene == "replay" else "lobby"
+        server = str(getattr(self.net, "url", "")).removeprefix("ws://").removeprefix("wss://")
+        who = f"{self.model.name} @ {server}" if server else self.model.name
+        return f"{what} — {who} — mnk-arena"
 
     def hotspot(self, action: str, arg: Any = ANY) -> Hotspot | None:
         """The clickable area of ``action`` (and ``arg``) in the last frame, for tests and tools."""
@@ -233,6 +284,8 @@ class App(Controls):
             draw_confirm(self.frame, "Resign this game?", "Resign", "resign")
         elif self.confirm == "leave":
             draw_confirm(self.frame, "Leave and resign this game?", "Leave", "leave")
+        elif self.confirm == "quit":
+            draw_confirm(self.frame, "Quit mnk-arena?", "Quit", "quit")
         draw_toasts(self.frame, self.model.live_toasts(now))
 
     def draw_room(self, room: RoomState, now: float) -> None:

@@ -94,7 +94,7 @@ class Controls(Actions):
         handler[self.scene](event.key)
 
     def lobby_key(self, key: int) -> None:
-        """Lobby keys: ↑↓ pick a room, J join, W watch, Enter create, Tab type a code."""
+        """Lobby keys: ↑↓ pick a room, J join, W watch, Enter create, Tab type a code, Esc quit."""
         rows = self.model.lobby
         if key in (pygame.K_UP, pygame.K_DOWN) and rows:
             self.selected = max(
@@ -107,6 +107,8 @@ class Controls(Actions):
             self.act("create", None)
         elif key == pygame.K_TAB:
             self.focus = "code"
+        elif key == pygame.K_ESCAPE:
+            self.act("quit", None)
 
     def room_key(self, key: int) -> None:
         """Room keys: arrows + Enter/Space play, R resign, N numbers, Esc leave, Tab chat."""
@@ -127,7 +129,11 @@ class Controls(Actions):
                 y = max(0, min(room.game.height - 1, y + dy))
             self.cursor = (x, y)
             self.cursor_visible = True
-        elif key in (*ENTER, pygame.K_SPACE) and self.cursor is not None:
+        elif key in (*ENTER, pygame.K_SPACE) and self.cursor is None:
+            self.cursor = (room.game.width // 2, room.game.height // 2)  # show where it would go
+            self.cursor_visible = True
+            self.model.toast("Arrows move the cursor, Enter plays there.", "info")
+        elif key in (*ENTER, pygame.K_SPACE):
             self.play(self.cursor)
         elif key == pygame.K_r:
             self.act("resign", None)

@@ -102,9 +102,8 @@ class ClientModel:
     # -- lobby ------------------------------------------------------------------------------
 
     def _on_rooms(self, msg: Message, now: float) -> None:
-        self.lobby = [
-            RoomSummary.from_wire(r) for r in msg.get("rooms") or () if isinstance(r, dict)
-        ]
+        rows = [RoomSummary.from_wire(r) for r in msg.get("rooms") or () if isinstance(r, dict)]
+        self.lobby = [r for r in rows if r.status != "over"]  # finished ones are in the history
 
     def leave(self, room: str) -> None:
         """Forget ``room`` locally at once (the ``leave_room`` request is sent by the app)."""

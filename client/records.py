@@ -75,6 +75,8 @@ class Result:
     winner: int | None
     reason: str
     line: tuple[Cell, ...] = ()
+    #: How a forfeiting engine failed (``crash``, ``hang``…), with reason ``forfeit``.
+    fault: str | None = None
 
     @classmethod
     def from_wire(cls, msg: Message) -> Result:
@@ -86,7 +88,9 @@ class Result:
             line = tuple(xy(c) for c in msg.get("line") or ())
         except (KeyError, TypeError, ValueError):
             line = ()
-        return cls(seat_of(msg.get("winner")), str(msg.get("reason", "")), line)
+        fault = msg.get("fault")
+        fault = fault if isinstance(fault, str) else None
+        return cls(seat_of(msg.get("winner")), str(msg.get("reason", "")), line, fault)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,8 @@ class RoomState:
     game_id: str
     clocks: Clocks | None = None
     chat: list[ChatLine] = field(default_factory=list)
+    #: The level the bot in this room plays (None: no bot, or one that knows no levels).
+    level: int | None = None
 
     @property
     def ply(self) -> int:
@@ -126,7 +128,14 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         # A server from before ``game_id``: a local stand-in that no history row carries.
         game_id=game_id if isinstance(game_id, str) and game_id else f"{room}#{game_no}",
         clocks=parse_clocks(msg, to_move, now),
+        level=level_of(msg.get("options")),
     )
+
+
+def level_of(options: object) -> int | None:
+    """The bot level a room was created with, when it has a sane one."""
+    level = options.get("level") if isinstance(options, dict) else None
+    return level if type(level) is int and 1 <= level <= 10 else None
 
 
 def apply_moved(room: RoomState, msg: Message, now: float) -> bool:

@@ -20,7 +20,7 @@ log = logging.getLogger("mnk.server")
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-server``."""
-    p = argparse.ArgumentParser(prog="mnk-server", description=__doc__)
+    p = argparse.ArgumentParser(prog="mnk-server", description=str(__doc__).replace("``", ""))
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     p.add_argument("--db", default="mnk-arena.sqlite3", help="SQLite file for games and players")

@@ -14,6 +14,7 @@ import pygame
 import pytest
 from samples import state_message
 
+from client import theme
 from client.app import ANY, App
 
 Ev = pygame.event.Event
@@ -573,3 +574,79 @@ def test_random_server_messages_never_break_the_frame_loop() -> None:
 
     pygame.font.init()
     run()
+
+
+def test_keys_that_used_to_do_nothing(app: tuple[App, FakeNet]) -> None:
+    """Esc in the lobby asks to quit; Enter in a game shows the cursor, then plays there."""
+    a, net = app
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.confirm == "quit" and a.running
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.confirm is None and a.running  # Esc again says no
+    enter_room(a, net)
+    sent = len(net.sent)
+    a.step([key(pygame.K_RETURN)])
+    assert a.cursor == (7, 7) and a.cursor_visible and len(net.sent) == sent
+    a.step([key(pygame.K_RETURN)])
+    assert (net.sent[-1]["type"], net.sent[-1]["x"], net.sent[-1]["y"]) == ("move", 7, 7)
+    a.step([key(pygame.K_ESCAPE), key(pygame.K_RETURN)])  # leave (resigns): confirmed
+    net.inbox.append({"type": "left", "room": "r1"})
+    a.step()
+    a.step([key(pygame.K_ESCAPE), key(pygame.K_RETURN)])
+    assert a.running is False
+
+
+def test_clicking_a_taken_point_says_so(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net, moves=[[7, 7], [8, 8]], ply=2, to_move=0)
+    pos = a.cell_pixel(7, 7)
+    assert pos is not None
+    a.step(click(pos))
+    assert net.types()[-1] != "move"
+    assert a.model.toasts[-1].text == "That point is taken: pick a free one."
+
+
+def test_forfeit_says_who_won_and_why_and_finished_rooms_leave_the_list(
+    app: tuple[App, FakeNet],
+) -> None:
+    a, net = app
+    enter_room(a, net, players=["alice", "minimax"], kinds=["human", "bot"])
+    over = {"type": "game_over", "room": "r1", "game_id": "g_1", "winner": 0}
+    net.inbox.append({**over, "reason": "forfeit", "fault": "hang", "line": []})
+    a.step()
+    room = a.model.room
+    assert room is not None
+    assert room.result_text() == "minimax forfeits (its engine hung), alice wins"
+    rooms = [
+        {"room": "a", "game": "gomoku", "status": "waiting", "players": ["x", None]},
+        {"room": "b", "game": "gomoku", "status": "over", "players": ["x", "y"]},
+    ]
+    net.inbox.append({"type": "rooms", "rooms": rooms})
+    a.step()
+    assert [r.room for r in a.model.lobby] == ["a"]
+
+
+def test_the_game_screen_names_the_bot_and_its_level_and_the_title_says_where(
+    app: tuple[App, FakeNet],
+) -> None:
+    a, net = app
+    net.url = "ws://example.org:8765"  # type: ignore[attr-defined]
+    assert a.title() == "lobby — alice @ example.org:8765 — mnk-arena"
+    options = {"opponent": "bot", "level": 7}
+    enter_room(a, net, players=["alice", "seven"], kinds=["human", "bot"], options=options)
+    room = a.model.room
+    assert room is not None and room.level == 7
+    assert a.title() == "Gomoku: alice vs seven — alice @ example.org:8765 — mnk-arena"
+    shown: list[str] = []
+    real = theme.text
+
+    def spy(surface: Any, text: str, *args: Any, **kw: Any) -> Any:
+        shown.append(text)
+        return real(surface, text, *args, **kw)
+
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        a.step([], lazy=False)
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    assert "seven" in shown and "bot · level 7" in shown

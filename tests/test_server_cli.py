@@ -92,3 +92,22 @@ async def test_ctrl_c_stops_everything_quietly_and_leaves_git_status_clean(tmp_p
         text=True,
     ).stdout.split()
     assert sorted(ignored) == sorted(left)
+
+
+def test_help_texts_are_plain_and_pygame_keeps_quiet() -> None:
+    for tool in ("mnk-server", "mnk-bot", "mnk-tournament", "mnk-client", "mnk-solve"):
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / tool), "--help"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and "usage:" in done.stdout
+        assert "``" not in done.stdout and "::" not in done.stdout, tool
+    env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
+    code = "import client.app, bots.tournament.chart as c, pygame; c.draw_elo_chart"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pygame" not in done.stdout + done.stderr

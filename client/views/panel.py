@@ -64,6 +64,8 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
         max_width=rect.w - 56 - clock_w,
     )
     detail = "bot" if seat < len(room.kinds) and room.kinds[seat] == "bot" else "human"
+    if detail == "bot" and room.level is not None:
+        detail += f" · level {room.level}"
     online = room.online[seat] if seat < len(room.online) else True
     over = room.status == "over"
     if room.players[seat] and not online:
