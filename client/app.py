@@ -60,6 +60,8 @@ class App(Controls):
         self.form = LobbyForm()
         self.code = TextInput(max_len=64)
         self.chat = TextInput(max_len=500)
+        #: A server address being typed (the lobby's "Connect").
+        self.server_field = TextInput(max_len=200)
         self.focus: str | None = None
         self.selected = 0
         self.cursor: Cell | None = None
@@ -183,6 +185,7 @@ class App(Controls):
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.pending_ply = self.move_request = None  # so was a move without its answer
             self.send({"type": "list_rooms", "subscribe": True})
+            self.ask_bots()
             self.refresh_history()
             room = model.room
             if room is not None and room.seat is None:
@@ -274,10 +277,12 @@ class App(Controls):
                 self.model,
                 self.form,
                 self.code,
-                self.focus == "code",
+                self.server_field,
+                self.focus,
                 self.selected,
                 self.history_scroll,
                 self.replay_wanted,
+                str(getattr(self.net, "url", "")),
             )
         draw_offline_banner(self.frame, self.model)
         if self.confirm == "resign":

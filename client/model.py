@@ -12,7 +12,15 @@ import time
 from dataclasses import dataclass, field
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
-from client.records import ChatLine, FinishedGame, HistoryRow, Message, RoomSummary, Toast
+from client.records import (
+    BotSummary,
+    ChatLine,
+    FinishedGame,
+    HistoryRow,
+    Message,
+    RoomSummary,
+    Toast,
+)
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
 from client.words import ERROR_WORDS, error_text
 
@@ -31,6 +39,8 @@ class ClientModel:
     #: Whether the link dropped since it was last online.
     dropped: bool = False
     lobby: list[RoomSummary] = field(default_factory=list)
+    #: The server's bots that are online (``list_bots``), by name.
+    bots: list[BotSummary] = field(default_factory=list)
     rooms: dict[str, RoomState] = field(default_factory=dict)
     current: str | None = None
     #: Finished games whose moves are here (seen live or fetched), by ``game_id``.
@@ -100,6 +110,10 @@ class ClientModel:
         self.connection, self.ever_online = "online", True
 
     # -- lobby ------------------------------------------------------------------------------
+
+    def _on_bots(self, msg: Message, now: float) -> None:
+        rows = [BotSummary.from_wire(r) for r in msg.get("bots") or () if isinstance(r, dict)]
+        self.bots = sorted((b for b in rows if b.online), key=lambda b: b.name)[:50]
 
     def _on_rooms(self, msg: Message, now: float) -> None:
         rows = [RoomSummary.from_wire(r) for r in msg.get("rooms") or () if isinstance(r, dict)]

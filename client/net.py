@@ -42,6 +42,7 @@ class NetClient:
         self._wake: asyncio.Event | None = None
         self._conn: Connection | None = None
         self._thread: threading.Thread | None = None
+        self._switched: asyncio.Event | None = None
         self._stopping = False
 
     @property
@@ -84,10 +85,11 @@ class NetClient:
     def close(self, timeout: float = 2.0) -> None:
         """Stop the thread and close the socket (waits at most ``timeout`` seconds)."""
         self._stopping = True
-        loop, conn = self._loop, self._conn
-        if loop is not None and conn is not None:
+        loop, conn, switched = self._loop, self._conn, self._switched
+        if loop is not None and conn is not None and switched is not None:
             with contextlib.suppress(RuntimeError):
                 asyncio.run_coroutine_threadsafe(conn.close(), loop)
+                loop.call_soon_threadsafe(switched.set)
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -105,30 +107,50 @@ class NetClient:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        conn = self._conn = Connection(
-            self.url,
-            self.state,
-            on_status=lambda status, detail: self._inbox.put(net_note(status, detail)),
-            retry_max_s=self.retry_max_s,
-            open_timeout=5,
-        )
-        if self._stopping:
-            return
-        writer = asyncio.create_task(self._writer(conn))
+        self._switched = asyncio.Event()
+        writer = asyncio.create_task(self._writer())
         try:
-            await conn.run(self._inbox.put)
-        except (HelloRefused, Replaced) as exc:  # the server will not have us: say so and stop
-            self._inbox.put(net_note("offline", str(exc)))
-        except Exception as exc:  # a fatal connect error (a bad URL): report it, stop trying
-            self._inbox.put(net_note("offline", str(exc) or type(exc).__name__))
+            while not self._stopping:
+                conn = self._conn = Connection(
+                    self.url,
+                    self.state,
+                    on_status=lambda status, detail: self._inbox.put(net_note(status, detail)),
+                    retry_max_s=self.retry_max_s,
+                    open_timeout=5,
+                )
+                try:
+                    await conn.run(self._inbox.put)
+                except (HelloRefused, Replaced) as exc:  # the server will not have us
+                    self._inbox.put(net_note("offline", str(exc)))
+                except Exception as exc:  # a fatal connect error (a bad URL): say so
+                    self._inbox.put(net_note("offline", str(exc) or type(exc).__name__))
+                if not self._stopping:  # stopped trying: wait until another server is given
+                    await self._switched.wait()
+                    self._switched.clear()
         finally:
             writer.cancel()
 
-    async def _writer(self, conn: Connection) -> None:
+    def switch(self, url: str) -> None:
+        """Leave this server for the one at ``url`` (a new player there; the outbox is dropped)."""
+        with self._lock:
+            self.url = url
+            self.state = Session(self.state.name, self.state.kind)
+            self._outbox.clear()
+        loop, conn, switched = self._loop, self._conn, self._switched
+        if loop is None or conn is None or switched is None:
+            return  # not started yet: it will start with the new URL
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(switched.set)
+            asyncio.run_coroutine_threadsafe(conn.close(), loop)
+
+    async def _writer(self) -> None:
         """Send the outbox in order whenever online; a message leaves it only once sent."""
         assert self._wake is not None
         while True:
-            await conn.online.wait()
+            conn = self._conn
+            if conn is None or not conn.online.is_set():
+                await asyncio.sleep(0.05)  # not connected yet, or between servers
+                continue
             with self._lock:
                 msg = self._outbox[0] if self._outbox else None
                 if msg is None:

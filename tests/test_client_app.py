@@ -650,3 +650,95 @@ def test_the_game_screen_names_the_bot_and_its_level_and_the_title_says_where(
     finally:
         theme.text = real  # type: ignore[assignment]
     assert "seven" in shown and "bot · level 7" in shown
+
+
+BOTS = {
+    "type": "bots",
+    "bots": [
+        {"name": "minimax", "level": None, "online": True},
+        {"name": "seven", "level": 7, "online": True},
+        {"name": "greedy", "level": 0, "online": True},
+        {"name": "gone", "level": None, "online": False},
+    ],
+}
+
+
+def test_a_bot_picked_by_name(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    assert "list_bots" in net.types()
+    net.inbox.append(BOTS)
+    a.step()
+    assert [b.name for b in a.model.bots] == ["greedy", "minimax", "seven"]  # online ones
+    assert a.hotspot("form_bot", "gone") is None
+    click_action(a, "form_bot", "seven")
+    assert a.hotspot("form_step", ("level", 1)) is None  # seven plays its own level
+    click_action(a, "create")
+    assert net.sent[-1]["type"] == "create_room" and net.sent[-1]["bot"] == "seven"
+    click_action(a, "form_bot", None)
+    click_action(a, "create")
+    assert "bot" not in net.sent[-1] and net.sent[-1]["level"] == 5
+
+
+@pytest.mark.parametrize("size", [(900, 600), (1024, 700), (1200, 680)])
+def test_small_windows_keep_every_control_whole_and_apart(size: tuple[int, int]) -> None:
+    pygame.font.init()
+    net = FakeNet()
+    a = App(net, name="alice", size=size)
+    rooms = [
+        {"room": f"r{i}", "game": "gomoku", "status": "waiting", "players": ["x" * 32, None]}
+        for i in range(3)
+    ]
+    welcome = {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "a"}
+    net.inbox += [welcome, {"type": "rooms", "rooms": rooms}, BOTS]
+    shown: list[str] = []
+    real = theme.text
+
+    def spy(surface: Any, text: str, pos: Any, size: int = 16, *args: Any, **kw: Any) -> Any:
+        width = kw.get("max_width")
+        cut = width is not None and theme.font(size, kw.get("bold", False)).size(text)[0] > width
+        shown.append(text + " <cut>" if cut else text)
+        return real(surface, text, pos, size, *args, **kw)
+
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        a.step()
+        a.step([], lazy=False)
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    cut = [s for s in shown if s.endswith("<cut>") and not s.startswith("xxx")]  # names may be
+    assert cut == []
+    screen = a.surface.get_rect()
+    spots = [s for s in a.frame.hotspots if s.action != "room_click"]  # rows hold buttons
+    for s in spots:
+        assert screen.contains(s.rect), (s.action, s.rect)
+    for i, s in enumerate(spots):
+        for t in spots[i + 1 :]:
+            assert not s.rect.colliderect(t.rect), (s.action, t.action)
+    for action in ("create", "connect", "join_code", "form_bot"):
+        assert a.hotspot(action) is not None, action
+    # the room code of a waiting room is never cut off
+    waiting = state(room="r7k2wq", status="waiting", players=["alice", None], to_move=None)
+    net.inbox += [{"type": "joined", "room": "r7k2wq", "seat": 0}, waiting]
+    a.step()
+    assert a.scene == "room"
+    shown.clear()
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        a.step()
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    assert any("r7k2wq" in s for s in shown), shown
+    assert [s for s in shown if s.endswith("<cut>")] == []
+
+
+def test_typing_a_server_address_connects_there(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    switched: list[str] = []
+    net.switch = switched.append  # type: ignore[attr-defined]
+    click_action(a, "focus_server")
+    a.step([Ev(pygame.TEXTINPUT, text="192.168.1.20"), key(pygame.K_RETURN)])
+    assert switched == ["ws://192.168.1.20:8765"]
+    assert a.model.connection == "connecting" and a.model.rooms == {} and a.focus is None
+    click_action(a, "focus_server")
+    a.step([Ev(pygame.TEXTINPUT, text="ftp://nope"), key(pygame.K_RETURN)])
+    assert switched == ["ws://192.168.1.20:8765"] and "ws://host:8765" in a.model.toasts[-1].text

@@ -242,3 +242,23 @@ async def test_a_client_that_never_connected_says_where_and_what_to_do() -> None
         assert app.model.connection == "offline"  # retries do not flip the banner to "connecting"
     finally:
         await asyncio.to_thread(net.close)
+
+
+async def test_typing_another_server_moves_the_client_there(server: FakeServer) -> None:
+    pygame.font.init()
+    net = NetClient("ws://127.0.0.1:9", "dave", retry_max_s=0.2)
+    app = App(net, name="dave", size=(1000, 700))
+    net.start()
+    try:
+        await until(app, lambda: app.model.connection == "offline")
+        app.focus = "server"
+        typed = [pygame.event.Event(pygame.TEXTINPUT, text=f"127.0.0.1:{server.port}")]
+        await until(
+            app,
+            lambda: app.model.connection == "online" and app.model.player == "p_a",
+            events=[*typed, press(pygame.K_RETURN)],
+        )
+        assert net.url == f"ws://127.0.0.1:{server.port}" and server.hellos[0]["name"] == "dave"
+    finally:
+        await asyncio.to_thread(net.close)
+    assert net._thread is not None and not net._thread.is_alive()

@@ -170,7 +170,7 @@ def draw_room_panel(
         _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now)
         y += 58
     status, color = status_line(room)
-    for line in theme.wrap(status, 15, inner.w)[:2]:
+    for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
     watchers = f"{room.spectators} watching · " if room.spectators else ""
