@@ -89,6 +89,8 @@ class Connection:
         self._closing = False
         self._task: asyncio.Task[Any] | None = None
         self._waiting: dict[int, asyncio.Future[Message]] = {}
+        self._first_pause = self._pause = retry_first_s
+        self._max_pause = retry_max_s
         self._interval = 1.0 / rate if rate else 0.0
         self._next_send = 0.0
 
@@ -110,6 +112,11 @@ class Connection:
                 if self._closing:
                     return
                 self.on_status("offline", detail)
+                if self.session.welcomed:
+                    self._pause = self._first_pause  # it worked: come back at once to resume
+                else:  # closed before welcome (a full or unwilling server): do not hammer it
+                    await asyncio.sleep(self._pause)
+                    self._pause = min(2 * self._pause, self._max_pause)
                 self.on_status("connecting", self.url)
         except asyncio.CancelledError:
             if not self._closing:

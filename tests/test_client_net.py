@@ -227,38 +227,42 @@ async def test_unreachable_server_reports_offline() -> None:
         await asyncio.to_thread(net.close)
 
 
-async def test_a_client_that_never_connected_says_where_and_what_to_do() -> None:
-    pygame.font.init()
-    net = NetClient("ws://127.0.0.1:9", "carol", retry_max_s=0.2)
-    app = App(net, name="carol", size=(1000, 700))
-    net.start()
-    try:
-        await until(app, lambda: app.model.connection == "offline")
-        text = offline_text(app.model)
-        assert text.startswith("Cannot connect: nobody is listening at ws://127.0.0.1:9")
-        assert "mnk-server" in text and "--local" in text
-        await until(app, lambda: True, events=[press(pygame.K_RETURN)])  # "Play" in the lobby
-        assert any("Not connected yet" in t.text for t in app.model.toasts)
-        assert app.model.connection == "offline"  # retries do not flip the banner to "connecting"
-    finally:
-        await asyncio.to_thread(net.close)
-
-
-async def test_typing_another_server_moves_the_client_there(server: FakeServer) -> None:
+@pytest.fixture
+async def stranded() -> AsyncIterator[tuple[NetClient, App]]:
+    """A client started against a port where nobody listens, once it has given up once."""
     pygame.font.init()
     net = NetClient("ws://127.0.0.1:9", "dave", retry_max_s=0.2)
     app = App(net, name="dave", size=(1000, 700))
     net.start()
     try:
         await until(app, lambda: app.model.connection == "offline")
-        app.focus = "server"
-        typed = [pygame.event.Event(pygame.TEXTINPUT, text=f"127.0.0.1:{server.port}")]
-        await until(
-            app,
-            lambda: app.model.connection == "online" and app.model.player == "p_a",
-            events=[*typed, press(pygame.K_RETURN)],
-        )
-        assert net.url == f"ws://127.0.0.1:{server.port}" and server.hellos[0]["name"] == "dave"
+        yield net, app
     finally:
         await asyncio.to_thread(net.close)
     assert net._thread is not None and not net._thread.is_alive()
+
+
+async def test_a_client_that_never_connected_says_where_and_what_to_do(
+    stranded: tuple[NetClient, App],
+) -> None:
+    _, app = stranded
+    text = offline_text(app.model)
+    assert text.startswith("Cannot connect: nobody is listening at ws://127.0.0.1:9")
+    assert "mnk-server" in text and "--local" in text
+    await until(app, lambda: True, events=[press(pygame.K_RETURN)])  # "Play" in the lobby
+    assert any("Not connected yet" in t.text for t in app.model.toasts)
+    assert app.model.connection == "offline"  # retries do not flip the banner to "connecting"
+
+
+async def test_typing_another_server_moves_the_client_there(
+    server: FakeServer, stranded: tuple[NetClient, App]
+) -> None:
+    net, app = stranded
+    app.focus = "server"
+    typed = [pygame.event.Event(pygame.TEXTINPUT, text=f"127.0.0.1:{server.port}")]
+    await until(
+        app,
+        lambda: app.model.connection == "online" and app.model.player == "p_a",
+        events=[*typed, press(pygame.K_RETURN)],
+    )
+    assert net.url == f"ws://127.0.0.1:{server.port}" and server.hellos[0]["name"] == "dave"

@@ -101,3 +101,25 @@ async def test_connection_requests_resumes_after_a_drop_and_stops_when_replaced(
         await conn.send({"type": "ping"})
     await other.close()
     await taker
+
+
+async def test_a_server_that_closes_before_welcome_is_not_hammered() -> None:
+    """Reconnects after a close before ``welcome`` back off; after a welcomed link, at once."""
+    from websockets.asyncio.server import ServerConnection, serve
+
+    opened: list[float] = []
+
+    async def slam(ws: ServerConnection) -> None:
+        opened.append(asyncio.get_running_loop().time())
+        await ws.close()
+
+    async with serve(slam, "127.0.0.1", 0, compression=None) as srv:
+        port = srv.sockets[0].getsockname()[1]
+        conn = Connection(f"ws://127.0.0.1:{port}", Session("x"), retry_first_s=0.2)
+        running = asyncio.create_task(conn.run(lambda msg: None))
+        while len(opened) < 4:
+            await asyncio.sleep(0.01)
+        await conn.close()
+        await running
+    gaps = [b - a for a, b in zip(opened, opened[1:], strict=False)]
+    assert gaps[0] >= 0.2 and gaps[1] >= 0.4 and gaps[2] >= 0.8  # doubling, not a busy loop
