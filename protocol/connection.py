@@ -112,8 +112,8 @@ class Connection:
                 if self._closing:
                     return
                 self.on_status("offline", detail)
-                if self.session.welcomed:
-                    self._pause = self._first_pause  # it worked: come back at once to resume
+                if self.session.welcomed or self.session.restart:
+                    self._pause = self._first_pause  # come back at once: to resume, or anew
                 else:  # closed before welcome (a full or unwilling server): do not hammer it
                     await asyncio.sleep(self._pause)
                     self._pause = min(2 * self._pause, self._max_pause)
