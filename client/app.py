@@ -31,8 +31,8 @@ from client.views.replay import draw_replay, room_layout
 from client.widgets import Frame, Hotspot, TextInput
 
 ANY: Any = object()
-#: How often an idle window loop wakes up to read the network.
-WAKE_S = 0.05
+#: How long an idle window loop sleeps before it looks at input and the network again.
+WAKE_S = 0.02
 #: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
 DEFAULT_SIZE = (1200, 680)
 
@@ -127,14 +127,14 @@ class App(Controls):
         clocks = room.clocks if self.scene == "room" and room is not None else None
         if clocks is not None and clocks.running is not None:
             return 0.1
-        return 0.5  # toasts expire, the connection banner changes
+        return 0.5 if self.model.toasts else 5.0  # toasts expire; else nothing moves by itself
 
     def run(self, fps: int = 60) -> None:
         """The real window loop (opens a resizable window and returns when it is closed).
 
-        It sleeps in ``pygame.event.wait`` until input arrives or :data:`WAKE_S` passes (to read
-        the network), and draws only when something changed, so an idle client costs next to
-        no CPU; ``fps`` caps the frame rate while things do change.
+        When nothing happened it sleeps :data:`WAKE_S` before looking at input and the network
+        again, and it draws only when something changed, so an idle client costs next to no
+        CPU; ``fps`` caps the frame rate while things do change.
         """
         pygame.init()
         pygame.display.set_caption(self.title())
@@ -142,14 +142,15 @@ class App(Controls):
         self.display = True
         clock = pygame.time.Clock()
         while True:
-            first = pygame.event.wait(int(WAKE_S * 1000))
-            events = [e for e in (first, *pygame.event.get()) if e.type != pygame.NOEVENT]
+            events = pygame.event.get()
             if not self.step(events, lazy=True):
                 return
             if self.drawn:
                 pygame.display.set_caption(self.title())
                 pygame.display.flip()
                 clock.tick(fps)
+            elif not events:
+                time.sleep(WAKE_S)  # not pygame.event.wait: some SDL drivers poll inside it
 
     def title(self) -> str:
         """The window's title: what is on screen, who we are and where (many windows differ)."""
