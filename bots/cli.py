@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -12,12 +13,13 @@ from pathlib import Path
 from bots.pbrain import serve
 from bots.private import read_key
 from bots.runner import BotRunner
-from bots.specs import make_bot, parse_spec
+from bots.specs import check_engine, make_bot, parse_spec
+from protocol.session import HelloRefused
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-bot``."""
-    p = argparse.ArgumentParser(prog="mnk-bot", description=__doc__)
+    p = argparse.ArgumentParser(prog="mnk-bot", description=str(__doc__).replace("``", ""))
     p.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL")
     p.add_argument(
         "--engine",
@@ -68,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-async def _play(args: argparse.Namespace, key: str | None) -> str | None:
-    """Play until stopped; returns why the server refused the bot for good, if it did."""
+async def _play(args: argparse.Namespace, key: str | None) -> None:
+    """Play until stopped (HelloRefused when the server refuses the bot, e.g. its key)."""
     spec = parse_spec(args.engine)
     name = args.name or str(spec).replace(":", "-").replace("=", "")
     runner = BotRunner(
@@ -88,7 +90,6 @@ async def _play(args: argparse.Namespace, key: str | None) -> str | None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await runner.run(stop)
-    return runner.refused
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
         spec = parse_spec(args.engine)
+        check_engine(spec)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
     try:
@@ -105,12 +107,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.piskvork:
         if not spec.in_process:
             sys.exit("mnk-bot: --piskvork needs an in-process engine, not another brain")
-        serve(make_bot(spec, 10))
+        with contextlib.suppress(KeyboardInterrupt):
+            serve(make_bot(spec, 10))
         return
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    refused = asyncio.run(_play(args, key))
-    if refused is not None:
-        sys.exit(f"mnk-bot: {refused}")
+    try:
+        asyncio.run(_play(args, key))
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
+        raise SystemExit(130) from None
+    except HelloRefused as exc:  # e.g. a missing or revoked key
+        raise SystemExit(f"mnk-bot: the server at {args.server} refused this bot: {exc}") from None

@@ -15,19 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgpack
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
-
 from bots.engine.limits import Limit
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.private import write_private
 from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot
 from bots.workers import WorkerPool
+from protocol.connection import Connection, LinkClosed, Replaced
 from protocol.rules import Game, Move, Variant
+from protocol.session import Session, handler_of
 from protocol.variants import variant_from_description
-from protocol.wire import PROTOCOL_VERSION
+from protocol.vocab import Fault, Kind, Status
 
 log = logging.getLogger("mnk.bot")
 
@@ -35,8 +33,6 @@ log = logging.getLogger("mnk.bot")
 NETWORK_MARGIN_S = 0.1
 #: How long a bot stays in a finished game for a rematch before it leaves the room.
 REMATCH_WAIT_S = 60.0
-#: The server's close code when the same session said hello on another connection.
-CLOSE_REPLACED = 4000
 #: How far past its budget an engine may run before it counts as hung and its game is lost.
 HANG_SLACK_S = 5.0
 #: When the game is untimed, how long one move may think at most.
@@ -88,10 +84,18 @@ def fault_of(exc: BaseException) -> str:
     if isinstance(exc, BrainError):
         return exc.fault
     if isinstance(exc, TimeoutError):
-        return "hang"
+        return Fault.HANG
     if isinstance(exc, IllegalBotMove):
-        return "illegal_move"
-    return "crash"
+        return Fault.ILLEGAL_MOVE
+    return Fault.CRASH
+
+
+def engine_level(spec: EngineSpec) -> int | None:
+    """The level to announce: minimax plays any level asked (or its fixed one); engines that
+    know no levels say 0, so they are seated only when a human picks them by name."""
+    if spec.kind == "minimax":
+        return spec.level
+    return 0
 
 
 @dataclass
@@ -102,7 +106,7 @@ class Seat:
     seat: int
     variant: Variant
     game: Game | None = None
-    status: str = "playing"
+    status: str = Status.PLAYING
     level: int | None = None
     clock: dict[str, Any] | None = None
     clocks: list[float] | None = None
@@ -126,7 +130,7 @@ class Seat:
     def my_turn(self) -> bool:
         """Whether the server is waiting for this bot's stone (or opening decision)."""
         game = self.game
-        if self.status != "playing" or game is None:
+        if self.status != Status.PLAYING or game is None:
             return False
         if self.in_opening:
             assert self.opening is not None
@@ -169,64 +173,51 @@ class BotRunner:
         self.url, self.spec, self.name = url, spec, name
         #: The operator's key for this bot: it proves the bot and fixes its name.
         self.key = key
-        #: Why the server refused this bot for good (a bad key), once it has.
-        self.refused: str | None = None
         self.capacity = capacity
         self.games = games or ["*"]
         #: Where the session is kept, so a restarted bot is the same player in the same games.
         self.session_file = session_file
         self.parent_pid = parent_pid
         self.hang_slack = hang_slack
-        self.session: str | None = None
+        session = None
         if session_file is not None and session_file.exists():
-            self.session = session_file.read_text().strip() or None
+            session = session_file.read_text().strip() or None
+        #: Who this bot is to the server (its key fixes its name there), across reconnects.
+        self.state = Session(
+            name, Kind.BOT, key=key, session=session, games=self.games, capacity=capacity
+        )
+        self.state.level = engine_level(spec)
+        self.conn = Connection(url, self.state, retry_first_s=0.2, on_status=self._on_status)
         self.seats: dict[str, Seat] = {}
         self.levels: dict[str, int] = {}
         self._sent_moves: dict[int, tuple[str, dict[str, Any]]] = {}
-        self._next_id = 0
-        self.ws: ClientConnection | None = None
-        self.connected = asyncio.Event()
         self.workers = workers or max(1, min(capacity, os.cpu_count() or 1))
         self.pool = WorkerPool(think, self.workers) if spec.in_process else None
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Play until ``stop`` is set, reconnecting after every drop (with backoff)."""
         stop = stop or asyncio.Event()
-        delay = 0.2
         if self.pool is not None:  # start the workers now, not during the first game's clock
             await self.pool.warm_up(WARM_UP_JOB)
         watchdog = asyncio.create_task(self._watch_parent(stop))
+        playing = asyncio.create_task(self.conn.run(self._on))
+        stopper = asyncio.create_task(stop.wait())
         try:
-            while not stop.is_set():
-                ws = None
-                try:
-                    async with connect(self.url, compression=None, ping_interval=10) as ws:
-                        session = asyncio.create_task(self._session(ws))
-                        stopper = asyncio.create_task(stop.wait())
-                        await asyncio.wait({session, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                        stopper.cancel()
-                        if not session.done():
-                            session.cancel()
-                        elif session.exception() is not None:
-                            raise session.exception()  # type: ignore[misc]
-                except (OSError, ConnectionClosed, TimeoutError) as exc:
-                    log.info("connection lost (%s); reconnecting in %.1fs", exc, delay)
-                if ws is not None and ws.close_code == CLOSE_REPLACED:
-                    log.warning("another process resumed this bot's session; stopping")
-                    break
-                if self.refused is not None:
-                    log.error("%s; stopping", self.refused)
-                    break
-                if self.connected.is_set():  # it got as far as welcome: start backing off anew
-                    delay = 0.2
-                self.connected.clear()
-                self.ws = None
-                if not stop.is_set():
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, 5.0)
+            await asyncio.wait({playing, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if playing.done() and playing.exception() is not None:
+                raise playing.exception()  # type: ignore[misc]
+        except Replaced:
+            log.warning("another process resumed this bot's session; stopping")
         finally:
+            stopper.cancel()
             watchdog.cancel()
+            await self.conn.close()
+            await asyncio.gather(playing, return_exceptions=True)
             await self.close()
+
+    def _on_status(self, status: str, detail: str) -> None:
+        if status == "offline":
+            log.info("not connected (%s); trying again", detail)
 
     async def _watch_parent(self, stop: asyncio.Event) -> None:
         """A bot started by a server stops when that server is gone (even killed with -9)."""
@@ -245,73 +236,82 @@ class BotRunner:
 
     # -- the conversation ------------------------------------------------------------------------
 
-    async def _session(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "kind": "bot"}
-        hello |= {"games": self.games, "capacity": self.capacity}
-        if self.key:
-            hello["key"] = self.key
-        if self.session:
-            hello["session"] = self.session
-        await self._send(hello)
-        async for frame in ws:
-            if isinstance(frame, bytes):
-                await self._on(msgpack.unpackb(frame, raw=False))
-
     async def _send(self, message: dict[str, Any]) -> None:
-        if self.ws is not None:
-            await self.ws.send(msgpack.packb(message, use_bin_type=True))
+        """Send, or drop the message when the link is down (the resync after hello covers it)."""
+        try:
+            await self.conn.send(message)
+        except LinkClosed:
+            log.info("offline: %s not sent", message.get("type"))
 
     async def _on(self, msg: dict[str, Any]) -> None:
-        kind = msg.get("type")
+        """Every server message, in order, to the method named after its type."""
+        handler = handler_of(self, msg)
+        if handler is not None:
+            await handler(msg)
+
+    def _seat_of(self, msg: dict[str, Any]) -> Seat | None:
         room = msg.get("room")
-        seat = self.seats.get(room) if isinstance(room, str) else None
-        if kind == "welcome":
-            if self.session and msg["session"] != self.session:
-                log.warning("the server gave a new identity; old games are lost")
-            self.session = msg["session"]
-            self.name = msg.get("name", self.name)  # the key decides the name
-            if self.session_file is not None:
-                write_private(self.session_file, self.session)
-            self.connected.set()
-        elif kind == "error" and msg.get("code") == "bad_key":
-            self.refused = "the server refused this bot's key (missing, unknown or revoked)"
-            if self.ws is not None:
-                await self.ws.close()
-        elif kind == "error" and msg.get("code") == "bad_session":
-            self.session = None  # the server forgot us (fresh database): start anew
-            if self.ws is not None:
-                await self.ws.close()
-        elif kind == "joined" and msg.get("level") is not None:
-            self.levels[room] = msg["level"]
-        elif kind == "state":
-            await self._on_state(msg)
-        elif kind == "moved" and seat is not None:
-            if seat.game is not None and msg["ply"] == seat.game.ply:
-                seat.game.push(Move(msg["x"], msg["y"]))
-                if msg.get("clocks"):
-                    seat.clocks = msg["clocks"]
-                if seat.in_opening:  # the phase moves on: act on the state that follows
-                    assert seat.opening is not None
-                    seat.opening = {**seat.opening, "phase": "wait"}
-                self._maybe_think(seat)
-            else:
-                await self._send({"type": "join_room", "room": room})  # out of step: resync
-        elif kind == "game_over" and seat is not None:
-            seat.status = "over"
-            await self._forget(seat)
-            if seat.director:  # tournament rooms never rematch: free the room at once
-                await self._leave(seat)
-            else:  # stay a while: the human may ask for a rematch
-                seat.leaving = asyncio.create_task(self._leave_later(seat))
-        elif kind == "rematch_offered" and seat is not None and msg.get("seat") != seat.seat:
-            if seat.status == "over":
-                await self._send({"type": "rematch", "room": room})
-        elif kind == "presence" and seat is not None and seat.status == "over":
-            if not msg.get("online"):
-                await self._leave(seat)
-        elif kind == "error":
-            await self._on_error(msg)
+        return self.seats.get(room) if isinstance(room, str) else None
+
+    async def on_welcome(self, msg: dict[str, Any]) -> None:
+        """Keep the session (in the session file too) and say where we are."""
+        self.state.name = msg.get("name", self.state.name)  # the key decides the name
+        log.info("connected to %s as %s (player %s)", self.url, self.state.name, msg.get("player"))
+        if self.session_file is not None and self.state.session:
+            write_private(self.session_file, self.state.session)
+
+    async def on_joined(self, msg: dict[str, Any]) -> None:
+        """Note the level a human asked for."""
+        if msg.get("level") is not None:
+            self.levels[msg["room"]] = msg["level"]
+
+    async def on_state(self, msg: dict[str, Any]) -> None:
+        """A room described from scratch."""
+        await self._on_state(msg)
+
+    async def on_moved(self, msg: dict[str, Any]) -> None:
+        """A stone was played: follow it, or re-read the room when out of step."""
+        seat = self._seat_of(msg)
+        if seat is None:
+            return
+        if seat.game is not None and msg["ply"] == seat.game.ply:
+            seat.game.push(Move(msg["x"], msg["y"]))
+            if msg.get("clocks"):
+                seat.clocks = msg["clocks"]
+            if seat.in_opening:  # the phase moves on: act on the state that follows
+                assert seat.opening is not None
+                seat.opening = {**seat.opening, "phase": "wait"}
+            self._maybe_think(seat)
+        else:
+            await self._send({"type": "join_room", "room": seat.room})  # out of step: resync
+
+    async def on_game_over(self, msg: dict[str, Any]) -> None:
+        """Stop thinking; leave now (director rooms) or after a while (a rematch may come)."""
+        seat = self._seat_of(msg)
+        if seat is None:
+            return
+        seat.status = Status.OVER
+        await self._forget(seat)
+        if seat.director:  # tournament rooms never rematch: free the room at once
+            await self._leave(seat)
+        else:  # stay a while: the human may ask for a rematch
+            seat.leaving = asyncio.create_task(self._leave_later(seat))
+
+    async def on_rematch_offered(self, msg: dict[str, Any]) -> None:
+        """Always accept the opponent's rematch."""
+        seat = self._seat_of(msg)
+        if seat is not None and msg.get("seat") != seat.seat and seat.status == Status.OVER:
+            await self._send({"type": "rematch", "room": seat.room})
+
+    async def on_presence(self, msg: dict[str, Any]) -> None:
+        """The opponent left a finished game: so do we."""
+        seat = self._seat_of(msg)
+        if seat is not None and seat.status == Status.OVER and not msg.get("online"):
+            await self._leave(seat)
+
+    async def on_error(self, msg: dict[str, Any]) -> None:
+        """An error reply (see :meth:`_on_error`)."""
+        await self._on_error(msg)
 
     async def _on_error(self, msg: dict[str, Any]) -> None:
         """A refused move is sent again (rate limit) or the room is re-read (stale view)."""
@@ -337,18 +337,18 @@ class BotRunner:
             await self._send_move(move_msg)
 
     async def _send_move(self, move_msg: dict[str, Any]) -> None:
-        self._next_id += 1
-        self._sent_moves[self._next_id] = (move_msg["room"], move_msg)
+        msg = self.state.request(move_msg)
+        self._sent_moves[msg["id"]] = (move_msg["room"], move_msg)
         if len(self._sent_moves) > 1000:  # acknowledged ids are never removed: keep it bounded
             self._sent_moves.pop(next(iter(self._sent_moves)))
-        await self._send({**move_msg, "id": self._next_id})
+        await self._send(msg)
 
     async def _on_state(self, msg: dict[str, Any]) -> None:
         room, my_seat = msg["room"], msg.get("seat")
         seat = self.seats.get(room)
         if my_seat is None:
             return  # watching
-        if seat is None and msg["status"] == "over":  # a finished game we still sit in
+        if seat is None and msg["status"] == Status.OVER:  # a finished game we still sit in
             await self._send({"type": "leave_room", "room": room})
             return
         variant = variant_from_description(msg["game"])
@@ -366,7 +366,7 @@ class BotRunner:
         seat.opening = msg.get("opening")
         if not seat.in_opening:
             seat.pending = []
-        if seat.status == "over":
+        if seat.status == Status.OVER:
             opponent_here = (msg.get("online") or [False, False])[1 - my_seat]
             if seat.director or not opponent_here:
                 await self._leave(seat)
@@ -394,7 +394,7 @@ class BotRunner:
             await self._send({"type": "resign", "room": seat.room, "fault": fault})
             await self._close_brain(seat)  # the next game gets a fresh one
             return
-        if seat.game is not None and seat.game.ply == ply and seat.status == "playing":
+        if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
             await self._send_move(move_msg)
 
@@ -413,7 +413,7 @@ class BotRunner:
             stones, choice = await self._pool_run(seat, budget, ("place", left)), None
         else:
             stones, choice = [], await self._pool_run(seat, budget, ("choose", choices))
-        if seat.game is None or seat.game.ply != ply or seat.status != "playing":
+        if seat.game is None or seat.game.ply != ply or seat.status != Status.PLAYING:
             return
         seat.pending = list(stones)
         if choice is not None:  # stones that came with it go once the next phase says so
@@ -472,7 +472,7 @@ class BotRunner:
     async def _leave_later(self, seat: Seat) -> None:
         await asyncio.sleep(REMATCH_WAIT_S)
         seat.leaving = None
-        if self.seats.get(seat.room) is seat and seat.status == "over":
+        if self.seats.get(seat.room) is seat and seat.status == Status.OVER:
             await self._leave(seat)
 
     async def _leave(self, seat: Seat) -> None:

@@ -7,6 +7,9 @@ is measured against.
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
+import sys
 from dataclasses import dataclass
 
 from bots.sdk import Bot, MinimaxBot, RandomBot
@@ -79,3 +82,26 @@ def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None
             raise ValueError(f"{spec.target} is not a subclass of bots.sdk.Bot")
         return cls()
     raise ValueError(f"{spec} does not run in process")
+
+
+def check_engine(spec: EngineSpec) -> None:
+    """Load the engine once at start-up, so a bad SPEC stops the bot before it goes online.
+
+    A ``module:Class`` is looked up from the working directory too (as ``python -m`` would), and
+    that directory is put on ``sys.path`` for good: ``spawn`` workers inherit it. ValueError with
+    one readable line when the module, the class or the brain cannot be used.
+    """
+    if spec.kind == "piskvork":
+        if shutil.which(spec.target) is None:
+            raise ValueError(f"no executable Gomocup brain at {spec.target}")
+        return
+    if spec.kind == "module":
+        here = os.getcwd()
+        if here not in sys.path:
+            sys.path.insert(0, here)
+    try:
+        make_bot(spec)
+    except ValueError:
+        raise
+    except Exception as exc:  # ImportError, AttributeError, or the class's own __init__ failing
+        raise ValueError(f"cannot load engine {spec}: {type(exc).__name__}: {exc}") from exc

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import pickle
+import signal
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -24,6 +25,7 @@ class WorkerDied(RuntimeError):
 
 def _serve(conn: Connection, job: Job) -> None:
     """Worker main loop: run ``job`` on every argument tuple received, answer (ok, value)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, not ours
     while True:
         try:
             args = conn.recv()

@@ -33,6 +33,22 @@ class Transport(Protocol):
         ...
 
 
+def server_url(text: str) -> str | None:
+    """A WebSocket URL from what a user typed: ``host`` gets ``ws://`` and port 8765."""
+    text = text.strip()
+    if not text or any(c.isspace() for c in text):
+        return None
+    if "://" not in text:
+        text = "ws://" + text
+    scheme, _, rest = text.partition("://")
+    host = rest.split("/", 1)[0]
+    if scheme not in ("ws", "wss") or not host:
+        return None
+    if ":" not in host.rsplit("]", 1)[-1]:  # no port (an IPv6 literal keeps its colons)
+        text = text.replace(host, f"{host}:{8765 if scheme == 'ws' else 443}", 1)
+    return text
+
+
 class Actions:
     """The App's actions: ``act(name, arg)`` calls ``do_<name>``; also moves and history pages."""
 
@@ -43,6 +59,7 @@ class Actions:
     form: LobbyForm
     code: TextInput
     chat: TextInput
+    server_field: TextInput
     focus: str | None
     selected: int
     confirm: str | None
@@ -53,6 +70,7 @@ class Actions:
     replay_from: str
     replay_wanted: str | None
     replay_request: int | None
+    running: bool
     history_scroll: int
     history_page_asked: bool
 
@@ -109,7 +127,10 @@ class Actions:
         if cell in room.forbidden:
             self.model.toast(ERROR_WORDS["forbidden_move"], "error")
             return
-        if cell in room.stones or self.pending_ply == room.ply:
+        if cell in room.stones:
+            self.model.toast("That point is taken: pick a free one.", "info")
+            return
+        if self.pending_ply == room.ply:
             return
         self.pending_ply = room.ply
         move = {"type": "move", "room": room.room, "x": cell[0], "y": cell[1], "ply": room.ply}
@@ -157,12 +178,32 @@ class Actions:
         """Start typing a room code."""
         self.focus = "code"
 
+    def do_focus_server(self, arg: Any, pos: Any = None) -> None:
+        """Start typing a server address."""
+        self.focus = "server"
+
+    def do_connect(self, arg: Any, pos: Any = None) -> None:
+        """Leave this server for the one typed (``host``, ``host:port`` or a ws:// URL)."""
+        url = server_url(self.server_field.text)
+        switch = getattr(self.net, "switch", None)
+        if url is None or switch is None:
+            self.model.toast("Type a server address such as 192.168.1.20 or ws://host:8765.")
+            return
+        switch(url)
+        self.server_field.text = ""
+        self.focus = None
+        self.model = ClientModel(name=self.model.name, connection_detail=url)
+        self.scene = "lobby"
+        self.model.toast(f"Connecting to {url}…")
+
     def do_focus_chat(self, arg: Any, pos: Any = None) -> None:
         """Start typing in the chat."""
         self.focus = "chat"
 
     def do_create(self, arg: Any, pos: Any = None) -> None:
-        """Create a room from the "new game" form."""
+        """Create a room from the "new game" form (it is sent once the server is reached)."""
+        if self.model.connection != "online":
+            self.model.toast("Not connected yet: the game starts once the server answers.")
         self.send(create_request(self.form))
 
     def do_form_game(self, game: str, pos: Any = None) -> None:
@@ -170,8 +211,19 @@ class Actions:
         self.form.game = game
 
     def do_form_opponent(self, opponent: str, pos: Any = None) -> None:
-        """Pick bot or human."""
+        """Pick bot or human (asking the server which bots there are)."""
         self.form.opponent = opponent
+        if opponent == "bot":
+            self.ask_bots()
+
+    def do_form_bot(self, name: str | None, pos: Any = None) -> None:
+        """Pick a bot by name, or None for any bot that plays the level chosen."""
+        self.form.bot = name
+        self.ask_bots()  # keep the list fresh while choosing
+
+    def ask_bots(self) -> None:
+        """Ask which bots are online (quietly: an older server may not know ``list_bots``)."""
+        self.model.quiet_ids.add(self.send({"type": "list_bots"}))
 
     def do_form_seat(self, seat: int | None, pos: Any = None) -> None:
         """Pick a colour (None: random)."""
@@ -228,6 +280,14 @@ class Actions:
             self.model.leave(self.model.current)
         self.scene = "lobby"
         self.focus = None
+
+    def do_quit(self, arg: Any, pos: Any = None) -> None:
+        """Ask to confirm, then close the client (Esc in the lobby)."""
+        if self.confirm != "quit":
+            self.confirm = "quit"
+            return
+        self.confirm = None
+        self.running = False
 
     def do_confirm_no(self, arg: Any, pos: Any = None) -> None:
         """Close the confirm dialog."""

@@ -31,6 +31,10 @@ from client.views.replay import draw_replay, room_layout
 from client.widgets import Frame, Hotspot, TextInput
 
 ANY: Any = object()
+#: How long an idle window loop sleeps before it looks at input and the network again.
+WAKE_S = 0.02
+#: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
+DEFAULT_SIZE = (1200, 680)
 
 log = logging.getLogger("mnk.client")
 
@@ -44,7 +48,7 @@ class App(Controls):
         *,
         name: str = "",
         surface: pygame.Surface | None = None,
-        size: tuple[int, int] = (1180, 760),
+        size: tuple[int, int] = DEFAULT_SIZE,
     ) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
@@ -56,6 +60,8 @@ class App(Controls):
         self.form = LobbyForm()
         self.code = TextInput(max_len=64)
         self.chat = TextInput(max_len=500)
+        #: A server address being typed (the lobby's "Connect").
+        self.server_field = TextInput(max_len=200)
         self.focus: str | None = None
         self.selected = 0
         self.cursor: Cell | None = None
@@ -78,36 +84,84 @@ class App(Controls):
         self.shown_scene = self.scene
         self.running = True
         self.display = False
+        #: Whether the last step drew a frame, and when the next one is due without news.
+        self.drawn = False
+        self.redraw_at = 0.0
 
     # -- the frame ----------------------------------------------------------------------------
 
-    def step(self, events: Iterable[pygame.event.Event] = (), now: float | None = None) -> bool:
-        """Apply server messages, handle ``events``, draw one frame; False once the user quit."""
+    def step(
+        self,
+        events: Iterable[pygame.event.Event] = (),
+        now: float | None = None,
+        lazy: bool = False,
+    ) -> bool:
+        """Apply server messages, handle ``events``, draw one frame; False once the user quit.
+
+        ``lazy`` (the window loop) skips the drawing when nothing came in and nothing on screen
+        moves on its own yet (:meth:`next_draw`); :attr:`drawn` says whether it drew.
+        """
         now = time.monotonic() if now is None else now
-        for msg in self.net.poll():
+        messages = self.net.poll()
+        for msg in messages:
             try:
                 self.on_message(msg, now)
             except Exception as exc:
                 self.on_bad_message(msg, exc)
+        events = list(events)
         for event in events:
             self.handle_event(event)
         if self.scene != self.shown_scene:
             if self.scene == "lobby":
                 self.refresh_history()  # back in the lobby: games may have ended meanwhile
             self.shown_scene = self.scene
-        self.draw(now)
+        self.drawn = not lazy or bool(messages or events) or now >= self.redraw_at
+        if self.drawn:
+            self.draw(now)
+            self.redraw_at = now + self.redraw_interval()
         return self.running
 
+    def redraw_interval(self) -> float:
+        """How long the screen stays right without news: a running clock shows tenths."""
+        room = self.model.room
+        clocks = room.clocks if self.scene == "room" and room is not None else None
+        if clocks is not None and clocks.running is not None:
+            return 0.1
+        return 0.5 if self.model.toasts else 5.0  # toasts expire; else nothing moves by itself
+
     def run(self, fps: int = 60) -> None:
-        """The real window loop (opens a resizable window and returns when it is closed)."""
+        """The real window loop (opens a resizable window and returns when it is closed).
+
+        When nothing happened it sleeps :data:`WAKE_S` before looking at input and the network
+        again, and it draws only when something changed, so an idle client costs next to no
+        CPU; ``fps`` caps the frame rate while things do change.
+        """
         pygame.init()
-        pygame.display.set_caption("mnk-arena")
+        pygame.display.set_caption(self.title())
         self.surface = pygame.display.set_mode(self.surface.get_size(), pygame.RESIZABLE)
         self.display = True
         clock = pygame.time.Clock()
-        while self.step(pygame.event.get()):
-            pygame.display.flip()
-            clock.tick(fps)
+        while True:
+            events = pygame.event.get()
+            if not self.step(events, lazy=True):
+                return
+            if self.drawn:
+                pygame.display.set_caption(self.title())
+                pygame.display.flip()
+                clock.tick(fps)
+            elif not events:
+                time.sleep(WAKE_S)  # not pygame.event.wait: some SDL drivers poll inside it
+
+    def title(self) -> str:
+        """The window's title: what is on screen, who we are and where (many windows differ)."""
+        room = self.model.room
+        if self.scene == "room" and room is not None:
+            what = f"{room.game.title}: {room.name(0)} vs {room.name(1)}"
+        else:
+            what = "replay" if self.scene == "replay" else "lobby"
+        server = str(getattr(self.net, "url", "")).removeprefix("ws://").removeprefix("wss://")
+        who = f"{self.model.name} @ {server}" if server else self.model.name
+        return f"{what} — {who} — mnk-arena"
 
     def hotspot(self, action: str, arg: Any = ANY) -> Hotspot | None:
         """The clickable area of ``action`` (and ``arg``) in the last frame, for tests and tools."""
@@ -132,6 +186,7 @@ class App(Controls):
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.pending_ply = self.move_request = None  # so was a move without its answer
             self.send({"type": "list_rooms", "subscribe": True})
+            self.ask_bots()
             self.refresh_history()
             room = model.room
             if room is not None and room.seat is None:
@@ -223,16 +278,20 @@ class App(Controls):
                 self.model,
                 self.form,
                 self.code,
-                self.focus == "code",
+                self.server_field,
+                self.focus,
                 self.selected,
                 self.history_scroll,
                 self.replay_wanted,
+                str(getattr(self.net, "url", "")),
             )
         draw_offline_banner(self.frame, self.model)
         if self.confirm == "resign":
             draw_confirm(self.frame, "Resign this game?", "Resign", "resign")
         elif self.confirm == "leave":
             draw_confirm(self.frame, "Leave and resign this game?", "Leave", "leave")
+        elif self.confirm == "quit":
+            draw_confirm(self.frame, "Quit mnk-arena?", "Quit", "quit")
         draw_toasts(self.frame, self.model.live_toasts(now))
 
     def draw_room(self, room: RoomState, now: float) -> None:

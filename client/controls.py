@@ -57,7 +57,7 @@ class Controls(Actions):
         """A left click: a button or input under the pointer, else a board cell."""
         spot = self.frame.hit(pos)
         if spot is not None:
-            if spot.action not in ("focus_chat", "focus_code"):
+            if spot.action not in ("focus_chat", "focus_code", "focus_server"):
                 self.focus = None
             self.act(spot.action, spot.arg, pos)
             return
@@ -77,7 +77,8 @@ class Controls(Actions):
             elif down and event.key in (pygame.K_ESCAPE, pygame.K_n):
                 self.confirm = None
             return
-        field = {"chat": self.chat, "code": self.code}.get(self.focus or "")
+        fields = {"chat": self.chat, "code": self.code, "server": self.server_field}
+        field = fields.get(self.focus or "")
         if field is not None:
             if down and event.key == pygame.K_TAB:
                 self.focus = None
@@ -86,7 +87,8 @@ class Controls(Actions):
             if result == "cancel":
                 self.focus = None
             elif result == "submit":
-                self.act("send_chat" if self.focus == "chat" else "join_code", None)
+                submit = {"chat": "send_chat", "code": "join_code", "server": "connect"}
+                self.act(submit[self.focus or "code"], None)
             return
         if not down:
             return
@@ -94,7 +96,7 @@ class Controls(Actions):
         handler[self.scene](event.key)
 
     def lobby_key(self, key: int) -> None:
-        """Lobby keys: ↑↓ pick a room, J join, W watch, Enter create, Tab type a code."""
+        """Lobby keys: ↑↓ pick a room, J join, W watch, Enter create, Tab type a code, Esc quit."""
         rows = self.model.lobby
         if key in (pygame.K_UP, pygame.K_DOWN) and rows:
             self.selected = max(
@@ -107,6 +109,8 @@ class Controls(Actions):
             self.act("create", None)
         elif key == pygame.K_TAB:
             self.focus = "code"
+        elif key == pygame.K_ESCAPE:
+            self.act("quit", None)
 
     def room_key(self, key: int) -> None:
         """Room keys: arrows + Enter/Space play, R resign, N numbers, Esc leave, Tab chat."""
@@ -127,7 +131,11 @@ class Controls(Actions):
                 y = max(0, min(room.game.height - 1, y + dy))
             self.cursor = (x, y)
             self.cursor_visible = True
-        elif key in (*ENTER, pygame.K_SPACE) and self.cursor is not None:
+        elif key in (*ENTER, pygame.K_SPACE) and self.cursor is None:
+            self.cursor = (room.game.width // 2, room.game.height // 2)  # show where it would go
+            self.cursor_visible = True
+            self.model.toast("Arrows move the cursor, Enter plays there.", "info")
+        elif key in (*ENTER, pygame.K_SPACE):
             self.play(self.cursor)
         elif key == pygame.K_r:
             self.act("resign", None)

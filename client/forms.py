@@ -45,6 +45,8 @@ class LobbyForm:
     seat: int | None = 0
     clock: int = 0
     opening_rule: str | None = None
+    #: A bot picked by name (None: the server picks one that plays ``level``).
+    bot: str | None = None
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""
@@ -81,6 +83,8 @@ def create_request(form: LobbyForm) -> dict[str, Any]:
         msg["options"] = {"opening_rule": form.opening_rule}
     if form.opponent == "bot":
         msg["level"] = form.level
+        if form.bot is not None:
+            msg["bot"] = form.bot
     preset = CLOCKS[form.clock][0]
     if preset is not None:
         msg["clock"] = {"initial_s": preset[0], "increment_s": preset[1]}

@@ -12,7 +12,15 @@ import time
 from dataclasses import dataclass, field
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
-from client.records import ChatLine, FinishedGame, HistoryRow, Message, RoomSummary, Toast
+from client.records import (
+    BotSummary,
+    ChatLine,
+    FinishedGame,
+    HistoryRow,
+    Message,
+    RoomSummary,
+    Toast,
+)
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
 from client.words import ERROR_WORDS, error_text
 
@@ -26,7 +34,13 @@ class ClientModel:
     session: str | None = None
     connection: str = "connecting"  # "connecting" | "online" | "offline"
     connection_detail: str = ""
+    #: Whether this client was ever connected (a drop then is "lost", else "cannot reach").
+    ever_online: bool = False
+    #: Whether the link dropped since it was last online.
+    dropped: bool = False
     lobby: list[RoomSummary] = field(default_factory=list)
+    #: The server's bots that are online (``list_bots``), by name.
+    bots: list[BotSummary] = field(default_factory=list)
     rooms: dict[str, RoomState] = field(default_factory=dict)
     current: str | None = None
     #: Finished games whose moves are here (seen live or fetched), by ``game_id``.
@@ -75,11 +89,16 @@ class ClientModel:
 
     def _on__net(self, msg: Message, now: float) -> None:
         status = str(msg.get("status", "offline"))
-        was = self.connection
-        self.connection = status
-        self.connection_detail = str(msg.get("detail", ""))
-        if status == "online" and was == "offline":
-            self.toast("Reconnected.", "info", now)
+        detail = str(msg.get("detail", ""))
+        if status == "connecting" and self.connection == "offline":
+            return  # another attempt: keep saying why the last one failed until one works
+        self.connection, self.connection_detail = status, detail
+        if status == "offline" and self.ever_online:
+            self.dropped = True
+        if status == "online":
+            if self.dropped:
+                self.toast("Reconnected.", "info", now)
+            self.ever_online, self.dropped = True, False
 
     def _on_welcome(self, msg: Message, now: float) -> None:
         if self.player is not None and msg.get("player") != self.player:
@@ -88,14 +107,17 @@ class ClientModel:
         self.player = msg.get("player")
         self.session = msg.get("session")
         self.name = str(msg.get("name", self.name))
-        self.connection = "online"
+        self.connection, self.ever_online = "online", True
 
     # -- lobby ------------------------------------------------------------------------------
 
+    def _on_bots(self, msg: Message, now: float) -> None:
+        rows = [BotSummary.from_wire(r) for r in msg.get("bots") or () if isinstance(r, dict)]
+        self.bots = sorted((b for b in rows if b.online), key=lambda b: b.name)[:50]
+
     def _on_rooms(self, msg: Message, now: float) -> None:
-        self.lobby = [
-            RoomSummary.from_wire(r) for r in msg.get("rooms") or () if isinstance(r, dict)
-        ]
+        rows = [RoomSummary.from_wire(r) for r in msg.get("rooms") or () if isinstance(r, dict)]
+        self.lobby = [r for r in rows if r.status != "over"]  # finished ones are in the history
 
     def leave(self, room: str) -> None:
         """Forget ``room`` locally at once (the ``leave_room`` request is sent by the app)."""

@@ -1,25 +1,22 @@
-"""The network layer: an asyncio websockets client on a background thread, behind queues.
+"""The network layer: the shared protocol connection on a background thread, behind queues.
 
 The frame loop calls :meth:`NetClient.send` and :meth:`NetClient.poll`, neither of which ever
-blocks. The thread says ``hello`` (with the saved ``session`` after a drop), forwards every server
-message to the inbox, and reports its link as ``{"type": "_net", "status": ...}`` notes.
+blocks. The thread runs :class:`protocol.connection.Connection` (hello, resume with the saved
+``session`` after a drop, reconnect with backoff), forwards every server message to the inbox,
+and reports its link as ``{"type": "_net", "status": ...}`` notes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import queue
 import threading
 from collections import deque
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
-
-from protocol.errors import ArenaError
-from protocol.wire import PROTOCOL_VERSION, decode, encode
+from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
+from protocol.session import Session
 
 Message = dict[str, Any]
 
@@ -36,21 +33,22 @@ class NetClient:
         self, url: str, name: str, *, kind: str = "human", retry_max_s: float = 5.0
     ) -> None:
         self.url = url
-        self.name = name
-        self.kind = kind
-        self.session: str | None = None
+        self.state = Session(name, kind)
         self.retry_max_s = retry_max_s
         self._inbox: queue.Queue[Message] = queue.Queue()
         self._outbox: deque[Message] = deque()
-        self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._conn: Connection | None = None
         self._thread: threading.Thread | None = None
-        self._ws: ClientConnection | None = None
+        self._switched: asyncio.Event | None = None
         self._stopping = False
-        self._delay = 0.25
+
+    @property
+    def session(self) -> str | None:
+        """The saved session secret (None before the first welcome)."""
+        return self.state.session
 
     # -- frame-loop side (never blocks) -----------------------------------------------------
 
@@ -62,8 +60,7 @@ class NetClient:
     def send(self, message: Message) -> int:
         """Queue a request for the server and return its ``id`` (added when missing)."""
         with self._lock:
-            msg = dict(message)
-            msg.setdefault("id", next(self._ids))
+            msg = self.state.request(message)
             self._outbox.append(msg)
         self._poke()
         return int(msg["id"])
@@ -79,7 +76,8 @@ class NetClient:
 
     def drop_connection(self) -> None:
         """Close the current socket as if the network failed (reconnects; for tests and menus)."""
-        loop, ws = self._loop, self._ws
+        loop, conn = self._loop, self._conn
+        ws = conn.ws if conn is not None else None
         if loop is not None and ws is not None:
             with contextlib.suppress(RuntimeError):
                 asyncio.run_coroutine_threadsafe(ws.close(), loop)
@@ -87,10 +85,11 @@ class NetClient:
     def close(self, timeout: float = 2.0) -> None:
         """Stop the thread and close the socket (waits at most ``timeout`` seconds)."""
         self._stopping = True
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None:
+        loop, conn, switched = self._loop, self._conn, self._switched
+        if loop is not None and conn is not None and switched is not None:
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(task.cancel)
+                asyncio.run_coroutine_threadsafe(conn.close(), loop)
+                loop.call_soon_threadsafe(switched.set)
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -108,73 +107,62 @@ class NetClient:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        self._task = asyncio.current_task()
-        if self._stopping:
-            return
-        with contextlib.suppress(asyncio.CancelledError):
+        self._switched = asyncio.Event()
+        writer = asyncio.create_task(self._writer())
+        try:
             while not self._stopping:
-                self._inbox.put(net_note("connecting"))
+                conn = self._conn = Connection(
+                    self.url,
+                    self.state,
+                    on_status=lambda status, detail: self._inbox.put(net_note(status, detail)),
+                    retry_max_s=self.retry_max_s,
+                    open_timeout=5,
+                )
                 try:
-                    await self._session()
-                    detail = "the server closed the connection"
-                except (OSError, TimeoutError, WebSocketException, ArenaError, ValueError) as exc:
-                    detail = str(exc) or type(exc).__name__
-                self._ws = None
-                if self._stopping:
-                    break
-                self._inbox.put(net_note("offline", detail))
-                await asyncio.sleep(self._delay)
-                self._delay = min(self._delay * 2, self.retry_max_s)
+                    await conn.run(self._inbox.put)
+                except (HelloRefused, Replaced) as exc:  # the server will not have us
+                    self._inbox.put(net_note("offline", str(exc)))
+                except Exception as exc:  # a fatal connect error (a bad URL): say so
+                    self._inbox.put(net_note("offline", str(exc) or type(exc).__name__))
+                if not self._stopping:  # stopped trying: wait until another server is given
+                    await self._switched.wait()
+                    self._switched.clear()
+        finally:
+            writer.cancel()
 
-    async def _session(self) -> None:
-        async with connect(
-            self.url, compression=None, open_timeout=5, ping_interval=10, ping_timeout=10
-        ) as ws:
-            hello: Message = {
-                "type": "hello",
-                "protocol": PROTOCOL_VERSION,
-                "name": self.name,
-                "kind": self.kind,
-            }
-            if self.session:
-                hello["session"] = self.session
-            await ws.send(encode(hello))
-            first = decode(await ws.recv())
-            if first.get("type") == "error" and first.get("code") == "bad_session":
-                self.session = None
-                self._inbox.put(first)
-                return  # reconnect at once without the stale session
-            if first.get("type") != "welcome":
-                self._inbox.put(first)
-                raise ValueError(f"server answered hello with {first.get('type')!r}")
-            self.session = first.get("session") or self.session
-            self._ws = ws
-            self._delay = 0.25
-            self._inbox.put(first)
-            self._inbox.put(net_note("online"))
-            writer = asyncio.create_task(self._writer(ws))
-            try:
-                async for frame in ws:
-                    try:
-                        self._inbox.put(decode(frame))
-                    except ArenaError:
-                        continue  # a frame we cannot read is dropped, the link carries on
-            finally:
-                writer.cancel()
+    def switch(self, url: str) -> None:
+        """Leave this server for the one at ``url`` (a new player there; the outbox is dropped)."""
+        with self._lock:
+            self.url = url
+            self.state = Session(self.state.name, self.state.kind)
+            self._outbox.clear()
+        loop, conn, switched = self._loop, self._conn, self._switched
+        if loop is None or conn is None or switched is None:
+            return  # not started yet: it will start with the new URL
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(switched.set)
+            asyncio.run_coroutine_threadsafe(conn.close(), loop)
 
-    async def _writer(self, ws: ClientConnection) -> None:
+    async def _writer(self) -> None:
+        """Send the outbox in order whenever online; a message leaves it only once sent."""
         assert self._wake is not None
         while True:
-            while True:
-                with self._lock:
-                    if not self._outbox:
-                        break
-                    msg = self._outbox[0]
-                await ws.send(encode(msg))
-                with self._lock:
-                    self._outbox.popleft()
-            self._wake.clear()
+            conn = self._conn
+            if conn is None or not conn.online.is_set():
+                await asyncio.sleep(0.05)  # not connected yet, or between servers
+                continue
             with self._lock:
-                if self._outbox:
-                    continue
-            await self._wake.wait()
+                msg = self._outbox[0] if self._outbox else None
+                if msg is None:
+                    self._wake.clear()
+            if msg is None:
+                await self._wake.wait()
+                continue
+            try:
+                await conn.send(msg)
+            except LinkClosed:
+                await asyncio.sleep(0.05)  # wait for the next connection's welcome
+                continue
+            with self._lock:
+                if self._outbox and self._outbox[0] is msg:
+                    self._outbox.popleft()

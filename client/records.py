@@ -77,6 +77,8 @@ class Result:
     winner: int | None
     reason: str
     line: tuple[Cell, ...] = ()
+    #: How a forfeiting engine failed (``crash``, ``hang``…), with reason ``forfeit``.
+    fault: str | None = None
 
     @classmethod
     def from_wire(cls, msg: Message) -> Result:
@@ -88,7 +90,33 @@ class Result:
             line = tuple(xy(c) for c in msg.get("line") or ())
         except (KeyError, TypeError, ValueError):
             line = ()
-        return cls(seat_of(msg.get("winner")), str(msg.get("reason", "")), line)
+        fault = msg.get("fault")
+        fault = fault if isinstance(fault, str) else None
+        return cls(seat_of(msg.get("winner")), str(msg.get("reason", "")), line, fault)
+
+
+@dataclass(frozen=True, slots=True)
+class BotSummary:
+    """A bot on the server (a ``list_bots`` row): its name and the level it plays."""
+
+    name: str
+    #: None: any level asked; 1-10: only that one; 0: no levels.
+    level: int | None
+    online: bool
+
+    @classmethod
+    def from_wire(cls, row: Message) -> BotSummary:
+        """Build from a ``bots`` row (a level out of range reads as "any")."""
+        level = row.get("level")
+        level = level if type(level) is int and 0 <= level <= 10 else None
+        return cls(str(row.get("name", "?"))[:32], level, bool(row.get("online")))
+
+    @property
+    def label(self) -> str:
+        """The name with its level, as the lobby shows it."""
+        if self.level is None:
+            return f"{self.name} (any level)"
+        return f"{self.name} (level {self.level})" if self.level else self.name
 
 
 @dataclass(frozen=True, slots=True)

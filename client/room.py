@@ -99,6 +99,9 @@ class RoomState:
         op = self.opening
         return op is not None and op.phase == "choose" and self.my_turn
 
+    #: The level the bot in this room plays (None: no bot, or one that knows no levels).
+    level: int | None = None
+
     @property
     def ply(self) -> int:
         """The number of stones on the board."""
@@ -181,8 +184,15 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         forbidden=_cells(msg.get("forbidden")),
         colours=_colours(msg.get("colours", [0, 1])),
         opening=Opening.from_wire(msg.get("opening")),
+        level=level_of(msg.get("options")),
         **_position(msg.get("options")),
     )
+
+
+def level_of(options: object) -> int | None:
+    """The bot level a room was created with, when it has a sane one."""
+    level = options.get("level") if isinstance(options, dict) else None
+    return level if type(level) is int and 1 <= level <= 10 else None
 
 
 def _position(options: object) -> dict[str, object]:

@@ -42,6 +42,17 @@ REASON_WORDS: dict[str, str] = {
     "abandoned": "Game abandoned",
     "adjudicated": "Adjudicated: {winner} wins",
     "forbidden": "{loser} played a forbidden move, {winner} wins",
+    "forfeit": "{loser} forfeits ({fault}), {winner} wins",
+}
+
+#: Why a player forfeits, as a few words (the ``fault`` of a ``forfeit``).
+FAULT_WORDS: dict[str, str] = {
+    "crash": "its engine crashed",
+    "hang": "its engine hung",
+    "illegal_move": "it chose an illegal move",
+    "error": "its engine failed",
+    "timeout": "out of time",
+    "disconnect": "disconnected",
 }
 
 
@@ -55,11 +66,12 @@ def error_text(code: str, message: str = "") -> str:
 
 def result_text(result: Result, names: tuple[str, str], k: int) -> str:
     """A sentence describing ``result`` between ``names`` (winner's name first)."""
-    template = REASON_WORDS.get(result.reason, "Game over ({reason})")
+    template = REASON_WORDS.get(result.reason, "{winner} wins ({reason})")
     if result.winner is None:
         if result.reason in ("line", "adjudicated"):
             return "Draw"
         winner = loser = "nobody"
     else:
         winner, loser = names[result.winner], names[1 - result.winner]
-    return template.format(winner=winner, loser=loser, k=k, reason=result.reason)
+    fault = FAULT_WORDS.get(result.fault or "", result.fault or "its engine failed")
+    return template.format(winner=winner, loser=loser, k=k, reason=result.reason, fault=fault)

@@ -8,6 +8,7 @@ from typing import Any
 import msgpack
 
 from protocol.errors import BadFrame, BadMessage, UnknownType
+from protocol.vocab import DECLARED_FAULTS, Kind
 
 PROTOCOL_VERSION = 1
 #: Frames larger than this close the connection with 1009 (message too big).
@@ -65,6 +66,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "games": ((list,), False),
         "capacity": (_INT, False),
         "key": (_STR, False),
+        "level": (_OPT_INT, False),
     },
     "ping": {},
     "list_rooms": {"subscribe": (_BOOL, False), "limit": (_INT, False), "cursor": (_STR, False)},
@@ -76,6 +78,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "level": (_INT, False),
         "clock": ((dict, type(None)), False),
         "bots": ((list,), False),
+        "bot": (_STR, False),
     },
     "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
     "leave_room": {"room": (_STR, True)},
@@ -95,11 +98,11 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {
-    ("hello", "kind"): frozenset({"human", "bot"}),
-    ("create_room", "opponent"): frozenset({"human", "bot"}),
+    ("hello", "kind"): frozenset(Kind),
+    ("create_room", "opponent"): frozenset(Kind),
     ("create_room", "seat"): frozenset({0, 1, None}),
     ("get_game", "format"): frozenset({"json", "psq"}),
-    ("resign", "fault"): frozenset({"crash", "hang", "illegal_move", "error"}),
+    ("resign", "fault"): DECLARED_FAULTS,
     ("choose", "choice"): frozenset({"black", "white", "place"}),
 }
 

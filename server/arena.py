@@ -35,6 +35,7 @@ from protocol.errors import (
 )
 from protocol.rules import Termination
 from protocol.variants import NAMES, make_variant
+from protocol.vocab import Close as CloseCode
 from protocol.wire import MAX_ROOM_ID, Message
 from server.clock import ClockSpec
 from server.journal import Record, Snapshot
@@ -76,7 +77,7 @@ class Close:
 Out = Reply | Send | Lookup | Close
 
 #: Close code for a connection that keeps sending garbage (RFC 6455 policy violation).
-CLOSE_POLICY = 1008
+CLOSE_POLICY = CloseCode.POLICY
 #: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
 GAME_NAMES = frozenset({*NAMES, "*"})
 #: Requests answered by the store off the event loop (bounded in flight).
@@ -149,6 +150,9 @@ class Player:
     offline_at: float | None = None
     #: The key a bot proved on its connection (never stored): revoking it cuts the bot off.
     key_hash: str | None = None
+    #: A bot's level: None plays whatever level a room asks, 1-10 only that level, 0 none (it
+    #: is seated only in rooms that name it).
+    level: int | None = None
 
     def member(self) -> Member:
         """How this player appears in a room."""
@@ -461,6 +465,10 @@ class Arena:
             player.games = frozenset(g for g in games if isinstance(g, str) and g in GAME_NAMES)
             capacity = msg.get("capacity", 1)
             player.capacity = max(1, min(capacity, 256))
+            level = msg.get("level")
+            if level is not None and not 0 <= level <= 10:
+                raise BadMessage("level must be 0..10")
+            player.level = level
             lim = self.limits
             conn.bucket = TokenBucket(lim.bot_rate, lim.bot_burst)
         conn.pid = pid
@@ -554,13 +562,20 @@ class Arena:
         if "position" in options and (named is not None or room_options["opponent"] == "bot"):
             raise UnknownGame("set-up positions are for games between humans (bots see moves only)")
         if named is None:
-            self._check_quota(player, bot=room_options["opponent"] == "bot")
+            self._check_quota(player, bot=room_options["opponent"] == "bot" or "bot" in msg)
         if named is not None:
             bots = self._named_bots(named, variant.name, player)
             room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
+        elif msg.get("bot") is not None:  # a human picked the bot by name
+            bots = [self._free_bot_named(msg["bot"], variant.name, player)]
+            room_options["opponent"] = "bot"
+            level = bots[0].level if bots[0].level is not None else level or 5
+            level = level or None  # a bot that plays no level shows none
         elif room_options["opponent"] == "bot":
-            bots = [self._idle_bot(variant.name, player)]
             level = level or 5
+            bots = [self._idle_bot(variant.name, level, player)]
+            level = level or 5
+            bots = [self._idle_bot(variant.name, level)]
         else:
             bots = []
         if level is not None and bots:
@@ -621,6 +636,7 @@ class Arena:
             "capacity": p.capacity,
             "active": self._active_games(p),
             "online": p.online,
+            "level": p.level,
         }
 
     def _join_room(self, player: Player, msg: Message) -> list[Out]:
@@ -726,16 +742,14 @@ class Arena:
     def _named_bots(self, names: list[object], game: str, asker: Player) -> list[Player]:
         if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
             raise UnknownGame("bots must name two different bots")
-        found = []
-        for name in names:
-            bots = [p for p in self._online_bots(asker) if p.name == name]
-            free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
-            if not free:
-                raise NoBotAvailable(
-                    f"bot {name!r} is not connected, or busy, or does not play {game}"
-                )
-            found.append(free[0])
-        return found
+        return [self._free_bot_named(name, game, asker) for name in names]  # type: ignore[arg-type]
+
+    def _free_bot_named(self, name: str, game: str, asker: Player) -> Player:
+        bots = [p for p in self._online_bots(asker) if p.name == name]
+        free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
+        if not free:
+            raise NoBotAvailable(f"bot {name!r} is not connected, or busy, or does not play {game}")
+        return free[0]
 
     @staticmethod
     def _plays(bot: Player, game: str) -> bool:
@@ -749,13 +763,20 @@ class Arena:
         bots = [self.players.get(pid) for pid in self._bot_pid.values() if pid != asker.pid]
         return [p for p in bots if p is not None and p.online]
 
-    def _idle_bot(self, game: str, asker: Player) -> Player:
-        candidates = [p for p in self._online_bots(asker) if self._plays(p, game)]
+    def _idle_bot(self, game: str, level: int, asker: Player) -> Player:
+        """The least busy bot that plays ``game`` at ``level`` (never the asker itself).
+
+        A bot for any level and one fixed at exactly this level both qualify (on a tie in load
+        the fixed one); a bot fixed at another level, or at none, never does.
+        """
+        candidates = [
+            p for p in self._online_bots(asker) if self._plays(p, game) and p.level in (None, level)
+        ]
         load = {p.pid: self._active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
         if not free:
-            raise NoBotAvailable(f"no bot is free to play {game} right now")
-        return min(free, key=lambda p: load[p.pid])
+            raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
+        return min(free, key=lambda p: (load[p.pid], p.level is None))
 
     def _active_games(self, player: Player) -> int:
         return sum(room.status != "over" for room in self._rooms_of(player))

@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import gc
 import logging
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -43,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-server``."""
     p = argparse.ArgumentParser(
         prog="mnk-server",
-        description=__doc__,
+        description=str(__doc__).replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -189,4 +191,18 @@ def main(argv: list[str] | None = None) -> None:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    asyncio.run(serve_forever(args))
+    try:
+        asyncio.run(serve_forever(args))
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
+        raise SystemExit(130) from None
+    except (OSError, sqlite3.Error) as exc:  # port in use, unwritable or corrupt --db
+        raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
+
+
+def startup_error(args: argparse.Namespace, exc: BaseException) -> str:
+    """One line saying why the server could not start, and what to try."""
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        return f"port {args.port} on {args.host} is in use (another mnk-server?); try --port"
+    if isinstance(exc, sqlite3.Error) or str(exc.filename or "").startswith(args.db):
+        return f"cannot use the database {args.db!r}: {exc}; try another --db or --memory"
+    return f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"

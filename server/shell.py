@@ -15,6 +15,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
+from protocol.vocab import Close as CloseCode
 from server.arena import Arena, Close, Conn, Lookup, Out, Reply
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
@@ -23,16 +24,16 @@ from server.store import Store
 
 log = logging.getLogger("mnk.server")
 
-#: Close codes: 1001 going away (shutdown); 4000 this session was resumed on another connection;
-#: 4001 the bot's key was revoked.
-CLOSE_GOING_AWAY = 1001
-CLOSE_REPLACED = 4000
-CLOSE_KEY_REVOKED = 4001
+#: Close codes: going away (shutdown); this session was resumed on another connection; the
+#: bot's key was revoked.
+CLOSE_GOING_AWAY = CloseCode.GOING_AWAY
+CLOSE_REPLACED = CloseCode.REPLACED
+CLOSE_KEY_REVOKED = CloseCode.KEY_REVOKED
 #: A peer that lets this much pile up unread in its socket buffer is cut off.
 MAX_BACKLOG = 1 << 20
-#: Close codes: 1008 policy violation (no hello in time, garbage); 1013 try again later (full).
-CLOSE_POLICY = 1008
-CLOSE_TRY_LATER = 1013
+#: Close codes: policy violation (no hello in time, garbage); try again later (full).
+CLOSE_POLICY = CloseCode.POLICY
+CLOSE_TRY_LATER = CloseCode.TRY_LATER
 #: Threads answering history lookups (their number in flight is bounded by the arena).
 LOOKUP_THREADS = 2
 

@@ -49,10 +49,10 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
     try:
         await wait_for_bot(server, "moody")
         human = await client_factory("human")
-        gomoku = await bot_game(human, "gomoku", clock=CLOCK)
-        ttt = await bot_game(human, "tictactoe")
+        gomoku = await bot_game(human, "gomoku", clock=CLOCK, bot="moody")
+        ttt = await bot_game(human, "tictactoe", bot="moody")
         await human.request(type="move", room=gomoku, x=7, y=7)
-        over = await human.expect("game_over", room=gomoku, timeout=10)
+        over = await human.expect("game_over", room=gomoku, timeout=30)
         assert over["reason"] == "forfeit" and over["fault"] == "hang" and over["winner"] == 0
         # the other game of the same bot goes on, on a fresh worker
         free = [(x, y) for y in range(3) for x in range(3)]
@@ -62,7 +62,7 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
             reply = await human.request(type="move", room=ttt, x=x, y=y)
             if reply["type"] == "error" or room.status == "over":
                 continue  # that cell was the bot's, or our move ended the game
-            msg = await human.expect("moved", room=ttt, seat=1, timeout=10)
+            msg = await human.expect("moved", room=ttt, seat=1, timeout=30)
             free = [c for c in free if c != (msg["x"], msg["y"])]
         assert server.arena.rooms.get(ttt).game.outcome.termination in ("line", "draw")
     finally:
@@ -77,9 +77,9 @@ async def test_hung_brain_forfeits_and_is_killed(
     try:
         await wait_for_bot(server, "hangs")
         human = await client_factory("human")
-        room = await bot_game(human, "gomoku", clock=CLOCK)
+        room = await bot_game(human, "gomoku", clock=CLOCK, bot="hangs")
         await human.request(type="move", room=room, x=7, y=7)
-        over = await human.expect("game_over", room=room, timeout=10)
+        over = await human.expect("game_over", room=room, timeout=30)
         assert over["reason"] == "forfeit" and over["fault"] == "hang"
         brains = f"^[^ ]*python[^ ]* {brain}$"  # the brain itself, not the bot naming it
         for _ in range(40):  # END, a second's grace to exit, then SIGKILL

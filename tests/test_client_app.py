@@ -14,6 +14,7 @@ import pygame
 import pytest
 from samples import state_message
 
+from client import theme
 from client.app import ANY, App
 
 Ev = pygame.event.Event
@@ -573,3 +574,171 @@ def test_random_server_messages_never_break_the_frame_loop() -> None:
 
     pygame.font.init()
     run()
+
+
+def test_keys_that_used_to_do_nothing(app: tuple[App, FakeNet]) -> None:
+    """Esc in the lobby asks to quit; Enter in a game shows the cursor, then plays there."""
+    a, net = app
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.confirm == "quit" and a.running
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.confirm is None and a.running  # Esc again says no
+    enter_room(a, net)
+    sent = len(net.sent)
+    a.step([key(pygame.K_RETURN)])
+    assert a.cursor == (7, 7) and a.cursor_visible and len(net.sent) == sent
+    a.step([key(pygame.K_RETURN)])
+    assert (net.sent[-1]["type"], net.sent[-1]["x"], net.sent[-1]["y"]) == ("move", 7, 7)
+    a.step([key(pygame.K_ESCAPE), key(pygame.K_RETURN)])  # leave (resigns): confirmed
+    net.inbox.append({"type": "left", "room": "r1"})
+    a.step()
+    a.step([key(pygame.K_ESCAPE), key(pygame.K_RETURN)])
+    assert a.running is False
+
+
+def test_clicking_a_taken_point_says_so(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    enter_room(a, net, moves=[[7, 7], [8, 8]], ply=2, to_move=0)
+    pos = a.cell_pixel(7, 7)
+    assert pos is not None
+    a.step(click(pos))
+    assert net.types()[-1] != "move"
+    assert a.model.toasts[-1].text == "That point is taken: pick a free one."
+
+
+def test_forfeit_says_who_won_and_why_and_finished_rooms_leave_the_list(
+    app: tuple[App, FakeNet],
+) -> None:
+    a, net = app
+    enter_room(a, net, players=["alice", "minimax"], kinds=["human", "bot"])
+    over = {"type": "game_over", "room": "r1", "game_id": "g_1", "winner": 0}
+    net.inbox.append({**over, "reason": "forfeit", "fault": "hang", "line": []})
+    a.step()
+    room = a.model.room
+    assert room is not None
+    assert room.result_text() == "minimax forfeits (its engine hung), alice wins"
+    rooms = [
+        {"room": "a", "game": "gomoku", "status": "waiting", "players": ["x", None]},
+        {"room": "b", "game": "gomoku", "status": "over", "players": ["x", "y"]},
+    ]
+    net.inbox.append({"type": "rooms", "rooms": rooms})
+    a.step()
+    assert [r.room for r in a.model.lobby] == ["a"]
+
+
+def test_the_game_screen_names_the_bot_and_its_level_and_the_title_says_where(
+    app: tuple[App, FakeNet],
+) -> None:
+    a, net = app
+    net.url = "ws://example.org:8765"  # type: ignore[attr-defined]
+    assert a.title() == "lobby — alice @ example.org:8765 — mnk-arena"
+    options = {"opponent": "bot", "level": 7}
+    enter_room(a, net, players=["alice", "seven"], kinds=["human", "bot"], options=options)
+    room = a.model.room
+    assert room is not None and room.level == 7
+    assert a.title() == "Gomoku: alice vs seven — alice @ example.org:8765 — mnk-arena"
+    shown: list[str] = []
+    real = theme.text
+
+    def spy(surface: Any, text: str, *args: Any, **kw: Any) -> Any:
+        shown.append(text)
+        return real(surface, text, *args, **kw)
+
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        a.step([], lazy=False)
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    assert "seven" in shown and "bot · level 7" in shown
+
+
+BOTS = {
+    "type": "bots",
+    "bots": [
+        {"name": "minimax", "level": None, "online": True},
+        {"name": "seven", "level": 7, "online": True},
+        {"name": "greedy", "level": 0, "online": True},
+        {"name": "gone", "level": None, "online": False},
+    ],
+}
+
+
+def test_a_bot_picked_by_name(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    assert "list_bots" in net.types()
+    net.inbox.append(BOTS)
+    a.step()
+    assert [b.name for b in a.model.bots] == ["greedy", "minimax", "seven"]  # online ones
+    assert a.hotspot("form_bot", "gone") is None
+    click_action(a, "form_bot", "seven")
+    assert a.hotspot("form_step", ("level", 1)) is None  # seven plays its own level
+    click_action(a, "create")
+    assert net.sent[-1]["type"] == "create_room" and net.sent[-1]["bot"] == "seven"
+    click_action(a, "form_bot", None)
+    click_action(a, "create")
+    assert "bot" not in net.sent[-1] and net.sent[-1]["level"] == 5
+
+
+@pytest.mark.parametrize("size", [(900, 600), (1024, 700), (1200, 680)])
+def test_small_windows_keep_every_control_whole_and_apart(size: tuple[int, int]) -> None:
+    pygame.font.init()
+    net = FakeNet()
+    a = App(net, name="alice", size=size)
+    rooms = [
+        {"room": f"r{i}", "game": "gomoku", "status": "waiting", "players": ["x" * 32, None]}
+        for i in range(3)
+    ]
+    welcome = {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "a"}
+    net.inbox += [welcome, {"type": "rooms", "rooms": rooms}, BOTS]
+    shown: list[str] = []
+    real = theme.text
+
+    def spy(surface: Any, text: str, pos: Any, size: int = 16, *args: Any, **kw: Any) -> Any:
+        width = kw.get("max_width")
+        cut = width is not None and theme.font(size, kw.get("bold", False)).size(text)[0] > width
+        shown.append(text + " <cut>" if cut else text)
+        return real(surface, text, pos, size, *args, **kw)
+
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        a.step()
+        a.step([], lazy=False)
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    cut = [s for s in shown if s.endswith("<cut>") and not s.startswith("xxx")]  # names may be
+    assert cut == []
+    screen = a.surface.get_rect()
+    spots = [s for s in a.frame.hotspots if s.action != "room_click"]  # rows hold buttons
+    for s in spots:
+        assert screen.contains(s.rect), (s.action, s.rect)
+    for i, s in enumerate(spots):
+        for t in spots[i + 1 :]:
+            assert not s.rect.colliderect(t.rect), (s.action, t.action)
+    for action in ("create", "connect", "join_code", "form_bot"):
+        assert a.hotspot(action) is not None, action
+    # the room code of a waiting room is never cut off
+    waiting = state(room="r7k2wq", status="waiting", players=["alice", None], to_move=None)
+    net.inbox += [{"type": "joined", "room": "r7k2wq", "seat": 0}, waiting]
+    a.step()
+    assert a.scene == "room"
+    shown.clear()
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        a.step()
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    assert any("r7k2wq" in s for s in shown), shown
+    assert [s for s in shown if s.endswith("<cut>")] == []
+
+
+def test_typing_a_server_address_connects_there(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    switched: list[str] = []
+    net.switch = switched.append  # type: ignore[attr-defined]
+    click_action(a, "focus_server")
+    a.step([Ev(pygame.TEXTINPUT, text="192.168.1.20"), key(pygame.K_RETURN)])
+    assert switched == ["ws://192.168.1.20:8765"]
+    assert a.model.connection == "connecting" and a.model.rooms == {} and a.focus is None
+    click_action(a, "focus_server")
+    a.step([Ev(pygame.TEXTINPUT, text="ftp://nope"), key(pygame.K_RETURN)])
+    assert switched == ["ws://192.168.1.20:8765"] and "ws://host:8765" in a.model.toasts[-1].text

@@ -60,7 +60,7 @@ def running_server(tmp_path: Path, *options: str) -> Iterator[str]:
             [*command, *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
         )
         try:
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + 60
             while True:
                 assert proc.poll() is None, log_path.read_text()
                 try:
@@ -121,7 +121,7 @@ class Driver:
         assert room is not None, "not in a room"
         return room
 
-    def pump(self, until: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    def pump(self, until: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
         """Step frames (no events) until ``until()`` is truthy."""
         deadline = time.monotonic() + timeout
         while True:
@@ -156,7 +156,7 @@ class Driver:
         pygame.image.save(self.app.surface, str(path))
         return pygame.image.load(str(path))
 
-    def create_vs_bot(self, game: str, level: int, timeout: float = 20.0) -> None:
+    def create_vs_bot(self, game: str, level: int, timeout: float = 60.0) -> None:
         """Fill the lobby form and create a room against the bot, retrying while none is free."""
         app = self.app
         self.click("form_game", game)

@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from client.app import App
 from client.net import NetClient
+from client.views.common import offline_text
 from protocol.rules import Game, Move
 from protocol.variants import TICTACTOE
 from protocol.wire import decode, encode
@@ -132,7 +133,9 @@ async def server() -> AsyncIterator[FakeServer]:
         yield fake
 
 
-async def until(app: App, cond: Callable[[], bool], timeout: float = 5.0, events: Any = ()) -> None:
+async def until(
+    app: App, cond: Callable[[], bool], timeout: float = 30.0, events: Any = ()
+) -> None:
     """Step the app (and let the server run) until ``cond`` holds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -179,8 +182,8 @@ async def test_play_a_game_drop_the_link_and_resume(server: FakeServer) -> None:
         # and redraws the room from the state the server sends.
         moves_before = list(room.moves)
         await server.conns[-1].close()
-        await until(app, lambda: app.model.connection != "online")
         await until(app, lambda: len(server.hellos) == 2 and app.model.connection == "online")
+        assert any(t.text == "Reconnected." for t in app.model.toasts)
         assert server.hellos[1]["session"] == "S1"
         await until(app, lambda: app.model.room is not room and app.model.room is not None)
         assert app.model.room is not None and app.model.room.moves == moves_before
@@ -197,7 +200,7 @@ async def test_errors_reach_the_model_and_unknown_requests_are_survived(server: 
     try:
         rid = net.send({"type": "frobnicate"})
         loop = asyncio.get_running_loop()
-        end = loop.time() + 5
+        end = loop.time() + 30
         while not any(m.get("type") == "error" for m in got):
             assert loop.time() < end
             await asyncio.sleep(0.01)
@@ -215,10 +218,51 @@ async def test_unreachable_server_reports_offline() -> None:
     try:
         got: list[dict[str, Any]] = []
         loop = asyncio.get_running_loop()
-        end = loop.time() + 5
+        end = loop.time() + 30
         while not any(m.get("status") == "offline" for m in got):
             assert loop.time() < end
             await asyncio.sleep(0.02)
             got += net.poll()
     finally:
         await asyncio.to_thread(net.close)
+
+
+@pytest.fixture
+async def stranded() -> AsyncIterator[tuple[NetClient, App]]:
+    """A client started against a port where nobody listens, once it has given up once."""
+    pygame.font.init()
+    net = NetClient("ws://127.0.0.1:9", "dave", retry_max_s=0.2)
+    app = App(net, name="dave", size=(1000, 700))
+    net.start()
+    try:
+        await until(app, lambda: app.model.connection == "offline")
+        yield net, app
+    finally:
+        await asyncio.to_thread(net.close)
+    assert net._thread is not None and not net._thread.is_alive()
+
+
+async def test_a_client_that_never_connected_says_where_and_what_to_do(
+    stranded: tuple[NetClient, App],
+) -> None:
+    _, app = stranded
+    text = offline_text(app.model)
+    assert text.startswith("Cannot connect: nobody is listening at ws://127.0.0.1:9")
+    assert "mnk-server" in text and "--local" in text
+    await until(app, lambda: True, events=[press(pygame.K_RETURN)])  # "Play" in the lobby
+    assert any("Not connected yet" in t.text for t in app.model.toasts)
+    assert app.model.connection == "offline"  # retries do not flip the banner to "connecting"
+
+
+async def test_typing_another_server_moves_the_client_there(
+    server: FakeServer, stranded: tuple[NetClient, App]
+) -> None:
+    net, app = stranded
+    app.focus = "server"
+    typed = [pygame.event.Event(pygame.TEXTINPUT, text=f"127.0.0.1:{server.port}")]
+    await until(
+        app,
+        lambda: app.model.connection == "online" and app.model.player == "p_a",
+        events=[*typed, press(pygame.K_RETURN)],
+    )
+    assert net.url == f"ws://127.0.0.1:{server.port}" and server.hellos[0]["name"] == "dave"

@@ -192,7 +192,7 @@ async def test_faulty_brains_raise_with_the_right_fault(
     brain = PiskvorkBrain(executable(tmp_path / "pbrain-bad", script), GOMOKU, 1)
     try:
         with pytest.raises(BrainError) as caught:
-            await asyncio.wait_for(brain.choose([Move(7, 7)], 0.3, None), 10)
+            await asyncio.wait_for(brain.choose([Move(7, 7)], 0.3, None), 30)
         assert caught.value.fault == fault
     finally:
         await brain.close()
@@ -218,7 +218,7 @@ async def test_bot_with_piskvork_engine_plays_on_the_server(
     try:
         human = await client_factory("human")  # type: ignore[operator]
         for _ in range(100):
-            reply = await human.request(type="create_room", game="gomoku", opponent="bot", seat=0)
+            reply = await human.request(type="create_room", game="gomoku", bot="brainy", seat=0)
             if reply["type"] == "joined":
                 break
             await asyncio.sleep(0.1)
@@ -228,7 +228,7 @@ async def test_bot_with_piskvork_engine_plays_on_the_server(
             mine = next(m for m in (Move(x, 0) for x in range(15)) if game.is_legal(m))
             await human.request(type="move", room=room, x=mine.x, y=mine.y)
             game.push(mine)
-            answer = await human.expect("moved", seat=1, timeout=10)
+            answer = await human.expect("moved", seat=1, timeout=30)
             game.push(Move(answer["x"], answer["y"]))
         assert game.ply == 6 and game.outcome is None
     finally:

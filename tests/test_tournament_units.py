@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import random
 import re
 import time
 from pathlib import Path
-from typing import Any
 
-import msgpack
 import pytest
 
 from bots.sdk import Bot, MinimaxBot, RandomBot
@@ -65,15 +62,25 @@ def test_elo_from_score_known_values() -> None:
 
 
 def test_elo_estimate_matches_cutechess() -> None:
-    even = elo_estimate(5, 0, 5)
+    even = elo_estimate(5, 0, 5, prior=0)
     assert even.elo == 0.0
     # cutechess-cli prints 0.0 +/- 251.8 for +5 -5 =0 (1.96 sigma of the per-game variance)
     assert even.error == pytest.approx(251.8, abs=0.2)
-    three_to_one = elo_estimate(30, 0, 10)
+    three_to_one = elo_estimate(30, 0, 10, prior=0)
     assert three_to_one.elo == pytest.approx(190.85, abs=0.01)
     assert 100 < three_to_one.error < 160
-    assert elo_estimate(0, 10, 0) == EloEstimate(0.0, 0.0)
+    assert elo_estimate(0, 10, 0, prior=0) == EloEstimate(0.0, 0.0)
     assert elo_estimate(0, 0, 0) == EloEstimate(0.0, 0.0)
+
+
+def test_the_prior_keeps_perfect_and_drawn_records_uncertain() -> None:
+    sweep = elo_estimate(4, 0, 0)  # scored as 5 wins and 1 loss: p = 5/6
+    assert sweep.elo == pytest.approx(-400 * math.log10(1 / (5 / 6) - 1), abs=0.01)  # +279.6
+    assert sweep.elo < 1000 and sweep.error > 300  # not the clamp, and far from certain
+    assert elo_estimate(0, 0, 4).elo == pytest.approx(-sweep.elo)
+    drawn = elo_estimate(0, 10, 0)  # 1 win, 10 draws, 1 loss: p = 1/2, sigma^2 = 0.5/12/12
+    assert drawn.elo == 0.0 and drawn.error > 30
+    assert elo_estimate(30, 0, 10).elo == pytest.approx(elo_from_score(31 / 42))
 
 
 def test_los() -> None:
@@ -364,56 +371,23 @@ def test_elo_chart_is_a_png(tmp_path: Path) -> None:
 # -- the referees --------------------------------------------------------------------------------
 
 
-class FakeSocket:
-    """Stands for the director's WebSocket: frames the test pushes, requests the link sends."""
-
-    def __init__(self) -> None:
-        self.frames: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
-
-    def push(self, **msg: Any) -> None:
-        self.frames.put_nowait(msgpack.packb(msg, use_bin_type=True))
-
-    async def send(self, frame: bytes) -> None:
-        self.sent.append(msgpack.unpackb(frame, raw=False))
-
-    def __aiter__(self) -> FakeSocket:
-        return self
-
-    async def __anext__(self) -> bytes:
-        frame = await self.frames.get()
-        if frame is None:
-            raise StopAsyncIteration
-        return frame
-
-
 async def test_link_keeps_feeds_only_for_rooms_being_watched() -> None:
-    link = Link("ws://unused", rate=1e6)
-    ws = link.ws = FakeSocket()  # type: ignore[assignment]
-    link._reader = asyncio.create_task(link._read())
-    for n in range(40):  # what ServerReferee.play does for every game
+    link = Link("ws://unused")
+    for n in range(40):  # what ServerReferee.play sees for every game, in the server's order
         room = f"r{n}"
-        create = asyncio.create_task(link.request({"type": "create_room"}))
-        await asyncio.sleep(0)
-        ws.push(type="joined", room=room, seat=None, id=ws.sent[-1]["id"])
-        ws.push(type="state", room=room, status="playing", moves=[])  # before the watcher runs
-        assert (await create)["room"] == room
+        link._on({"type": "joined", "room": room, "seat": None, "id": 2 * n + 1})  # our create
+        link._on({"type": "state", "room": room, "status": "playing", "moves": []})
         feed = link.feed(room)
-        assert (await feed.get())["type"] == "joined"
-        assert (await feed.get())["type"] == "state"
-        ws.push(type="game_over", room=room, winner=0, reason="line")
-        assert (await feed.get())["type"] == "game_over"
+        assert feed.get_nowait()["type"] == "joined"
+        assert feed.get_nowait()["type"] == "state"
+        link._on({"type": "game_over", "room": room, "winner": 0, "reason": "line"})
+        assert feed.get_nowait()["type"] == "game_over"
         link.forget(room)
-        leave = asyncio.create_task(link.request({"type": "leave_room", "room": room}))
-        await asyncio.sleep(0)
-        ws.push(type="chat", room=room, text="gg")  # late news about a forgotten room
-        ws.push(type="left", room=room, id=ws.sent[-1]["id"])
-        await leave
-        ws.push(type="state", room="someone-elses", status="playing")  # never joined
-    await asyncio.sleep(0.01)
+        link._on({"type": "chat", "room": room, "text": "gg"})  # late news about a forgotten room
+        link._on({"type": "left", "room": room, "id": 2 * n + 2})
+        link._on({"type": "state", "room": "someone-elses", "status": "playing"})  # never joined
+        link._on({"type": "joined", "room": "theirs", "seat": 1})  # a push, not our request
     assert link._rooms == {}
-    ws.frames.put_nowait(None)
-    await link._reader
 
 
 class IllegalBot(Bot):

@@ -22,6 +22,7 @@ def draw_elo_chart(rows: list[dict[str, Any]], path: Path, title: str = "Elo") -
     """Save a PNG of ``rows`` (results.json ``standings``) to ``path``."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner in the report
     import pygame
 
     pygame.font.init()

@@ -61,7 +61,9 @@ SCHEDULE_KEYS = (
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-tournament``."""
     p = argparse.ArgumentParser(
-        prog="mnk-tournament", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        prog="mnk-tournament",
+        description=str(__doc__).replace("``", "").replace("::", ":"),
+        formatter_class=argparse.RawTextHelpFormatter,
     )
     p.add_argument(
         "--game", required=True, help="tictactoe | gomoku | gomoku-standard | renju | mnk:…"

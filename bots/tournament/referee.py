@@ -9,22 +9,19 @@ The director only sees ``play(spec) -> Played``.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import msgpack
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
-
 from bots.sdk import Bot, IllegalBotMove
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
+from protocol.connection import Connection, LinkClosed, ServerError
 from protocol.rules import Game, Move, Termination, Variant
-from protocol.wire import PROTOCOL_VERSION
+from protocol.session import Session
+from protocol.vocab import Fault, Status
 
 log = logging.getLogger("mnk.tournament")
 
@@ -49,65 +46,61 @@ class GamePlayer(Protocol):
         ...
 
 
-class ProtocolError(Exception):
-    """An ``error`` reply from the server."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-
-
-class LinkClosed(ConnectionError):
-    """The connection to the server dropped."""
-
+#: An ``error`` reply from the server (its ``code`` says which).
+ProtocolError = ServerError
 
 _CLOSED: dict[str, Any] = {"type": "_closed"}
 
 
 class Link:
-    """One protocol-v1 connection as a human-kind client, with requests and per-room feeds."""
+    """The director's protocol connection (a human-kind client) with per-room feeds."""
 
     def __init__(self, url: str, name: str = "director", rate: float = 15.0) -> None:
-        self.url, self.name = url, name
-        self.ws: ClientConnection | None = None
-        self.player: str | None = None
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.url = url
+        self.state = Session(name)
+        self.conn = Connection(
+            url, self.state, rate=rate, ping_interval=20, on_status=self._on_status
+        )
         self._rooms: dict[str, asyncio.Queue[dict[str, Any]]] = {}
-        self._reader: asyncio.Task[None] | None = None
-        self._interval = 1.0 / rate
-        self._next_send = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def player(self) -> str | None:
+        """Our player id on the server."""
+        return self.state.player
 
     @property
     def alive(self) -> bool:
-        """Whether the connection is open and being read."""
-        return self._reader is not None and not self._reader.done()
+        """Whether the connection is running (it reconnects by itself after a drop)."""
+        return self._task is not None and not self._task.done()
 
-    async def open(self) -> None:
-        """Connect and say hello."""
-        self.ws = await connect(self.url, compression=None, max_size=None, ping_interval=20)
-        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name}
-        await self._send({**hello, "kind": "human"})
-        frame = await asyncio.wait_for(self.ws.recv(), 10)
-        welcome = msgpack.unpackb(frame, raw=False)
-        if welcome.get("type") != "welcome":
-            raise ProtocolError(welcome.get("code", "bad_hello"), welcome.get("message", ""))
-        self.player = welcome["player"]
-        self._reader = asyncio.create_task(self._read())
+    async def open(self, timeout: float = 30.0) -> None:
+        """Connect and wait for ``welcome``; the error that stopped it, or TimeoutError."""
+        self._task = asyncio.create_task(self.conn.run(self._on))
+        online = asyncio.create_task(self.conn.online.wait())
+        done, _ = await asyncio.wait(
+            {self._task, online}, timeout=timeout, return_when="FIRST_COMPLETED"
+        )
+        online.cancel()
+        if self._task in done:
+            self._task.result()  # raises what ended it
+            raise LinkClosed("connection closed before welcome")
+        if not done:
+            await self.close()
+            raise TimeoutError(f"no welcome from {self.url} in {timeout:.0f}s")
 
     async def close(self) -> None:
         """Close the connection."""
-        if self.ws is not None:
-            await self.ws.close()
-        if self._reader is not None:
-            await asyncio.gather(self._reader, return_exceptions=True)
+        await self.conn.close()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
 
     def feed(self, room: str) -> asyncio.Queue[dict[str, Any]]:
         """Everything the server says about ``room`` (created on first use).
 
-        The reader creates the feed when the server answers our ``join``/``create_room`` with
-        ``joined`` and fills only feeds that exist, so a room dropped with :meth:`forget` (e.g.
-        before its ``left`` reply) is not kept again.
+        A feed is created when the server answers our ``join``/``create_room`` with ``joined``
+        and only existing feeds are filled, so a room dropped with :meth:`forget` (e.g. before
+        its ``left`` reply) is not kept again.
         """
         return self._rooms.setdefault(room, asyncio.Queue())
 
@@ -117,57 +110,21 @@ class Link:
 
     async def request(self, message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
         """Send a request and wait for its reply; ProtocolError for an ``error``."""
-        rid = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[rid] = future
-        try:
-            await self._send({**message, "id": rid})
-            reply = await asyncio.wait_for(future, timeout)
-        finally:
-            self._pending.pop(rid, None)
-        if reply.get("type") == "error":
-            raise ProtocolError(reply.get("code", "?"), reply.get("message", ""))
-        return reply
+        return await self.conn.request(message, timeout)
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        """Send one frame, spaced out to stay under the server's per-connection rate."""
-        if self.ws is None:
-            raise LinkClosed("not connected")
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        wait, self._next_send = self._next_send - now, max(now, self._next_send) + self._interval
-        if wait > 0:
-            await asyncio.sleep(wait)
-        try:
-            await self.ws.send(msgpack.packb(message, use_bin_type=True))
-        except ConnectionClosed as exc:
-            raise LinkClosed(str(exc)) from exc
+    def _on(self, msg: dict[str, Any]) -> None:
+        """Put every message about a watched room on its feed."""
+        room = msg.get("room")
+        if not isinstance(room, str) or msg["type"] == "rooms":
+            return
+        if msg["type"] == "joined" and "id" in msg:
+            self.feed(room)  # a room we asked to join: keep what follows for the watcher
+        queue = self._rooms.get(room)
+        if queue is not None:  # rooms never joined or already forgotten are not kept
+            queue.put_nowait(msg)
 
-    async def _read(self) -> None:
-        assert self.ws is not None
-        try:
-            async for frame in self.ws:
-                if not isinstance(frame, bytes):
-                    continue
-                msg = msgpack.unpackb(frame, raw=False)
-                future = self._pending.get(msg.get("id", -1))
-                answered = future is not None and not future.done()
-                if answered:
-                    future.set_result(msg)  # type: ignore[union-attr]
-                room = msg.get("room")
-                if not isinstance(room, str) or msg.get("type") == "rooms":
-                    continue
-                if answered and msg.get("type") == "joined":
-                    self.feed(room)  # a room we asked to join: keep what follows for the watcher
-                queue = self._rooms.get(room)
-                if queue is not None:  # rooms never joined or already forgotten are not kept
-                    queue.put_nowait(msg)
-        except ConnectionClosed:
-            pass
-        finally:
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(LinkClosed("connection to the server lost"))
+    def _on_status(self, status: str, detail: str) -> None:
+        if status == "offline":  # every watcher learns its game's news may be lost
             for queue in self._rooms.values():
                 queue.put_nowait(_CLOSED)
 
@@ -194,12 +151,14 @@ class ServerReferee:
         self._lock = asyncio.Lock()
 
     async def connect(self) -> Link:
-        """The live connection, (re)opened when needed."""
+        """The live connection, (re)opened when needed and back online after a drop."""
         async with self._lock:
             if self.link is None or not self.link.alive:
                 self.link = Link(self.url, rate=self.rate)
                 await self.link.open()
-            return self.link
+            link = self.link
+        await asyncio.wait_for(link.conn.online.wait(), self.stall_s)
+        return link
 
     async def close(self) -> None:
         """Close the connection."""
@@ -306,7 +265,7 @@ class ServerReferee:
                 raise LinkClosed(f"connection lost while watching room {room}")
             if kind == "state":
                 state = msg
-                if msg.get("status") == "over" and msg.get("result"):
+                if msg.get("status") == Status.OVER and msg.get("result"):
                     return state, msg["result"]
             elif kind == "moved" and msg.get("ply") == len(state["moves"]):
                 state["moves"] = [*state["moves"], [msg["x"], msg["y"]]]
@@ -325,10 +284,10 @@ class ServerReferee:
 def local_fault(exc: BaseException) -> str:
     """The fault an in-process bot's exception stands for (as the bot runner names them)."""
     if isinstance(exc, TimeoutError):
-        return "hang"
+        return Fault.HANG
     if isinstance(exc, IllegalBotMove):
-        return "illegal_move"
-    return "crash"
+        return Fault.ILLEGAL_MOVE
+    return Fault.CRASH
 
 
 class LocalReferee:

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from bots.tournament.stats import EloEstimate, elo_estimate, los, los_from_ratings
+from protocol.vocab import Fault
 
 #: Fault kinds counted per bot. ``crash``/``hang``/``illegal_move``/``error`` come from a bot's
 #: forfeit (``reason: forfeit``); ``timeout`` and ``disconnect`` are the server's own reasons.
-FAULTS = ("crash", "hang", "timeout", "illegal_move", "error", "disconnect")
+FAULTS = tuple(map(str, Fault))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Rating statistics as cutechess-cli computes them: Elo ± 95 % error, LOS, and the GSPRT."""
+"""Rating statistics: Elo ± 95 % error (cutechess-cli's, with a prior), LOS, and the GSPRT."""
 
 from __future__ import annotations
 
@@ -8,6 +8,10 @@ from statistics import NormalDist
 
 #: Scores are clamped this far away from 0 and 1 so a perfect record has a finite Elo.
 SCORE_EPSILON = 1e-3
+#: Virtual games added to every record (this many wins and as many losses against an equal
+#: opponent), as BayesElo and Ordo add a prior: a 4-0 sweep or an all-drawn record then gets a
+#: finite Elo with a wide error instead of a clamped "+1199.8 ± 0.0" that reads as certainty.
+PRIOR_GAMES = 1
 _PHI = NormalDist()
 
 
@@ -34,11 +38,16 @@ class EloEstimate:
     error: float
 
 
-def elo_estimate(wins: int, draws: int, losses: int) -> EloEstimate:
-    """cutechess-cli's Elo and error margin from per-game score variance (1.96 sigma)."""
-    n = wins + draws + losses
-    if n == 0:
+def elo_estimate(wins: int, draws: int, losses: int, prior: int = PRIOR_GAMES) -> EloEstimate:
+    """cutechess-cli's Elo and error margin (1.96 sigma of the per-game score variance).
+
+    ``prior`` virtual wins and as many losses are added to a record with games (0: cutechess's
+    own figures).
+    """
+    if wins + draws + losses == 0:
         return EloEstimate(0.0, 0.0)
+    wins, losses = wins + prior, losses + prior
+    n = wins + draws + losses
     mu = (wins + draws / 2) / n
     var = (wins * (1 - mu) ** 2 + draws * (0.5 - mu) ** 2 + losses * mu**2) / n
     stdev = math.sqrt(var / n)

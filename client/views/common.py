@@ -44,12 +44,19 @@ def draw_offline_banner(frame: Frame, model: ClientModel) -> None:
     surf = frame.surface
     rect = pygame.Rect(0, HEADER_H, surf.get_width(), 30)
     pygame.draw.rect(surf, (120, 46, 46) if model.connection == "offline" else (112, 86, 30), rect)
-    msg = (
-        "Connection lost — reconnecting…"
-        if model.connection == "offline"
-        else "Connecting to the server…"
+    theme.text(surf, offline_text(model), rect.center, 14, anchor="center", max_width=rect.w - 20)
+
+
+def offline_text(model: ClientModel) -> str:
+    """What the banner says: connecting, lost (and reconnecting), or never reached (and why)."""
+    if model.connection == "connecting":
+        return f"Connecting to {model.connection_detail or 'the server'}…"
+    if model.ever_online:
+        return f"Connection lost — reconnecting… ({model.connection_detail})"
+    return (
+        f"Cannot connect: {model.connection_detail}. Start one with mnk-server, "
+        "or play offline with mnk-client --local."
     )
-    theme.text(surf, msg, rect.center, 14, anchor="center")
 
 
 def draw_toasts(frame: Frame, toasts: list[Toast]) -> None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import pygame
 
 from client import theme
 from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm
 from client.model import ClientModel
-from client.records import FinishedGame, HistoryRow, RoomSummary, game_title
+from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary, game_title
 from client.views.common import HEADER_H
 from client.widgets import Frame, TextInput, draw_input, panel
 from client.words import result_text
@@ -21,6 +22,7 @@ STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED
 
 
 def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool) -> None:
+    """One room: title and code, players, status chip, spectators, Join/Watch (right to left)."""
     surf = frame.surface
     hot = frame.hovered(rect)
     if selected or hot:
@@ -30,32 +32,31 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
     frame.add(rect, "room_click", row.room)
     cy = rect.centery
     x = rect.x + 10
-    title = game_title(row.game) if row.game != "mnk" else "Custom m,n,k"
-    if row.opening_rule:
-        title += f" · {row.opening_rule}"
-    theme.text(surf, title, (x, cy - 9), 15, bold=True, anchor="midleft", max_width=176)
-    theme.text(surf, row.room, (x, cy + 10), 12, theme.MUTED, anchor="midleft")
-    a, b = (p or "\u2014" for p in row.players)
-    vs_w = rect.w - 200 - 340
-    theme.text(surf, f"{a}  vs  {b}", (x + 190, cy), 15, anchor="midleft", max_width=max(40, vs_w))
+    right = rect.right - 136  # the Join and Watch buttons
+    if row.status == "waiting":
+        frame.button(
+            pygame.Rect(right, cy - 15, 62, 30), "Join", "join", row.room, kind="primary", size=14
+        )
+    frame.button(pygame.Rect(rect.right - 68, cy - 15, 62, 30), "Watch", "watch", row.room, size=14)
+    if row.spectators and rect.w >= 620:
+        right -= 84
+        theme.text(
+            surf, f"{row.spectators} watching", (right, cy), 12, theme.MUTED, anchor="midleft"
+        )
     chip = pygame.Rect(0, 0, 74, 22)
-    chip.midleft = (rect.right - 330, cy)
+    chip.midright = (right - 10, cy)
     color = STATUS_COLORS.get(row.status, theme.MUTED)
     pygame.draw.rect(surf, color, chip, 1, border_radius=11)
     theme.text(surf, row.status, chip.center, 12, color, anchor="center")
-    if row.spectators:
-        watching = f"{row.spectators} watching"
-        theme.text(surf, watching, (rect.right - 246, cy), 12, theme.MUTED, anchor="midleft")
-    if row.status == "waiting":
-        frame.button(
-            pygame.Rect(rect.right - 136, cy - 15, 62, 30),
-            "Join",
-            "join",
-            row.room,
-            kind="primary",
-            size=14,
-        )
-    frame.button(pygame.Rect(rect.right - 68, cy - 15, 62, 30), "Watch", "watch", row.room, size=14)
+    title_w = 176 if rect.w >= 700 else 118
+    title = game_title(row.game) if row.game != "mnk" else "Custom m,n,k"
+    if row.opening_rule:
+        title += f" · {row.opening_rule}"
+    theme.text(surf, title, (x, cy - 9), 15, bold=True, anchor="midleft", max_width=title_w)
+    theme.text(surf, row.room, (x, cy + 10), 12, theme.MUTED, anchor="midleft")
+    a, b = (p or "\u2014" for p in row.players)
+    vs_x = x + title_w + 12
+    theme.text(surf, f"{a} vs {b}", (vs_x, cy), 14, anchor="midleft", max_width=chip.x - vs_x - 8)
 
 
 def _rooms_panel(frame: Frame, rect: pygame.Rect, model: ClientModel, selected: int) -> None:
@@ -160,8 +161,13 @@ def _finished_panel(
 def _choice_row(
     frame: Frame, x: int, y: int, w: int, options: list[tuple[str, str, object, bool]]
 ) -> None:
+    """Buttons side by side; the font shrinks (13 to 11) until every label fits its button."""
     gap = 6
     bw = (w - gap * (len(options) - 1)) // len(options)
+    size = next(
+        (s for s in (13, 12, 11) if all(theme.font(s).size(o[0])[0] <= bw - 10 for o in options)),
+        11,
+    )
     for i, (label, action, arg, selected) in enumerate(options):
         frame.button(
             pygame.Rect(x + i * (bw + gap), y, bw, 32),
@@ -169,7 +175,7 @@ def _choice_row(
             action,
             arg,
             selected=selected,
-            size=13,
+            size=size,
         )
 
 
@@ -181,10 +187,21 @@ def _stepper(frame: Frame, x: int, y: int, label: str, value: str, field: str) -
     frame.button(pygame.Rect(bx + 76, y + 2, 28, 28), "+", "form_step", (field, 1), size=16)
 
 
-def _new_game_panel(frame: Frame, rect: pygame.Rect, form: LobbyForm) -> None:
+def _new_game_panel(
+    frame: Frame, rect: pygame.Rect, form: LobbyForm, bots: Sequence[BotSummary] = ()
+) -> None:
+    """The "new game" form; in a short window the captions go, so every control still fits."""
     surf = frame.surface
     inner = panel(surf, rect, "New game")
     x, w, y = inner.x, inner.w, inner.y
+    compact = inner.h < 400
+
+    def caption(text: str) -> None:
+        nonlocal y
+        if not compact:
+            theme.text(surf, text, (x, y), 13, theme.MUTED)
+            y += 20
+
     _choice_row(
         frame, x, y, w, [(label, "form_game", name, form.game == name) for name, label in GAMES]
     )
@@ -206,44 +223,20 @@ def _new_game_panel(frame: Frame, rect: pygame.Rect, form: LobbyForm) -> None:
         rules = [(label, "form_opening", r, form.opening_rule == r) for r, label in OPENING_RULES]
         _choice_row(frame, x, y, w, rules)
         y += 40
-    theme.text(surf, "Opponent", (x, y), 13, theme.MUTED)
-    y += 20
+    caption("Opponent")
+    opponents = [("Bot", "bot"), ("Human", "human")]
     _choice_row(
-        frame,
-        x,
-        y,
-        w,
-        [
-            ("Bot", "form_opponent", "bot", form.opponent == "bot"),
-            ("Human", "form_opponent", "human", form.opponent == "human"),
-        ],
+        frame, x, y, w, [(lab, "form_opponent", v, form.opponent == v) for lab, v in opponents]
     )
     y += 40
     if form.opponent == "bot":
-        _stepper(frame, x, y, "level", str(form.level), "level")
-        bar = pygame.Rect(x + 170, y + 12, w - 170, 8)
-        pygame.draw.rect(surf, theme.PANEL_HI, bar, border_radius=4)
-        pygame.draw.rect(
-            surf, theme.ACCENT, (bar.x, bar.y, bar.w * form.level // 10, bar.h), border_radius=4
-        )
-        y += 40
-    theme.text(surf, "You play", (x, y), 13, theme.MUTED)
-    y += 20
+        y = _bot_rows(frame, x, y, w, form, bots)
+    caption("You play")
     names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
-    _choice_row(
-        frame,
-        x,
-        y,
-        w,
-        [
-            (names[0], "form_seat", 0, form.seat == 0),
-            (names[1], "form_seat", 1, form.seat == 1),
-            ("Random", "form_seat", None, form.seat is None),
-        ],
-    )
+    seats = [(names[0], 0), (names[1], 1), ("Random", None)]
+    _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
     y += 40
-    theme.text(surf, "Clock", (x, y), 13, theme.MUTED)
-    y += 20
+    caption("Clock")
     _choice_row(
         frame,
         x,
@@ -259,33 +252,82 @@ def _new_game_panel(frame: Frame, rect: pygame.Rect, form: LobbyForm) -> None:
         "In a game: click or use the arrow keys and Enter to play, N shows move numbers, "
         "R resigns, Tab chats, Esc leaves."
     )
-    for line in theme.wrap(tips, 13, w):
-        if y > inner.bottom - 16:
-            break
-        theme.text(surf, line, (x, y), 13, theme.MUTED)
-        y += 18
+    lines = theme.wrap(tips, 13, w)
+    if y + 18 * len(lines) <= inner.bottom:  # all of it or nothing: half a tip confuses
+        for line in lines:
+            theme.text(surf, line, (x, y), 13, theme.MUTED)
+            y += 18
 
 
-def _join_panel(frame: Frame, rect: pygame.Rect, code: TextInput, focused: bool) -> None:
-    inner = panel(frame.surface, rect, "Join by code")
-    box = pygame.Rect(inner.x, inner.y, inner.w - 148, 36)
+def _bot_rows(
+    frame: Frame, x: int, y: int, w: int, form: LobbyForm, bots: Sequence[BotSummary]
+) -> int:
+    """Which bot: any bot at a level (stepper and bar), or one picked by name; the next y."""
+    surf = frame.surface
+    picked = next((b for b in bots if b.name == form.bot), None)
+    if picked is None or picked.level is None:
+        _stepper(frame, x, y, "level", str(form.level), "level")
+        bar = pygame.Rect(x + 170, y + 12, w - 170, 8)
+        pygame.draw.rect(surf, theme.PANEL_HI, bar, border_radius=4)
+        pygame.draw.rect(
+            surf, theme.ACCENT, (bar.x, bar.y, bar.w * form.level // 10, bar.h), border_radius=4
+        )
+    else:
+        fixed = f"{picked.name} plays level {picked.level}" if picked.level else "no levels"
+        theme.text(surf, fixed, (x, y + 16), 13, theme.MUTED, anchor="midleft", max_width=w)
+    y += 40
+    options: list[tuple[str, str, object, bool]] = [("Any bot", "form_bot", None, picked is None)]
+    for bot in bots[:3]:
+        label = f"{bot.name} · {bot.level}" if bot.level else bot.name
+        options.append((label, "form_bot", bot.name, bot is picked))
+    _choice_row(frame, x, y, w, options)
+    return y + 40
+
+
+def _join_panel(
+    frame: Frame,
+    rect: pygame.Rect,
+    code: TextInput,
+    server: TextInput,
+    focus: str | None,
+    url: str = "",
+) -> None:
+    """Join a room by its code, or connect to another server by its address."""
+    inner = panel(frame.surface, rect, "Join by code · server")
+    box = pygame.Rect(inner.x, inner.y, inner.w - 148, 34)
     draw_input(
-        frame, box, code, focused=focused, placeholder="room code, e.g. r7k2", action="focus_code"
+        frame,
+        box,
+        code,
+        focused=focus == "code",
+        placeholder="room code",
+        action="focus_code",
     )
     frame.button(
-        pygame.Rect(box.right + 8, inner.y, 66, 36), "Join", "join_code", kind="primary", size=14
+        pygame.Rect(box.right + 8, inner.y, 66, 34), "Join", "join_code", kind="primary", size=14
     )
-    frame.button(pygame.Rect(box.right + 80, inner.y, 66, 36), "Watch", "watch_code", size=14)
+    frame.button(pygame.Rect(box.right + 80, inner.y, 66, 34), "Watch", "watch_code", size=14)
+    box = pygame.Rect(inner.x, inner.y + 42, inner.w - 94, 34)
+    draw_input(
+        frame,
+        box,
+        server,
+        focused=focus == "server",
+        placeholder=url or "ws://host:8765",
+        action="focus_server",
+        size=14,
+    )
+    frame.button(pygame.Rect(box.right + 8, box.y, 86, 34), "Connect", "connect", size=14)
 
 
 def lobby_layout(size: tuple[int, int]) -> dict[str, pygame.Rect]:
     """Where each lobby panel goes in a window of ``size``."""
     w, h = size
     top = HEADER_H + 16
-    right_w = min(RIGHT_W, max(280, w // 3))
+    right_w = min(RIGHT_W, max(320, w // 3))
     left_w = w - right_w - 48
     finished_h = max(110, min(220, (h - top) // 3))
-    join_h = 92
+    join_h = 136
     return {
         "rooms": pygame.Rect(16, top, left_w, h - top - finished_h - 32),
         "finished": pygame.Rect(16, h - finished_h - 16, left_w, finished_h),
@@ -305,14 +347,16 @@ def draw_lobby(
     model: ClientModel,
     form: LobbyForm,
     code: TextInput,
-    code_focused: bool,
+    server: TextInput,
+    focus: str | None,
     selected: int,
     history_scroll: int = 0,
     loading: str | None = None,
+    url: str = "",
 ) -> None:
     """The whole lobby scene (below the header); ``loading`` is a game id being fetched."""
     layout = lobby_layout(frame.surface.get_size())
     _rooms_panel(frame, layout["rooms"], model, selected)
     _finished_panel(frame, layout["finished"], model, history_scroll, loading)
-    _new_game_panel(frame, layout["new"], form)
-    _join_panel(frame, layout["join"], code, code_focused)
+    _new_game_panel(frame, layout["new"], form, model.bots)
+    _join_panel(frame, layout["join"], code, server, focus, url)

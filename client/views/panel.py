@@ -90,6 +90,8 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
         max_width=rect.w - 56 - clock_w,
     )
     detail = "bot" if seat < len(room.kinds) and room.kinds[seat] == "bot" else "human"
+    if detail == "bot" and room.level is not None:
+        detail += f" · level {room.level}"
     online = room.online[seat] if seat < len(room.online) else True
     over = room.status == "over"
     if room.players[seat] and not online:
@@ -195,7 +197,7 @@ def draw_room_panel(
         _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now)
         y += 58
     status, color = status_line(room)
-    for line in theme.wrap(status, 15, inner.w)[:2]:
+    for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
     watchers = f"{room.spectators} watching · " if room.spectators else ""
