@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import bot_key
 from test_bot_play import stop, wait_for_bot
 
 #: The custom bot of docs/BOTS.md, verbatim.
@@ -34,9 +35,13 @@ class Greedy(Bot):
 MNK_BOT = str(Path(sys.executable).parent / "mnk-bot")
 
 
-def bot_env() -> dict[str, str]:
-    """The environment without PYTHONPATH: the module must be found as documented, from cwd."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+def bot_env(server: Any = None, name: str = "") -> dict[str, str]:
+    """The environment without PYTHONPATH (the module must be found as documented, from cwd),
+    with the key the test ``server`` made for the bot ``name`` when there is one."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if server is not None:
+        env["MNK_BOT_KEY"] = bot_key(server, name)
+    return env
 
 
 @pytest.fixture
@@ -50,7 +55,7 @@ async def test_documented_custom_bot_plays_from_its_directory(
     client_factory: Any, server: Any, greedy_dir: Path
 ) -> None:
     cmd = [MNK_BOT, "--server", server.url, "--engine", "mymodule:Greedy", "--name", "greedy"]
-    proc = subprocess.Popen(cmd, cwd=greedy_dir, env=bot_env())
+    proc = subprocess.Popen(cmd, cwd=greedy_dir, env=bot_env(server, "greedy"))
     try:
         await wait_for_bot(server, "greedy")
         human = await client_factory("human")
@@ -100,7 +105,8 @@ def test_a_bad_engine_stops_the_bot_before_it_goes_online(
 
 async def test_the_bot_says_where_it_connected(server: Any, greedy_dir: Path) -> None:
     cmd = [MNK_BOT, "--server", server.url, "--engine", "random", "--name", "chatty"]
-    proc = subprocess.Popen(cmd, cwd=greedy_dir, env=bot_env(), stderr=subprocess.PIPE, text=True)
+    env = bot_env(server, "chatty")
+    proc = subprocess.Popen(cmd, cwd=greedy_dir, env=env, stderr=subprocess.PIPE, text=True)
     try:
         await wait_for_bot(server, "chatty")
         assert proc.stderr is not None

@@ -149,7 +149,7 @@ async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server
         await wait_for_bot(server, "swapper")
         human = await client_factory("human")
         created = await human.request(
-            type="create_room", game="renju", opponent="bot", seat=0,
+            type="create_room", game="renju", bot="swapper", seat=0,
             options={"opening_rule": "swap2"},
         )  # fmt: skip
         room = created["room"]
@@ -167,7 +167,7 @@ async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server
         await human.request(type="leave_room", room=room)
 
         created = await human.request(
-            type="create_room", game="renju", opponent="bot", seat=1,
+            type="create_room", game="renju", bot="swapper", seat=1,
             options={"opening_rule": "swap2"},
         )  # fmt: skip
         room = created["room"]
@@ -202,7 +202,7 @@ async def test_unaware_brain_gets_the_default_choice(
         human = await client_factory("human")
         room = (
             await human.request(
-                type="create_room", game="gomoku", opponent="bot", seat=1,
+                type="create_room", game="gomoku", bot="unaware", seat=1,
                 options={"opening_rule": "swap1"},
             )
         )["room"]  # fmt: skip
