@@ -574,8 +574,6 @@ class Arena:
         elif room_options["opponent"] == "bot":
             level = level or 5
             bots = [self._idle_bot(variant.name, level, player)]
-            level = level or 5
-            bots = [self._idle_bot(variant.name, level)]
         else:
             bots = []
         if level is not None and bots:
