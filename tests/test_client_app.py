@@ -16,6 +16,7 @@ from samples import state_message
 
 from client import theme
 from client.app import ANY, App
+from client.views.lobby import lobby_layout
 
 Ev = pygame.event.Event
 
@@ -716,6 +717,10 @@ def test_small_windows_keep_every_control_whole_and_apart(size: tuple[int, int])
             assert not s.rect.colliderect(t.rect), (s.action, t.action)
     for action in ("create", "connect", "join_code", "form_bot"):
         assert a.hotspot(action) is not None, action
+    form = lobby_layout(size)["new"]  # the new-game form stays inside its panel
+    for s in spots:
+        if s.action.startswith("form_") or s.action == "create":
+            assert form.contains(s.rect), (s.action, s.rect, form)
     # the room code of a waiting room is never cut off
     waiting = state(room="r7k2wq", status="waiting", players=["alice", None], to_move=None)
     net.inbox += [{"type": "joined", "room": "r7k2wq", "seat": 0}, waiting]

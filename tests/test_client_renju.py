@@ -30,10 +30,11 @@ def reddish(c) -> bool:  # type: ignore[no-untyped-def]
     return abs(c.r - theme.DANGER[0]) < 30 and c.g < 130 and c.b < 130
 
 
-def human_pair(url: str, game: str, **form: object) -> tuple[Driver, Driver]:
-    """Alice opens a room against a human through the form; Bob joins by its code."""
+def human_pair(url: str, game: str, *clicks: tuple[str, object]) -> tuple[Driver, Driver]:
+    """Alice opens a room against a human through the form (after ``clicks`` on it); Bob joins
+    by its code."""
     alice, bob = Driver(url, "alice"), Driver(url, "bob")
-    for action, arg in [("form_game", game), *form.items(), ("form_opponent", "human")]:
+    for action, arg in [("form_game", game), *clicks, ("form_opponent", "human")]:
         alice.pump(lambda a=action, g=arg: alice.app.hotspot(a, g), 10, f"the {action} button")
         alice.click(action, arg)
     alice.pump(lambda: alice.app.hotspot("form_seat", 0), 10)
@@ -88,7 +89,9 @@ def test_renju_forbidden_points_are_marked_and_refused(server: str, tmp_path: Pa
 
 
 def test_swap2_choice_buttons(server: str, tmp_path: Path) -> None:  # noqa: F811
-    alice, bob = human_pair(server, "renju", form_opening="swap2")
+    alice, bob = human_pair(
+        server, "renju", ("form_opening", "swap1"), ("form_opening", "swap2")
+    )  # the rule button steps: no swap, swap1, swap2
     try:
         assert alice.room.opening is not None and alice.room.opening.phase == "place"
         for cell in ((7, 7), (8, 7), (7, 9)):

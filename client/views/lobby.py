@@ -21,6 +21,10 @@ FINISHED_ROW_H = 32
 STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED}
 
 
+#: Vertical distance between two rows of choice buttons.
+ROW_STEP = 38
+
+
 def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool) -> None:
     """One room: title and code, players, status chip, spectators, Join/Watch (right to left)."""
     surf = frame.surface
@@ -160,23 +164,37 @@ def _finished_panel(
 
 def _choice_row(
     frame: Frame, x: int, y: int, w: int, options: list[tuple[str, str, object, bool]]
-) -> None:
-    """Buttons side by side; the font shrinks (13 to 11) until every label fits its button."""
+) -> int:
+    """Buttons side by side; the font shrinks (13 to 11) until every label fits its button, and
+    when even 11 does not fit, the buttons wrap onto a second row. Returns the height added."""
     gap = 6
-    bw = (w - gap * (len(options) - 1)) // len(options)
-    size = next(
-        (s for s in (13, 12, 11) if all(theme.font(s).size(o[0])[0] <= bw - 10 for o in options)),
-        11,
-    )
+    per_row = len(options)
+    size = _label_size(options, (w - gap * (per_row - 1)) // per_row)
+    if size is None and per_row > 2:
+        per_row = (per_row + 1) // 2
+    bw = (w - gap * (per_row - 1)) // per_row
+    size = _label_size(options, bw) or 11
     for i, (label, action, arg, selected) in enumerate(options):
-        frame.button(
-            pygame.Rect(x + i * (bw + gap), y, bw, 32),
-            label,
-            action,
-            arg,
-            selected=selected,
-            size=size,
-        )
+        row, col = divmod(i, per_row)
+        rect = pygame.Rect(x + col * (bw + gap), y + row * ROW_STEP, bw, 32)
+        frame.button(rect, label, action, arg, selected=selected, size=size)
+    return ROW_STEP * ((len(options) - 1) // per_row)
+
+
+def _label_size(options: list[tuple[str, str, object, bool]], bw: int) -> int | None:
+    """The largest font size (13 to 11) at which every label fits a button ``bw`` wide."""
+    return next(
+        (s for s in (13, 12, 11) if all(theme.font(s).size(o[0])[0] <= bw - 10 for o in options)),
+        None,
+    )
+
+
+def _opening_option(rule: str | None) -> tuple[str, str, object, bool]:
+    """The opening-rule button: it shows the rule chosen, and a click picks the next one."""
+    rules = [r for r, _ in OPENING_RULES]
+    at = rules.index(rule) if rule in rules else 0
+    label = OPENING_RULES[at][1]
+    return (label, "form_opening", rules[(at + 1) % len(rules)], rule is not None)
 
 
 def _stepper(frame: Frame, x: int, y: int, label: str, value: str, field: str) -> None:
@@ -202,10 +220,10 @@ def _new_game_panel(
             theme.text(surf, text, (x, y), 13, theme.MUTED)
             y += 20
 
-    _choice_row(
-        frame, x, y, w, [(label, "form_game", name, form.game == name) for name, label in GAMES]
-    )
-    y += 42
+    games = [(label, "form_game", name, form.game == name) for name, label in GAMES]
+    if form.game in SWAP_GAMES:  # the opening rule: one button that steps through the rules
+        games.append(_opening_option(form.opening_rule))
+    y += 42 + _choice_row(frame, x, y, w, games)
     if form.game == "mnk":
         _stepper(frame, x, y, "width", str(form.width), "width")
         _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
@@ -218,10 +236,6 @@ def _new_game_panel(
             selected=form.exact,
             size=13,
         )
-        y += 40
-    if form.game in SWAP_GAMES:
-        rules = [(label, "form_opening", r, form.opening_rule == r) for r, label in OPENING_RULES]
-        _choice_row(frame, x, y, w, rules)
         y += 40
     caption("Opponent")
     opponents = [("Bot", "bot"), ("Human", "human")]
