@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from conftest import bot_key
+
 
 async def bot(client_factory: Any, name: str, level: int | None, capacity: int = 4) -> Any:
     """A raw bot client that plays every game (``level`` None: any level asked)."""
@@ -59,8 +61,9 @@ async def test_a_bot_picked_by_name_and_listed_with_its_level(client_factory: An
     await human.error("bad_message", type="create_room", game="tictactoe", bot=7)
 
 
-async def test_a_bot_level_out_of_range_is_refused(client_factory: Any) -> None:
+async def test_a_bot_level_out_of_range_is_refused(client_factory: Any, server: Any) -> None:
     raw = await client_factory()
-    await raw.send(type="hello", protocol=1, name="b", kind="bot", games=["*"], level=11)
+    key = bot_key(server, "b")  # a real bot: refused for its level, not for want of a key
+    await raw.send(type="hello", protocol=1, name="b", kind="bot", key=key, games=["*"], level=11)
     err = await raw.expect("error")
     assert err["code"] == "bad_message"

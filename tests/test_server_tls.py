@@ -67,7 +67,7 @@ async def test_a_raw_client_and_a_real_bot_connect_over_wss(
             await asyncio.sleep(0.05)
         else:
             raise AssertionError("the bot did not connect over wss://")
-        joined = await client.request(type="create_room", game="tictactoe", opponent="bot", seat=0)
+        joined = await client.request(type="create_room", game="tictactoe", bot="tlsbot", seat=0)
         await client.request(type="move", room=joined["room"], x=1, y=1)
         assert (await client.expect("moved", seat=1, timeout=20))["room"] == joined["room"]
     finally:
