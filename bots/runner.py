@@ -170,11 +170,7 @@ class BotRunner:
         hang_slack: float = HANG_SLACK_S,
         key: str | None = None,
     ) -> None:
-        self.url, self.spec, self.name = url, spec, name
-        #: The operator's key for this bot: it proves the bot and fixes its name.
-        self.key = key
-        self.capacity = capacity
-        self.games = games or ["*"]
+        self.url, self.spec = url, spec
         #: Where the session is kept, so a restarted bot is the same player in the same games.
         self.session_file = session_file
         self.parent_pid = parent_pid
@@ -182,9 +178,10 @@ class BotRunner:
         session = None
         if session_file is not None and session_file.exists():
             session = session_file.read_text().strip() or None
-        #: Who this bot is to the server (its key fixes its name there), across reconnects.
+        #: Who this bot is to the server across reconnects: name, key (which fixes the name
+        #: there), games, capacity, level and the saved session.
         self.state = Session(
-            name, Kind.BOT, key=key, session=session, games=self.games, capacity=capacity
+            name, Kind.BOT, key=key, session=session, games=games or ["*"], capacity=capacity
         )
         self.state.level = engine_level(spec)
         self.conn = Connection(url, self.state, retry_first_s=0.2, on_status=self._on_status)

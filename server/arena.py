@@ -76,8 +76,6 @@ class Close:
 
 Out = Reply | Send | Lookup | Close
 
-#: Close code for a connection that keeps sending garbage (RFC 6455 policy violation).
-CLOSE_POLICY = CloseCode.POLICY
 #: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
 GAME_NAMES = frozenset({*NAMES, "*"})
 #: Requests answered by the store off the event loop (bounded in flight).
@@ -269,7 +267,7 @@ class Arena:
                 conn.bad_frames += 1
                 if conn.bad_frames >= self.limits.max_bad_frames:
                     self.note_limit(conn, "bad_frames", now)
-                    return [Close(CLOSE_POLICY, "too many bad frames")]
+                    return [Close(CloseCode.POLICY, "too many bad frames")]
                 raise
             request_id = message.get("id")
             if conn.pid is None and message["type"] != "hello":

@@ -24,16 +24,8 @@ from server.store import Store
 
 log = logging.getLogger("mnk.server")
 
-#: Close codes: going away (shutdown); this session was resumed on another connection; the
-#: bot's key was revoked.
-CLOSE_GOING_AWAY = CloseCode.GOING_AWAY
-CLOSE_REPLACED = CloseCode.REPLACED
-CLOSE_KEY_REVOKED = CloseCode.KEY_REVOKED
 #: A peer that lets this much pile up unread in its socket buffer is cut off.
 MAX_BACKLOG = 1 << 20
-#: Close codes: policy violation (no hello in time, garbage); try again later (full).
-CLOSE_POLICY = CloseCode.POLICY
-CLOSE_TRY_LATER = CloseCode.TRY_LATER
 #: Threads answering history lookups (their number in flight is bounded by the arena).
 LOOKUP_THREADS = 2
 
@@ -197,7 +189,9 @@ class ArenaServer:
         servers = [s for s in (self.server, self.internal) if s is not None]
         for server in servers:
             server.close(close_connections=False)
-        closing = [ws.close(CLOSE_GOING_AWAY, "server shutting down") for ws in self._connections()]
+        closing = [
+            ws.close(CloseCode.GOING_AWAY, "server shutting down") for ws in self._connections()
+        ]
         await asyncio.gather(*closing, return_exceptions=True)
         for server in servers:
             await server.wait_closed()
@@ -217,7 +211,7 @@ class ArenaServer:
         refused = self.guard.admit(address)
         if refused is not None:
             self.arena.note_limit(None, "connections", self.arena.clock())
-            await ws.close(CLOSE_TRY_LATER, refused)
+            await ws.close(CloseCode.TRY_LATER, refused)
             return
         arena = self.arena
         peer = Peer(ws, arena.connect())
@@ -249,13 +243,13 @@ class ArenaServer:
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
             self.arena.note_limit(peer.conn, "hello_timeout", self.arena.clock())
-            self._spawn(peer.ws.close(CLOSE_POLICY, "say hello in time"))
+            self._spawn(peer.ws.close(CloseCode.POLICY, "say hello in time"))
 
     def _register(self, pid: str, ws: ServerConnection) -> None:
         old = self.fanout.sockets.get(pid)
         self.fanout.sockets[pid] = ws
         if old is not None and old is not ws:
-            self._spawn(old.close(CLOSE_REPLACED, "session resumed elsewhere"))
+            self._spawn(old.close(CloseCode.REPLACED, "session resumed elsewhere"))
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)
@@ -328,7 +322,7 @@ class ArenaServer:
                 ws = self.fanout.sockets.get(pid)
                 if ws is not None:
                     log.info("closing the connection of a bot whose key was revoked")
-                    self._spawn(ws.close(CLOSE_KEY_REVOKED, "bot key revoked"))
+                    self._spawn(ws.close(CloseCode.KEY_REVOKED, "bot key revoked"))
 
     async def _sweep_forever(self) -> None:
         loop = asyncio.get_running_loop()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import bot_key
+from conftest import bot_env as keyed_env
 from test_bot_play import stop, wait_for_bot
 
 #: The custom bot of docs/BOTS.md, verbatim.
@@ -38,9 +38,8 @@ MNK_BOT = str(Path(sys.executable).parent / "mnk-bot")
 def bot_env(server: Any = None, name: str = "") -> dict[str, str]:
     """The environment without PYTHONPATH (the module must be found as documented, from cwd),
     with the key the test ``server`` made for the bot ``name`` when there is one."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if server is not None:
-        env["MNK_BOT_KEY"] = bot_key(server, name)
+    env = dict(os.environ) if server is None else keyed_env(server, name)
+    env.pop("PYTHONPATH", None)
     return env
 
 
