@@ -26,7 +26,6 @@ import json
 import os
 import random
 import resource
-import secrets
 import socket
 import sqlite3
 import statistics
@@ -43,6 +42,9 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from bots.private import write_private
+from server.keys import new_key
+
 ROOT = Path(__file__).resolve().parent.parent
 #: Each honest bot's key (``hello`` ``key``), by name: the server gets them in a ``--keys-file``.
 BOT_KEYS: dict[str, str] = {}
@@ -50,10 +52,8 @@ BOT_KEYS: dict[str, str] = {}
 
 def make_bot_keys(names: list[str], path: Path) -> Path:
     """A fresh key for every honest bot, written as the server's 0600 ``NAME=KEY`` keys file."""
-    BOT_KEYS.update({name: secrets.token_urlsafe(32) for name in names})
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.writelines(f"{name}={key}\n" for name, key in BOT_KEYS.items())
+    BOT_KEYS.update({name: new_key() for name in names})
+    write_private(path, "".join(f"{name}={key}\n" for name, key in BOT_KEYS.items()))
     return path
 
 
