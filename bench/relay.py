@@ -6,7 +6,11 @@ no validation, no rate limit). It accepts the message shapes of protocol v1 that
 generator uses (``hello``, ``create_room``, ``join_room``, ``move``, ``leave_room``, ``ping``) so
 the generator does not care which target it talks to.
 
-Run: ``python bench/relay.py --host 127.0.0.1 --port P``; it stops on SIGTERM or SIGINT.
+It runs on stock asyncio unless ``--loop uvloop`` is given (the issue's baseline is stock asyncio;
+uvloop shows what the same relay gains from the loop alone).
+
+Run: ``python bench/relay.py --host 127.0.0.1 --port P [--loop asyncio|uvloop]``; it stops on
+SIGTERM or SIGINT.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
 from protocol.wire import MAX_FRAME
+from server.loop import run
 
 _ids = itertools.count(1)
 #: Room id -> the two seats (a seat is a connection or None).
@@ -120,8 +125,9 @@ def cli() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8766)
+    p.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
     args = p.parse_args()
-    asyncio.run(main(args.host, args.port))
+    run(main(args.host, args.port), args.loop)
 
 
 if __name__ == "__main__":

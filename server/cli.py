@@ -19,6 +19,7 @@ from pathlib import Path
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
 from server.keys import DB, KeyRing, keys_main, read_keys_file
+from server.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell import ArenaServer, ServerConfig
 from server.store import WAL_LIMIT, Store
 
@@ -109,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="also accept the bot keys in this file (NAME=KEY lines), e.g. for embedded servers",
     )
+    p.add_argument(
+        "--loop",
+        choices=CHOICES,
+        default="auto",
+        help="event loop: uvloop where installed (auto, the default), or force one",
+    )
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     return p
 
@@ -155,7 +162,9 @@ async def serve_forever(args: argparse.Namespace) -> None:
     gc.collect()
     gc.freeze()
     scheme = "wss" if args.certfile else "ws"
-    log.info("mnk-server listening on %s://%s:%d", scheme, args.host, server.port)
+    log.info(
+        "mnk-server listening on %s://%s:%d (%s loop)", scheme, args.host, server.port, loop_name()
+    )
     pool = None
     if not args.no_bots and args.bots:
         state_dir = None if args.memory else Path(f"{args.db}.bots")
@@ -192,7 +201,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
     try:
-        asyncio.run(serve_forever(args))
+        run(serve_forever(args), args.loop)
+    except LoopUnavailable as exc:
+        raise SystemExit(f"mnk-server: {exc}; try --loop asyncio") from None
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
         raise SystemExit(130) from None
     except (OSError, sqlite3.Error) as exc:  # port in use, unwritable or corrupt --db
