@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import struct
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import OPEN
 
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
@@ -38,17 +40,51 @@ class FanOut(Protocol):
         ...
 
 
-def send_frame(targets: list[ServerConnection], frame: bytes) -> None:
-    """Write a frame to every target now; a peer that lets too much pile up unread is cut off.
+def ws_frame(payload: bytes) -> bytes:
+    """The whole WebSocket frame a server sends for ``payload``: final, binary, unmasked.
+
+    Built once per broadcast and written to every target as it is (websockets' ``broadcast``
+    serializes the same frame again for each connection).
+    """
+    size = len(payload)
+    if size < 126:
+        return bytes((0x82, size)) + payload
+    if size < 65536:
+        return _HEAD16.pack(0x82, 126, size) + payload
+    return _HEAD64.pack(0x82, 127, size) + payload
+
+
+_HEAD16 = struct.Struct("!BBH")
+_HEAD64 = struct.Struct("!BBQ")
+
+
+def send_frame(targets: Iterable[ServerConnection], payload: bytes) -> None:
+    """Write a message to every target now; a peer that lets too much pile up unread is cut off.
 
     Every frame the server sends goes through here, so no peer can grow the server's memory by
-    not reading (websockets' ``broadcast`` itself applies no backpressure).
+    not reading (websockets' ``broadcast`` itself applies no backpressure). An open connection
+    with nothing half-sent and no extension gets the prebuilt frame on its transport directly,
+    which is what websockets would write; any other goes through websockets' ``broadcast``.
     """
-    broadcast(targets, frame)
+    frame = b""
     for ws in targets:
-        if ws.transport.get_write_buffer_size() > MAX_BACKLOG:
+        transport = ws.transport
+        if transport.is_closing():
+            continue  # cut off or going: nothing more can reach it
+        protocol = ws.protocol
+        if (
+            protocol.state is OPEN
+            and ws.send_in_progress is None
+            and not protocol.extensions
+            and not protocol.expect_continuation_frame
+        ):
+            frame = frame or ws_frame(payload)
+            transport.write(frame)
+        else:
+            broadcast((ws,), payload)
+        if transport.get_write_buffer_size() > MAX_BACKLOG:
             log.warning("closing a connection that does not read its messages")
-            ws.transport.abort()
+            transport.abort()
 
 
 class LocalFanOut:

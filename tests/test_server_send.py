@@ -1,0 +1,84 @@
+"""The send path: one prebuilt WebSocket frame per broadcast, as websockets would write it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from conftest import TIMEOUT
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.frames import Frame, Opcode
+
+from server.shell import send_frame, ws_frame
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_prebuilt_frame_is_websockets_own(size: int) -> None:
+    payload = bytes(i & 0xFF for i in range(size))
+    assert ws_frame(payload) == Frame(Opcode.BINARY, payload).serialize(mask=False)
+
+
+@pytest.fixture
+async def pair() -> AsyncIterator[tuple[list[ServerConnection], list[object]]]:
+    """Two client connections to a bare websockets server; the server side of each."""
+    sides: list[ServerConnection] = []
+    done = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        sides.append(ws)
+        await done.wait()
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        url = f"ws://127.0.0.1:{port}"
+        clients = [await connect(url, compression=None) for _ in range(2)]
+        async with asyncio.timeout(TIMEOUT):
+            while len(sides) < 2:
+                await asyncio.sleep(0.01)
+        yield sides, clients
+        done.set()
+        for client in clients:
+            await client.close()
+
+
+async def test_a_broadcast_reaches_everyone_in_order_with_ordinary_sends(pair) -> None:
+    sides, clients = pair
+    for i in range(50):
+        send_frame(sides, b"b%d" % i)
+        if i % 10 == 0:
+            await sides[0].send(b"own%d" % i)  # websockets' own path interleaves correctly
+    expected = []
+    for i in range(50):
+        expected.append(b"b%d" % i)
+        if i % 10 == 0:
+            expected.append(b"own%d" % i)
+    async with asyncio.timeout(TIMEOUT):
+        first = [await clients[0].recv() for _ in expected]
+        second = [await clients[1].recv() for _ in range(50)]
+    assert first == expected
+    assert second == [b"b%d" % i for i in range(50)]
+
+
+async def test_a_closing_connection_is_skipped_and_the_others_still_served(pair) -> None:
+    sides, clients = pair
+    closing = asyncio.ensure_future(sides[0].close())
+    async with asyncio.timeout(TIMEOUT):
+        while sides[0].protocol.state.name == "OPEN":
+            await asyncio.sleep(0)
+    send_frame(sides, b"after")  # no error, nothing written into a closing handshake
+    assert await asyncio.wait_for(clients[1].recv(), TIMEOUT) == b"after"
+    await asyncio.wait_for(closing, TIMEOUT)
+
+
+async def test_a_peer_that_does_not_read_is_cut_off(pair, monkeypatch) -> None:
+    sides, clients = pair
+    monkeypatch.setattr("server.shell.MAX_BACKLOG", 1 << 16)
+    clients[0].transport.pause_reading()  # the peer stops reading: its socket fills up
+    big = bytes(60_000)
+    async with asyncio.timeout(TIMEOUT):
+        while not sides[0].transport.is_closing():
+            send_frame(sides[:1], big)
+            await asyncio.sleep(0)
+    assert sides[1].transport.is_closing() is False
