@@ -20,6 +20,7 @@ MAX_ROOM_ID = 64
 Message = dict[str, Any]
 
 _packer = msgpack.Packer(use_bin_type=True)
+_BINARY = (bytes, bytearray, memoryview)
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
@@ -33,7 +34,7 @@ def decode(frame: bytes | str) -> Message:
     Only the outer shape is checked here (a map with a string ``type`` and an optional integer
     ``id``); :func:`validate` checks a request's fields.
     """
-    if not isinstance(frame, bytes | bytearray | memoryview):
+    if type(frame) is not bytes and not isinstance(frame, _BINARY):
         raise BadFrame("frames must be binary msgpack, not text")
     try:
         value = msgpack.unpackb(frame, raw=False, strict_map_key=False)
@@ -107,23 +108,32 @@ _ENUMS: dict[tuple[str, str], frozenset[object]] = {
 }
 
 
+#: :data:`REQUESTS` and :data:`_ENUMS` as one flat tuple per type, read once per request:
+#: ``(field, types, required, bool accepted, allowed values or None)``.
+_CHECKS: dict[str, tuple[tuple[str, tuple[type, ...], bool, bool, frozenset[object] | None], ...]]
+_CHECKS = {
+    kind: tuple(
+        (name, types, required, bool in types, _ENUMS.get((kind, name)))
+        for name, (types, required) in spec.items()
+    )
+    for kind, spec in REQUESTS.items()
+}
+
+
 def validate(message: Message) -> Message:
     """Check a decoded request against :data:`REQUESTS`; returns it unchanged when valid."""
     kind = message["type"]
-    spec = REQUESTS.get(kind)
-    if spec is None:
+    checks = _CHECKS.get(kind)
+    if checks is None:
         raise UnknownType(f"unknown message type {kind[:40]!r}")
-    for name, (types, required) in spec.items():
+    for name, types, required, bool_ok, allowed in checks:
         if name not in message:
             if required:
                 raise BadMessage(f"{kind}: missing field {name!r}")
             continue
         value = message[name]
-        if type(value) is bool and bool not in types:
+        if (type(value) is bool and not bool_ok) or not isinstance(value, types):
             raise BadMessage(f"{kind}: field {name!r} has the wrong type")
-        if not isinstance(value, types):
-            raise BadMessage(f"{kind}: field {name!r} has the wrong type")
-        allowed = _ENUMS.get((kind, name))
         if allowed is not None and value not in allowed:
             raise BadMessage(f"{kind}: field {name!r} must be one of {sorted(map(str, allowed))}")
     return message

@@ -160,6 +160,7 @@ def restore_room(
         pid = game.seats[seat]
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
+    room.people_changed()
     room.replay([Move(m.x, m.y) for m in moves], made)
     room.fault = game.fault
     room.times = [m.at for m in moves]

@@ -107,6 +107,9 @@ class Room:
     opening_rule: Opening | None = field(init=False, default=None)
     colours: tuple[int, int] | None = field(init=False, default=(0, 1))
     _forbidden: tuple[object, list[list[int]]] = field(init=False, default=((), []))
+    #: :attr:`audience`, kept until someone joins, leaves, drops or comes back (every move
+    #: broadcasts to it); None when it must be worked out again.
+    _audience: tuple[str, ...] | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.created_at = self.created_at or self.now()
@@ -207,8 +210,15 @@ class Room:
     def audience(self) -> tuple[str, ...]:
         """The members who are online: broadcasts go to them only (the others get a ``state``
         when they come back), so a room's costs do not grow with dead weight."""
-        online = self.online
-        return tuple(p for p in self.members if p in online)
+        audience = self._audience
+        if audience is None:
+            online = self.online
+            audience = self._audience = tuple(p for p in self.members if p in online)
+        return audience
+
+    def people_changed(self) -> None:
+        """Seats, spectators or who is online changed: the audience is worked out again."""
+        self._audience = None
 
     def seat_of(self, pid: str) -> int | None:
         """The seat ``pid`` holds here, or None."""
@@ -298,6 +308,7 @@ class Room:
                 self._start()
         elif existing is None:
             self.spectators[pid] = member
+        self._audience = None
         joined = {"type": "joined", "room": self.id, "seat": existing}
         out = [Send((pid,), joined, reply=True)]
         if seated:  # the seats changed: everyone redraws
@@ -323,6 +334,7 @@ class Room:
         elif seat is not None:
             self.gone.add(pid)
         self.online.discard(pid)
+        self._audience = None
         if seat is None:  # a spectator leaving changes nothing the others see but a count
             return out
         self.rematch = [False, False]
@@ -330,6 +342,7 @@ class Room:
 
     def drop_spectator(self, pid: str) -> None:
         """A spectator's connection dropped: it leaves quietly (the count shows in the lobby)."""
+        self._audience = None
         self.spectators.pop(pid, None)
         self.online.discard(pid)
 
@@ -341,6 +354,7 @@ class Room:
         else:
             self.online.discard(pid)
             self.offline_since[pid] = now
+        self._audience = None
         seat = self.seat_of(pid)
         return [] if seat is None else self._presence(pid, seat, online)
 
@@ -441,6 +455,7 @@ class Room:
         out = [Send(self.audience, offered, reply=True)]
         if all(self.rematch):
             self.seats.reverse()
+            self._audience = None
             self.game_id = new_game_id()
             self.game_no += 1
             self.rematch = [False, False]

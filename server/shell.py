@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import ssl
 import struct
@@ -19,6 +20,7 @@ from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
 from protocol.vocab import Close as CloseCode
 from server.arena import Arena, Close, Conn, Lookup, Out, Reply
+from server.conn import ArenaConnection
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
@@ -136,6 +138,8 @@ class Peer:
     conn: Conn
     lookups: set[asyncio.Task[None]] = field(default_factory=set)
     closed: bool = False
+    #: Closes the connection if it has not said hello in time (cancelled by the hello).
+    deadline: asyncio.TimerHandle | None = None
 
 
 class ArenaServer:
@@ -199,6 +203,7 @@ class ArenaServer:
             max_size=cfg.max_frame,
             server_header=None,
             process_request=self.guard.process_request,
+            create_connection=ArenaConnection,
             ssl=cfg.ssl_context(),
         )
         if cfg.certfile is not None:
@@ -210,6 +215,7 @@ class ArenaServer:
                 max_size=cfg.max_frame,
                 server_header=None,
                 process_request=self.guard.process_request,
+                create_connection=ArenaConnection,
             )
         self._sweeper = asyncio.create_task(self._sweep_forever())
 
@@ -251,21 +257,19 @@ class ArenaServer:
             return
         arena = self.arena
         peer = Peer(ws, arena.connect())
-        deadline = asyncio.get_running_loop().call_later(
+        deadline = peer.deadline = asyncio.get_running_loop().call_later(
             arena.limits.hello_timeout, self._hello_deadline, peer
         )
+        if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
+            ws.on_message = functools.partial(self._receive, peer)
         try:
-            async for frame in ws:
-                conn = peer.conn
-                before = conn.pid
-                out = arena.receive(conn, frame)
-                if conn.pid is not None and before is None:
-                    deadline.cancel()
-                    self._register(conn.pid, ws)
-                self._emit(peer, out, arena.drain())
+            async for frame in ws:  # only what websockets queued (text, fragments, …)
+                self._receive(peer, frame)
         except ConnectionClosed:
             pass
         finally:
+            if isinstance(ws, ArenaConnection):
+                ws.on_message = None
             deadline.cancel()
             self.guard.release(address)
             peer.closed = True
@@ -275,6 +279,18 @@ class ArenaServer:
             if pid is not None and self.fanout.sockets.get(pid) is ws:
                 del self.fanout.sockets[pid]
                 self._emit(None, arena.disconnect(peer.conn), arena.drain())
+
+    def _receive(self, peer: Peer, frame: bytes | str) -> None:
+        """One message of ``peer`` through the arena; its outputs leave once committed."""
+        arena = self.arena
+        conn = peer.conn
+        before = conn.pid
+        out = arena.receive(conn, frame)
+        if conn.pid is not None and before is None:
+            if peer.deadline is not None:
+                peer.deadline.cancel()
+            self._register(conn.pid, peer.ws)
+        self._emit(peer, out, arena.drain())
 
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
