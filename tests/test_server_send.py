@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import msgpack
 import pytest
 from conftest import TIMEOUT
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
+from server.conn import ArenaConnection
 from server.shell import send_frame, ws_frame
 
 
@@ -82,3 +84,36 @@ async def test_a_peer_that_does_not_read_is_cut_off(pair, monkeypatch) -> None:
             send_frame(sides[:1], big)
             await asyncio.sleep(0)
     assert sides[1].transport.is_closing() is False
+
+
+async def test_queued_and_direct_messages_are_answered_in_order(client_factory) -> None:
+    """Text and fragmented messages take websockets' queue, binary ones the direct path: a
+    burst mixing them in one write is still answered in the order it was sent."""
+    c = await client_factory("mixer")
+    pings = [msgpack.packb({"type": "ping", "id": i}) for i in range(1, 7)]
+    await c.ws.send(pings[0])
+    await c.ws.send("text is a bad frame")
+    await c.ws.send(pings[1])
+    await c.ws.send([pings[2][:3], pings[2][3:]])  # one message in two fragments
+    await c.ws.send(pings[3])
+    await c.ws.send("again")
+    await c.ws.send(pings[4])
+    await c.ws.send(pings[5])
+    got = [await c.recv() for _ in range(8)]
+    assert [(m["type"], m.get("id")) for m in got] == [
+        ("pong", 1),
+        ("error", None),
+        ("pong", 2),
+        ("pong", 3),
+        ("pong", 4),
+        ("error", None),
+        ("pong", 5),
+        ("pong", 6),
+    ]
+    assert got[1]["code"] == "bad_frame"
+
+
+async def test_the_server_uses_the_direct_path(server, client_factory) -> None:
+    c = await client_factory("direct")
+    await c.alive()
+    assert {type(ws) for ws in server._connections()} == {ArenaConnection}
