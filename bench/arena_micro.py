@@ -28,7 +28,7 @@ SIDE = 15
 
 def frames(count: int, per_game: int, seed: int = 1) -> list[tuple[int, int, int]]:
     """``(x, y, ply)`` of random games of ``per_game`` moves that avoid making five."""
-    from load import Board  # bench/ is on sys.path when this runs as a script
+    from loadgen import Board  # bench/ is on sys.path when this runs as a script
 
     rng = random.Random(seed)
     out: list[tuple[int, int, int]] = []

@@ -1,401 +1,58 @@
 """Load generator: the real server against a bare relay, measured in the same run, same load.
 
 For each number of concurrent games N, and for each target (``server``: ``python -m server``,
-``relay``: ``bench/relay.py``), this starts the target as a subprocess on a free loopback port,
-opens 2·N client connections from worker processes, pairs them in gomoku rooms and plays random
-legal moves alternately (one move in flight per game: a closed loop), then measures over a
-window after a warm-up:
+durable, on ``--server-loop``; ``memory``: the same with ``--memory``; ``relay``: ``bench/relay.py``
+on stock asyncio, the baseline; ``relay_uv``: the relay on uvloop), this starts the target as a
+subprocess on a free loopback port, opens 2·N client connections from worker processes, pairs
+them in gomoku rooms and plays random legal moves alternately (one move in flight per game: a
+closed loop), then measures over a window after a warm-up:
 
 - moves/s: moves whose ``moved`` reached the opponent inside the window, over the window;
 - p50/p99 latency: from the mover's send to the OPPONENT receiving ``moved``;
 - target CPU µs/move: the subprocess's user+sys time (``/proc/PID/stat``) over the window,
-  divided by the moves of the window.
+  divided by the moves of the window; per thread too (event loop, SQLite writer, WAL
+  checkpointer, other) from ``/proc/PID/task``.
+
+Then, for each target but ``memory``, it opens ``--idle`` connections (spread over 250 loopback
+source addresses, so the server's default cap per address holds) that say hello and wait, and
+reports the target's resident memory growth per connection.
 
 Targets alternate (server, relay, server, relay …) for ``--repeat`` rounds and the table shows
 medians. Caveat: the target, the load generator's workers and anything else running share the
 machine's cores (2 here), so the relay's ceiling is partly the generator's ceiling; the table's
 CPU columns tell who was saturated.
 
-Run: ``python bench/load.py [--games 10,100,1000] [--moves-per-game N] [--seconds S]``.
+Run: ``python bench/load.py [--games 10,100,1000] [--seconds S] [--idle 10000]``; the client side
+is in ``bench/loadgen.py``, the targets in ``bench/loadtarget.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import ctypes
 import json
 import multiprocessing as mp
 import os
-import random
-import resource
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-import msgpack
-from websockets.asyncio.client import ClientConnection, connect
+from loadgen import Config, idle_worker, uvloop, worker
+from loadtarget import Target, proc_cpu, raise_fd_limit, rss_kib, thread_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = Path(__file__).resolve().parent / "out"
 #: ``server`` is the durable default (SQLite journal); ``memory`` runs ``--memory`` (no disk).
-TARGETS = ("server", "memory", "relay")
-#: Gomoku: a 15x15 board, five or more in a row wins.
-SIDE = 15
-CELLS = SIDE * SIDE
-FIVE = 5
-MAX_FRAME = 64 * 1024
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-#: Client connections opened at once while setting up (the listen backlog is 100).
-CONNECT_CONCURRENCY = 50
-
-try:  # uvloop only if it happens to be installed; plain asyncio otherwise
-    import uvloop  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - depends on the environment
-    uvloop = None
-
-_pack = msgpack.Packer(use_bin_type=True).pack
-_unpack = msgpack.unpackb
-
-
-@dataclass
-class Config:
-    """What one measurement does (the same for every target and N)."""
-
-    moves_per_game: int = 100
-    rounds: int = 1_000_000
-    seconds: float = 6.0
-    warmup: float = 2.0
-    workers: int = 2
-    seed: int = 1
-    setup_timeout: float = 60.0
-    src: str = str(ROOT)
-    profile: str | None = None
-
-
-@dataclass
-class WorkerResult:
-    """What one worker process counted."""
-
-    sent: int = 0
-    received: int = 0
-    acked: int = 0
-    window_moves: int = 0
-    rounds: int = 0
-    games_done: int = 0
-    errors: list[str] = field(default_factory=list)
-    latencies: list[float] = field(default_factory=list)
-    cpu: float = 0.0
-
-
-# -- the board ---------------------------------------------------------------------------------
-
-
-class Board:
-    """A local gomoku board kept from ``moved`` messages, with O(1) random empty cells."""
-
-    __slots__ = ("cells", "empty", "pos")
-
-    def __init__(self) -> None:
-        self.cells = [0] * CELLS
-        self.empty = list(range(CELLS))
-        self.pos = list(range(CELLS))
-
-    def place(self, index: int, stone: int) -> None:
-        """Put ``stone`` (1 or 2) on an empty cell."""
-        self.cells[index] = stone
-        empty, pos = self.empty, self.pos
-        i, last = pos[index], empty[-1]
-        empty[i], pos[last] = last, i
-        empty.pop()
-
-    def makes_five(self, index: int, stone: int) -> bool:
-        """Whether ``stone`` on ``index`` would complete five or more in a row."""
-        cells = self.cells
-        x0, y0 = index % SIDE, index // SIDE
-        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-            run = 1
-            for sign in (1, -1):
-                x, y = x0 + sign * dx, y0 + sign * dy
-                while 0 <= x < SIDE and 0 <= y < SIDE and cells[y * SIDE + x] == stone:
-                    run += 1
-                    x += sign * dx
-                    y += sign * dy
-            if run >= FIVE:
-                return True
-        return False
-
-    def pick(self, rng: random.Random, stone: int) -> tuple[int, bool]:
-        """A random empty cell, avoiding fives when possible; and whether it makes five."""
-        empty = self.empty
-        for _ in range(8):
-            index = empty[rng.randrange(len(empty))]
-            if not self.makes_five(index, stone):
-                return index, False
-        for index in empty:
-            if not self.makes_five(index, stone):
-                return index, False
-        return empty[0], True
-
-
-# -- one worker process ------------------------------------------------------------------------
-
-
-class GameError(Exception):
-    """The target answered ``error`` or something else the generator cannot go on from."""
-
-
-class Pair:
-    """Two connections playing each other; seat 0 always creates, seat 1 always joins."""
-
-    def __init__(self, conns: tuple[ClientConnection, ClientConnection], tag: str) -> None:
-        self.conns = conns
-        self.tag = tag
-        self.sent = [0, 0]
-        self.acked = [0, 0]
-        self.next_id = 0
-
-    async def read(self, c: int) -> dict[str, Any]:
-        """The next message on connection ``c``; counts acks, raises on ``error``."""
-        msg = _unpack(await self.conns[c].recv())
-        kind = msg["type"]
-        if kind == "moved" and msg["seat"] == c:
-            self.acked[c] += 1
-        elif kind == "error":
-            raise GameError(f"{msg.get('code')}: {msg.get('message')}")
-        return msg
-
-    async def request(self, c: int, message: dict[str, Any]) -> dict[str, Any]:
-        """Send a request with an id on connection ``c`` and return its reply."""
-        self.next_id += 1
-        rid = message["id"] = self.next_id
-        await self.conns[c].send(_pack(message))
-        while True:
-            msg = await self.read(c)
-            if msg.get("id") == rid:
-                return msg
-
-    async def hello(self) -> None:
-        """Both connections say hello."""
-        for c in (0, 1):
-            await self.conns[c].send(
-                _pack({"type": "hello", "protocol": 1, "name": f"{self.tag}-{c}", "kind": "human"})
-            )
-            while (await self.read(c))["type"] != "welcome":
-                pass
-
-    async def new_room(self) -> str:
-        """Seat 0 creates a gomoku room, seat 1 joins it; the room's id."""
-        joined = await self.request(0, {"type": "create_room", "game": "gomoku", "seat": 0})
-        room = joined["room"]
-        reply = await self.request(1, {"type": "join_room", "room": room})
-        if reply["type"] != "joined" or reply["seat"] != 1:
-            raise GameError(f"join failed: {reply}")
-        return room
-
-    async def leave(self, room: str) -> None:
-        """Both players leave (the first one resigns an unfinished game on the real server)."""
-        for c in (0, 1):
-            await self.request(c, {"type": "leave_room", "room": room})
-
-    async def drain(self) -> None:
-        """Read until every move each connection sent has come back to it as ``moved``."""
-        for c in (0, 1):
-            while self.acked[c] < self.sent[c]:
-                await self.read(c)
-
-
-async def play(
-    pair: Pair, cfg: Config, t0: float, t1: float, rng: random.Random, res: WorkerResult
-) -> None:
-    """Rounds of random gomoku until the window ends, the round budget runs out or an error."""
-    now = time.monotonic
-    conns = pair.conns
-    latencies = res.latencies
-    for _ in range(cfg.rounds):
-        if now() >= t1:
-            break
-        room = await pair.new_room()
-        res.rounds += 1
-        board = Board()
-        mover = 0
-        for ply in range(cfg.moves_per_game):
-            if now() >= t1:
-                break
-            index, wins = board.pick(rng, mover + 1)
-            frame = _pack(
-                {"type": "move", "room": room, "x": index % SIDE, "y": index // SIDE, "ply": ply}
-            )
-            sent_at = now()
-            await conns[mover].send(frame)
-            pair.sent[mover] += 1
-            res.sent += 1
-            opp = 1 - mover
-            while True:  # the opponent's stream: maybe its own last ack, then this move
-                msg = await pair.read(opp)
-                if msg["type"] == "moved" and msg["seat"] == mover and msg["room"] == room:
-                    break
-            got_at = now()
-            if msg["ply"] != ply or msg["x"] != index % SIDE or msg["y"] != index // SIDE:
-                raise GameError(f"unexpected moved {msg} for ply {ply} cell {index}")
-            res.received += 1
-            if t0 <= got_at < t1:
-                res.window_moves += 1
-                if sent_at >= t0:
-                    latencies.append(got_at - sent_at)
-            board.place(index, mover + 1)
-            mover = opp
-            if wins:
-                break
-        await pair.leave(room)
-    await pair.drain()
-
-
-async def _open(url: str, sem: asyncio.Semaphore) -> ClientConnection:
-    """One client connection, with the server's transport settings."""
-    async with sem:
-        return await connect(url, compression=None, max_size=MAX_FRAME, open_timeout=30)
-
-
-async def worker_main(url: str, games: int, index: int, cfg: Config, pipe: Connection) -> None:
-    """Open the connections, report ready, play when told, send back the counts."""
-    res = WorkerResult()
-    sem = asyncio.Semaphore(CONNECT_CONCURRENCY)
-    conns = await asyncio.gather(*(_open(url, sem) for _ in range(2 * games)))
-    pairs = [Pair((conns[2 * g], conns[2 * g + 1]), f"w{index}g{g}") for g in range(games)]
-    try:
-        await asyncio.gather(*(p.hello() for p in pairs))
-        pipe.send("ready")
-        loop = asyncio.get_running_loop()
-        t0, t1, hard = await loop.run_in_executor(None, pipe.recv)
-        cpu: dict[str, float] = {}
-        loop.call_at(t0, lambda: cpu.__setitem__("t0", time.process_time()))
-        loop.call_at(t1, lambda: cpu.__setitem__("t1", time.process_time()))
-
-        async def one(g: int, pair: Pair) -> None:
-            rng = random.Random(cfg.seed * 1_000_003 + index * 10_007 + g)
-            try:
-                async with asyncio.timeout_at(hard):
-                    await play(pair, cfg, t0, t1, rng, res)
-                res.games_done += 1
-            except (GameError, TimeoutError, OSError) as exc:
-                res.errors.append(f"{pair.tag}: {type(exc).__name__}: {exc}")
-            except Exception as exc:  # a closed connection and the like: count it, go on
-                res.errors.append(f"{pair.tag}: {type(exc).__name__}: {exc}")
-
-        await asyncio.gather(*(one(g, p) for g, p in enumerate(pairs)))
-        if "t1" not in cpu:
-            await asyncio.sleep(max(0.0, t1 - time.monotonic()) + 0.01)
-        res.cpu = cpu.get("t1", time.process_time()) - cpu.get("t0", time.process_time())
-        res.acked = sum(sum(p.acked) for p in pairs)
-    finally:
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(10):
-                await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
-    pipe.send(asdict(res))
-
-
-def worker(url: str, games: int, index: int, cfg: Config, pipe: Connection) -> None:
-    """Entry point of a worker process."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
-    _die_with_parent()
-    try:
-        runner = uvloop.run if uvloop is not None else asyncio.run
-        runner(worker_main(url, games, index, cfg, pipe))
-    except Exception as exc:
-        with contextlib.suppress(Exception):
-            pipe.send({"fatal": f"{type(exc).__name__}: {exc}"})
+#: ``relay`` is the stock-asyncio baseline; ``relay_uv`` the same relay on uvloop.
+TARGETS = ("server", "memory", "relay", "relay_uv")
 
 
 # -- the parent: targets, workers, measurement --------------------------------------------------
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (best effort)."""
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def proc_cpu(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime (fields 14 and 15)
-
-
-def raise_fd_limit(needed: int) -> None:
-    """Raise the soft open-files limit towards the hard one (children inherit it)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        new = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
-
-
-class Target:
-    """The server or the relay as a subprocess on a free port, killed on exit."""
-
-    def __init__(self, kind: str, tmp: Path, src: str, profile: str | None = None) -> None:
-        self.kind = kind
-        self.port = free_port()
-        self.profiled = kind != "relay" and profile is not None
-        host = ["--host", "127.0.0.1", "--port", str(self.port)]
-        if kind != "relay":
-            cmd = [sys.executable, "-m", "server"]
-            if profile is not None:
-                wrapper = str(ROOT / "bench" / "profile_server.py")
-                cmd = [sys.executable, wrapper, "--out", str(Path(profile).resolve()), "--"]
-            storage = ["--memory"] if kind == "memory" else ["--db", str(tmp / f"{self.port}.db")]
-            cmd += [*host, *storage, "--no-bots"]
-            cmd += ["--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING"]
-            cmd += ["--max-connections-per-address", "100000", "--max-connections", "100000"]
-        else:
-            cmd = [sys.executable, str(ROOT / "bench" / "relay.py"), *host]
-        env = {**os.environ, "PYTHONPATH": src}  # before the editable install on sys.path
-        self.proc = subprocess.Popen(cmd, cwd=src, env=env, preexec_fn=_die_with_parent)
-        self.url = f"ws://127.0.0.1:{self.port}"
-
-    def wait_ready(self, timeout: float = 15.0) -> None:
-        """Wait until the port accepts connections."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.kind} exited with {self.proc.returncode}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"{self.kind} did not listen on {self.port} within {timeout}s")
-
-    def signal(self, signum: int) -> None:
-        """Send a signal to the target (the profiling wrapper's start and stop)."""
-        if self.profiled and self.proc.poll() is None:
-            self.proc.send_signal(signum)
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it lingers."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
 
 
 def _percentile(sorted_values: list[float], q: float) -> float | None:
@@ -405,31 +62,58 @@ def _percentile(sorted_values: list[float], q: float) -> float | None:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
+def _spawn(fn: Any, argsets: list[tuple[Any, ...]]) -> tuple[list[Any], list[Connection]]:
+    """Start one worker process per argument set, each with a pipe to talk to it."""
+    ctx = mp.get_context("fork")
+    procs: list[Any] = []
+    pipes: list[Connection] = []
+    for args in argsets:
+        parent, child = ctx.Pipe()
+        p = ctx.Process(target=fn, args=(*args, child), daemon=True)
+        p.start()
+        procs.append(p)
+        pipes.append(parent)
+    return procs, pipes
+
+
+def _answers(pipes: list[Connection], deadline: float, what: str) -> list[Any]:
+    """One message from every worker by ``deadline``; a worker's failure is raised here."""
+    out = []
+    for pipe in pipes:
+        if not pipe.poll(max(0.0, deadline - time.monotonic())):
+            raise RuntimeError(f"{what}: a worker did not answer in time")
+        msg = pipe.recv()
+        if isinstance(msg, dict) and "fatal" in msg:
+            raise RuntimeError(f"{what}: worker failed: {msg['fatal']}")
+        out.append(msg)
+    return out
+
+
+def _reap(procs: list[Any], finished: bool) -> None:
+    """Let finished workers exit (they close their connections), kill the others."""
+    for p in procs:
+        if finished:
+            p.join(2.0)
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
 def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
     """One measurement of one target at ``games`` concurrent games."""
-    ctx = mp.get_context("fork")
     nworkers = max(1, min(cfg.workers, games))
     shares = [games // nworkers + (i < games % nworkers) for i in range(nworkers)]
     procs: list[Any] = []
     finished = False
-    pipes: list[Connection] = []
     with tempfile.TemporaryDirectory(prefix="mnk-bench-") as tmp:
-        target = Target(kind, Path(tmp), cfg.src, cfg.profile)
+        target = Target(kind, Path(tmp), cfg.src, cfg.profile, cfg.server_loop)
         try:
             target.wait_ready()
-            for i, share in enumerate(shares):
-                parent, child = ctx.Pipe()
-                p = ctx.Process(target=worker, args=(target.url, share, i, cfg, child), daemon=True)
-                p.start()
-                procs.append(p)
-                pipes.append(parent)
-            setup_deadline = time.monotonic() + cfg.setup_timeout
-            for pipe in pipes:
-                if not pipe.poll(max(0.0, setup_deadline - time.monotonic())):
-                    raise RuntimeError(f"{kind}: workers not ready in {cfg.setup_timeout}s")
-                msg = pipe.recv()
-                if msg != "ready":
-                    raise RuntimeError(f"{kind}: worker failed during setup: {msg}")
+            argsets = [(target.url, share, i, cfg) for i, share in enumerate(shares)]
+            procs, pipes = _spawn(worker, argsets)
+            ready = _answers(pipes, time.monotonic() + cfg.setup_timeout, f"{kind} setup")
+            if any(msg != "ready" for msg in ready):
+                raise RuntimeError(f"{kind}: worker failed during setup: {ready}")
             t0 = time.monotonic() + cfg.warmup
             t1 = t0 + cfg.seconds
             hard = t1 + 20.0
@@ -437,26 +121,15 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
                 pipe.send((t0, t1, hard))
             time.sleep(max(0.0, t0 - time.monotonic()))
             target.signal(signal.SIGUSR1)
-            cpu0, w0 = proc_cpu(target.proc.pid), time.monotonic()
+            pid = target.proc.pid
+            cpu0, threads0, w0 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
             time.sleep(max(0.0, t1 - time.monotonic()))
-            cpu1, w1 = proc_cpu(target.proc.pid), time.monotonic()
+            cpu1, threads1, w1 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
             target.signal(signal.SIGUSR2)
-            results: list[dict[str, Any]] = []
-            for pipe in pipes:
-                if not pipe.poll(max(0.0, hard + 15.0 - time.monotonic())):
-                    raise RuntimeError(f"{kind}: a worker did not report back")
-                msg = pipe.recv()
-                if "fatal" in msg:
-                    raise RuntimeError(f"{kind}: worker failed: {msg['fatal']}")
-                results.append(msg)
+            results: list[dict[str, Any]] = _answers(pipes, hard + 15.0, kind)
             finished = True
         finally:
-            for p in procs:
-                if finished:  # the workers are closing their connections: give them a moment
-                    p.join(2.0)
-                if p.is_alive():
-                    p.kill()
-                    p.join(1.0)
+            _reap(procs, finished)
             target.stop()
     window = w1 - w0
     moves = sum(r["window_moves"] for r in results)
@@ -475,6 +148,9 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
         "cpu_s": cpu1 - cpu0,
         "cpu_us_per_move": None if not moves else 1e6 * (cpu1 - cpu0) / moves,
         "cpu_util": (cpu1 - cpu0) / window,
+        "thread_us_per_move": {
+            k: None if not moves else 1e6 * (threads1[k] - threads0[k]) / moves for k in threads1
+        },
         "gen_cpu_util": gen_cpu / cfg.seconds,
         "gen_cpu_us_per_move": None if not moves else 1e6 * gen_cpu / moves,
         "sent": sum(r["sent"] for r in results),
@@ -484,6 +160,43 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
         "games_done": sum(r["games_done"] for r in results),
         "errors": [e for r in results for e in r["errors"]][:20],
         "error_count": sum(len(r["errors"]) for r in results),
+    }
+
+
+def measure_idle(kind: str, count: int, cfg: Config) -> dict[str, Any]:
+    """Resident memory the target adds per idle connection (said hello, then nothing)."""
+    nworkers = max(1, min(cfg.workers, count))
+    shares = [count // nworkers + (i < count % nworkers) for i in range(nworkers)]
+    firsts = [sum(shares[:i]) for i in range(nworkers)]
+    procs: list[Any] = []
+    finished = False
+    with tempfile.TemporaryDirectory(prefix="mnk-bench-") as tmp:
+        target = Target(kind, Path(tmp), cfg.src, None, cfg.server_loop)
+        try:
+            target.wait_ready()
+            time.sleep(0.5)  # let start-up settle
+            before = rss_kib(target.proc.pid)
+            argsets = [(target.url, f, n) for f, n in zip(firsts, shares, strict=True)]
+            procs, pipes = _spawn(idle_worker, argsets)
+            setup = max(cfg.setup_timeout, count / 100)
+            ready = _answers(pipes, time.monotonic() + setup, f"{kind} idle")
+            if any(msg != "ready" for msg in ready):
+                raise RuntimeError(f"{kind}: idle worker failed: {ready}")
+            time.sleep(1.0)  # let the last replies and handshakes settle
+            after = rss_kib(target.proc.pid)
+            for pipe in pipes:
+                pipe.send("close")
+            _answers(pipes, time.monotonic() + 60, f"{kind} idle close")
+            finished = True
+        finally:
+            _reap(procs, finished)
+            target.stop()
+    return {
+        "target": kind,
+        "connections": count,
+        "rss_before_kib": before,
+        "rss_after_kib": after,
+        "kb_per_conn": 1.024 * (after - before) / count,
     }
 
 
@@ -515,7 +228,7 @@ def summarize(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     for games in sorted({r["games"] for r in runs}):
         relay = medians(games, "relay")
-        for mode in ("server", "memory"):
+        for mode in ("server", "memory", "relay_uv"):
             s = medians(games, mode)
             if not s["runs"]:
                 continue
@@ -531,6 +244,11 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or not b else a / b
 
 
+def _threads(per_thread: dict[str, float | None]) -> str:
+    """``loop/writer/wal/other`` µs per move, for a run's line."""
+    return "/".join(_fmt(per_thread[k], ".0f") for k in ("loop", "writer", "wal", "other"))
+
+
 def _fmt(value: float | None, spec: str) -> str:
     """A number for the table, or a dash."""
     return "-" if value is None else format(value, spec)
@@ -539,7 +257,7 @@ def _fmt(value: float | None, spec: str) -> str:
 def render(rows: list[dict[str, Any]]) -> str:
     """The summary as a plain-text table."""
     head = (
-        f"{'games':>5} {'server':>6} | {'server mv/s':>11} {'relay mv/s':>10} {'ratio':>6} | "
+        f"{'games':>5} {'server':>8} | {'server mv/s':>11} {'relay mv/s':>10} {'ratio':>6} | "
         f"{'p50 ms srv/rly':>15} | {'p99 ms srv/rly':>15} | "
         f"{'CPU µs/mv srv/rly':>17} {'ratio':>6} | {'srv/rly/gen CPU%':>16} | "
         f"{'gen µs/mv':>9}"
@@ -552,7 +270,7 @@ def render(rows: list[dict[str, Any]]) -> str:
             for u in (s["cpu_util"], r["cpu_util"], s["gen_cpu_util"])
         )
         lines.append(
-            f"{row['games']:>5} {row['mode']:>6} | {_fmt(s['moves_per_s'], '.0f'):>11} "
+            f"{row['games']:>5} {row['mode']:>8} | {_fmt(s['moves_per_s'], '.0f'):>11} "
             f"{_fmt(r['moves_per_s'], '.0f'):>10} {_fmt(row['throughput_ratio'], '.0%'):>6} | "
             f"{_fmt(s['p50_ms'], '.2f') + '/' + _fmt(r['p50_ms'], '.2f'):>15} | "
             f"{_fmt(s['p99_ms'], '.2f') + '/' + _fmt(r['p99_ms'], '.2f'):>15} | "
@@ -585,6 +303,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="run the server under cProfile for the window and write the stats here",
     )
+    p.add_argument(
+        "--server-loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default="auto",
+        help="the server's --loop (default auto: uvloop where installed)",
+    )
+    p.add_argument(
+        "--idle",
+        type=int,
+        default=10_000,
+        help="also measure memory per idle connection at this many (0: skip)",
+    )
     p.add_argument("--json", type=Path, default=None, help="where to write the JSON results")
     return p
 
@@ -605,8 +335,9 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         src=str(Path(args.src).resolve()),
         profile=args.profile,
+        server_loop=args.server_loop,
     )
-    raise_fd_limit(4 * max(games_list) + 256)
+    raise_fd_limit(max(4 * max(games_list), 2 * args.idle) + 256)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignoring it
     runs: list[dict[str, Any]] = []
@@ -618,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"[{kind:>6} N={games:<5} #{rep}] {run['moves_per_s']:8.0f} moves/s  "
                     f"p50 {_fmt(run['p50_ms'], '.2f')} ms  p99 {_fmt(run['p99_ms'], '.2f')} ms  "
-                    f"{_fmt(run['cpu_us_per_move'], '.0f')} µs/move  "
+                    f"{_fmt(run['cpu_us_per_move'], '.0f')} µs/move "
+                    f"({_threads(run['thread_us_per_move'])})  "
                     f"cpu {run['cpu_util']:.0%} gen {run['gen_cpu_util']:.0%}  "
                     f"sent {run['sent']} acked {run['acked']} errors {run['error_count']}",
                     flush=True,
@@ -627,16 +359,30 @@ def main(argv: list[str] | None = None) -> int:
     if rows:
         print()
         print(render(rows))
+    idle = []
+    if args.idle > 0:
+        print()
+        for kind in [t for t in targets if t != "memory"]:
+            got = measure_idle(kind, args.idle, cfg)
+            idle.append(got)
+            print(
+                f"idle {kind:>8}: {got['kb_per_conn']:6.1f} KB/connection at {args.idle} "
+                f"(RSS {got['rss_before_kib'] // 1024} -> {got['rss_after_kib'] // 1024} MiB)",
+                flush=True,
+            )
     out = args.json or OUT_DIR / f"load-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "python": sys.version.split()[0],
-        "loop": "uvloop" if uvloop is not None else "asyncio",
+        "generator_loop": "uvloop" if uvloop is not None else "asyncio",
+        "server_loop": args.server_loop,
         "cpus": os.cpu_count(),
         "config": asdict(cfg),
         "repeat": args.repeat,
     }
-    out.write_text(json.dumps({"meta": meta, "summary": rows, "runs": runs}, indent=2))
+    out.write_text(
+        json.dumps({"meta": meta, "summary": rows, "runs": runs, "idle": idle}, indent=2)
+    )
     print(f"\nresults: {out}")
     return 1 if any(r["error_count"] for r in runs) else 0
 

@@ -15,11 +15,16 @@ def test_load_generator_tiny_run(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
     cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2"]
     cmd += ["--moves-per-game", "20", "--rounds", "1", "--repeat", "1", "--workers", "1"]
-    cmd += ["--seconds", "1", "--warmup", "0.5", "--json", str(out)]
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    cmd += ["--seconds", "1", "--warmup", "0.5", "--idle", "40", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
-    runs = json.loads(out.read_text())["runs"]
-    assert sorted(r["target"] for r in runs) == ["memory", "relay", "server"]
+    result = json.loads(out.read_text())
+    runs = result["runs"]
+    assert sorted(r["target"] for r in runs) == ["memory", "relay", "relay_uv", "server"]
+    idle = {got["target"]: got for got in result["idle"]}
+    assert sorted(idle) == ["relay", "relay_uv", "server"]
+    assert all(got["rss_after_kib"] > got["rss_before_kib"] for got in idle.values())
+    assert "KB/connection" in done.stdout
     for run in runs:
         assert run["error_count"] == 0, run["errors"]
         assert run["games_done"] == 2
