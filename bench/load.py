@@ -10,8 +10,9 @@ closed loop), then measures over a window after a warm-up:
 - moves/s: moves whose ``moved`` reached the opponent inside the window, over the window;
 - p50/p99 latency: from the mover's send to the OPPONENT receiving ``moved``;
 - target CPU µs/move: the subprocess's user+sys time (``/proc/PID/stat``) over the window,
-  divided by the moves of the window; per thread too (event loop, SQLite writer, WAL
-  checkpointer, other) from ``/proc/PID/task``.
+  divided by the moves of the window; split (``loop/threads``) between the event loop's
+  thread and the others (the server's SQLite writer and WAL checkpointer) from
+  ``/proc/PID/task``.
 
 Then, for each target but ``memory``, it opens ``--idle`` connections (spread over 250 loopback
 source addresses, so the server's default cap per address holds) that say hello and wait, and
@@ -245,8 +246,8 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def _threads(per_thread: dict[str, float | None]) -> str:
-    """``loop/writer/wal/other`` µs per move, for a run's line."""
-    return "/".join(_fmt(per_thread[k], ".0f") for k in ("loop", "writer", "wal", "other"))
+    """``loop/threads`` µs per move, for a run's line."""
+    return "/".join(_fmt(per_thread[k], ".0f") for k in ("loop", "threads"))
 
 
 def _fmt(value: float | None, spec: str) -> str:

@@ -36,20 +36,17 @@ def proc_cpu(pid: int) -> float:
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
-    """CPU seconds so far of each thread of ``pid`` by kind: ``loop`` (the main thread),
-    ``writer`` (commits), ``wal`` (checkpoints) and ``other`` (history readers and the rest)."""
-    out = {"loop": 0.0, "writer": 0.0, "wal": 0.0, "other": 0.0}
+    """CPU seconds so far of ``pid``'s main thread (``loop``) and of all its other threads
+    (``threads``: the server's SQLite writer, WAL checkpointer and history readers)."""
+    out = {"loop": 0.0, "threads": 0.0}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             stat = (task / "stat").read_text()
         except OSError:  # the thread ended meanwhile
             continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2 :].split()
         cpu = (int(fields[11]) + int(fields[12])) / CLK_TCK
-        kind = "loop" if task.name == str(pid) else "other"
-        kind = "writer" if name.startswith("mnk-writer") else "wal" if "wal" in name else kind
-        out[kind] += cpu
+        out["loop" if task.name == str(pid) else "threads"] += cpu
     return out
 
 

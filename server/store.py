@@ -124,12 +124,21 @@ class Store:
     # -- writing -----------------------------------------------------------------------------
 
     def write(self, records: list[Record]) -> None:
-        """Commit a batch of records in one transaction."""
+        """Commit a batch of records in one transaction (runs of moves as one statement)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
+            moves: list[tuple[object, ...]] = []
             for record in records:
+                if type(record) is MoveRow:
+                    moves.append(_move_params(record))
+                    continue
+                if moves:
+                    db.executemany(_INSERT_MOVE, moves)
+                    moves = []
                 _WRITERS[type(record)](db, record)
+            if moves:
+                db.executemany(_INSERT_MOVE, moves)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -282,12 +291,16 @@ def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     )  # fmt: skip
 
 
-def _write_move(db: sqlite3.Connection, r: MoveRow) -> None:
+_INSERT_MOVE = "INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+
+def _move_params(r: MoveRow) -> tuple[object, ...]:
     clocks = r.clocks or (None, None)
-    db.execute(
-        "INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (r.game_id, r.ply, r.x, r.y, r.at, *clocks),
-    )
+    return (r.game_id, r.ply, r.x, r.y, r.at, *clocks)
+
+
+def _write_move(db: sqlite3.Connection, r: MoveRow) -> None:
+    db.execute(_INSERT_MOVE, _move_params(r))
 
 
 def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:
