@@ -6,6 +6,11 @@ process holding the SQLite write lock (or a slow disk) stalls deliveries, never 
 pings are still answered while a batch waits. A batch that cannot be committed within the
 store's timeout stops the server (fail-stop) rather than send what a crash could take back.
 
+A commit costs about the same for one record as for dozens, so at low concurrency (a commit per
+move) a batch may wait for company: never when records are rare (a lone move goes at once), never
+more than :data:`MAX_HOLD` after its first record, and no longer once :data:`FULL` records are in
+(see :class:`Pacer`).
+
 WAL checkpoints run on a second thread (``PASSIVE``: they never block the writer); when the WAL
 outgrows its bound, a ``TRUNCATE`` checkpoint runs between two commits on the writer thread.
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -26,13 +32,62 @@ Deliver = Callable[[], None]
 
 #: Seconds between WAL checkpoints on the worker thread.
 CHECKPOINT_INTERVAL = 2.0
+#: The longest a batch waits for more records after its first (the most a move is delayed).
+MAX_HOLD = 0.001
+#: A batch with this many submissions goes without waiting: more would not make it cheaper.
+FULL = 16
+#: Weight of the newest gap between submissions in their running average.
+GAP_WEIGHT = 0.2
+
+
+class Pacer:
+    """When a batch should be committed: at once, or after waiting a little for more records.
+
+    Sans-I/O: told when submissions with records arrive, asked how long a batch may still wait.
+    It waits only while submissions come faster than one per ``max_hold`` on average (so a lone
+    move is never held), only while the batch is smaller than ``full``, and never past
+    ``max_hold`` after the batch's first submission.
+    """
+
+    __slots__ = ("full", "gap", "last", "max_hold")
+
+    def __init__(self, max_hold: float = MAX_HOLD, full: int = FULL) -> None:
+        self.max_hold = max_hold
+        self.full = full
+        #: Running average of the seconds between submissions (infinite: none seen yet).
+        self.gap = math.inf
+        self.last = -math.inf
+
+    def arrived(self, now: float) -> None:
+        """A submission with records came at ``now``."""
+        last, self.last = self.last, now
+        if math.isinf(last):
+            return  # the first one: no gap yet
+        gap = min(now - last, 1.0)  # one long pause must not weigh for ever
+        self.gap = gap if math.isinf(self.gap) else self.gap + GAP_WEIGHT * (gap - self.gap)
+
+    def hold(self, pending: int, first: float, now: float) -> float:
+        """Seconds the batch of ``pending`` submissions, the first at ``first``, may still wait."""
+        if pending >= self.full or self.gap >= self.max_hold:
+            return 0.0
+        return max(0.0, min(self.max_hold, first + self.max_hold - now))
 
 
 class Pipeline:
     """Orders deliveries behind commits of the records that came with them."""
 
-    def __init__(self, store: Store, on_failure: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        on_failure: Callable[[], None] | None = None,
+        pacer: Pacer | None = None,
+    ) -> None:
         self.store = store
+        self.pacer = pacer or Pacer()
+        #: Batches that waited for company (for tests and the bench).
+        self.held = 0
+        self._first = 0.0
+        self._wake: asyncio.Future[None] | None = None
         #: Called once when a commit fails: the server must stop rather than run undurably.
         self.on_failure = on_failure
         self.failed = False
@@ -59,7 +114,15 @@ class Pipeline:
         if not records and (urgent or (not self._pending and not self._busy)):
             deliver()
             return
+        if records:
+            now = asyncio.get_running_loop().time()
+            self.pacer.arrived(now)
+            if not self._pending:
+                self._first = now
         self._pending.append((records, deliver))
+        wake = self._wake
+        if wake is not None and len(self._pending) >= self.pacer.full and not wake.done():
+            wake.set_result(None)  # the batch is full: stop waiting for company
         if not self._busy:
             self._busy = True
             self._idle.clear()
@@ -71,6 +134,7 @@ class Pipeline:
         try:
             await asyncio.sleep(0)  # let this turn's other requests join the batch
             while self._pending and not self.failed:
+                await self._hold(loop)
                 batch, self._pending = self._pending, []
                 records = [r for recs, _ in batch for r in recs]
                 if records:
@@ -87,6 +151,20 @@ class Pipeline:
         finally:
             self._busy = False
             self._idle.set()
+
+    async def _hold(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Let a small batch wait for company, as long as the pacer allows (usually not at all)."""
+        delay = self.pacer.hold(len(self._pending), self._first, loop.time())
+        if delay <= 0:
+            return
+        self.held += 1
+        wake = self._wake = loop.create_future()
+        timer = loop.call_later(delay, _settle, wake)
+        try:
+            await wake
+        finally:
+            timer.cancel()
+            self._wake = None
 
     def _fail(self, count: int) -> None:
         # Fail-stop: what was not saved must not be seen. Clients resume after a restart from
@@ -123,3 +201,9 @@ class Pipeline:
                     await loop.run_in_executor(self._writer, self.store.checkpoint, True)
             except Exception:
                 log.exception("WAL checkpoint failed")
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    """End a wait that nothing ended sooner."""
+    if not future.done():
+        future.set_result(None)
