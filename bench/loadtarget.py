@@ -90,7 +90,7 @@ class Target:
             cmd += [*host, *storage, "--no-bots"]
             cmd += ["--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING"]
             cmd += ["--max-connections-per-address", "100000", "--max-connections", "100000"]
-            cmd += ["--loop", loop]
+            cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none
         else:
             loop = "uvloop" if kind == "relay_uv" else "asyncio"
             cmd = [sys.executable, str(ROOT / "bench" / "relay.py"), *host, "--loop", loop]

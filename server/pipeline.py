@@ -8,8 +8,8 @@ store's timeout stops the server (fail-stop) rather than send what a crash could
 
 A commit costs about the same for one record as for dozens, so at low concurrency (a commit per
 move) a batch may wait for company: never when records are rare (a lone move goes at once), never
-more than :data:`MAX_HOLD` after its first record, and no longer once :data:`FULL` records are in
-(see :class:`Pacer`).
+more than :data:`MAX_HOLD` after its first record, no longer once :data:`FULL` records are in,
+and not while waiting gathers nothing (see :class:`Pacer`).
 
 WAL checkpoints run on a second thread (``PASSIVE``: they never block the writer); when the WAL
 outgrows its bound, a ``TRUNCATE`` checkpoint runs between two commits on the writer thread.
@@ -36,27 +36,35 @@ CHECKPOINT_INTERVAL = 2.0
 MAX_HOLD = 0.001
 #: A batch with this many submissions goes without waiting: more would not make it cheaper.
 FULL = 16
-#: Weight of the newest gap between submissions in their running average.
+#: Weight of the newest sample in the running averages of gaps and of what waits gathered.
 GAP_WEIGHT = 0.2
+#: When waiting stopped paying, one batch in this many still waits, to notice when it pays again.
+PROBE = 32
 
 
 class Pacer:
     """When a batch should be committed: at once, or after waiting a little for more records.
 
-    Sans-I/O: told when submissions with records arrive, asked how long a batch may still wait.
-    It waits only while submissions come faster than one per ``max_hold`` on average (so a lone
-    move is never held), only while the batch is smaller than ``full``, and never past
-    ``max_hold`` after the batch's first submission.
+    Sans-I/O: told when submissions with records arrive and what each wait gathered, asked how
+    long a batch may still wait. It waits only while submissions come faster than one per
+    ``max_hold`` on average (so a lone move is never held), only while the batch is smaller
+    than ``full``, never past ``max_hold`` after the batch's first submission, and only while
+    waiting pays: when waits gather less than one submission on average (a closed loop whose
+    players wait for this very commit), it stops, trying again once every ``probe`` batches.
     """
 
-    __slots__ = ("full", "gap", "last", "max_hold")
+    __slots__ = ("full", "gain", "gap", "last", "max_hold", "probe", "skipped")
 
-    def __init__(self, max_hold: float = MAX_HOLD, full: int = FULL) -> None:
+    def __init__(self, max_hold: float = MAX_HOLD, full: int = FULL, probe: int = PROBE) -> None:
         self.max_hold = max_hold
         self.full = full
+        self.probe = probe
         #: Running average of the seconds between submissions (infinite: none seen yet).
         self.gap = math.inf
         self.last = -math.inf
+        #: Running average of the submissions a wait gathered (optimistic until measured).
+        self.gain = float(full)
+        self.skipped = 0
 
     def arrived(self, now: float) -> None:
         """A submission with records came at ``now``."""
@@ -70,7 +78,16 @@ class Pacer:
         """Seconds the batch of ``pending`` submissions, the first at ``first``, may still wait."""
         if pending >= self.full or self.gap >= self.max_hold:
             return 0.0
+        if self.gain < 1.0:
+            self.skipped += 1
+            if self.skipped < self.probe:
+                return 0.0
+            self.skipped = 0  # once in a while, see whether waiting pays again
         return max(0.0, min(self.max_hold, first + self.max_hold - now))
+
+    def gathered(self, count: int) -> None:
+        """A wait ended with ``count`` more submissions in its batch than it started with."""
+        self.gain += GAP_WEIGHT * (count - self.gain)
 
 
 class Pipeline:
@@ -158,6 +175,7 @@ class Pipeline:
         if delay <= 0:
             return
         self.held += 1
+        before = len(self._pending)
         wake = self._wake = loop.create_future()
         timer = loop.call_later(delay, _settle, wake)
         try:
@@ -165,6 +183,7 @@ class Pipeline:
         finally:
             timer.cancel()
             self._wake = None
+        self.pacer.gathered(len(self._pending) - before)
 
     def _fail(self, count: int) -> None:
         # Fail-stop: what was not saved must not be seen. Clients resume after a restart from

@@ -123,3 +123,23 @@ async def test_a_held_batch_goes_as_soon_as_it_is_full(tmp_path: Path) -> None:
         assert log == [("commit", [0, 1, 2]), ("deliver", 0), ("deliver", 1), ("deliver", 2)]
     finally:
         await pipeline.close()
+
+
+def test_waiting_stops_when_it_gathers_nothing_and_is_tried_again() -> None:
+    """A closed loop: the players wait for this very commit, so waits gather nobody."""
+    pacer = Pacer(max_hold=0.001, full=16, probe=4)
+    for i in range(10):
+        pacer.arrived(i * 0.0001)
+    first = 0.001
+    holds = []
+    for _ in range(30):
+        delay = pacer.hold(1, first, first)
+        holds.append(delay > 0)
+        if delay > 0:
+            pacer.gathered(0)
+    assert holds[:3] == [True, True, True]  # optimistic at first
+    assert sum(holds[-16:]) == 4  # then only the probes, one batch in four
+    for _ in range(12):  # the probes find company again: waiting resumes for every batch
+        if pacer.hold(1, first, first) > 0:
+            pacer.gathered(5)
+    assert all(pacer.hold(1, first, first) > 0 for _ in range(5))
