@@ -13,12 +13,15 @@ import logging
 from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
 log = logging.getLogger("mnk.server")
 
 BINARY = Opcode.BINARY
+#: What a served connection's handshake keeps as headers (shared; nothing writes to it).
+_NO_HEADERS = Headers()
 
 
 class ArenaConnection(ServerConnection):
@@ -28,6 +31,17 @@ class ArenaConnection(ServerConnection):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
         self.on_message: Callable[[bytes], None] | None = None
+
+    def serve(self, on_message: Callable[[bytes], None]) -> None:
+        """Hand messages to ``on_message`` from now on; let the handshake's headers go.
+
+        Call it once the handler has read what it needs from the request (the client's address):
+        at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
+        """
+        self.on_message = on_message
+        for message in (self.request, self.response):
+            if message is not None:
+                message.headers = _NO_HEADERS
 
     def process_event(self, event: object) -> None:
         """Hand a complete binary message to ``on_message`` when nothing is queued before it."""

@@ -130,7 +130,7 @@ class ServerConfig:
         return context
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Peer:
     """One open connection: its socket, what the arena knows of it, its history lookups."""
 
@@ -261,7 +261,7 @@ class ArenaServer:
             arena.limits.hello_timeout, self._hello_deadline, peer
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
-            ws.on_message = functools.partial(self._receive, peer)
+            ws.serve(functools.partial(self._receive, peer))
         try:
             async for frame in ws:  # only what websockets queued (text, fragments, …)
                 self._receive(peer, frame)

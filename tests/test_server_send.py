@@ -113,7 +113,11 @@ async def test_queued_and_direct_messages_are_answered_in_order(client_factory) 
     assert got[1]["code"] == "bad_frame"
 
 
-async def test_the_server_uses_the_direct_path(server, client_factory) -> None:
+async def test_the_server_uses_the_direct_path_and_keeps_no_handshake_headers(
+    server, client_factory
+) -> None:
     c = await client_factory("direct")
     await c.alive()
-    assert {type(ws) for ws in server._connections()} == {ArenaConnection}
+    (ws,) = server._connections()
+    assert type(ws) is ArenaConnection
+    assert len(ws.request.headers) == 0 and len(ws.response.headers) == 0  # 2 KB a connection
