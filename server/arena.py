@@ -50,9 +50,10 @@ from server.room import Member, Room, Send
 log = logging.getLogger("mnk.arena")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
-    """A message for the connection whose request is being handled."""
+    """A message for the connection whose request is being handled (not frozen: made per
+    request, and a frozen ``__init__`` is slow; nothing changes one once made)."""
 
     message: Message
 
@@ -270,18 +271,19 @@ class Arena:
                     return [Close(CloseCode.POLICY, "too many bad frames")]
                 raise
             request_id = message.get("id")
-            if conn.pid is None and message["type"] != "hello":
+            kind = message["type"]
+            if conn.pid is None and kind != "hello":
                 raise NotHello("say hello first")
             wire.validate(message)
             if conn.pid is None:
                 out = self._hello(conn, message)
-            else:
-                if message["type"] in LOOKUPS:
-                    self._check_lookups(conn, now)
+            elif kind in LOOKUPS:
+                self._check_lookups(conn, now)
                 out = self._dispatch(self.players[conn.pid], message)
-                if message["type"] in LOOKUPS:
-                    conn.lookups += 1
-                    self.lookups += 1
+                conn.lookups += 1
+                self.lookups += 1
+            else:
+                out = self._dispatch(self.players[conn.pid], message)
         except ArenaError as exc:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:
@@ -650,10 +652,10 @@ class Arena:
 
     def _move(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"])
-        out: list[Out] = list(room.move(player.pid, msg["x"], msg["y"], msg.get("ply")))
+        sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"))
         if room.game.over:
             self._lobby_dirty = True
-        return out
+        return sends  # type: ignore[return-value]  # a list of Sends is a list of Outs, uncopied
 
     def _resign(self, player: Player, msg: Message) -> list[Out]:
         fault = msg.get("fault")

@@ -60,9 +60,12 @@ class Member:
     kind: str = "human"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Send:
-    """One message for some players; ``reply`` marks the direct answer to the current request."""
+    """One message for some players; ``reply`` marks the direct answer to the current request.
+
+    Not frozen: a frozen dataclass's ``__init__`` costs several µs, and one is made per move.
+    Nothing changes a Send once made."""
 
     to: tuple[str, ...]
     message: Message
