@@ -37,9 +37,10 @@ def game_row(room: Room) -> GameRow:
 
 
 def header_key(room: Room) -> tuple[object, ...]:
-    """What can change in a game's header (the rest of :func:`game_row` is fixed per game)."""
+    """What can change in a game's header (the rest of :func:`game_row` is fixed per game).
+
+    The status is not in it: it follows from the outcome and the start, which are."""
     return (
-        room.status,
         tuple(room.seats),
         room.game.outcome,
         room.started_at,

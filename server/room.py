@@ -167,12 +167,14 @@ class Room:
     @property
     def actor(self) -> int | None:
         """The seat that must act now (place, choose or move), or None."""
-        if not self.started or self.game.over:
+        game = self.game
+        if self.started_at is None or game.outcome is not None:  # not started, or over
             return None
-        if self.opening_rule is not None and not self.opening_rule.done:
-            return self.opening_rule.actor
+        rule = self.opening_rule
+        if rule is not None and not rule.done:
+            return rule.actor
         assert self.colours is not None
-        return self.colours.index(self.game.to_move or 0)
+        return self.colours.index(game.board.to_move)
 
     def forbidden(self) -> list[list[int]]:
         """The cells black may not play now (renju), computed once per position."""
@@ -225,9 +227,11 @@ class Room:
 
     def seat_of(self, pid: str) -> int | None:
         """The seat ``pid`` holds here, or None."""
-        for seat, m in enumerate(self.seats):
-            if m is not None and m.pid == pid:
-                return seat
+        first, second = self.seats  # always two seats, either may be empty
+        if first is not None and first.pid == pid:
+            return 0
+        if second is not None and second.pid == pid:
+            return 1
         return None
 
     def is_empty(self) -> bool:
@@ -370,21 +374,24 @@ class Room:
         """Play a stone for ``pid``'s seat; everyone gets ``moved`` and maybe ``game_over``."""
         seat = self._seat_or_raise(pid)
         game = self.game
-        if game.over:
+        if game.outcome is not None:
             raise GameOverError("the game is over")
-        rule = self.opening_rule if self.opening_rule and not self.opening_rule.done else None
-        if self.started and rule is not None:
+        rule = self.opening_rule
+        if rule is not None and rule.done:
+            rule = None
+        started = self.started_at is not None
+        if started and rule is not None:
             rule.check_place(seat)
-        if not self.started or self.actor != seat:
-            raise NotYourTurn("it is not your turn" if self.started else "waiting for an opponent")
-        if ply is not None and ply != game.ply:
-            raise StalePly(f"ply {ply} is stale: the board has {game.ply} stones")
+        if not started or self.actor != seat:
+            raise NotYourTurn("it is not your turn" if started else "waiting for an opponent")
+        before = len(game.moves)  # the ply
+        if ply is not None and ply != before:
+            raise StalePly(f"ply {ply} is stale: the board has {before} stones")
         move = Game.parse(x, y)
         now = self.now()
         clock = self.clock
         if clock is not None and clock.flagged(now):
             return self._finish(game.end(Termination.TIMEOUT, 1 - seat), reply=True)
-        before = game.ply
         outcome = game.push(move)
         moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat}
         moved["x"], moved["y"] = move.x, move.y
