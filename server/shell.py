@@ -20,6 +20,7 @@ from server.arena import Arena, Close, Conn, Lookup, Out, Reply
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
+from server.ratelimit import TokenBucket
 from server.store import Store
 
 log = logging.getLogger("mnk.server")
@@ -100,6 +101,21 @@ class Peer:
     conn: Conn
     lookups: set[asyncio.Task[None]] = field(default_factory=set)
     closed: bool = False
+    #: ``rate_limited`` replies this connection may still get at once (made at its first one).
+    refusals: TokenBucket | None = None
+
+    def refused(self, now: float) -> float:
+        """A frame was refused for its rate: seconds to read nothing more from this peer.
+
+        A client past its limit gets as many ``rate_limited`` replies as its burst, then its
+        frames wait unread (in its socket) until it may be refused again: flooding costs the
+        server no more than twice the client's rate, however fast it sends.
+        """
+        bucket = self.conn.bucket
+        if self.refusals is None:
+            self.refusals = TokenBucket(bucket.rate, bucket.burst)
+        self.refusals.allow(now)
+        return self.refusals.wait(now)
 
 
 class ArenaServer:
@@ -113,6 +129,8 @@ class ArenaServer:
         self.store = store
         #: Set when the server cannot go on (a commit failed); its runner must stop it.
         self.failed = asyncio.Event()
+        #: Set when the server stops: connections held unread are read again, to close them.
+        self._stopping = asyncio.Event()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
         lim = arena.limits
@@ -179,6 +197,7 @@ class ArenaServer:
 
     async def stop(self) -> None:
         """Tell everyone, then close every connection with 1001 and stop listening."""
+        self._stopping.set()
         for task in (self._sweeper, self._key_reader):
             if task is not None:
                 task.cancel()
@@ -227,6 +246,10 @@ class ArenaServer:
                     deadline.cancel()
                     self._register(conn.pid, ws)
                 self._emit(peer, out, arena.drain())
+                if out and _rate_limited(out[0]):
+                    pause = peer.refused(arena.clock())
+                    if pause > 0:
+                        await self._unread(ws, pause)
         except ConnectionClosed:
             pass
         finally:
@@ -239,6 +262,16 @@ class ArenaServer:
             if pid is not None and self.fanout.sockets.get(pid) is ws:
                 del self.fanout.sockets[pid]
                 self._emit(None, arena.disconnect(peer.conn), arena.drain())
+
+    async def _unread(self, ws: ServerConnection, seconds: float) -> None:
+        """Read nothing from ``ws`` for ``seconds`` (its frames wait in its socket), unless it
+        closes or the server stops first."""
+        waits = [asyncio.ensure_future(w) for w in (ws.wait_closed(), self._stopping.wait())]
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
 
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
@@ -339,6 +372,11 @@ class ArenaServer:
                 self._emit(None, out, self.arena.drain() + records)
             except Exception:
                 log.exception("sweep failed")
+
+
+def _rate_limited(item: Out) -> bool:
+    """Whether ``item`` refuses a frame for its connection's rate."""
+    return isinstance(item, Reply) and item.message.get("code") == "rate_limited"
 
 
 def _stateless(item: Out) -> bool:
