@@ -134,8 +134,13 @@ class ArenaServer:
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
         lim = arena.limits
-        per_address = lim.max_connections_per_address
-        self.guard = ConnectionGuard(lim.max_connections, per_address, self.config.trust_proxy)
+        self.guard = ConnectionGuard(
+            lim.max_connections,
+            lim.max_connections_per_address,
+            self.config.trust_proxy,
+            lim.max_pending_per_address,
+            lim.refusal_rate,
+        )
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
         self.internal: Server | None = None
@@ -181,6 +186,7 @@ class ArenaServer:
             max_size=cfg.max_frame,
             server_header=None,
             process_request=self.guard.process_request,
+            create_connection=self.guard.connection_factory(),
             ssl=cfg.ssl_context(),
         )
         if cfg.certfile is not None:
@@ -192,6 +198,7 @@ class ArenaServer:
                 max_size=cfg.max_frame,
                 server_header=None,
                 process_request=self.guard.process_request,
+                create_connection=self.guard.connection_factory(),
             )
         self._sweeper = asyncio.create_task(self._sweep_forever())
 
@@ -226,12 +233,6 @@ class ArenaServer:
 
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
-        address = self.guard.address(ws)
-        refused = self.guard.admit(address)
-        if refused is not None:
-            self.arena.note_limit(None, "connections", self.arena.clock())
-            await ws.close(CloseCode.TRY_LATER, refused)
-            return
         arena = self.arena
         peer = Peer(ws, arena.connect())
         deadline = asyncio.get_running_loop().call_later(
@@ -244,6 +245,7 @@ class ArenaServer:
                 out = arena.receive(conn, frame)
                 if conn.pid is not None and before is None:
                     deadline.cancel()
+                    self.guard.said_hello(ws)
                     self._register(conn.pid, ws)
                 self._emit(peer, out, arena.drain())
                 if out and _rate_limited(out[0]):
@@ -254,7 +256,6 @@ class ArenaServer:
             pass
         finally:
             deadline.cancel()
-            self.guard.release(address)
             peer.closed = True
             for task in list(peer.lookups):
                 task.cancel()

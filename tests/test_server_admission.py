@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import RawClient
+from conftest import RawClient, until
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidMessage, InvalidStatus
 
 
 async def replies_until_quiet(client: RawClient, quiet: float = 1.5) -> list[dict[str, Any]]:
@@ -41,3 +43,45 @@ async def test_a_throttled_connection_is_answered_again_in_order(client_factory:
     got = [await c.recv() for _ in range(40)]
     assert [r["id"] for r in got] == list(range(40))  # nothing lost, nothing reordered
     assert sum(r["type"] == "pong" for r in got) > 3 + 4  # read again once it had tokens
+
+
+async def from_address(server: Any, host: str) -> RawClient:
+    """A raw client whose connection comes from ``host`` (another loopback address)."""
+    ws = await connect(server.url, compression=None, local_addr=(host, 0), open_timeout=10)
+    return RawClient(ws)
+
+
+@pytest.mark.parametrize("limits_override", [{"max_pending_per_address": 3}])
+async def test_connections_that_have_not_said_hello_are_capped_per_address(
+    client_factory: Any, server: Any
+) -> None:
+    silent = [await from_address(server, "127.0.0.2") for _ in range(3)]
+    with pytest.raises(InvalidStatus) as refused:
+        await from_address(server, "127.0.0.2")
+    assert refused.value.response.status_code == 503
+    assert b"not said hello" in refused.value.response.body
+    await silent[0].hello("now-talking")  # no longer pending: room for one more
+    late = await from_address(server, "127.0.0.2")
+    await late.hello("late")
+    assert server.guard.pending["127.0.0.2"] == 2 and server.guard.open["127.0.0.2"] == 4
+    for c in (*silent, late):
+        await c.close()
+    await until(lambda: not server.guard.open and not server.guard.pending)
+
+
+@pytest.mark.parametrize(
+    "limits_override", [{"max_connections_per_address": 1, "refusal_rate": 0.05}]
+)
+async def test_refusals_past_their_rate_are_dropped_before_the_handshake(
+    client_factory: Any, server: Any
+) -> None:
+    held = await from_address(server, "127.0.0.2")
+    with pytest.raises(InvalidStatus):  # the first refusal is told why, with a 503
+        await from_address(server, "127.0.0.2")
+    handshakes = len(server.server.connections)
+    with pytest.raises((InvalidMessage, OSError)):  # the next is dropped without an answer
+        await from_address(server, "127.0.0.2")
+    assert server.guard.dropped == 1 and len(server.server.connections) == handshakes
+    honest = await client_factory("honest")  # other addresses are not affected
+    await honest.alive()
+    await held.close()
