@@ -131,6 +131,7 @@ class ArenaServer:
         self.failed = asyncio.Event()
         #: Set when the server stops: connections held unread are read again, to close them.
         self._stopping = asyncio.Event()
+        self._unreading: set[asyncio.Future[None]] = set()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
         lim = arena.limits
@@ -205,6 +206,8 @@ class ArenaServer:
     async def stop(self) -> None:
         """Tell everyone, then close every connection with 1001 and stop listening."""
         self._stopping.set()
+        for wake in list(self._unreading):
+            _resolve(wake)
         for task in (self._sweeper, self._key_reader):
             if task is not None:
                 task.cancel()
@@ -251,7 +254,7 @@ class ArenaServer:
                 if out and _rate_limited(out[0]):
                     pause = peer.refused(arena.clock())
                     if pause > 0:
-                        await self._unread(ws, pause)
+                        await self._unread(pause)
         except ConnectionClosed:
             pass
         finally:
@@ -264,15 +267,20 @@ class ArenaServer:
                 del self.fanout.sockets[pid]
                 self._emit(None, arena.disconnect(peer.conn), arena.drain())
 
-    async def _unread(self, ws: ServerConnection, seconds: float) -> None:
-        """Read nothing from ``ws`` for ``seconds`` (its frames wait in its socket), unless it
-        closes or the server stops first."""
-        waits = [asyncio.ensure_future(w) for w in (ws.wait_closed(), self._stopping.wait())]
+    async def _unread(self, seconds: float) -> None:
+        """Read nothing from this connection for ``seconds`` (its frames wait in its socket),
+        unless the server stops first. One timer: a pause is at most one token's time."""
+        loop = asyncio.get_running_loop()
+        if self._stopping.is_set():
+            return
+        wake = loop.create_future()
+        timer = loop.call_later(seconds, _resolve, wake)
+        self._unreading.add(wake)
         try:
-            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+            await wake
         finally:
-            for w in waits:
-                w.cancel()
+            timer.cancel()
+            self._unreading.discard(wake)
 
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
@@ -373,6 +381,12 @@ class ArenaServer:
                 self._emit(None, out, self.arena.drain() + records)
             except Exception:
                 log.exception("sweep failed")
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    """Wake whoever waits on ``future`` (once)."""
+    if not future.done():
+        future.set_result(None)
 
 
 def _rate_limited(item: Out) -> bool:
