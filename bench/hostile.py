@@ -79,6 +79,8 @@ class Honest:
     stopping: bool = False
     #: How late this process's event loop woke up (seconds), per phase.
     lag: dict[str, list[float]] = field(default_factory=dict)
+    #: Ping round trips (seconds) per phase: pings wait for no commit, moves do.
+    pings: dict[str, list[float]] = field(default_factory=dict)
 
 
 class Side:
@@ -225,6 +227,21 @@ def profile(
         server.send_signal(sig)
 
 
+async def ping_probe(url: str, honest: Honest) -> None:
+    """An honest human pinging 20 times a second: the server's loop delay without the commit
+    moves wait for (a slow move with a fast ping is the store's doing, not the loop's)."""
+    probe = await open_side(url, "127.0.1.251", "pinger", "human", honest)
+    probe.closing = True  # cancelled at the end of the attack: that is no disconnect
+    try:
+        while True:
+            started = time.perf_counter()
+            await probe.request(type="ping")
+            honest.pings.setdefault(honest.phase, []).append(time.perf_counter() - started)
+            await asyncio.sleep(0.05)
+    finally:
+        await probe.ws.close()
+
+
 async def watch_loop(honest: Honest) -> None:
     """How late this process's own event loop wakes up, per phase: a busy honest client is
     slow by itself, and that is no server delay."""
@@ -280,6 +297,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await wait_listening(url)
         started = time.monotonic()
         own_calm = own_cpu()
+        pinger = asyncio.create_task(ping_probe(url, honest))
         profile(server, args, "calm", signal.SIGUSR1)
         humans = [pair(url, i, False, honest) for i in range(args.games - args.bot_games)]
         bots = [pair(url, 1000 + i, True, honest) for i in range(args.bot_games)]
@@ -307,6 +325,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         attacks = json.loads(out or b"{}")
         attack_s = time.monotonic() - attack_started
         honest.phase = "after"
+        pinger.cancel()
         await asyncio.sleep(min(3.0, args.seconds))
         worst_ping = await lock_phase(url, db, args.lock_seconds, honest)
         honest.stopping = True
@@ -335,6 +354,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         },
         "attackers_cpu_pct": round(100 * attackers_cpu / attack_s),
         "honest_loop_lag_ms": {p: summary(honest.lag.get(p, [])) for p in phases},
+        "ping_ms": {p: summary(honest.pings.get(p, [])) for p in phases},
         "lock_worst_ping_ms": round(worst_ping, 1),
         "peak_rss_mb_before_attack": round(rss_before, 1),
         "peak_rss_mb": None if rss is None else round(rss, 1),
@@ -388,6 +408,9 @@ def render(result: dict[str, Any]) -> str:
         f"{result['server_cpu_pct']['attack']}% under attack (of one core); honest clients "
         f"{own['calm']}% / {own['attack']}%;"
         f" attackers {result['attackers_cpu_pct']}%",
+        "- honest ping (no commit to wait for) p50 / p99 calm: "
+        f"{result['ping_ms']['calm']['p50']} / {result['ping_ms']['calm']['p99']} ms, attack: "
+        f"{result['ping_ms']['attack']['p50']} / {result['ping_ms']['attack']['p99']} ms",
         "- honest clients' own loop lag p99 calm / attack: "
         f"{result['honest_loop_lag_ms']['calm']['p99']} / "
         f"{result['honest_loop_lag_ms']['attack']['p99']} ms",
