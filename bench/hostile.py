@@ -4,6 +4,7 @@ One run starts ``python -m server`` (SQLite, default limits) and plays honest ga
 pairs at a human pace (a move every 0.5-2 s) and bot pairs at full speed, every move timed from
 send to its acknowledgement. Phases, measured in the same run:
 
+0. ``warmup``: the honest games connect and start (``--warmup`` seconds, not measured);
 1. ``calm``: the honest games alone for ``--seconds``;
 2. ``attack``: the same games while ``bench/attacks.py`` (a process of its own, from
    127.0.0.2 …) runs every attack of the issue's table at once for ``--seconds``;
@@ -13,6 +14,12 @@ send to its acknowledgement. Phases, measured in the same run:
 Reports honest move latency p50/p99 per phase, the probe's worst ping during the lock, the
 server's peak RSS (VmHWM), honest disconnects, and what each attack got. Targets (issue 9):
 attack p99 <= 2x calm p99 and <= 100 ms, 0 honest disconnects, peak RSS <= 200 MB.
+
+To tell the server's delay from the bench's on a small machine it also reports, per phase, the
+CPU of the server, of the honest clients (this process) and of the attackers (niced: real ones
+are on other machines), this process's own event-loop lag, and an honest ping's round trip
+(pings wait for no commit, moves do). ``--profile F`` runs the server under cProfile for one
+phase (``--profile-phase calm|attack``); read it with ``bench/profile_server.py --show F``.
 
 Run: ``python bench/hostile.py [--games 50] [--bot-games 10] [--seconds 30] [--json F]``.
 """
@@ -68,7 +75,7 @@ def server_args(port: int, db: Path, keys_file: Path) -> list[str]:
 class Honest:
     """What the honest clients saw: latencies per phase, disconnects."""
 
-    phase: str = "calm"
+    phase: str = "warmup"
     latencies: dict[str, list[float]] = field(default_factory=dict)
     bot_latencies: dict[str, list[float]] = field(default_factory=dict)
     disconnects: int = 0
@@ -295,22 +302,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     lag = asyncio.create_task(watch_loop(honest))
     try:
         await wait_listening(url)
-        started = time.monotonic()
-        own_calm = own_cpu()
-        pinger = asyncio.create_task(ping_probe(url, honest))
-        profile(server, args, "calm", signal.SIGUSR1)
         humans = [pair(url, i, False, honest) for i in range(args.games - args.bot_games)]
         bots = [pair(url, 1000 + i, True, honest) for i in range(args.bot_games)]
         games = [asyncio.create_task(g) for g in (*humans, *bots)]
+        pinger = asyncio.create_task(ping_probe(url, honest))
+        # 100 connections, hellos and first rooms at once are no steady state: not measured.
+        await asyncio.sleep(args.warmup)
+        honest.phase = "calm"
+        started = time.monotonic()
+        own_calm, server_calm = own_cpu(), cpu_seconds(server.pid)
+        profile(server, args, "calm", signal.SIGUSR1)
         await asyncio.sleep(args.seconds)
         profile(server, args, "calm", signal.SIGUSR2)
         calm_s = time.monotonic() - started
         own_calm = own_cpu() - own_calm
+        cpu_calm = cpu_seconds(server.pid) - server_calm
         honest.phase = "attack"
         attack_started = time.monotonic()
         rss_before = peak_rss_mb(server.pid)
         cmd = [sys.executable, str(ROOT / "bench" / "attacks.py"), url, str(args.seconds)]
-        cpu_calm = cpu_seconds(server.pid)
+        server_attack = cpu_seconds(server.pid)
         own_attack, children = own_cpu(), children_cpu()
         profile(server, args, "attack", signal.SIGUSR1)
         # The attackers would be on other machines: niced, their CPU does not starve the server.
@@ -320,7 +331,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )  # fmt: skip
         out, _ = await attacker.communicate()
         profile(server, args, "attack", signal.SIGUSR2)
-        cpu_attack = cpu_seconds(server.pid) - cpu_calm
+        cpu_attack = cpu_seconds(server.pid) - server_attack
         own_attack, attackers_cpu = own_cpu() - own_attack, children_cpu() - children
         attacks = json.loads(out or b"{}")
         attack_s = time.monotonic() - attack_started
@@ -435,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=50, help="honest games at once (default 50)")
     p.add_argument("--bot-games", type=int, default=10, help="of which bot pairs (default 10)")
     p.add_argument("--seconds", type=float, default=30.0, help="length of the calm and attack")
+    p.add_argument("--warmup", type=float, default=5.0, help="unmeasured start (default 5 s)")
     p.add_argument("--scale", type=float, default=1.0, help="attack counts x this (1 = issue's)")
     p.add_argument("--lock-seconds", type=float, default=2.0, help="write lock hold (default 2)")
     p.add_argument("--json", help="write the result as JSON here")
