@@ -324,10 +324,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server_attack = cpu_seconds(server.pid)
         own_attack, children = own_cpu(), children_cpu()
         profile(server, args, "attack", signal.SIGUSR1)
-        # The attackers would be on other machines: niced, their CPU does not starve the server.
+        # The attackers would be on other machines: at the lowest priority their CPU does not
+        # starve the server or the honest clients of this 2-core box (what they send is the
+        # same: every attack is bounded in count, and the table shows what each one got).
         attacker = await asyncio.create_subprocess_exec(
             *cmd, str(args.scale), stdout=asyncio.subprocess.PIPE, env=env,
-            preexec_fn=lambda: os.nice(10),
+            preexec_fn=lambda: os.nice(19),
         )  # fmt: skip
         out, _ = await attacker.communicate()
         profile(server, args, "attack", signal.SIGUSR2)
