@@ -39,7 +39,7 @@ async def open_from(url: str, host: str, stats: Stats) -> ClientConnection | Non
     except InvalidStatus:
         stats["refused_503"] += 1
     except (OSError, TimeoutError, WebSocketException):
-        stats["connect_failed"] += 1
+        stats["dropped"] += 1  # refused without an answer (closed at accept)
     return None
 
 

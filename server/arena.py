@@ -108,6 +108,10 @@ class Limits:
     #: Open connections in all, and from one client address (the shell refuses the rest).
     max_connections: int = 4096
     max_connections_per_address: int = 64
+    #: Connections from one address that have not said ``hello`` yet (the shell refuses more),
+    #: and HTTP 503 answers per second to refused connections (past it they are dropped).
+    max_pending_per_address: int = 16
+    refusal_rate: float = 10.0
     #: Seconds a new connection has to say ``hello`` before it is closed.
     hello_timeout: float = 10.0
     #: Undecodable or malformed frames a connection may send before it is closed with 1008.

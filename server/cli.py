@@ -29,6 +29,8 @@ log = logging.getLogger("mnk.server")
 LIMIT_OPTIONS: dict[str, str] = {
     "max_connections": "open connections in all",
     "max_connections_per_address": "open connections from one client address",
+    "max_pending_per_address": "connections from one address that have not said hello yet",
+    "refusal_rate": "HTTP 503 answers per second to refused connections (past it: dropped)",
     "hello_timeout": "seconds a new connection has to say hello",
     "max_bad_frames": "undecodable frames before a connection is closed with 1008",
     "max_rooms_per_player": "rooms one player may be in at once, spectating included",

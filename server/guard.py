@@ -1,13 +1,27 @@
-"""Admission control for the shell: connections in all and per address, counted for the log."""
+"""Admission control for the shell: connections in all, per address and before ``hello``.
+
+A connection is counted from its TCP accept (or, behind a trusted proxy, from its HTTP request,
+where the client's address is first known). One over a limit is refused before any WebSocket
+work: with an HTTP 503 and the reason while the server has answers to spare, else dropped at
+once, so a flood of connections costs an accept each, not a handshake each.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
+import time
 from collections import Counter
+from collections.abc import Callable
 from http import HTTPStatus
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
+
+from server.conn import ArenaConnection
+from server.ratelimit import TokenBucket
 
 log = logging.getLogger("mnk.server")
 
@@ -30,17 +44,68 @@ def address_of(ws: ServerConnection, request: Request | None = None, proxied: bo
     return str(peer[0]) if peer else "?"
 
 
+class GuardedConnection(ArenaConnection):
+    """A connection on the direct receive path, counted by a :class:`ConnectionGuard` at accept."""
+
+    def __init__(self, *args: Any, guard: ConnectionGuard, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.guard = guard
+        #: The client address it is counted under (None: not counted).
+        self.address: str | None = None
+        #: Whether it is counted as not having said ``hello`` yet.
+        self.pending = False
+        #: Why it was refused (it gets a 503), or None.
+        self.refusal: str | None = None
+        #: Refused and dropped before anything was read: websockets never sees it.
+        self.dropped = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Count the connection in, or drop it before reading a byte of its request."""
+        guard = self.guard
+        if not guard.proxied:
+            peer = transport.get_extra_info("peername")
+            if not guard.arrive(self, str(peer[0]) if peer else "?") and not guard.answer():
+                self.dropped = True
+                transport.abort()
+                return
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Count the connection out."""
+        self.guard.leave(self)
+        if not self.dropped:
+            super().connection_lost(exc)
+
+
 class ConnectionGuard:
     """Counts open connections per client address and refuses those past the limits."""
 
-    def __init__(self, max_total: int, max_per_address: int, proxied: bool = False) -> None:
+    def __init__(
+        self,
+        max_total: int,
+        max_per_address: int,
+        proxied: bool = False,
+        max_pending: int = 16,
+        refusal_rate: float = 10.0,
+    ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
+        #: Connections from one address that have not said ``hello`` yet.
+        self.max_pending = max_pending
         #: Whether a reverse proxy in front says who the client is (``--trust-proxy``).
         self.proxied = proxied
+        #: 503 answers per second (and at once); past them refused connections are dropped.
+        self.answers = TokenBucket(refusal_rate, max(1.0, refusal_rate))
         self.open: Counter[str] = Counter()
+        self.pending: Counter[str] = Counter()
         self.total = 0
         self.opened = self.closed = self.refused = 0
+        #: Refused connections dropped unanswered (since the start).
+        self.dropped = 0
         self._last_report = 0.0
+
+    def connection_factory(self) -> Callable[..., ServerConnection]:
+        """What ``serve(create_connection=…)`` makes each accepted connection with."""
+        return functools.partial(GuardedConnection, guard=self)
 
     def full(self, address: str) -> str | None:
         """Why a new connection from ``address`` is refused now, or None."""
@@ -48,38 +113,64 @@ class ConnectionGuard:
             return "too many connections to this server"
         if self.open[address] >= self.max_per_address:
             return "too many connections from your address"
+        if self.pending[address] >= self.max_pending:
+            return "too many connections from your address that have not said hello"
         return None
 
-    def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Refuse the HTTP upgrade (503) when the limits are reached: cheap, before any frame."""
-        reason = self.full(address_of(ws, request, self.proxied))
-        if reason is None:
-            return None
-        self.refused += 1
-        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, reason + "\n")
-
-    def address(self, ws: ServerConnection) -> str:
-        """The client address an open connection is counted under."""
-        return address_of(ws, None, self.proxied)
-
-    def admit(self, address: str) -> str | None:
-        """Count a new connection in, or say why it must be closed at once."""
+    def arrive(self, conn: GuardedConnection, address: str) -> bool:
+        """Count a new connection in; False when it is refused (``conn.refusal`` says why)."""
         reason = self.full(address)
         if reason is not None:
             self.refused += 1
-            return reason
+            conn.refusal = reason
+            return False
+        conn.address, conn.pending = address, True
         self.open[address] += 1
+        self.pending[address] += 1
         self.total += 1
         self.opened += 1
-        return None
+        return True
 
-    def release(self, address: str) -> None:
-        """A counted connection closed."""
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
+    def answer(self) -> bool:
+        """Whether a refused connection still gets an HTTP 503 (else it is dropped, cheaply)."""
+        if self.answers.allow(time.monotonic()):
+            return True
+        self.dropped += 1
+        return False
+
+    def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+        """Refuse the HTTP upgrade (503) of a connection over the limits, before any frame."""
+        assert isinstance(ws, GuardedConnection)
+        if self.proxied and ws.refusal is None and ws.address is None:
+            self.arrive(ws, address_of(ws, request, True))
+        if ws.refusal is None:
+            return None
+        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, ws.refusal + "\n")
+
+    def said_hello(self, conn: ServerConnection) -> None:
+        """A counted connection said ``hello``: it no longer counts as pending."""
+        if isinstance(conn, GuardedConnection) and conn.pending and conn.address is not None:
+            conn.pending = False
+            self._uncount(self.pending, conn.address)
+
+    def leave(self, conn: GuardedConnection) -> None:
+        """A connection closed: count it out if it was counted in."""
+        address = conn.address
+        if address is None:
+            return
+        conn.address = None
+        if conn.pending:
+            conn.pending = False
+            self._uncount(self.pending, address)
+        self._uncount(self.open, address)
         self.total -= 1
         self.closed += 1
+
+    @staticmethod
+    def _uncount(counter: Counter[str], address: str) -> None:
+        counter[address] -= 1
+        if counter[address] <= 0:
+            del counter[address]
 
     def report(self, now: float) -> None:
         """Log the connection counts once per ``REPORT_INTERVAL`` (at INFO; limits at WARNING)."""

@@ -24,3 +24,9 @@ class TokenBucket:
             self.tokens -= cost
             return True
         return False
+
+    def wait(self, now: float, cost: float = 1.0) -> float:
+        """Seconds from ``now`` until ``cost`` tokens are there (0 if they are now)."""
+        tokens = self.burst if self.tokens < 0 else self.tokens
+        tokens = min(self.burst, tokens + (now - self.stamp) * self.rate)
+        return max(0.0, (cost - tokens) / self.rate)

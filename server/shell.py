@@ -24,6 +24,7 @@ from server.conn import ArenaConnection
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
+from server.ratelimit import TokenBucket
 from server.store import Store
 
 log = logging.getLogger("mnk.server")
@@ -140,6 +141,23 @@ class Peer:
     closed: bool = False
     #: Closes the connection if it has not said hello in time (cancelled by the hello).
     deadline: asyncio.TimerHandle | None = None
+    #: ``rate_limited`` replies this connection may still get at once (made at its first one).
+    refusals: TokenBucket | None = None
+    #: When a throttled connection may be read again (arena clock; 0: it is not throttled).
+    resume_at: float = 0.0
+
+    def refused(self, now: float) -> float:
+        """A frame was refused for its rate: seconds to read nothing more from this peer.
+
+        A client past its limit gets as many ``rate_limited`` replies as its burst, then its
+        frames wait unread (in its socket) until it may be refused again: flooding costs the
+        server no more than twice the client's rate, however fast it sends.
+        """
+        bucket = self.conn.bucket
+        if self.refusals is None:
+            self.refusals = TokenBucket(bucket.rate, bucket.burst)
+        self.refusals.allow(now)
+        return self.refusals.wait(now)
 
 
 class ArenaServer:
@@ -153,11 +171,19 @@ class ArenaServer:
         self.store = store
         #: Set when the server cannot go on (a commit failed); its runner must stop it.
         self.failed = asyncio.Event()
+        #: Set when the server stops: connections held unread are read again, to close them.
+        self._stopping = asyncio.Event()
+        self._unreading: set[asyncio.Future[None]] = set()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
         lim = arena.limits
-        per_address = lim.max_connections_per_address
-        self.guard = ConnectionGuard(lim.max_connections, per_address, self.config.trust_proxy)
+        self.guard = ConnectionGuard(
+            lim.max_connections,
+            lim.max_connections_per_address,
+            self.config.trust_proxy,
+            lim.max_pending_per_address,
+            lim.refusal_rate,
+        )
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
         self.internal: Server | None = None
@@ -203,7 +229,7 @@ class ArenaServer:
             max_size=cfg.max_frame,
             server_header=None,
             process_request=self.guard.process_request,
-            create_connection=ArenaConnection,
+            create_connection=self.guard.connection_factory(),
             ssl=cfg.ssl_context(),
         )
         if cfg.certfile is not None:
@@ -215,12 +241,15 @@ class ArenaServer:
                 max_size=cfg.max_frame,
                 server_header=None,
                 process_request=self.guard.process_request,
-                create_connection=ArenaConnection,
+                create_connection=self.guard.connection_factory(),
             )
         self._sweeper = asyncio.create_task(self._sweep_forever())
 
     async def stop(self) -> None:
         """Tell everyone, then close every connection with 1001 and stop listening."""
+        self._stopping.set()
+        for wake in list(self._unreading):
+            _resolve(wake)
         for task in (self._sweeper, self._key_reader):
             if task is not None:
                 task.cancel()
@@ -249,12 +278,6 @@ class ArenaServer:
 
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
-        address = self.guard.address(ws)
-        refused = self.guard.admit(address)
-        if refused is not None:
-            self.arena.note_limit(None, "connections", self.arena.clock())
-            await ws.close(CloseCode.TRY_LATER, refused)
-            return
         arena = self.arena
         peer = Peer(ws, arena.connect())
         deadline = peer.deadline = asyncio.get_running_loop().call_later(
@@ -263,7 +286,10 @@ class ArenaServer:
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
             ws.serve(functools.partial(self._receive, peer))
         try:
-            async for frame in ws:  # only what websockets queued (text, fragments, …)
+            async for frame in ws:  # what websockets queued: text, fragments, a throttled peer's
+                wait = peer.resume_at - arena.clock()
+                if wait > 0:
+                    await self._unread(wait)
                 self._receive(peer, frame)
         except ConnectionClosed:
             pass
@@ -271,7 +297,6 @@ class ArenaServer:
             if isinstance(ws, ArenaConnection):
                 ws.on_message = None
             deadline.cancel()
-            self.guard.release(address)
             peer.closed = True
             for task in list(peer.lookups):
                 task.cancel()
@@ -281,7 +306,11 @@ class ArenaServer:
                 self._emit(None, arena.disconnect(peer.conn), arena.drain())
 
     def _receive(self, peer: Peer, frame: bytes | str) -> None:
-        """One message of ``peer`` through the arena; its outputs leave once committed."""
+        """One message of ``peer`` through the arena; its outputs leave once committed.
+
+        A peer refused past its burst is throttled: its next frames wait in websockets' queue
+        (and, once that is full, in its socket) until ``handle`` reads them at the allowed pace.
+        """
         arena = self.arena
         conn = peer.conn
         before = conn.pid
@@ -289,8 +318,47 @@ class ArenaServer:
         if conn.pid is not None and before is None:
             if peer.deadline is not None:
                 peer.deadline.cancel()
+            self.guard.said_hello(peer.ws)
             self._register(conn.pid, peer.ws)
         self._emit(peer, out, arena.drain())
+        if out and _rate_limited(out[0]):
+            now = arena.clock()
+            pause = peer.refused(now)
+            if pause > 0:
+                peer.resume_at = now + pause
+                if isinstance(peer.ws, ArenaConnection) and peer.ws.on_message is not None:
+                    peer.ws.on_message = None  # later frames queue up for ``handle``
+                    asyncio.get_running_loop().call_later(pause, self._unthrottle, peer)
+
+    def _unthrottle(self, peer: Peer) -> None:
+        """Put a throttled peer back on the direct path once its pause is over.
+
+        Frames it sent meanwhile are still in websockets' queue; the direct path takes none
+        until ``handle`` has read them all, so the order holds.
+        """
+        if peer.closed:
+            return
+        wait = peer.resume_at - self.arena.clock()
+        if wait > 0:  # refused again meanwhile (from ``handle``'s reads): wait that out too
+            asyncio.get_running_loop().call_later(wait, self._unthrottle, peer)
+            return
+        assert isinstance(peer.ws, ArenaConnection)
+        peer.ws.on_message = functools.partial(self._receive, peer)
+
+    async def _unread(self, seconds: float) -> None:
+        """Read nothing from this connection for ``seconds`` (its frames wait in its socket),
+        unless the server stops first. One timer: a pause is at most one token's time."""
+        loop = asyncio.get_running_loop()
+        if self._stopping.is_set():
+            return
+        wake = loop.create_future()
+        timer = loop.call_later(seconds, _resolve, wake)
+        self._unreading.add(wake)
+        try:
+            await wake
+        finally:
+            timer.cancel()
+            self._unreading.discard(wake)
 
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
@@ -391,6 +459,17 @@ class ArenaServer:
                 self._emit(None, out, self.arena.drain() + records)
             except Exception:
                 log.exception("sweep failed")
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    """Wake whoever waits on ``future`` (once)."""
+    if not future.done():
+        future.set_result(None)
+
+
+def _rate_limited(item: Out) -> bool:
+    """Whether ``item`` refuses a frame for its connection's rate."""
+    return isinstance(item, Reply) and item.message.get("code") == "rate_limited"
 
 
 def _stateless(item: Out) -> bool:

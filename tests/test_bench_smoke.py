@@ -38,7 +38,8 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     """Every attack, tiny counts, beside 3 honest games: honest play survives, attacks bite."""
     out = tmp_path / "hostile.json"
     cmd = [sys.executable, str(ROOT / "bench" / "hostile.py"), "--games", "3", "--bot-games", "1"]
-    cmd += ["--seconds", "2", "--scale", "0.02", "--lock-seconds", "1", "--json", str(out)]
+    cmd += ["--seconds", "2", "--warmup", "0.5", "--scale", "0.02", "--lock-seconds", "1"]
+    cmd += ["--json", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())

@@ -104,10 +104,10 @@ async def test_room_churn_is_bounded(client_factory: Any, server: Any) -> None:
 )
 async def test_undecodable_frames_cost_tokens(client_factory: Any) -> None:
     c = await client_factory("junk")
-    for _ in range(25):
+    for _ in range(18):  # within the 10 refusals answered before the flood is read no more
         await c.ws.send(b"\xc1\xc1 not msgpack")
-    codes = [(await c.recv())["code"] for _ in range(25)]
-    assert codes.count("bad_frame") <= 11 and codes.count("rate_limited") >= 14
+    codes = [(await c.recv())["code"] for _ in range(18)]
+    assert codes.count("bad_frame") <= 11 and codes.count("rate_limited") >= 7
 
 
 @pytest.mark.parametrize("limits_override", [{**FAST, "max_bad_frames": 5}])

@@ -119,5 +119,5 @@ async def test_the_server_uses_the_direct_path_and_keeps_no_handshake_headers(
     c = await client_factory("direct")
     await c.alive()
     (ws,) = server._connections()
-    assert type(ws) is ArenaConnection
+    assert isinstance(ws, ArenaConnection)
     assert len(ws.request.headers) == 0 and len(ws.response.headers) == 0  # 2 KB a connection

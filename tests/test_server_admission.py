@@ -1,0 +1,93 @@
+"""An attacker cannot make the real server work for honest players' time: admission and floods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import RawClient, until
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidMessage, InvalidStatus
+
+
+async def replies_until_quiet(client: RawClient, quiet: float = 1.5) -> list[dict[str, Any]]:
+    """Every message the server sends until it has sent none for ``quiet`` seconds."""
+    got = []
+    while True:
+        try:
+            got.append(await client.recv(quiet))
+        except TimeoutError:
+            return got
+
+
+@pytest.mark.parametrize("limits_override", [{"human_rate": 0.01, "human_burst": 5.0}])
+async def test_a_flood_past_the_rate_gets_a_burst_of_refusals_then_is_not_read(
+    client_factory: Any,
+) -> None:
+    c = await client_factory("flooder")  # hello took 1 of the 5 tokens
+    for i in range(60):
+        await c.send(type="ping", id=i)
+    got = await replies_until_quiet(c)
+    assert [r["type"] for r in got] == ["pong"] * 4 + ["error"] * 5  # then nothing is read
+    assert [r["id"] for r in got] == list(range(9))
+    other = await client_factory("other")
+    await other.alive()
+    c.ws.transport.abort()  # its close frame would wait behind the unread pings
+
+
+@pytest.mark.parametrize("limits_override", [{"human_rate": 20.0, "human_burst": 4.0}])
+async def test_a_throttled_connection_is_answered_again_in_order(
+    server: Any, client_factory: Any
+) -> None:
+    c = await client_factory("eager")
+    for i in range(40):
+        await c.send(type="ping", id=i)
+    got = [await c.recv() for _ in range(40)]
+    assert [r["id"] for r in got] == list(range(40))  # nothing lost, nothing reordered
+    assert sum(r["type"] == "pong" for r in got) > 3 + 4  # read again once it had tokens
+    (ws,) = server._connections()
+    await c.send(type="ping", id=40)  # once read again, it is back on the direct path
+    assert (await c.recv())["id"] == 40
+    await until(lambda: ws.on_message is not None)
+
+
+async def from_address(server: Any, host: str) -> RawClient:
+    """A raw client whose connection comes from ``host`` (another loopback address)."""
+    ws = await connect(server.url, compression=None, local_addr=(host, 0), open_timeout=10)
+    return RawClient(ws)
+
+
+@pytest.mark.parametrize("limits_override", [{"max_pending_per_address": 3}])
+async def test_connections_that_have_not_said_hello_are_capped_per_address(
+    client_factory: Any, server: Any
+) -> None:
+    silent = [await from_address(server, "127.0.0.2") for _ in range(3)]
+    with pytest.raises(InvalidStatus) as refused:
+        await from_address(server, "127.0.0.2")
+    assert refused.value.response.status_code == 503
+    assert b"not said hello" in refused.value.response.body
+    await silent[0].hello("now-talking")  # no longer pending: room for one more
+    late = await from_address(server, "127.0.0.2")
+    await late.hello("late")
+    assert server.guard.pending["127.0.0.2"] == 2 and server.guard.open["127.0.0.2"] == 4
+    for c in (*silent, late):
+        await c.close()
+    await until(lambda: not server.guard.open and not server.guard.pending)
+
+
+@pytest.mark.parametrize(
+    "limits_override", [{"max_connections_per_address": 1, "refusal_rate": 0.05}]
+)
+async def test_refusals_past_their_rate_are_dropped_before_the_handshake(
+    client_factory: Any, server: Any
+) -> None:
+    held = await from_address(server, "127.0.0.2")
+    with pytest.raises(InvalidStatus):  # the first refusal is told why, with a 503
+        await from_address(server, "127.0.0.2")
+    handshakes = len(server.server.connections)
+    with pytest.raises((InvalidMessage, OSError)):  # the next is dropped without an answer
+        await from_address(server, "127.0.0.2")
+    assert server.guard.dropped == 1 and len(server.server.connections) == handshakes
+    honest = await client_factory("honest")  # other addresses are not affected
+    await honest.alive()
+    await held.close()
