@@ -7,6 +7,7 @@ CPU comes from ``/proc/PID/stat`` (user + system, all threads) and per thread fr
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
 import signal
@@ -66,6 +67,14 @@ def raise_fd_limit(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
 
 
+@functools.cache
+def server_help(src: str) -> str:
+    """``mnk-server --help`` of the server in ``src`` (benches may run older trees' servers)."""
+    env = {**os.environ, "PYTHONPATH": src}
+    cmd = [sys.executable, "-m", "server", "--help"]
+    return subprocess.run(cmd, cwd=src, env=env, capture_output=True, text=True).stdout
+
+
 class Target:
     """The server or the relay as a subprocess on a free port, killed on exit.
 
@@ -90,6 +99,8 @@ class Target:
             cmd += [*host, *storage, "--no-bots"]
             cmd += ["--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING"]
             cmd += ["--max-connections-per-address", "100000", "--max-connections", "100000"]
+            if "--max-pending-per-address" in server_help(src):  # the load comes from few addresses
+                cmd += ["--max-pending-per-address", "100000"]
             cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none
         else:
             loop = "uvloop" if kind == "relay_uv" else "asyncio"
