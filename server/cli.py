@@ -20,7 +20,8 @@ from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
 from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.shell import ArenaServer, ServerConfig
-from server.store import WAL_LIMIT, Store
+from server.storage import StoreUnavailable, is_pg_url, open_store
+from server.store import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
 
@@ -50,7 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
-    p.add_argument("--db", default=DB, help="SQLite file for games, players and bot keys")
+    p.add_argument(
+        "--db",
+        default=DB,
+        help="SQLite file for games, players and bot keys, or a postgresql:// URL",
+    )
     p.add_argument(
         "--memory",
         action="store_true",
@@ -140,7 +145,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     keys = load_keys(args.keys_file)
     store = None
     if not args.memory:
-        store = Store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
+        store = open_store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
     arena = Arena(limits=limits, durable=store is not None, keys=keys)
@@ -158,7 +163,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     log.info("mnk-server listening on %s://%s:%d", scheme, args.host, server.port)
     pool = None
     if not args.no_bots and args.bots:
-        state_dir = None if args.memory else Path(f"{args.db}.bots")
+        state_dir = None if args.memory else bots_state_dir(args.db)
         if state_dir is not None:
             state_dir.mkdir(exist_ok=True)
         pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir)
@@ -195,14 +200,21 @@ def main(argv: list[str] | None = None) -> None:
         asyncio.run(serve_forever(args))
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
         raise SystemExit(130) from None
-    except (OSError, sqlite3.Error) as exc:  # port in use, unwritable or corrupt --db
+    except (OSError, sqlite3.Error, StoreUnavailable) as exc:  # port in use, bad --db
         raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
+
+
+def bots_state_dir(db: str) -> Path:
+    """Where the built-in bots keep their sessions: beside a SQLite file, else in the cwd."""
+    return Path(f"{DB}.bots") if is_pg_url(db) else Path(f"{db}.bots")
 
 
 def startup_error(args: argparse.Namespace, exc: BaseException) -> str:
     """One line saying why the server could not start, and what to try."""
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
         return f"port {args.port} on {args.host} is in use (another mnk-server?); try --port"
+    if isinstance(exc, StoreUnavailable):
+        return f"{exc}; check --db"
     if isinstance(exc, sqlite3.Error) or str(exc.filename or "").startswith(args.db):
         return f"cannot use the database {args.db!r}: {exc}; try another --db or --memory"
     return f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from server.journal import Record
-from server.store import Store
+from server.storage import Storage
 
 log = logging.getLogger("mnk.store")
 
@@ -31,7 +31,7 @@ CHECKPOINT_INTERVAL = 2.0
 class Pipeline:
     """Orders deliveries behind commits of the records that came with them."""
 
-    def __init__(self, store: Store, on_failure: Callable[[], None] | None = None) -> None:
+    def __init__(self, store: Storage, on_failure: Callable[[], None] | None = None) -> None:
         self.store = store
         #: Called once when a commit fails: the server must stop rather than run undurably.
         self.on_failure = on_failure

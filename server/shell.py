@@ -20,7 +20,7 @@ from server.arena import Arena, Close, Conn, Lookup, Out, Reply
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
-from server.store import Store
+from server.storage import Storage
 
 log = logging.getLogger("mnk.server")
 
@@ -106,7 +106,7 @@ class ArenaServer:
     """Runs an :class:`Arena` behind ``websockets.asyncio.server``."""
 
     def __init__(
-        self, arena: Arena, config: ServerConfig | None = None, store: Store | None = None
+        self, arena: Arena, config: ServerConfig | None = None, store: Storage | None = None
     ) -> None:
         self.arena = arena
         self.config = config or ServerConfig()

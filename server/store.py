@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,105 @@ def migrate(db: sqlite3.Connection) -> int:
     return len(MIGRATIONS)
 
 
-class Store:
+class History(ABC):
+    """Reading back: the start-up snapshot (from ``self.db``) and history queries (off the loop).
+
+    Works over any connection whose ``execute`` takes ``?`` placeholders and yields rows
+    indexed by column name, so the SQLite and PostgreSQL stores share it.
+    """
+
+    #: The rooms table's column that orders live rooms by when they got their current game.
+    ROOM_ORDER = "rowid"
+    db: Any
+
+    @abstractmethod
+    def _reader(self) -> Any:
+        """A connection for this thread (stores keep one per reader thread)."""
+
+    def load(self) -> Snapshot:
+        """Every player and every live room with its current game and moves."""
+        db = self.db
+        players = [PlayerRow(**dict(r)) for r in db.execute("SELECT * FROM players")]
+        rooms = []
+        for row in db.execute(f"SELECT room, game_id FROM rooms ORDER BY {self.ROOM_ORDER}"):
+            game = self._game_row(db, row["game_id"])
+            if game is not None:
+                rooms.append((RoomRow(row["room"], row["game_id"]), game, self._moves(db, game)))
+        alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
+        played = frozenset(
+            r["pid"]
+            for r in db.execute(
+                "SELECT seat0 AS pid FROM games WHERE seat0 IS NOT NULL AND started_at IS NOT NULL "
+                "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
+            )
+        )
+        return Snapshot(players, rooms, float(alive["value"]) if alive else None, played)
+
+    def list_games(
+        self,
+        player: str | None = None,
+        before: float | None = None,
+        limit: int = 20,
+        before_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Finished games, newest first; the next page starts after (``before``, ``before_id``).
+
+        Ties on ``ended_at`` are ordered by ``game_id``, so paging with both never skips a game.
+        """
+        limit = max(1, min(limit, MAX_PAGE))
+        sql = "SELECT * FROM games WHERE status = 'over'"
+        args: list[Any] = []
+        if player:
+            sql += " AND (seat0 = ? OR seat1 = ? OR name0 = ? OR name1 = ?)"
+            args += [player] * 4
+        if before is not None and before_id is not None:
+            sql += " AND (ended_at < ? OR (ended_at = ? AND game_id < ?))"
+            args += [before, before, before_id]
+        elif before is not None:
+            sql += " AND ended_at < ?"
+            args.append(before)
+        sql += " ORDER BY ended_at DESC, game_id DESC LIMIT ?"
+        args.append(limit + 1)
+        rows = self._reader().execute(sql, args).fetchall()
+        games = [_summary(_row_to_game(r)) for r in rows[:limit]]
+        more = len(rows) > limit
+        return {"type": "games", "games": games, "more": more}
+
+    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
+        """One game with every move and its time; ``fmt`` ``psq`` adds the Gomocup record."""
+        db = self._reader()
+        game = self._game_row(db, game_id)
+        if game is None:
+            raise NoSuchGame(f"no game {game_id[:64]!r}")
+        moves = self._moves(db, game)
+        record = game_record(game, moves)
+        reply: dict[str, Any] = {"type": "game", "game": record}
+        if fmt == "psq":
+            reply["psq"] = to_psq(game, moves)
+        return reply
+
+    @staticmethod
+    def _game_row(db: Any, game_id: str) -> GameRow | None:
+        row = db.execute("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        return _row_to_game(row) if row else None
+
+    @staticmethod
+    def _moves(db: Any, game: GameRow) -> list[MoveRow]:
+        rows = db.execute("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game.game_id,))
+        return [
+            MoveRow(
+                r["game_id"],
+                r["ply"],
+                r["x"],
+                r["y"],
+                r["at"],
+                None if r["clock0"] is None else (r["clock0"], r["clock1"]),
+            )
+            for r in rows
+        ]
+
+
+class Store(History):
     """Writes journal records in batches (from one writer thread) and answers history queries."""
 
     def __init__(
@@ -135,27 +234,6 @@ class Store:
             db.execute("ROLLBACK")
             raise
 
-    # -- reading back after a restart ----------------------------------------------------------
-
-    def load(self) -> Snapshot:
-        """Every player and every live room with its current game and moves."""
-        db = self.db
-        players = [PlayerRow(**dict(r)) for r in db.execute("SELECT * FROM players")]
-        rooms = []
-        for row in db.execute("SELECT room, game_id FROM rooms ORDER BY rowid"):
-            game = self._game_row(db, row["game_id"])
-            if game is not None:
-                rooms.append((RoomRow(row["room"], row["game_id"]), game, self._moves(db, game)))
-        alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
-        played = frozenset(
-            r[0]
-            for r in db.execute(
-                "SELECT seat0 FROM games WHERE seat0 IS NOT NULL AND started_at IS NOT NULL "
-                "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
-            )
-        )
-        return Snapshot(players, rooms, float(alive[0]) if alive else None, played)
-
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
         return read_bot_keys(self._reader())
@@ -168,77 +246,14 @@ class Store:
             db = self._readers.db = connect(self.path)
         return db
 
-    def list_games(
-        self,
-        player: str | None = None,
-        before: float | None = None,
-        limit: int = 20,
-        before_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Finished games, newest first; the next page starts after (``before``, ``before_id``).
-
-        Ties on ``ended_at`` are ordered by ``game_id``, so paging with both never skips a game.
-        """
-        limit = max(1, min(limit, MAX_PAGE))
-        sql = "SELECT * FROM games WHERE status = 'over'"
-        args: list[Any] = []
-        if player:
-            sql += " AND (seat0 = ? OR seat1 = ? OR name0 = ? OR name1 = ?)"
-            args += [player] * 4
-        if before is not None and before_id is not None:
-            sql += " AND (ended_at < ? OR (ended_at = ? AND game_id < ?))"
-            args += [before, before, before_id]
-        elif before is not None:
-            sql += " AND ended_at < ?"
-            args.append(before)
-        sql += " ORDER BY ended_at DESC, game_id DESC LIMIT ?"
-        args.append(limit + 1)
-        rows = self._reader().execute(sql, args).fetchall()
-        games = [_summary(_row_to_game(r)) for r in rows[:limit]]
-        more = len(rows) > limit
-        return {"type": "games", "games": games, "more": more}
-
-    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
-        """One game with every move and its time; ``fmt`` ``psq`` adds the Gomocup record."""
-        db = self._reader()
-        game = self._game_row(db, game_id)
-        if game is None:
-            raise NoSuchGame(f"no game {game_id[:64]!r}")
-        moves = self._moves(db, game)
-        record = game_record(game, moves)
-        reply: dict[str, Any] = {"type": "game", "game": record}
-        if fmt == "psq":
-            reply["psq"] = to_psq(game, moves)
-        return reply
-
-    @staticmethod
-    def _game_row(db: sqlite3.Connection, game_id: str) -> GameRow | None:
-        row = db.execute("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
-        return _row_to_game(row) if row else None
-
-    @staticmethod
-    def _moves(db: sqlite3.Connection, game: GameRow) -> list[MoveRow]:
-        rows = db.execute("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game.game_id,))
-        return [
-            MoveRow(
-                r["game_id"],
-                r["ply"],
-                r["x"],
-                r["y"],
-                r["at"],
-                None if r["clock0"] is None else (r["clock0"], r["clock1"]),
-            )
-            for r in rows
-        ]
-
 
 # -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
 
 
-def read_bot_keys(db: sqlite3.Connection) -> list[KeyRow]:
+def read_bot_keys(db: Any) -> list[KeyRow]:
     """Every row of the bot keys table, by name."""
     rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
-    return [KeyRow(*tuple(r)) for r in rows]
+    return [KeyRow(r["name"], r["key_hash"], r["created_at"], r["revoked_at"]) for r in rows]
 
 
 def put_bot_key(db: sqlite3.Connection, row: KeyRow) -> None:
@@ -268,18 +283,23 @@ def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     )
 
 
+def game_values(r: GameRow) -> tuple[Any, ...]:
+    """A game header as the games table's columns, in their order (JSON where nested)."""
+    return (
+        r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
+        None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
+        r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
+        r.ended_at, r.fault,
+    )  # fmt: skip
+
+
 def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     db.execute(
         "INSERT OR REPLACE INTO games (game_id, room, game_no, variant, options, clock, seat0, "
         "seat1, name0, name1, kind0, kind1, status, winner, reason, line, created_at, started_at, "
         "ended_at, fault) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
-            None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
-            r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
-            r.ended_at, r.fault,
-        ),
-    )  # fmt: skip
+        game_values(r),
+    )
 
 
 def _write_move(db: sqlite3.Connection, r: MoveRow) -> None:
@@ -320,7 +340,7 @@ _WRITERS: dict[type, Any] = {
 }
 
 
-def _row_to_game(r: sqlite3.Row) -> GameRow:
+def _row_to_game(r: Any) -> GameRow:
     return GameRow(
         game_id=r["game_id"],
         room=r["room"],

@@ -1,0 +1,329 @@
+"""The PostgreSQL store: the same records and queries as the SQLite one, on a shared database.
+
+Writes go through psycopg 3 (sync, pipeline mode) on the pipeline's writer thread, so a slow
+or unreachable database stalls deliveries, never the event loop (``bench/bench_store.py``
+measured it against asyncpg). Every write is idempotent (``ON CONFLICT … DO UPDATE``, deletes),
+so a batch whose commit outcome is unknown (the connection died mid-commit) is sent again on a
+new connection until ``commit_timeout`` runs out. Migrations run under an advisory lock, so
+nodes starting together upgrade the schema once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from server.journal import (
+    GameRow,
+    Heartbeat,
+    KeyRow,
+    MoveRow,
+    PlayerGone,
+    PlayerRow,
+    Record,
+    RoomGone,
+    RoomRow,
+)
+from server.storage import StoreUnavailable
+from server.store import History, game_values
+
+log = logging.getLogger("mnk.store")
+
+#: Migration N takes the database from schema version N to N + 1. Append; never edit.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE players (
+        pid TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE games (
+        game_id TEXT PRIMARY KEY, room TEXT NOT NULL, game_no INTEGER NOT NULL,
+        variant TEXT NOT NULL, options TEXT NOT NULL, clock TEXT,
+        seat0 TEXT, seat1 TEXT, name0 TEXT, name1 TEXT, kind0 TEXT, kind1 TEXT,
+        status TEXT NOT NULL, winner INTEGER, reason TEXT, line TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL, started_at DOUBLE PRECISION,
+        ended_at DOUBLE PRECISION, fault TEXT);
+    CREATE INDEX games_by_end ON games (status, ended_at);
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL, ply INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
+        at DOUBLE PRECISION NOT NULL, clock0 DOUBLE PRECISION, clock1 DOUBLE PRECISION,
+        PRIMARY KEY (game_id, ply));
+    CREATE TABLE rooms (room TEXT PRIMARY KEY, game_id TEXT NOT NULL, seq BIGSERIAL NOT NULL);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+    CREATE TABLE bot_keys (
+        name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
+        created_at DOUBLE PRECISION NOT NULL, revoked_at DOUBLE PRECISION);
+    """,
+)
+
+#: The advisory lock key migrations hold (any constant no other user of the database takes).
+MIGRATION_LOCK = 0x6D6E6B01
+#: Seconds a connection attempt may take before it counts as a failure.
+CONNECT_TIMEOUT = 5
+
+
+def open_connection(url: str, timeout: float = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+    """An autocommit connection (transactions are explicit) with rows indexed by column name."""
+    return psycopg.connect(
+        url, row_factory=dict_row, autocommit=True, connect_timeout=max(1, round(timeout))
+    )
+
+
+def connect(url: str, timeout: float = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+    """:func:`open_connection`, or StoreUnavailable (said in one line) if it cannot."""
+    try:
+        return open_connection(url, timeout)
+    except psycopg.Error as exc:
+        said = " ".join(str(exc).split())  # libpq's message spans lines
+        raise StoreUnavailable(f"cannot connect to PostgreSQL: {said}") from exc
+
+
+def migrate(db: psycopg.Connection[Any]) -> int:
+    """Bring the schema up to date under the migration lock; returns the version now."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), version INTEGER NOT NULL)"
+        )
+        row = db.execute("SELECT version FROM schema_version").fetchone()
+        version = row["version"] if row else 0
+        if version > len(MIGRATIONS):
+            raise RuntimeError(f"database schema {version} is newer than this server knows")
+        for number in range(version, len(MIGRATIONS)):
+            db.execute(MIGRATIONS[number])
+        db.execute(
+            "INSERT INTO schema_version (version) VALUES (%s) "
+            "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+            (len(MIGRATIONS),),
+        )
+    return len(MIGRATIONS)
+
+
+class Qmark:
+    """A connection that takes ``?`` placeholders, so :class:`History`'s SQL runs unchanged."""
+
+    def __init__(self, db: psycopg.Connection[Any]) -> None:
+        self.conn = db
+
+    def execute(self, sql: str, args: Any = ()) -> psycopg.Cursor[Any]:
+        """Run ``sql`` (whose only ``?`` are placeholders) with ``args``."""
+        return self.conn.execute(sql.replace("?", "%s"), args)
+
+
+class PgStore(History):
+    """Writes journal records in batches (from one writer thread) and answers history queries."""
+
+    ROOM_ORDER = "seq"
+
+    def __init__(self, url: str, commit_timeout: float = 10.0) -> None:
+        self.url = url
+        #: A batch is retried this long (on new connections) before the server stops.
+        self.commit_timeout = commit_timeout
+        #: PostgreSQL manages its own write-ahead log: the pipeline never truncates anything.
+        self.wal_limit = 0
+        writer = connect(url)
+        migrate(writer)
+        self._writer: psycopg.Connection[Any] | None = writer
+        self._readers = threading.local()
+        self._opened: list[psycopg.Connection[Any]] = []
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the writer and every reader connection."""
+        with self._lock:
+            conns = [self._writer, *self._opened]
+            self._opened.clear()
+        for conn in conns:
+            if conn is not None:
+                conn.close()
+
+    def checkpoint(self, truncate: bool = False) -> None:
+        """Nothing to do: PostgreSQL checkpoints its own write-ahead log."""
+
+    def wal_size(self) -> int:
+        """0: there is no WAL file of the store's own to bound."""
+        return 0
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def write(self, records: list[Record]) -> None:
+        """Commit a batch in one transaction, again on a new connection if the outcome is unknown.
+
+        Raises once ``commit_timeout`` has passed without a commit: the server must stop.
+        """
+        deadline = time.monotonic() + self.commit_timeout
+        delay = 0.05
+        while True:
+            try:
+                self._commit(records)
+                return
+            except psycopg.OperationalError as exc:  # connection lost, server restarting
+                self._drop_writer()
+                if time.monotonic() + delay >= deadline:
+                    raise
+                log.warning("commit of %d records failed (%s); retrying", len(records), exc)
+                time.sleep(delay)
+                delay = min(2 * delay, 1.0)
+
+    def _commit(self, records: list[Record]) -> None:
+        db = self._writer
+        if db is None or db.closed:
+            db = self._writer = open_connection(self.url)
+        with db.pipeline(), db.transaction():
+            for record in records:
+                db.execute(*_ROW_SQL[type(record)](record))
+
+    def _drop_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def db(self) -> Qmark:  # type: ignore[override]
+        """Where :meth:`load` reads: this thread's reader (the writer may be mid-commit)."""
+        return self._reader()
+
+    def bot_keys(self) -> list[KeyRow]:
+        """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
+        return read_bot_keys(self._reader().conn)
+
+    def _reader(self) -> Qmark:
+        """This thread's autocommit connection (made again after the database went away)."""
+        reader: Qmark | None = getattr(self._readers, "db", None)
+        if reader is not None and (reader.conn.closed or reader.conn.broken):
+            reader = None
+        if reader is None:
+            conn = connect(self.url)
+            with self._lock:
+                self._opened = [c for c in self._opened if not c.closed]
+                self._opened.append(conn)
+            reader = self._readers.db = Qmark(conn)
+        return reader
+
+
+# -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
+
+
+def read_bot_keys(db: psycopg.Connection[Any]) -> list[KeyRow]:
+    """Every row of the bot keys table, by name."""
+    rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
+    return [KeyRow(**r) for r in rows]
+
+
+class PgKeys:
+    """The bot keys table of a PostgreSQL database, for ``mnk-server keys``."""
+
+    def __init__(self, url: str) -> None:
+        self.db = connect(url)
+        migrate(self.db)
+
+    def read(self) -> list[KeyRow]:
+        """Every key, by name."""
+        return read_bot_keys(self.db)
+
+    def put(self, row: KeyRow) -> None:
+        """Store a new key for ``row.name``, replacing any earlier (revoked) one of that name."""
+        self.db.execute(
+            "INSERT INTO bot_keys VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET "
+            "key_hash = excluded.key_hash, created_at = excluded.created_at, "
+            "revoked_at = excluded.revoked_at",
+            (row.name, row.key_hash, row.created_at, row.revoked_at),
+        )
+
+    def revoke(self, name: str, at: float) -> bool:
+        """Mark the live key of ``name`` revoked; False if it has none."""
+        cur = self.db.execute(
+            "UPDATE bot_keys SET revoked_at = %s WHERE name = %s AND revoked_at IS NULL", (at, name)
+        )
+        return cur.rowcount > 0
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+
+# -- row codecs: each is idempotent, so a batch can be sent twice ------------------------------
+
+_GAME_COLUMNS = (
+    "game_id, room, game_no, variant, options, clock, seat0, seat1, name0, name1, kind0, kind1, "
+    "status, winner, reason, line, created_at, started_at, ended_at, fault"
+)
+_GAME_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in _GAME_COLUMNS.split(", ")[1:])
+
+#: One SQL statement and its parameters.
+Statement = tuple[str, Any]
+
+
+def _player(r: PlayerRow) -> Statement:
+    sql = (
+        "INSERT INTO players VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pid) "
+        "DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"
+    )
+    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at)
+
+
+def _game(r: GameRow) -> Statement:
+    sql = (
+        f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join(['%s'] * 20)}) "
+        f"ON CONFLICT (game_id) DO UPDATE SET {_GAME_UPDATE}"
+    )
+    return sql, game_values(r)
+
+
+def _move(r: MoveRow) -> Statement:
+    sql = (
+        "INSERT INTO moves VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id, ply) "
+        "DO UPDATE SET x = excluded.x, y = excluded.y, at = excluded.at, "
+        "clock0 = excluded.clock0, clock1 = excluded.clock1"
+    )
+    return sql, (r.game_id, r.ply, r.x, r.y, r.at, *(r.clocks or (None, None)))
+
+
+def _room(r: RoomRow) -> Statement:
+    # A room that gets a new game moves to the end of the order, as SQLite's REPLACE does.
+    sql = (
+        "INSERT INTO rooms (room, game_id) VALUES (%s, %s) ON CONFLICT (room) "
+        "DO UPDATE SET game_id = excluded.game_id, seq = excluded.seq"
+    )
+    return sql, (r.room, r.game_id)
+
+
+def _room_gone(r: RoomGone) -> Statement:
+    if r.discard_game is None:
+        return "DELETE FROM rooms WHERE room = %s", (r.room,)
+    sql = (
+        "WITH gone AS (DELETE FROM rooms WHERE room = %(room)s), "
+        "moves_gone AS (DELETE FROM moves WHERE game_id = %(game)s) "
+        "DELETE FROM games WHERE game_id = %(game)s"
+    )
+    return sql, {"room": r.room, "game": r.discard_game}
+
+
+def _heartbeat(r: Heartbeat) -> Statement:
+    sql = (
+        "INSERT INTO meta VALUES ('alive_at', %s) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    )
+    return sql, (repr(r.at),)
+
+
+def _player_gone(r: PlayerGone) -> Statement:
+    return "DELETE FROM players WHERE pid = %s", (r.pid,)
+
+
+_ROW_SQL: dict[type, Any] = {
+    PlayerRow: _player,
+    GameRow: _game,
+    MoveRow: _move,
+    RoomRow: _room,
+    RoomGone: _room_gone,
+    Heartbeat: _heartbeat,
+    PlayerGone: _player_gone,
+}
