@@ -78,7 +78,7 @@ def plain_psycopg(store: PgStore) -> Callable[[list[Record]], None]:
         assert db is not None
         with db.transaction():
             for record in records:
-                db.execute(*_ROW_SQL[type(record)](record))
+                db.execute(*_ROW_SQL[type(record)](record, None))
 
     return commit
 
@@ -105,7 +105,7 @@ def asyncpg_timed(url: str, batches: Batches, seconds: float) -> list[float] | N
             started = time.perf_counter()
             async with conn.transaction():
                 for record in batch:
-                    sql, args = _ROW_SQL[type(record)](record)
+                    sql, args = _ROW_SQL[type(record)](record, None)
                     await conn.execute(dollar(sql), *args)
             latencies.append(time.perf_counter() - started)
         await conn.close()

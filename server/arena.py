@@ -398,9 +398,13 @@ class Arena:
         """Take back players and live rooms from the store after a restart; everyone is offline.
 
         Seated players' reconnect grace starts now, and no clock is charged for the downtime.
+        A cluster node adopting a lapsed node's rooms restores them the same way: players it
+        knows already are kept as they are.
         """
         now = self.clock()
         for row in sorted(snapshot.players, key=lambda r: r.created_at):
+            if row.pid in self.players:
+                continue
             player = Player(row.pid, row.name, row.kind, row.token_hash)
             self.players[row.pid] = player
             self._by_token[row.token_hash] = row.pid
@@ -418,7 +422,8 @@ class Arena:
             for member in room.seats:
                 if member is not None and member.pid in self.players and room.status != "over":
                     self.players[member.pid].rooms.add(room.id)
-                    room.offline_since[member.pid] = now
+                    if not self.players[member.pid].online:
+                        room.offline_since[member.pid] = now
         self._lobby_dirty = True
 
     def revoked_bots(self) -> list[str]:

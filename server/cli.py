@@ -18,6 +18,7 @@ from pathlib import Path
 
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
+from server.cluster.node import NodeKeeper
 from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.shell import ArenaServer, ServerConfig
 from server.storage import StoreUnavailable, is_pg_url, open_store
@@ -55,6 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         default=DB,
         help="SQLite file for games, players and bot keys, or a postgresql:// URL",
+    )
+    p.add_argument(
+        "--node",
+        help="join a cluster as this node (needs a postgresql:// --db): see docs/CLUSTER.md",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=5.0,
+        help="seconds a node's rooms stay its own after it stops renewing (default 5)",
     )
     p.add_argument(
         "--memory",
@@ -145,7 +156,9 @@ async def serve_forever(args: argparse.Namespace) -> None:
     keys = load_keys(args.keys_file)
     store = None
     if not args.memory:
-        store = open_store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
+        store = open_store(
+            args.db, args.commit_timeout, args.wal_limit, node=args.node, lease_s=args.lease
+        )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
     arena = Arena(limits=limits, durable=store is not None, keys=keys)
@@ -155,6 +168,10 @@ async def serve_forever(args: argparse.Namespace) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await server.start()
+    keeper = None
+    if args.node is not None and store is not None:
+        keeper = NodeKeeper(arena, store)  # type: ignore[arg-type]  (open_store made a PgStore)
+        keeper.start()
     # What start-up made (modules, restored games) lives for good: keep the cyclic collector
     # from walking it again on every full collection, which pauses the loop.
     gc.collect()
@@ -178,10 +195,14 @@ async def serve_forever(args: argparse.Namespace) -> None:
         for waiter in waiters:
             waiter.cancel()
     finally:
+        if keeper is not None:
+            await keeper.stop()
         if pool is not None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
+    if getattr(store, "fenced", False):
+        raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
 

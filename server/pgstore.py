@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from server.cluster import lease
 from server.journal import (
     GameRow,
     Heartbeat,
@@ -28,6 +29,7 @@ from server.journal import (
     Record,
     RoomGone,
     RoomRow,
+    Snapshot,
 )
 from server.storage import StoreUnavailable
 from server.store import History, game_values
@@ -58,6 +60,8 @@ MIGRATIONS: tuple[str, ...] = (
         name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
         created_at DOUBLE PRECISION NOT NULL, revoked_at DOUBLE PRECISION);
     """,
+    # 2: node leases, room owners and epochs, the fencing function (server/cluster/lease.py)
+    lease.MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -120,21 +124,38 @@ class PgStore(History):
 
     ROOM_ORDER = "seq"
 
-    def __init__(self, url: str, commit_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        commit_timeout: float = 10.0,
+        node: str | None = None,
+        lease_s: float = 5.0,
+    ) -> None:
         self.url = url
         #: A batch is retried this long (on new connections) before the server stops.
         self.commit_timeout = commit_timeout
         #: PostgreSQL manages its own write-ahead log: the pipeline never truncates anything.
         self.wal_limit = 0
+        #: In a cluster, this node's name, lease and epoch: every commit is fenced by them.
+        self.node, self.lease_s, self.epoch = node, lease_s, 0
+        #: Set when a commit was refused because another node may own this node's rooms now.
+        self.fenced = False
         writer = connect(url)
         migrate(writer)
+        if node is not None:
+            self.epoch = lease.join(writer, node, lease_s)
         self._writer: psycopg.Connection[Any] | None = writer
         self._readers = threading.local()
         self._opened: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        """Close the writer and every reader connection."""
+        """Give a node's lease up (its rooms are adopted at once), close every connection."""
+        if self.node is not None and not self.fenced and self._writer is not None:
+            try:
+                lease.release(self._writer, self.node, self.epoch)
+            except psycopg.Error:
+                log.warning("could not give the lease up: survivors adopt when it lapses")
         with self._lock:
             conns = [self._writer, *self._opened]
             self._opened.clear()
@@ -162,6 +183,13 @@ class PgStore(History):
             try:
                 self._commit(records)
                 return
+            except psycopg.errors.RaiseException as exc:
+                if lease.FENCED not in str(exc):
+                    raise
+                self.fenced = True
+                raise lease.Fenced(
+                    f"node {self.node} lost its lease: its rooms are adopted"
+                ) from exc
             except psycopg.OperationalError as exc:  # connection lost, server restarting
                 self._drop_writer()
                 if time.monotonic() + delay >= deadline:
@@ -175,8 +203,10 @@ class PgStore(History):
         if db is None or db.closed:
             db = self._writer = open_connection(self.url)
         with db.pipeline(), db.transaction():
+            if self.node is not None:
+                db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, self.lease_s))
             for record in records:
-                db.execute(*_ROW_SQL[type(record)](record))
+                db.execute(*_ROW_SQL[type(record)](record, self.node))
 
     def _drop_writer(self) -> None:
         if self._writer is not None:
@@ -189,6 +219,28 @@ class PgStore(History):
     def db(self) -> Qmark:  # type: ignore[override]
         """Where :meth:`load` reads: this thread's reader (the writer may be mid-commit)."""
         return self._reader()
+
+    def load(self) -> Snapshot:
+        """Every player and the live rooms this node owns (all of them without ``--node``)."""
+        if self.node is None:
+            return super().load()
+        db = self.db
+        rows = db.execute(
+            "SELECT room, game_id FROM rooms WHERE owner = ? ORDER BY seq", (self.node,)
+        )
+        alive = db.execute("SELECT alive_at FROM nodes WHERE node = ?", (self.node,)).fetchone()
+        return self.snapshot(db, list(rows), alive["alive_at"] if alive else None)
+
+    def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
+        """Take the rooms of every node whose lease lapsed; each adopted node with its rooms.
+
+        Each room's clock is charged up to its old node's last heartbeat, not beyond.
+        """
+        assert self.node is not None
+        db = self._reader()
+        with db.conn.transaction():
+            claimed = lease.claim_lapsed(db.conn, self.node)
+            return [(node, self.snapshot(db, rows, alive)) for node, alive, rows in claimed]
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
@@ -261,7 +313,7 @@ _GAME_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in _GAME_COLUMNS.split(", "
 Statement = tuple[str, Any]
 
 
-def _player(r: PlayerRow) -> Statement:
+def _player(r: PlayerRow, node: str | None) -> Statement:
     sql = (
         "INSERT INTO players VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pid) "
         "DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"
@@ -269,7 +321,7 @@ def _player(r: PlayerRow) -> Statement:
     return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at)
 
 
-def _game(r: GameRow) -> Statement:
+def _game(r: GameRow, node: str | None) -> Statement:
     sql = (
         f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join(['%s'] * 20)}) "
         f"ON CONFLICT (game_id) DO UPDATE SET {_GAME_UPDATE}"
@@ -277,7 +329,7 @@ def _game(r: GameRow) -> Statement:
     return sql, game_values(r)
 
 
-def _move(r: MoveRow) -> Statement:
+def _move(r: MoveRow, node: str | None) -> Statement:
     sql = (
         "INSERT INTO moves VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id, ply) "
         "DO UPDATE SET x = excluded.x, y = excluded.y, at = excluded.at, "
@@ -286,16 +338,16 @@ def _move(r: MoveRow) -> Statement:
     return sql, (r.game_id, r.ply, r.x, r.y, r.at, *(r.clocks or (None, None)))
 
 
-def _room(r: RoomRow) -> Statement:
+def _room(r: RoomRow, node: str | None) -> Statement:
     # A room that gets a new game moves to the end of the order, as SQLite's REPLACE does.
     sql = (
-        "INSERT INTO rooms (room, game_id) VALUES (%s, %s) ON CONFLICT (room) "
+        "INSERT INTO rooms (room, game_id, owner) VALUES (%s, %s, %s) ON CONFLICT (room) "
         "DO UPDATE SET game_id = excluded.game_id, seq = excluded.seq"
     )
-    return sql, (r.room, r.game_id)
+    return sql, (r.room, r.game_id, node)
 
 
-def _room_gone(r: RoomGone) -> Statement:
+def _room_gone(r: RoomGone, node: str | None) -> Statement:
     if r.discard_game is None:
         return "DELETE FROM rooms WHERE room = %s", (r.room,)
     sql = (
@@ -306,7 +358,9 @@ def _room_gone(r: RoomGone) -> Statement:
     return sql, {"room": r.room, "game": r.discard_game}
 
 
-def _heartbeat(r: Heartbeat) -> Statement:
+def _heartbeat(r: Heartbeat, node: str | None) -> Statement:
+    if node is not None:  # a node's own heartbeat: survivors charge its clocks up to here
+        return "UPDATE nodes SET alive_at = %s WHERE node = %s", (r.at, node)
     sql = (
         "INSERT INTO meta VALUES ('alive_at', %s) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
@@ -314,7 +368,7 @@ def _heartbeat(r: Heartbeat) -> Statement:
     return sql, (repr(r.at),)
 
 
-def _player_gone(r: PlayerGone) -> Statement:
+def _player_gone(r: PlayerGone, node: str | None) -> Statement:
     return "DELETE FROM players WHERE pid = %s", (r.pid,)
 
 

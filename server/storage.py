@@ -69,12 +69,23 @@ def is_pg_url(db: str) -> bool:
     return db.startswith(PG_SCHEMES)
 
 
-def open_store(db: str, commit_timeout: float = 10.0, wal_limit: int | None = None) -> Storage:
-    """The store a ``--db`` value names: PostgreSQL for a ``postgresql://`` URL, else SQLite."""
+def open_store(
+    db: str,
+    commit_timeout: float = 10.0,
+    wal_limit: int | None = None,
+    node: str | None = None,
+    lease_s: float = 5.0,
+) -> Storage:
+    """The store a ``--db`` value names: PostgreSQL for a ``postgresql://`` URL, else SQLite.
+
+    ``node`` (PostgreSQL only) joins a cluster as that node, holding a lease of ``lease_s``.
+    """
     if is_pg_url(db):
         from server.pgstore import PgStore
 
-        return PgStore(db, commit_timeout=commit_timeout)
+        return PgStore(db, commit_timeout=commit_timeout, node=node, lease_s=lease_s)
+    if node is not None:
+        raise StoreUnavailable("--node needs a postgresql:// --db (SQLite is one node's own)")
     from server.store import WAL_LIMIT, Store
 
     limit = WAL_LIMIT if wal_limit is None else wal_limit

@@ -101,13 +101,18 @@ class History(ABC):
     def load(self) -> Snapshot:
         """Every player and every live room with its current game and moves."""
         db = self.db
+        rows = db.execute(f"SELECT room, game_id FROM rooms ORDER BY {self.ROOM_ORDER}")
+        alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
+        return self.snapshot(db, list(rows), float(alive["value"]) if alive else None)
+
+    def snapshot(self, db: Any, room_rows: list[Any], alive_at: float | None) -> Snapshot:
+        """Every player, and the live rooms ``room_rows`` name with their games and moves."""
         players = [PlayerRow(**dict(r)) for r in db.execute("SELECT * FROM players")]
         rooms = []
-        for row in db.execute(f"SELECT room, game_id FROM rooms ORDER BY {self.ROOM_ORDER}"):
+        for row in room_rows:
             game = self._game_row(db, row["game_id"])
             if game is not None:
                 rooms.append((RoomRow(row["room"], row["game_id"]), game, self._moves(db, game)))
-        alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
         played = frozenset(
             r["pid"]
             for r in db.execute(
@@ -115,7 +120,7 @@ class History(ABC):
                 "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
             )
         )
-        return Snapshot(players, rooms, float(alive["value"]) if alive else None, played)
+        return Snapshot(players, rooms, alive_at, played)
 
     def list_games(
         self,
