@@ -212,7 +212,10 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["keys"]:
         raise SystemExit(keys_main(argv[1:]))
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.node is not None and args.memory:
+        parser.error("--node keeps its rooms in PostgreSQL: give --db postgresql://…, not --memory")
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -187,9 +187,7 @@ class PgStore(History):
                 if lease.FENCED not in str(exc):
                     raise
                 self.fenced = True
-                raise lease.Fenced(
-                    f"node {self.node} lost its lease: its rooms are adopted"
-                ) from exc
+                raise lease.Fenced(f"node {self.node} lost its lease") from exc
             except psycopg.OperationalError as exc:  # connection lost, server restarting
                 self._drop_writer()
                 if time.monotonic() + delay >= deadline:

@@ -26,15 +26,15 @@ db = both_dbs
 class ServerProcess:
     """``python -m server`` on a fixed port and database, killable and restartable."""
 
-    def __init__(self, db: str, grace: float = 30.0) -> None:
-        self.db, self.port, self.grace = db, free_port(), grace
+    def __init__(self, db: str, grace: float = 30.0, extra: tuple[str, ...] = ()) -> None:
+        self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
         self.url = f"ws://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
         """Start the process and wait until it accepts connections."""
         args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace), "--no-bots"]
+        args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
         self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
         for _ in range(200):
             try:
