@@ -229,6 +229,19 @@ class PgStore(History):
         alive = db.execute("SELECT alive_at FROM nodes WHERE node = ?", (self.node,)).fetchone()
         return self.snapshot(db, list(rows), alive["alive_at"] if alive else None)
 
+    def snapshot(self, db: Any, room_rows: list[Any], alive_at: float | None) -> Snapshot:
+        """As :meth:`History.snapshot`; a node takes only the players seated in its rooms.
+
+        The players of other nodes' rooms are theirs: a node that knew them would forget
+        (prune) them after their time-to-live while they play elsewhere.
+        """
+        full = super().snapshot(db, room_rows, alive_at)
+        if self.node is None:
+            return full
+        seated = {pid for _, game, _ in full.rooms for pid in game.seats if pid is not None}
+        players = [p for p in full.players if p.pid in seated]
+        return Snapshot(players, full.rooms, alive_at, full.played & seated)
+
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
         """Take the rooms of every node whose lease lapsed; each adopted node with its rooms.
 

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from server.cluster.lease import Fenced
-from server.journal import GameRow, Heartbeat, MoveRow, RoomRow
+from server.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
 from server.pgstore import PgStore
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
@@ -19,7 +19,7 @@ ROOMS = 40
 
 def rooms_of(store: PgStore, count: int, alive_at: float) -> list[str]:
     """Write ``count`` playing rooms with a move each, and a heartbeat at ``alive_at``."""
-    records: list[Any] = []
+    records: list[Any] = [PlayerRow(p, p, "human", f"h{p}", 0.0) for p in ("a", "b", "c")]
     for i in range(count):
         gid = f"g{i}"
         records += [
@@ -56,7 +56,9 @@ def test_a_node_restarted_owns_its_rooms_and_fences_its_old_process(pg_url: str)
     again = PgStore(pg_url, node="a")  # the same name again: a new epoch
     snap = again.load()
     assert [r.room for r, _, _ in snap.rooms] == ["r0", "r1"] and snap.alive_at == 10.0
-    assert PgStore(pg_url, node="b").load().rooms == []  # b owns nothing
+    other = PgStore(pg_url, node="b").load()
+    assert other.rooms == [] and other.players == []  # b owns nothing, knows nobody of a's
+    assert {p.pid for p in snap.players} == {"a", "b"}
     with pytest.raises(Fenced):
         old.write([Heartbeat(11.0)])
     assert old.fenced
