@@ -202,9 +202,13 @@ class PgStore(History):
             db = self._writer = open_connection(self.url)
         with db.pipeline(), db.transaction():
             if self.node is not None:
-                db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, self.lease_s))
+                self._fence(db)
             for record in records:
                 db.execute(*_ROW_SQL[type(record)](record, self.node))
+
+    def _fence(self, db: psycopg.Connection[Any]) -> None:
+        """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed."""
+        db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, self.lease_s))
 
     def _drop_writer(self) -> None:
         if self._writer is not None:
@@ -250,6 +254,7 @@ class PgStore(History):
         assert self.node is not None
         db = self._reader()
         with db.conn.transaction():
+            self._fence(db.conn)  # only a node holding its own lease adopts
             claimed = lease.claim_lapsed(db.conn, self.node)
             return [(node, self.snapshot(db, rows, alive)) for node, alive, rows in claimed]
 

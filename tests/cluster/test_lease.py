@@ -94,6 +94,8 @@ def test_two_survivors_racing_adopt_each_room_exactly_once(pg_url: str) -> None:
         assert db.execute("SELECT count(*) FROM rooms WHERE epoch <> 1").fetchone() == (0,)
     with pytest.raises(Fenced):  # the dead node wakes up: it can write nothing more
         dead.write([MoveRow("g0", 1, 8, 8, 50.0, None)])
+    with pytest.raises(psycopg.errors.RaiseException, match="mnk-fenced"):
+        dead.adopt_lapsed()  # nor adopt anything back
     with psycopg.connect(pg_url) as db:
         assert db.execute("SELECT count(*) FROM moves WHERE ply = 1").fetchone() == (0,)
 
