@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from server.journal import GameRow, Heartbeat, MoveRow, Record  # noqa: E402
-from server.pgstore import _ROW_SQL, PgStore  # noqa: E402
+from server.pgschema import row_sql  # noqa: E402
+from server.pgstore import PgStore  # noqa: E402
 from server.store import Store  # noqa: E402
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
@@ -78,7 +79,7 @@ def plain_psycopg(store: PgStore) -> Callable[[list[Record]], None]:
         assert db is not None
         with db.transaction():
             for record in records:
-                db.execute(*_ROW_SQL[type(record)](record, None))
+                db.execute(*row_sql(record, None))
 
     return commit
 
@@ -105,7 +106,7 @@ def asyncpg_timed(url: str, batches: Batches, seconds: float) -> list[float] | N
             started = time.perf_counter()
             async with conn.transaction():
                 for record in batch:
-                    sql, args = _ROW_SQL[type(record)](record, None)
+                    sql, args = row_sql(record, None)
                     await conn.execute(dollar(sql), *args)
             latencies.append(time.perf_counter() - started)
         await conn.close()

@@ -26,6 +26,9 @@ from server.store import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
 
+#: Seconds: a node's lease must outlast a few of the heartbeats (one a second) that renew it.
+MIN_LEASE = 2.0
+
 #: The resource bounds a hostile client meets, as ``--max-…`` options (see docs/PROTOCOL.md).
 LIMIT_OPTIONS: dict[str, str] = {
     "max_connections": "open connections in all",
@@ -216,6 +219,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.node is not None and args.memory:
         parser.error("--node keeps its rooms in PostgreSQL: give --db postgresql://…, not --memory")
+    if args.lease < MIN_LEASE:  # heartbeats renew it every second
+        parser.error(f"--lease must be at least {MIN_LEASE} seconds")
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -13,7 +13,8 @@ import pytest
 from conftest import free_port
 
 from server.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
-from server.pgstore import MIGRATIONS, PgStore
+from server.pgschema import MIGRATIONS
+from server.pgstore import PgStore
 from server.storage import StoreUnavailable, open_store
 
 VARIANT = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
