@@ -411,8 +411,10 @@ class Arena:
             player.played = row.pid in snapshot.played
             if not player.played:
                 self._offline[row.pid] = now
-            if row.kind == "bot":  # the newest player of a bot's name is that bot
-                self._bot_pid[row.name] = row.pid
+            if row.kind == "bot":  # the newest player of a bot's name, unless one is connected
+                current = self.players.get(self._bot_pid.get(row.name, ""))
+                if current is None or not current.online:
+                    self._bot_pid[row.name] = row.pid
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
             self._add_room(room)

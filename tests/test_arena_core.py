@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -121,6 +122,24 @@ def test_opening_stones_cost_no_clock_time_after_a_restart(clock: FakeClock, db:
     assert state["clocks"] == [300.0, pytest.approx(295.0, abs=0.01)]
     record = store.get_game(again.rooms.get(room).game_id)["game"]
     assert [m["ms"] for m in record["moves"]] == [0]
+
+
+def test_adopted_rooms_leave_the_connected_bot_of_a_name_in_charge(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    """A cluster node adopting a dead node's bot game keeps matching its own connected bot."""
+    store = open_store(str(tmp_path / "dead.sqlite3"))
+    dead = Arena(limits=Limits(), clock=clock)
+    bot_game(dead)  # the dead node's robo, another player of the same name
+    store.write(dead.drain())
+    arena = Arena(limits=Limits(), clock=clock)
+    Peer(arena, "robo", "bot", games=["*"], capacity=4)
+    arena.restore(store.load())
+    human = Peer(arena, "newcomer")
+    room = human.do(type="create_room", game="gomoku", opponent="bot", seat=0)[0]["room"]
+    state = arena.rooms.get(room).state_for(human.pid)
+    assert state["players"] == ["newcomer", "robo"] and state["status"] == "playing"
+    store.close()
 
 
 def test_history_times_start_at_the_start_of_play(clock: FakeClock, db: str) -> None:
