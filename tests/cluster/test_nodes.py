@@ -119,6 +119,11 @@ async def test_kill_9_of_a_timed_game_s_owner_the_game_goes_on_on_a_survivor(
     assert over["winner"] == 0
     assert moves_table(pg_url, room) == MOVES + rest  # every move once, none lost
     assert owners(pg_url)[room][1] == 1  # adopted once
+    other = next(n for name, n in nodes.items() if name not in ("a", owners(pg_url)[room][0]))
+    reader = await other.client("reader")  # the history is the same from any node
+    [game] = (await reader.request(type="list_games", player=bob.player))["games"]
+    record = (await reader.request(type="get_game", game_id=game["game_id"]))["game"]
+    assert [(m["x"], m["y"]) for m in record["moves"]] == MOVES + rest
 
 
 async def test_sigstop_past_the_lease_then_sigcont_the_old_owner_is_fenced(
