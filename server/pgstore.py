@@ -82,6 +82,9 @@ class PgStore(History):
         migrate(writer)
         if node is not None:
             self.epoch = lease.join(writer, node, lease_s)
+        elif lease.live_nodes(writer):
+            writer.close()
+            raise StoreUnavailable("cluster nodes hold this database: start with --node NAME")
         self._writer: psycopg.Connection[Any] | None = writer
         self._readers = threading.local()
         self._opened: list[psycopg.Connection[Any]] = []
@@ -172,17 +175,18 @@ class PgStore(History):
         return self.snapshot(db, list(rows), alive["alive_at"] if alive else None)
 
     def snapshot(self, db: Any, room_rows: list[Any], alive_at: float | None) -> Snapshot:
-        """As :meth:`History.snapshot`; a node takes only the players seated in its rooms.
+        """As :meth:`History.snapshot`; a node takes the players seated in its rooms and those
+        with a history (never pruned), so their sessions resume on any node.
 
-        The players of other nodes' rooms are theirs: a node that knew them would forget
-        (prune) them after their time-to-live while they play elsewhere.
+        Players with neither sit in another node's rooms: a node that knew them would forget
+        (prune) them after their time-to-live while they wait there.
         """
         full = super().snapshot(db, room_rows, alive_at)
         if self.node is None:
             return full
         seated = {pid for _, game, _ in full.rooms for pid in game.seats if pid is not None}
-        players = [p for p in full.players if p.pid in seated]
-        return Snapshot(players, full.rooms, alive_at, full.played & seated)
+        players = [p for p in full.players if p.pid in seated or p.pid in full.played]
+        return Snapshot(players, full.rooms, alive_at, full.played)
 
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
         """Take the rooms of every node whose lease lapsed; each adopted node with its rooms.

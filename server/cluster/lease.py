@@ -41,14 +41,25 @@ class Fenced(Exception):
 
 
 def join(db: Any, node: str, lease: float) -> int:
-    """Take the lease of ``node`` with a new epoch (fencing any older process of that name)."""
-    row = db.execute(
-        f"INSERT INTO nodes (node, epoch, lease_until) VALUES (%s, 1, {NOW} + %s) "
-        f"ON CONFLICT (node) DO UPDATE SET epoch = nodes.epoch + 1, lease_until = {NOW} + %s "
-        "RETURNING epoch",
-        (node, lease, lease),
-    ).fetchone()
+    """Take the lease of ``node`` with a new epoch (fencing any older process of that name).
+
+    Rooms without an owner (left by a single server on this database) become this node's.
+    """
+    with db.transaction():
+        row = db.execute(
+            f"INSERT INTO nodes (node, epoch, lease_until) VALUES (%s, 1, {NOW} + %s) "
+            f"ON CONFLICT (node) DO UPDATE SET epoch = nodes.epoch + 1, lease_until = {NOW} + %s "
+            "RETURNING epoch",
+            (node, lease, lease),
+        ).fetchone()
+        db.execute("UPDATE rooms SET owner = %s, epoch = epoch + 1 WHERE owner IS NULL", (node,))
     return int(row["epoch"])
+
+
+def live_nodes(db: Any) -> list[str]:
+    """The nodes holding a lease now (a server without ``--node`` must not run beside them)."""
+    rows = db.execute(f"SELECT node FROM nodes WHERE lease_until > {NOW} ORDER BY node")
+    return [r["node"] for r in rows]
 
 
 def release(db: Any, node: str, epoch: int) -> None:

@@ -12,6 +12,7 @@ import pytest
 from server.cluster.lease import Fenced
 from server.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
 from server.pgstore import PgStore
+from server.storage import StoreUnavailable
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 ROOMS = 40
@@ -57,8 +58,10 @@ def test_a_node_restarted_owns_its_rooms_and_fences_its_old_process(pg_url: str)
     snap = again.load()
     assert [r.room for r, _, _ in snap.rooms] == ["r0", "r1"] and snap.alive_at == 10.0
     other = PgStore(pg_url, node="b").load()
-    assert other.rooms == [] and other.players == []  # b owns nothing, knows nobody of a's
-    assert {p.pid for p in snap.players} == {"a", "b"}
+    assert other.rooms == []  # b owns nothing; it knows the players with a history only
+    assert {p.pid for p in snap.players} == {p.pid for p in other.players} == {"a", "b"}
+    with pytest.raises(StoreUnavailable, match="--node"):
+        PgStore(pg_url)  # a server without --node must not run beside live nodes
     with pytest.raises(Fenced):
         old.write([Heartbeat(11.0)])
     assert old.fenced
@@ -98,6 +101,15 @@ def test_two_survivors_racing_adopt_each_room_exactly_once(pg_url: str) -> None:
         dead.adopt_lapsed()  # nor adopt anything back
     with psycopg.connect(pg_url) as db:
         assert db.execute("SELECT count(*) FROM moves WHERE ply = 1").fetchone() == (0,)
+
+
+def test_the_first_node_takes_the_rooms_a_single_server_left(pg_url: str) -> None:
+    single = PgStore(pg_url)
+    rooms = rooms_of(single, 2, alive_at=3.0)
+    single.close()
+    first = PgStore(pg_url, node="first")
+    assert [r.room for r, _, _ in first.load().rooms] == rooms
+    assert PgStore(pg_url, node="second").load().rooms == []
 
 
 def test_a_clean_stop_hands_the_rooms_over_at_once(pg_url: str) -> None:
