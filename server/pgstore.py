@@ -19,10 +19,10 @@ import psycopg
 from psycopg.rows import dict_row
 
 from server.cluster import lease
+from server.history import History
 from server.journal import KeyRow, Record, Snapshot
 from server.pgschema import migrate, row_sql
 from server.storage import StoreUnavailable
-from server.store import History
 
 log = logging.getLogger("mnk.store")
 

@@ -7,9 +7,7 @@ The last test is the issue's test 5 without its Redis part: PostgreSQL stopped w
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -17,6 +15,7 @@ import pytest
 from cluster.services import PgCluster
 from test_durability import ServerProcess
 from test_nodes import moves_table, owners
+from test_server_store_bounds import HeldLock, loop_answers_while_a_commit_waits
 
 #: Longer than the outage below, so that no lease lapses while PostgreSQL is away.
 LEASE = "15"
@@ -28,13 +27,12 @@ def db(pg_url: str) -> str:
     return pg_url
 
 
-class TableLock:
-    """Another connection (in a thread of its own) holding ``moves`` locked against writes."""
+class TableLock(HeldLock):
+    """Another connection holding the ``moves`` table locked against writes."""
 
     def __init__(self, url: str) -> None:
+        super().__init__()
         self.url = url
-        self.taken, self.release = threading.Event(), threading.Event()
-        self.thread = threading.Thread(target=self._hold, daemon=True)
 
     def _hold(self) -> None:
         with psycopg.connect(self.url) as db, db.transaction():
@@ -42,35 +40,9 @@ class TableLock:
             self.taken.set()
             self.release.wait(30)
 
-    async def __aenter__(self) -> TableLock:
-        self.thread.start()
-        await asyncio.to_thread(self.taken.wait, 10)
-        return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        self.release.set()
-        await asyncio.to_thread(self.thread.join, 10)
-
-
-async def test_a_locked_table_does_not_freeze_the_loop(
-    client_factory: Callable[..., Any], db: str
-) -> None:
-    alice, bob = await client_factory("alice"), await client_factory("bob")
-    pinger = await client_factory("pinger")
-    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    async with TableLock(db):
-        await alice.send(type="move", room=room, x=7, y=7)
-        worst = 0.0
-        for _ in range(10):
-            started = time.monotonic()
-            await pinger.alive()
-            worst = max(worst, time.monotonic() - started)
-            await asyncio.sleep(0.1)
-        with pytest.raises(TimeoutError):  # nothing uncommitted leaves
-            await bob.expect("moved", timeout=0.3)
-    assert worst < 1.0
-    assert (await bob.expect("moved", timeout=10))["x"] == 7
+async def test_a_locked_table_does_not_freeze_the_loop(server: Any, db: str) -> None:
+    await loop_answers_while_a_commit_waits(server.url, TableLock(db))
 
 
 async def test_postgresql_down_for_5_s_mid_game_nobody_exits_nothing_leaks(
