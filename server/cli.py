@@ -16,8 +16,11 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from redis.exceptions import RedisError
+
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
+from server.cluster.bus import RedisBus
 from server.cluster.node import NodeKeeper
 from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.shell import ArenaServer, ServerConfig
@@ -63,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--node",
         help="join a cluster as this node (needs a postgresql:// --db): see docs/CLUSTER.md",
+    )
+    p.add_argument(
+        "--redis",
+        metavar="URL",
+        help="a node's bus (redis://…, with --node): one lobby of every node's rooms, sessions "
+        "resumed elsewhere closed; the lease is renewed only while Redis answers",
     )
     p.add_argument(
         "--lease",
@@ -170,7 +179,19 @@ async def serve_forever(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    bus = None
+    if args.redis is not None and store is not None:
+        bus = RedisBus(args.redis, args.node, arena, server, args.lease)
+        try:
+            await bus.connect()
+        except (RedisError, OSError) as exc:
+            store.close()
+            raise SystemExit(f"mnk-server: cannot reach Redis ({exc}); check --redis") from None
+        store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
+        server.on_hello = bus.hello
     await server.start()
+    if bus is not None:
+        bus.start()
     keeper = None
     if args.node is not None and store is not None:
         keeper = NodeKeeper(arena, store)  # type: ignore[arg-type]  (open_store made a PgStore)
@@ -200,6 +221,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     finally:
         if keeper is not None:
             await keeper.stop()
+        if bus is not None:
+            await bus.stop()
         if pool is not None:
             await pool.stop()
         await server.stop()
@@ -219,6 +242,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.node is not None and args.memory:
         parser.error("--node keeps its rooms in PostgreSQL: give --db postgresql://…, not --memory")
+    if args.redis is not None and args.node is None:
+        parser.error("--redis is a cluster's bus: give --node NAME (and --db postgresql://…)")
     if args.lease < MIN_LEASE:  # heartbeats renew it every second
         parser.error(f"--lease must be at least {MIN_LEASE} seconds")
     logging.basicConfig(

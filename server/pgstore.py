@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -78,6 +79,8 @@ class PgStore(History):
         self.node, self.lease_s, self.epoch = node, lease_s, 0
         #: Set when a commit was refused because another node may own this node's rooms now.
         self.fenced = False
+        #: Seconds each commit renews the lease for, if not ``lease_s`` (the bus ties it to Redis).
+        self.renew_for: Callable[[], float] | None = None
         writer = connect(url)
         migrate(writer)
         if node is not None:
@@ -149,7 +152,8 @@ class PgStore(History):
 
     def _fence(self, db: psycopg.Connection[Any]) -> None:
         """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed."""
-        db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, self.lease_s))
+        renew = self.lease_s if self.renew_for is None else self.renew_for()
+        db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, renew))
 
     def _drop_writer(self) -> None:
         if self._writer is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -115,6 +115,8 @@ class ArenaServer:
         self.failed = asyncio.Event()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
+        #: Told of every player whose socket said hello here (a cluster's bus tells the others).
+        self.on_hello: Callable[[str], None] | None = None
         lim = arena.limits
         per_address = lim.max_connections_per_address
         self.guard = ConnectionGuard(lim.max_connections, per_address, self.config.trust_proxy)
@@ -250,6 +252,14 @@ class ArenaServer:
         self.fanout.sockets[pid] = ws
         if old is not None and old is not ws:
             self._spawn(old.close(CloseCode.REPLACED, "session resumed elsewhere"))
+        if self.on_hello is not None:
+            self.on_hello(pid)
+
+    def close_replaced(self, pid: str) -> None:
+        """``pid`` said hello on another cluster node: close its socket here with 4000."""
+        ws = self.fanout.sockets.get(pid)
+        if ws is not None:
+            self._spawn(ws.close(CloseCode.REPLACED, "session resumed elsewhere"))
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)

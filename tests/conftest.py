@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from cluster.services import pg_cluster, pg_url  # noqa: F401  (fixtures for every test module)
+from cluster.services import pg_cluster, pg_url, redis_server  # noqa: F401  (fixtures for all)
 from websockets.asyncio.client import ClientConnection, connect
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

@@ -1,8 +1,9 @@
-"""Throwaway PostgreSQL for tests: one cluster per session on a free loopback port.
+"""Throwaway PostgreSQL (one cluster per session) and Redis (one per test) on free loopback ports.
 
 ``initdb``/``pg_ctl`` come from Debian's ``postgresql`` package (``/usr/lib/postgresql/*/bin``,
 not on PATH). PostgreSQL refuses to run as root, so under root (CI) the cluster is made and run
 by the ``postgres`` user in a temporary directory it owns. Each test gets its own database.
+``redis-server`` (Debian's ``redis-server`` package) starts in milliseconds: one per test.
 """
 
 from __future__ import annotations
@@ -120,3 +121,64 @@ def pg_cluster() -> Iterator[PgCluster]:
 def pg_url(pg_cluster: PgCluster) -> str:
     """A fresh empty database on the session's PostgreSQL server."""
     return pg_cluster.new_database()
+
+
+def redis_bin() -> str | None:
+    """The installed ``redis-server`` (Debian's ``redis-server`` package), or None."""
+    return shutil.which("redis-server") or next(iter(glob.glob("/usr/bin/redis-server")), None)
+
+
+class RedisServer:
+    """A private ``redis-server`` on a free loopback port, keeping nothing on disk."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary, self.port = binary, _free_port()  # NB --port 0 would disable TCP
+        self.root = Path(tempfile.mkdtemp(prefix="mnk-redis-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start it (empty) and wait until it answers PING."""
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly"]
+        args += ["no", "--dir", str(self.root), "--protected-mode", "no"]
+        self.proc = subprocess.Popen([self.binary, *args], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self.answers():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.02)
+
+    def answers(self) -> bool:
+        """Whether it answers PING now."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL: everything it held is gone."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def url(self) -> str:
+        """A redis:// URL for database 0 of this server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A fresh, empty Redis for one test, always killed after it."""
+    binary = redis_bin()
+    if binary is None:
+        if REQUIRE:
+            pytest.fail("Redis is not installed (apt-get install redis-server)")
+        pytest.skip("Redis is not installed (apt-get install redis-server)")
+    server = RedisServer(binary)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.kill()
+        shutil.rmtree(server.root, ignore_errors=True)
