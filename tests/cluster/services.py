@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -98,14 +99,20 @@ class PgCluster:
         return self.url(name)
 
 
+def missing(what: str, package: str) -> NoReturn:
+    """Skip the test for want of a service (fail it under ``.ci/run``, which installs them)."""
+    why = f"{what} is not installed (apt-get install {package})"
+    if REQUIRE:
+        pytest.fail(why)
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
     """One PostgreSQL server for the whole session, started on first use, always removed."""
     bindir = pg_bin()
     if bindir is None:
-        if REQUIRE:
-            pytest.fail("PostgreSQL is not installed (apt-get install postgresql)")
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+        missing("PostgreSQL", "postgresql")
     cluster = PgCluster(bindir)
     try:
         started = time.monotonic()
@@ -172,9 +179,7 @@ def redis_server() -> Iterator[RedisServer]:
     """A fresh, empty Redis for one test, always killed after it."""
     binary = redis_bin()
     if binary is None:
-        if REQUIRE:
-            pytest.fail("Redis is not installed (apt-get install redis-server)")
-        pytest.skip("Redis is not installed (apt-get install redis-server)")
+        missing("Redis", "redis-server")
     server = RedisServer(binary)
     try:
         server.start()

@@ -19,7 +19,7 @@ import redis
 from cluster.services import RedisServer
 from conftest import RawClient
 from test_durability import ServerProcess
-from test_nodes import moves_table, owners, resume, wait_for
+from test_nodes import moves_table, owners, resume, running, wait_for
 
 #: Seconds of lease: longer than Redis is away in the restart test.
 LEASE = "10"
@@ -35,14 +35,8 @@ def start_nodes(pg_url: str, redis_url: str, names: str, lease: str = LEASE) -> 
 async def cluster(pg_url: str, redis_server: RedisServer) -> AsyncIterator[dict[str, Any]]:
     """Three started nodes a, b, c on a fresh database and Redis; all killed after the test."""
     made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc"), strict=True))
-    try:
-        for node in made.values():
-            await node.start()
+    async with running(made):
         yield made
-    finally:
-        for node in made.values():
-            if node.proc is not None and node.proc.poll() is None:
-                node.kill()
 
 
 def redis_lobby(url: str) -> dict[str, str]:
@@ -158,16 +152,12 @@ async def test_a_node_without_redis_does_not_start_and_one_that_loses_it_is_fenc
     pg_url: str, redis_server: RedisServer
 ) -> None:
     [a] = start_nodes(pg_url, redis_server.url(), "a", lease="3")
-    try:
-        await a.start()
+    async with running({"a": a}):
         redis_server.kill()
         assert await asyncio.to_thread(a.proc.wait, 30) != 0  # its lease ran out: it stopped
         with psycopg.connect(pg_url) as db:
             live = "SELECT count(*) FROM nodes WHERE lease_until > extract(epoch FROM now())"
             assert db.execute(live).fetchone() == (0,)
-    finally:
-        if a.proc is not None and a.proc.poll() is None:
-            a.kill()
     args = [sys.executable, "-m", "server", "--port", "0", "--db", pg_url, "--no-bots"]
     args += ["--node", "b", "--redis", redis_server.url()]
     done = await asyncio.to_thread(subprocess.run, args, capture_output=True, timeout=60)

@@ -7,6 +7,7 @@ These are the issue's tests 2, 3 and 6 (the ones that need no Redis): every node
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections.abc import AsyncIterator
@@ -24,10 +25,9 @@ LEASE = "3"
 MOVES = [(7, 7), (8, 8), (7, 8), (9, 9), (7, 9)]
 
 
-@pytest.fixture
-async def nodes(pg_url: str) -> AsyncIterator[dict[str, ServerProcess]]:
-    """Three started nodes a, b, c on a fresh database; all stopped after the test."""
-    made = {n: ServerProcess(pg_url, extra=("--node", n, "--lease", LEASE)) for n in "abc"}
+@contextlib.asynccontextmanager
+async def running(made: dict[str, ServerProcess]) -> AsyncIterator[dict[str, ServerProcess]]:
+    """Start every node; on the way out kill those still running (stopped ones too)."""
     try:
         for node in made.values():
             await node.start()
@@ -37,6 +37,14 @@ async def nodes(pg_url: str) -> AsyncIterator[dict[str, ServerProcess]]:
             if node.proc is not None and node.proc.poll() is None:
                 node.proc.send_signal(signal.SIGCONT)
                 node.kill()
+
+
+@pytest.fixture
+async def nodes(pg_url: str) -> AsyncIterator[dict[str, ServerProcess]]:
+    """Three started nodes a, b, c on a fresh database; all stopped after the test."""
+    made = {n: ServerProcess(pg_url, extra=("--node", n, "--lease", LEASE)) for n in "abc"}
+    async with running(made):
+        yield made
 
 
 def owners(url: str) -> dict[str, tuple[str, int]]:
