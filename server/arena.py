@@ -211,6 +211,8 @@ class Arena:
         self._idle_since: dict[str, float] = {}
         self._lobby_dirty = False
         self._lobby_pushed = 0.0
+        #: Moves on each time the lobby's changes are pushed (a cluster's bus rewrites it then).
+        self.lobby_version = 0
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
         self._timed: set[str] = set()
@@ -374,6 +376,7 @@ class Arena:
         if self._lobby_dirty and now - self._lobby_pushed >= self.limits.lobby_push_interval:
             self._lobby_dirty = False
             self._lobby_pushed = now
+            self.lobby_version += 1
             watchers = tuple(p.pid for p in self.players.values() if p.subscribed and p.online)
             if watchers:
                 out.append(Send(watchers, self._rooms_message()))

@@ -51,6 +51,9 @@ class RedisBus:
         self.channel = f"{self.prefix}hello"
         #: The lines last written to this node's hash; None: write it whole next round.
         self._written: dict[str, str] | None = None
+        #: This node's lobby lines, rendered at the arena's ``lobby_version`` ``_version``.
+        self._lines: dict[str, str] = {}
+        self._version = -1
         #: When a round last reached Redis (monotonic seconds).
         self.reached = time.monotonic()
         self._down = False
@@ -164,7 +167,11 @@ class RedisBus:
 
     async def round(self) -> None:
         """Write this node's lobby lines (what changed, or all), then read every other node's."""
-        lines = {room.id: json.dumps(room.summary()) for room in self.arena.rooms}
+        version = self.arena.lobby_version
+        if version != self._version:  # render the lines only when the lobby changed
+            self._lines = {room.id: json.dumps(room.summary()) for room in self.arena.rooms}
+            self._version = version
+        lines = self._lines
         written, key = self._written, self.lobby_key
         async with self.redis.pipeline(transaction=True) as p:
             if written is None:

@@ -50,8 +50,11 @@ def test_a_change_elsewhere_is_pushed_to_subscribers_and_no_change_is_not() -> N
     watcher = Peer(arena, "watcher")
     watcher.do(type="list_rooms", subscribe=True)
     arena.sweep()
+    version = arena.lobby_version  # the bus renders this node's lines again when it moves on
     arena.set_remote_rooms({"rem1": line("rem1")})
     pushed = [o.message for o in arena.sweep() if isinstance(o, Send)]
     assert [[r["room"] for r in m["rooms"]] for m in pushed] == [["rem1"]]
+    assert arena.lobby_version == version + 1
     arena.set_remote_rooms({"rem1": line("rem1")})
     assert [o for o in arena.sweep() if isinstance(o, Send)] == []
+    assert arena.lobby_version == version + 1
