@@ -64,8 +64,17 @@ async def listed(client: RawClient, want: set[str], first: dict[str, Any]) -> di
 
 
 async def test_every_node_lists_every_node_s_rooms_and_their_adopter_keeps_them_listed(
+    pg_url: str, redis_server: RedisServer
+) -> None:
+    short = start_nodes(pg_url, redis_server.url(), "abc", lease="3")  # a quick takeover
+    async with running(dict(zip("abc", short, strict=True))) as cluster:
+        await lobby_across_nodes_and_a_takeover(cluster, pg_url, redis_server)
+
+
+async def lobby_across_nodes_and_a_takeover(
     cluster: dict[str, Any], pg_url: str, redis_server: RedisServer
 ) -> None:
+    """Rooms of a and b listed on c, paged across nodes; a's room listed again after kill -9."""
     rooms = {}
     for name in "ab":
         host = await cluster[name].client(f"host-{name}")
