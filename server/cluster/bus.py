@@ -31,6 +31,8 @@ log = logging.getLogger("mnk.cluster")
 ROUND = 0.5
 #: Seconds any one Redis command may take before Redis counts as unreachable.
 TIMEOUT = 1.0
+#: Seconds a stop may spend tidying Redis up.
+STOP_TIMEOUT = 2.0
 #: Hello announcements on their way out at once; past this, Redis is too slow to tell anyone.
 MAX_PUBLISHING = 256
 
@@ -82,9 +84,12 @@ class RedisBus:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
                     await task
-        with contextlib.suppress(RedisError, OSError):
-            await self.redis.delete(self.lobby_key)
-        await self.redis.aclose()
+        try:  # a slow or absent Redis never holds a stop up: the hash expires by itself
+            async with asyncio.timeout(STOP_TIMEOUT):
+                await self.redis.delete(self.lobby_key)
+                await self.redis.aclose()
+        except (RedisError, OSError, TimeoutError):
+            log.warning("could not take this node's rooms out of the lobby; they expire")
 
     def lease_left(self) -> float:
         """Seconds this node's lease may be renewed for: no further than its last Redis round."""
