@@ -8,12 +8,13 @@ socket; the asyncio shell in ``server.shell`` delivers what this returns.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import hmac
 import logging
 import math
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,6 +216,8 @@ class Arena:
         self._idle_since: dict[str, float] = {}
         self._lobby_dirty = False
         self._lobby_pushed = 0.0
+        #: Moves on each time the lobby's changes are pushed (a cluster's bus rewrites it then).
+        self.lobby_version = 0
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
         self._timed: set[str] = set()
@@ -228,6 +231,9 @@ class Arena:
         #: Rooms in the order they were opened: ``rooms`` pages continue after a serial.
         self._serial: dict[str, int] = {}
         self._next_serial = 0
+        #: Other cluster nodes' lobby lines by room, with their serials (server/cluster/bus.py).
+        self._remote: dict[str, Message] = {}
+        self._remote_serial: dict[str, int] = {}
         #: Offline players who may be pruned, oldest first, with when they went offline.
         self._offline: dict[str, float] = {}
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
@@ -376,6 +382,7 @@ class Arena:
         if self._lobby_dirty and now - self._lobby_pushed >= self.limits.lobby_push_interval:
             self._lobby_dirty = False
             self._lobby_pushed = now
+            self.lobby_version += 1
             watchers = tuple(p.pid for p in self.players.values() if p.subscribed and p.online)
             if watchers:
                 out.append(Send(watchers, self._rooms_message()))
@@ -404,17 +411,23 @@ class Arena:
         """Take back players and live rooms from the store after a restart; everyone is offline.
 
         Seated players' reconnect grace starts now, and no clock is charged for the downtime.
+        A cluster node adopting a lapsed node's rooms restores them the same way: players it
+        knows already are kept as they are.
         """
         now = self.clock()
         for row in sorted(snapshot.players, key=lambda r: r.created_at):
+            if row.pid in self.players:
+                continue
             player = Player(row.pid, row.name, row.kind, row.token_hash)
             self.players[row.pid] = player
             self._by_token[row.token_hash] = row.pid
             player.played = row.pid in snapshot.played
             if not player.played:
                 self._offline[row.pid] = now
-            if row.kind == "bot":  # the newest player of a bot's name is that bot
-                self._bot_pid[row.name] = row.pid
+            if row.kind == "bot":  # the newest player of a bot's name, unless one is connected
+                current = self.players.get(self._bot_pid.get(row.name, ""))
+                if current is None or not current.online:
+                    self._bot_pid[row.name] = row.pid
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, self.clock, snapshot.alive_at)
             self._add_room(room)
@@ -424,7 +437,22 @@ class Arena:
             for member in room.seats:
                 if member is not None and member.pid in self.players and room.status != "over":
                     self.players[member.pid].rooms.add(room.id)
-                    room.offline_since[member.pid] = now
+                    if not self.players[member.pid].online:
+                        room.offline_since[member.pid] = now
+        self._lobby_dirty = True
+
+    def set_remote_rooms(self, lines: dict[str, Message]) -> None:
+        """The lobby lines of the rooms other cluster nodes own, listed after this node's."""
+        if lines == self._remote:
+            return
+        serials = self._remote_serial
+        for room_id in [r for r in serials if r not in lines]:
+            del serials[room_id]
+        for room_id in lines:
+            if room_id not in serials:
+                self._next_serial += 1
+                serials[room_id] = self._next_serial
+        self._remote = lines
         self._lobby_dirty = True
 
     def revoked_bots(self) -> list[str]:
@@ -700,6 +728,8 @@ class Arena:
     def _room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id) if len(room_id) <= MAX_ROOM_ID else None
         if room is None:
+            if room_id in self._remote:  # forwarding between nodes is not built
+                raise NoSuchRoom(f"room {room_id!r} is on another node: connect to that node")
             raise NoSuchRoom(f"no room {room_id[:MAX_ROOM_ID]!r}")
         self._journal.touch(room)
         return room
@@ -720,8 +750,12 @@ class Arena:
         """A page of the lobby, oldest rooms first (``next`` continues it)."""
         size = page_size(limit, self.limits.max_page)
         serials = self._serial
-        items = ((serials.get(room.id, 0), room) for room in self.rooms)
-        rooms, after = page(items, room_cursor(cursor), size, Room.summary)
+        items: Iterable[tuple[int, Any]] = ((serials.get(room.id, 0), room) for room in self.rooms)
+        if self._remote:  # a cluster node: the other nodes' rooms too, in one order
+            here, lines = self.rooms, self._remote
+            there = ((s, lines[r]) for r, s in self._remote_serial.items() if here.get(r) is None)
+            items = heapq.merge(items, there, key=lambda item: item[0])
+        rooms, after = page(items, room_cursor(cursor), size, _lobby_line)
         return {"type": "rooms", "rooms": rooms, "next": after}
 
     def _add_room(self, room: Room) -> None:
@@ -851,3 +885,8 @@ class Arena:
                 result[i] = Reply({**item.message, "id": request_id})
                 break
         return result
+
+
+def _lobby_line(item: Room | Message) -> Message:
+    """A room's lobby line: a room here renders its own, another node's comes rendered."""
+    return item.summary() if isinstance(item, Room) else item

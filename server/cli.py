@@ -16,14 +16,22 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from redis.exceptions import RedisError
+
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
+from server.cluster.bus import RedisBus
+from server.cluster.node import NodeKeeper
 from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell import ArenaServer, ServerConfig
-from server.store import WAL_LIMIT, Store
+from server.storage import StoreUnavailable, is_pg_url, open_store
+from server.store import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
+
+#: Seconds: a node's lease must outlast a few of the heartbeats (one a second) that renew it.
+MIN_LEASE = 2.0
 
 #: The resource bounds a hostile client meets, as ``--max-…`` options (see docs/PROTOCOL.md).
 LIMIT_OPTIONS: dict[str, str] = {
@@ -53,7 +61,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
-    p.add_argument("--db", default=DB, help="SQLite file for games, players and bot keys")
+    p.add_argument(
+        "--db",
+        default=DB,
+        help="SQLite file for games, players and bot keys, or a postgresql:// URL",
+    )
+    p.add_argument(
+        "--node",
+        help="join a cluster as this node (needs a postgresql:// --db): see docs/CLUSTER.md",
+    )
+    p.add_argument(
+        "--redis",
+        metavar="URL",
+        help="a node's bus (redis://…, with --node): one lobby of every node's rooms, sessions "
+        "resumed elsewhere closed; the lease is renewed only while Redis answers",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=5.0,
+        help="seconds a node's rooms stay its own after it stops renewing (default 5)",
+    )
     p.add_argument(
         "--memory",
         action="store_true",
@@ -149,7 +177,9 @@ async def serve_forever(args: argparse.Namespace) -> None:
     keys = load_keys(args.keys_file)
     store = None
     if not args.memory:
-        store = Store(args.db, commit_timeout=args.commit_timeout, wal_limit=args.wal_limit)
+        store = open_store(
+            args.db, args.commit_timeout, args.wal_limit, node=args.node, lease_s=args.lease
+        )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
     arena = Arena(limits=limits, durable=store is not None, keys=keys)
@@ -158,7 +188,23 @@ async def serve_forever(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    bus = None
+    if args.redis is not None and store is not None:
+        bus = RedisBus(args.redis, args.node, arena, server, args.lease)
+        try:
+            await bus.connect()
+        except (RedisError, OSError) as exc:
+            store.close()
+            raise SystemExit(f"mnk-server: cannot reach Redis ({exc}); check --redis") from None
+        store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
+        server.on_hello = bus.hello
     await server.start()
+    if bus is not None:
+        bus.start()
+    keeper = None
+    if args.node is not None and store is not None:
+        keeper = NodeKeeper(arena, store)  # type: ignore[arg-type]  (open_store made a PgStore)
+        keeper.start()
     # What start-up made (modules, restored games) lives for good: keep the cyclic collector
     # from walking it again on every full collection, which pauses the loop.
     gc.collect()
@@ -169,7 +215,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     pool = None
     if not args.no_bots and args.bots:
-        state_dir = None if args.memory else Path(f"{args.db}.bots")
+        state_dir = None if args.memory else bots_state_dir(args.db)
         if state_dir is not None:
             state_dir.mkdir(exist_ok=True)
         pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir)
@@ -184,10 +230,16 @@ async def serve_forever(args: argparse.Namespace) -> None:
         for waiter in waiters:
             waiter.cancel()
     finally:
+        if keeper is not None:
+            await keeper.stop()
+        if bus is not None:
+            await bus.stop()
         if pool is not None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
+    if getattr(store, "fenced", False):
+        raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
 
@@ -197,7 +249,14 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["keys"]:
         raise SystemExit(keys_main(argv[1:]))
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.node is not None and args.memory:
+        parser.error("--node keeps its rooms in PostgreSQL: give --db postgresql://…, not --memory")
+    if args.redis is not None and args.node is None:
+        parser.error("--redis is a cluster's bus: give --node NAME (and --db postgresql://…)")
+    if args.lease < MIN_LEASE:  # heartbeats renew it every second
+        parser.error(f"--lease must be at least {MIN_LEASE} seconds")
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -208,14 +267,21 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"mnk-server: {exc}; try --loop asyncio") from None
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
         raise SystemExit(130) from None
-    except (OSError, sqlite3.Error) as exc:  # port in use, unwritable or corrupt --db
+    except (OSError, sqlite3.Error, StoreUnavailable) as exc:  # port in use, bad --db
         raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
+
+
+def bots_state_dir(db: str) -> Path:
+    """Where the built-in bots keep their sessions: beside a SQLite file, else in the cwd."""
+    return Path(f"{DB}.bots") if is_pg_url(db) else Path(f"{db}.bots")
 
 
 def startup_error(args: argparse.Namespace, exc: BaseException) -> str:
     """One line saying why the server could not start, and what to try."""
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
         return f"port {args.port} on {args.host} is in use (another mnk-server?); try --port"
+    if isinstance(exc, StoreUnavailable):
+        return f"{exc}; check --db"
     if isinstance(exc, sqlite3.Error) or str(exc.filename or "").startswith(args.db):
         return f"cannot use the database {args.db!r}: {exc}; try another --db or --memory"
     return f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"

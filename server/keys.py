@@ -12,15 +12,17 @@ import argparse
 import hashlib
 import hmac
 import secrets
-import sqlite3
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from protocol.errors import ArenaError
 from server.journal import KeyRow
 from server.names import clean_name, name_key
+from server.storage import StoreUnavailable, is_pg_url
 from server.store import connect, migrate, put_bot_key, read_bot_keys, revoke_bot_key
 
 #: Random bytes per key; a key longer than MAX_KEY characters is not even hashed.
@@ -111,50 +113,72 @@ def read_keys_file(path: Path) -> list[tuple[str, str]]:
 # -- mnk-server keys ----------------------------------------------------------------------------
 
 
+class SqliteKeys:
+    """The bot keys table of a SQLite file, for ``mnk-server keys``."""
+
+    def __init__(self, db_path: str, create: bool) -> None:
+        if not create and not Path(db_path).exists():  # listing makes no new file
+            raise ValueError(f"no database at {db_path}")
+        self.db = connect(db_path)
+        migrate(self.db)
+
+    def read(self) -> list[KeyRow]:
+        """Every key, by name."""
+        return read_bot_keys(self.db)
+
+    def put(self, row: KeyRow) -> None:
+        """Store a new key, replacing any earlier (revoked) one of that name."""
+        put_bot_key(self.db, row)
+
+    def revoke(self, name: str, at: float) -> bool:
+        """Mark the live key of ``name`` revoked; False if it has none."""
+        return revoke_bot_key(self.db, name, at)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+
+@contextmanager
+def key_table(db_path: str, create: bool = False) -> Iterator[Any]:
+    """The bot keys table of ``--db``: a SQLite file or a ``postgresql://`` database."""
+    if is_pg_url(db_path):
+        from server.pgstore import PgKeys
+
+        table: Any = PgKeys(db_path)
+    else:
+        table = SqliteKeys(db_path, create)
+    try:
+        yield table
+    finally:
+        table.close()
+
+
 def add_key(db_path: str, name: str, now: float | None = None) -> str:
     """Make a key for ``name`` in the database and return it (it is shown only this once)."""
     try:
         name = clean_name(name)
     except ArenaError as exc:
         raise ValueError(exc.message) from None
-    db = connect(db_path)
-    try:
-        migrate(db)
-        for row in read_bot_keys(db):
+    with key_table(db_path, create=True) as table:
+        for row in table.read():
             if row.revoked_at is None and name_key(row.name) == name_key(name):
                 raise ValueError(f"{row.name!r} already has a key: revoke it first")
         key = new_key()
-        put_bot_key(db, KeyRow(name, hash_key(key), time.time() if now is None else now))
-    finally:
-        db.close()
+        table.put(KeyRow(name, hash_key(key), time.time() if now is None else now))
     return key
-
-
-def _existing(db_path: str) -> sqlite3.Connection:
-    """A connection to a database that must exist already (listing makes no new file)."""
-    if not Path(db_path).exists():
-        raise ValueError(f"no database at {db_path}")
-    return connect(db_path)
 
 
 def list_keys(db_path: str) -> list[KeyRow]:
     """Every key in the database (hashes only)."""
-    db = _existing(db_path)
-    try:
-        migrate(db)
-        return read_bot_keys(db)
-    finally:
-        db.close()
+    with key_table(db_path) as table:
+        return table.read()
 
 
 def revoke_key(db_path: str, name: str) -> bool:
     """Revoke ``name``'s key; False if it had none. A running server refuses it within seconds."""
-    db = _existing(db_path)
-    try:
-        migrate(db)
-        return revoke_bot_key(db, name, time.time())
-    finally:
-        db.close()
+    with key_table(db_path) as table:
+        return table.revoke(name, time.time())
 
 
 def keys_parser() -> argparse.ArgumentParser:
@@ -164,7 +188,11 @@ def keys_parser() -> argparse.ArgumentParser:
     )
     # --db is accepted before and after the action; SUPPRESS keeps one from hiding the other.
     db = argparse.ArgumentParser(add_help=False)
-    db.add_argument("--db", default=argparse.SUPPRESS, help=f"the server's SQLite file ({DB})")
+    db.add_argument(
+        "--db",
+        default=argparse.SUPPRESS,
+        help=f"the server's SQLite file or postgresql:// URL ({DB})",
+    )
     p = argparse.ArgumentParser(
         prog="mnk-server keys", description="Manage the keys that let bots connect.", parents=[db]
     )
@@ -194,7 +222,7 @@ def keys_main(argv: list[str]) -> int:
         elif not revoke_key(args.db, args.name):
             print(f"mnk-server keys: {args.name!r} has no active key", file=sys.stderr)
             return 1
-    except ValueError as exc:
+    except (ValueError, StoreUnavailable) as exc:
         print(f"mnk-server keys: {exc}", file=sys.stderr)
         return 1
     return 0

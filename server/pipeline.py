@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from server.journal import Record
-from server.store import Store
+from server.storage import Storage
 
 log = logging.getLogger("mnk.store")
 
@@ -95,7 +95,7 @@ class Pipeline:
 
     def __init__(
         self,
-        store: Store,
+        store: Storage,
         on_failure: Callable[[], None] | None = None,
         pacer: Pacer | None = None,
     ) -> None:

@@ -7,7 +7,7 @@ import functools
 import logging
 import ssl
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,7 +25,7 @@ from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
 from server.pipeline import Pipeline
 from server.ratelimit import TokenBucket
-from server.store import Store
+from server.storage import Storage
 
 log = logging.getLogger("mnk.server")
 
@@ -164,7 +164,7 @@ class ArenaServer:
     """Runs an :class:`Arena` behind ``websockets.asyncio.server``."""
 
     def __init__(
-        self, arena: Arena, config: ServerConfig | None = None, store: Store | None = None
+        self, arena: Arena, config: ServerConfig | None = None, store: Storage | None = None
     ) -> None:
         self.arena = arena
         self.config = config or ServerConfig()
@@ -176,6 +176,8 @@ class ArenaServer:
         self._unreading: set[asyncio.Future[None]] = set()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
         self.fanout = LocalFanOut()
+        #: Told of every player whose socket said hello here (a cluster's bus tells the others).
+        self.on_hello: Callable[[str], None] | None = None
         lim = arena.limits
         self.guard = ConnectionGuard(
             lim.max_connections,
@@ -370,6 +372,14 @@ class ArenaServer:
         self.fanout.sockets[pid] = ws
         if old is not None and old is not ws:
             self._spawn(old.close(CloseCode.REPLACED, "session resumed elsewhere"))
+        if self.on_hello is not None:
+            self.on_hello(pid)
+
+    def close_replaced(self, pid: str) -> None:
+        """``pid`` said hello on another cluster node: close its socket here with 4000."""
+        ws = self.fanout.sockets.get(pid)
+        if ws is not None:
+            self._spawn(ws.close(CloseCode.REPLACED, "session resumed elsewhere"))
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)

@@ -8,9 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from protocol.errors import NoSuchGame
-from protocol.records import PsqRecord, write_psq
-from protocol.rules import Move, WinRule
+from server.history import History
 from server.journal import (
     GameRow,
     Heartbeat,
@@ -21,7 +19,6 @@ from server.journal import (
     Record,
     RoomGone,
     RoomRow,
-    Snapshot,
 )
 
 #: Migration N takes a file from ``PRAGMA user_version`` N to N + 1. Append; never edit.
@@ -56,7 +53,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
-MAX_PAGE = 100
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
 WAL_LIMIT = 64 << 20
 
@@ -82,7 +78,7 @@ def migrate(db: sqlite3.Connection) -> int:
     return len(MIGRATIONS)
 
 
-class Store:
+class Store(History):
     """Writes journal records in batches (from one writer thread) and answers history queries."""
 
     def __init__(
@@ -148,27 +144,6 @@ class Store:
             db.execute("ROLLBACK")
             raise
 
-    # -- reading back after a restart ----------------------------------------------------------
-
-    def load(self) -> Snapshot:
-        """Every player and every live room with its current game and moves."""
-        db = self.db
-        players = [PlayerRow(**dict(r)) for r in db.execute("SELECT * FROM players")]
-        rooms = []
-        for row in db.execute("SELECT room, game_id FROM rooms ORDER BY rowid"):
-            game = self._game_row(db, row["game_id"])
-            if game is not None:
-                rooms.append((RoomRow(row["room"], row["game_id"]), game, self._moves(db, game)))
-        alive = db.execute("SELECT value FROM meta WHERE key='alive_at'").fetchone()
-        played = frozenset(
-            r[0]
-            for r in db.execute(
-                "SELECT seat0 FROM games WHERE seat0 IS NOT NULL AND started_at IS NOT NULL "
-                "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
-            )
-        )
-        return Snapshot(players, rooms, float(alive[0]) if alive else None, played)
-
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
         return read_bot_keys(self._reader())
@@ -181,77 +156,14 @@ class Store:
             db = self._readers.db = connect(self.path)
         return db
 
-    def list_games(
-        self,
-        player: str | None = None,
-        before: float | None = None,
-        limit: int = 20,
-        before_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Finished games, newest first; the next page starts after (``before``, ``before_id``).
-
-        Ties on ``ended_at`` are ordered by ``game_id``, so paging with both never skips a game.
-        """
-        limit = max(1, min(limit, MAX_PAGE))
-        sql = "SELECT * FROM games WHERE status = 'over'"
-        args: list[Any] = []
-        if player:
-            sql += " AND (seat0 = ? OR seat1 = ? OR name0 = ? OR name1 = ?)"
-            args += [player] * 4
-        if before is not None and before_id is not None:
-            sql += " AND (ended_at < ? OR (ended_at = ? AND game_id < ?))"
-            args += [before, before, before_id]
-        elif before is not None:
-            sql += " AND ended_at < ?"
-            args.append(before)
-        sql += " ORDER BY ended_at DESC, game_id DESC LIMIT ?"
-        args.append(limit + 1)
-        rows = self._reader().execute(sql, args).fetchall()
-        games = [_summary(_row_to_game(r)) for r in rows[:limit]]
-        more = len(rows) > limit
-        return {"type": "games", "games": games, "more": more}
-
-    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
-        """One game with every move and its time; ``fmt`` ``psq`` adds the Gomocup record."""
-        db = self._reader()
-        game = self._game_row(db, game_id)
-        if game is None:
-            raise NoSuchGame(f"no game {game_id[:64]!r}")
-        moves = self._moves(db, game)
-        record = game_record(game, moves)
-        reply: dict[str, Any] = {"type": "game", "game": record}
-        if fmt == "psq":
-            reply["psq"] = to_psq(game, moves)
-        return reply
-
-    @staticmethod
-    def _game_row(db: sqlite3.Connection, game_id: str) -> GameRow | None:
-        row = db.execute("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
-        return _row_to_game(row) if row else None
-
-    @staticmethod
-    def _moves(db: sqlite3.Connection, game: GameRow) -> list[MoveRow]:
-        rows = db.execute("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game.game_id,))
-        return [
-            MoveRow(
-                r["game_id"],
-                r["ply"],
-                r["x"],
-                r["y"],
-                r["at"],
-                None if r["clock0"] is None else (r["clock0"], r["clock1"]),
-            )
-            for r in rows
-        ]
-
 
 # -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
 
 
-def read_bot_keys(db: sqlite3.Connection) -> list[KeyRow]:
+def read_bot_keys(db: Any) -> list[KeyRow]:
     """Every row of the bot keys table, by name."""
     rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
-    return [KeyRow(*tuple(r)) for r in rows]
+    return [KeyRow(r["name"], r["key_hash"], r["created_at"], r["revoked_at"]) for r in rows]
 
 
 def put_bot_key(db: sqlite3.Connection, row: KeyRow) -> None:
@@ -281,18 +193,23 @@ def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     )
 
 
+def game_values(r: GameRow) -> tuple[Any, ...]:
+    """A game header as the games table's columns, in their order (JSON where nested)."""
+    return (
+        r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
+        None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
+        r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
+        r.ended_at, r.fault,
+    )  # fmt: skip
+
+
 def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     db.execute(
         "INSERT OR REPLACE INTO games (game_id, room, game_no, variant, options, clock, seat0, "
         "seat1, name0, name1, kind0, kind1, status, winner, reason, line, created_at, started_at, "
         "ended_at, fault) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
-            None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
-            r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
-            r.ended_at, r.fault,
-        ),
-    )  # fmt: skip
+        game_values(r),
+    )
 
 
 _INSERT_MOVE = "INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -335,96 +252,3 @@ _WRITERS: dict[type, Any] = {
     Heartbeat: _write_heartbeat,
     PlayerGone: _write_player_gone,
 }
-
-
-def _row_to_game(r: sqlite3.Row) -> GameRow:
-    return GameRow(
-        game_id=r["game_id"],
-        room=r["room"],
-        game_no=r["game_no"],
-        variant=json.loads(r["variant"]),
-        options=json.loads(r["options"]),
-        clock=None if r["clock"] is None else json.loads(r["clock"]),
-        seats=(r["seat0"], r["seat1"]),
-        names=(r["name0"], r["name1"]),
-        kinds=(r["kind0"], r["kind1"]),
-        status=r["status"],
-        winner=r["winner"],
-        reason=r["reason"],
-        line=tuple(tuple(c) for c in json.loads(r["line"])),
-        created_at=r["created_at"],
-        started_at=r["started_at"],
-        ended_at=r["ended_at"],
-        fault=r["fault"],
-    )
-
-
-def _summary(g: GameRow) -> dict[str, Any]:
-    return {
-        "game_id": g.game_id,
-        "room": g.room,
-        "game": g.variant,
-        "players": list(g.names),
-        "player_ids": list(g.seats),
-        "winner": g.winner,
-        "reason": g.reason,
-        "fault": g.fault,
-        "opening": len(g.options.get("opening") or ()),
-        "started_at": g.started_at,
-        "ended_at": g.ended_at,
-    }
-
-
-#: Room options that change how the game was played: the JSON record repeats them.
-RULE_OPTIONS = ("position", "opening_rule", "opening_made")
-
-
-def game_record(game: GameRow, moves: list[MoveRow]) -> dict[str, Any]:
-    """The JSON export of a game: players, variant, every move with its time, result.
-
-    ``ms`` is the time the move took: 0 for opening stones, and measured from the start of play
-    (not from room creation) for the first real move.
-    """
-    start = game.started_at or game.created_at
-    opening = len(game.options.get("opening") or ())
-
-    def took(i: int) -> int:
-        if i < opening:
-            return 0
-        previous = moves[i - 1].at if i > opening else start
-        return max(0, round(1000 * (moves[i].at - max(previous, start))))
-
-    rules = {k: v for k, v in game.options.items() if k in RULE_OPTIONS}
-    return {
-        **_summary(game),
-        **({"options": rules} if rules else {}),
-        "kinds": list(game.kinds),
-        "clock": game.clock,
-        "status": game.status,
-        "line": [list(c) for c in game.line],
-        "moves": [
-            {
-                "x": m.x,
-                "y": m.y,
-                "at": m.at,
-                "ms": took(i),
-                "clocks": list(m.clocks) if m.clocks else None,
-            }
-            for i, m in enumerate(moves)
-        ],
-    }
-
-
-def to_psq(game: GameRow, moves: list[MoveRow]) -> str:
-    """The game in Gomocup's ``.psq`` format."""
-    record = game_record(game, moves)
-    psq = PsqRecord(
-        width=game.variant["width"],
-        height=game.variant["height"],
-        moves=tuple(Move(m["x"], m["y"]) for m in record["moves"]),
-        times_ms=tuple(m["ms"] for m in record["moves"]),
-        players=(game.names[0] or "", game.names[1] or ""),
-        winner=game.winner,
-        rule=WinRule(game.variant.get("rule", "freestyle")),
-    )
-    return write_psq(psq)

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from cluster.services import pg_cluster, pg_url, redis_server  # noqa: F401  (fixtures for all)
 from websockets.asyncio.client import ClientConnection, connect
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -123,18 +124,41 @@ def limits_override() -> dict[str, float]:
     return {}
 
 
+#: The two stores: a module runs a test on both by overriding ``db`` with :func:`both_dbs`.
+BACKENDS = ("sqlite", "postgresql")
+
+
+def backend_db(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
+    """A fresh ``--db`` value: a SQLite file in ``tmp_path`` or a new PostgreSQL database."""
+    if backend == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
+    return str(tmp_path / "arena.sqlite3")
+
+
 @pytest.fixture
-async def server(limits_override: dict[str, float], tmp_path: Path) -> AsyncIterator[Any]:
-    """A real ArenaServer and SQLite file on a free loopback port, stopped after the test."""
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The test server's database: a SQLite file unless a module asks for both stores."""
+    return backend_db(request, "sqlite", tmp_path)
+
+
+@pytest.fixture(params=BACKENDS)
+def both_dbs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The test server's database, once per store (``db = both_dbs`` in a module)."""
+    return backend_db(request, request.param, tmp_path)
+
+
+@pytest.fixture
+async def server(limits_override: dict[str, float], db: str) -> AsyncIterator[Any]:
+    """A real ArenaServer and store (SQLite unless ``db`` says) on loopback, stopped after."""
     from server.arena import Arena, Limits
     from server.shell import ArenaServer, ServerConfig
-    from server.store import Store
+    from server.storage import open_store
 
     settings = {"reconnect_grace": 5.0, "room_linger": 0.5, "lobby_push_interval": 0.05}
     settings["full_sweep_interval"] = 0.1
     settings.update(limits_override)
     config = ServerConfig(port=0, sweep_interval=0.02)
-    store = Store(tmp_path / "arena.sqlite3")
+    store = open_store(db)
     srv = ArenaServer(Arena(limits=Limits(**settings)), config, store)
     await srv.start()
     srv.url = f"ws://127.0.0.1:{srv.port}"

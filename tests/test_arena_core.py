@@ -7,11 +7,15 @@ from typing import Any
 
 import msgpack
 import pytest
+from conftest import both_dbs
 
 from server.arena import Arena, Limits, Reply, Send
 from server.journal import Heartbeat
 from server.keys import new_key
-from server.store import Store
+from server.storage import open_store
+
+#: The restart tests here run on SQLite and on PostgreSQL.
+db = both_dbs
 
 
 class FakeClock:
@@ -85,8 +89,8 @@ def test_bot_move_cap_applies_to_untimed_games_only(clock: FakeClock) -> None:
     assert timed not in overs, "a bot with an hour on its clock must not lose after a minute"
 
 
-def test_restart_does_not_charge_the_downtime_to_a_bot(clock: FakeClock, tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite3")
+def test_restart_does_not_charge_the_downtime_to_a_bot(clock: FakeClock, db: str) -> None:
+    store = open_store(db)
     arena = Arena(limits=Limits(bot_move_timeout=60.0, full_sweep_interval=0.0), clock=clock)
     _, _, room = bot_game(arena)
     store.write(arena.drain())
@@ -98,11 +102,9 @@ def test_restart_does_not_charge_the_downtime_to_a_bot(clock: FakeClock, tmp_pat
     assert overs and overs[0]["room"] == room and overs[0]["reason"] == "timeout"
 
 
-def test_opening_stones_cost_no_clock_time_after_a_restart(
-    clock: FakeClock, tmp_path: Path
-) -> None:
+def test_opening_stones_cost_no_clock_time_after_a_restart(clock: FakeClock, db: str) -> None:
     """A room with an opening waits 200 s for bob; after a crash only his 5 s are charged."""
-    store = Store(tmp_path / "a.sqlite3")
+    store = open_store(db)
     arena = Arena(limits=Limits(), clock=clock)
     alice, bob = Peer(arena, "alice"), Peer(arena, "bob")
     room = alice.do(
@@ -122,8 +124,26 @@ def test_opening_stones_cost_no_clock_time_after_a_restart(
     assert [m["ms"] for m in record["moves"]] == [0]
 
 
-def test_history_times_start_at_the_start_of_play(clock: FakeClock, tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite3")
+def test_adopted_rooms_leave_the_connected_bot_of_a_name_in_charge(
+    clock: FakeClock, tmp_path: Path
+) -> None:
+    """A cluster node adopting a dead node's bot game keeps matching its own connected bot."""
+    store = open_store(str(tmp_path / "dead.sqlite3"))
+    dead = Arena(limits=Limits(), clock=clock)
+    bot_game(dead)  # the dead node's robo, another player of the same name
+    store.write(dead.drain())
+    arena = Arena(limits=Limits(), clock=clock)
+    Peer(arena, "robo", "bot", games=["*"], capacity=4)
+    arena.restore(store.load())
+    human = Peer(arena, "newcomer")
+    room = human.do(type="create_room", game="gomoku", opponent="bot", seat=0)[0]["room"]
+    state = arena.rooms.get(room).state_for(human.pid)
+    assert state["players"] == ["newcomer", "robo"] and state["status"] == "playing"
+    store.close()
+
+
+def test_history_times_start_at_the_start_of_play(clock: FakeClock, db: str) -> None:
+    store = open_store(db)
     arena = Arena(limits=Limits(), clock=clock)
     alice = Peer(arena, "alice")
     room = alice.do(type="create_room", game="tictactoe", seat=0)[0]["room"]

@@ -12,25 +12,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, free_port
+from conftest import RawClient, both_dbs, free_port
 from websockets.asyncio.client import connect
 
 from protocol.records import read_psq
+from server.storage import is_pg_url, open_store
 from server.store import MIGRATIONS, Store
+
+#: Every test here that uses a database runs on SQLite and on PostgreSQL.
+db = both_dbs
 
 
 class ServerProcess:
-    """``python -m server`` on a fixed port and database file, killable and restartable."""
+    """``python -m server`` on a fixed port and database, killable and restartable."""
 
-    def __init__(self, db: Path, grace: float = 30.0) -> None:
-        self.db, self.port, self.grace = db, free_port(), grace
+    def __init__(self, db: str, grace: float = 30.0, extra: tuple[str, ...] = ()) -> None:
+        self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
         self.url = f"ws://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
         """Start the process and wait until it accepts connections."""
-        args = ["--port", str(self.port), "--db", str(self.db), "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace), "--no-bots"]
+        args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
+        args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
         self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
         for _ in range(200):
             try:
@@ -57,9 +61,9 @@ class ServerProcess:
 
 
 @pytest.fixture
-async def proc(tmp_path: Path) -> Any:
-    """A server process on a database in tmp_path, killed after the test."""
-    server = ServerProcess(tmp_path / "arena.sqlite3")
+async def proc(db: str) -> Any:
+    """A server process on a fresh database, killed after the test."""
+    server = ServerProcess(db)
     yield server
     if server.proc is not None and server.proc.poll() is None:
         server.kill()
@@ -140,7 +144,8 @@ async def test_migrations_are_versioned(tmp_path: Path) -> None:
 
 
 async def test_restart_upgrades_an_empty_file_and_keeps_waiting_rooms(proc: ServerProcess) -> None:
-    sqlite3.connect(proc.db).close()  # a version-0 file, as an old deploy might leave
+    if not is_pg_url(proc.db):  # a fresh PostgreSQL database is empty already
+        sqlite3.connect(proc.db).close()  # a version-0 file, as an old deploy might leave
     await proc.start()
     alice = await proc.client("alice")
     room = (await alice.request(type="create_room", game="tictactoe", seat=1))["room"]
@@ -225,10 +230,10 @@ async def test_history_pages_filters_and_exports(client_factory: Any) -> None:
     await carol.error("bad_message", type="get_game", game_id="g_nope", format="pgn")
 
 
-async def test_paging_never_skips_games_that_end_at_the_same_instant(tmp_path: Path) -> None:
+async def test_paging_never_skips_games_that_end_at_the_same_instant(db: str) -> None:
     from server.journal import GameRow
 
-    store = Store(tmp_path / "p.sqlite3")
+    store = open_store(db)
     variant = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
     rows = [
         GameRow(f"g_{i:02d}", "r", 1, variant, {}, None, ("a", "b"), ("a", "b"), ("human",) * 2,

@@ -14,14 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, bot_key, free_port
+from conftest import RawClient, bot_key, both_dbs, free_port
 from test_bot_play import start_bot, stop, wait_for_bot
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.keys import add_key, keys_main, list_keys, read_keys_file, revoke_key
+from server.storage import is_pg_url
 
 HELLO = {"type": "hello", "protocol": 1}
+
+#: Every test here that uses a database runs on SQLite and on PostgreSQL.
+db = both_dbs
 
 
 async def test_a_bot_without_a_valid_key_is_refused(client_factory: Any, server: Any) -> None:
@@ -149,10 +153,11 @@ async def server_process(cwd: Path, *args: str) -> AsyncIterator[str]:
 # -- the operator's side: mnk-server keys, --keys-file, revocation -----------------------------
 
 
-def test_keys_cli_on_a_real_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    db = str(tmp_path / "arena.sqlite3")
-    assert keys_main(["list", "--db", db]) == 1  # no database: nothing is created
-    assert not Path(db).exists()
+def test_keys_cli_on_a_real_database(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = db.rpartition("/")[0] + "/nothere" if is_pg_url(db) else db
+    assert keys_main(["list", "--db", missing]) == 1  # no database: nothing is created
+    assert not Path(missing).exists()
+    assert "mnk-server keys: " in capsys.readouterr().err
     assert keys_main(["--db", db, "add", "alpha"]) == 0
     key = capsys.readouterr().out.strip()
     assert len(key) >= 40
@@ -184,10 +189,9 @@ def test_keys_file_lines(tmp_path: Path) -> None:
         read_keys_file(path)
 
 
-async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path) -> None:
-    db = tmp_path / "arena.sqlite3"
+async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path, db: str) -> None:
     added = subprocess.run(
-        [sys.executable, "-m", "server", "keys", "add", "dbbot", "--db", str(db)],
+        [sys.executable, "-m", "server", "keys", "add", "dbbot", "--db", db],
         capture_output=True,
         text=True,
         timeout=60,
@@ -196,14 +200,14 @@ async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path) -> Non
     db_key = added.stdout.strip()
     keys_file = tmp_path / "keys"
     keys_file.write_text("filebot=FILE-KEY-0123456789\n")
-    args = ["--db", str(db), "--no-bots", "--keys-file", str(keys_file)]
+    args = ["--db", db, "--no-bots", "--keys-file", str(keys_file)]
     async with server_process(tmp_path, *args) as url:
         from_file = RawClient(await connect(url))
         assert (await from_file.hello("x", "bot", key="FILE-KEY-0123456789"))["name"] == "filebot"
         stored = RawClient(await connect(url))
         assert (await stored.hello("dbbot", "bot", key=db_key))["name"] == "dbbot"
-        late = await asyncio.to_thread(add_key, str(db), "latebot")
-        assert revoke_key(str(db), "dbbot")
+        late = await asyncio.to_thread(add_key, db, "latebot")
+        assert revoke_key(db, "dbbot")
         with pytest.raises(ConnectionClosed):  # cut off within the server's reload interval
             while True:
                 await stored.recv(timeout=30)

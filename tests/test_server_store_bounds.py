@@ -21,14 +21,34 @@ from server.shell import ArenaServer, ServerConfig
 from server.store import Store
 
 
-class WriteLock:
-    """Another connection (in a thread of its own) holding the SQLite write lock."""
+class HeldLock:
+    """A lock on the database held by another connection, in a thread of its own."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self) -> None:
         self.taken = threading.Event()
         self.release = threading.Event()
         self.thread = threading.Thread(target=self._hold, daemon=True)
+
+    def _hold(self) -> None:
+        """Take the lock, set ``taken``, wait for ``release``, let go."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> HeldLock:
+        self.thread.start()
+        await asyncio.to_thread(self.taken.wait, 10)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release.set()
+        await asyncio.to_thread(self.thread.join, 10)
+
+
+class WriteLock(HeldLock):
+    """Another connection holding the SQLite write lock."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
 
     def _hold(self) -> None:
         db = sqlite3.connect(self.path, isolation_level=None)
@@ -37,15 +57,6 @@ class WriteLock:
         self.release.wait(30)
         db.execute("ROLLBACK")
         db.close()
-
-    async def __aenter__(self) -> WriteLock:
-        self.thread.start()
-        await asyncio.to_thread(self.taken.wait, 10)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.release.set()
-        await asyncio.to_thread(self.thread.join, 10)
 
 
 async def make_server(
@@ -78,12 +89,13 @@ async def client(url: str, name: str) -> RawClient:
     return c
 
 
-async def test_a_held_write_lock_does_not_freeze_the_loop(srv: Any, tmp_path: Path) -> None:
-    alice, bob = await client(srv.url, "alice"), await client(srv.url, "bob")
-    pinger = await client(srv.url, "pinger")
+async def loop_answers_while_a_commit_waits(url: str, lock: HeldLock) -> None:
+    """While ``lock`` holds a move's commit back, pings are answered and the move is not sent."""
+    alice, bob = await client(url, "alice"), await client(url, "bob")
+    pinger = await client(url, "pinger")
     room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
     await bob.request(type="join_room", room=room)
-    async with WriteLock(tmp_path / "arena.sqlite3"):
+    async with lock:
         await alice.send(type="move", room=room, x=7, y=7)
         worst = 0.0
         for _ in range(10):  # on main each ping waited out the 5 s busy timeout
@@ -97,6 +109,10 @@ async def test_a_held_write_lock_does_not_freeze_the_loop(srv: Any, tmp_path: Pa
     assert (await bob.expect("moved", timeout=10))["x"] == 7
     for c in (alice, bob, pinger):
         await c.close()
+
+
+async def test_a_held_write_lock_does_not_freeze_the_loop(srv: Any, tmp_path: Path) -> None:
+    await loop_answers_while_a_commit_waits(srv.url, WriteLock(tmp_path / "arena.sqlite3"))
 
 
 async def test_a_store_that_stays_locked_stops_the_server_and_says_so(tmp_path: Path) -> None:

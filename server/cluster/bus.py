@@ -1,0 +1,209 @@
+"""The cluster's bus on Redis: one lobby of every node's rooms, and sessions resumed elsewhere.
+
+Redis holds only what can be rebuilt. Each node keeps the lobby lines of the rooms it owns (its
+rows of PostgreSQL's rooms table, which it holds in memory) in a hash of its own, writes only
+what changed, and writes it whole again whenever Redis comes back without it (restarted
+empty). The hash expires unless renewed, so a dead node's rooms leave the lobby by themselves
+and come back under their adopter. Every node reads the others' hashes each round into the
+arena's lobby. A hello on one node is published on a channel; the node holding an older socket
+of that player closes it with 4000. Pub/sub is at-most-once, and redis-py's asyncio PubSub does
+not subscribe again after a reconnect, so the listener is made anew after every outage. A
+node's lease is renewed only as far as its last round that reached Redis (``lease_left``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from server.arena import Arena
+
+log = logging.getLogger("mnk.cluster")
+
+#: Seconds between two rounds (the lobby written and read, Redis known to be reachable).
+ROUND = 0.5
+#: Seconds any one Redis command may take before Redis counts as unreachable.
+TIMEOUT = 1.0
+#: Seconds a stop may spend tidying Redis up.
+STOP_TIMEOUT = 2.0
+#: Hello announcements on their way out at once; past this, Redis is too slow to tell anyone.
+MAX_PUBLISHING = 256
+
+
+class RedisBus:
+    """One node's link to Redis: its lobby hash, the others' rooms, and the hello channel."""
+
+    def __init__(self, url: str, node: str, arena: Arena, server: Any, lease_s: float) -> None:
+        self.redis = aioredis.Redis.from_url(
+            url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
+        )
+        db = self.redis.connection_pool.connection_kwargs.get("db", 0)
+        #: Channels are shared by every database of a Redis server: they carry its number.
+        self.prefix = f"mnk:{db}:"
+        self.node, self.arena, self.server, self.lease_s = node, arena, server, lease_s
+        self.lobby_key = self.lobby_of(node)
+        self.nodes_key = f"{self.prefix}nodes"
+        self.channel = f"{self.prefix}hello"
+        #: The lines last written to this node's hash; None: write it whole next round.
+        self._written: dict[str, str] | None = None
+        #: This node's lobby lines, rendered at the arena's ``lobby_version`` ``_version``.
+        self._lines: dict[str, str] = {}
+        self._version = -1
+        #: When a round last reached Redis (monotonic seconds).
+        self.reached = time.monotonic()
+        self._down = False
+        #: Wall-clock time each player's socket here said hello (older sockets are closed).
+        self._hello_at: dict[str, float] = {}
+        self._rounds: asyncio.Task[None] | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._publishing: set[asyncio.Task[Any]] = set()
+
+    def lobby_of(self, node: str) -> str:
+        """The key of ``node``'s lobby hash."""
+        return f"{self.prefix}lobby:{node}"
+
+    async def connect(self) -> None:
+        """Check that Redis answers (a node does not start without it)."""
+        await self.redis.ping()
+
+    def start(self) -> None:
+        """Start the rounds (which start the listener)."""
+        self._rounds = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop, and take this node's rooms out of the lobby (their adopter lists them)."""
+        for task in (self._rounds, self._listener, *self._publishing):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
+                    await task
+        try:  # a slow or absent Redis never holds a stop up: the hash expires by itself
+            async with asyncio.timeout(STOP_TIMEOUT):
+                await self.redis.delete(self.lobby_key)
+                await self.redis.aclose()
+        except (RedisError, OSError, TimeoutError):
+            log.warning("could not take this node's rooms out of the lobby; they expire")
+
+    def lease_left(self) -> float:
+        """Seconds this node's lease may be renewed for: no further than its last Redis round."""
+        return max(0.0, self.lease_s - (time.monotonic() - self.reached))
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def hello(self, pid: str) -> None:
+        """A socket of ``pid`` said hello here: tell the other nodes to close theirs."""
+        now = time.time()
+        self._hello_at[pid] = now
+        sockets = self.server.fanout.sockets
+        if len(self._hello_at) > 2 * len(sockets) + 1024:  # forget players gone from here
+            self._hello_at = {p: at for p, at in self._hello_at.items() if p in sockets}
+        if len(self._publishing) >= MAX_PUBLISHING:
+            log.warning("Redis is too slow: a hello is not announced to the other nodes")
+            return
+        note = json.dumps({"player": pid, "node": self.node, "at": now})
+        task = asyncio.create_task(self._publish(note))
+        self._publishing.add(task)
+        task.add_done_callback(self._publishing.discard)
+
+    async def _publish(self, note: str) -> None:
+        with contextlib.suppress(RedisError, OSError):  # at most once, like pub/sub itself
+            await self.redis.publish(self.channel, note)
+
+    def _on_hello(self, data: bytes) -> None:
+        """Another node's hello: close this node's socket of that player if it is older."""
+        try:
+            note = json.loads(data)
+            pid, node, at = note["player"], note["node"], float(note["at"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring a malformed hello note on %s", self.channel)
+            return
+        if node == self.node:
+            return
+        here = self._hello_at.get(pid)
+        if here is not None and here < at:
+            del self._hello_at[pid]
+            self.server.close_replaced(pid)
+
+    async def _listen(self) -> None:
+        """Hand every hello note to ``_on_hello`` until the connection fails."""
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self.channel)
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    self._on_hello(message["data"])
+        except (RedisError, OSError) as exc:
+            log.warning("the hello channel failed (%s); listening again when Redis is back", exc)
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await pubsub.aclose()
+
+    def _relisten(self) -> None:
+        """Subscribe anew on a new connection (after an outage the old one may be deaf)."""
+        if self._listener is not None:
+            self._listener.cancel()
+        self._listener = asyncio.create_task(self._listen())
+
+    # -- the lobby ---------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.round()
+            except (RedisError, OSError) as exc:
+                self._written = None  # Redis may come back empty: write everything again
+                if not self._down:
+                    log.warning("Redis is unreachable (%s); the lobby waits for it", exc)
+                self._down = True
+            else:
+                if self._down or self._listener is None or self._listener.done():
+                    if self._down:
+                        log.info("Redis is back: lobby written again, hello channel resubscribed")
+                    self._relisten()
+                self._down = False
+            await asyncio.sleep(ROUND)
+
+    async def round(self) -> None:
+        """Write this node's lobby lines (what changed, or all), then read every other node's."""
+        version = self.arena.lobby_version
+        if version != self._version:  # render the lines only when the lobby changed
+            self._lines = {room.id: json.dumps(room.summary()) for room in self.arena.rooms}
+            self._version = version
+        lines = self._lines
+        written, key = self._written, self.lobby_key
+        async with self.redis.pipeline(transaction=True) as p:
+            if written is None:
+                p.delete(key)
+                changed, gone = lines, []
+            else:
+                changed = {k: v for k, v in lines.items() if written.get(k) != v}
+                gone = [k for k in written if k not in lines]
+            if changed:
+                p.hset(key, mapping=changed)  # type: ignore[arg-type]
+            if gone:
+                p.hdel(key, *gone)
+            p.pexpire(key, int(max(self.lease_s, 2 * ROUND) * 1000))
+            p.sadd(self.nodes_key, self.node)
+            p.hlen(key)
+            p.smembers(self.nodes_key)
+            *_, size, members = await p.execute()
+        # a hash shorter than what was written lost lines (Redis restarted): all again next time
+        self._written = lines if size == len(lines) else None
+        others = sorted(n for m in members if (n := m.decode()) != self.node)
+        async with self.redis.pipeline(transaction=False) as p:
+            for other in others:
+                p.hgetall(self.lobby_of(other))
+            tables = await p.execute()
+        remote: dict[str, Any] = {}
+        for table in tables:
+            for room, line in table.items():
+                remote.setdefault(room.decode(), json.loads(line))
+        self.reached = time.monotonic()
+        self.arena.set_remote_rooms(remote)

@@ -1,0 +1,60 @@
+"""The node side of a cluster: adopt the rooms of nodes whose lease lapsed, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from server.arena import Arena
+
+if TYPE_CHECKING:
+    from server.pgstore import PgStore
+
+log = logging.getLogger("mnk.cluster")
+
+#: Seconds between looks for lapsed nodes.
+SCAN_INTERVAL = 1.0
+
+
+class NodeKeeper:
+    """Looks for lapsed nodes every ``interval`` seconds and restores their rooms here."""
+
+    def __init__(self, arena: Arena, store: PgStore, interval: float = SCAN_INTERVAL) -> None:
+        self.arena, self.store, self.interval = arena, store, interval
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start looking."""
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop looking."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.adopt()
+
+    async def adopt(self) -> int:
+        """One look: restore every lapsed node's rooms into the arena; how many were taken."""
+        if self.store.fenced:
+            return 0  # this node is stopping: it adopts nothing
+        try:
+            # Cancelled by a stop, a look loses nothing: what it took is this node's in the
+            # database, and survivors adopt it when this node gives its lease up.
+            adopted = await asyncio.to_thread(self.store.adopt_lapsed)
+        except Exception:
+            log.exception("looking for lapsed nodes failed; trying again")
+            return 0
+        count = 0
+        for node, snapshot in adopted:
+            self.arena.restore(snapshot)
+            count += len(snapshot.rooms)
+            log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
+        return count

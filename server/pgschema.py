@@ -1,0 +1,164 @@
+"""PostgreSQL's schema (versioned migrations under an advisory lock) and one statement per record.
+
+Every statement is idempotent (an upsert or a delete), so a batch whose commit outcome is
+unknown can be sent again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from server.cluster import lease
+from server.journal import (
+    GameRow,
+    Heartbeat,
+    MoveRow,
+    PlayerGone,
+    PlayerRow,
+    Record,
+    RoomGone,
+    RoomRow,
+)
+from server.store import game_values
+
+#: Migration N takes the database from schema version N to N + 1. Append; never edit.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE players (
+        pid TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE games (
+        game_id TEXT PRIMARY KEY, room TEXT NOT NULL, game_no INTEGER NOT NULL,
+        variant TEXT NOT NULL, options TEXT NOT NULL, clock TEXT,
+        seat0 TEXT, seat1 TEXT, name0 TEXT, name1 TEXT, kind0 TEXT, kind1 TEXT,
+        status TEXT NOT NULL, winner INTEGER, reason TEXT, line TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL, started_at DOUBLE PRECISION,
+        ended_at DOUBLE PRECISION, fault TEXT);
+    CREATE INDEX games_by_end ON games (status, ended_at);
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL, ply INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
+        at DOUBLE PRECISION NOT NULL, clock0 DOUBLE PRECISION, clock1 DOUBLE PRECISION,
+        PRIMARY KEY (game_id, ply));
+    CREATE TABLE rooms (room TEXT PRIMARY KEY, game_id TEXT NOT NULL, seq BIGSERIAL NOT NULL);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+    CREATE TABLE bot_keys (
+        name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
+        created_at DOUBLE PRECISION NOT NULL, revoked_at DOUBLE PRECISION);
+    """,
+    # 2: node leases, room owners and epochs, the fencing function (server/cluster/lease.py)
+    lease.MIGRATION,
+)
+
+#: The advisory lock key migrations hold (any constant no other user of the database takes).
+MIGRATION_LOCK = 0x6D6E6B01
+
+
+def migrate(db: psycopg.Connection[Any]) -> int:
+    """Bring the schema up to date under the migration lock; returns the version now."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), version INTEGER NOT NULL)"
+        )
+        row = db.execute("SELECT version FROM schema_version").fetchone()
+        version = row["version"] if row else 0
+        if version > len(MIGRATIONS):
+            raise RuntimeError(f"database schema {version} is newer than this server knows")
+        for number in range(version, len(MIGRATIONS)):
+            db.execute(MIGRATIONS[number])
+        db.execute(
+            "INSERT INTO schema_version (version) VALUES (%s) "
+            "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+            (len(MIGRATIONS),),
+        )
+    return len(MIGRATIONS)
+
+
+# -- row codecs: each is idempotent, so a batch can be sent twice ------------------------------
+
+_GAME_COLUMNS = (
+    "game_id, room, game_no, variant, options, clock, seat0, seat1, name0, name1, kind0, kind1, "
+    "status, winner, reason, line, created_at, started_at, ended_at, fault"
+)
+_GAME_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in _GAME_COLUMNS.split(", ")[1:])
+
+#: One SQL statement and its parameters.
+Statement = tuple[str, Any]
+
+
+def _player(r: PlayerRow, node: str | None) -> Statement:
+    sql = (
+        "INSERT INTO players VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pid) "
+        "DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"
+    )
+    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at)
+
+
+def _game(r: GameRow, node: str | None) -> Statement:
+    sql = (
+        f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join(['%s'] * 20)}) "
+        f"ON CONFLICT (game_id) DO UPDATE SET {_GAME_UPDATE}"
+    )
+    return sql, game_values(r)
+
+
+def _move(r: MoveRow, node: str | None) -> Statement:
+    sql = (
+        "INSERT INTO moves VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id, ply) "
+        "DO UPDATE SET x = excluded.x, y = excluded.y, at = excluded.at, "
+        "clock0 = excluded.clock0, clock1 = excluded.clock1"
+    )
+    return sql, (r.game_id, r.ply, r.x, r.y, r.at, *(r.clocks or (None, None)))
+
+
+def _room(r: RoomRow, node: str | None) -> Statement:
+    # A room that gets a new game moves to the end of the order, as SQLite's REPLACE does.
+    sql = (
+        "INSERT INTO rooms (room, game_id, owner) VALUES (%s, %s, %s) ON CONFLICT (room) "
+        "DO UPDATE SET game_id = excluded.game_id, seq = excluded.seq"
+    )
+    return sql, (r.room, r.game_id, node)
+
+
+def _room_gone(r: RoomGone, node: str | None) -> Statement:
+    if r.discard_game is None:
+        return "DELETE FROM rooms WHERE room = %s", (r.room,)
+    sql = (
+        "WITH gone AS (DELETE FROM rooms WHERE room = %(room)s), "
+        "moves_gone AS (DELETE FROM moves WHERE game_id = %(game)s) "
+        "DELETE FROM games WHERE game_id = %(game)s"
+    )
+    return sql, {"room": r.room, "game": r.discard_game}
+
+
+def _heartbeat(r: Heartbeat, node: str | None) -> Statement:
+    if node is not None:  # a node's own heartbeat: survivors charge its clocks up to here
+        return "UPDATE nodes SET alive_at = %s WHERE node = %s", (r.at, node)
+    sql = (
+        "INSERT INTO meta VALUES ('alive_at', %s) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    )
+    return sql, (repr(r.at),)
+
+
+def _player_gone(r: PlayerGone, node: str | None) -> Statement:
+    return "DELETE FROM players WHERE pid = %s", (r.pid,)
+
+
+_ROW_SQL: dict[type, Any] = {
+    PlayerRow: _player,
+    GameRow: _game,
+    MoveRow: _move,
+    RoomRow: _room,
+    RoomGone: _room_gone,
+    Heartbeat: _heartbeat,
+    PlayerGone: _player_gone,
+}
+
+
+def row_sql(record: Record, node: str | None) -> Statement:
+    """The statement that saves ``record`` (``node``: the cluster node writing it, if any)."""
+    return _ROW_SQL[type(record)](record, node)

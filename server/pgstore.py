@@ -1,0 +1,263 @@
+"""The PostgreSQL store: the same records and queries as the SQLite one, on a shared database.
+
+Writes go through psycopg 3 (sync, pipeline mode) on the pipeline's writer thread, so a slow
+or unreachable database stalls deliveries, never the event loop (``bench/bench_store.py``
+measured it against asyncpg). Every write is idempotent (``ON CONFLICT … DO UPDATE``, deletes),
+so a batch whose commit outcome is unknown (the connection died mid-commit) is sent again on a
+new connection until ``commit_timeout`` runs out. Migrations run under an advisory lock, so
+nodes starting together upgrade the schema once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from server.cluster import lease
+from server.history import History
+from server.journal import KeyRow, Record, Snapshot
+from server.pgschema import migrate, row_sql
+from server.storage import StoreUnavailable
+
+log = logging.getLogger("mnk.store")
+
+#: Seconds a connection attempt may take before it counts as a failure.
+CONNECT_TIMEOUT = 5
+
+
+def open_connection(url: str, timeout: float = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+    """An autocommit connection (transactions are explicit) with rows indexed by column name."""
+    return psycopg.connect(
+        url, row_factory=dict_row, autocommit=True, connect_timeout=max(1, round(timeout))
+    )
+
+
+def connect(url: str, timeout: float = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+    """:func:`open_connection`, or StoreUnavailable (said in one line) if it cannot."""
+    try:
+        return open_connection(url, timeout)
+    except psycopg.Error as exc:
+        said = " ".join(str(exc).split())  # libpq's message spans lines
+        raise StoreUnavailable(f"cannot connect to PostgreSQL: {said}") from exc
+
+
+class Qmark:
+    """A connection that takes ``?`` placeholders, so :class:`History`'s SQL runs unchanged."""
+
+    def __init__(self, db: psycopg.Connection[Any]) -> None:
+        self.conn = db
+
+    def execute(self, sql: str, args: Any = ()) -> psycopg.Cursor[Any]:
+        """Run ``sql`` (whose only ``?`` are placeholders) with ``args``."""
+        return self.conn.execute(sql.replace("?", "%s"), args)
+
+
+class PgStore(History):
+    """Writes journal records in batches (from one writer thread) and answers history queries."""
+
+    ROOM_ORDER = "seq"
+
+    def __init__(
+        self,
+        url: str,
+        commit_timeout: float = 10.0,
+        node: str | None = None,
+        lease_s: float = 5.0,
+    ) -> None:
+        self.url = url
+        #: A batch is retried this long (on new connections) before the server stops.
+        self.commit_timeout = commit_timeout
+        #: PostgreSQL manages its own write-ahead log: the pipeline never truncates anything.
+        self.wal_limit = 0
+        #: In a cluster, this node's name, lease and epoch: every commit is fenced by them.
+        self.node, self.lease_s, self.epoch = node, lease_s, 0
+        #: Set when a commit was refused because another node may own this node's rooms now.
+        self.fenced = False
+        #: Seconds each commit renews the lease for, if not ``lease_s`` (the bus ties it to Redis).
+        self.renew_for: Callable[[], float] | None = None
+        writer = connect(url)
+        migrate(writer)
+        if node is not None:
+            self.epoch = lease.join(writer, node, lease_s)
+        elif lease.live_nodes(writer):
+            writer.close()
+            raise StoreUnavailable("cluster nodes hold this database: start with --node NAME")
+        self._writer: psycopg.Connection[Any] | None = writer
+        self._readers = threading.local()
+        self._opened: list[psycopg.Connection[Any]] = []
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Give a node's lease up (its rooms are adopted at once), close every connection."""
+        if self.node is not None and not self.fenced and self._writer is not None:
+            try:
+                lease.release(self._writer, self.node, self.epoch)
+            except psycopg.Error:
+                log.warning("could not give the lease up: survivors adopt when it lapses")
+        with self._lock:
+            conns = [self._writer, *self._opened]
+            self._opened.clear()
+        for conn in conns:
+            if conn is not None:
+                conn.close()
+
+    def checkpoint(self, truncate: bool = False) -> None:
+        """Nothing to do: PostgreSQL checkpoints its own write-ahead log."""
+
+    def wal_size(self) -> int:
+        """0: there is no WAL file of the store's own to bound."""
+        return 0
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def write(self, records: list[Record]) -> None:
+        """Commit a batch in one transaction, again on a new connection if the outcome is unknown.
+
+        Raises once ``commit_timeout`` has passed without a commit: the server must stop.
+        """
+        deadline = time.monotonic() + self.commit_timeout
+        delay = 0.05
+        while True:
+            try:
+                self._commit(records)
+                return
+            except psycopg.errors.RaiseException as exc:
+                if lease.FENCED not in str(exc):
+                    raise
+                self.fenced = True
+                raise lease.Fenced(f"node {self.node} lost its lease") from exc
+            except psycopg.OperationalError as exc:  # connection lost, server restarting
+                self._drop_writer()
+                if time.monotonic() + delay >= deadline:
+                    raise
+                log.warning("commit of %d records failed (%s); retrying", len(records), exc)
+                time.sleep(delay)
+                delay = min(2 * delay, 1.0)
+
+    def _commit(self, records: list[Record]) -> None:
+        db = self._writer
+        if db is None or db.closed:
+            db = self._writer = open_connection(self.url)
+        with db.pipeline(), db.transaction():
+            if self.node is not None:
+                self._fence(db)
+            for record in records:
+                db.execute(*row_sql(record, self.node))
+
+    def _fence(self, db: psycopg.Connection[Any]) -> None:
+        """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed."""
+        renew = self.lease_s if self.renew_for is None else self.renew_for()
+        db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, renew))
+
+    def _drop_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def db(self) -> Qmark:  # type: ignore[override]
+        """Where :meth:`load` reads: this thread's reader (the writer may be mid-commit)."""
+        return self._reader()
+
+    def load(self) -> Snapshot:
+        """Every player and the live rooms this node owns (all of them without ``--node``)."""
+        if self.node is None:
+            return super().load()
+        db = self.db
+        rows = db.execute(
+            "SELECT room, game_id FROM rooms WHERE owner = ? ORDER BY seq", (self.node,)
+        )
+        alive = db.execute("SELECT alive_at FROM nodes WHERE node = ?", (self.node,)).fetchone()
+        return self.snapshot(db, list(rows), alive["alive_at"] if alive else None)
+
+    def snapshot(self, db: Any, room_rows: list[Any], alive_at: float | None) -> Snapshot:
+        """As :meth:`History.snapshot`; a node takes the players seated in its rooms and those
+        with a history (never pruned), so their sessions resume on any node.
+
+        Players with neither sit in another node's rooms: a node that knew them would forget
+        (prune) them after their time-to-live while they wait there.
+        """
+        full = super().snapshot(db, room_rows, alive_at)
+        if self.node is None:
+            return full
+        seated = {pid for _, game, _ in full.rooms for pid in game.seats if pid is not None}
+        players = [p for p in full.players if p.pid in seated or p.pid in full.played]
+        return Snapshot(players, full.rooms, alive_at, full.played)
+
+    def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
+        """Take the rooms of every node whose lease lapsed; each adopted node with its rooms.
+
+        Each room's clock is charged up to its old node's last heartbeat, not beyond.
+        """
+        assert self.node is not None
+        db = self._reader()
+        with db.conn.transaction():
+            self._fence(db.conn)  # only a node holding its own lease adopts
+            claimed = lease.claim_lapsed(db.conn, self.node)
+            return [(node, self.snapshot(db, rows, alive)) for node, alive, rows in claimed]
+
+    def bot_keys(self) -> list[KeyRow]:
+        """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
+        return read_bot_keys(self._reader().conn)
+
+    def _reader(self) -> Qmark:
+        """This thread's autocommit connection (made again after the database went away)."""
+        reader: Qmark | None = getattr(self._readers, "db", None)
+        if reader is not None and (reader.conn.closed or reader.conn.broken):
+            reader = None
+        if reader is None:
+            conn = connect(self.url)
+            with self._lock:
+                self._opened = [c for c in self._opened if not c.closed]
+                self._opened.append(conn)
+            reader = self._readers.db = Qmark(conn)
+        return reader
+
+
+# -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
+
+
+def read_bot_keys(db: psycopg.Connection[Any]) -> list[KeyRow]:
+    """Every row of the bot keys table, by name."""
+    rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
+    return [KeyRow(**r) for r in rows]
+
+
+class PgKeys:
+    """The bot keys table of a PostgreSQL database, for ``mnk-server keys``."""
+
+    def __init__(self, url: str) -> None:
+        self.db = connect(url)
+        migrate(self.db)
+
+    def read(self) -> list[KeyRow]:
+        """Every key, by name."""
+        return read_bot_keys(self.db)
+
+    def put(self, row: KeyRow) -> None:
+        """Store a new key for ``row.name``, replacing any earlier (revoked) one of that name."""
+        self.db.execute(
+            "INSERT INTO bot_keys VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET "
+            "key_hash = excluded.key_hash, created_at = excluded.created_at, "
+            "revoked_at = excluded.revoked_at",
+            (row.name, row.key_hash, row.created_at, row.revoked_at),
+        )
+
+    def revoke(self, name: str, at: float) -> bool:
+        """Mark the live key of ``name`` revoked; False if it has none."""
+        cur = self.db.execute(
+            "UPDATE bot_keys SET revoked_at = %s WHERE name = %s AND revoked_at IS NULL", (at, name)
+        )
+        return cur.rowcount > 0
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()

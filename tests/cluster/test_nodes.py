@@ -1,0 +1,206 @@
+"""Real server nodes on one real PostgreSQL: takeover after kill -9, fencing after SIGSTOP.
+
+These are the issue's tests 2, 3 and 6 (the ones that need no Redis): every node is a real
+``python -m server --node NAME`` process; clients resume on a survivor with their session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import RawClient
+from test_durability import ServerProcess
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+#: Seconds of lease: short, so that takeovers are quick; renewed every second by heartbeats.
+LEASE = "3"
+MOVES = [(7, 7), (8, 8), (7, 8), (9, 9), (7, 9)]
+
+
+@contextlib.asynccontextmanager
+async def running(made: dict[str, ServerProcess]) -> AsyncIterator[dict[str, ServerProcess]]:
+    """Start every node; on the way out kill those still running (stopped ones too)."""
+    try:
+        for node in made.values():
+            await node.start()
+        yield made
+    finally:
+        for node in made.values():
+            if node.proc is not None and node.proc.poll() is None:
+                node.proc.send_signal(signal.SIGCONT)
+                node.kill()
+
+
+@pytest.fixture
+async def nodes(pg_url: str) -> AsyncIterator[dict[str, ServerProcess]]:
+    """Three started nodes a, b, c on a fresh database; all stopped after the test."""
+    made = {n: ServerProcess(pg_url, extra=("--node", n, "--lease", LEASE)) for n in "abc"}
+    async with running(made):
+        yield made
+
+
+def owners(url: str) -> dict[str, tuple[str, int]]:
+    """Each live room's owner node and epoch, from PostgreSQL."""
+    with psycopg.connect(url) as db:
+        rows = db.execute("SELECT room, owner, epoch FROM rooms").fetchall()
+    return {room: (owner, epoch) for room, owner, epoch in rows}
+
+
+def moves_table(url: str, room: str) -> list[tuple[int, int]]:
+    """The moves of ``room``'s game, in order, as PostgreSQL has them."""
+    with psycopg.connect(url) as db:
+        rows = db.execute(
+            "SELECT x, y FROM moves JOIN rooms USING (game_id) WHERE room = %s ORDER BY ply",
+            (room,),
+        ).fetchall()
+    return [(x, y) for x, y in rows]
+
+
+async def wait_for(check: Any, timeout: float = 30.0) -> None:
+    """Poll ``check`` (a blocking function, run off the loop) until it holds."""
+    deadline = time.monotonic() + timeout
+    while not await asyncio.to_thread(check):
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.1)
+
+
+async def resume(node: ServerProcess, client: RawClient, timeout: float = 30.0) -> RawClient:
+    """Resume ``client``'s session on ``node``, retrying while the node has not adopted it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        c = RawClient(await connect(node.url, compression=None))
+        await c.send(type="hello", protocol=1, name="x", kind="human", session=client.session)
+        reply = await c.recv()
+        if reply["type"] == "welcome":
+            assert reply["player"] == client.player
+            c.session, c.player = reply["session"], reply["player"]
+            return c
+        assert reply["type"] == "error" and reply["code"] == "bad_session", reply
+        await c.close()
+        assert time.monotonic() < deadline, "the survivor never adopted the session"
+        await asyncio.sleep(0.1)
+
+
+async def timed_game(node: ServerProcess) -> tuple[RawClient, RawClient, str, list[float]]:
+    """Alice and bob on ``node`` play MOVES in a timed game; bob's view of the clocks."""
+    alice, bob = await node.client("alice"), await node.client("bob")
+    clock = {"initial_s": 60.0, "increment_s": 0.0}
+    room = (await alice.request(type="create_room", game="gomoku", seat=0, clock=clock))["room"]
+    await bob.request(type="join_room", room=room)
+    for ply, (x, y) in enumerate(MOVES):
+        await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y, ply=ply)
+    seen = await bob.expect("moved", ply=len(MOVES) - 1)
+    return alice, bob, room, seen["clocks"]
+
+
+async def test_kill_9_of_a_timed_game_s_owner_the_game_goes_on_on_a_survivor(
+    nodes: dict[str, ServerProcess], pg_url: str
+) -> None:
+    a = nodes["a"]
+    alice, bob, room, before = await timed_game(a)
+    killed = time.monotonic()
+    a.kill()
+    await wait_for(lambda: owners(pg_url)[room][0] in ("b", "c"), timeout=10)
+    survivor = nodes[owners(pg_url)[room][0]]
+    alice, bob = await resume(survivor, alice), await resume(survivor, bob)
+    state = await bob.expect("state", room=room)
+    down = time.monotonic() - killed
+    assert down < 10, "the game must continue on a survivor within 10 s"
+    assert state["moves"] == [list(m) for m in MOVES] and state["status"] == "playing"
+    assert state["clocks"][0] == pytest.approx(before[0], abs=0.01)
+    # bob is to move: charged up to a's last heartbeat (each second), not for the takeover
+    assert down > float(LEASE)
+    assert before[1] - 2.0 < state["clocks"][1] <= before[1]
+    await bob.error("stale_ply", type="move", room=room, x=9, y=9, ply=3)
+    rest = [(10, 10), (7, 6), (11, 11), (7, 10)]
+    for ply, (x, y) in enumerate(rest, len(MOVES)):
+        await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y, ply=ply)
+    over = await bob.expect("game_over")
+    assert over["winner"] == 0
+    assert moves_table(pg_url, room) == MOVES + rest  # every move once, none lost
+    assert owners(pg_url)[room][1] == 1  # adopted once
+    other = next(n for name, n in nodes.items() if name not in ("a", owners(pg_url)[room][0]))
+    reader = await other.client("reader")  # the history is the same from any node
+    [game] = (await reader.request(type="list_games", player=bob.player))["games"]
+    record = (await reader.request(type="get_game", game_id=game["game_id"]))["game"]
+    assert [(m["x"], m["y"]) for m in record["moves"]] == MOVES + rest
+
+
+async def test_sigstop_past_the_lease_then_sigcont_the_old_owner_is_fenced(
+    nodes: dict[str, ServerProcess], pg_url: str
+) -> None:
+    a = nodes["a"]
+    assert a.proc is not None
+    alice, bob, room, _ = await timed_game(a)
+    for c in (alice, bob):  # read everything a sent so far: what comes next is sent later
+        await c.alive()
+        c.pending.clear()
+    a.proc.send_signal(signal.SIGSTOP)
+    await wait_for(lambda: owners(pg_url)[room][0] in ("b", "c"))
+    await bob.send(type="move", room=room, x=10, y=10, ply=len(MOVES))  # waits in a's socket
+    a.proc.send_signal(signal.SIGCONT)
+    late: list[dict[str, Any]] = []
+    for c in (alice, bob):
+        try:
+            while True:
+                late.append(await c.recv())
+        except ConnectionClosed:
+            pass
+    assert await asyncio.to_thread(a.proc.wait, 30) != 0  # a stopped itself
+    assert [m for m in late if m.get("room") == room] == []  # and sent nothing about the room
+    assert moves_table(pg_url, room) == MOVES  # nor wrote the move it was sent
+    survivor = nodes[owners(pg_url)[room][0]]
+    bob = await resume(survivor, bob)
+    state = await bob.expect("state", room=room)
+    assert state["moves"] == [list(m) for m in MOVES]
+    moved = await bob.request(type="move", room=room, x=10, y=10, ply=len(MOVES))
+    assert moved["type"] == "moved"
+    assert moves_table(pg_url, room) == [*MOVES, (10, 10)]
+
+
+async def test_two_survivors_adopt_each_room_of_a_dead_node_exactly_once(
+    nodes: dict[str, ServerProcess], pg_url: str
+) -> None:
+    a = nodes["a"]
+    rooms = set()
+    for name in ("host1", "host2"):
+        host = await a.client(name)
+        for _ in range(4):
+            rooms.add((await host.request(type="create_room", game="tictactoe", seat=0))["room"])
+    assert {r: o for r, (o, _) in owners(pg_url).items()} == dict.fromkeys(rooms, "a")
+    a.kill()
+    await wait_for(lambda: all(o in ("b", "c") for o, _ in owners(pg_url).values()))
+    table = owners(pg_url)
+    assert set(table) == rooms and {e for _, e in table.values()} == {1}  # each adopted once
+    for name in ("b", "c"):  # and each survivor serves exactly the rooms it adopted
+        watcher = await nodes[name].client(f"watch-{name}")
+        listed = {r["room"] for r in (await watcher.request(type="list_rooms"))["rooms"]}
+        assert listed == {r for r, (o, _) in table.items() if o == name}
+
+
+async def test_sigterm_hands_the_rooms_over_without_waiting_for_the_lease(pg_url: str) -> None:
+    slow = ("--lease", "300")  # only the handover can make a takeover quick
+    a, b = (ServerProcess(pg_url, extra=("--node", n, *slow)) for n in "ab")
+    try:
+        await a.start()
+        await b.start()
+        alice = await a.client("alice")
+        room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
+        assert a.proc is not None
+        a.proc.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(a.proc.wait, 30) == 0
+        await wait_for(lambda: owners(pg_url)[room] == ("b", 1), timeout=20)
+        alice = await resume(b, alice)
+        assert (await alice.expect("state", room=room))["players"] == ["alice", None]
+    finally:
+        for node in (a, b):
+            if node.proc is not None and node.proc.poll() is None:
+                node.kill()
