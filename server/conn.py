@@ -31,6 +31,8 @@ class ArenaConnection(ServerConnection):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
         self.on_message: Callable[[bytes], None] | None = None
+        #: What :meth:`serve` was given, for :meth:`resume` after a :meth:`hold`.
+        self._served: Callable[[bytes], None] | None = None
 
     def serve(self, on_message: Callable[[bytes], None]) -> None:
         """Hand messages to ``on_message`` from now on; let the handshake's headers go.
@@ -38,10 +40,28 @@ class ArenaConnection(ServerConnection):
         Call it once the handler has read what it needs from the request (the client's address):
         at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
         """
-        self.on_message = on_message
+        self.on_message = self._served = on_message
         for message in (self.request, self.response):
             if message is not None:
                 message.headers = _NO_HEADERS
+
+    def hold(self) -> None:
+        """Queue messages as websockets does (the handler reads them at its own pace)."""
+        self.on_message = None
+
+    def resume(self) -> None:
+        """Back to the direct path; queued messages still go first, so the order holds."""
+        if self._served is not None:
+            self.on_message = self._served
+
+    def unserve(self) -> None:
+        """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
+        self.on_message = self._served = None
+
+    @property
+    def held(self) -> bool:
+        """Whether messages are queued instead of handled at once."""
+        return self.on_message is None
 
     def process_event(self, event: object) -> None:
         """Hand a complete binary message to ``on_message`` when nothing is queued before it."""

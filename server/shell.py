@@ -297,7 +297,7 @@ class ArenaServer:
             pass
         finally:
             if isinstance(ws, ArenaConnection):
-                ws.on_message = None
+                ws.unserve()
             deadline.cancel()
             peer.closed = True
             for task in list(peer.lookups):
@@ -328,8 +328,8 @@ class ArenaServer:
             pause = peer.refused(now)
             if pause > 0:
                 peer.resume_at = now + pause
-                if isinstance(peer.ws, ArenaConnection) and peer.ws.on_message is not None:
-                    peer.ws.on_message = None  # later frames queue up for ``handle``
+                if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
+                    peer.ws.hold()  # later frames queue up for ``handle``
                     asyncio.get_running_loop().call_later(pause, self._unthrottle, peer)
 
     def _unthrottle(self, peer: Peer) -> None:
@@ -345,7 +345,7 @@ class ArenaServer:
             asyncio.get_running_loop().call_later(wait, self._unthrottle, peer)
             return
         assert isinstance(peer.ws, ArenaConnection)
-        peer.ws.on_message = functools.partial(self._receive, peer)
+        peer.ws.resume()
 
     async def _unread(self, seconds: float) -> None:
         """Read nothing from this connection for ``seconds`` (its frames wait in its socket),

@@ -48,7 +48,7 @@ async def test_a_throttled_connection_is_answered_again_in_order(
     (ws,) = server._connections()
     await c.send(type="ping", id=40)  # once read again, it is back on the direct path
     assert (await c.recv())["id"] == 40
-    await until(lambda: ws.on_message is not None)
+    await until(lambda: not ws.held)
 
 
 async def from_address(server: Any, host: str) -> RawClient:
