@@ -5,6 +5,14 @@ a future, a task step and four nested awaits per message. The arena never awaits
 binary message can be handled right where websockets parsed it, in order, with the same result.
 Anything else (text, fragmented messages, frames behind queued ones, a closing connection) takes
 websockets' usual path and reaches the handler's ``async for`` in order.
+
+While nothing is queued and websockets' parser waits at a frame boundary, the connection also
+parses the incoming bytes itself (the "direct" mode): a complete, final, masked binary frame
+within the size limit is unmasked and handed over without websockets' generator-based parser
+(a dozen Python calls per frame). The first byte of anything else (a ping's pong, a close, a
+text or fragmented frame, an oversized header) goes, with all that follows, to websockets'
+parser, which is exactly where it would have gone; direct mode resumes once that parser is back
+at a frame boundary with nothing queued.
 """
 
 from __future__ import annotations
@@ -16,12 +24,22 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
+from websockets.streams import StreamReader
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover  (websockets without its C extension)
+    from websockets.utils import apply_mask
 
 log = logging.getLogger("mnk.server")
 
 BINARY = Opcode.BINARY
 #: What a served connection's handshake keeps as headers (shared; nothing writes to it).
 _NO_HEADERS = Headers()
+#: The first byte of a final binary frame with no extension bits (all the direct mode takes).
+FIN_BINARY = 0x82
+#: The code websockets' parser waits in when it is at a frame boundary with no data.
+_AT_BOUNDARY = StreamReader.at_eof.__code__
 
 
 class ArenaConnection(ServerConnection):
@@ -33,6 +51,10 @@ class ArenaConnection(ServerConnection):
         self.on_message: Callable[[bytes], None] | None = None
         #: What :meth:`serve` was given, for :meth:`resume` after a :meth:`hold`.
         self._served: Callable[[bytes], None] | None = None
+        #: Whether incoming bytes are parsed here (see the module's docstring).
+        self.direct = False
+        #: The start of a frame not complete yet (direct mode only), at most one frame long.
+        self._partial = b""
 
     def serve(self, on_message: Callable[[bytes], None]) -> None:
         """Hand messages to ``on_message`` from now on; let the handshake's headers go.
@@ -62,6 +84,79 @@ class ArenaConnection(ServerConnection):
     def held(self) -> bool:
         """Whether messages are queued instead of handled at once."""
         return self.on_message is None
+
+    def data_received(self, data: bytes) -> None:
+        """Take complete binary frames directly when possible; the rest goes to websockets."""
+        if self.direct:
+            if self._partial:
+                data, self._partial = self._partial + data, b""
+            rest = self._take(data)
+            if rest is None:
+                return
+            self.direct = False
+            super().data_received(rest)
+        else:
+            super().data_received(data)
+        self._enter_direct()
+
+    def _take(self, data: bytes) -> bytes | None:
+        """Handle each complete binary frame in ``data``; keep a last, incomplete one.
+
+        Returns None when all of ``data`` was taken, else the bytes from the first frame that
+        websockets must parse (or from the first one after the handler asked to hold).
+        """
+        size = len(data)
+        limit = self.protocol.max_message_size or 1 << 62
+        pos = 0
+        while pos < size:
+            on_message = self.on_message
+            if on_message is None or self.protocol.state is not OPEN:
+                return data[pos:]
+            if size - pos < 2:
+                break
+            length = data[pos + 1] ^ 0x80  # the mask bit must be set: a client's frame
+            if data[pos] != FIN_BINARY or length > 127:
+                return data[pos:]
+            if length < 126:
+                start = pos + 6
+            elif length == 126:
+                if size - pos < 4:
+                    break
+                length = int.from_bytes(data[pos + 2 : pos + 4], "big")
+                start = pos + 8
+            else:
+                return data[pos:]  # 64-bit lengths: only above the limit on this server
+            if length > limit:
+                return data[pos:]  # websockets refuses it (1009) as it always did
+            end = start + length
+            if end > size:
+                break
+            payload = apply_mask(data[start:end], data[start - 4 : start])
+            pos = end
+            try:
+                on_message(payload)
+            except Exception:  # never into the transport's callback
+                log.exception("handling a message failed")
+        if pos < size:
+            self._partial = data[pos:]
+        return None
+
+    def _enter_direct(self) -> None:
+        """Parse here from now on, if websockets' parser is idle at a frame boundary."""
+        protocol = self.protocol
+        if (
+            self.on_message is None
+            or protocol.state is not OPEN
+            or self.recv_messages.frames
+            or protocol.reader.buffer
+            or protocol.current_size is not None
+        ):
+            return
+        inner = protocol.parser
+        while getattr(inner, "gi_yieldfrom", None) is not None:
+            inner = inner.gi_yieldfrom
+        if getattr(inner, "gi_code", None) is _AT_BOUNDARY:
+            self.direct = True
 
     def process_event(self, event: object) -> None:
         """Hand a complete binary message to ``on_message`` when nothing is queued before it."""
