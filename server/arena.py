@@ -282,18 +282,22 @@ class Arena:
                 raise
             request_id = message.get("id")
             kind = message["type"]
-            if conn.pid is None and kind != "hello":
+            if kind == "move" and conn.pid is not None and wire.plain_move(message):
+                out = self._move(self.players[conn.pid], message)  # the common request, directly
+            elif conn.pid is None and kind != "hello":
                 raise NotHello("say hello first")
-            wire.validate(message)
-            if conn.pid is None:
-                out = self._hello(conn, message)
-            elif kind in LOOKUPS:
-                self._check_lookups(conn, now)
-                out = self._dispatch(self.players[conn.pid], message)
-                conn.lookups += 1
-                self.lookups += 1
+            elif conn.pid is None:
+                out = self._hello(conn, wire.validate(message))
             else:
-                out = self._dispatch(self.players[conn.pid], message)
+                wire.validate(message)
+                player = self.players[conn.pid]
+                if kind in LOOKUPS:
+                    self._check_lookups(conn, now)
+                    out = self._dispatch(player, message)
+                    conn.lookups += 1
+                    self.lookups += 1
+                else:
+                    out = self._dispatch(player, message)
         except ArenaError as exc:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +41,11 @@ class GameRow:
     fault: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MoveRow:
-    """One accepted move, when it was played and both clocks right after it."""
+class MoveRow(NamedTuple):
+    """One accepted move, when it was played and both clocks right after it.
+
+    A named tuple, not a frozen dataclass: one is made per move, and a frozen dataclass's
+    ``__init__`` costs several times a tuple's."""
 
     game_id: str
     ply: int

@@ -105,24 +105,26 @@ class Journal:
         return records
 
     def _collect(self) -> None:
+        records, saved_moves = self._records, self._saved_moves
         for room in self._touched.values():
             gid = room.game_id
-            saved = self._saved_moves.get(gid, 0)
             key = header_key(room)
             if self._keys.get(gid) != key:  # cheap test first: most requests are plain moves
                 self._keys[gid] = key
                 header = game_row(room)
                 if self._headers.get(gid) != header:
-                    self._records.append(header)
+                    records.append(header)
                     self._headers[gid] = header
-            for ply in range(saved, room.game.ply):
-                move = room.game.moves[ply]
-                clocks = room.clocks[ply]
-                at = room.times[ply]
-                self._records.append(
-                    MoveRow(gid, ply, move.x, move.y, at, tuple(clocks) if clocks else None)
-                )
-            self._saved_moves[gid] = room.game.ply
+            moves = room.game.moves
+            ply = len(moves)
+            saved = saved_moves.get(gid, 0)
+            if saved < ply:
+                times, clocks = room.times, room.clocks
+                for i in range(saved, ply):
+                    move, clock = moves[i], clocks[i]
+                    row = MoveRow(gid, i, move.x, move.y, times[i], tuple(clock) if clock else None)
+                    records.append(row)
+                saved_moves[gid] = ply
             if self._room_game.get(room.id) != gid:
                 old = self._room_game.get(room.id)
                 if old is not None:

@@ -216,8 +216,10 @@ _INSERT_MOVE = "INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
 def _move_params(r: MoveRow) -> tuple[object, ...]:
-    clocks = r.clocks or (None, None)
-    return (r.game_id, r.ply, r.x, r.y, r.at, *clocks)
+    return r[:5] + (r[5] or _NO_CLOCKS)
+
+
+_NO_CLOCKS = (None, None)
 
 
 def _write_move(db: sqlite3.Connection, r: MoveRow) -> None:

@@ -3,6 +3,7 @@ codes (parsed from docs/PROTOCOL.md so the docs and the code cannot drift)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -480,3 +481,22 @@ def test_error_default_message() -> None:
     assert BadFrame().message == "bad frame"
     assert BadMessage("nope").message == "nope"
     assert str(UnknownType()) == "unknown type"
+
+
+#: Values a ``move`` field may take in the exhaustive check below (ABSENT: the field is left out).
+ABSENT = object()
+MOVE_FIELD_VALUES = (ABSENT, 0, 7, True, False, None, "r1", 1.5, [1], b"x")
+
+
+def test_the_fast_move_check_accepts_exactly_what_validate_accepts() -> None:
+    """``plain_move`` sends a decoded move past :func:`validate`: never more, nor less."""
+    names = ("room", "x", "y", "ply")
+    for values in itertools.product(MOVE_FIELD_VALUES, repeat=len(names)):
+        message = {"type": "move", "extra": None}
+        message |= {n: v for n, v in zip(names, values, strict=True) if v is not ABSENT}
+        decoded = decode(encode(message))
+        try:
+            valid = validate(decoded) is decoded
+        except BadMessage:
+            valid = False
+        assert wire.plain_move(decoded) == valid, message
