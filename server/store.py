@@ -51,10 +51,20 @@ MIGRATIONS: tuple[str, ...] = (
         name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
         created_at REAL NOT NULL, revoked_at REAL);
     """,
+    # 4: moves are appended to a log first (a commit touches its last page or two, instead of
+    # one page per game) and folded into the moves table in bulk, in key order
+    """
+    CREATE TABLE move_log (
+        game_id TEXT NOT NULL, ply INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
+        at REAL NOT NULL, clock0 REAL, clock1 REAL);
+    """,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
 WAL_LIMIT = 64 << 20
+#: Moves the log may hold before a commit folds them into the moves table (a second or so of
+#: play under load; the fold costs a few ms, once).
+FOLD_ROWS = 4096
 
 
 def connect(path: str | Path, busy_timeout: float = 5.0) -> sqlite3.Connection:
@@ -94,6 +104,15 @@ class Store(History):
         self.wal_limit = wal_limit
         self.db.execute(f"PRAGMA journal_size_limit={wal_limit}")
         self._readers = threading.local()
+        #: The move log is folded into the moves table when it holds this many rows.
+        self.fold_rows = FOLD_ROWS
+        #: Rows in the move log now (it starts empty: what a previous run left is folded).
+        self._logged = 0
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._fold()
+        finally:
+            self.db.execute("COMMIT")
 
     def close(self) -> None:
         """Close the writer connection."""
@@ -124,8 +143,12 @@ class Store(History):
     # -- writing -----------------------------------------------------------------------------
 
     def write(self, records: list[Record]) -> None:
-        """Commit a batch of records in one transaction (runs of moves as one statement)."""
+        """Commit a batch of records in one transaction (runs of moves as one statement).
+
+        Moves go to the move log; a batch that fills it folds it into the moves table.
+        """
         db = self.db
+        logged = self._logged
         db.execute("BEGIN IMMEDIATE")
         try:
             moves: list[tuple[object, ...]] = []
@@ -134,15 +157,40 @@ class Store(History):
                     moves.append(_move_params(record))
                     continue
                 if moves:
-                    db.executemany(_INSERT_MOVE, moves)
+                    self._log_moves(moves)
                     moves = []
+                if type(record) is RoomGone and record.discard_game is not None:
+                    gone = db.execute(_DISCARD_LOGGED, (record.discard_game,))
+                    self._logged -= gone.rowcount
                 _WRITERS[type(record)](db, record)
             if moves:
-                db.executemany(_INSERT_MOVE, moves)
+                self._log_moves(moves)
+            if self._logged >= self.fold_rows:
+                self._fold()
             db.execute("COMMIT")
         except BaseException:
+            self._logged = logged
             db.execute("ROLLBACK")
             raise
+
+    def _log_moves(self, moves: list[tuple[object, ...]]) -> None:
+        self.db.executemany(_LOG_MOVE, moves)
+        self._logged += len(moves)
+
+    def _fold(self) -> None:
+        """Move the log's rows into the moves table, in key order (the later of twins wins)."""
+        self.db.execute(_FOLD)
+        self.db.execute("DELETE FROM move_log")
+        self._logged = 0
+
+    @staticmethod
+    def _moves(db: Any, game: GameRow) -> list[MoveRow]:
+        """A game's moves: the moves table's, with the move log's (newer) over them."""
+        moves = {m.ply: m for m in History._moves(db, game)}
+        for r in db.execute(_LOGGED_MOVES, (game.game_id,)):
+            clocks = None if r["clock0"] is None else (r["clock0"], r["clock1"])
+            moves[r["ply"]] = MoveRow(r["game_id"], r["ply"], r["x"], r["y"], r["at"], clocks)
+        return [moves[ply] for ply in sorted(moves)]
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
@@ -212,7 +260,10 @@ def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     )
 
 
-_INSERT_MOVE = "INSERT OR REPLACE INTO moves VALUES (?, ?, ?, ?, ?, ?, ?)"
+_LOG_MOVE = "INSERT INTO move_log VALUES (?, ?, ?, ?, ?, ?, ?)"
+_FOLD = "INSERT OR REPLACE INTO moves SELECT * FROM move_log ORDER BY game_id, ply, rowid"
+_LOGGED_MOVES = "SELECT * FROM move_log WHERE game_id = ? ORDER BY rowid"
+_DISCARD_LOGGED = "DELETE FROM move_log WHERE game_id = ?"
 
 
 def _move_params(r: MoveRow) -> tuple[object, ...]:
@@ -220,10 +271,6 @@ def _move_params(r: MoveRow) -> tuple[object, ...]:
 
 
 _NO_CLOCKS = (None, None)
-
-
-def _write_move(db: sqlite3.Connection, r: MoveRow) -> None:
-    db.execute(_INSERT_MOVE, _move_params(r))
 
 
 def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:
@@ -248,7 +295,6 @@ def _write_player_gone(db: sqlite3.Connection, r: PlayerGone) -> None:
 _WRITERS: dict[type, Any] = {
     PlayerRow: _write_player,
     GameRow: _write_game,
-    MoveRow: _write_move,
     RoomRow: _write_room,
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
