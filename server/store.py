@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -174,7 +175,10 @@ class Store(History):
             raise
 
     def _log_moves(self, moves: list[tuple[object, ...]]) -> None:
-        self.db.executemany(_LOG_MOVE, moves)
+        """Append moves to the log in as few statements as possible (one step each)."""
+        for start in range(0, len(moves), LOG_CHUNK):
+            chunk = moves[start : start + LOG_CHUNK]
+            self.db.execute(_log_moves_sql(len(chunk)), [v for row in chunk for v in row])
         self._logged += len(moves)
 
     def _fold(self) -> None:
@@ -260,7 +264,17 @@ def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     )
 
 
-_LOG_MOVE = "INSERT INTO move_log VALUES (?, ?, ?, ?, ?, ?, ?)"
+#: Moves appended by one statement at most (7 parameters each, SQLite allows 32766).
+LOG_CHUNK = 256
+
+
+@functools.lru_cache(maxsize=LOG_CHUNK)
+def _log_moves_sql(count: int) -> str:
+    """One INSERT for ``count`` moves: sqlite3 releases and takes back the GIL once per step,
+    and with the event loop busy each take-back costs a thread switch."""
+    return "INSERT INTO move_log VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * count)
+
+
 _FOLD = "INSERT OR REPLACE INTO moves SELECT * FROM move_log ORDER BY game_id, ply, rowid"
 _LOGGED_MOVES = "SELECT * FROM move_log WHERE game_id = ? ORDER BY rowid"
 _DISCARD_LOGGED = "DELETE FROM move_log WHERE game_id = ?"
