@@ -291,16 +291,25 @@ class Game:
 
     def check(self, move: Move) -> None:
         """Raise unless ``move`` is legal for the side to move now."""
+        self._cell(move)
+
+    def _cell(self, move: Move) -> tuple[int, int]:
+        """The cell index of ``move`` and the colour to play it; raise unless it is legal now."""
         if self.outcome is not None:
             raise GameOverError("the game is over")
-        v = self.variant
-        if not (0 <= move.x < v.width and 0 <= move.y < v.height):
+        v, board = self.variant, self.board
+        x, y = move.x, move.y
+        if not (0 <= x < v.width and 0 <= y < v.height):
             raise IllegalMoveError(f"{move} is off the {v.width}x{v.height} board")
-        if self.board.cells[self.board.index(move.x, move.y)] != EMPTY:
+        index = y * v.width + x
+        if board.cells[index] != EMPTY:
             raise IllegalMoveError(f"{move} is occupied")
-        reason = v.forbidden(self.board, move, self.board.to_move)
-        if reason:
-            raise ForbiddenMove(f"{move} is forbidden for black: {reason}")
+        seat = (board.first + len(board.history)) & 1
+        if v.rule is WinRule.RENJU:
+            reason = v.forbidden(board, move, seat)
+            if reason:
+                raise ForbiddenMove(f"{move} is forbidden for black: {reason}")
+        return index, seat
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` may be played now."""
@@ -319,16 +328,16 @@ class Game:
 
     def push(self, move: Move) -> Outcome | None:
         """Validate and play ``move``; return the outcome if it ended the game."""
-        self.check(move)
+        index, seat = self._cell(move)
         board = self.board
-        index = board.index(move.x, move.y)
-        seat = board.to_move
-        board.play(index)
+        cells, history = board.cells, board.history
+        cells[index] = STONE[seat]  # Board.play, inlined: the server's hot path
+        history.append(index)
         self.moves.append(move)
         line = board.winning_line(index)
         if line:
             self.outcome = Outcome(Termination.LINE, seat, line)
-        elif board.full:
+        elif board.base + len(history) == len(cells):  # the board is full
             self.outcome = Outcome(Termination.DRAW, None)
         return self.outcome
 

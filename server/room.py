@@ -379,11 +379,16 @@ class Room:
         rule = self.opening_rule
         if rule is not None and rule.done:
             rule = None
-        started = self.started_at is not None
-        if started and rule is not None:
+        if self.started_at is None:
+            raise NotYourTurn("waiting for an opponent")
+        if rule is not None:
             rule.check_place(seat)
-        if not started or self.actor != seat:
-            raise NotYourTurn("it is not your turn" if started else "waiting for an opponent")
+            actor = rule.actor
+        else:  # as :attr:`actor` says, without asking again what was just checked
+            assert self.colours is not None
+            actor = self.colours.index(game.board.to_move)
+        if actor != seat:
+            raise NotYourTurn("it is not your turn")
         before = len(game.moves)  # the ply
         if ply is not None and ply != before:
             raise StalePly(f"ply {ply} is stale: the board has {before} stones")
@@ -393,8 +398,7 @@ class Room:
         if clock is not None and clock.flagged(now):
             return self._finish(game.end(Termination.TIMEOUT, 1 - seat), reply=True)
         outcome = game.push(move)
-        moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat}
-        moved["x"], moved["y"] = move.x, move.y
+        moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat, "x": x, "y": y}
         self.times.append(now)
         self.turn_since = now
         if rule is not None:
