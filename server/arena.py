@@ -369,15 +369,19 @@ class Arena:
             self._prune_players(now)
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
+        bot_move_timeout = self.limits.bot_move_timeout
         for room in rooms:
-            if room.status == "over" or room.clock is None:
+            status = room.status
+            if status == "over" or room.clock is None:
                 self._timed.discard(room.id)
-            expired = room.expire(self.limits.bot_move_timeout) + self._expire_seats(room, now)
-            if expired:
-                self._journal.touch(room)
-                self._lobby_dirty = True
-                out += expired
-            if room.status != "playing" and room.is_empty():
+            if status == "playing":  # nothing expires in a room that is not playing
+                expired = room.expire(bot_move_timeout) + self._expire_seats(room, now)
+                if expired:
+                    self._journal.touch(room)
+                    self._lobby_dirty = True
+                    out += expired
+                    status = room.status
+            if status != "playing" and room.is_empty():
                 since = self._idle_since.setdefault(room.id, now)
                 if now - since >= self.limits.room_linger:
                     self._drop(room)

@@ -436,6 +436,9 @@ class Room:
         return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat))
 
     def _bot_overdue(self, now: float, limit: float) -> bool:
+        first, second = self.seats
+        if (first is None or first.kind != "bot") and (second is None or second.kind != "bot"):
+            return False  # the common case, looked at every second in every room: no bot
         seat = self.actor
         member = self.seats[seat] if seat is not None else None
         if member is None or member.kind != "bot":
