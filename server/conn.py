@@ -10,9 +10,9 @@ While nothing is queued and websockets' parser waits at a frame boundary, the co
 parses the incoming bytes itself (the "direct" mode): a complete, final, masked binary frame
 within the size limit is unmasked and handed over without websockets' generator-based parser
 (a dozen Python calls per frame). The first byte of anything else (a ping's pong, a close, a
-text or fragmented frame, an oversized header) goes, with all that follows, to websockets'
-parser, which is exactly where it would have gone; direct mode resumes once that parser is back
-at a frame boundary with nothing queued.
+text or fragmented frame, an oversized header, a frame cut short by the end of a read) goes,
+with all that follows, to websockets' parser, which is exactly where it would have gone; direct
+mode resumes once that parser is back at a frame boundary with nothing queued.
 """
 
 from __future__ import annotations
@@ -53,8 +53,6 @@ class ArenaConnection(ServerConnection):
         self._served: Callable[[bytes], None] | None = None
         #: Whether incoming bytes are parsed here (see the module's docstring).
         self.direct = False
-        #: The start of a frame not complete yet (direct mode only), at most one frame long.
-        self._partial = b""
 
     def serve(self, on_message: Callable[[bytes], None]) -> None:
         """Hand messages to ``on_message`` from now on; let the handshake's headers go.
@@ -88,8 +86,6 @@ class ArenaConnection(ServerConnection):
     def data_received(self, data: bytes) -> None:
         """Take complete binary frames directly when possible; the rest goes to websockets."""
         if self.direct:
-            if self._partial:
-                data, self._partial = self._partial + data, b""
             rest = self._take(data)
             if rest is None:
                 return
@@ -100,10 +96,12 @@ class ArenaConnection(ServerConnection):
         self._enter_direct()
 
     def _take(self, data: bytes) -> bytes | None:
-        """Handle each complete binary frame in ``data``; keep a last, incomplete one.
+        """Handle each complete binary frame in ``data``, in order.
 
         Returns None when all of ``data`` was taken, else the bytes from the first frame that
-        websockets must parse (or from the first one after the handler asked to hold).
+        websockets must parse: one it alone handles, one cut short by the end of ``data`` (its
+        reader gathers the rest without copying the start again for every piece), or the first
+        after the handler asked to hold.
         """
         size = len(data)
         limit = self.protocol.max_message_size or 1 << 62
@@ -113,7 +111,7 @@ class ArenaConnection(ServerConnection):
             if on_message is None or self.protocol.state is not OPEN:
                 return data[pos:]
             if size - pos < 2:
-                break
+                return data[pos:]
             length = data[pos + 1] ^ 0x80  # the mask bit must be set: a client's frame
             if data[pos] != FIN_BINARY or length > 127:
                 return data[pos:]
@@ -121,7 +119,7 @@ class ArenaConnection(ServerConnection):
                 start = pos + 6
             elif length == 126:
                 if size - pos < 4:
-                    break
+                    return data[pos:]
                 length = int.from_bytes(data[pos + 2 : pos + 4], "big")
                 start = pos + 8
             else:
@@ -130,15 +128,13 @@ class ArenaConnection(ServerConnection):
                 return data[pos:]  # websockets refuses it (1009) as it always did
             end = start + length
             if end > size:
-                break
+                return data[pos:]
             payload = apply_mask(data[start:end], data[start - 4 : start])
             pos = end
             try:
                 on_message(payload)
             except Exception:  # never into the transport's callback
                 log.exception("handling a message failed")
-        if pos < size:
-            self._partial = data[pos:]
         return None
 
     def _enter_direct(self) -> None:

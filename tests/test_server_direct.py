@@ -107,3 +107,21 @@ async def test_an_unmasked_frame_closes_the_connection(server, client_factory) -
     ws.data_received(Frame(Opcode.BINARY, ping(1)).serialize(mask=False))
     await until(lambda: ws.protocol.state.name != "OPEN")
     assert ws.protocol.close_sent is not None and ws.protocol.close_sent.code == 1002
+
+
+async def test_a_frame_cut_short_is_gathered_by_websockets_then_direct_resumes(
+    server, client_factory
+) -> None:
+    """The connection keeps no partial frame of its own: websockets' reader gathers the pieces
+    (without copying the start again for each, as a slow-dripping client would make it do)."""
+    c = await client_factory("dripper")
+    ws = await _direct_side(server, c)
+    frame = masked(Opcode.BINARY, ping(1, pad=1000))
+    ws.data_received(frame[:500])
+    assert not ws.direct and len(ws.protocol.reader.buffer) > 0
+    for i in range(500, len(frame), 100):
+        ws.data_received(frame[i : i + 100])
+    assert (await c.recv(TIMEOUT))["id"] == 1
+    assert ws.direct  # the cut frame ended a read: websockets' parser is idle at a boundary
+    ws.data_received(masked(Opcode.BINARY, ping(2)))
+    assert (await c.recv(TIMEOUT))["id"] == 2
