@@ -64,6 +64,8 @@ class RedisBus:
         self._rounds: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._publishing: set[asyncio.Task[Any]] = set()
+        #: The node whose lobby hash lists each other node's room (where requests are forwarded).
+        self.owners: dict[str, str] = {}
 
     def lobby_of(self, node: str) -> str:
         """The key of ``node``'s lobby hash."""
@@ -202,8 +204,13 @@ class RedisBus:
                 p.hgetall(self.lobby_of(other))
             tables = await p.execute()
         remote: dict[str, Any] = {}
-        for table in tables:
+        owners: dict[str, str] = {}
+        for other, table in zip(others, tables, strict=True):
             for room, line in table.items():
-                remote.setdefault(room.decode(), json.loads(line))
+                room_id = room.decode()
+                if room_id not in remote:
+                    remote[room_id] = json.loads(line)
+                    owners[room_id] = other
+        self.owners = owners
         self.reached = time.monotonic()
         self.arena.set_remote_rooms(remote)

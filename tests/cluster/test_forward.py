@@ -1,0 +1,129 @@
+"""Forwarding between nodes (the issue's test 1): players on different nodes play one game in a
+room owned by one of them, a spectator on a third node sees every move, and every observer saw
+the same contiguous sequence of plies, equal to PostgreSQL's moves table.
+
+Every node is a real ``python -m server`` process on a real PostgreSQL and a real Redis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import redis
+from cluster.services import RedisServer
+from conftest import RawClient
+from test_bus import listed, start_nodes
+from test_nodes import moves_table, resume, running, wait_for
+
+#: Alice (seat 0, first to move) gets five in a row on row 7; bob answers on row 8.
+GAME = [(7, 7), (8, 7), (7, 8), (8, 8), (7, 9), (8, 9), (7, 10), (8, 10), (7, 11)]
+
+
+@pytest.fixture
+async def cluster(pg_url: str, redis_server: RedisServer) -> AsyncIterator[dict[str, Any]]:
+    """Three started nodes a, b, c on a fresh database and Redis; all killed after the test."""
+    made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc"), strict=True))
+    async with running(made):
+        yield made
+
+
+def bus_counts(url: str) -> tuple[int, int]:
+    """Bus entries sent and read so far, summed over the nodes (as they publish them)."""
+    with redis.Redis.from_url(url) as r:
+        rows = [line.split() for line in r.hvals("mnk:0:bus")]
+    return sum(int(row[0]) for row in rows), sum(int(row[1]) for row in rows)
+
+
+async def quiet_bus(url: str, at_least: int = 0) -> int:
+    """Wait until every entry sent (at least ``at_least`` of them) was read; how many there are."""
+    await wait_for(lambda: (c := bus_counts(url))[0] == c[1] and c[0] >= at_least)
+    return bus_counts(url)[0]
+
+
+def plies(client: RawClient, room: str) -> list[tuple[int, int, int]]:
+    """Every ``moved`` of ``room`` this client received, in order, as (ply, x, y)."""
+    seen = [m for m in client.seen if m["type"] == "moved" and m["room"] == room]
+    return [(m["ply"], m["x"], m["y"]) for m in seen]
+
+
+async def test_players_on_two_nodes_play_and_a_spectator_on_a_third_sees_every_move(
+    cluster: dict[str, Any], pg_url: str, redis_server: RedisServer
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    # not in the lobby yet: b finds the owner in PostgreSQL's rooms table
+    joined = await bob.request(type="join_room", room=room)
+    assert joined == {"type": "joined", "room": room, "seat": 1, "id": joined["id"]}
+    state = await bob.expect("state", room=room)
+    assert state["players"] == ["alice", "bob"] and state["seat"] == 1
+    lobby = await carol.request(type="list_rooms", subscribe=True)
+    await listed(carol, {room}, lobby)  # c learns the owner from the lobby
+    await carol.request(type="join_room", room=room, spectate=True)
+    assert (await carol.expect("state", room=room))["status"] == "playing"
+    # errors come back through the owner with the request's id
+    early = await bob.error("not_your_turn", type="move", room=room, x=0, y=0, ply=0)
+    assert early["id"] == bob._next_id
+    await bob.error("no_such_room", type="move", room="nowhere", x=0, y=0)
+    # each forwarded request so far (two joins, one move) cost its entry and the reply's
+    before = await quiet_bus(redis_server.url(), 6)
+    assert before == 6
+    for ply, (x, y) in enumerate(GAME):
+        mover = (alice, bob)[ply % 2]
+        if ply == 1:  # an illegal move first: the cell is taken
+            await bob.error("illegal_move", type="move", room=room, x=7, y=7, ply=ply)
+        reply = await mover.request(type="move", room=room, x=x, y=y, ply=ply)
+        assert (reply["type"], reply["ply"]) == ("moved", ply)
+    for client in (alice, bob, carol):
+        over = await client.expect("game_over", room=room)
+        assert over["winner"] == 0
+    want = [(ply, x, y) for ply, (x, y) in enumerate(GAME)]
+    assert plies(alice, room) == plies(bob, room) == plies(carol, room) == want
+    assert moves_table(pg_url, room) == GAME
+    # alice's moves cost an entry to b and one to c; bob's a request, its reply, one to c;
+    # the illegal move a request and its error
+    cost = 2 * 5 + 3 * 4 + 2
+    assert await quiet_bus(redis_server.url(), before + cost) == before + cost
+
+
+async def test_a_game_among_the_owner_s_players_costs_no_bus_message(
+    cluster: dict[str, Any], redis_server: RedisServer
+) -> None:
+    a, b = cluster["a"], cluster["b"]
+    alice, bob, carol = await a.client("alice"), await a.client("bob"), await b.client("carol")
+    local = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=local)
+    other = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await carol.request(type="join_room", room=other)  # a room with a forwarded player too
+    before = await quiet_bus(redis_server.url(), 2)  # carol's join and its reply
+    assert before == 2
+    for ply, (x, y) in enumerate(GAME):
+        await (alice, bob)[ply % 2].request(type="move", room=local, x=x, y=y, ply=ply)
+    await bob.expect("game_over", room=local)
+    await alice.request(type="move", room=other, x=7, y=7, ply=0)
+    await carol.expect("moved", room=other, ply=0)  # one entry a -> b, after every local move
+    assert await quiet_bus(redis_server.url(), before + 1) == before + 1
+
+
+async def test_a_player_dropping_on_its_node_goes_offline_at_the_owner_and_resumes_there(
+    cluster: dict[str, Any], pg_url: str
+) -> None:
+    a, b = cluster["a"], cluster["b"]
+    alice, bob = await a.client("alice"), await b.client("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    await alice.request(type="move", room=room, x=7, y=7, ply=0)
+    await bob.request(type="move", room=room, x=8, y=8, ply=1)
+    await bob.close()
+    assert (await alice.expect("presence", room=room))["online"] is False
+    again = await resume(b, bob)  # b tells a: the state of a's room comes back
+    state = await again.expect("state", room=room)
+    assert state["moves"] == [[7, 7], [8, 8]] and state["seat"] == 1
+    assert (await alice.expect("presence", room=room))["online"] is True
+    await alice.request(type="move", room=room, x=7, y=8, ply=2)
+    await again.expect("moved", room=room, ply=2)
+    await again.request(type="move", room=room, x=9, y=9, ply=3)
+    await alice.expect("moved", room=room, ply=3)
+    assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
