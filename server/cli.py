@@ -22,6 +22,7 @@ from redis.exceptions import RedisError
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
 from server.cluster.bus import RedisBus
+from server.cluster.codes import CodeRegistry
 from server.cluster.forward import Forwarder
 from server.cluster.node import NodeKeeper
 from server.keys import DB, KeyRing, keys_main, read_keys_file
@@ -184,7 +185,14 @@ async def serve_forever(args: argparse.Namespace) -> None:
         )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
-    arena = Arena(limits=limits, durable=store is not None, keys=keys)
+    registry = None
+    if args.node is not None and store is not None:  # codes unique across the cluster
+        registry = CodeRegistry(store, args.node)
+        try:
+            await asyncio.to_thread(registry.fill)
+        except Exception as exc:  # the pool fills later; meanwhile codes are random
+            log.warning("could not reserve room codes yet (%s)", exc)
+    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
     server = ArenaServer(arena, config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -212,6 +220,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     if args.node is not None and store is not None:
         keeper = NodeKeeper(arena, store)  # type: ignore[arg-type]  (open_store made a PgStore)
         keeper.start()
+    if registry is not None:
+        registry.start()
     # What start-up made (modules, restored games) lives for good: keep the cyclic collector
     # from walking it again on every full collection, which pauses the loop.
     gc.collect()
@@ -239,6 +249,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     finally:
         if keeper is not None:
             await keeper.stop()
+        if registry is not None:
+            await registry.stop()
         if forwarder is not None:
             await forwarder.stop()
         if bus is not None:

@@ -204,6 +204,10 @@ class PgStore(History):
             claimed = lease.claim_lapsed(db.conn, self.node)
             return [(node, self.snapshot(db, rows, alive)) for node, alive, rows in claimed]
 
+    def connection(self) -> psycopg.Connection[Any]:
+        """This thread's autocommit connection (for a worker thread's own queries)."""
+        return self._reader().conn
+
     def room_owner(self, room: str) -> str | None:
         """The node that owns ``room`` now, or None (no such live room): a cluster forwards
         requests for a room there (read on a worker thread, never the loop)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import psycopg
 import pytest
 import redis
 from cluster.services import RedisServer
@@ -82,6 +83,9 @@ async def test_players_on_two_nodes_play_and_a_spectator_on_a_third_sees_every_m
     want = [(ply, x, y) for ply, (x, y) in enumerate(GAME)]
     assert plies(alice, room) == plies(bob, room) == plies(carol, room) == want
     assert moves_table(pg_url, room) == GAME
+    with psycopg.connect(pg_url) as db:  # its code was reserved by its node (cluster-wide)
+        row = db.execute("SELECT node FROM room_codes WHERE code = %s", (room,)).fetchone()
+    assert row == ("a",)
     # alice's moves cost an entry to b and one to c; bob's a request, its reply, one to c;
     # the illegal move a request and its error
     cost = 2 * 5 + 3 * 4 + 2
