@@ -472,6 +472,18 @@ class Arena:
         self._remote = lines
         self._lobby_dirty = True
 
+    def welcome_back(self, room_ids: Iterable[str]) -> list[Out]:
+        """Players online here seated in rooms just adopted (from a lapsed cluster node) are
+        online in them again, and get their state: their requests are no longer forwarded."""
+        out: list[Out] = []
+        for room in filter(None, map(self.rooms.get, room_ids)):
+            for member in room.seats:
+                player = self.players.get(member.pid) if member is not None else None
+                if player is not None and player.online and player.pid not in room.online:
+                    out += room.set_online(player.pid, True)
+                    out.append(Send((player.pid,), room.state_for(player.pid)))
+        return out
+
     def attach_remote(self, pid: str, name: str, kind: str, resend: bool = False) -> list[Out]:
         """A player connected to another cluster node asks about a room here: it is online
         here, and gets the state of each room it holds here (as a ``hello`` would give), also

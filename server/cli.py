@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -218,7 +219,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
         forwarder.start()
     keeper = None
     if args.node is not None and store is not None:
-        keeper = NodeKeeper(arena, store)  # type: ignore[arg-type]  (open_store made a PgStore)
+        emit = functools.partial(_emit_adopted, server)
+        keeper = NodeKeeper(arena, store, emit=emit)  # type: ignore[arg-type]  (a PgStore)
         keeper.start()
     if registry is not None:
         registry.start()
@@ -263,6 +265,11 @@ async def serve_forever(args: argparse.Namespace) -> None:
         raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
+
+
+def _emit_adopted(server: ArenaServer, out: list[Any]) -> None:
+    """Send what adopting rooms says to the players connected here, once it is committed."""
+    server._emit(None, out, server.arena.drain())
 
 
 def _hello_everywhere(bus: RedisBus, forwarder: Forwarder, pid: str) -> None:

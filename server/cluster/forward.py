@@ -332,10 +332,14 @@ class Forwarder:
         """Carry out the ops of one inbox entry (a malformed one is logged and skipped)."""
         try:
             node, ops = msgpack.unpackb(data, raw=False)
-            for op in ops:
-                self._carry_out(node, op)
         except Exception:
-            log.exception("a bus entry could not be handled")
+            log.exception("a bus entry could not be decoded")
+            return
+        for op in ops:
+            try:
+                self._carry_out(node, op)
+            except Exception:  # one bad op loses itself only
+                log.exception("a bus op could not be carried out")
 
     def _carry_out(self, node: str, op: list[Any]) -> None:
         kind = op[0]

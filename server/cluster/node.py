@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from server.arena import Arena
+from server.arena import Arena, Out
 
 if TYPE_CHECKING:
     from server.pgstore import PgStore
@@ -21,8 +22,16 @@ SCAN_INTERVAL = 1.0
 class NodeKeeper:
     """Looks for lapsed nodes every ``interval`` seconds and restores their rooms here."""
 
-    def __init__(self, arena: Arena, store: PgStore, interval: float = SCAN_INTERVAL) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        store: PgStore,
+        interval: float = SCAN_INTERVAL,
+        emit: Callable[[list[Out]], None] | None = None,
+    ) -> None:
         self.arena, self.store, self.interval = arena, store, interval
+        #: Delivers what adopting says to players connected here (seated in adopted rooms).
+        self.emit = emit
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -56,5 +65,7 @@ class NodeKeeper:
         for node, snapshot in adopted:
             self.arena.restore(snapshot)
             count += len(snapshot.rooms)
+            if self.emit is not None:
+                self.emit(self.arena.welcome_back(row.room for row, _, _ in snapshot.rooms))
             log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
         return count

@@ -131,3 +131,26 @@ async def test_a_player_dropping_on_its_node_goes_offline_at_the_owner_and_resum
     await again.request(type="move", room=room, x=9, y=9, ply=3)
     await alice.expect("moved", room=room, ply=3)
     assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
+
+
+async def test_a_forwarded_player_s_own_node_adopts_the_room_and_play_goes_on_there(
+    pg_url: str, redis_server: RedisServer
+) -> None:
+    made = dict(zip("ab", start_nodes(pg_url, redis_server.url(), "ab", lease="3"), strict=True))
+    async with running(made):
+        a, b = made["a"], made["b"]
+        alice, bob = await a.client("alice"), await b.client("bob")
+        room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+        await bob.request(type="join_room", room=room)
+        await alice.request(type="move", room=room, x=7, y=7, ply=0)
+        await bob.request(type="move", room=room, x=8, y=8, ply=1)
+        bob.pending.clear()
+        a.kill()
+        state = await bob.expect("state", timeout=30, room=room)  # b adopted it: bob is home
+        assert state["moves"] == [[7, 7], [8, 8]] and state["online"] == [False, True]
+        again = await resume(b, alice)
+        await again.request(type="move", room=room, x=7, y=8, ply=2)
+        await bob.expect("moved", room=room, ply=2)
+        await bob.request(type="move", room=room, x=9, y=9, ply=3)
+        await again.expect("moved", room=room, ply=3)
+        assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
