@@ -305,10 +305,14 @@ class Forwarder:
                 for i in range(0, len(ops), MAX_OPS)
             ]
             try:
-                async with self.redis.pipeline(transaction=False) as p:
-                    for node, data in entries:
-                        p.xadd(self.inbox_of(node), {"d": data}, maxlen=MAXLEN, approximate=True)
-                    await p.execute()
+                if len(entries) == 1:  # the common case: a pipeline costs more than it saves
+                    node, data = entries[0]
+                    await self.redis.xadd(self.inbox_of(node), {"d": data}, maxlen=MAXLEN)
+                else:
+                    async with self.redis.pipeline(transaction=False) as p:
+                        for node, data in entries:
+                            p.xadd(self.inbox_of(node), {"d": data}, maxlen=MAXLEN)
+                        await p.execute()
                 self.sent += len(entries)
             except (RedisError, OSError) as exc:
                 self.dropped += sum(len(ops) for ops in outbox.values())
