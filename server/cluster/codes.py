@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from server.cluster.background import Background
 from server.registry import CODE_ALPHABET, CODE_LENGTH, MemoryRegistry
 
 log = logging.getLogger("mnk.cluster")
@@ -69,8 +70,9 @@ def collect(db: Any, keep: float = KEEP) -> int:
     return int(done.rowcount)
 
 
-class CodeRegistry(MemoryRegistry):
-    """A node's rooms, whose new codes come from its pool of reservations."""
+class CodeRegistry(MemoryRegistry, Background):
+    """A node's rooms, whose new codes come from its pool of reservations (kept filled in the
+    background between ``start`` and ``stop``)."""
 
     def __init__(self, store: Any, node: str, generate: Callable[[], str] = random_code) -> None:
         super().__init__()
@@ -80,7 +82,6 @@ class CodeRegistry(MemoryRegistry):
         #: Codes handed out without a reservation (the pool was empty).
         self.unreserved = 0
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._warned = -WARN_INTERVAL
 
     def new_id(self) -> str:
@@ -115,18 +116,8 @@ class CodeRegistry(MemoryRegistry):
             added += len(got)
         return added
 
-    def start(self) -> None:
-        """Keep the pool filled (and collect stale reservations now and then)."""
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        """Stop filling."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
     async def _run(self) -> None:
+        """Keep the pool filled (and collect stale reservations now and then)."""
         collected = time.monotonic()
         while True:
             with contextlib.suppress(TimeoutError):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from server.arena import Arena, Out
+from server.cluster.background import Background
 
 if TYPE_CHECKING:
     from server.pgstore import PgStore
@@ -19,8 +19,9 @@ log = logging.getLogger("mnk.cluster")
 SCAN_INTERVAL = 1.0
 
 
-class NodeKeeper:
-    """Looks for lapsed nodes every ``interval`` seconds and restores their rooms here."""
+class NodeKeeper(Background):
+    """Looks for lapsed nodes every ``interval`` seconds (between ``start`` and ``stop``) and
+    restores their rooms here."""
 
     def __init__(
         self,
@@ -32,18 +33,6 @@ class NodeKeeper:
         self.arena, self.store, self.interval = arena, store, interval
         #: Delivers what adopting says to players connected here (seated in adopted rooms).
         self.emit = emit
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        """Start looking."""
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        """Stop looking."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     async def _run(self) -> None:
         while True:

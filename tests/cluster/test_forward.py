@@ -7,27 +7,21 @@ Every node is a real ``python -m server`` process on a real PostgreSQL and a rea
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
-import pytest
 import redis
+import test_bus
 from cluster.services import RedisServer
 from conftest import RawClient
 from test_bus import listed, start_nodes
 from test_nodes import moves_table, resume, running, wait_for
 
+#: Three started nodes a, b, c on a fresh database and Redis (the fixture of test_bus.py).
+cluster = test_bus.cluster
+
 #: Alice (seat 0, first to move) gets five in a row on row 7; bob answers on row 8.
 GAME = [(7, 7), (8, 7), (7, 8), (8, 8), (7, 9), (8, 9), (7, 10), (8, 10), (7, 11)]
-
-
-@pytest.fixture
-async def cluster(pg_url: str, redis_server: RedisServer) -> AsyncIterator[dict[str, Any]]:
-    """Three started nodes a, b, c on a fresh database and Redis; all killed after the test."""
-    made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc"), strict=True))
-    async with running(made):
-        yield made
 
 
 def bus_counts(url: str) -> tuple[int, int]:
@@ -41,6 +35,16 @@ async def quiet_bus(url: str, at_least: int = 0) -> int:
     """Wait until every entry sent (at least ``at_least`` of them) was read; how many there are."""
     await wait_for(lambda: (c := bus_counts(url))[0] == c[1] and c[0] >= at_least)
     return bus_counts(url)[0]
+
+
+async def two_moves(a: Any, b: Any) -> tuple[RawClient, RawClient, str]:
+    """Alice on ``a`` and bob on ``b`` in a room of ``a``, after one move each."""
+    alice, bob = await a.client("alice"), await b.client("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    await alice.request(type="move", room=room, x=7, y=7, ply=0)
+    await bob.request(type="move", room=room, x=8, y=8, ply=1)
+    return alice, bob, room
 
 
 def plies(client: RawClient, room: str) -> list[tuple[int, int, int]]:
@@ -114,12 +118,8 @@ async def test_a_game_among_the_owner_s_players_costs_no_bus_message(
 async def test_a_player_dropping_on_its_node_goes_offline_at_the_owner_and_resumes_there(
     cluster: dict[str, Any], pg_url: str
 ) -> None:
-    a, b = cluster["a"], cluster["b"]
-    alice, bob = await a.client("alice"), await b.client("bob")
-    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    await alice.request(type="move", room=room, x=7, y=7, ply=0)
-    await bob.request(type="move", room=room, x=8, y=8, ply=1)
+    b = cluster["b"]
+    alice, bob, room = await two_moves(cluster["a"], b)
     await bob.close()
     assert (await alice.expect("presence", room=room))["online"] is False
     again = await resume(b, bob)  # b tells a: the state of a's room comes back
@@ -139,11 +139,7 @@ async def test_a_forwarded_player_s_own_node_adopts_the_room_and_play_goes_on_th
     made = dict(zip("ab", start_nodes(pg_url, redis_server.url(), "ab", lease="3"), strict=True))
     async with running(made):
         a, b = made["a"], made["b"]
-        alice, bob = await a.client("alice"), await b.client("bob")
-        room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-        await bob.request(type="join_room", room=room)
-        await alice.request(type="move", room=room, x=7, y=7, ply=0)
-        await bob.request(type="move", room=room, x=8, y=8, ply=1)
+        alice, bob, room = await two_moves(a, b)
         bob.pending.clear()
         a.kill()
         state = await bob.expect("state", timeout=30, room=room)  # b adopted it: bob is home
