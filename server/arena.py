@@ -491,7 +491,7 @@ class Arena:
         player = self.players.get(pid)
         if player is None:  # its own node saved it: nothing to journal here
             player = self.players[pid] = Player(pid, name, kind, token_hash="")
-            player.played = True  # never pruned (deleted from the store) by this node
+        player.played = True  # its node prunes it, if any does: never deleted from here
         was_online = player.online
         if was_online and not resend:
             return []
