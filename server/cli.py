@@ -212,6 +212,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
         server.on_hello = functools.partial(_hello_everywhere, bus, forwarder)
         server.fanout = forwarder.fanout  # remote members' outputs go to their nodes
+        bus.on_remote_hello = forwarder.remote_hello
         arena.forward = forwarder
     await server.start()
     if bus is not None and forwarder is not None:

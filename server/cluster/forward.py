@@ -59,8 +59,8 @@ MAX_OPS = 512
 #: Requests waiting for a room's owner to be looked up in PostgreSQL: rooms, and per room.
 MAX_LOOKUPS = 256
 MAX_WAITING = 64
-#: Rooms remembered per player as forwarded (their nodes hear when the player comes or goes).
-MAX_VIA = 256
+#: Nodes remembered per player as holding it (they hear when the player comes or goes).
+MAX_VIA = 64
 MAX_VIA_PLAYERS = 65_536
 #: Seconds between two INFO lines (and Redis ``mnk:DB:bus`` updates) with the counters.
 LOG_INTERVAL = 60.0
@@ -119,8 +119,9 @@ class Forwarder:
         self._conns: dict[str, Conn] = {}
         #: Players this node made for remote members (forgotten when they leave every room).
         self._made: set[str] = set()
-        #: Per player connected here, the rooms its requests went to, with their owner.
-        self._via: dict[str, dict[str, str]] = {}
+        #: Per player connected here, the nodes holding it as a remote member (its requests
+        #: went there, or their outputs for it came here): they hear when it comes and goes.
+        self._via: dict[str, dict[str, None]] = {}
         #: Requests waiting for their room's owner to be read from PostgreSQL, per room.
         self._waiting: dict[str, list[tuple[Player, Message]]] = {}
         self._outbox: dict[str, list[list[Any]]] = {}
@@ -201,23 +202,28 @@ class Forwarder:
                 self._send_request(owner, player, msg)
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
-        via = self._via.get(player.pid)
-        if via is None:
-            if len(self._via) >= MAX_VIA_PLAYERS:
-                self._via.pop(next(iter(self._via)))  # the oldest: its nodes learn on its request
-            via = self._via[player.pid] = {}
-        via[msg["room"]] = owner
-        if len(via) > MAX_VIA:
-            via.pop(next(iter(via)))
+        self._went_via(player.pid, owner)
         frame = wire.encode(msg)
         if not self.queue(owner, ["req", player.pid, player.name, player.kind, frame]):
             raise RateLimited("the cluster bus is overloaded; try again")
+
+    def _went_via(self, pid: str, node: str) -> None:
+        """Remember that ``node`` holds ``pid`` (connected here) as a remote member."""
+        via = self._via.get(pid)
+        if via is None:
+            if len(self._via) >= MAX_VIA_PLAYERS:
+                self._via.pop(next(iter(self._via)))  # the oldest: its nodes learn on its request
+            via = self._via[pid] = {}
+        if node not in via:
+            via[node] = None
+            if len(via) > MAX_VIA:
+                via.pop(next(iter(via)))
 
     def offline(self, player: Player) -> None:
         """``player``'s socket here closed: the nodes it played through see it go offline."""
         if self._inside:
             return
-        for node in set(self._via.get(player.pid, {}).values()):
+        for node in self._via.get(player.pid, ()):
             self.queue(node, ["off", player.pid])
 
     def hello(self, pid: str) -> None:
@@ -232,10 +238,17 @@ class Forwarder:
     def _reattach(self, pid: str) -> None:
         player = self.arena.players.get(pid)
         if player is not None and player.online:
-            for node in set(self._via.get(pid, {}).values()):
+            for node in self._via.get(pid, ()):
                 self.queue(node, ["att", pid, player.name, player.kind])
 
     # -- the owner ---------------------------------------------------------------------------
+
+    def remote_hello(self, pid: str, node: str) -> None:
+        """``pid`` said hello on ``node`` (the hello channel): if it has rooms here, its
+        outputs go there from now on, starting with their state."""
+        player = self.arena.players.get(pid)
+        if player is not None and player.rooms:
+            self.server._emit(None, self._attach(node, pid, player.name, player.kind), [])
 
     def _attach(self, node: str, pid: str, name: str, kind: str) -> list[Out]:
         """``pid`` is connected to ``node``: its outputs go there from now on."""
@@ -348,7 +361,13 @@ class Forwarder:
     def _carry_out(self, node: str, op: list[Any]) -> None:
         kind = op[0]
         if kind == "out":
-            self.fanout.local(op[1], op[2])
+            pids, frame = op[1], op[2]
+            sockets = self.fanout.sockets
+            for pid in pids:
+                if pid in sockets:
+                    self._went_via(pid, node)
+            # behind what this node has not sent yet (a welcome being committed)
+            self.server.pipeline.submit([], functools.partial(self.fanout.local, pids, frame))
         elif kind == "req":
             self._on_request(node, *op[1:5])
         elif kind == "att":

@@ -150,3 +150,25 @@ async def test_a_forwarded_player_s_own_node_adopts_the_room_and_play_goes_on_th
         await bob.request(type="move", room=room, x=9, y=9, ply=3)
         await again.expect("moved", room=room, ply=3)
         assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
+
+
+async def test_a_session_resumed_on_a_third_node_gets_the_room_s_state_and_plays_through_it(
+    cluster: dict[str, Any], pg_url: str
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    alice, bob, room = await two_moves(a, b)
+    c.kill()  # c learns bob (he has a started game) as any node does when it starts
+    await c.start()
+    await bob.close()
+    assert (await alice.expect("presence", room=room))["online"] is False
+    again = await resume(c, bob)
+    state = await again.expect("state", room=room)  # a heard the hello on c: the state came
+    assert state["moves"] == [[7, 7], [8, 8]] and state["seat"] == 1
+    assert (await alice.expect("presence", room=room))["online"] is True
+    await alice.request(type="move", room=room, x=7, y=8, ply=2)
+    await again.expect("moved", room=room, ply=2)
+    await again.request(type="move", room=room, x=9, y=9, ply=3)
+    await alice.expect("moved", room=room, ply=3)
+    await again.close()  # c tells a, whose outputs for bob it delivered
+    assert (await alice.expect("presence", room=room))["online"] is False
+    assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
