@@ -47,6 +47,27 @@ async def two_moves(a: Any, b: Any) -> tuple[RawClient, RawClient, str]:
     return alice, bob, room
 
 
+async def back(node: Any, bob: RawClient, alice: RawClient, room: str) -> RawClient:
+    """Bob, seen going offline by alice, resumes on ``node``: the room's state comes to him
+    there and alice sees him back."""
+    assert (await alice.expect("presence", room=room))["online"] is False
+    again = await resume(node, bob)
+    state = await again.expect("state", room=room)
+    assert state["moves"] == [[7, 7], [8, 8]] and state["seat"] == 1
+    assert (await alice.expect("presence", room=room))["online"] is True
+    return again
+
+
+async def play_on(first: RawClient, second: RawClient, room: str, pg_url: str) -> None:
+    """Plies 2 and 3 (``first`` at seat 0, ``second`` at seat 1), each seen by the other, and
+    all four moves in PostgreSQL."""
+    await first.request(type="move", room=room, x=7, y=8, ply=2)
+    await second.expect("moved", room=room, ply=2)
+    await second.request(type="move", room=room, x=9, y=9, ply=3)
+    await first.expect("moved", room=room, ply=3)
+    assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
+
+
 def plies(client: RawClient, room: str) -> list[tuple[int, int, int]]:
     """Every ``moved`` of ``room`` this client received, in order, as (ply, x, y)."""
     seen = [m for m in client.seen if m["type"] == "moved" and m["room"] == room]
@@ -121,16 +142,8 @@ async def test_a_player_dropping_on_its_node_goes_offline_at_the_owner_and_resum
     b = cluster["b"]
     alice, bob, room = await two_moves(cluster["a"], b)
     await bob.close()
-    assert (await alice.expect("presence", room=room))["online"] is False
-    again = await resume(b, bob)  # b tells a: the state of a's room comes back
-    state = await again.expect("state", room=room)
-    assert state["moves"] == [[7, 7], [8, 8]] and state["seat"] == 1
-    assert (await alice.expect("presence", room=room))["online"] is True
-    await alice.request(type="move", room=room, x=7, y=8, ply=2)
-    await again.expect("moved", room=room, ply=2)
-    await again.request(type="move", room=room, x=9, y=9, ply=3)
-    await alice.expect("moved", room=room, ply=3)
-    assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
+    again = await back(b, bob, alice, room)  # b tells a: the state of a's room comes back
+    await play_on(alice, again, room, pg_url)
 
 
 async def test_a_forwarded_player_s_own_node_adopts_the_room_and_play_goes_on_there(
@@ -144,12 +157,7 @@ async def test_a_forwarded_player_s_own_node_adopts_the_room_and_play_goes_on_th
         a.kill()
         state = await bob.expect("state", timeout=30, room=room)  # b adopted it: bob is home
         assert state["moves"] == [[7, 7], [8, 8]] and state["online"] == [False, True]
-        again = await resume(b, alice)
-        await again.request(type="move", room=room, x=7, y=8, ply=2)
-        await bob.expect("moved", room=room, ply=2)
-        await bob.request(type="move", room=room, x=9, y=9, ply=3)
-        await again.expect("moved", room=room, ply=3)
-        assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
+        await play_on(await resume(b, alice), bob, room, pg_url)
 
 
 async def test_a_session_resumed_on_a_third_node_gets_the_room_s_state_and_plays_through_it(
@@ -160,15 +168,7 @@ async def test_a_session_resumed_on_a_third_node_gets_the_room_s_state_and_plays
     c.kill()  # c learns bob (he has a started game) as any node does when it starts
     await c.start()
     await bob.close()
-    assert (await alice.expect("presence", room=room))["online"] is False
-    again = await resume(c, bob)
-    state = await again.expect("state", room=room)  # a heard the hello on c: the state came
-    assert state["moves"] == [[7, 7], [8, 8]] and state["seat"] == 1
-    assert (await alice.expect("presence", room=room))["online"] is True
-    await alice.request(type="move", room=room, x=7, y=8, ply=2)
-    await again.expect("moved", room=room, ply=2)
-    await again.request(type="move", room=room, x=9, y=9, ply=3)
-    await alice.expect("moved", room=room, ply=3)
+    again = await back(c, bob, alice, room)  # a heard the hello on c: the state came
+    await play_on(alice, again, room, pg_url)
     await again.close()  # c tells a, whose outputs for bob it delivered
     assert (await alice.expect("presence", room=room))["online"] is False
-    assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8), (9, 9)]
