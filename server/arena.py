@@ -16,7 +16,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from protocol import wire
 from protocol.errors import (
@@ -77,6 +77,19 @@ class Close:
 
 
 Out = Reply | Send | Lookup | Close
+
+
+class Forwarder(Protocol):
+    """A cluster node's link to the others: requests for their rooms go to the owner."""
+
+    def request(self, player: Player, msg: Message) -> list[Out]:
+        """Send ``msg`` (about a room not held here) to the room's owner node, or raise."""
+        ...
+
+    def offline(self, player: Player) -> None:
+        """``player``'s socket here closed: the nodes it played through see it go offline."""
+        ...
+
 
 #: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
 GAME_NAMES = frozenset({*NAMES, "*"})
@@ -234,6 +247,8 @@ class Arena:
         #: Other cluster nodes' lobby lines by room, with their serials (server/cluster/bus.py).
         self._remote: dict[str, Message] = {}
         self._remote_serial: dict[str, int] = {}
+        #: Where requests for rooms held by other cluster nodes go (server/cluster/forward.py).
+        self.forward: Forwarder | None = None
         #: Offline players who may be pruned, oldest first, with when they went offline.
         self._offline: dict[str, float] = {}
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
@@ -349,6 +364,8 @@ class Arena:
             self._offline[player.pid] = now
         if player.kind == "bot":
             log.info("bot %s (%s) left", player.name, player.pid)
+        if self.forward is not None:
+            self.forward.offline(player)
         out: list[Out] = []
         for room in self._rooms_of(player):
             if room.seat_of(player.pid) is None:  # a dropped spectator leaves: no dead weight
@@ -462,6 +479,39 @@ class Arena:
                 serials[room_id] = self._next_serial
         self._remote = lines
         self._lobby_dirty = True
+
+    def welcome_back(self, room_ids: Iterable[str]) -> list[Out]:
+        """Players online here seated in rooms just adopted (from a lapsed cluster node) are
+        online in them again, and get their state: their requests are no longer forwarded."""
+        out: list[Out] = []
+        for room in filter(None, map(self.rooms.get, room_ids)):
+            for member in room.seats:
+                player = self.players.get(member.pid) if member is not None else None
+                if player is not None and player.online and player.pid not in room.online:
+                    out += room.set_online(player.pid, True)
+                    out.append(Send((player.pid,), room.state_for(player.pid)))
+        return out
+
+    def attach_remote(self, pid: str, name: str, kind: str, resend: bool = False) -> list[Out]:
+        """A player connected to another cluster node asks about a room here: it is online
+        here, and gets the state of each room it holds here (as a ``hello`` would give), also
+        when it was online already but ``resend`` (it came through another node)."""
+        player = self.players.get(pid)
+        if player is None:  # its own node saved it: nothing to journal here
+            player = self.players[pid] = Player(pid, name, kind, token_hash="")
+        player.played = True  # its node prunes it, if any does: never deleted from here
+        was_online = player.online
+        if was_online and not resend:
+            return []
+        player.online = True
+        player.offline_at = None
+        self._offline.pop(pid, None)
+        out: list[Out] = []
+        for room in self._rooms_of(player):
+            if not was_online:
+                out += room.set_online(pid, True)
+            out.append(Send((pid,), room.state_for(pid)))
+        return out
 
     def revoked_bots(self) -> list[str]:
         """Online bots whose key was revoked or replaced since their ``hello``: to cut off."""
@@ -578,6 +628,8 @@ class Arena:
         kind = msg["type"]
         if kind == "hello":
             raise BadMessage("already said hello")
+        if self.forward is not None and "room" in msg and self.rooms.get(msg["room"]) is None:
+            return self.forward.request(player, msg)  # another node's room (or none at all)
         return self._handlers[kind](player, msg)
 
     def _ping(self, player: Player, msg: Message) -> list[Out]:

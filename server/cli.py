@@ -9,18 +9,22 @@ import argparse
 import asyncio
 import dataclasses
 import errno
+import functools
 import gc
 import logging
 import signal
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 from redis.exceptions import RedisError
 
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
 from server.cluster.bus import RedisBus
+from server.cluster.codes import CodeRegistry
+from server.cluster.forward import Forwarder
 from server.cluster.node import NodeKeeper
 from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.loop import CHOICES, LoopUnavailable, loop_name, run
@@ -182,29 +186,45 @@ async def serve_forever(args: argparse.Namespace) -> None:
         )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
-    arena = Arena(limits=limits, durable=store is not None, keys=keys)
+    registry = None
+    if args.node is not None and store is not None:  # codes unique across the cluster
+        registry = CodeRegistry(store, args.node)
+        try:
+            await asyncio.to_thread(registry.fill)
+        except Exception as exc:  # the pool fills later; meanwhile codes are random
+            log.warning("could not reserve room codes yet (%s)", exc)
+    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
     server = ArenaServer(arena, config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    bus = None
+    bus = forwarder = None
     if args.redis is not None and store is not None:
         bus = RedisBus(args.redis, args.node, arena, server, args.lease)
+        forwarder = Forwarder(args.redis, args.node, arena, server, store, bus)
         try:
             await bus.connect()
+            await forwarder.connect()
         except (RedisError, OSError) as exc:
             store.close()
             raise SystemExit(f"mnk-server: cannot reach Redis ({exc}); check --redis") from None
         store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
-        server.on_hello = bus.hello
+        server.on_hello = functools.partial(_hello_everywhere, bus, forwarder)
+        server.fanout = forwarder.fanout  # remote members' outputs go to their nodes
+        bus.on_remote_hello = forwarder.remote_hello
+        arena.forward = forwarder
     await server.start()
-    if bus is not None:
+    if bus is not None and forwarder is not None:
         bus.start()
+        forwarder.start()
     keeper = None
     if args.node is not None and store is not None:
-        keeper = NodeKeeper(arena, store)  # type: ignore[arg-type]  (open_store made a PgStore)
+        emit = functools.partial(_emit_adopted, server)
+        keeper = NodeKeeper(arena, store, emit=emit)  # type: ignore[arg-type]  (a PgStore)
         keeper.start()
+    if registry is not None:
+        registry.start()
     # What start-up made (modules, restored games) lives for good: keep the cyclic collector
     # from walking it again on every full collection, which pauses the loop.
     gc.collect()
@@ -232,6 +252,10 @@ async def serve_forever(args: argparse.Namespace) -> None:
     finally:
         if keeper is not None:
             await keeper.stop()
+        if registry is not None:
+            await registry.stop()
+        if forwarder is not None:
+            await forwarder.stop()
         if bus is not None:
             await bus.stop()
         if pool is not None:
@@ -242,6 +266,18 @@ async def serve_forever(args: argparse.Namespace) -> None:
         raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
+
+
+def _emit_adopted(server: ArenaServer, out: list[Any]) -> None:
+    """Send what adopting rooms says to the players connected here, once it is committed."""
+    server._emit(None, out, server.arena.drain())
+
+
+def _hello_everywhere(bus: RedisBus, forwarder: Forwarder, pid: str) -> None:
+    """A player said hello on this node: other nodes close its old sockets and route its
+    rooms' outputs here."""
+    bus.hello(pid)
+    forwarder.hello(pid)
 
 
 def main(argv: list[str] | None = None) -> None:

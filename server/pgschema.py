@@ -10,7 +10,7 @@ from typing import Any
 
 import psycopg
 
-from server.cluster import lease
+from server.cluster import codes, lease
 from server.journal import (
     GameRow,
     Heartbeat,
@@ -49,6 +49,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: node leases, room owners and epochs, the fencing function (server/cluster/lease.py)
     lease.MIGRATION,
+    # 3: room codes reserved by nodes, unique cluster-wide (server/cluster/codes.py)
+    codes.MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).

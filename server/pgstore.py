@@ -204,6 +204,16 @@ class PgStore(History):
             claimed = lease.claim_lapsed(db.conn, self.node)
             return [(node, self.snapshot(db, rows, alive)) for node, alive, rows in claimed]
 
+    def connection(self) -> psycopg.Connection[Any]:
+        """This thread's autocommit connection (for a worker thread's own queries)."""
+        return self._reader().conn
+
+    def room_owner(self, room: str) -> str | None:
+        """The node that owns ``room`` now, or None (no such live room): a cluster forwards
+        requests for a room there (read on a worker thread, never the loop)."""
+        row = self._reader().execute("SELECT owner FROM rooms WHERE room = ?", (room,)).fetchone()
+        return None if row is None else row["owner"]
+
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
         return read_bot_keys(self._reader().conn)

@@ -18,6 +18,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -64,6 +65,10 @@ class RedisBus:
         self._rounds: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._publishing: set[asyncio.Task[Any]] = set()
+        #: Told of a hello on another node (player, node): a forwarder routes its rooms there.
+        self.on_remote_hello: Callable[[str, str], None] | None = None
+        #: The node whose lobby hash lists each other node's room (where requests are forwarded).
+        self.owners: dict[str, str] = {}
 
     def lobby_of(self, node: str) -> str:
         """The key of ``node``'s lobby hash."""
@@ -127,9 +132,13 @@ class RedisBus:
         if node == self.node:
             return
         here = self._hello_at.get(pid)
-        if here is not None and here < at:
+        if here is not None and here >= at:
+            return  # the socket here is the newer one
+        if here is not None:
             del self._hello_at[pid]
             self.server.close_replaced(pid)
+        if self.on_remote_hello is not None:
+            self.on_remote_hello(pid, node)
 
     async def _listen(self) -> None:
         """Hand every hello note to ``_on_hello`` until the connection fails."""
@@ -202,8 +211,13 @@ class RedisBus:
                 p.hgetall(self.lobby_of(other))
             tables = await p.execute()
         remote: dict[str, Any] = {}
-        for table in tables:
+        owners: dict[str, str] = {}
+        for other, table in zip(others, tables, strict=True):
             for room, line in table.items():
-                remote.setdefault(room.decode(), json.loads(line))
+                room_id = room.decode()
+                if room_id not in remote:
+                    remote[room_id] = json.loads(line)
+                    owners[room_id] = other
+        self.owners = owners
         self.reached = time.monotonic()
         self.arena.set_remote_rooms(remote)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from server.arena import Arena
+from server.arena import Arena, Out
+from server.cluster.background import Background
 
 if TYPE_CHECKING:
     from server.pgstore import PgStore
@@ -18,23 +19,20 @@ log = logging.getLogger("mnk.cluster")
 SCAN_INTERVAL = 1.0
 
 
-class NodeKeeper:
-    """Looks for lapsed nodes every ``interval`` seconds and restores their rooms here."""
+class NodeKeeper(Background):
+    """Looks for lapsed nodes every ``interval`` seconds (between ``start`` and ``stop``) and
+    restores their rooms here."""
 
-    def __init__(self, arena: Arena, store: PgStore, interval: float = SCAN_INTERVAL) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        store: PgStore,
+        interval: float = SCAN_INTERVAL,
+        emit: Callable[[list[Out]], None] | None = None,
+    ) -> None:
         self.arena, self.store, self.interval = arena, store, interval
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        """Start looking."""
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        """Stop looking."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        #: Delivers what adopting says to players connected here (seated in adopted rooms).
+        self.emit = emit
 
     async def _run(self) -> None:
         while True:
@@ -56,5 +54,7 @@ class NodeKeeper:
         for node, snapshot in adopted:
             self.arena.restore(snapshot)
             count += len(snapshot.rooms)
+            if self.emit is not None:
+                self.emit(self.arena.welcome_back(row.room for row, _, _ in snapshot.rooms))
             log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
         return count

@@ -1,0 +1,400 @@
+"""Forwarding between cluster nodes: a request about another node's room goes to its owner, and
+the owner's outputs for that player come back to the node holding the player's socket.
+
+Each node reads its inbox, a Redis Stream ``mnk:DB:node:NAME:in``, with ``XREAD BLOCK`` from the
+last entry it read (a Stream keeps entries across a reader's reconnect, unlike pub/sub), trimmed
+with ``MAXLEN ~``. An entry is one msgpack list ``[from_node, [op, …]]``; the ops are
+
+- ``["req", pid, name, kind, frame]``: a request of a player connected to ``from_node``;
+- ``["att", pid, name, kind]``: that player (re)connected there: it is online in its rooms here;
+- ``["off", pid]``: its socket there closed: offline here (grace and forfeit rules apply);
+- ``["out", [pid, …], frame]``: a frame for players connected to the node reading it.
+
+The owner treats a forwarded player as a *remote member*: a player of its arena whose outputs
+(sent in commit order, after the commit, as for any player) are routed by :class:`ClusterFanOut`
+to the player's node instead of a socket; replies (with the request's ``id``) travel the same
+way. One sender task writes every op queued in a tick to each node as one entry, in order, so a
+move among players on its owner costs no bus message and a forwarded one at most one entry per
+node involved (request, reply, and the other node's broadcast: 3). Only nodes write to Redis:
+clients never reach it. A Redis outage loses the entries of that time (at most once, as the
+issue's Redis is allowed to): the clients resynchronise with the ``state`` they get on reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from protocol import wire
+from protocol.errors import NoSuchRoom, RateLimited
+from protocol.wire import MAX_ROOM_ID, Message
+from server.arena import Arena, Close, Conn, Lookup, Out, Player, Reply
+from server.ratelimit import TokenBucket
+from server.room import Send
+from server.shell import LocalFanOut
+
+if TYPE_CHECKING:
+    from server.cluster.bus import RedisBus
+
+log = logging.getLogger("mnk.cluster")
+
+#: Milliseconds one ``XREAD`` blocks for (the socket timeout is longer, else it would fail).
+BLOCK_MS = 1000
+TIMEOUT = 1.0
+#: Entries read at once, and kept in an inbox (approximately) for a reader that reconnects.
+READ_COUNT = 256
+MAXLEN = 10_000
+#: Ops waiting to be written, in all (past it ops are dropped: Redis cannot keep up), and per entry.
+MAX_PENDING = 50_000
+MAX_OPS = 512
+#: Requests waiting for a room's owner to be looked up in PostgreSQL: rooms, and per room.
+MAX_LOOKUPS = 256
+MAX_WAITING = 64
+#: Nodes remembered per player as holding it (they hear when the player comes or goes).
+MAX_VIA = 64
+MAX_VIA_PLAYERS = 65_536
+#: Seconds between two INFO lines (and Redis ``mnk:DB:bus`` updates) with the counters.
+LOG_INTERVAL = 60.0
+STATS_INTERVAL = 0.5
+
+
+class ClusterFanOut(LocalFanOut):
+    """Delivers to sockets here, and to remote members through their node's inbox."""
+
+    def __init__(self, forwarder: Forwarder) -> None:
+        super().__init__()
+        self.forwarder = forwarder
+        #: Players of rooms here connected to another node, with that node.
+        self.remote: dict[str, str] = {}
+
+    def deliver(self, pids: Iterable[str], frame: bytes) -> None:
+        """Send a frame to every listed player: here on its socket, else through its node."""
+        remote = self.remote
+        if not remote:
+            super().deliver(pids, frame)
+            return
+        here: list[str] = []
+        away: dict[str, list[str]] = {}
+        for pid in pids:
+            node = remote.get(pid)
+            if node is None:
+                here.append(pid)
+            else:
+                away.setdefault(node, []).append(pid)
+        if here:
+            super().deliver(here, frame)
+        for node, who in away.items():
+            self.forwarder.queue(node, ["out", who, frame])
+
+    def local(self, pids: Iterable[str], frame: bytes) -> None:
+        """Send a frame to the listed players' sockets here (a forwarded output)."""
+        super().deliver(pids, frame)
+
+
+class Forwarder:
+    """One node's inbox and outbox on Redis, and both ends of forwarding (see the module)."""
+
+    def __init__(
+        self, url: str, node: str, arena: Arena, server: Any, store: Any, bus: RedisBus
+    ) -> None:
+        self.redis = aioredis.Redis.from_url(
+            url, socket_timeout=BLOCK_MS / 1000 + TIMEOUT, socket_connect_timeout=TIMEOUT
+        )
+        db = self.redis.connection_pool.connection_kwargs.get("db", 0)
+        self.prefix = f"mnk:{db}:"
+        self.node, self.arena, self.server, self.store, self.bus = node, arena, server, store, bus
+        self.inbox = self.inbox_of(node)
+        self.fanout = ClusterFanOut(self)
+        self.remote = self.fanout.remote
+        #: Remote members' connections here (their rate buckets; their node charged them first).
+        self._conns: dict[str, Conn] = {}
+        #: Players this node made for remote members (forgotten when they leave every room).
+        self._made: set[str] = set()
+        #: Per player connected here, the nodes holding it as a remote member (its requests
+        #: went there, or their outputs for it came here): they hear when it comes and goes.
+        self._via: dict[str, dict[str, None]] = {}
+        #: Requests waiting for their room's owner to be read from PostgreSQL, per room.
+        self._waiting: dict[str, list[tuple[Player, Message]]] = {}
+        self._outbox: dict[str, list[list[Any]]] = {}
+        self._pending = 0
+        self._wake = asyncio.Event()
+        #: Set while handling a remote member's request: nothing is forwarded again.
+        self._inside = False
+        self._last_id = "0-0"
+        #: Bus entries written and read, and ops dropped (Redis unreachable or too slow).
+        self.sent = self.received = self.dropped = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._lookups: set[asyncio.Task[None]] = set()
+        self._warned = -LOG_INTERVAL
+
+    def inbox_of(self, node: str) -> str:
+        """The key of ``node``'s inbox stream."""
+        return f"{self.prefix}node:{node}:in"
+
+    async def connect(self) -> None:
+        """Read on from the newest entry: what was sent to an earlier process of this node is
+        about rooms and sockets that process had, so it is not replayed."""
+        newest = await self.redis.xrevrange(self.inbox, count=1)
+        if newest:
+            self._last_id = newest[0][0].decode()
+
+    def start(self) -> None:
+        """Start reading the inbox and writing the outbox."""
+        for work in (self._read_forever(), self._send_forever(), self._stats_forever()):
+            self._tasks.append(asyncio.create_task(work))
+
+    async def stop(self) -> None:
+        """Stop reading and writing (within a bounded time) and close the connection."""
+        for task in (*self._tasks, *self._lookups):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
+                await task
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(TIMEOUT):
+                await self.redis.aclose()
+
+    # -- the node holding the socket ---------------------------------------------------------
+
+    def request(self, player: Player, msg: Message) -> list[Out]:
+        """Forward a request about a room this node does not hold to the room's owner."""
+        room = msg["room"]
+        if self._inside or len(room) > MAX_ROOM_ID:  # a forwarded request is never sent on
+            raise NoSuchRoom(f"no room {room[:MAX_ROOM_ID]!r}")
+        waiting = self._waiting.get(room)
+        owner = self.bus.owners.get(room)
+        if waiting is None and owner is not None:
+            self._send_request(owner, player, msg)
+            return []
+        if waiting is None:  # not in the lobby (yet): PostgreSQL's rooms table knows its owner
+            if len(self._waiting) >= MAX_LOOKUPS:
+                raise RateLimited("too many rooms looked up at once; try again")
+            waiting = self._waiting[room] = []
+            task = asyncio.get_running_loop().create_task(self._look_up(room))
+            self._lookups.add(task)
+            task.add_done_callback(self._lookups.discard)
+        if len(waiting) >= MAX_WAITING:
+            raise RateLimited("too many requests for a room being looked up; slow down")
+        waiting.append((player, msg))  # behind the others for that room: the order holds
+        return []
+
+    async def _look_up(self, room: str) -> None:
+        try:
+            owner = await asyncio.to_thread(self.store.room_owner, room)
+        except Exception:
+            log.exception("looking up the owner of a room failed")
+            owner = None
+        finally:
+            waiting = self._waiting.pop(room, [])
+        for player, msg in waiting:
+            if owner is None or owner == self.node:
+                error = wire.error(NoSuchRoom.code, f"no room {room!r}", msg.get("id"))
+                self.server._emit(None, [Send((player.pid,), error)], [])
+            else:
+                self._send_request(owner, player, msg)
+
+    def _send_request(self, owner: str, player: Player, msg: Message) -> None:
+        self._went_via(player.pid, owner)
+        frame = wire.encode(msg)
+        if not self.queue(owner, ["req", player.pid, player.name, player.kind, frame]):
+            raise RateLimited("the cluster bus is overloaded; try again")
+
+    def _went_via(self, pid: str, node: str) -> None:
+        """Remember that ``node`` holds ``pid`` (connected here) as a remote member."""
+        via = self._via.get(pid)
+        if via is None:
+            if len(self._via) >= MAX_VIA_PLAYERS:
+                self._via.pop(next(iter(self._via)))  # the oldest: its nodes learn on its request
+            via = self._via[pid] = {}
+        if node not in via:
+            via[node] = None
+            if len(via) > MAX_VIA:
+                via.pop(next(iter(via)))
+
+    def offline(self, player: Player) -> None:
+        """``player``'s socket here closed: the nodes it played through see it go offline."""
+        if self._inside:
+            return
+        for node in self._via.get(player.pid, ()):
+            self.queue(node, ["off", player.pid])
+
+    def hello(self, pid: str) -> None:
+        """``pid`` said hello here: it is nobody's remote member here any more, and the nodes
+        it played through send it their rooms' state (it is online there again)."""
+        if self.remote.pop(pid, None) is not None:
+            self._conns.pop(pid, None)
+        if pid in self._via:  # once the welcome is out (it is submitted right after this)
+            loop = asyncio.get_running_loop()
+            loop.call_soon(self.server.pipeline.submit, [], functools.partial(self._reattach, pid))
+
+    def _reattach(self, pid: str) -> None:
+        player = self.arena.players.get(pid)
+        if player is not None and player.online:
+            for node in self._via.get(pid, ()):
+                self.queue(node, ["att", pid, player.name, player.kind])
+
+    # -- the owner ---------------------------------------------------------------------------
+
+    def remote_hello(self, pid: str, node: str) -> None:
+        """``pid`` said hello on ``node`` (the hello channel): if it has rooms here, its
+        outputs go there from now on, starting with their state."""
+        player = self.arena.players.get(pid)
+        if player is not None and player.rooms:
+            self.server._emit(None, self._attach(node, pid, player.name, player.kind), [])
+
+    def _attach(self, node: str, pid: str, name: str, kind: str) -> list[Out]:
+        """``pid`` is connected to ``node``: its outputs go there from now on."""
+        moved = self.remote.get(pid) != node
+        self.remote[pid] = node
+        if pid not in self.arena.players:
+            self._made.add(pid)
+        elif moved:  # an old socket of it here is closed by the hello channel: that changes
+            self.fanout.sockets.pop(pid, None)  # nothing any more (it is not registered)
+        out = self.arena.attach_remote(pid, name, kind, resend=moved)
+        if pid not in self._conns:
+            lim = self.arena.limits
+            self._conns[pid] = Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
+        return out
+
+    def _on_request(self, node: str, pid: str, name: str, kind: str, frame: bytes) -> None:
+        out = self._attach(node, pid, name, kind)
+        self._inside = True
+        try:
+            got = self.arena.receive(self._conns[pid], frame)
+        finally:
+            self._inside = False
+        for item in got:
+            if isinstance(item, Reply):  # the requester is on ``node``: it goes there too
+                out.append(Send((pid,), item.message))
+            elif not isinstance(item, Lookup | Close):
+                out.append(item)
+        self.server._emit(None, out, self.arena.drain())
+
+    def _on_offline(self, node: str, pid: str) -> None:
+        if self.remote.get(pid) != node:
+            return  # it connected elsewhere since: that node's word counts
+        del self.remote[pid]
+        conn = self._conns.pop(pid, None) or Conn(TokenBucket(1.0, 1.0), pid=pid)
+        self._inside = True
+        try:
+            out = self.arena.disconnect(conn)
+        finally:
+            self._inside = False
+        self.server._emit(None, out, self.arena.drain())
+        player = self.arena.players.get(pid)
+        if pid in self._made and player is not None and not player.rooms:
+            del self.arena.players[pid]
+            self._made.discard(pid)
+
+    # -- the bus -----------------------------------------------------------------------------
+
+    def queue(self, node: str, op: list[Any]) -> bool:
+        """Queue ``op`` for ``node``'s inbox (in order); False when too much is waiting."""
+        if self._pending >= MAX_PENDING:
+            self.dropped += 1
+            self._warn("the cluster bus is too slow: dropping what it cannot take")
+            return False
+        self._outbox.setdefault(node, []).append(op)
+        self._pending += 1
+        self._wake.set()
+        return True
+
+    async def _send_forever(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            outbox, self._outbox, self._pending = self._outbox, {}, 0
+            entries = [
+                (node, msgpack.packb([self.node, ops[i : i + MAX_OPS]], use_bin_type=True))
+                for node, ops in outbox.items()
+                for i in range(0, len(ops), MAX_OPS)
+            ]
+            try:
+                if len(entries) == 1:  # the common case: a pipeline costs more than it saves
+                    node, data = entries[0]
+                    await self.redis.xadd(self.inbox_of(node), {"d": data}, maxlen=MAXLEN)
+                else:
+                    async with self.redis.pipeline(transaction=False) as p:
+                        for node, data in entries:
+                            p.xadd(self.inbox_of(node), {"d": data}, maxlen=MAXLEN)
+                        await p.execute()
+                self.sent += len(entries)
+            except (RedisError, OSError) as exc:
+                self.dropped += sum(len(ops) for ops in outbox.values())
+                self._warn(f"the cluster bus lost what it was sending ({exc})")
+
+    async def _read_forever(self) -> None:
+        while True:
+            try:
+                got = await self.redis.xread({self.inbox: self._last_id}, READ_COUNT, BLOCK_MS)
+            except (RedisError, OSError) as exc:
+                self._warn(f"the inbox cannot be read ({exc}); trying again")
+                await asyncio.sleep(TIMEOUT)
+                continue
+            for _stream, entries in got or ():
+                for entry_id, fields in entries:
+                    self._last_id = entry_id.decode()
+                    self.received += 1
+                    self.handle(fields.get(b"d", b""))
+
+    def handle(self, data: bytes) -> None:
+        """Carry out the ops of one inbox entry (a malformed one is logged and skipped)."""
+        try:
+            node, ops = msgpack.unpackb(data, raw=False)
+        except Exception:
+            log.exception("a bus entry could not be decoded")
+            return
+        for op in ops:
+            try:
+                self._carry_out(node, op)
+            except Exception:  # one bad op loses itself only
+                log.exception("a bus op could not be carried out")
+
+    def _carry_out(self, node: str, op: list[Any]) -> None:
+        kind = op[0]
+        if kind == "out":
+            pids, frame = op[1], op[2]
+            sockets = self.fanout.sockets
+            for pid in pids:
+                if pid in sockets:
+                    self._went_via(pid, node)
+            # behind what this node has not sent yet (a welcome being committed)
+            self.server.pipeline.submit([], functools.partial(self.fanout.local, pids, frame))
+        elif kind == "req":
+            self._on_request(node, *op[1:5])
+        elif kind == "att":
+            self.server._emit(None, self._attach(node, *op[1:4]), self.arena.drain())
+        elif kind == "off":
+            self._on_offline(node, op[1])
+        else:
+            raise ValueError(f"unknown bus op {kind!r}")
+
+    async def _stats_forever(self) -> None:
+        """Publish the counters in Redis (``mnk:DB:bus``, for benchmarks) and log them."""
+        shown: tuple[int, int, int] | None = None
+        logged = time.monotonic()
+        while True:
+            await asyncio.sleep(STATS_INTERVAL)
+            counts = (self.sent, self.received, self.dropped)
+            if time.monotonic() - logged >= LOG_INTERVAL:
+                logged = time.monotonic()
+                log.info("bus: %d entries sent, %d read, %d ops dropped", *counts)
+            if counts != shown:
+                with contextlib.suppress(RedisError, OSError):
+                    line = " ".join(map(str, counts))
+                    await self.redis.hset(f"{self.prefix}bus", self.node, line)
+                    shown = counts
+
+    def _warn(self, what: str) -> None:
+        now = time.monotonic()
+        if now - self._warned >= LOG_INTERVAL:
+            self._warned = now
+            log.warning("%s (%d ops dropped so far)", what, self.dropped)

@@ -1,0 +1,99 @@
+"""The forwarder's logic on a real arena, without processes: its bounds, a request forwarded
+at most once, notes from a node that is no longer the player's, and malformed bus entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+
+from protocol import wire
+from server.arena import Arena, Conn, Out
+from server.cluster import forward
+from server.cluster.forward import Forwarder
+from server.room import Send
+
+
+class Shell:
+    """What the forwarder uses of the asyncio shell: ``_emit`` (here: keep the outputs)."""
+
+    def __init__(self) -> None:
+        self.sent: list[Out] = []
+
+    def _emit(self, peer: object, out: list[Out], records: list[Any]) -> None:
+        self.sent.extend(out)
+
+
+class Bus:
+    """The lobby's owners (what the forwarder reads of the Redis bus)."""
+
+    def __init__(self, owners: dict[str, str]) -> None:
+        self.owners = owners
+
+
+def node(owners: dict[str, str] | None = None) -> tuple[Forwarder, Arena, Shell]:
+    """Node b: an arena whose forwarder is not started (nothing leaves for Redis)."""
+    arena, shell = Arena(durable=False), Shell()
+    fwd = Forwarder("redis://127.0.0.1:1/0", "b", arena, shell, None, Bus(owners or {}))  # type: ignore[arg-type]
+    arena.forward = fwd
+    return fwd, arena, shell
+
+
+def say_hello(arena: Arena, name: str) -> Conn:
+    """A connection of a new human player."""
+    conn = arena.connect()
+    arena.receive(
+        conn, wire.encode({"type": "hello", "protocol": 1, "name": name, "kind": "human"})
+    )
+    return conn
+
+
+def entry(sender: str, *ops: list[Any]) -> bytes:
+    """One bus entry's payload."""
+    return msgpack.packb([sender, list(ops)], use_bin_type=True)
+
+
+def test_a_request_for_another_node_s_room_is_queued_for_it_until_the_bus_is_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fwd, arena, _ = node({"abcdef": "a"})
+    conn = say_hello(arena, "bob")
+    move = {"type": "move", "room": "abcdef", "x": 1, "y": 2, "id": 7}
+    assert arena.receive(conn, wire.encode(move)) == []  # nothing now: the owner answers
+    [op] = fwd._outbox["a"]
+    assert op[:4] == ["req", conn.pid, "bob", "human"] and wire.decode(op[4]) == move
+    monkeypatch.setattr(forward, "MAX_PENDING", 1)
+    [reply] = arena.receive(conn, wire.encode({**move, "id": 8}))
+    assert reply.message["code"] == "rate_limited" and reply.message["id"] == 8  # type: ignore[union-attr]
+    assert fwd.dropped == 1 and len(fwd._outbox["a"]) == 1
+
+
+def test_a_forwarded_request_for_a_room_not_here_is_refused_not_sent_on() -> None:
+    fwd, _, shell = node({"abcdef": "c"})  # even if this node's lobby says c holds it
+    move = wire.encode({"type": "move", "room": "abcdef", "x": 1, "y": 2, "id": 3})
+    fwd.handle(entry("a", ["req", "p_1", "carol", "human", move]))
+    [error] = shell.sent
+    assert isinstance(error, Send) and error.to == ("p_1",)
+    assert (error.message["code"], error.message["id"]) == ("no_such_room", 3)
+    assert fwd._outbox == {} and fwd.remote == {"p_1": "a"}  # its outputs go back to a
+
+
+def test_an_offline_note_counts_only_from_the_player_s_current_node() -> None:
+    fwd, arena, shell = node()
+    ping = wire.encode({"type": "ping", "id": 1})
+    fwd.handle(entry("a", ["req", "p_1", "carol", "human", ping]))
+    assert [s.message["type"] for s in shell.sent] == ["pong"]  # type: ignore[union-attr]
+    fwd.handle(entry("c", ["req", "p_1", "carol", "human", ping]))  # carol moved to node c
+    fwd.handle(entry("a", ["off", "p_1"]))  # a's late note: ignored
+    assert fwd.remote == {"p_1": "c"} and arena.players["p_1"].online
+    fwd.handle(entry("c", ["off", "p_1"]))
+    assert fwd.remote == {} and "p_1" not in arena.players  # no room here: forgotten
+
+
+def test_malformed_bus_entries_lose_only_themselves() -> None:
+    fwd, _, shell = node()
+    fwd.handle(b"\xc1 not msgpack")
+    ping = wire.encode({"type": "ping", "id": 1})
+    fwd.handle(entry("a", ["bogus"], ["req", "p_1"], ["req", "p_1", "carol", "human", ping]))
+    assert [s.message["type"] for s in shell.sent] == ["pong"]  # type: ignore[union-attr]
