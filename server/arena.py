@@ -298,7 +298,12 @@ class Arena:
             request_id = message.get("id")
             kind = message["type"]
             if kind == "move" and conn.pid is not None and wire.plain_move(message):
-                out = self._move(self.players[conn.pid], message)  # the common request, directly
+                player = self.players[conn.pid]  # the common request, directly, when it is ours
+                out = (
+                    self._move(player, message)
+                    if self.forward is None
+                    else self._dispatch(player, message)
+                )
             elif conn.pid is None and kind != "hello":
                 raise NotHello("say hello first")
             elif conn.pid is None:
