@@ -113,6 +113,10 @@ class Limits:
     #: and HTTP 503 answers per second to refused connections (past it they are dropped).
     max_pending_per_address: int = 16
     refusal_rate: float = 10.0
+    #: New connections per second from one address, and at once (each is a ``hello`` to come:
+    #: the shell refuses the rest at accept). The burst lets an address open its whole quota.
+    hello_rate: float = 4.0
+    hello_burst: float = 64.0
     #: Seconds a new connection has to say ``hello`` before it is closed.
     hello_timeout: float = 10.0
     #: Undecodable or malformed frames a connection may send before it is closed with 1008.

@@ -1,4 +1,5 @@
-"""Admission control for the shell: connections in all, per address and before ``hello``.
+"""Admission control for the shell: connections in all, per address, before ``hello``, and new
+connections per second per address (each new connection is a ``hello`` to come).
 
 A connection is counted from its TCP accept (or, behind a trusted proxy, from its HTTP request,
 where the client's address is first known). One over a limit is refused before any WebSocket
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,6 +29,8 @@ log = logging.getLogger("mnk.server")
 
 #: Seconds between the INFO lines that count connections opened and closed.
 REPORT_INTERVAL = 60.0
+#: Addresses whose new-connection bucket is kept before the full (idle) ones are forgotten.
+MIN_ARRIVALS_KEPT = 1024
 
 
 def address_of(ws: ServerConnection, request: Request | None = None, proxied: bool = False) -> str:
@@ -87,6 +91,8 @@ class ConnectionGuard:
         proxied: bool = False,
         max_pending: int = 16,
         refusal_rate: float = 10.0,
+        hello_rate: float = math.inf,
+        hello_burst: float = 64.0,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
         #: Connections from one address that have not said ``hello`` yet.
@@ -95,6 +101,11 @@ class ConnectionGuard:
         self.proxied = proxied
         #: 503 answers per second (and at once); past them refused connections are dropped.
         self.answers = TokenBucket(refusal_rate, max(1.0, refusal_rate))
+        #: New connections (hellos to come) per second from one address, and at once.
+        self.hello_rate, self.hello_burst = hello_rate, max(1.0, hello_burst)
+        #: Each address's bucket of new connections; full ones are forgotten now and then.
+        self.arrivals: dict[str, TokenBucket] = {}
+        self._prune_arrivals_at = MIN_ARRIVALS_KEPT
         self.open: Counter[str] = Counter()
         self.pending: Counter[str] = Counter()
         self.total = 0
@@ -119,7 +130,7 @@ class ConnectionGuard:
 
     def arrive(self, conn: GuardedConnection, address: str) -> bool:
         """Count a new connection in; False when it is refused (``conn.refusal`` says why)."""
-        reason = self.full(address)
+        reason = self.full(address) or self._too_fast(address)
         if reason is not None:
             self.refused += 1
             conn.refusal = reason
@@ -130,6 +141,29 @@ class ConnectionGuard:
         self.total += 1
         self.opened += 1
         return True
+
+    def _too_fast(self, address: str) -> str | None:
+        """Charge ``address``'s bucket of new connections: why it is refused now, or None.
+
+        Charged at accept, before a byte of the request is read: a flood of hellos from one
+        address costs an accept each past its burst, not a handshake, a hello and a commit.
+        """
+        if math.isinf(self.hello_rate):
+            return None
+        now = time.monotonic()
+        bucket = self.arrivals.get(address)
+        if bucket is None:
+            if len(self.arrivals) >= self._prune_arrivals_at:
+                self._prune_arrivals(now)
+            bucket = self.arrivals[address] = TokenBucket(self.hello_rate, self.hello_burst)
+        if bucket.allow(now):
+            return None
+        return "too many new connections from your address; slow down"
+
+    def _prune_arrivals(self, now: float) -> None:
+        """Forget the addresses whose bucket has filled up again (they are as good as new)."""
+        self.arrivals = {a: b for a, b in self.arrivals.items() if b.wait(now, b.burst) > 0}
+        self._prune_arrivals_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.arrivals))
 
     def answer(self) -> bool:
         """Whether a refused connection still gets an HTTP 503 (else it is dropped, cheaply)."""

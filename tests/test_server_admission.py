@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -91,3 +92,34 @@ async def test_refusals_past_their_rate_are_dropped_before_the_handshake(
     honest = await client_factory("honest")  # other addresses are not affected
     await honest.alive()
     await held.close()
+
+
+@pytest.mark.parametrize("limits_override", [{"hello_rate": 0.5, "hello_burst": 3.0}])
+async def test_new_connections_per_address_are_capped_per_second(
+    client_factory: Any, server: Any
+) -> None:
+    first = [await from_address(server, "127.0.0.2") for _ in range(3)]  # the burst
+    await first[0].hello("quick")
+    await first[0].close()  # closing frees no new-connection token: the rate is per second
+    with pytest.raises(InvalidStatus) as refused:
+        await from_address(server, "127.0.0.2")
+    assert refused.value.response.status_code == 503
+    assert b"too many new connections" in refused.value.response.body
+    other = await from_address(server, "127.0.0.3")  # another address has its own bucket
+    await other.hello("elsewhere")
+    later: list[RawClient] = []
+
+    async def admitted() -> bool:
+        try:
+            later.append(await from_address(server, "127.0.0.2"))
+        except (InvalidStatus, InvalidMessage, OSError):  # a 503, or dropped past their rate
+            return False
+        return True
+
+    deadline = asyncio.get_running_loop().time() + 20
+    while not await admitted():  # the bucket fills again at half a connection a second
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.3)
+    await later[0].hello("patient")
+    for c in (*first[1:], other, *later):
+        await c.close()
