@@ -266,6 +266,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy() -> float:
+    """CPU seconds every process of this machine has used so far (all cores, from /proc/stat)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     """The server's peak resident memory so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -311,18 +318,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         honest.phase = "calm"
         started = time.monotonic()
         own_calm, server_calm = own_cpu(), cpu_seconds(server.pid)
+        busy_calm = machine_busy()
         profile(server, args, "calm", signal.SIGUSR1)
         await asyncio.sleep(args.seconds)
         profile(server, args, "calm", signal.SIGUSR2)
         calm_s = time.monotonic() - started
         own_calm = own_cpu() - own_calm
         cpu_calm = cpu_seconds(server.pid) - server_calm
+        others_calm = machine_busy() - busy_calm - own_calm - cpu_calm
         honest.phase = "attack"
         attack_started = time.monotonic()
         rss_before = peak_rss_mb(server.pid)
         cmd = [sys.executable, str(ROOT / "bench" / "attacks.py"), url, str(args.seconds)]
         server_attack = cpu_seconds(server.pid)
         own_attack, children = own_cpu(), children_cpu()
+        busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
         # The attackers would be on other machines: at the lowest priority their CPU does not
         # starve the server or the honest clients of this 2-core box (what they send is the
@@ -335,6 +345,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         profile(server, args, "attack", signal.SIGUSR2)
         cpu_attack = cpu_seconds(server.pid) - server_attack
         own_attack, attackers_cpu = own_cpu() - own_attack, children_cpu() - children
+        others_attack = machine_busy() - busy_attack - own_attack - cpu_attack - attackers_cpu
         attacks = json.loads(out or b"{}")
         attack_s = time.monotonic() - attack_started
         honest.phase = "after"
@@ -366,6 +377,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "attack": round(100 * own_attack / attack_s),
         },
         "attackers_cpu_pct": round(100 * attackers_cpu / attack_s),
+        # Other processes on this machine (other jobs): they slow a phase, not the server.
+        "others_cpu_pct": {
+            "calm": round(100 * others_calm / calm_s),
+            "attack": round(100 * others_attack / attack_s),
+        },
         "honest_loop_lag_ms": {p: summary(honest.lag.get(p, [])) for p in phases},
         "ping_ms": {p: summary(honest.pings.get(p, [])) for p in phases},
         "lock_worst_ping_ms": round(worst_ping, 1),
@@ -420,7 +436,8 @@ def render(result: dict[str, Any]) -> str:
         f"- server CPU: {result['server_cpu_pct']['calm']}% calm, "
         f"{result['server_cpu_pct']['attack']}% under attack (of one core); honest clients "
         f"{own['calm']}% / {own['attack']}%;"
-        f" attackers {result['attackers_cpu_pct']}%",
+        f" attackers {result['attackers_cpu_pct']}%; other processes on the machine "
+        f"{result['others_cpu_pct']['calm']}% / {result['others_cpu_pct']['attack']}%",
         "- honest ping (no commit to wait for) p50 / p99 calm: "
         f"{result['ping_ms']['calm']['p50']} / {result['ping_ms']['calm']['p99']} ms, attack: "
         f"{result['ping_ms']['attack']['p50']} / {result['ping_ms']['attack']['p99']} ms",
