@@ -36,7 +36,6 @@ import resource
 import signal
 import socket
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+from hostile_verdict import render_verdict, summary, verdict
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -281,14 +281,6 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
-def pct(values: list[float], q: float) -> float | None:
-    """The q-quantile of ``values`` in ms (None when empty)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """One whole run: start the server, the honest games, the phases; the results."""
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -364,10 +356,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server.terminate()
         server.wait(10)
     phases = ("calm", "attack", "lock")
-    return {
-        "config": vars(args),
+    moves = {
         "human_ms": {p: summary(honest.latencies.get(p, [])) for p in phases},
         "bot_ms": {p: summary(honest.bot_latencies.get(p, [])) for p in phases},
+    }
+    return {
+        "config": vars(args),
+        **moves,
+        "verdict": {k: verdict(got["calm"], got["attack"]) for k, got in moves.items()},
         "server_cpu_pct": {
             "calm": round(100 * cpu_calm / calm_s),
             "attack": round(100 * cpu_attack / attack_s),
@@ -392,17 +388,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "honest_errors": sorted(set(honest.errors)),
         "slow_moves": honest.slow,
         "attacks": attacks,
-    }
-
-
-def summary(values: list[float]) -> dict[str, Any]:
-    """Count, p50 and p99 in ms."""
-    p50, p99 = pct(values, 0.5), pct(values, 0.99)
-    return {
-        "moves": len(values),
-        "p50": None if p50 is None else round(p50, 2),
-        "p99": None if p99 is None else round(p99, 2),
-        "mean": round(1000 * statistics.fmean(values), 2) if values else None,
     }
 
 
@@ -449,6 +434,8 @@ def render(result: dict[str, Any]) -> str:
         f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",
         f"- honest disconnects: {result['honest_disconnects']}; honest errors: "
         f"{result['honest_errors'] or 'none'}",
+        "",
+        render_verdict(result),
         "",
         "| attack | what it got |",
         "|---|---|",
