@@ -86,6 +86,10 @@ LOOKUPS = frozenset({"list_games", "get_game"})
 LIMIT_LOG_INTERVAL = 60.0
 #: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.
 PEEK_LIMIT = 1024
+#: Bytes a ``hello`` may take besides its ``games`` list, and per entry of that list: a longer
+#: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
+HELLO_BYTES = 4096
+HELLO_GAME_BYTES = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +233,8 @@ class Arena:
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
         self._timed: set[str] = set()
         self._journal = Journal(enabled=durable)
+        #: The longest frame read as a ``hello`` (its ``games`` list is bounded too).
+        self._hello_bytes = HELLO_BYTES + HELLO_GAME_BYTES * self.limits.max_hello_games
         #: History lookups in flight in all (bounded by ``max_lookups``).
         self.lookups = 0
         self._limit_hits: dict[str, int] = {}
@@ -283,6 +289,8 @@ class Arena:
                 self.note_limit(conn, "rate_limited", now)
                 raise RateLimited("too many messages; slow down")
             try:
+                if conn.pid is None and len(frame) > self._hello_bytes:
+                    raise BadMessage("a hello is shorter than that; say hello first")
                 message = wire.decode(frame)
             except (BadFrame, BadMessage):
                 conn.bad_frames += 1
