@@ -88,7 +88,7 @@ LIMIT_LOG_INTERVAL = 60.0
 PEEK_LIMIT = 1024
 #: Bytes a ``hello`` may take besides its ``games`` list, and per entry of that list: a longer
 #: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
-HELLO_BYTES = 4096
+HELLO_BYTES = 16384
 HELLO_GAME_BYTES = 128
 
 
