@@ -36,7 +36,6 @@ import resource
 import signal
 import socket
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+from hostile_verdict import render_verdict, summary, verdict
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -266,20 +266,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy() -> float:
+    """CPU seconds every process of this machine has used so far (all cores, from /proc/stat),
+    and what the hypervisor gave other machines (steal). Interrupt time is left out: most of it
+    is this benchmark's own loopback traffic, which no process is charged for."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, _irq, _softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     """The server's peak resident memory so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-def pct(values: list[float], q: float) -> float | None:
-    """The q-quantile of ``values`` in ms (None when empty)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -311,18 +312,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         honest.phase = "calm"
         started = time.monotonic()
         own_calm, server_calm = own_cpu(), cpu_seconds(server.pid)
+        busy_calm = machine_busy()
         profile(server, args, "calm", signal.SIGUSR1)
         await asyncio.sleep(args.seconds)
         profile(server, args, "calm", signal.SIGUSR2)
         calm_s = time.monotonic() - started
         own_calm = own_cpu() - own_calm
         cpu_calm = cpu_seconds(server.pid) - server_calm
+        others_calm = machine_busy() - busy_calm - own_calm - cpu_calm
         honest.phase = "attack"
         attack_started = time.monotonic()
         rss_before = peak_rss_mb(server.pid)
         cmd = [sys.executable, str(ROOT / "bench" / "attacks.py"), url, str(args.seconds)]
         server_attack = cpu_seconds(server.pid)
         own_attack, children = own_cpu(), children_cpu()
+        busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
         # The attackers would be on other machines: at the lowest priority their CPU does not
         # starve the server or the honest clients of this 2-core box (what they send is the
@@ -335,6 +339,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         profile(server, args, "attack", signal.SIGUSR2)
         cpu_attack = cpu_seconds(server.pid) - server_attack
         own_attack, attackers_cpu = own_cpu() - own_attack, children_cpu() - children
+        others_attack = machine_busy() - busy_attack - own_attack - cpu_attack - attackers_cpu
         attacks = json.loads(out or b"{}")
         attack_s = time.monotonic() - attack_started
         honest.phase = "after"
@@ -353,10 +358,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server.terminate()
         server.wait(10)
     phases = ("calm", "attack", "lock")
-    return {
-        "config": vars(args),
+    moves = {
         "human_ms": {p: summary(honest.latencies.get(p, [])) for p in phases},
         "bot_ms": {p: summary(honest.bot_latencies.get(p, [])) for p in phases},
+    }
+    return {
+        "config": vars(args),
+        **moves,
+        "verdict": {k: verdict(got["calm"], got["attack"]) for k, got in moves.items()},
         "server_cpu_pct": {
             "calm": round(100 * cpu_calm / calm_s),
             "attack": round(100 * cpu_attack / attack_s),
@@ -366,6 +375,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "attack": round(100 * own_attack / attack_s),
         },
         "attackers_cpu_pct": round(100 * attackers_cpu / attack_s),
+        # Other processes on this machine (other jobs): they slow a phase, not the server.
+        "others_cpu_pct": {
+            "calm": round(100 * others_calm / calm_s),
+            "attack": round(100 * others_attack / attack_s),
+        },
         "honest_loop_lag_ms": {p: summary(honest.lag.get(p, [])) for p in phases},
         "ping_ms": {p: summary(honest.pings.get(p, [])) for p in phases},
         "lock_worst_ping_ms": round(worst_ping, 1),
@@ -376,17 +390,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "honest_errors": sorted(set(honest.errors)),
         "slow_moves": honest.slow,
         "attacks": attacks,
-    }
-
-
-def summary(values: list[float]) -> dict[str, Any]:
-    """Count, p50 and p99 in ms."""
-    p50, p99 = pct(values, 0.5), pct(values, 0.99)
-    return {
-        "moves": len(values),
-        "p50": None if p50 is None else round(p50, 2),
-        "p99": None if p99 is None else round(p99, 2),
-        "mean": round(1000 * statistics.fmean(values), 2) if values else None,
     }
 
 
@@ -420,7 +423,8 @@ def render(result: dict[str, Any]) -> str:
         f"- server CPU: {result['server_cpu_pct']['calm']}% calm, "
         f"{result['server_cpu_pct']['attack']}% under attack (of one core); honest clients "
         f"{own['calm']}% / {own['attack']}%;"
-        f" attackers {result['attackers_cpu_pct']}%",
+        f" attackers {result['attackers_cpu_pct']}%; other processes on the machine "
+        f"{result['others_cpu_pct']['calm']}% / {result['others_cpu_pct']['attack']}%",
         "- honest ping (no commit to wait for) p50 / p99 calm: "
         f"{result['ping_ms']['calm']['p50']} / {result['ping_ms']['calm']['p99']} ms, attack: "
         f"{result['ping_ms']['attack']['p50']} / {result['ping_ms']['attack']['p99']} ms",
@@ -432,6 +436,8 @@ def render(result: dict[str, Any]) -> str:
         f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",
         f"- honest disconnects: {result['honest_disconnects']}; honest errors: "
         f"{result['honest_errors'] or 'none'}",
+        "",
+        render_verdict(result),
         "",
         "| attack | what it got |",
         "|---|---|",

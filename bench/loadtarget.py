@@ -101,6 +101,8 @@ class Target:
             cmd += ["--max-connections-per-address", "100000", "--max-connections", "100000"]
             if "--max-pending-per-address" in server_help(src):  # the load comes from few addresses
                 cmd += ["--max-pending-per-address", "100000"]
+            if "--hello-rate" in server_help(src):  # and opens them all at once
+                cmd += ["--hello-rate", "inf"]
             cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none
         else:
             loop = "uvloop" if kind == "relay_uv" else "asyncio"

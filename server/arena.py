@@ -99,6 +99,10 @@ LOOKUPS = frozenset({"list_games", "get_game"})
 LIMIT_LOG_INTERVAL = 60.0
 #: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.
 PEEK_LIMIT = 1024
+#: Bytes a ``hello`` may take besides its ``games`` list, and per entry of that list: a longer
+#: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
+HELLO_BYTES = 16384
+HELLO_GAME_BYTES = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,10 @@ class Limits:
     #: and HTTP 503 answers per second to refused connections (past it they are dropped).
     max_pending_per_address: int = 16
     refusal_rate: float = 10.0
+    #: New connections per second from one address, and at once (each is a ``hello`` to come:
+    #: the shell refuses the rest at accept). The burst lets an address open its whole quota.
+    hello_rate: float = 4.0
+    hello_burst: float = 64.0
     #: Seconds a new connection has to say ``hello`` before it is closed.
     hello_timeout: float = 10.0
     #: Undecodable or malformed frames a connection may send before it is closed with 1008.
@@ -170,6 +178,9 @@ class Player:
     #: A bot's level: None plays whatever level a room asks, 1-10 only that level, 0 none (it
     #: is seated only in rooms that name it).
     level: int | None = None
+    #: Whether the store has this player's row. A human is written only once it matters (a
+    #: seat, a room, a watched game): a hello alone costs no write, so passers cost no commits.
+    saved: bool = False
 
     def member(self) -> Member:
         """How this player appears in a room."""
@@ -235,6 +246,8 @@ class Arena:
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
         self._timed: set[str] = set()
         self._journal = Journal(enabled=durable)
+        #: The longest frame read as a ``hello`` (its ``games`` list is bounded too).
+        self._hello_bytes = HELLO_BYTES + HELLO_GAME_BYTES * self.limits.max_hello_games
         #: History lookups in flight in all (bounded by ``max_lookups``).
         self.lookups = 0
         self._limit_hits: dict[str, int] = {}
@@ -251,6 +264,9 @@ class Arena:
         self.forward: Forwarder | None = None
         #: Offline players who may be pruned, oldest first, with when they went offline.
         self._offline: dict[str, float] = {}
+        #: Spectators not saved yet: written together on the next full sweep, off the replies'
+        #: path (nothing sent depends on a spectator's row; it only lets the session resume).
+        self._unsaved_watchers: dict[str, Player] = {}
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": self._ping,
             "list_rooms": self._list_rooms,
@@ -288,6 +304,8 @@ class Arena:
                 self.note_limit(conn, "rate_limited", now)
                 raise RateLimited("too many messages; slow down")
             try:
+                if conn.pid is None and len(frame) > self._hello_bytes:
+                    raise BadMessage("a hello is shorter than that; say hello first")
                 message = wire.decode(frame)
             except (BadFrame, BadMessage):
                 conn.bad_frames += 1
@@ -389,6 +407,7 @@ class Arena:
             self._full_sweep = now
             rooms = list(self.rooms)
             self._prune_players(now)
+            self._save_watchers()
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
         bot_move_timeout = self.limits.bot_move_timeout
@@ -435,7 +454,16 @@ class Arena:
                 continue
             del self.players[pid]
             self._by_token.pop(player.token_hash, None)
-            self._journal.player_gone(pid)
+            self._unsaved_watchers.pop(pid, None)
+            if player.saved:
+                self._journal.player_gone(pid)
+
+    def _save_watchers(self) -> None:
+        """Write the rows of spectators still unsaved, all in the sweep's one commit."""
+        watchers, self._unsaved_watchers = self._unsaved_watchers, {}
+        for player in watchers.values():
+            if not player.saved and self.players.get(player.pid) is player:
+                self._save_player(player)
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take back players and live rooms from the store after a restart; everyone is offline.
@@ -448,7 +476,7 @@ class Arena:
         for row in sorted(snapshot.players, key=lambda r: r.created_at):
             if row.pid in self.players:
                 continue
-            player = Player(row.pid, row.name, row.kind, row.token_hash)
+            player = Player(row.pid, row.name, row.kind, row.token_hash, saved=True)
             self.players[row.pid] = player
             self._by_token[row.token_hash] = row.pid
             player.played = row.pid in snapshot.played
@@ -597,7 +625,8 @@ class Arena:
             raise BadKey("this session is a bot's: it resumes only with the bot's key")
         if player.name != name:
             player.name = name
-            self._save_player(player)
+            if player.saved:  # else the new name is written with the row, when it is
+                self._save_player(player)
         return player, token
 
     def _bot_hello(self, msg: Message) -> tuple[Player, str]:
@@ -680,6 +709,7 @@ class Arena:
             raise TooManyRooms("you created too many rooms that are still open; leave some")
         self._check_held(player)
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
+        self._keep(player)  # its creator owns a live room: written before the room is
         self._add_room(room)
         player.created.add(room.id)
         self._creator[room.id] = player.pid
@@ -800,12 +830,28 @@ class Arena:
         return room
 
     def _add_player(self, player: Player) -> None:
+        """A new identity; a bot's row is written at once (keys bound how many there are), a
+        human's only when it first matters (:meth:`_keep`)."""
         self.players[player.pid] = player
         self._by_token[player.token_hash] = player.pid
-        self._save_player(player)
+        if player.kind == "bot":
+            self._save_player(player)
 
     def _save_player(self, p: Player) -> None:
+        p.saved = True
         self._journal.player(p.pid, p.name, p.kind, p.token_hash, self.clock())
+
+    def _keep(self, player: Player, *, watching: bool = False) -> None:
+        """``player`` now matters after a restart: a seat or a created room needs its row in
+        the same commit (a seat must resume after ``kill -9``); a spectator's can wait for the
+        next full sweep."""
+        if player.saved:
+            return
+        if watching:
+            self._unsaved_watchers[player.pid] = player
+        else:
+            self._unsaved_watchers.pop(player.pid, None)
+            self._save_player(player)
 
     def _rooms_of(self, player: Player) -> list[Room]:
         rooms = [self.rooms.get(r) for r in sorted(player.rooms)]
@@ -834,6 +880,7 @@ class Arena:
         if room.id not in player.rooms:
             self._check_held(player)
         sends = room.join(player.member(), spectate=spectate, seat=seat)
+        self._keep(player, watching=room.seat_of(player.pid) is None)
         self._journal.touch(room)
         player.rooms.add(room.id)
         self._mark_played(room)

@@ -1,4 +1,5 @@
-"""Admission control for the shell: connections in all, per address and before ``hello``.
+"""Admission control for the shell: connections in all, per address, before ``hello``, and new
+connections per second per address (each new connection is a ``hello`` to come).
 
 A connection is counted from its TCP accept (or, behind a trusted proxy, from its HTTP request,
 where the client's address is first known). One over a limit is refused before any WebSocket
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,6 +29,12 @@ log = logging.getLogger("mnk.server")
 
 #: Seconds between the INFO lines that count connections opened and closed.
 REPORT_INTERVAL = 60.0
+#: Addresses whose new-connection bucket is kept before the full (idle) ones are forgotten.
+MIN_ARRIVALS_KEPT = 1024
+#: Bytes of one connection's input parsed per loop turn. websockets parses a whole read at once:
+#: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
+#: socket's callbacks run between two of them.
+READ_SLICE = 4096
 
 
 def address_of(ws: ServerConnection, request: Request | None = None, proxied: bool = False) -> str:
@@ -58,6 +66,9 @@ class GuardedConnection(ArenaConnection):
         self.refusal: str | None = None
         #: Refused and dropped before anything was read: websockets never sees it.
         self.dropped = False
+        #: Input read but not parsed yet (reading is paused meanwhile): a slice per loop turn.
+        self.unparsed = bytearray()
+        self._lost = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Count the connection in, or drop it before reading a byte of its request."""
@@ -72,9 +83,44 @@ class GuardedConnection(ArenaConnection):
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Count the connection out."""
+        self._lost = True
+        self.unparsed.clear()
         self.guard.leave(self)
         if not self.dropped:
             super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Parse at most ``READ_SLICE`` bytes now; the rest on later loop turns, in order."""
+        if self.unparsed:  # (reading resumed for websockets' queue) behind the earlier slices
+            self.unparsed += data
+            self.transport.pause_reading()
+            return
+        if len(data) > READ_SLICE:
+            self.unparsed += memoryview(data)[READ_SLICE:]
+            self.transport.pause_reading()
+            self.loop.call_soon(self._parse_more)
+            data = data[:READ_SLICE]
+        super().data_received(data)
+
+    def _parse_more(self) -> None:
+        """Parse the next slice of a long read; read again once none is left."""
+        if self._lost or not self.unparsed:
+            return
+        chunk = bytes(self.unparsed[:READ_SLICE])
+        del self.unparsed[:READ_SLICE]
+        if self.unparsed:
+            self.loop.call_soon(self._parse_more)
+        elif not self.recv_messages.paused:  # else websockets resumes when its queue drains
+            self.transport.resume_reading()
+        super().data_received(chunk)
+
+    def eof_received(self) -> bool | None:
+        """The peer is done sending: parse what is left of its input first, then the end."""
+        if self.unparsed and not self._lost:
+            chunk = bytes(self.unparsed)
+            self.unparsed.clear()
+            super().data_received(chunk)
+        return super().eof_received()
 
 
 class ConnectionGuard:
@@ -87,6 +133,8 @@ class ConnectionGuard:
         proxied: bool = False,
         max_pending: int = 16,
         refusal_rate: float = 10.0,
+        hello_rate: float = math.inf,
+        hello_burst: float = 64.0,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
         #: Connections from one address that have not said ``hello`` yet.
@@ -95,6 +143,11 @@ class ConnectionGuard:
         self.proxied = proxied
         #: 503 answers per second (and at once); past them refused connections are dropped.
         self.answers = TokenBucket(refusal_rate, max(1.0, refusal_rate))
+        #: New connections (hellos to come) per second from one address, and at once.
+        self.hello_rate, self.hello_burst = hello_rate, max(1.0, hello_burst)
+        #: Each address's bucket of new connections; full ones are forgotten now and then.
+        self.arrivals: dict[str, TokenBucket] = {}
+        self._prune_arrivals_at = MIN_ARRIVALS_KEPT
         self.open: Counter[str] = Counter()
         self.pending: Counter[str] = Counter()
         self.total = 0
@@ -119,7 +172,7 @@ class ConnectionGuard:
 
     def arrive(self, conn: GuardedConnection, address: str) -> bool:
         """Count a new connection in; False when it is refused (``conn.refusal`` says why)."""
-        reason = self.full(address)
+        reason = self.full(address) or self._too_fast(address)
         if reason is not None:
             self.refused += 1
             conn.refusal = reason
@@ -130,6 +183,29 @@ class ConnectionGuard:
         self.total += 1
         self.opened += 1
         return True
+
+    def _too_fast(self, address: str) -> str | None:
+        """Charge ``address``'s bucket of new connections: why it is refused now, or None.
+
+        Charged at accept, before a byte of the request is read: a flood of hellos from one
+        address costs an accept each past its burst, not a handshake, a hello and a commit.
+        """
+        if math.isinf(self.hello_rate):
+            return None
+        now = time.monotonic()
+        bucket = self.arrivals.get(address)
+        if bucket is None:
+            if len(self.arrivals) >= self._prune_arrivals_at:
+                self._prune_arrivals(now)
+            bucket = self.arrivals[address] = TokenBucket(self.hello_rate, self.hello_burst)
+        if bucket.allow(now):
+            return None
+        return "too many new connections from your address; slow down"
+
+    def _prune_arrivals(self, now: float) -> None:
+        """Forget the addresses whose bucket has filled up again (they are as good as new)."""
+        self.arrivals = {a: b for a, b in self.arrivals.items() if b.wait(now, b.burst) > 0}
+        self._prune_arrivals_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.arrivals))
 
     def answer(self) -> bool:
         """Whether a refused connection still gets an HTTP 503 (else it is dropped, cheaply)."""

@@ -185,6 +185,8 @@ class ArenaServer:
             self.config.trust_proxy,
             lim.max_pending_per_address,
             lim.refusal_rate,
+            lim.hello_rate,
+            lim.hello_burst,
         )
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.

@@ -45,6 +45,9 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     result = json.loads(out.read_text())
     assert result["server_alive"] and result["honest_disconnects"] == 0
     assert result["bot_ms"]["calm"]["moves"] > 0 and result["bot_ms"]["attack"]["moves"] > 0
+    assert set(result["verdict"]) == {"human_ms", "bot_ms"}  # with the machine's other load:
+    assert set(result["others_cpu_pct"]) == {"calm", "attack"}
+    assert "attack p99 / calm p99" in done.stdout
     attacks = result["attacks"]
     assert not [name for name, got in attacks.items() if "attacker_error" in got]
     assert attacks["games_flood"]["bad_message"] > 0  # the 60 KB games lists are refused

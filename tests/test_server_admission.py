@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import msgpack
 import pytest
 from conftest import RawClient, until
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidMessage, InvalidStatus
+from websockets.protocol import CLIENT, OPEN, Protocol
 
 
 async def replies_until_quiet(client: RawClient, quiet: float = 1.5) -> list[dict[str, Any]]:
@@ -91,3 +94,60 @@ async def test_refusals_past_their_rate_are_dropped_before_the_handshake(
     honest = await client_factory("honest")  # other addresses are not affected
     await honest.alive()
     await held.close()
+
+
+@pytest.mark.parametrize("limits_override", [{"hello_rate": 0.5, "hello_burst": 3.0}])
+async def test_new_connections_per_address_are_capped_per_second(
+    client_factory: Any, server: Any
+) -> None:
+    first = [await from_address(server, "127.0.0.2") for _ in range(3)]  # the burst
+    await first[0].hello("quick")
+    await first[0].close()  # closing frees no new-connection token: the rate is per second
+    with pytest.raises(InvalidStatus) as refused:
+        await from_address(server, "127.0.0.2")
+    assert refused.value.response.status_code == 503
+    assert b"too many new connections" in refused.value.response.body
+    other = await from_address(server, "127.0.0.3")  # another address has its own bucket
+    await other.hello("elsewhere")
+    later: list[RawClient] = []
+
+    async def admitted() -> bool:
+        try:
+            later.append(await from_address(server, "127.0.0.2"))
+        except (InvalidStatus, InvalidMessage, OSError):  # a 503, or dropped past their rate
+            return False
+        return True
+
+    deadline = asyncio.get_running_loop().time() + 20
+    while not await admitted():  # the bucket fills again at half a connection a second
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.3)
+    await later[0].hello("patient")
+    for c in (*first[1:], other, *later):
+        await c.close()
+
+
+@pytest.mark.parametrize("limits_override", [{"human_rate": 1.0, "human_burst": 10_000.0}])
+async def test_a_long_read_is_parsed_in_slices_between_other_sockets(
+    client_factory: Any, server: Any
+) -> None:
+    flooder, other = await client_factory("flooder"), await client_factory("other")
+    (conn,) = [ws for ws in server._connections() if ws.remote_address[1] == _port(flooder)]
+    writer = Protocol(CLIENT, state=OPEN)  # 3,000 pings as one read, as a single send makes them
+    for i in range(3000):
+        writer.send_binary(msgpack.packb({"type": "ping", "id": i}))
+    burst = b"".join(writer.data_to_send())
+    conn.data_received(burst)  # what the transport hands over after one large read
+    assert 0 < len(conn.unparsed) < len(burst) and not conn.transport.is_reading()
+    await other.alive()  # answered between two slices: on main only after all 3,000 pings
+    assert conn.unparsed
+    got = [await flooder.recv() for _ in range(3000)]
+    assert [r["id"] for r in got] == list(range(3000))  # none lost, none reordered
+    assert {r["type"] for r in got} == {"pong"}
+    await until(lambda: not conn.unparsed and conn.transport.is_reading())
+    await flooder.alive()
+
+
+def _port(client: RawClient) -> int:
+    """The local port of a client's connection (the server sees it as the peer's)."""
+    return client.ws.local_address[1]

@@ -40,7 +40,10 @@ async def test_a_huge_games_list_is_refused_and_unknown_games_are_dropped(
     games = [f"game-{i:05d}" for i in range(5400)]  # about 60 KB, under the frame limit
     key = bot_key(server, "fine")
     hello = dict(type="hello", protocol=1, name="fine", kind="bot", key=key)
-    await c.error("bad_message", **hello, games=games)  # refused even with a valid key
+    await c.send(**hello, games=games, id=1)  # refused even with a valid key, undecoded:
+    refused = await c.expect("error")  # so its id is not echoed
+    assert refused["code"] == "bad_message" and "id" not in refused
+    await c.error("bad_message", **hello, games=["gomoku"] * 33)  # a short list past the bound
     await c.hello("fine", "bot", key=key, games=["gomoku", "x" * 2000, "chess"], capacity=2)
     bots = (await c.request(type="list_bots"))["bots"]
     assert [b["games"] for b in bots] == [["gomoku"]]
