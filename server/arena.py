@@ -530,8 +530,8 @@ class Arena:
         here, and gets the state of each room it holds here (as a ``hello`` would give), also
         when it was online already but ``resend`` (it came through another node)."""
         player = self.players.get(pid)
-        if player is None:  # its own node saved it: nothing to journal here
-            player = self.players[pid] = Player(pid, name, kind, token_hash="")
+        if player is None:  # its own node saves it (and knows its token): never journaled here
+            player = self.players[pid] = Player(pid, name, kind, token_hash="", saved=True)
         player.played = True  # its node prunes it, if any does: never deleted from here
         was_online = player.online
         if was_online and not resend:
@@ -663,6 +663,7 @@ class Arena:
         if kind == "hello":
             raise BadMessage("already said hello")
         if self.forward is not None and "room" in msg and self.rooms.get(msg["room"]) is None:
+            self._keep(player)  # seated or watching there: its row (and token) is saved here
             return self.forward.request(player, msg)  # another node's room (or none at all)
         return self._handlers[kind](player, msg)
 

@@ -12,6 +12,7 @@ from protocol import wire
 from server.arena import Arena, Conn, Out
 from server.cluster import forward
 from server.cluster.forward import Forwarder
+from server.journal import PlayerRow
 from server.room import Send
 
 
@@ -97,3 +98,26 @@ def test_malformed_bus_entries_lose_only_themselves() -> None:
     ping = wire.encode({"type": "ping", "id": 1})
     fwd.handle(entry("a", ["bogus"], ["req", "p_1"], ["req", "p_1", "carol", "human", ping]))
     assert [s.message["type"] for s in shell.sent] == ["pong"]  # type: ignore[union-attr]
+
+
+def test_the_player_s_own_node_saves_its_row_and_the_owner_never_overwrites_it() -> None:
+    """A hello writes no row (issue 9), so the node a player reaches another node's room
+    through saves it, token hash included; the owner, which knows no token, writes none."""
+    arena = Arena()  # durable: records are journaled
+    fwd = Forwarder("redis://127.0.0.1:1/0", "b", arena, Shell(), None, Bus({"abcdef": "a"}))  # type: ignore[arg-type]
+    arena.forward = fwd
+    conn = say_hello(arena, "bob")
+    assert [r for r in arena.drain() if isinstance(r, PlayerRow)] == []
+    arena.receive(conn, wire.encode({"type": "join_room", "room": "abcdef"}))
+    [row] = [r for r in arena.drain() if isinstance(r, PlayerRow)]
+    assert (row.pid, row.name) == (conn.pid, "bob") and row.token_hash != ""
+
+    owner = Arena()
+    alice = say_hello(owner, "alice")
+    out = owner.receive(alice, wire.encode({"type": "create_room", "game": "tictactoe"}))
+    [room] = {o.message["room"] for o in out if "room" in getattr(o, "message", {})}  # type: ignore[union-attr]
+    owner.drain()
+    owner.attach_remote("p_remote", "carol", "human")
+    owner._dispatch(owner.players["p_remote"], {"type": "join_room", "room": room})
+    rows = [r for r in owner.drain() if isinstance(r, PlayerRow)]
+    assert rows == [] and owner.rooms.get(room).seat_of("p_remote") is not None  # type: ignore[union-attr]
