@@ -36,10 +36,6 @@ log = logging.getLogger("mnk.server")
 
 #: Seconds: a node's lease must outlast a few of the heartbeats (one a second) that renew it.
 MIN_LEASE = 2.0
-#: Seconds a thread waiting for the GIL waits before the running one must hand it over. The
-#: commit (writer thread) needs the GIL around each SQLite call while the loop runs Python:
-#: at the default 5 ms, every commit behind a busy loop (an attack) waited up to 5 ms per call.
-SWITCH_INTERVAL = 0.0005
 
 #: The resource bounds a hostile client meets, as ``--max-…`` options (see docs/PROTOCOL.md).
 LIMIT_OPTIONS: dict[str, str] = {
@@ -235,7 +231,6 @@ async def serve_forever(args: argparse.Namespace) -> None:
     # from walking it again on every full collection, which pauses the loop.
     gc.collect()
     gc.freeze()
-    sys.setswitchinterval(SWITCH_INTERVAL)
     scheme = "wss" if args.certfile else "ws"
     log.info(
         "mnk-server listening on %s://%s:%d (%s loop)", scheme, args.host, server.port, loop_name()
