@@ -295,15 +295,15 @@ def render(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    """Run the benchmark and print its table."""
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print its table (also ``bench/load.py --nodes N,…``)."""
     p = argparse.ArgumentParser(description=str(__doc__).split("\n")[0])
     p.add_argument("--games", type=int, default=16, help="concurrent games (16)")
     p.add_argument("--seconds", type=float, default=5.0, help="measurement window (5)")
     p.add_argument("--warmup", type=float, default=2.0, help="seconds before the window (2)")
     p.add_argument("--nodes", default="1,2,3", help="cluster sizes (1,2,3)")
     p.add_argument("--no-fsync", action="store_true", help="PostgreSQL without fsync")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     args.nodes = [int(n) for n in args.nodes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         print(render(bench(args, tmp)))

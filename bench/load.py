@@ -24,7 +24,9 @@ machine's cores (2 here), so the relay's ceiling is partly the generator's ceili
 CPU columns tell who was saturated.
 
 Run: ``python bench/load.py [--games 10,100,1000] [--seconds S] [--idle 10000]``; the client side
-is in ``bench/loadgen.py``, the targets in ``bench/loadtarget.py``.
+is in ``bench/loadgen.py``, the targets in ``bench/loadtarget.py``. With ``--nodes 1,2,3`` it runs
+the cluster's benchmark instead (``bench/cluster_load.py``: N nodes on PostgreSQL and Redis
+against one SQLite server; its own options).
 """
 
 from __future__ import annotations
@@ -322,6 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run every configuration, print the table, write the JSON; the exit code is 1 on errors."""
+    argv = sys.argv[1:] if argv is None else argv
+    if any(a == "--nodes" or a.startswith("--nodes=") for a in argv):
+        import cluster_load  # N cluster nodes on PostgreSQL and Redis: issue 11's benchmark
+
+        cluster_load.main(argv)
+        return 0
     args = build_parser().parse_args(argv)
     games_list = [int(g) for g in args.games.split(",") if g.strip()]
     targets = [t for t in args.targets.split(",") if t]

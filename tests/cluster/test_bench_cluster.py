@@ -1,4 +1,5 @@
-"""The cluster benchmark runs end to end on a tiny load (its figures are for bench/, not here)."""
+"""The cluster benchmark (`bench/load.py --nodes`) runs end to end on a tiny load (its figures
+are for bench/, not here)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def test_cluster_benchmark_tiny_run() -> None:
         missing("PostgreSQL", "postgresql")
     if redis_bin() is None:
         missing("Redis", "redis-server")
-    args = [sys.executable, str(ROOT / "bench" / "cluster_load.py"), "--games", "2"]
+    args = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2"]  # the issue's command
     args += ["--seconds", "1", "--warmup", "0.5", "--nodes", "2", "--no-fsync"]
     done = subprocess.run(args, capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert done.returncode == 0, done.stderr
