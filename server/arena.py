@@ -39,7 +39,7 @@ from protocol.variants import NAMES, make_variant
 from protocol.vocab import Close as CloseCode
 from protocol.wire import MAX_ROOM_ID, Message
 from server.clock import ClockSpec
-from server.journal import Record, Snapshot
+from server.journal import PlayerRow, Record, Snapshot
 from server.keys import KeyRing, hash_key
 from server.names import clean_name
 from server.paging import bot_cursor, page, page_size, room_cursor
@@ -69,6 +69,14 @@ class Lookup:
 
 
 @dataclass(frozen=True, slots=True)
+class Resolve:
+    """A session token unknown here, to look up in the cluster's shared players table off the
+    event loop; the answer goes back through :meth:`Arena.session_resolved`."""
+
+    token_hash: str
+
+
+@dataclass(frozen=True, slots=True)
 class Close:
     """Close the requesting connection (after the replies before it): it broke a policy."""
 
@@ -76,7 +84,7 @@ class Close:
     reason: str
 
 
-Out = Reply | Send | Lookup | Close
+Out = Reply | Send | Lookup | Resolve | Close
 
 
 class Forwarder(Protocol):
@@ -197,6 +205,8 @@ class Conn:
     bad_frames: int = 0
     #: History lookups sent to the store and not yet answered.
     lookups: int = 0
+    #: A ``hello`` waiting for its session to be looked up in the shared store (one at a time).
+    hello: Message | None = None
     #: When a limit that bit this connection was last logged (at most once a minute).
     logged_limit_at: float = -math.inf
 
@@ -262,6 +272,9 @@ class Arena:
         self._remote_serial: dict[str, int] = {}
         #: Where requests for rooms held by other cluster nodes go (server/cluster/forward.py).
         self.forward: Forwarder | None = None
+        #: Whether the players table is shared by cluster nodes: a session unknown here is
+        #: looked up there (``Resolve``) before it is refused.
+        self.shared_sessions = False
         #: Offline players who may be pruned, oldest first, with when they went offline.
         self._offline: dict[str, float] = {}
         #: Spectators not saved yet: written together on the next full sweep, off the replies'
@@ -322,8 +335,8 @@ class Arena:
                     if self.forward is None
                     else self._dispatch(player, message)
                 )
-            elif conn.pid is None and kind != "hello":
-                raise NotHello("say hello first")
+            elif conn.pid is None and (kind != "hello" or conn.hello is not None):
+                raise NotHello("say hello first, and wait for the welcome")
             elif conn.pid is None:
                 out = self._hello(conn, wire.validate(message))
             else:
@@ -340,9 +353,51 @@ class Arena:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:
             log.exception("handler failed on a %s frame", type(frame).__name__)
-            exc = InternalError("the server failed on this request")
-            return [Reply(wire.error(exc.code, exc.message, request_id))]
+            return [_internal_error(request_id)]
         return self._address(conn.pid, out, request_id)
+
+    def session_resolved(
+        self, conn: Conn, row: PlayerRow | None, failed: bool = False
+    ) -> list[Out]:
+        """The shared store's answer to ``conn``'s ``Resolve``: the player ``row`` (None: nobody
+        has that session) is loaded here and the waiting ``hello`` completes as a resume."""
+        msg = conn.hello
+        self.drop_hello(conn)
+        if msg is None or conn.pid is not None:
+            return []
+        request_id = msg.get("id")
+        if failed:
+            return [_internal_error(request_id)]
+        if row is not None and row.token_hash not in self._by_token:
+            self._load_player(row)
+        try:
+            out = self._hello(conn, msg, resolved=True)
+        except ArenaError as exc:
+            return [Reply(wire.error(exc.code, exc.message, request_id))]
+        except Exception:
+            log.exception("handler failed on a resolved hello")
+            return [_internal_error(request_id)]
+        return self._address(conn.pid, out, request_id)
+
+    def drop_hello(self, conn: Conn) -> None:
+        """``conn``'s session lookup is over (answered, or its connection left)."""
+        if conn.hello is not None:
+            conn.hello = None
+            self.lookup_done(conn)
+
+    def _load_player(self, row: PlayerRow) -> None:
+        """A player another node saved, resuming here: never pruned (nor deleted) from here, as
+        it may sit in other nodes' rooms (as :meth:`attach_remote`'s players)."""
+        player = self.players.get(row.pid)
+        if player is None:
+            player = self.players[row.pid] = Player(
+                row.pid, row.name, row.kind, row.token_hash, saved=True
+            )
+        else:  # a remote member here (no token known), or one whose token changed meanwhile
+            self._by_token.pop(player.token_hash, None)
+            player.token_hash = row.token_hash
+        player.played = True
+        self._by_token[row.token_hash] = row.pid
 
     def _check_lookups(self, conn: Conn, now: float) -> None:
         """Refuse a history lookup past the in-flight bounds (per connection and in all)."""
@@ -569,7 +624,7 @@ class Arena:
 
     # -- hello -------------------------------------------------------------------------------
 
-    def _hello(self, conn: Conn, msg: Message) -> list[Out]:
+    def _hello(self, conn: Conn, msg: Message, resolved: bool = False) -> list[Out]:
         if msg["type"] != "hello":
             raise NotHello("say hello first")
         if msg["protocol"] != wire.PROTOCOL_VERSION:
@@ -577,10 +632,13 @@ class Arena:
         name = clean_name(msg["name"])
         if len(msg.get("games") or ()) > self.limits.max_hello_games:
             raise BadMessage(f"games lists at most {self.limits.max_hello_games} games")
+        session = msg.get("session")
         if msg["kind"] == "bot":
             player, token = self._bot_hello(msg)
+        elif self._must_resolve(session, resolved):
+            return self._resolve(conn, msg, session)
         else:
-            player, token = self._human_hello(name, msg.get("session"))
+            player, token = self._human_hello(name, session)
         pid, name = player.pid, player.name
         if player.kind == "bot":
             games = msg.get("games") or []
@@ -607,6 +665,22 @@ class Arena:
             out += room.set_online(pid, True)
             out.append(Reply(room.state_for(pid)))
         return out
+
+    def _must_resolve(self, session: str | None, resolved: bool) -> bool:
+        """Whether a human's session is unknown here but may be known to the shared store."""
+        if not self.shared_sessions or resolved or session is None:
+            return False
+        return hash_token(session) not in self._by_token
+
+    def _resolve(self, conn: Conn, msg: Message, session: str) -> list[Out]:
+        """Park ``msg`` on ``conn`` while the store looks its session up (bounded in all)."""
+        if self.lookups >= self.limits.max_lookups:
+            self.note_limit(conn, "lookups", self.clock())
+            raise RateLimited("the server is busy; say hello again in a moment")
+        conn.hello = msg
+        conn.lookups += 1
+        self.lookups += 1
+        return [Resolve(hash_token(session))]
 
     def _human_hello(self, name: str, token: str | None) -> tuple[Player, str]:
         """A new human, or the one ``token`` resumes (renamed to ``name``)."""
@@ -1003,3 +1077,9 @@ class Arena:
 def _lobby_line(item: Room | Message) -> Message:
     """A room's lobby line: a room here renders its own, another node's comes rendered."""
     return item.summary() if isinstance(item, Room) else item
+
+
+def _internal_error(request_id: int | None) -> Reply:
+    """What a client gets when the server failed on its request (nothing internal leaks)."""
+    exc = InternalError("the server failed on this request")
+    return Reply(wire.error(exc.code, exc.message, request_id))

@@ -196,6 +196,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         except Exception as exc:  # the pool fills later; meanwhile codes are random
             log.warning("could not reserve room codes yet (%s)", exc)
     arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
+    arena.shared_sessions = registry is not None  # a node: sessions resume on any node
     server = ArenaServer(arena, config, store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

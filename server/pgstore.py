@@ -21,7 +21,7 @@ from psycopg.rows import dict_row
 
 from server.cluster import lease
 from server.history import History
-from server.journal import KeyRow, Record, Snapshot
+from server.journal import KeyRow, PlayerRow, Record, Snapshot
 from server.pgschema import migrate, row_sql
 from server.storage import StoreUnavailable
 
@@ -213,6 +213,16 @@ class PgStore(History):
         requests for a room there (read on a worker thread, never the loop)."""
         row = self._reader().execute("SELECT owner FROM rooms WHERE room = ?", (room,)).fetchone()
         return None if row is None else row["owner"]
+
+    def player_by_token(self, token_hash: str) -> PlayerRow | None:
+        """The player a session token's hash resumes, saved by whichever node: a session resumes
+        on any node (read on a worker thread, never the loop)."""
+        row = (
+            self._reader()
+            .execute("SELECT * FROM players WHERE token_hash = ?", (token_hash,))
+            .fetchone()
+        )
+        return None if row is None else PlayerRow(**dict(row))
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""

@@ -19,7 +19,7 @@ from websockets.protocol import OPEN
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
 from protocol.vocab import Close as CloseCode
-from server.arena import Arena, Close, Conn, Lookup, Out, Reply
+from server.arena import Arena, Close, Conn, Lookup, Out, Reply, Resolve
 from server.conn import ArenaConnection
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
@@ -315,10 +315,13 @@ class ArenaServer:
         A peer refused past its burst is throttled: its next frames wait in websockets' queue
         (and, once that is full, in its socket) until ``handle`` reads them at the allowed pace.
         """
+        before = peer.conn.pid
+        self._answer(peer, before, self.arena.receive(peer.conn, frame))
+
+    def _answer(self, peer: Peer, before: str | None, out: list[Out]) -> None:
+        """Deliver the arena's outputs for ``peer``'s message (a hello registers its socket)."""
         arena = self.arena
         conn = peer.conn
-        before = conn.pid
-        out = arena.receive(conn, frame)
         if conn.pid is not None and before is None:
             if peer.deadline is not None:
                 peer.deadline.cancel()
@@ -407,6 +410,14 @@ class ArenaServer:
                 elif peer is not None:
                     self.arena.lookup_done(peer.conn)
                 continue
+            if isinstance(item, Resolve):
+                if peer is not None and not peer.closed:
+                    task = self._spawn(self._resolve_session(peer, item))
+                    peer.lookups.add(task)
+                    task.add_done_callback(peer.lookups.discard)
+                elif peer is not None:
+                    self.arena.drop_hello(peer.conn)
+                continue
             if isinstance(item, Close):
                 if peer is not None:
                     self._spawn(peer.ws.close(item.code, item.reason))
@@ -439,6 +450,24 @@ class ArenaServer:
         if item.request_id is not None:
             reply["id"] = item.request_id
         send_frame([peer.ws], wire.encode(reply))
+
+    async def _resolve_session(self, peer: Peer, item: Resolve) -> None:
+        """Look a hello's session up in the shared players table on a worker thread, then
+        complete the hello (a resume, or ``bad_session``)."""
+        failed = False
+        row = None
+        try:
+            row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
+        except asyncio.CancelledError:
+            self.arena.drop_hello(peer.conn)  # the asker left: only uncounted
+            return
+        except Exception:
+            log.exception("looking a session up failed")
+            failed = True
+        if peer.closed:
+            self.arena.drop_hello(peer.conn)
+            return
+        self._answer(peer, None, self.arena.session_resolved(peer.conn, row, failed))
 
     async def _reload_keys_forever(self) -> None:
         """Pick up keys added or revoked in the database; cut off bots whose key is gone."""
