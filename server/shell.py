@@ -402,21 +402,9 @@ class ArenaServer:
 
     def _deliver(self, peer: Peer | None, out: list[Out]) -> None:
         for item in out:
-            if isinstance(item, Lookup):
-                if peer is not None and not peer.closed:
-                    task = self._spawn(self._lookup(peer, item))
-                    peer.lookups.add(task)
-                    task.add_done_callback(peer.lookups.discard)
-                elif peer is not None:
-                    self.arena.lookup_done(peer.conn)
-                continue
-            if isinstance(item, Resolve):
-                if peer is not None and not peer.closed:
-                    task = self._spawn(self._resolve_session(peer, item))
-                    peer.lookups.add(task)
-                    task.add_done_callback(peer.lookups.discard)
-                elif peer is not None:
-                    self.arena.drop_hello(peer.conn)
+            if isinstance(item, Lookup | Resolve):  # answered off the loop, in its own task
+                if peer is not None:
+                    self._start_lookup(peer, item)
                 continue
             if isinstance(item, Close):
                 if peer is not None:
@@ -428,6 +416,21 @@ class ArenaServer:
                     send_frame([peer.ws], frame)
             else:
                 self.fanout.deliver(item.to, frame)
+
+    def _start_lookup(self, peer: Peer, item: Lookup | Resolve) -> None:
+        """Answer ``item`` in a task cancelled with ``peer``'s connection (or drop it now)."""
+        if peer.closed:
+            if isinstance(item, Lookup):
+                self.arena.lookup_done(peer.conn)
+            else:
+                self.arena.drop_hello(peer.conn)
+            return
+        if isinstance(item, Lookup):
+            task = self._spawn(self._lookup(peer, item))
+        else:
+            task = self._spawn(self._resolve_session(peer, item))
+        peer.lookups.add(task)
+        task.add_done_callback(peer.lookups.discard)
 
     async def _lookup(self, peer: Peer, item: Lookup) -> None:
         """Answer a history query from the store on a worker thread."""
