@@ -120,6 +120,28 @@ _CHECKS = {
 }
 
 
+def encode_entry(sender: str, ops: list[list[Any]]) -> bytes:
+    """One cluster bus entry: the sending node's name and its ops, in order."""
+    return _packer.pack([sender, ops])
+
+
+def decode_entry(data: bytes) -> tuple[str, list[list[Any]]]:
+    """The sender and ops of a bus entry; :class:`BadFrame` when it is not one (ops are
+    lists that start with a string: each op's own fields are checked where it is carried out)."""
+    try:
+        value = msgpack.unpackb(data, raw=False)
+    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        raise BadFrame("bus entry is not valid msgpack") from exc
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
+        raise BadFrame("a bus entry is [sender, ops]")
+    sender, ops = value
+    if not isinstance(ops, list) or not all(
+        isinstance(op, list) and op and isinstance(op[0], str) for op in ops
+    ):
+        raise BadFrame("a bus entry's ops are lists that start with their kind")
+    return sender, ops
+
+
 def validate(message: Message) -> Message:
     """Check a decoded request against :data:`REQUESTS`; returns it unchanged when valid."""
     kind = message["type"]

@@ -500,3 +500,36 @@ def test_the_fast_move_check_accepts_exactly_what_validate_accepts() -> None:
         except BadMessage:
             valid = False
         assert wire.plain_move(decoded) == valid, message
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=20),
+    st.lists(
+        st.tuples(
+            st.text(min_size=1, max_size=4),
+            st.lists(st.integers(-(2**63), 2**64 - 1) | st.binary() | st.text()),
+        )
+    ),
+)
+def test_a_bus_entry_decodes_to_what_was_encoded(sender: str, ops: list[Any]) -> None:
+    as_lists = [[kind, *rest] for kind, rest in ops]
+    assert wire.decode_entry(wire.encode_entry(sender, as_lists)) == (sender, as_lists)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xc1",
+        msgpack.packb({"type": "ping"}),
+        msgpack.packb(["a"]),
+        msgpack.packb([1, []]),
+        msgpack.packb(["a", "ops"]),
+        msgpack.packb(["a", [[]]]),
+        msgpack.packb(["a", [[1, 2]]]),
+        msgpack.packb(["a", ["out"]]),
+    ],
+)
+def test_anything_but_a_bus_entry_is_a_bad_frame(data: bytes) -> None:
+    with pytest.raises(errors.BadFrame):
+        wire.decode_entry(data)

@@ -3,7 +3,7 @@ the owner's outputs for that player come back to the node holding the player's s
 
 Each node reads its inbox, a Redis Stream ``mnk:DB:node:NAME:in``, with ``XREAD BLOCK`` from the
 last entry it read (a Stream keeps entries across a reader's reconnect, unlike pub/sub), trimmed
-with ``MAXLEN ~``. An entry is one msgpack list ``[from_node, [op, …]]``; the ops are
+with ``MAXLEN ~``. An entry is ``[from_node, [op, …]]`` (``wire.encode_entry``); the ops are
 
 - ``["req", pid, name, kind, frame]``: a request of a player connected to ``from_node``;
 - ``["att", pid, name, kind]``: that player (re)connected there: it is online in its rooms here;
@@ -30,12 +30,11 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import msgpack
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from protocol import wire
-from protocol.errors import NoSuchRoom, RateLimited
+from protocol.errors import BadFrame, NoSuchRoom, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
 from server.arena import Arena, Close, Conn, Lookup, Out, Player, Reply
 from server.ratelimit import TokenBucket
@@ -313,7 +312,7 @@ class Forwarder:
             self._wake.clear()
             outbox, self._outbox, self._pending = self._outbox, {}, 0
             entries = [
-                (node, msgpack.packb([self.node, ops[i : i + MAX_OPS]], use_bin_type=True))
+                (node, wire.encode_entry(self.node, ops[i : i + MAX_OPS]))
                 for node, ops in outbox.items()
                 for i in range(0, len(ops), MAX_OPS)
             ]
@@ -348,9 +347,9 @@ class Forwarder:
     def handle(self, data: bytes) -> None:
         """Carry out the ops of one inbox entry (a malformed one is logged and skipped)."""
         try:
-            node, ops = msgpack.unpackb(data, raw=False)
-        except Exception:
-            log.exception("a bus entry could not be decoded")
+            node, ops = wire.decode_entry(data)
+        except BadFrame as exc:
+            log.warning("a bus entry was skipped: %s", exc)
             return
         for op in ops:
             try:

@@ -52,7 +52,7 @@ def say_hello(arena: Arena, name: str) -> Conn:
 
 def entry(sender: str, *ops: list[Any]) -> bytes:
     """One bus entry's payload."""
-    return msgpack.packb([sender, list(ops)], use_bin_type=True)
+    return wire.encode_entry(sender, list(ops))
 
 
 def test_a_request_for_another_node_s_room_is_queued_for_it_until_the_bus_is_full(
@@ -94,7 +94,8 @@ def test_an_offline_note_counts_only_from_the_player_s_current_node() -> None:
 
 def test_malformed_bus_entries_lose_only_themselves() -> None:
     fwd, _, shell = node()
-    fwd.handle(b"\xc1 not msgpack")
+    for bad in (b"\xc1 not msgpack", msgpack.packb({"a": 1}), msgpack.packb(["a", "ops"])):
+        fwd.handle(bad)
     ping = wire.encode({"type": "ping", "id": 1})
     fwd.handle(entry("a", ["bogus"], ["req", "p_1"], ["req", "p_1", "carol", "human", ping]))
     assert [s.message["type"] for s in shell.sent] == ["pong"]  # type: ignore[union-attr]
