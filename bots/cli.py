@@ -14,13 +14,19 @@ from bots.pbrain import serve
 from bots.private import read_key
 from bots.runner import BotRunner
 from bots.specs import check_engine, make_bot, parse_spec
+from protocol.connection import split_urls
 from protocol.session import HelloRefused
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-bot``."""
     p = argparse.ArgumentParser(prog="mnk-bot", description=str(__doc__).replace("``", ""))
-    p.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL")
+    p.add_argument(
+        "--server",
+        default="ws://127.0.0.1:8765",
+        help="server URL, or several separated by commas (a cluster's nodes: the bot starts on "
+        "the first and, when a node is gone, resumes its session on the next)",
+    )
     p.add_argument(
         "--engine",
         default="minimax",
@@ -75,7 +81,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
     spec = parse_spec(args.engine)
     name = args.name or str(spec).replace(":", "-").replace("=", "")
     runner = BotRunner(
-        args.server,
+        split_urls(args.server),
         spec,
         name,
         args.capacity,
@@ -98,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         spec = parse_spec(args.engine)
         check_engine(spec)
+        split_urls(args.server)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
     try:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,11 +156,12 @@ class Seat:
 
 
 class BotRunner:
-    """One bot identity on one server, playing up to ``capacity`` games at once."""
+    """One bot identity on one server (or a cluster's nodes, failing over along them), playing
+    up to ``capacity`` games at once."""
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         spec: EngineSpec,
         name: str,
         capacity: int = 4,
@@ -170,7 +172,7 @@ class BotRunner:
         hang_slack: float = HANG_SLACK_S,
         key: str | None = None,
     ) -> None:
-        self.url, self.spec = url, spec
+        self.spec = spec
         #: Where the session is kept, so a restarted bot is the same player in the same games.
         self.session_file = session_file
         self.parent_pid = parent_pid
@@ -253,7 +255,8 @@ class BotRunner:
     async def on_welcome(self, msg: dict[str, Any]) -> None:
         """Keep the session (in the session file too) and say where we are."""
         self.state.name = msg.get("name", self.state.name)  # the key decides the name
-        log.info("connected to %s as %s (player %s)", self.url, self.state.name, msg.get("player"))
+        name, url = self.state.name, self.conn.url
+        log.info("connected to %s as %s (player %s)", url, name, msg.get("player"))
         if self.session_file is not None and self.state.session:
             write_private(self.session_file, self.state.session)
 

@@ -1,16 +1,17 @@
 """The one asyncio connection every side uses: a :class:`Session` over a reconnecting WebSocket.
 
-``websockets``' own reconnect (``async for ws in connect(...)``) retries a failed connect with
-backoff; after a dropped link the session says ``hello`` again with its saved ``session`` and
-the server re-seats it. Every message goes to one handler in the order the server sent it;
-requests can also be awaited for their reply.
+A failed connect is retried with backoff; after a dropped link the session says ``hello``
+again with its saved ``session`` and the server re-seats it. Given several URLs (the nodes of a
+cluster, where a session resumes on any node), a connect that fails, or a server that closes
+before ``welcome``, moves on to the next URL: the session fails over. Every message goes to one
+handler in the order the server sent it; requests can also be awaited for their reply.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -25,7 +26,7 @@ Handler = Callable[[Message], Awaitable[None] | None]
 #: ``on_status(status, detail)`` with status ``connecting``, ``online`` or ``offline``.
 StatusHook = Callable[[str, str], None]
 
-__all__ = ["Connection", "HelloRefused", "LinkClosed", "Replaced", "ServerError"]
+__all__ = ["Connection", "HelloRefused", "LinkClosed", "Replaced", "ServerError", "split_urls"]
 
 
 class LinkClosed(ConnectionError):
@@ -56,12 +57,21 @@ def backoff(first: float, most: float) -> Callable[[], Generator[float]]:
     return delays
 
 
+def split_urls(text: str) -> list[str]:
+    """``URL1,URL2,…`` as a list (blanks dropped); ValueError when it names none."""
+    urls = [u.strip() for u in text.split(",") if u.strip()]
+    if not urls:
+        raise ValueError("give at least one server URL")
+    return urls
+
+
 class Connection:
-    """One session on one server URL, reconnecting until :meth:`close`."""
+    """One session on one server URL (or failing over along several), reconnecting until
+    :meth:`close`."""
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         session: Session,
         *,
         on_status: StatusHook | None = None,
@@ -72,7 +82,12 @@ class Connection:
         ping_timeout: float = 20.0,
         rate: float | None = None,
     ) -> None:
-        self.url, self.session = url, session
+        #: The servers to try, in order; the session starts on the first.
+        self.urls = [url] if isinstance(url, str) else list(url)
+        if not self.urls:
+            raise ValueError("a connection needs a server URL")
+        self._at = 0
+        self.session = session
         self.on_status = on_status or (lambda status, detail: None)
         self._connect_args: dict[str, Any] = {
             "compression": None,
@@ -80,9 +95,8 @@ class Connection:
             "open_timeout": open_timeout,
             "ping_interval": ping_interval,
             "ping_timeout": ping_timeout,
-            "reconnect_delays": backoff(retry_first_s, retry_max_s),
-            "process_exception": self._connect_failed,
         }
+        self._delays = backoff(retry_first_s, retry_max_s)
         self.ws: ClientConnection | None = None
         #: Set while the connection is open and welcomed.
         self.online = asyncio.Event()
@@ -94,19 +108,40 @@ class Connection:
         self._interval = 1.0 / rate if rate else 0.0
         self._next_send = 0.0
 
+    @property
+    def url(self) -> str:
+        """The server this connection is on (or trying now)."""
+        return self.urls[self._at]
+
+    def _next_url(self) -> None:
+        """Fail over: the next URL of the list (the same one when there is only one)."""
+        self._at = (self._at + 1) % len(self.urls)
+
     async def run(self, handle: Handler) -> None:
         """Connect, say hello and give ``handle`` every message in order, until :meth:`close`.
 
         Raises :class:`Replaced` when another connection took the session over and
-        :class:`HelloRefused` when the server will not have us; any other drop reconnects.
+        :class:`HelloRefused` when the server will not have us; any other drop reconnects,
+        first to the same URL, then along the list.
         """
         self._task = asyncio.current_task()
         self.on_status("connecting", self.url)
+        failed, delays = 0, self._delays()
         try:
-            async for ws in connect(self.url, **self._connect_args):
-                if self._closing:
-                    return
-                detail = await self._serve(ws, handle)
+            while not self._closing:
+                try:
+                    ws = await connect(self.url, **self._connect_args)
+                except Exception as exc:
+                    self._connect_failed(exc)
+                    failed += 1
+                    self._next_url()
+                    if failed % len(self.urls) == 0:  # every URL failed once more: back off
+                        await asyncio.sleep(next(delays))
+                    self.on_status("connecting", self.url)
+                    continue
+                failed, delays = 0, self._delays()
+                async with ws:
+                    detail = await self._serve(ws, handle)
                 if ws.close_code == Close.REPLACED:
                     raise Replaced("another connection resumed this session")
                 if self._closing:
@@ -115,6 +150,7 @@ class Connection:
                 if self.session.welcomed or self.session.restart:
                     self._pause = self._first_pause  # come back at once: to resume, or anew
                 else:  # closed before welcome (a full or unwilling server): do not hammer it
+                    self._next_url()
                     await asyncio.sleep(self._pause)
                     self._pause = min(2 * self._pause, self._max_pause)
                 self.on_status("connecting", self.url)
@@ -157,13 +193,14 @@ class Connection:
                     waiter.set_exception(LinkClosed("connection to the server lost"))
             self._waiting.clear()
 
-    def _connect_failed(self, exc: Exception) -> Exception | None:
-        """Report a failed connect attempt; retry it unless websockets deems it fatal."""
+    def _connect_failed(self, exc: Exception) -> None:
+        """Report a failed connect attempt; raise what websockets deems fatal (a bad URL)."""
         fatal = process_exception(exc)
         self.on_status("offline", describe(exc, self.url))
-        if fatal is None:
-            self.on_status("connecting", self.url)
-        return fatal
+        if fatal is exc:
+            raise exc
+        if fatal is not None:
+            raise fatal from exc
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Send one message now (spaced out to ``rate`` when given); LinkClosed when offline."""

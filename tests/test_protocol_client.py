@@ -7,8 +7,9 @@ import itertools
 from typing import Any
 
 import pytest
+from conftest import free_port, until
 
-from protocol.connection import Connection, LinkClosed, Replaced, ServerError
+from protocol.connection import Connection, LinkClosed, Replaced, ServerError, split_urls
 from protocol.session import MAX_PENDING, HelloRefused, Session, handler_of
 from protocol.vocab import DECLARED_FAULTS, Close, Fault, Kind, Status
 from protocol.wire import encode, validate
@@ -124,3 +125,73 @@ async def test_a_server_that_closes_before_welcome_is_not_hammered() -> None:
         await running
     gaps = [b - a for a, b in itertools.pairwise(opened)]
     assert gaps[0] >= 0.2 and gaps[1] >= 0.4 and gaps[2] >= 0.8  # doubling, not a busy loop
+
+
+async def test_a_dead_first_url_fails_over_to_the_next(server: Any) -> None:
+    """Nobody listens at the first URL: the session goes to the second at once, and a drop
+    there comes back to the same server first."""
+    dead = f"ws://127.0.0.1:{free_port()}"
+    statuses: list[tuple[str, str]] = []
+    session = Session("alice")
+    conn = Connection([dead, server.url], session, on_status=lambda s, d: statuses.append((s, d)))
+    running = asyncio.create_task(conn.run(lambda msg: None))
+    await asyncio.wait_for(conn.online.wait(), 30)
+    assert conn.url == server.url and conn.urls == [dead, server.url]
+    assert statuses[:3] == [
+        ("connecting", dead),
+        ("offline", f"nobody is listening at {dead}"),
+        ("connecting", server.url),
+    ]
+    player = session.player
+    assert player is not None
+    server.fanout.sockets[player].transport.abort()
+    await until(lambda: statuses.count(("online", server.url)) == 2, timeout=30)
+    assert session.player == player and conn.url == server.url  # resumed where it was
+    assert ("connecting", dead) not in statuses[3:]  # the live server was tried first
+    await conn.close()
+    await running
+
+
+async def test_a_server_closing_before_welcome_is_left_for_the_next_url(server: Any) -> None:
+    from websockets.asyncio.server import ServerConnection, serve
+
+    async def slam(ws: ServerConnection) -> None:
+        await ws.close()
+
+    async with serve(slam, "127.0.0.1", 0, compression=None) as srv:
+        unwilling = f"ws://127.0.0.1:{srv.sockets[0].getsockname()[1]}"
+        conn = Connection([unwilling, server.url], Session("bob"), retry_first_s=0.05)
+        running = asyncio.create_task(conn.run(lambda msg: None))
+        await asyncio.wait_for(conn.online.wait(), 30)
+        assert conn.url == server.url
+        await conn.close()
+        await running
+
+
+async def test_every_url_failing_backs_off_between_rounds() -> None:
+    """Two dead URLs: each round tries both at once, then waits longer than the last time."""
+    dead = [f"ws://127.0.0.1:{free_port()}" for _ in range(2)]
+    tried: list[tuple[float, str]] = []
+    loop = asyncio.get_running_loop()
+
+    def note(status: str, detail: str) -> None:
+        if status == "connecting":
+            tried.append((loop.time(), detail))
+
+    conn = Connection(dead, Session("carol"), on_status=note, retry_first_s=0.2)
+    running = asyncio.create_task(conn.run(lambda msg: None))
+    await until(lambda: len(tried) >= 6)
+    await conn.close()
+    await running
+    assert [url for _, url in tried[:6]] == dead * 3
+    times = [t for t, _ in tried]
+    assert times[1] - times[0] < 0.2  # the second URL at once
+    assert times[2] - times[1] >= 0.2 and times[4] - times[3] >= 0.4  # then backoff, doubling
+
+
+def test_split_urls() -> None:
+    assert split_urls("ws://a:1, ws://b:2,") == ["ws://a:1", "ws://b:2"]
+    with pytest.raises(ValueError):
+        split_urls(" , ")
+    with pytest.raises(ValueError):
+        Connection([], Session("x"))

@@ -36,6 +36,7 @@ from bots.tournament.referee import ProtocolError, ServerReferee
 from bots.tournament.report import make_reporter, print_final
 from bots.tournament.schedule import FORMATS
 from bots.tournament.stats import Sprt
+from protocol.connection import split_urls
 from protocol.errors import ArenaError
 from protocol.rules import Variant
 from protocol.variants import make_variant
@@ -95,14 +96,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed for openings and pairings")
     p.add_argument("--server", default=None, help="use this server (default: start one)")
     p.add_argument(
+        "--servers",
+        default=None,
+        metavar="URL,URL,…",
+        help="use these nodes of one cluster: bot i starts on node i mod N, the director on the\n"
+        "first; each fails over along the list when its node dies (keys as with --server)",
+    )
+    p.add_argument(
         "--key",
         action="append",
         default=[],
         metavar="NAME=KEY",
-        help="with --server: the key its operator made for bot NAME (repeat for each bot)",
+        help="with --server(s): the key its operator made for bot NAME (repeat for each bot)",
     )
     p.add_argument(
-        "--key-file", type=Path, default=None, help="with --server: NAME=KEY lines, one per bot"
+        "--key-file", type=Path, default=None, help="with --server(s): NAME=KEY lines, one per bot"
     )
     p.add_argument("--sprt", default=None, help="elo0,elo1[,alpha,beta] (exactly two bots)")
     p.add_argument("--sprt-max-games", type=int, default=1000, help="SPRT game cap (1000)")
@@ -229,34 +237,49 @@ def settings(args: argparse.Namespace) -> tuple[dict[str, Any], Plan, Variant, d
     return config, plan, variant, config["clock"]
 
 
+def server_urls(args: argparse.Namespace) -> list[str] | None:
+    """The URLs of ``--server`` or ``--servers`` (None: start a server)."""
+    if args.server is not None and args.servers is not None:
+        raise ValueError("give --server or --servers, not both")
+    if args.servers is not None:
+        return split_urls(args.servers)
+    return None if args.server is None else [args.server]
+
+
+def spread(urls: list[str], i: int) -> list[str]:
+    """Bot ``i``'s URLs: it starts on node ``i mod N`` and fails over along the others."""
+    at = i % len(urls)
+    return urls[at:] + urls[:at]
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Start what is needed, play, stop everything; returns results.json's document."""
     config, plan, variant, clock = settings(args)
-    keys = given_keys(args, config["bots"]) if args.server is not None else {}
+    urls = server_urls(args)
+    keys = given_keys(args, config["bots"]) if urls is not None else {}
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
-    fresh_start(out, embedded=args.server is None)
+    fresh_start(out, embedded=urls is None)
     server: Child | None = None
-    url = args.server
-    if url is None:
+    if urls is None:
         keys = make_keys(out, [name for name, spec in config["bots"] if spec != "remote"])
         port = free_port()
-        url = f"ws://127.0.0.1:{port}"
+        urls = [f"ws://127.0.0.1:{port}"]
         server = server_child(out, port, args.grace)
         server.start()
-        await wait_listening(url, server)
+        await wait_listening(urls[0], server)
     capacity = args.concurrency
+    started = [(name, spec) for name, spec in config["bots"] if spec != "remote"]
     children = [
-        bot_child(out, url, name, spec, capacity, variant.name, keys[name])
-        for name, spec in config["bots"]
-        if spec != "remote"
+        bot_child(out, ",".join(spread(urls, i)), name, spec, capacity, variant.name, keys[name])
+        for i, (name, spec) in enumerate(started)
     ]
     supervisor = BotSupervisor(children, delay=args.grace + 1.0)
     supervisor.start_all()
     watcher = asyncio.create_task(supervisor.run())
     referee = ServerReferee(
-        url,
+        urls,
         config["game"],
         config["options"],
         clock,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from bots.tournament.accounting import GameLost
 from bots.tournament.openings import Opening
 from bots.tournament.referee import GamePlayer, Played, ProtocolError
 from bots.tournament.results import (
@@ -184,6 +185,8 @@ class Director:
                 log.warning("game %s failed (%s), attempt %d", spec.key, exc, attempt)
             except (ConnectionError, TimeoutError, OSError) as exc:
                 log.warning("game %s failed (%s), attempt %d", spec.key, exc, attempt)
+            except GameLost as exc:  # it has no result and never will: play it again
+                log.warning("game %s lost (%s), attempt %d", spec.key, exc, attempt)
             await asyncio.sleep(0.5 * attempt)
         else:
             self.unplayed.append(spec.key)
@@ -191,8 +194,13 @@ class Director:
         self._record(played)
 
     def _record(self, played: Played) -> None:
-        """Journal the game (fsync), write its .psq and refresh results.json."""
+        """Journal the game (fsync), write its .psq and refresh results.json; a game already
+        recorded is never recorded again (each scheduled game counts once)."""
         result = played.result
+        if result.key in self.done:
+            log.warning("game %s ended twice (room %s): the first result stands", result.key,
+                        result.room)  # fmt: skip
+            return
         append_journal(self.journal, result)
         self.done[result.key] = result
         psq = played.psq or self._psq(result)

@@ -3,24 +3,28 @@
 :class:`ServerReferee` has the server referee every game over protocol v1: it creates a room
 with ``"bots": [a, b]``, watches it as a spectator and reads the result from ``game_over``.
 :class:`LocalReferee` plays in-process :class:`bots.sdk.Bot` objects (tests, quick checks).
-The director only sees ``play(spec) -> Played``.
+The director only sees ``play(spec) -> Played``. When the director's link drops (its node
+died: the link fails over to another), the referee watches each of its rooms again, or reads
+the game's end from the history (:mod:`bots.tournament.accounting`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots.sdk import Bot, IllegalBotMove
+from bots.tournament.accounting import TRANSIENT, GameLost, over_result, record_moves, record_result
+from bots.tournament.link import Link
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
-from protocol.connection import Connection, LinkClosed, ServerError
+from protocol.connection import LinkClosed, ServerError
 from protocol.rules import Game, Move, Termination, Variant
-from protocol.session import Session
 from protocol.vocab import Fault, Status
 
 log = logging.getLogger("mnk.tournament")
@@ -48,93 +52,20 @@ class GamePlayer(Protocol):
 
 #: An ``error`` reply from the server (its ``code`` says which).
 ProtocolError = ServerError
-
-_CLOSED: dict[str, Any] = {"type": "_closed"}
-
-
-class Link:
-    """The director's protocol connection (a human-kind client) with per-room feeds."""
-
-    def __init__(self, url: str, name: str = "director", rate: float = 15.0) -> None:
-        self.url = url
-        self.state = Session(name)
-        self.conn = Connection(
-            url, self.state, rate=rate, ping_interval=20, on_status=self._on_status
-        )
-        self._rooms: dict[str, asyncio.Queue[dict[str, Any]]] = {}
-        self._task: asyncio.Task[None] | None = None
-
-    @property
-    def player(self) -> str | None:
-        """Our player id on the server."""
-        return self.state.player
-
-    @property
-    def alive(self) -> bool:
-        """Whether the connection is running (it reconnects by itself after a drop)."""
-        return self._task is not None and not self._task.done()
-
-    async def open(self, timeout: float = 30.0) -> None:
-        """Connect and wait for ``welcome``; the error that stopped it, or TimeoutError."""
-        self._task = asyncio.create_task(self.conn.run(self._on))
-        online = asyncio.create_task(self.conn.online.wait())
-        done, _ = await asyncio.wait(
-            {self._task, online}, timeout=timeout, return_when="FIRST_COMPLETED"
-        )
-        online.cancel()
-        if self._task in done:
-            self._task.result()  # raises what ended it
-            raise LinkClosed("connection closed before welcome")
-        if not done:
-            await self.close()
-            raise TimeoutError(f"no welcome from {self.url} in {timeout:.0f}s")
-
-    async def close(self) -> None:
-        """Close the connection."""
-        await self.conn.close()
-        if self._task is not None:
-            await asyncio.gather(self._task, return_exceptions=True)
-
-    def feed(self, room: str) -> asyncio.Queue[dict[str, Any]]:
-        """Everything the server says about ``room`` (created on first use).
-
-        A feed is created when the server answers our ``join``/``create_room`` with ``joined``
-        and only existing feeds are filled, so a room dropped with :meth:`forget` (e.g. before
-        its ``left`` reply) is not kept again.
-        """
-        return self._rooms.setdefault(room, asyncio.Queue())
-
-    def forget(self, room: str) -> None:
-        """Stop keeping messages for ``room``."""
-        self._rooms.pop(room, None)
-
-    async def request(self, message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
-        """Send a request and wait for its reply; ProtocolError for an ``error``."""
-        return await self.conn.request(message, timeout)
-
-    def _on(self, msg: dict[str, Any]) -> None:
-        """Put every message about a watched room on its feed."""
-        room = msg.get("room")
-        if not isinstance(room, str) or msg["type"] == "rooms":
-            return
-        if msg["type"] == "joined" and "id" in msg:
-            self.feed(room)  # a room we asked to join: keep what follows for the watcher
-        queue = self._rooms.get(room)
-        if queue is not None:  # rooms never joined or already forgotten are not kept
-            queue.put_nowait(msg)
-
-    def _on_status(self, status: str, detail: str) -> None:
-        if status == "offline":  # every watcher learns its game's news may be lost
-            for queue in self._rooms.values():
-                queue.put_nowait(_CLOSED)
+#: How many times one game may be lost from sight (drops, stalls) before it is played again.
+MAX_REWATCHES = 5
 
 
 class ServerReferee:
-    """Games refereed by a server: the director creates each room with two named bots."""
+    """Games refereed by a server: the director creates each room with two named bots.
+
+    ``url`` may list a cluster's nodes: the link fails over along them, and a game whose room
+    the link lost sight of is watched again wherever its room lives now.
+    """
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         game: str,
         game_options: dict[str, Any] | None = None,
         clock: dict[str, float] | None = None,
@@ -142,11 +73,16 @@ class ServerReferee:
         bot_wait_s: float = 60.0,
         stall_s: float = 180.0,
         rate: float = 15.0,
+        rewatch_s: float = 60.0,
+        ask_s: float = 5.0,
     ) -> None:
         self.url, self.game = url, game
         self.game_options = dict(game_options or {})
         self.clock, self.max_moves = clock, max_moves
         self.bot_wait_s, self.stall_s, self.rate = bot_wait_s, stall_s, rate
+        #: How long a lost room is looked for (a dead node's rooms are adopted after its lease),
+        #: and how long one request may go unanswered meanwhile (one sent to a dead node).
+        self.rewatch_s, self.ask_s = rewatch_s, ask_s
         self.link: Link | None = None
         self._lock = asyncio.Lock()
 
@@ -199,39 +135,74 @@ class ServerReferee:
         return msg
 
     async def play(self, spec: GameSpec) -> Played:
-        """Create the room, watch the game to its end, fetch the record."""
+        """Create the room, watch the game to its end (again after a drop), fetch the record."""
         link, room = await self._create(self.create_message(spec))
         try:
-            state, over = await self._watch(link, room)
+            return await self._follow(link, room, spec)
         finally:
-            link.forget(room)
-        winner, reason = over.get("winner"), str(over.get("reason"))
-        if state["players"] != list(spec.players):
-            log.warning("room %s seated %s, not %s", room, state["players"], spec.players)
-        game_id = state.get("game_id")
-        psq = None
+            if self.link is not None:
+                self.link.forget(room)
+
+    async def _follow(self, link: Link, room: str, spec: GameSpec) -> Played:
+        """The game in ``room`` to its end: watched, and after a drop or a stall watched again
+        or read from the history (GameLost when it is found nowhere)."""
+        seen: dict[str, Any] = {"players": [], "moves": []}
+        for lost in itertools.count(1):
+            try:
+                over = await self._watch(link, room, seen)
+                break
+            except (LinkClosed, TimeoutError) as exc:
+                if lost > MAX_REWATCHES:
+                    raise GameLost(f"room {room} of {spec.key}: lost {lost} times") from exc
+                log.info("room %s: %s; looking for it again", room, exc)
+            link, played = await self._rewatch(room, spec, seen)
+            if played is not None:
+                return played
+        if seen["players"] != list(spec.players):
+            log.warning("room %s seated %s, not %s", room, seen["players"], spec.players)
+        game_id, psq, moves = seen.get("game_id"), None, list(seen["moves"])
         try:
             await link.request({"type": "leave_room", "room": room})
             game_id = game_id or await self._find_game_id(link, room, spec.players[0])
             if game_id:
                 ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
                 reply = await link.request(ask)
-                psq = reply.get("psq")
+                psq, moves = reply.get("psq"), record_moves(reply["game"]) or moves
         except (ProtocolError, LinkClosed, TimeoutError) as exc:
             log.info("no record for room %s: %s", room, exc)
-        result = GameResult(
-            key=spec.key,
-            round=spec.round,
-            players=spec.players,
-            opening=[list(m) for m in spec.opening],
-            moves=[list(m) for m in state["moves"]],
-            winner=winner,
-            reason=reason,
-            fault=fault_of(reason, over.get("fault")),
-            game_id=game_id,
-            room=room,
-        )
-        return Played(result, psq)
+        return Played(over_result(spec, room, over, moves, game_id), psq)
+
+    async def _rewatch(
+        self, room: str, spec: GameSpec, seen: dict[str, Any]
+    ) -> tuple[Link, Played | None]:
+        """Find the game of ``room`` again: its result from the history when it is over (None
+        when watching it again instead), retrying while its room moves to a survivor."""
+        deadline = time.monotonic() + self.rewatch_s
+        while True:
+            link = await self.connect()
+            try:
+                game_id = seen.get("game_id") or await self._find_game_id(
+                    link, room, spec.players[0], self.ask_s
+                )
+                if game_id:
+                    ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
+                    reply = await link.request(ask, self.ask_s)
+                    result = record_result(spec, reply["game"])
+                    if result is not None:
+                        log.info("room %s: game %s read from the history", room, game_id)
+                        return link, Played(result, reply.get("psq"))
+                join = {"type": "join_room", "room": room, "spectate": True}
+                await link.request(join, self.ask_s)  # its state comes on the feed
+                return link, None
+            except ProtocolError as exc:
+                if exc.code not in TRANSIENT:
+                    raise
+                why = exc.code
+            except (LinkClosed, TimeoutError) as exc:
+                why = str(exc) or type(exc).__name__
+            if time.monotonic() > deadline:
+                raise GameLost(f"room {room} of {spec.key}: {why} for {self.rewatch_s:.0f}s")
+            await asyncio.sleep(0.25)
 
     async def _create(self, msg: dict[str, Any]) -> tuple[Link, str]:
         """Send ``create_room``, waiting while a named bot is offline or busy."""
@@ -251,10 +222,10 @@ class ServerReferee:
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 1.0)
 
-    async def _watch(self, link: Link, room: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Follow the room until ``game_over``: the last state (with every move) and the result."""
+    async def _watch(self, link: Link, room: str, seen: dict[str, Any]) -> dict[str, Any]:
+        """Follow the room until ``game_over``: its result; ``seen`` keeps the last state with
+        every move (and the game's id)."""
         feed = link.feed(room)
-        state: dict[str, Any] = {"players": [], "moves": []}
         while True:
             try:
                 msg = await asyncio.wait_for(feed.get(), self.stall_s)
@@ -264,17 +235,21 @@ class ServerReferee:
             if kind == "_closed":
                 raise LinkClosed(f"connection lost while watching room {room}")
             if kind == "state":
-                state = msg
+                seen.clear()
+                seen.update(msg)
                 if msg.get("status") == Status.OVER and msg.get("result"):
-                    return state, msg["result"]
-            elif kind == "moved" and msg.get("ply") == len(state["moves"]):
-                state["moves"] = [*state["moves"], [msg["x"], msg["y"]]]
+                    return msg["result"]
+            elif kind == "moved" and msg.get("ply") == len(seen["moves"]):
+                seen["moves"] = [*seen["moves"], [msg["x"], msg["y"]]]
             elif kind == "game_over":
-                return state, msg
+                return msg
 
-    async def _find_game_id(self, link: Link, room: str, player: str) -> str | None:
+    async def _find_game_id(
+        self, link: Link, room: str, player: str, timeout: float = 30.0
+    ) -> str | None:
         """The id of the game just played in ``room`` (when ``state`` does not carry one)."""
-        reply = await link.request({"type": "list_games", "player": player, "limit": 50})
+        ask = {"type": "list_games", "player": player, "limit": 50}
+        reply = await link.request(ask, timeout)
         for game in reply.get("games", []):
             if game.get("room") == room:
                 return game.get("game_id")
