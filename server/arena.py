@@ -70,10 +70,12 @@ class Lookup:
 
 @dataclass(frozen=True, slots=True)
 class Resolve:
-    """A session token unknown here, to look up in the cluster's shared players table off the
-    event loop; the answer goes back through :meth:`Arena.session_resolved`."""
+    """A session token unknown here (or a bot's name, ``bot``), to look up in the cluster's
+    shared players table off the event loop; the answer goes back through
+    :meth:`Arena.session_resolved`."""
 
     token_hash: str
+    bot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +222,12 @@ def peek_id(frame: bytes | str) -> int | None:
     except ArenaError:
         return None
     return rid if type(rid) is int else None
+
+
+def bot_pid(name: str) -> str:
+    """A bot's player id on a cluster none of whose nodes saved one yet: every node makes the
+    same, so two nodes greeting it at once make one player."""
+    return "p_" + hashlib.sha256(f"bot:{name}".encode()).hexdigest()[:12]
 
 
 def hash_token(token: str) -> str:
@@ -370,6 +378,8 @@ class Arena:
             return [_internal_error(request_id)]
         if row is not None and row.token_hash not in self._by_token:
             self._load_player(row)
+        if row is not None and row.kind == "bot":  # one identity per bot in the cluster
+            self._bot_pid.setdefault(row.name, row.pid)
         try:
             out = self._hello(conn, msg, resolved=True)
         except ArenaError as exc:
@@ -634,9 +644,12 @@ class Arena:
             raise BadMessage(f"games lists at most {self.limits.max_hello_games} games")
         session = msg.get("session")
         if msg["kind"] == "bot":
-            player, token = self._bot_hello(msg)
+            owner = self._bot_owner(msg)
+            if self.shared_sessions and not resolved and owner not in self._bot_pid:
+                return self._resolve(conn, msg, Resolve("", bot=owner))  # known elsewhere?
+            player, token = self._bot_hello(msg, owner)
         elif self._must_resolve(session, resolved):
-            return self._resolve(conn, msg, session)
+            return self._resolve(conn, msg, Resolve(hash_token(session)))
         else:
             player, token = self._human_hello(name, session)
         pid, name = player.pid, player.name
@@ -672,15 +685,15 @@ class Arena:
             return False
         return hash_token(session) not in self._by_token
 
-    def _resolve(self, conn: Conn, msg: Message, session: str) -> list[Out]:
-        """Park ``msg`` on ``conn`` while the store looks its session up (bounded in all)."""
+    def _resolve(self, conn: Conn, msg: Message, item: Resolve) -> list[Out]:
+        """Park ``msg`` on ``conn`` while the store looks ``item`` up (bounded in all)."""
         if self.lookups >= self.limits.max_lookups:
             self.note_limit(conn, "lookups", self.clock())
             raise RateLimited("the server is busy; say hello again in a moment")
         conn.hello = msg
         conn.lookups += 1
         self.lookups += 1
-        return [Resolve(hash_token(session))]
+        return [item]
 
     def _human_hello(self, name: str, token: str | None) -> tuple[Player, str]:
         """A new human, or the one ``token`` resumes (renamed to ``name``)."""
@@ -703,22 +716,33 @@ class Arena:
                 self._save_player(player)
         return player, token
 
-    def _bot_hello(self, msg: Message) -> tuple[Player, str]:
-        """The bot ``msg["key"]`` names: one player per key name, whatever its session says.
-
-        The key fixes the name (the ``hello`` name is replaced). A session is kept when it is
-        the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
-        """
+    def _bot_owner(self, msg: Message) -> str:
+        """The name of the bot whose key ``msg`` shows (BadKey without a valid one)."""
         key = msg.get("key")
         owner = None if key is None else self.keys.identify(key)
         if key is None or owner is None:
             raise BadKey("a bot needs a valid key from the server's operator")
+        return owner
+
+    def _bot_hello(self, msg: Message, owner: str) -> tuple[Player, str]:
+        """The bot ``owner`` (its key's name): one player per key name, whatever its session
+        says.
+
+        The key fixes the name (the ``hello`` name is replaced). A session is kept when it is
+        the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
+        """
+        key = msg["key"]
         pid = self._bot_pid.get(owner)
         player = self.players.get(pid) if pid is not None else None
         token = msg.get("session")
+        if player is None and self.shared_sessions:  # the same id on every node, even when
+            player = self.players.get(bot_pid(owner))  # two nodes make it at once; maybe a
+            if player is not None:  # remote member here already
+                self._bot_pid[owner] = player.pid
         if player is None:
             token = secrets.token_urlsafe(24)
-            player = Player("p_" + secrets.token_hex(6), owner, "bot", hash_token(token))
+            new = bot_pid(owner) if self.shared_sessions else "p_" + secrets.token_hex(6)
+            player = Player(new, owner, "bot", hash_token(token))
             self._bot_pid[owner] = player.pid
             self._add_player(player)
         elif token is None or not hmac.compare_digest(hash_token(token), player.token_hash):

@@ -1,0 +1,90 @@
+"""Bots across cluster nodes: one player per bot on every node (a hello elsewhere closes the old
+socket with 4000), a directory of every node's bots, rooms seating bots connected to other
+nodes, and a bot's capacity never overbooked by two nodes at once.
+
+Every node is a real ``python -m server`` process on a real PostgreSQL and a real Redis; the
+bots that play are real ``python -m bots`` processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cluster.services import RedisServer
+from conftest import RawClient
+from test_bus import start_nodes
+from test_durability import ServerProcess
+from test_nodes import running
+from websockets.asyncio.client import connect
+
+from server.keys import new_key
+
+#: The bots every node of these tests accepts (``--keys-file``).
+BOTS = ("deep", "quick", "solo")
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, str]:
+    """A key per bot name, written to the keys file every node reads."""
+    made = {name: new_key() for name in BOTS}
+    (tmp_path / "keys").write_text("".join(f"{n}={k}\n" for n, k in made.items()))
+    return made
+
+
+@pytest.fixture
+async def cluster(
+    pg_url: str, redis_server: RedisServer, keys: dict[str, str], tmp_path: Path
+) -> AsyncIterator[dict[str, ServerProcess]]:
+    """Three started nodes a, b, c accepting the bots' keys; all killed after the test."""
+    made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc"), strict=True))
+    for node in made.values():
+        node.extra += ("--keys-file", str(tmp_path / "keys"))
+    async with running(made):
+        yield made
+
+
+async def raw_bot(
+    node: ServerProcess, name: str, key: str, session: str | None = None, **extra: Any
+) -> RawClient:
+    """A bot that has said hello on ``node`` by hand (the protocol as bots/runner.py speaks it)."""
+    bot = RawClient(await connect(node.url, compression=None))
+    extra = {"games": ["*"], "capacity": 1} | extra
+    if session is not None:
+        extra["session"] = session
+    await bot.hello(name, kind="bot", key=key, **extra)
+    return bot
+
+
+async def test_a_bot_is_one_player_on_every_node_and_a_hello_elsewhere_closes_the_old_socket(
+    cluster: dict[str, ServerProcess], keys: dict[str, str]
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    bot = await raw_bot(a, "deep", keys["deep"])
+    alice = await a.client("alice")
+    made = await alice.request(type="create_room", game="tictactoe", bot="deep", seat=0)
+    room = made["room"]
+    assert (await bot.expect("joined", room=room))["seat"] == 1
+    await alice.request(type="move", room=room, x=0, y=0, ply=0)
+    await bot.expect("moved", room=room, ply=0)
+    # b never saw the bot: its id comes from PostgreSQL, and a closes the old socket
+    again = await raw_bot(b, "deep", keys["deep"], session=bot.session)
+    assert (again.player, again.session) == (bot.player, bot.session)
+    await asyncio.wait_for(bot.ws.wait_closed(), 30)
+    assert bot.ws.close_code == 4000
+    state = await again.expect("state", room=room)  # its game on a goes on through b
+    assert state["moves"] == [[0, 0]] and state["seat"] == 1
+    reply = await again.request(type="move", room=room, x=1, y=1, ply=1)
+    assert (reply["type"], reply["ply"]) == ("moved", 1)
+    assert (await alice.expect("moved", room=room, ply=1))["x"] == 1
+    # without its session (a new process of the bot) c still knows it by its key's name
+    third = await raw_bot(c, "deep", keys["deep"])
+    assert third.player == bot.player
+    await asyncio.wait_for(again.ws.wait_closed(), 30)
+    assert again.ws.close_code == 4000
+    assert (await third.expect("state", room=room))["moves"] == [[0, 0], [1, 1]]
+    await alice.request(type="move", room=room, x=2, y=2, ply=2)
+    assert (await third.expect("moved", room=room, ply=2))["x"] == 2
