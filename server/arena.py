@@ -14,7 +14,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -99,6 +99,31 @@ class Forwarder(Protocol):
     def offline(self, player: Player) -> None:
         """``player``'s socket here closed: the nodes it played through see it go offline."""
         ...
+
+
+class BotSeats(Protocol):
+    """A cluster node's link to the bots connected to other nodes (server/cluster/bots.py)."""
+
+    def listing(self) -> dict[str, Message]:
+        """The ``list_bots`` entries of the bots online on other nodes, by player id."""
+        ...
+
+    def elsewhere(self, name: str, game: str, asker: str) -> bool:
+        """Whether the bot ``name`` is online on another node and plays ``game``."""
+        ...
+
+    def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
+        """Hold ``player``'s ``create_room`` while the bots ``names``' nodes lend them a seat
+        (it goes on with :meth:`Arena.create_held`), or raise."""
+        ...
+
+
+class Elsewhere(Exception):
+    """The named bots are not free here but online on other nodes: ask their nodes for seats."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names)
+        self.names = names
 
 
 #: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
@@ -280,6 +305,15 @@ class Arena:
         self._remote_serial: dict[str, int] = {}
         #: Where requests for rooms held by other cluster nodes go (server/cluster/forward.py).
         self.forward: Forwarder | None = None
+        #: Players connected to other nodes with rooms here, and their node (a cluster's
+        #: forwarder's): a bot among them is not seated here without its node's word.
+        self.remote_members: Mapping[str, str] = {}
+        #: Seats this node's bots were lent in other nodes' rooms, per bot (their capacity).
+        self.lent: dict[str, int] = {}
+        #: Bots connected to other nodes, seated in rooms here (server/cluster/bots.py).
+        self.bot_seats: BotSeats | None = None
+        #: During :meth:`create_held`: the players of the bots other nodes lent seats of.
+        self._granted: dict[str, Player] = {}
         #: Whether the players table is shared by cluster nodes: a session unknown here is
         #: looked up there (``Resolve``) before it is refused.
         self.shared_sessions = False
@@ -788,25 +822,28 @@ class Arena:
             raise UnknownGame("set-up positions are for games between humans (bots see moves only)")
         if named is None:
             self._check_quota(player, bot=room_options["opponent"] == "bot" or "bot" in msg)
-        if named is not None:
-            bots = self._named_bots(named, variant.name, player)
-            room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
-        elif msg.get("bot") is not None:  # a human picked the bot by name
-            bots = [self._free_bot_named(msg["bot"], variant.name, player)]
-            room_options["opponent"] = "bot"
-            level = bots[0].level if bots[0].level is not None else level or 5
-            level = level or None  # a bot that plays no level shows none
-        elif room_options["opponent"] == "bot":
-            level = level or 5
-            bots = [self._idle_bot(variant.name, level, player)]
-        else:
-            bots = []
+        try:
+            if named is not None:
+                bots = self._named_bots(named, variant.name, player)
+                room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
+            elif msg.get("bot") is not None:  # a human picked the bot by name
+                bots = [self._free_bot_named(msg["bot"], variant.name, player)]
+                room_options["opponent"] = "bot"
+                level = bots[0].level if bots[0].level is not None else level or 5
+                level = level or None  # a bot that plays no level shows none
+            elif room_options["opponent"] == "bot":
+                level = level or 5
+                bots = [self._idle_bot(variant.name, level, player)]
+            else:
+                bots = []
+        except Elsewhere as away:  # seats of bots on other nodes: made once they are lent
+            self._check_created(player)
+            if self.bot_seats is None or self._granted:
+                raise NoBotAvailable("the bots named are not free right now") from None
+            return self.bot_seats.hold(player, msg, away.names, variant.name)
         if level is not None and bots:
             room_options["level"] = level
-        if len(player.created) >= self.limits.max_rooms_created:
-            self.note_limit(None, "max_rooms_created", self.clock())
-            raise TooManyRooms("you created too many rooms that are still open; leave some")
-        self._check_held(player)
+        self._check_created(player)
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
         self._keep(player)  # its creator owns a live room: written before the room is
         self._add_room(room)
@@ -828,6 +865,33 @@ class Arena:
             out += self._seat_bot(bots[0], room, 1 - seat, level)
         return out
 
+    def create_held(
+        self, pid: str, msg: Message, granted: dict[str, Player]
+    ) -> tuple[list[Out], str | None]:
+        """Go on with ``pid``'s ``create_room`` held for seats of bots on other nodes, with the
+        players of the bots ``granted`` (remote members here): its outputs (the reply carrying
+        the request's id), and the room made (None: refused, or its asker left)."""
+        player = self.players.get(pid)
+        if player is None or not player.online:
+            return [], None
+        before = set(player.created)
+        self._granted = granted
+        try:
+            out = self._create_room(player, msg)
+        except ArenaError as exc:
+            out = [Reply(wire.error(exc.code, exc.message, None))]
+        finally:
+            self._granted = {}
+        made = next(iter(player.created - before), None)
+        return self._address(pid, out, msg.get("id")), made
+
+    def _check_created(self, player: Player) -> None:
+        """Refuse a new room past the rooms ``player`` created and holds."""
+        if len(player.created) >= self.limits.max_rooms_created:
+            self.note_limit(None, "max_rooms_created", self.clock())
+            raise TooManyRooms("you created too many rooms that are still open; leave some")
+        self._check_held(player)
+
     def _check_quota(self, player: Player, *, bot: bool) -> None:
         """Refuse a new seat past the per-player limits, so nobody can hog rooms or bots."""
         seated = [r for r in self._rooms_of(player) if r.seat_of(player.pid) is not None]
@@ -848,11 +912,23 @@ class Arena:
 
     def _list_bots(self, player: Player, msg: Message) -> list[Out]:
         size = page_size(msg.get("limit"), self.limits.max_page)
-        bots = sorted((p.pid, p) for p in self.players.values() if p.kind == "bot")
-        entries, after = page(bots, bot_cursor(msg.get("cursor")), size, self._bot_entry)
+        bots: dict[str, Player | Message] = {
+            p.pid: p for p in self.players.values() if p.kind == "bot"
+        }
+        if self.bot_seats is not None:  # a cluster node: those online elsewhere as they are there
+            for pid, entry in self.bot_seats.listing().items():
+                here = bots.get(pid)
+                if not isinstance(here, Player) or not self._online_here(here):
+                    bots[pid] = entry
+        items = sorted(bots.items(), key=lambda item: item[0])
+        entries, after = page(items, bot_cursor(msg.get("cursor")), size, self._bot_line)
         return [Reply({"type": "bots", "bots": entries, "next": after})]
 
-    def _bot_entry(self, p: Player) -> Message:
+    def _bot_line(self, item: Player | Message) -> Message:
+        return self.bot_entry(item) if isinstance(item, Player) else item
+
+    def bot_entry(self, p: Player) -> Message:
+        """The bot ``p``'s ``list_bots`` entry."""
         return {
             "name": p.name,
             "player": p.pid,
@@ -989,12 +1065,27 @@ class Arena:
     def _named_bots(self, names: list[object], game: str, asker: Player) -> list[Player]:
         if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
             raise UnknownGame("bots must name two different bots")
-        return [self._free_bot_named(name, game, asker) for name in names]  # type: ignore[arg-type]
+        found: list[Player] = []
+        away: list[str] = []
+        for name in names:
+            try:
+                found.append(self._free_bot_named(name, game, asker))  # type: ignore[arg-type]
+            except Elsewhere:
+                away.append(name)  # type: ignore[arg-type]
+        if away:
+            raise Elsewhere(away)
+        return found
 
     def _free_bot_named(self, name: str, game: str, asker: Player) -> Player:
+        granted = self._granted.get(name)
+        if granted is not None:  # its node lent it a seat (and checked it)
+            return granted
         bots = [p for p in self._online_bots(asker) if p.name == name]
         free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
         if not free:
+            seats = self.bot_seats
+            if not bots and seats is not None and seats.elsewhere(name, game, asker.pid):
+                raise Elsewhere([name])
             raise NoBotAvailable(f"bot {name!r} is not connected, or busy, or does not play {game}")
         return free[0]
 
@@ -1006,9 +1097,27 @@ class Arena:
         return self._active_games(bot) < bot.capacity
 
     def _online_bots(self, asker: Player) -> list[Player]:
-        """Every keyed bot that is connected, except the one asking (never its own opponent)."""
+        """Every keyed bot that is connected here, except the one asking (never its own
+        opponent)."""
         bots = [self.players.get(pid) for pid in self._bot_pid.values() if pid != asker.pid]
-        return [p for p in bots if p is not None and p.online]
+        return [p for p in bots if p is not None and self._online_here(p)]
+
+    def _online_here(self, p: Player) -> bool:
+        """Whether ``p`` is connected to this node (a remote member is online elsewhere)."""
+        return p.online and p.pid not in self.remote_members
+
+    def free_bot(self, name: str, game: str, asker: str) -> Player | None:
+        """The bot ``name`` if it is connected here, plays ``game`` and has a seat free (counting
+        those lent to other nodes): a cluster node lends it to a room elsewhere."""
+        for p in self.local_bots():
+            if p.name == name and p.pid != asker and self._plays(p, game) and self._has_room(p):
+                return p
+        return None
+
+    def local_bots(self) -> list[Player]:
+        """The keyed bots connected to this node (a cluster's directory lists them)."""
+        bots = [self.players.get(pid) for pid in self._bot_pid.values()]
+        return [p for p in bots if p is not None and self._online_here(p)]
 
     def _idle_bot(self, game: str, level: int, asker: Player) -> Player:
         """The least busy bot that plays ``game`` at ``level`` (never the asker itself).
@@ -1026,7 +1135,8 @@ class Arena:
         return min(free, key=lambda p: (load[p.pid], p.level is None))
 
     def _active_games(self, player: Player) -> int:
-        return sum(room.status != "over" for room in self._rooms_of(player))
+        here = sum(room.status != "over" for room in self._rooms_of(player))
+        return here + self.lent.get(player.pid, 0) if self.lent else here
 
     def _seat_bot(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:
         out: list[Out] = []

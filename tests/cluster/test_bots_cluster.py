@@ -9,16 +9,20 @@ bots that play are real ``python -m bots`` processes.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+import redis
 from cluster.services import RedisServer
 from conftest import RawClient
 from test_bus import start_nodes
 from test_durability import ServerProcess
-from test_nodes import running
+from test_nodes import moves_table, running, wait_for
 from websockets.asyncio.client import connect
 
 from server.keys import new_key
@@ -88,3 +92,86 @@ async def test_a_bot_is_one_player_on_every_node_and_a_hello_elsewhere_closes_th
     assert (await third.expect("state", room=room))["moves"] == [[0, 0], [1, 1]]
     await alice.request(type="move", room=room, x=2, y=2, ply=2)
     assert (await third.expect("moved", room=room, ply=2))["x"] == 2
+
+
+async def bots_listed(client: RawClient, want: set[str]) -> dict[str, dict[str, Any]]:
+    """Ask ``list_bots`` until exactly the bots ``want`` are online; their entries by name."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while True:
+        reply = await client.request(type="list_bots")
+        online = {e["name"]: e for e in reply["bots"] if e["online"]}
+        if set(online) == want:
+            return online
+        assert loop.time() < deadline, f"bots listed: {online}"
+        await asyncio.sleep(0.1)
+
+
+async def test_every_node_lists_every_node_s_bots_and_rebuilds_them_after_redis_restarts(
+    cluster: dict[str, ServerProcess], keys: dict[str, str], redis_server: RedisServer
+) -> None:
+    deep = await raw_bot(cluster["b"], "deep", keys["deep"], capacity=3, games=["gomoku"])
+    quick = await raw_bot(cluster["c"], "quick", keys["quick"], level=4)
+    watcher = await cluster["a"].client("watcher")
+    listed = await bots_listed(watcher, {"deep", "quick"})
+    assert listed["deep"] == {
+        "name": "deep",
+        "player": deep.player,
+        "games": ["gomoku"],
+        "capacity": 3,
+        "active": 0,
+        "online": True,
+        "level": None,
+    }
+    assert (listed["quick"]["player"], listed["quick"]["level"]) == (quick.player, 4)
+    redis_server.kill()
+    await asyncio.to_thread(redis_server.start)  # empty: every node writes its bots again
+    with redis.Redis.from_url(redis_server.url()) as r:
+        await wait_for(lambda: r.hexists("mnk:0:bots:b", deep.player))
+    assert set(await bots_listed(watcher, {"deep", "quick"})) == {"deep", "quick"}
+    await quick.close()  # gone from c: gone from every node's list
+    await bots_listed(watcher, {"deep"})
+
+
+def bot_process(node: ServerProcess, name: str, key_file: Path, *extra: str) -> Any:
+    """A real ``python -m bots`` process connected to ``node`` with its key in ``key_file``."""
+    cmd = [sys.executable, "-m", "bots", "--server", node.url, "--engine", "minimax:level=2"]
+    cmd += ["--name", name, "--key-file", str(key_file), "--log-level", "WARNING", *extra]
+    return subprocess.Popen(cmd)
+
+
+@pytest.fixture
+async def bot_processes(
+    cluster: dict[str, ServerProcess], keys: dict[str, str], tmp_path: Path
+) -> AsyncIterator[list[Any]]:
+    """Real bots: deep on node b, quick on node c (stopped after the test)."""
+    procs = []
+    for node, name in (("b", "deep"), ("c", "quick")):
+        (tmp_path / name).write_text(keys[name] + "\n")
+        procs.append(bot_process(cluster[node], name, tmp_path / name))
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.kill()
+            await asyncio.to_thread(proc.wait, 15)
+
+
+async def test_a_director_on_one_node_seats_two_real_bots_of_two_other_nodes_and_they_play(
+    cluster: dict[str, ServerProcess], bot_processes: list[Any], pg_url: str
+) -> None:
+    director = await cluster["a"].client("director")
+    await bots_listed(director, {"deep", "quick"})
+    made = await director.request(type="create_room", game="gomoku", bots=["deep", "quick"])
+    assert made["type"] == "joined", made
+    room = made["room"]
+    state = await director.expect("state", room=room, status="playing")
+    assert state["players"] == ["deep", "quick"] and state["kinds"] == ["bot", "bot"]
+    over = await director.expect("game_over", timeout=60, room=room)
+    seen = [(m["x"], m["y"]) for m in director.seen if m["type"] == "moved" and m["room"] == room]
+    assert [m["ply"] for m in director.seen if m["type"] == "moved"] == list(range(len(seen)))
+    assert moves_table(pg_url, room) == seen and len(seen) >= 9
+    assert over["reason"] in ("line", "draw"), over  # played out, nobody timed out or left
+    with psycopg.connect(pg_url) as db:
+        owner = db.execute("SELECT owner FROM rooms WHERE room = %s", (room,)).fetchone()
+    assert owner == ("a",)
