@@ -107,6 +107,15 @@ async def bots_listed(client: RawClient, want: set[str]) -> dict[str, dict[str, 
         await asyncio.sleep(0.1)
 
 
+async def active(client: RawClient, name: str, games: int) -> None:
+    """Wait until ``list_bots`` shows the bot ``name`` online with ``games`` active."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while (await bots_listed(client, {name}))[name]["active"] != games:
+        assert loop.time() < deadline, f"{name} never had {games} games"
+        await asyncio.sleep(0.1)
+
+
 async def test_every_node_lists_every_node_s_bots_and_rebuilds_them_after_redis_restarts(
     cluster: dict[str, ServerProcess], keys: dict[str, str], redis_server: RedisServer
 ) -> None:
@@ -175,3 +184,31 @@ async def test_a_director_on_one_node_seats_two_real_bots_of_two_other_nodes_and
     with psycopg.connect(pg_url) as db:
         owner = db.execute("SELECT owner FROM rooms WHERE room = %s", (room,)).fetchone()
     assert owner == ("a",)
+
+
+async def test_two_nodes_asking_at_once_for_a_bot_of_capacity_one_get_one_room(
+    cluster: dict[str, ServerProcess], keys: dict[str, str]
+) -> None:
+    solo = await raw_bot(cluster["c"], "solo", keys["solo"], capacity=1)
+    alice, bob = await cluster["a"].client("alice"), await cluster["b"].client("bob")
+    for asker in (alice, bob):
+        await bots_listed(asker, {"solo"})
+    ask = {"type": "create_room", "game": "tictactoe", "bot": "solo", "seat": 0}
+    replies = await asyncio.gather(alice.request(**ask), bob.request(**ask))
+    kinds = sorted(r["type"] for r in replies)
+    assert kinds == ["error", "joined"], replies
+    error = next(r for r in replies if r["type"] == "error")
+    assert error["code"] == "no_bot_available"
+    winner, loser = (alice, bob) if replies[0]["type"] == "joined" else (bob, alice)
+    room = next(r for r in replies if r["type"] == "joined")["room"]
+    assert (await solo.expect("joined"))["room"] == room
+    await active(loser, "solo", 1)  # its home counts the seat it lent
+    await winner.request(type="resign", room=room)
+    assert (await solo.expect("game_over", room=room))["reason"] == "resign"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while (again := await loser.request(**ask))["type"] != "joined":  # the seat came back
+        assert again["code"] == "no_bot_available" and loop.time() < deadline, again
+        await asyncio.sleep(0.1)
+    assert (await solo.expect("joined"))["room"] == again["room"]
+    assert [m["room"] for m in solo.seen if m["type"] == "joined"] == [room, again["room"]]
