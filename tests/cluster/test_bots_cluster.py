@@ -9,12 +9,14 @@ bots that play are real ``python -m bots`` processes.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import psycopg
 import pytest
 import redis
@@ -25,7 +27,10 @@ from test_durability import ServerProcess
 from test_nodes import moves_table, running, wait_for
 from websockets.asyncio.client import connect
 
-from server.keys import new_key
+import server.cluster.bots as cluster_bots
+from server.arena import Arena, Conn
+from server.cluster.bots import ClusterBots
+from server.keys import KeyRing, new_key
 
 #: The bots every node of these tests accepts (``--keys-file``).
 BOTS = ("deep", "quick", "solo")
@@ -212,3 +217,80 @@ async def test_two_nodes_asking_at_once_for_a_bot_of_capacity_one_get_one_room(
         await asyncio.sleep(0.1)
     assert (await solo.expect("joined"))["room"] == again["room"]
     assert [m["room"] for m in solo.seen if m["type"] == "joined"] == [room, again["room"]]
+
+
+# -- the seat protocol's edges, on real arenas with the bus replaced by a recorder ---------------
+
+
+class Recorder:
+    """What :class:`ClusterBots` uses of a node's forwarder: the ops it would put on the bus
+    are recorded, and what it would deliver once committed is kept."""
+
+    prefix, node = "mnk:0:", "a"
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, list[Any]]] = []
+        self.delivered: list[Any] = []
+        self.server = self
+
+    def queue(self, node: str, op: list[Any]) -> bool:
+        self.sent.append((node, op))
+        return True
+
+    def _emit(self, peer: Any, out: list[Any], records: list[Any]) -> None:
+        self.delivered += out
+
+
+def say_hello(arena: Arena, name: str, **extra: Any) -> Conn:
+    """A connection of ``name`` that said hello to ``arena``."""
+    message = {"type": "hello", "protocol": 1, "name": name, "kind": "human"} | extra
+    conn = arena.connect()
+    arena.receive(conn, msgpack.packb(message))
+    assert conn.pid is not None
+    return conn
+
+
+def node_with(lease_s: float = 10.0) -> tuple[Arena, ClusterBots, Recorder]:
+    arena = Arena(durable=False, keys=KeyRing())
+    recorder = Recorder()
+    arena.bot_seats = bots = ClusterBots(arena, recorder, lease_s)  # type: ignore[arg-type]
+    return arena, bots, recorder
+
+
+async def test_a_home_that_does_not_answer_in_time_is_a_refusal_and_its_late_seat_goes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cluster_bots, "WAIT", 0.05)
+    arena, bots, recorder = node_with()
+    entry = {"name": "solo", "player": "p_solo", "games": ["*"], "capacity": 1, "active": 0}
+    bots.read({"c": {b"p_solo": json.dumps(entry).encode(), b"~": b"1"}})
+    conn = say_hello(arena, "alice")
+    alice = conn.pid
+    ask = {"type": "create_room", "game": "tictactoe", "bot": "solo", "seat": 0, "id": 3}
+    assert arena.receive(conn, msgpack.packb(ask)) == []  # held: c is asked for a seat
+    assert recorder.sent == [("c", ["seat", 1, "solo", "tictactoe", alice])]
+    await asyncio.sleep(0.2)
+    [error] = recorder.delivered
+    assert error.to == (alice,) and error.message["code"] == "no_bot_available"
+    assert error.message["id"] == 3 and not list(arena.rooms)  # no room was made
+    bots.handle("c", ["lent", 1, True, "p_solo", "solo", None, 1, ["*"]])  # too late
+    assert recorder.sent[-1] == ("c", ["free", 1])
+
+
+def test_a_home_lends_a_bot_s_seats_within_its_capacity_and_drops_those_of_a_dead_node() -> None:
+    arena, bots, recorder = node_with(lease_s=0.0)
+    arena.keys.add("solo", key := new_key())
+    solo = say_hello(arena, "solo", kind="bot", key=key, games=["*"], capacity=1).pid
+    assert solo is not None
+    bots.handle("b", ["seat", 7, "solo", "tictactoe", "p_asker"])
+    assert recorder.sent[-1] == ("b", ["lent", 7, True, solo, "solo", None, 1, ["*"]])
+    bots.handle("d", ["seat", 2, "solo", "tictactoe", "p_other"])
+    assert recorder.sent[-1] == ("d", ["lent", 2, False])  # its one seat is lent
+    assert arena.bot_entry(arena.players[solo])["active"] == 1
+    bots.handle("b", ["free", 7])
+    bots.handle("d", ["seat", 3, "solo", "tictactoe", "p_other"])
+    assert recorder.sent[-1][1][:3] == ["lent", 3, True]
+    bots.handle("b", ["seat", 8, "gomoku", "tictactoe", "p_asker"])  # no such bot here
+    assert recorder.sent[-1] == ("b", ["lent", 8, False])
+    bots.read({"b": {b"~": b"1"}})  # d's directory hash expired: d is gone, its seat too
+    assert arena.lent == {} and arena.bot_entry(arena.players[solo])["active"] == 0
