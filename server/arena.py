@@ -14,7 +14,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -70,10 +70,12 @@ class Lookup:
 
 @dataclass(frozen=True, slots=True)
 class Resolve:
-    """A session token unknown here, to look up in the cluster's shared players table off the
-    event loop; the answer goes back through :meth:`Arena.session_resolved`."""
+    """A session token unknown here (or a bot's name, ``bot``), to look up in the cluster's
+    shared players table off the event loop; the answer goes back through
+    :meth:`Arena.session_resolved`."""
 
     token_hash: str
+    bot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,31 @@ class Forwarder(Protocol):
     def offline(self, player: Player) -> None:
         """``player``'s socket here closed: the nodes it played through see it go offline."""
         ...
+
+
+class BotSeats(Protocol):
+    """A cluster node's link to the bots connected to other nodes (server/cluster/bots.py)."""
+
+    def listing(self) -> dict[str, Message]:
+        """The ``list_bots`` entries of the bots online on other nodes, by player id."""
+        ...
+
+    def elsewhere(self, name: str, game: str, asker: str) -> bool:
+        """Whether the bot ``name`` is online on another node and plays ``game``."""
+        ...
+
+    def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
+        """Hold ``player``'s ``create_room`` while the bots ``names``' nodes lend them a seat
+        (it goes on with :meth:`Arena.create_held`), or raise."""
+        ...
+
+
+class Elsewhere(Exception):
+    """The named bots are not free here but online on other nodes: ask their nodes for seats."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names)
+        self.names = names
 
 
 #: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
@@ -222,6 +249,12 @@ def peek_id(frame: bytes | str) -> int | None:
     return rid if type(rid) is int else None
 
 
+def bot_pid(name: str) -> str:
+    """A bot's player id on a cluster none of whose nodes saved one yet: every node makes the
+    same, so two nodes greeting it at once make one player."""
+    return "p_" + hashlib.sha256(f"bot:{name}".encode()).hexdigest()[:12]
+
+
 def hash_token(token: str) -> str:
     """Session tokens are stored hashed, so a leaked player table resumes nobody."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -272,6 +305,15 @@ class Arena:
         self._remote_serial: dict[str, int] = {}
         #: Where requests for rooms held by other cluster nodes go (server/cluster/forward.py).
         self.forward: Forwarder | None = None
+        #: Players connected to other nodes with rooms here, and their node (a cluster's
+        #: forwarder's): a bot among them is not seated here without its node's word.
+        self.remote_members: Mapping[str, str] = {}
+        #: Seats this node's bots were lent in other nodes' rooms, per bot (their capacity).
+        self.lent: dict[str, int] = {}
+        #: Bots connected to other nodes, seated in rooms here (server/cluster/bots.py).
+        self.bot_seats: BotSeats | None = None
+        #: During :meth:`create_held`: the players of the bots other nodes lent seats of.
+        self._granted: dict[str, Player] = {}
         #: Whether the players table is shared by cluster nodes: a session unknown here is
         #: looked up there (``Resolve``) before it is refused.
         self.shared_sessions = False
@@ -370,6 +412,8 @@ class Arena:
             return [_internal_error(request_id)]
         if row is not None and row.token_hash not in self._by_token:
             self._load_player(row)
+        if row is not None and row.kind == "bot":  # one identity per bot in the cluster
+            self._bot_pid.setdefault(row.name, row.pid)
         try:
             out = self._hello(conn, msg, resolved=True)
         except ArenaError as exc:
@@ -634,9 +678,12 @@ class Arena:
             raise BadMessage(f"games lists at most {self.limits.max_hello_games} games")
         session = msg.get("session")
         if msg["kind"] == "bot":
-            player, token = self._bot_hello(msg)
+            owner = self._bot_owner(msg)
+            if self.shared_sessions and not resolved and owner not in self._bot_pid:
+                return self._resolve(conn, msg, Resolve("", bot=owner))  # known elsewhere?
+            player, token = self._bot_hello(msg, owner)
         elif self._must_resolve(session, resolved):
-            return self._resolve(conn, msg, session)
+            return self._resolve(conn, msg, Resolve(hash_token(session)))
         else:
             player, token = self._human_hello(name, session)
         pid, name = player.pid, player.name
@@ -672,15 +719,15 @@ class Arena:
             return False
         return hash_token(session) not in self._by_token
 
-    def _resolve(self, conn: Conn, msg: Message, session: str) -> list[Out]:
-        """Park ``msg`` on ``conn`` while the store looks its session up (bounded in all)."""
+    def _resolve(self, conn: Conn, msg: Message, item: Resolve) -> list[Out]:
+        """Park ``msg`` on ``conn`` while the store looks ``item`` up (bounded in all)."""
         if self.lookups >= self.limits.max_lookups:
             self.note_limit(conn, "lookups", self.clock())
             raise RateLimited("the server is busy; say hello again in a moment")
         conn.hello = msg
         conn.lookups += 1
         self.lookups += 1
-        return [Resolve(hash_token(session))]
+        return [item]
 
     def _human_hello(self, name: str, token: str | None) -> tuple[Player, str]:
         """A new human, or the one ``token`` resumes (renamed to ``name``)."""
@@ -703,22 +750,33 @@ class Arena:
                 self._save_player(player)
         return player, token
 
-    def _bot_hello(self, msg: Message) -> tuple[Player, str]:
-        """The bot ``msg["key"]`` names: one player per key name, whatever its session says.
-
-        The key fixes the name (the ``hello`` name is replaced). A session is kept when it is
-        the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
-        """
+    def _bot_owner(self, msg: Message) -> str:
+        """The name of the bot whose key ``msg`` shows (BadKey without a valid one)."""
         key = msg.get("key")
         owner = None if key is None else self.keys.identify(key)
         if key is None or owner is None:
             raise BadKey("a bot needs a valid key from the server's operator")
+        return owner
+
+    def _bot_hello(self, msg: Message, owner: str) -> tuple[Player, str]:
+        """The bot ``owner`` (its key's name): one player per key name, whatever its session
+        says.
+
+        The key fixes the name (the ``hello`` name is replaced). A session is kept when it is
+        the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
+        """
+        key = msg["key"]
         pid = self._bot_pid.get(owner)
         player = self.players.get(pid) if pid is not None else None
         token = msg.get("session")
+        if player is None and self.shared_sessions:  # the same id on every node, even when
+            player = self.players.get(bot_pid(owner))  # two nodes make it at once; maybe a
+            if player is not None:  # remote member here already
+                self._bot_pid[owner] = player.pid
         if player is None:
             token = secrets.token_urlsafe(24)
-            player = Player("p_" + secrets.token_hex(6), owner, "bot", hash_token(token))
+            new = bot_pid(owner) if self.shared_sessions else "p_" + secrets.token_hex(6)
+            player = Player(new, owner, "bot", hash_token(token))
             self._bot_pid[owner] = player.pid
             self._add_player(player)
         elif token is None or not hmac.compare_digest(hash_token(token), player.token_hash):
@@ -764,25 +822,28 @@ class Arena:
             raise UnknownGame("set-up positions are for games between humans (bots see moves only)")
         if named is None:
             self._check_quota(player, bot=room_options["opponent"] == "bot" or "bot" in msg)
-        if named is not None:
-            bots = self._named_bots(named, variant.name, player)
-            room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
-        elif msg.get("bot") is not None:  # a human picked the bot by name
-            bots = [self._free_bot_named(msg["bot"], variant.name, player)]
-            room_options["opponent"] = "bot"
-            level = bots[0].level if bots[0].level is not None else level or 5
-            level = level or None  # a bot that plays no level shows none
-        elif room_options["opponent"] == "bot":
-            level = level or 5
-            bots = [self._idle_bot(variant.name, level, player)]
-        else:
-            bots = []
+        try:
+            if named is not None:
+                bots = self._named_bots(named, variant.name, player)
+                room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
+            elif msg.get("bot") is not None:  # a human picked the bot by name
+                bots = [self._free_bot_named(msg["bot"], variant.name, player)]
+                room_options["opponent"] = "bot"
+                level = bots[0].level if bots[0].level is not None else level or 5
+                level = level or None  # a bot that plays no level shows none
+            elif room_options["opponent"] == "bot":
+                level = level or 5
+                bots = [self._idle_bot(variant.name, level, player)]
+            else:
+                bots = []
+        except Elsewhere as away:  # seats of bots on other nodes: made once they are lent
+            self._check_created(player)
+            if self.bot_seats is None or self._granted:
+                raise NoBotAvailable("the bots named are not free right now") from None
+            return self.bot_seats.hold(player, msg, away.names, variant.name)
         if level is not None and bots:
             room_options["level"] = level
-        if len(player.created) >= self.limits.max_rooms_created:
-            self.note_limit(None, "max_rooms_created", self.clock())
-            raise TooManyRooms("you created too many rooms that are still open; leave some")
-        self._check_held(player)
+        self._check_created(player)
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
         self._keep(player)  # its creator owns a live room: written before the room is
         self._add_room(room)
@@ -804,6 +865,33 @@ class Arena:
             out += self._seat_bot(bots[0], room, 1 - seat, level)
         return out
 
+    def create_held(
+        self, pid: str, msg: Message, granted: dict[str, Player]
+    ) -> tuple[list[Out], str | None]:
+        """Go on with ``pid``'s ``create_room`` held for seats of bots on other nodes, with the
+        players of the bots ``granted`` (remote members here): its outputs (the reply carrying
+        the request's id), and the room made (None: refused, or its asker left)."""
+        player = self.players.get(pid)
+        if player is None or not player.online:
+            return [], None
+        before = set(player.created)
+        self._granted = granted
+        try:
+            out = self._create_room(player, msg)
+        except ArenaError as exc:
+            out = [Reply(wire.error(exc.code, exc.message, None))]
+        finally:
+            self._granted = {}
+        made = next(iter(player.created - before), None)
+        return self._address(pid, out, msg.get("id")), made
+
+    def _check_created(self, player: Player) -> None:
+        """Refuse a new room past the rooms ``player`` created and holds."""
+        if len(player.created) >= self.limits.max_rooms_created:
+            self.note_limit(None, "max_rooms_created", self.clock())
+            raise TooManyRooms("you created too many rooms that are still open; leave some")
+        self._check_held(player)
+
     def _check_quota(self, player: Player, *, bot: bool) -> None:
         """Refuse a new seat past the per-player limits, so nobody can hog rooms or bots."""
         seated = [r for r in self._rooms_of(player) if r.seat_of(player.pid) is not None]
@@ -824,11 +912,23 @@ class Arena:
 
     def _list_bots(self, player: Player, msg: Message) -> list[Out]:
         size = page_size(msg.get("limit"), self.limits.max_page)
-        bots = sorted((p.pid, p) for p in self.players.values() if p.kind == "bot")
-        entries, after = page(bots, bot_cursor(msg.get("cursor")), size, self._bot_entry)
+        bots: dict[str, Player | Message] = {
+            p.pid: p for p in self.players.values() if p.kind == "bot"
+        }
+        if self.bot_seats is not None:  # a cluster node: those online elsewhere as they are there
+            for pid, entry in self.bot_seats.listing().items():
+                here = bots.get(pid)
+                if not isinstance(here, Player) or not self._online_here(here):
+                    bots[pid] = entry
+        items = sorted(bots.items(), key=lambda item: item[0])
+        entries, after = page(items, bot_cursor(msg.get("cursor")), size, self._bot_line)
         return [Reply({"type": "bots", "bots": entries, "next": after})]
 
-    def _bot_entry(self, p: Player) -> Message:
+    def _bot_line(self, item: Player | Message) -> Message:
+        return self.bot_entry(item) if isinstance(item, Player) else item
+
+    def bot_entry(self, p: Player) -> Message:
+        """The bot ``p``'s ``list_bots`` entry."""
         return {
             "name": p.name,
             "player": p.pid,
@@ -965,12 +1065,27 @@ class Arena:
     def _named_bots(self, names: list[object], game: str, asker: Player) -> list[Player]:
         if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
             raise UnknownGame("bots must name two different bots")
-        return [self._free_bot_named(name, game, asker) for name in names]  # type: ignore[arg-type]
+        found: list[Player] = []
+        away: list[str] = []
+        for name in names:
+            try:
+                found.append(self._free_bot_named(name, game, asker))  # type: ignore[arg-type]
+            except Elsewhere:
+                away.append(name)  # type: ignore[arg-type]
+        if away:
+            raise Elsewhere(away)
+        return found
 
     def _free_bot_named(self, name: str, game: str, asker: Player) -> Player:
+        granted = self._granted.get(name)
+        if granted is not None:  # its node lent it a seat (and checked it)
+            return granted
         bots = [p for p in self._online_bots(asker) if p.name == name]
         free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
         if not free:
+            seats = self.bot_seats
+            if not bots and seats is not None and seats.elsewhere(name, game, asker.pid):
+                raise Elsewhere([name])
             raise NoBotAvailable(f"bot {name!r} is not connected, or busy, or does not play {game}")
         return free[0]
 
@@ -982,9 +1097,27 @@ class Arena:
         return self._active_games(bot) < bot.capacity
 
     def _online_bots(self, asker: Player) -> list[Player]:
-        """Every keyed bot that is connected, except the one asking (never its own opponent)."""
+        """Every keyed bot that is connected here, except the one asking (never its own
+        opponent)."""
         bots = [self.players.get(pid) for pid in self._bot_pid.values() if pid != asker.pid]
-        return [p for p in bots if p is not None and p.online]
+        return [p for p in bots if p is not None and self._online_here(p)]
+
+    def _online_here(self, p: Player) -> bool:
+        """Whether ``p`` is connected to this node (a remote member is online elsewhere)."""
+        return p.online and p.pid not in self.remote_members
+
+    def free_bot(self, name: str, game: str, asker: str) -> Player | None:
+        """The bot ``name`` if it is connected here, plays ``game`` and has a seat free (counting
+        those lent to other nodes): a cluster node lends it to a room elsewhere."""
+        for p in self.local_bots():
+            if p.name == name and p.pid != asker and self._plays(p, game) and self._has_room(p):
+                return p
+        return None
+
+    def local_bots(self) -> list[Player]:
+        """The keyed bots connected to this node (a cluster's directory lists them)."""
+        bots = [self.players.get(pid) for pid in self._bot_pid.values()]
+        return [p for p in bots if p is not None and self._online_here(p)]
 
     def _idle_bot(self, game: str, level: int, asker: Player) -> Player:
         """The least busy bot that plays ``game`` at ``level`` (never the asker itself).
@@ -1002,7 +1135,8 @@ class Arena:
         return min(free, key=lambda p: (load[p.pid], p.level is None))
 
     def _active_games(self, player: Player) -> int:
-        return sum(room.status != "over" for room in self._rooms_of(player))
+        here = sum(room.status != "over" for room in self._rooms_of(player))
+        return here + self.lent.get(player.pid, 0) if self.lent else here
 
     def _seat_bot(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:
         out: list[Out] = []

@@ -22,6 +22,7 @@ from redis.exceptions import RedisError
 
 from server.arena import Arena, Limits
 from server.botpool import DEFAULT_BOTS, BotPool
+from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
 from server.cluster.codes import CodeRegistry
 from server.cluster.forward import Forwarder
@@ -217,6 +218,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
         server.fanout = forwarder.fanout  # remote members' outputs go to their nodes
         bus.on_remote_hello = forwarder.remote_hello
         arena.forward = forwarder
+        arena.remote_members = forwarder.remote
+        arena.bot_seats = bus.bots = forwarder.bots = ClusterBots(arena, forwarder, args.lease)
     await server.start()
     if bus is not None and forwarder is not None:
         bus.start()

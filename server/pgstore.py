@@ -224,6 +224,20 @@ class PgStore(History):
         )
         return None if row is None else PlayerRow(**dict(row))
 
+    def bot_by_name(self, name: str) -> PlayerRow | None:
+        """The newest player of the bot ``name``, saved by whichever node: a bot is one player
+        on every node (read on a worker thread, never the loop)."""
+        row = (
+            self._reader()
+            .execute(
+                "SELECT * FROM players WHERE kind = 'bot' AND name = ? "
+                "ORDER BY created_at DESC, pid LIMIT 1",
+                (name,),
+            )
+            .fetchone()
+        )
+        return None if row is None else PlayerRow(**dict(row))
+
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
         return read_bot_keys(self._reader().conn)

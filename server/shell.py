@@ -460,7 +460,10 @@ class ArenaServer:
         failed = False
         row = None
         try:
-            row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
+            if item.bot is not None:  # a bot's one player, by its key's name
+                row = await asyncio.to_thread(self.store.bot_by_name, item.bot)
+            else:
+                row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
         except asyncio.CancelledError:
             self.arena.drop_hello(peer.conn)  # the asker left: only uncounted
             return

@@ -19,12 +19,15 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.arena import Arena
+
+if TYPE_CHECKING:
+    from server.cluster.bots import ClusterBots
 
 log = logging.getLogger("mnk.cluster")
 
@@ -69,6 +72,8 @@ class RedisBus:
         self.on_remote_hello: Callable[[str, str], None] | None = None
         #: The node whose lobby hash lists each other node's room (where requests are forwarded).
         self.owners: dict[str, str] = {}
+        #: The directory of bots, written and read in the same round trips as the lobby.
+        self.bots: ClusterBots | None = None
 
     def lobby_of(self, node: str) -> str:
         """The key of ``node``'s lobby hash."""
@@ -168,6 +173,8 @@ class RedisBus:
                 await self.round()
             except (RedisError, OSError) as exc:
                 self._written = None  # Redis may come back empty: write everything again
+                if self.bots is not None:
+                    self.bots.failed()
                 if not self._down:
                     log.warning("Redis is unreachable (%s); the lobby waits for it", exc)
                 self._down = True
@@ -200,19 +207,28 @@ class RedisBus:
                 p.hdel(key, *gone)
             p.pexpire(key, int(max(self.lease_s, 2 * ROUND) * 1000))
             p.sadd(self.nodes_key, self.node)
+            if self.bots is not None:
+                self.bots.write(p)  # ends with its hash's size
             p.hlen(key)
             p.smembers(self.nodes_key)
-            *_, size, members = await p.execute()
+            *rest, size, members = await p.execute()
+        if self.bots is not None:
+            self.bots.written(rest[-1])
         # a hash shorter than what was written lost lines (Redis restarted): all again next time
         self._written = lines if size == len(lines) else None
         others = sorted(n for m in members if (n := m.decode()) != self.node)
         async with self.redis.pipeline(transaction=False) as p:
             for other in others:
                 p.hgetall(self.lobby_of(other))
+            if self.bots is not None:
+                for other in others:
+                    p.hgetall(self.bots.key_of(other))
             tables = await p.execute()
+        if self.bots is not None:
+            self.bots.read(dict(zip(others, tables[len(others) :], strict=True)))
         remote: dict[str, Any] = {}
         owners: dict[str, str] = {}
-        for other, table in zip(others, tables, strict=True):
+        for other, table in zip(others, tables[: len(others)], strict=True):
             for room, line in table.items():
                 room_id = room.decode()
                 if room_id not in remote:

@@ -41,7 +41,11 @@ from server.ratelimit import TokenBucket
 from server.room import Send
 from server.shell import LocalFanOut
 
+#: The bus ops of bots seated across nodes (carried out by server/cluster/bots.py).
+BOT_OPS = frozenset({"seat", "lent", "free"})
+
 if TYPE_CHECKING:
+    from server.cluster.bots import ClusterBots
     from server.cluster.bus import RedisBus
 
 log = logging.getLogger("mnk.cluster")
@@ -91,8 +95,11 @@ class ClusterFanOut(LocalFanOut):
                 away.setdefault(node, []).append(pid)
         if here:
             super().deliver(here, frame)
+        bots = self.forwarder.bots
         for node, who in away.items():
             self.forwarder.queue(node, ["out", who, frame])
+            if bots is not None:  # a seat lent for a game now over goes back
+                bots.delivered(who)
 
     def local(self, pids: Iterable[str], frame: bytes) -> None:
         """Send a frame to the listed players' sockets here (a forwarded output)."""
@@ -134,6 +141,8 @@ class Forwarder:
         self._tasks: list[asyncio.Task[None]] = []
         self._lookups: set[asyncio.Task[None]] = set()
         self._warned = -LOG_INTERVAL
+        #: Bots seated across nodes (server/cluster/bots.py): carries out their ops.
+        self.bots: ClusterBots | None = None
 
     def inbox_of(self, node: str) -> str:
         """The key of ``node``'s inbox stream."""
@@ -373,6 +382,8 @@ class Forwarder:
             self.server._emit(None, self._attach(node, *op[1:4]), self.arena.drain())
         elif kind == "off":
             self._on_offline(node, op[1])
+        elif self.bots is not None and kind in BOT_OPS:
+            self.bots.handle(node, op)
         else:
             raise ValueError(f"unknown bus op {kind!r}")
 

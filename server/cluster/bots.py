@@ -1,0 +1,294 @@
+"""Bots across cluster nodes: a directory of every node's bots, and rooms seating bots that are
+connected to other nodes, without ever overbooking a bot's capacity.
+
+**Directory.** Each bus round (``RedisBus.round``, no extra round trip) a node writes the
+``list_bots`` entries of the bots connected to it into its own hash ``mnk:DB:bots:NODE`` (by
+player id, plus a ``~`` field, so the hash exists while the node lives), only when they changed
+or Redis lost them, with the lobby's expiry; it reads the other nodes' hashes. ``list_bots``
+shows them all; a dead node's bots leave with its hash.
+
+**Seats.** The node a bot is connected to (its *home*) is the authority on its capacity. A
+``create_room`` naming bots connected elsewhere is held here (the arena stays sans-I/O) while
+each home is asked over the bus for a seat:
+
+- ``["seat", token, name, game, asker]``: lend a seat of the bot ``name`` for ``game``;
+- ``["lent", token, ok, pid, name, level, capacity, games]``: the answer (``ok`` false: no);
+- ``["free", token]``: the room the seat was lent for is over (or was never made).
+
+A home lends a seat only while its bot is free counting the seats it lent already
+(``Arena.lent``), so two nodes asking at once get one seat for a bot of capacity 1. Once every
+seat is lent the room is made with the bots as remote members (their outputs go to their home,
+which writes them to the bots' sockets: a bot sees what it sees when seated at home); no answer
+within ``WAIT`` seconds or one refusal, and the asker gets ``no_bot_available``, and the seats
+lent are given back. A seat is given back as soon as its room's game is over (seen when the bot
+is sent something) or the room is gone (seen each round); a home drops the seats of a node whose
+directory hash expired (a dead node).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from protocol import wire
+from protocol.errors import NoBotAvailable, RateLimited
+from protocol.wire import Message
+from server.arena import Arena, Out, Player, Reply
+from server.room import Send
+
+if TYPE_CHECKING:
+    from redis.asyncio.client import Pipeline
+
+    from server.cluster.forward import Forwarder
+
+#: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.
+WAIT = 5.0
+#: ``create_room`` requests held here at once, in all and per player.
+MAX_HELD = 256
+MAX_HELD_PER_PLAYER = 4
+#: Seats this node's bots may be lent at once, in all (each bot also within its capacity).
+MAX_LENT = 65_536
+#: The field that keeps a node's directory hash alive while it lists no bot.
+ALIVE = "~"
+
+
+@dataclass(slots=True)
+class Held:
+    """A ``create_room`` waiting for the homes of the bots it names to lend their seats."""
+
+    pid: str
+    msg: Message
+    asked: dict[int, str]
+    granted: dict[int, tuple[str, list[Any]]] = field(default_factory=dict)
+    refused: bool = False
+    timer: asyncio.TimerHandle | None = None
+
+
+class ClusterBots:
+    """One node's side of the bot directory and of seats lent across nodes (see the module)."""
+
+    def __init__(self, arena: Arena, forwarder: Forwarder, lease_s: float) -> None:
+        self.arena, self.forwarder, self.lease_s = arena, forwarder, lease_s
+        self.node = forwarder.node
+        self.key = self.key_of(self.node)
+        self._written: dict[str, str] | None = None
+        #: Other nodes' bots: entries by player id, and each name's (node, player id).
+        self.entries: dict[str, Message] = {}
+        self.homes: dict[str, tuple[str, str]] = {}
+        #: Nodes whose directory hash exists (alive, as far as Redis knows).
+        self.live: set[str] = set()
+        # -- asking: held requests by token, per player, and the seats lent to rooms here
+        self._asks: dict[int, Held] = {}
+        self._per_player: dict[str, int] = {}
+        self._next = 0
+        self._seats: dict[str, list[tuple[str, int, str]]] = {}
+        self._rooms_of: dict[str, set[str]] = {}
+        # -- lending: (node, token) -> (bot pid, when)
+        self._lent: dict[tuple[str, int], tuple[str, float]] = {}
+
+    def key_of(self, node: str) -> str:
+        """The key of ``node``'s directory hash."""
+        return f"{self.forwarder.prefix}bots:{node}"
+
+    # -- the directory (inside the bus round's pipelines) --------------------------------------
+
+    def write(self, p: Pipeline) -> None:
+        """Queue this round's writes of the directory hash (ending with its ``HLEN``)."""
+        lines = {b.pid: json.dumps(self.arena.bot_entry(b)) for b in self.arena.local_bots()}
+        lines[ALIVE] = "1"
+        if lines != self._written:
+            p.delete(self.key)
+            p.hset(self.key, mapping=lines)  # type: ignore[arg-type]
+            self._written = lines
+        p.pexpire(self.key, int(self.lease_s * 1000))
+        p.hlen(self.key)
+
+    def written(self, size: int) -> None:
+        """The hash's size after the writes: shorter, Redis lost it: all again next round."""
+        if self._written is not None and size != len(self._written):
+            self._written = None
+
+    def failed(self) -> None:
+        """The round did not reach Redis: it may come back empty, so write everything again."""
+        self._written = None
+
+    def read(self, tables: dict[str, dict[bytes, bytes]]) -> None:
+        """Take the other nodes' directory hashes, then give back what ended (each round)."""
+        entries: dict[str, Message] = {}
+        homes: dict[str, tuple[str, str]] = {}
+        for node, table in tables.items():
+            for pid, line in table.items():
+                if pid.decode() == ALIVE:
+                    continue
+                entry = json.loads(line)
+                entries[pid.decode()] = entry
+                homes.setdefault(entry["name"], (node, pid.decode()))
+        self.entries, self.homes = entries, homes
+        self.live = {node for node, table in tables.items() if table}
+        self._tidy()
+
+    def listing(self) -> dict[str, Message]:
+        """The ``list_bots`` entries of the bots online on other nodes, by player id."""
+        return self.entries
+
+    def elsewhere(self, name: str, game: str, asker: str) -> bool:
+        """Whether the bot ``name`` is online on another node and plays ``game``."""
+        home = self.homes.get(name)
+        if home is None or home[1] == asker:
+            return False
+        games = self.entries[home[1]]["games"]
+        return game in games or "*" in games
+
+    # -- asking for seats ----------------------------------------------------------------------
+
+    def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
+        """Hold ``player``'s ``create_room`` and ask each named bot's home for a seat."""
+        held_here = self._per_player.get(player.pid, 0)
+        if sum(self._per_player.values()) >= MAX_HELD:
+            raise RateLimited("too many rooms wait for bots on other nodes; try again")
+        if held_here >= MAX_HELD_PER_PLAYER:
+            raise RateLimited("wait for the rooms you asked for first")
+        held = Held(player.pid, msg, {})
+        for name in names:
+            node, _pid = self.homes[name]
+            self._next += 1
+            if not self.forwarder.queue(node, ["seat", self._next, name, game, player.pid]):
+                for token in held.asked:  # a seat asked for already is freed when lent
+                    self._asks.pop(token, None)
+                raise RateLimited("the cluster bus is overloaded; try again")
+            held.asked[self._next] = name
+            self._asks[self._next] = held
+        self._per_player[player.pid] = held_here + 1
+        held.timer = asyncio.get_running_loop().call_later(WAIT, self._expire, held)
+        return []
+
+    def _on_lent(self, node: str, token: int, ok: bool, *grant: Any) -> None:
+        held = self._asks.pop(token, None)
+        if held is None:  # too late: the request was answered meanwhile
+            if ok:
+                self.forwarder.queue(node, ["free", token])
+            return
+        held.asked.pop(token, None)
+        if ok:
+            held.granted[token] = (node, list(grant))
+        else:
+            held.refused = True
+        if not held.asked:
+            self._finish(held)
+
+    def _expire(self, held: Held) -> None:
+        """No answer in time from some home: the request is refused."""
+        for token in held.asked:
+            self._asks.pop(token, None)
+        held.asked.clear()
+        held.refused = True
+        self._finish(held)
+
+    def _finish(self, held: Held) -> None:
+        """Every home answered (or time ran out): make the room, or refuse it."""
+        if held.timer is not None:
+            held.timer.cancel()
+        left = self._per_player.get(held.pid, 1) - 1
+        if left:
+            self._per_player[held.pid] = left
+        else:
+            self._per_player.pop(held.pid, None)
+        arena, fwd = self.arena, self.forwarder
+        if held.refused:
+            self._give_back(held)
+            exc = NoBotAvailable("a bot named is not connected, or busy, or does not play that")
+            error = wire.error(exc.code, exc.message, held.msg.get("id"))
+            fwd.server._emit(None, [Send((held.pid,), error)], [])
+            return
+        out: list[Out] = []
+        players: dict[str, Player] = {}
+        for node, (pid, name, level, capacity, games) in held.granted.values():
+            out += fwd._attach(node, pid, name, "bot")  # a remote member: outputs go home
+            bot = arena.players[pid]
+            bot.level, bot.capacity, bot.games = level, capacity, frozenset(games)
+            players[name] = bot
+        got, room = arena.create_held(held.pid, held.msg, players)
+        if room is None:
+            self._give_back(held)
+        else:
+            for token, (node, grant) in held.granted.items():
+                self._seats.setdefault(room, []).append((node, token, grant[0]))
+                self._rooms_of.setdefault(grant[0], set()).add(room)
+        out += [Send((held.pid,), i.message) if isinstance(i, Reply) else i for i in got]
+        fwd.server._emit(None, out, arena.drain())
+
+    def _give_back(self, held: Held) -> None:
+        for token, (node, _grant) in held.granted.items():
+            self.forwarder.queue(node, ["free", token])
+        held.granted.clear()
+
+    def delivered(self, pids: list[str]) -> None:
+        """Outputs went to these remote members: a seat lent for a game now over goes back
+        (before anything said later, so the bot is free again for the next room asked)."""
+        rooms_of = self._rooms_of
+        if not rooms_of:
+            return
+        for pid in pids:
+            for room in list(rooms_of.get(pid, ())):
+                if self._over(room):
+                    self._free(room)
+
+    def _over(self, room_id: str) -> bool:
+        room = self.arena.rooms.get(room_id)
+        return room is None or room.status == "over"
+
+    def _free(self, room: str) -> None:
+        for node, token, pid in self._seats.pop(room, ()):
+            self.forwarder.queue(node, ["free", token])
+            rooms = self._rooms_of.get(pid)
+            if rooms is not None:
+                rooms.discard(room)
+                if not rooms:
+                    del self._rooms_of[pid]
+
+    def _tidy(self) -> None:
+        """Give back seats of rooms gone or over; drop seats lent to nodes that are gone."""
+        for room in [r for r in self._seats if self._over(r)]:
+            self._free(room)
+        if not self._lent:
+            return
+        now = time.monotonic()
+        for (node, token), (_pid, at) in list(self._lent.items()):
+            if node not in self.live and now - at > self.lease_s:
+                self._on_free(node, token)
+
+    # -- lending seats -------------------------------------------------------------------------
+
+    def _on_seat(self, node: str, token: int, name: str, game: str, asker: str) -> None:
+        bot = self.arena.free_bot(name, game, asker)
+        if bot is None or len(self._lent) >= MAX_LENT:
+            self.forwarder.queue(node, ["lent", token, False])
+            return
+        self._lent[(node, token)] = (bot.pid, time.monotonic())
+        self.arena.lent[bot.pid] = self.arena.lent.get(bot.pid, 0) + 1
+        grant = [bot.pid, bot.name, bot.level, bot.capacity, sorted(bot.games)]
+        self.forwarder.queue(node, ["lent", token, True, *grant])
+
+    def _on_free(self, node: str, token: int) -> None:
+        got = self._lent.pop((node, token), None)
+        if got is None:
+            return
+        lent = self.arena.lent
+        left = lent.get(got[0], 1) - 1
+        if left > 0:
+            lent[got[0]] = left
+        else:
+            lent.pop(got[0], None)
+
+    def handle(self, node: str, op: list[Any]) -> None:
+        """Carry out one of this module's bus ops from ``node``."""
+        kind = op[0]
+        if kind == "seat":
+            self._on_seat(node, *op[1:5])
+        elif kind == "lent":
+            self._on_lent(node, *op[1:])
+        else:
+            self._on_free(node, op[1])

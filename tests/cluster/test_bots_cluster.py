@@ -1,0 +1,296 @@
+"""Bots across cluster nodes: one player per bot on every node (a hello elsewhere closes the old
+socket with 4000), a directory of every node's bots, rooms seating bots connected to other
+nodes, and a bot's capacity never overbooked by two nodes at once.
+
+Every node is a real ``python -m server`` process on a real PostgreSQL and a real Redis; the
+bots that play are real ``python -m bots`` processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import psycopg
+import pytest
+import redis
+from cluster.services import RedisServer
+from conftest import RawClient
+from test_bus import start_nodes
+from test_durability import ServerProcess
+from test_nodes import moves_table, running, wait_for
+from websockets.asyncio.client import connect
+
+import server.cluster.bots as cluster_bots
+from server.arena import Arena, Conn
+from server.cluster.bots import ClusterBots
+from server.keys import KeyRing, new_key
+
+#: The bots every node of these tests accepts (``--keys-file``).
+BOTS = ("deep", "quick", "solo")
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, str]:
+    """A key per bot name, written to the keys file every node reads."""
+    made = {name: new_key() for name in BOTS}
+    (tmp_path / "keys").write_text("".join(f"{n}={k}\n" for n, k in made.items()))
+    return made
+
+
+@pytest.fixture
+async def cluster(
+    pg_url: str, redis_server: RedisServer, keys: dict[str, str], tmp_path: Path
+) -> AsyncIterator[dict[str, ServerProcess]]:
+    """Three started nodes a, b, c accepting the bots' keys; all killed after the test."""
+    made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc"), strict=True))
+    for node in made.values():
+        node.extra += ("--keys-file", str(tmp_path / "keys"))
+    async with running(made):
+        yield made
+
+
+async def raw_bot(
+    node: ServerProcess, name: str, key: str, session: str | None = None, **extra: Any
+) -> RawClient:
+    """A bot that has said hello on ``node`` by hand (the protocol as bots/runner.py speaks it)."""
+    bot = RawClient(await connect(node.url, compression=None))
+    extra = {"games": ["*"], "capacity": 1} | extra
+    if session is not None:
+        extra["session"] = session
+    await bot.hello(name, kind="bot", key=key, **extra)
+    return bot
+
+
+async def test_a_bot_is_one_player_on_every_node_and_a_hello_elsewhere_closes_the_old_socket(
+    cluster: dict[str, ServerProcess], keys: dict[str, str]
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    bot = await raw_bot(a, "deep", keys["deep"])
+    alice = await a.client("alice")
+    made = await alice.request(type="create_room", game="tictactoe", bot="deep", seat=0)
+    room = made["room"]
+    assert (await bot.expect("joined", room=room))["seat"] == 1
+    await alice.request(type="move", room=room, x=0, y=0, ply=0)
+    await bot.expect("moved", room=room, ply=0)
+    # b never saw the bot: its id comes from PostgreSQL, and a closes the old socket
+    again = await raw_bot(b, "deep", keys["deep"], session=bot.session)
+    assert (again.player, again.session) == (bot.player, bot.session)
+    await asyncio.wait_for(bot.ws.wait_closed(), 30)
+    assert bot.ws.close_code == 4000
+    state = await again.expect("state", room=room)  # its game on a goes on through b
+    assert state["moves"] == [[0, 0]] and state["seat"] == 1
+    reply = await again.request(type="move", room=room, x=1, y=1, ply=1)
+    assert (reply["type"], reply["ply"]) == ("moved", 1)
+    assert (await alice.expect("moved", room=room, ply=1))["x"] == 1
+    # without its session (a new process of the bot) c still knows it by its key's name
+    third = await raw_bot(c, "deep", keys["deep"])
+    assert third.player == bot.player
+    await asyncio.wait_for(again.ws.wait_closed(), 30)
+    assert again.ws.close_code == 4000
+    assert (await third.expect("state", room=room))["moves"] == [[0, 0], [1, 1]]
+    await alice.request(type="move", room=room, x=2, y=2, ply=2)
+    assert (await third.expect("moved", room=room, ply=2))["x"] == 2
+
+
+async def bots_listed(client: RawClient, want: set[str]) -> dict[str, dict[str, Any]]:
+    """Ask ``list_bots`` until exactly the bots ``want`` are online; their entries by name."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while True:
+        reply = await client.request(type="list_bots")
+        online = {e["name"]: e for e in reply["bots"] if e["online"]}
+        if set(online) == want:
+            return online
+        assert loop.time() < deadline, f"bots listed: {online}"
+        await asyncio.sleep(0.1)
+
+
+async def active(client: RawClient, name: str, games: int) -> None:
+    """Wait until ``list_bots`` shows the bot ``name`` online with ``games`` active."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while (await bots_listed(client, {name}))[name]["active"] != games:
+        assert loop.time() < deadline, f"{name} never had {games} games"
+        await asyncio.sleep(0.1)
+
+
+async def test_every_node_lists_every_node_s_bots_and_rebuilds_them_after_redis_restarts(
+    cluster: dict[str, ServerProcess], keys: dict[str, str], redis_server: RedisServer
+) -> None:
+    deep = await raw_bot(cluster["b"], "deep", keys["deep"], capacity=3, games=["gomoku"])
+    quick = await raw_bot(cluster["c"], "quick", keys["quick"], level=4)
+    watcher = await cluster["a"].client("watcher")
+    listed = await bots_listed(watcher, {"deep", "quick"})
+    assert listed["deep"] == {
+        "name": "deep",
+        "player": deep.player,
+        "games": ["gomoku"],
+        "capacity": 3,
+        "active": 0,
+        "online": True,
+        "level": None,
+    }
+    assert (listed["quick"]["player"], listed["quick"]["level"]) == (quick.player, 4)
+    redis_server.kill()
+    await asyncio.to_thread(redis_server.start)  # empty: every node writes its bots again
+    with redis.Redis.from_url(redis_server.url()) as r:
+        await wait_for(lambda: r.hexists("mnk:0:bots:b", deep.player))
+    assert set(await bots_listed(watcher, {"deep", "quick"})) == {"deep", "quick"}
+    await quick.close()  # gone from c: gone from every node's list
+    await bots_listed(watcher, {"deep"})
+
+
+def bot_process(node: ServerProcess, name: str, key_file: Path, *extra: str) -> Any:
+    """A real ``python -m bots`` process connected to ``node`` with its key in ``key_file``."""
+    cmd = [sys.executable, "-m", "bots", "--server", node.url, "--engine", "minimax:level=2"]
+    cmd += ["--name", name, "--key-file", str(key_file), "--log-level", "WARNING", *extra]
+    return subprocess.Popen(cmd)
+
+
+@pytest.fixture
+async def bot_processes(
+    cluster: dict[str, ServerProcess], keys: dict[str, str], tmp_path: Path
+) -> AsyncIterator[list[Any]]:
+    """Real bots: deep on node b, quick on node c (stopped after the test)."""
+    procs = []
+    for node, name in (("b", "deep"), ("c", "quick")):
+        (tmp_path / name).write_text(keys[name] + "\n")
+        procs.append(bot_process(cluster[node], name, tmp_path / name))
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.kill()
+            await asyncio.to_thread(proc.wait, 15)
+
+
+async def test_a_director_on_one_node_seats_two_real_bots_of_two_other_nodes_and_they_play(
+    cluster: dict[str, ServerProcess], bot_processes: list[Any], pg_url: str
+) -> None:
+    director = await cluster["a"].client("director")
+    await bots_listed(director, {"deep", "quick"})
+    made = await director.request(type="create_room", game="gomoku", bots=["deep", "quick"])
+    assert made["type"] == "joined", made
+    room = made["room"]
+    state = await director.expect("state", room=room, status="playing")
+    assert state["players"] == ["deep", "quick"] and state["kinds"] == ["bot", "bot"]
+    over = await director.expect("game_over", timeout=60, room=room)
+    seen = [(m["x"], m["y"]) for m in director.seen if m["type"] == "moved" and m["room"] == room]
+    assert [m["ply"] for m in director.seen if m["type"] == "moved"] == list(range(len(seen)))
+    assert moves_table(pg_url, room) == seen and len(seen) >= 9
+    assert over["reason"] in ("line", "draw"), over  # played out, nobody timed out or left
+    with psycopg.connect(pg_url) as db:
+        owner = db.execute("SELECT owner FROM rooms WHERE room = %s", (room,)).fetchone()
+    assert owner == ("a",)
+
+
+async def test_two_nodes_asking_at_once_for_a_bot_of_capacity_one_get_one_room(
+    cluster: dict[str, ServerProcess], keys: dict[str, str]
+) -> None:
+    solo = await raw_bot(cluster["c"], "solo", keys["solo"], capacity=1)
+    alice, bob = await cluster["a"].client("alice"), await cluster["b"].client("bob")
+    for asker in (alice, bob):
+        await bots_listed(asker, {"solo"})
+    ask = {"type": "create_room", "game": "tictactoe", "bot": "solo", "seat": 0}
+    replies = await asyncio.gather(alice.request(**ask), bob.request(**ask))
+    kinds = sorted(r["type"] for r in replies)
+    assert kinds == ["error", "joined"], replies
+    error = next(r for r in replies if r["type"] == "error")
+    assert error["code"] == "no_bot_available"
+    winner, loser = (alice, bob) if replies[0]["type"] == "joined" else (bob, alice)
+    room = next(r for r in replies if r["type"] == "joined")["room"]
+    assert (await solo.expect("joined"))["room"] == room
+    await active(loser, "solo", 1)  # its home counts the seat it lent
+    await winner.request(type="resign", room=room)
+    assert (await solo.expect("game_over", room=room))["reason"] == "resign"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while (again := await loser.request(**ask))["type"] != "joined":  # the seat came back
+        assert again["code"] == "no_bot_available" and loop.time() < deadline, again
+        await asyncio.sleep(0.1)
+    assert (await solo.expect("joined"))["room"] == again["room"]
+    assert [m["room"] for m in solo.seen if m["type"] == "joined"] == [room, again["room"]]
+
+
+# -- the seat protocol's edges, on real arenas with the bus replaced by a recorder ---------------
+
+
+class Recorder:
+    """What :class:`ClusterBots` uses of a node's forwarder: the ops it would put on the bus
+    are recorded, and what it would deliver once committed is kept."""
+
+    prefix, node = "mnk:0:", "a"
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, list[Any]]] = []
+        self.delivered: list[Any] = []
+        self.server = self
+
+    def queue(self, node: str, op: list[Any]) -> bool:
+        self.sent.append((node, op))
+        return True
+
+    def _emit(self, peer: Any, out: list[Any], records: list[Any]) -> None:
+        self.delivered += out
+
+
+def say_hello(arena: Arena, name: str, **extra: Any) -> Conn:
+    """A connection of ``name`` that said hello to ``arena``."""
+    message = {"type": "hello", "protocol": 1, "name": name, "kind": "human"} | extra
+    conn = arena.connect()
+    arena.receive(conn, msgpack.packb(message))
+    assert conn.pid is not None
+    return conn
+
+
+def node_with(lease_s: float = 10.0) -> tuple[Arena, ClusterBots, Recorder]:
+    arena = Arena(durable=False, keys=KeyRing())
+    recorder = Recorder()
+    arena.bot_seats = bots = ClusterBots(arena, recorder, lease_s)  # type: ignore[arg-type]
+    return arena, bots, recorder
+
+
+async def test_a_home_that_does_not_answer_in_time_is_a_refusal_and_its_late_seat_goes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cluster_bots, "WAIT", 0.05)
+    arena, bots, recorder = node_with()
+    entry = {"name": "solo", "player": "p_solo", "games": ["*"], "capacity": 1, "active": 0}
+    bots.read({"c": {b"p_solo": json.dumps(entry).encode(), b"~": b"1"}})
+    conn = say_hello(arena, "alice")
+    alice = conn.pid
+    ask = {"type": "create_room", "game": "tictactoe", "bot": "solo", "seat": 0, "id": 3}
+    assert arena.receive(conn, msgpack.packb(ask)) == []  # held: c is asked for a seat
+    assert recorder.sent == [("c", ["seat", 1, "solo", "tictactoe", alice])]
+    await asyncio.sleep(0.2)
+    [error] = recorder.delivered
+    assert error.to == (alice,) and error.message["code"] == "no_bot_available"
+    assert error.message["id"] == 3 and not list(arena.rooms)  # no room was made
+    bots.handle("c", ["lent", 1, True, "p_solo", "solo", None, 1, ["*"]])  # too late
+    assert recorder.sent[-1] == ("c", ["free", 1])
+
+
+def test_a_home_lends_a_bot_s_seats_within_its_capacity_and_drops_those_of_a_dead_node() -> None:
+    arena, bots, recorder = node_with(lease_s=0.0)
+    arena.keys.add("solo", key := new_key())
+    solo = say_hello(arena, "solo", kind="bot", key=key, games=["*"], capacity=1).pid
+    assert solo is not None
+    bots.handle("b", ["seat", 7, "solo", "tictactoe", "p_asker"])
+    assert recorder.sent[-1] == ("b", ["lent", 7, True, solo, "solo", None, 1, ["*"]])
+    bots.handle("d", ["seat", 2, "solo", "tictactoe", "p_other"])
+    assert recorder.sent[-1] == ("d", ["lent", 2, False])  # its one seat is lent
+    assert arena.bot_entry(arena.players[solo])["active"] == 1
+    bots.handle("b", ["free", 7])
+    bots.handle("d", ["seat", 3, "solo", "tictactoe", "p_other"])
+    assert recorder.sent[-1][1][:3] == ["lent", 3, True]
+    bots.handle("b", ["seat", 8, "gomoku", "tictactoe", "p_asker"])  # no such bot here
+    assert recorder.sent[-1] == ("b", ["lent", 8, False])
+    bots.read({"b": {b"~": b"1"}})  # d's directory hash expired: d is gone, its seat too
+    assert arena.lent == {} and arena.bot_entry(arena.players[solo])["active"] == 0
