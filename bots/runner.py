@@ -38,6 +38,10 @@ REMATCH_WAIT_S = 60.0
 HANG_SLACK_S = 5.0
 #: When the game is untimed, how long one move may think at most.
 UNTIMED_BUDGET_S = 10.0
+#: After a (re)connect, how long the bot keeps asking for games the server did not describe
+#: (a dead node's rooms reappear on a survivor after its lease), and how often.
+REJOIN_FOR_S = 60.0
+REJOIN_EVERY_S = 1.0
 
 _bots: dict[tuple[str, int | None], Any] = {}
 
@@ -189,6 +193,9 @@ class BotRunner:
         self.conn = Connection(url, self.state, retry_first_s=0.2, on_status=self._on_status)
         self.seats: dict[str, Seat] = {}
         self.levels: dict[str, int] = {}
+        #: Games in play at the last welcome that the server has not described since.
+        self._undescribed: set[str] = set()
+        self._rejoining: asyncio.Task[None] | None = None
         self._sent_moves: dict[int, tuple[str, dict[str, Any]]] = {}
         self.workers = workers or max(1, min(capacity, os.cpu_count() or 1))
         self.pool = WorkerPool(think, self.workers) if spec.in_process else None
@@ -228,6 +235,8 @@ class BotRunner:
 
     async def close(self) -> None:
         """Stop thinking, close brains and the process pool."""
+        if self._rejoining is not None:
+            self._rejoining.cancel()
         for seat in self.seats.values():
             await self._forget(seat)
         if self.pool is not None:
@@ -259,6 +268,28 @@ class BotRunner:
         log.info("connected to %s as %s (player %s)", url, name, msg.get("player"))
         if self.session_file is not None and self.state.session:
             write_private(self.session_file, self.state.session)
+        if self._rejoining is not None:
+            self._rejoining.cancel()
+        self._undescribed = {r for r, seat in self.seats.items() if seat.status == Status.PLAYING}
+        if self._undescribed:
+            self._rejoining = asyncio.create_task(self._rejoin())
+
+    async def _rejoin(self) -> None:
+        """Ask again for every game in play that the server did not describe after the welcome.
+
+        A hello resumes the seats of the rooms the node can reach; after a fail-over, rooms of
+        the dead node come back only once a survivor adopted them, and nothing tells this bot
+        when: it re-joins each of them (idempotent for a seated player) until its state comes.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REJOIN_FOR_S
+        while loop.time() < deadline:
+            await asyncio.sleep(REJOIN_EVERY_S)  # the states a hello brings come first
+            self._undescribed &= {r for r, s in self.seats.items() if s.status == Status.PLAYING}
+            if not self._undescribed:
+                return
+            for room in sorted(self._undescribed):
+                await self._send({"type": "join_room", "room": room})
 
     async def on_joined(self, msg: dict[str, Any]) -> None:
         """Note the level a human asked for."""
@@ -345,6 +376,7 @@ class BotRunner:
 
     async def _on_state(self, msg: dict[str, Any]) -> None:
         room, my_seat = msg["room"], msg.get("seat")
+        self._undescribed.discard(room)
         seat = self.seats.get(room)
         if my_seat is None:
             return  # watching

@@ -1,0 +1,158 @@
+"""A tournament over a cluster (the issue's test 7): ``mnk-tournament --servers a,b,c`` spreads
+its bots over three nodes, one node is killed with -9 mid-run, and every scheduled game is
+accounted for exactly once, in the journal and in PostgreSQL's games table.
+
+Real processes throughout: three ``python -m server --node`` on a throwaway PostgreSQL and
+Redis, the tournament director and one ``python -m bots`` per bot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from cluster.services import RedisServer
+from test_durability import ServerProcess
+from test_nodes import running, wait_for
+
+from bots.tournament.schedule import fixed_schedule
+from server.keys import add_key
+
+#: A random player that takes a tenth of a second a move: a game lasts one or two seconds, so
+#: several are always under way when the node dies.
+SLOW_BOT = """
+import time
+from bots.sdk import RandomBot
+
+
+class SlowBot(RandomBot):
+    \"\"\"A random player thinking 0.1 s a move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        time.sleep(0.1)
+        return super().choose(variant, moves, limit)
+"""
+BOTS = ["b0", "b1", "b2", "b3"]
+#: 4 bots, round robin, 2 colour-swapped pairs per pairing: 24 games.
+GAMES = "2"
+
+
+def connections_to(port: int) -> int:
+    """Established loopback TCP connections whose far end is ``port`` (clients of a node)."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        remote, state = fields[2], fields[3]
+        if state == "01" and int(remote.split(":")[1], 16) == port:
+            count += 1
+    return count
+
+
+def playing_rooms(pg_url: str, node: str) -> set[str]:
+    """Rooms ``node`` owns whose game is under way."""
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute(
+            "SELECT r.room FROM rooms r JOIN games g USING (game_id) "
+            "WHERE r.owner = %s AND g.status = 'playing'",
+            (node,),
+        ).fetchall()
+    return {room for (room,) in rows}
+
+
+def finished_games(pg_url: str) -> dict[str, tuple[Any, ...]]:
+    """Every finished game in PostgreSQL: id -> (room, names, winner, reason)."""
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute(
+            "SELECT game_id, room, name0, name1, winner, reason FROM games WHERE status = 'over'"
+        ).fetchall()
+    return {g: (room, (n0, n1), winner, reason) for g, room, n0, n1, winner, reason in rows}
+
+
+def journal(out: Path) -> list[dict[str, Any]]:
+    """The journal's lines (the games the director recorded, in order)."""
+    path = out / "journal.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def test_a_three_node_tournament_with_a_node_killed_accounts_for_every_game_once(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    keys = "".join(f"{name}={add_key(pg_url, name)}\n" for name in BOTS)
+    (tmp_path / "keys").write_text(keys)
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    extra = ("--lease", "3", "--redis", redis_server.url())
+    nodes = {n: ServerProcess(pg_url, grace=20.0, extra=("--node", n, *extra)) for n in "abc"}
+    async with running(nodes):
+        out = tmp_path / "run"
+        urls = ",".join(nodes[n].url for n in "abc")
+        args = ["--out", str(out), "--no-chart", "--plain", "--servers", urls]
+        args += ["--key-file", str(tmp_path / "keys"), "--game", "mnk:width=5,height=5,k=4"]
+        args += [arg for name in BOTS for arg in ("--bot", f"{name}=slowbot:SlowBot")]
+        args += ["--games", GAMES, "--concurrency", "3", "--seed", "7", "--log-level", "INFO"]
+        path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+        director = subprocess.Popen(
+            [sys.executable, "-m", "bots.tournament", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONPATH": path},
+        )
+        try:
+            # a holds the director and bots b0 and b3 (i mod 3), b and c one bot each; kill a
+            # once it owns games under way and a few games are already recorded
+            ports = {n: nodes[n].port for n in "abc"}
+
+            def mid_run() -> bool:
+                return (
+                    len(journal(out)) >= 3
+                    and bool(playing_rooms(pg_url, "a"))
+                    and connections_to(ports["a"]) >= 3
+                    and connections_to(ports["b"]) >= 1
+                    and connections_to(ports["c"]) >= 1
+                )
+
+            await wait_for(mid_run, timeout=60)
+            dying = playing_rooms(pg_url, "a")
+            nodes["a"].kill()
+            assert len(journal(out)) < 24, "the run ended before the node died"
+            output, _ = director.communicate(timeout=90)
+        finally:
+            if director.poll() is None:
+                director.kill()
+                output = director.communicate()[0]
+        assert director.returncode == 0, output
+    lines = journal(out)
+    keys_played = [g["key"] for g in lines]
+    variant_openings: list[Any] = [()]
+    schedule = fixed_schedule("round-robin", BOTS, variant_openings, int(GAMES))
+    assert sorted(keys_played) == sorted(s.key for s in schedule)  # each game exactly once
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and not doc["unplayed"] and len(doc["games"]) == len(schedule)
+    table = finished_games(pg_url)
+    ids = [g["game_id"] for g in lines]
+    assert None not in ids and len(set(ids)) == len(ids)
+    for game in lines:  # the journal agrees with PostgreSQL, game by game
+        room, names, winner, reason = table[game["game_id"]]
+        assert (room, list(names), winner, reason) == (
+            game["room"], game["players"], game["winner"], game["reason"]
+        )  # fmt: skip
+    # no game ended twice in PostgreSQL: every result there is the journal's (an abandoned
+    # game, which has none, was played again)
+    results = {g: row for g, row in table.items() if row[3] != "abandoned"}
+    assert set(results) == set(ids), output
+    # the games a's death interrupted: finished by a survivor and counted once each, or
+    # (abandoned, no result) played again
+    rooms = {g["room"]: g["reason"] for g in lines}
+    abandoned = {row[0] for row in table.values() if row[3] == "abandoned"}
+    assert dying and dying <= set(rooms) | abandoned, output
+    played_out = {r for r in dying if rooms.get(r) in ("line", "draw")}
+    print(f"interrupted {len(dying)}: {len(played_out)} played out on a survivor, "
+          f"{sorted(rooms.get(r, 'abandoned') for r in dying)}")  # fmt: skip
+    assert played_out, "no interrupted game was played out on a survivor"
