@@ -26,11 +26,23 @@ Handler = Callable[[Message], Awaitable[None] | None]
 #: ``on_status(status, detail)`` with status ``connecting``, ``online`` or ``offline``.
 StatusHook = Callable[[str, str], None]
 
-__all__ = ["Connection", "HelloRefused", "LinkClosed", "Replaced", "ServerError", "split_urls"]
+__all__ = [
+    "Connection",
+    "HelloRefused",
+    "LinkClosed",
+    "NotSent",
+    "Replaced",
+    "ServerError",
+    "split_urls",
+]
 
 
 class LinkClosed(ConnectionError):
     """There is no open connection (or it dropped while a reply was awaited)."""
+
+
+class NotSent(LinkClosed):
+    """The message never left: there was no open connection to send it on."""
 
 
 class Replaced(Exception):
@@ -203,10 +215,10 @@ class Connection:
             raise fatal from exc
 
     async def send(self, message: Mapping[str, Any]) -> None:
-        """Send one message now (spaced out to ``rate`` when given); LinkClosed when offline."""
+        """Send one message now (spaced out to ``rate`` when given); NotSent when offline."""
         ws = self.ws
         if ws is None or not self.online.is_set():
-            raise LinkClosed("not connected")
+            raise NotSent("not connected")
         if self._interval:
             loop = asyncio.get_running_loop()
             now = loop.time()
@@ -217,7 +229,7 @@ class Connection:
         try:
             await ws.send(encode(message))
         except ConnectionClosed as exc:
-            raise LinkClosed(str(exc)) from exc
+            raise NotSent(str(exc)) from exc
 
     async def request(self, message: Mapping[str, Any], timeout: float = 30.0) -> Message:
         """Send a request and wait for its reply; :class:`ServerError` for an ``error``."""

@@ -22,6 +22,7 @@ from bots.tournament.referee import LocalReferee, Played, ServerReferee
 from bots.tournament.report import PlainReporter
 from bots.tournament.results import GameResult, read_journal
 from bots.tournament.schedule import GameSpec
+from protocol.connection import LinkClosed
 from protocol.variants import TICTACTOE
 
 SPEC = GameSpec("r1/x~y", 1, ("x", "y"), 0, ())
@@ -160,7 +161,7 @@ async def test_a_room_the_link_is_not_in_is_joined_again_and_watched_to_its_end(
     as a spectator, so nothing about it comes until the referee joins it again."""
     x, y = await bots(client_factory)
     first = ServerReferee(server.url, "tictactoe", rate=500.0)
-    _, room = await first._create(first.create_message(SPEC))
+    _, room, _ = await first._create(first.create_message(SPEC))
     await first.close()  # it leaves nothing behind: a spectator who is gone
     other = ServerReferee(server.url, "tictactoe", rate=500.0)
     fresh = await other.connect()
@@ -179,7 +180,7 @@ async def test_a_game_that_ended_while_away_is_read_from_the_history(
 ) -> None:
     x, y = await bots(client_factory)
     first = ServerReferee(server.url, "tictactoe", rate=500.0)
-    _, room = await first._create(first.create_message(SPEC))
+    _, room, _ = await first._create(first.create_message(SPEC))
     await first.close()
     await play_line(x, y, room)
     for bot in (x, y):
@@ -201,10 +202,82 @@ async def test_a_game_without_a_result_is_lost_not_recorded(
     playing = asyncio.create_task(referee.play(SPEC))
     room = await seated(x)
     await x.request(type="move", room=room, x=0, y=0, ply=0)
-    await x.close()
-    await y.close()  # both bots gone past the grace: abandoned
+    for bot in (x, y):  # both bots gone at once, past the grace: abandoned
+        server.fanout.sockets[bot.player].transport.abort()
     with pytest.raises(GameLost):
         await asyncio.wait_for(playing, 30)
     with pytest.raises(GameLost):  # and a room found nowhere is lost once looked for long enough
         await referee._rewatch("NOSUCH", SPEC, {})
     await referee.close()
+
+
+def lose_create_answers(link: Any, leave: bool = False) -> None:
+    """The link's creates reach the server, but their answers are lost on the way back (and
+    with ``leave`` the room forgets its spectator, as a dead node's adopter does)."""
+    real = link.request
+
+    async def lossy(message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        reply = await real(message, timeout)
+        if message["type"] == "create_room":
+            if leave:
+                await real({"type": "leave_room", "room": reply["room"]}, timeout)
+            raise LinkClosed("the answer was lost")
+        return reply
+
+    link.request = lossy
+
+
+async def test_a_create_whose_answer_was_lost_watches_its_room_instead_of_making_another(
+    server: Any, client_factory: Any
+) -> None:
+    x, y = await bots(client_factory)
+    referee = ServerReferee(server.url, "tictactoe", rate=500.0)
+    lose_create_answers(await referee.connect())
+    playing = asyncio.create_task(referee.play(SPEC))
+    room = await seated(x)
+    await until(lambda: room in referee.orphans.known)  # found: it is being watched
+    await play_line(x, y, room)
+    played = await asyncio.wait_for(playing, 30)
+    assert played.result.room == room and played.result.moves == [list(m) for m in LINE]
+    assert [m["type"] for m in x.seen].count("joined") == 1  # one room, one game
+    await referee.close()
+
+
+async def test_a_lost_create_s_game_that_already_ended_is_read_from_the_history(
+    server: Any, client_factory: Any
+) -> None:
+    x, y = await bots(client_factory)
+    twin = GameSpec("r1/x~y/2", 1, ("x", "y"), 0, ())  # same bots, seats and rules
+    other = ServerReferee(server.url, "tictactoe", rate=500.0)
+    _, done, _ = await other._create(other.create_message(twin))
+    assert await seated(x) == done
+    referee = ServerReferee(server.url, "tictactoe", rate=500.0)
+    await play_line(x, y, done)  # an earlier game of these bots, in a room it does not know
+    await other.close()
+    for bot in (x, y):
+        await bot.request(type="leave_room", room=done)
+    await until(lambda: server.arena.rooms.get(done) is None)
+    lose_create_answers(await referee.connect(), leave=True)
+    playing = asyncio.create_task(referee.play(SPEC))
+    room = await seated(x)
+    await play_line(x, y, room)  # it ends before anyone looks for it, and goes
+    for bot in (x, y):
+        await bot.request(type="leave_room", room=room)
+    played = await asyncio.wait_for(playing, 30)
+    assert played.result.room == room != done and played.result.winner == 0
+    assert played.psq
+
+
+async def test_a_room_of_other_rules_is_not_taken_for_a_lost_create_s(
+    server: Any, client_factory: Any
+) -> None:
+    await bots(client_factory)
+    other = ServerReferee(server.url, "tictactoe", rate=500.0)
+    opened = GameSpec("r1/x~y/o", 1, ("x", "y"), 1, ((1, 1),))
+    _, theirs, _ = await other._create(other.create_message(opened))
+    referee = ServerReferee(server.url, "tictactoe", rate=500.0, rewatch_s=4.0)
+    found = await referee.orphans.find(referee.connect, referee.create_message(SPEC))
+    assert found is None and theirs in referee.orphans.known  # looked at, left
+    assert referee.link is not None and theirs not in referee.link._rooms
+    await referee.close()
+    await other.close()

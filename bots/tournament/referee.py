@@ -21,9 +21,10 @@ from typing import Any, Protocol
 from bots.sdk import Bot, IllegalBotMove
 from bots.tournament.accounting import TRANSIENT, GameLost, over_result, record_moves, record_result
 from bots.tournament.link import Link
+from bots.tournament.orphans import Orphans
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
-from protocol.connection import LinkClosed, ServerError
+from protocol.connection import LinkClosed, NotSent, ServerError
 from protocol.rules import Game, Move, Termination, Variant
 from protocol.vocab import Fault, Status
 
@@ -85,6 +86,7 @@ class ServerReferee:
         self.rewatch_s, self.ask_s = rewatch_s, ask_s
         self.link: Link | None = None
         self._lock = asyncio.Lock()
+        self.orphans = Orphans(rewatch_s / 4, ask_s)
 
     async def connect(self) -> Link:
         """The live connection, (re)opened when needed and back online after a drop."""
@@ -136,20 +138,22 @@ class ServerReferee:
 
     async def play(self, spec: GameSpec) -> Played:
         """Create the room, watch the game to its end (again after a drop), fetch the record."""
-        link, room = await self._create(self.create_message(spec))
+        link, room, seen = await self._create(self.create_message(spec))
         try:
-            return await self._follow(link, room, spec)
+            return await self._follow(link, room, spec, seen)
         finally:
             if self.link is not None:
                 self.link.forget(room)
 
-    async def _follow(self, link: Link, room: str, spec: GameSpec) -> Played:
+    async def _follow(
+        self, link: Link, room: str, spec: GameSpec, seen: dict[str, Any] | None = None
+    ) -> Played:
         """The game in ``room`` to its end: watched, and after a drop or a stall watched again
-        or read from the history (GameLost when it is found nowhere)."""
-        seen: dict[str, Any] = {"players": [], "moves": []}
+        or read from the history (GameLost when it is found nowhere). ``seen``: its last state."""
+        seen = seen or {"players": [], "moves": []}
         for lost in itertools.count(1):
             try:
-                over = await self._watch(link, room, seen)
+                over = ended(seen) or await self._watch(link, room, seen)
                 break
             except (LinkClosed, TimeoutError) as exc:
                 if lost > MAX_REWATCHES:
@@ -204,21 +208,30 @@ class ServerReferee:
                 raise GameLost(f"room {room} of {spec.key}: {why} for {self.rewatch_s:.0f}s")
             await asyncio.sleep(0.25)
 
-    async def _create(self, msg: dict[str, Any]) -> tuple[Link, str]:
-        """Send ``create_room``, waiting while a named bot is offline or busy."""
+    async def _create(self, msg: dict[str, Any]) -> tuple[Link, str, dict[str, Any] | None]:
+        """Send ``create_room``, waiting while a named bot is offline or busy; when its answer
+        is lost the room it may have made is looked for before it can be sent again."""
         deadline = time.monotonic() + self.bot_wait_s
         delay = 0.1
         while True:
             link = await self.connect()
             try:
-                reply = await link.request(msg)
-                return link, reply["room"]
+                reply = await self.orphans.create(link, msg)
             except ProtocolError as exc:
                 if exc.code not in ("no_bot_available", "rate_limited"):
                     raise
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"bots {msg['bots']} stayed unavailable") from exc
                 log.info("bots %s: %s; trying again", msg["bots"], exc.code)
+            except NotSent:
+                log.info("not connected: the create of %s waits", msg["bots"])
+            else:
+                if reply is not None:
+                    return link, reply["room"], None
+                found = await self.orphans.find(self.connect, msg)
+                if found is None:
+                    raise LinkClosed(f"no answer to the create of {msg['bots']}, nor its room")
+                return found
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 1.0)
 
@@ -237,8 +250,8 @@ class ServerReferee:
             if kind == "state":
                 seen.clear()
                 seen.update(msg)
-                if msg.get("status") == Status.OVER and msg.get("result"):
-                    return msg["result"]
+                if over := ended(msg):
+                    return over
             elif kind == "moved" and msg.get("ply") == len(seen["moves"]):
                 seen["moves"] = [*seen["moves"], [msg["x"], msg["y"]]]
             elif kind == "game_over":
@@ -254,6 +267,13 @@ class ServerReferee:
             if game.get("room") == room:
                 return game.get("game_id")
         return None
+
+
+def ended(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The result in a room's ``state`` once its game is over (None while it goes on)."""
+    if state.get("status") == Status.OVER and state.get("result"):
+        return state["result"]
+    return None
 
 
 def local_fault(exc: BaseException) -> str:
