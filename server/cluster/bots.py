@@ -46,9 +46,10 @@ if TYPE_CHECKING:
 
 #: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.
 WAIT = 5.0
-#: ``create_room`` requests held here at once, in all and per player.
+#: ``create_room`` requests held here at once, in all and per player (a director makes
+#: many rooms at once: as many as the rooms one player may have created).
 MAX_HELD = 256
-MAX_HELD_PER_PLAYER = 4
+MAX_HELD_PER_PLAYER = 32
 #: Seats this node's bots may be lent at once, in all (each bot also within its capacity).
 MAX_LENT = 65_536
 #: The field that keeps a node's directory hash alive while it lists no bot.

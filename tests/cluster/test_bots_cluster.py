@@ -28,7 +28,9 @@ from test_nodes import moves_table, running, wait_for
 from websockets.asyncio.client import connect
 
 import server.cluster.bots as cluster_bots
+from protocol.wire import MAX_NAME
 from server.arena import Arena, Conn
+from server.botpool import BotPool
 from server.cluster.bots import ClusterBots
 from server.keys import KeyRing, new_key
 
@@ -294,3 +296,10 @@ def test_a_home_lends_a_bot_s_seats_within_its_capacity_and_drops_those_of_a_dea
     assert recorder.sent[-1] == ("b", ["lent", 8, False])
     bots.read({"b": {b"~": b"1"}})  # d's directory hash expired: d is gone, its seat too
     assert arena.lent == {} and arena.bot_entry(arena.players[solo])["active"] == 0
+
+
+def test_each_node_s_built_in_bots_are_players_of_their_own() -> None:
+    assert BotPool.name_of(0, "minimax") == "minimax"  # one server: as before
+    assert BotPool.name_of(0, "minimax", "a") == "minimax@a"
+    assert BotPool.name_of(1, "minimax:level=3", "b") == "minimax-level3-1@b"
+    assert len(BotPool.name_of(1, "x" * 40, "n" * 40)) == MAX_NAME
