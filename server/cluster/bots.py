@@ -20,9 +20,10 @@ A home lends a seat only while its bot is free counting the seats it lent alread
 seat is lent the room is made with the bots as remote members (their outputs go to their home,
 which writes them to the bots' sockets: a bot sees what it sees when seated at home); no answer
 within ``WAIT`` seconds or one refusal, and the asker gets ``no_bot_available``, and the seats
-lent are given back. A seat is given back as soon as its room's game is over (seen when the bot
-is sent something) or the room is gone (seen each round); a home drops the seats of a node whose
-directory hash expired (a dead node).
+lent are given back. A seat goes back when its room is gone, or its game is over in a
+director's room (which never rematches), or, in a human's room, over and left by the bot (a
+rematch would play past its capacity otherwise): seen when the bot is sent something, and each
+round. A home drops the seats of a node whose directory hash expired (a dead node).
 """
 
 from __future__ import annotations
@@ -238,8 +239,18 @@ class ClusterBots:
                     self._free(room)
 
     def _over(self, room_id: str) -> bool:
+        """Whether the seats lent for ``room_id`` are done with: the room is gone, or its game
+        is over and, unless it is a director's room (they never rematch), the bots left it (a
+        rematch would otherwise play past their capacity)."""
         room = self.arena.rooms.get(room_id)
-        return room is None or room.status == "over"
+        if room is None:
+            return True
+        if room.status != "over":
+            return False
+        if "bots" in room.options:
+            return True
+        members = room.members
+        return not any(pid in members for _node, _token, pid in self._seats.get(room_id, ()))
 
     def _free(self, room: str) -> None:
         for node, token, pid in self._seats.pop(room, ()):

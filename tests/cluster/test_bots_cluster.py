@@ -212,6 +212,9 @@ async def test_two_nodes_asking_at_once_for_a_bot_of_capacity_one_get_one_room(
     await active(loser, "solo", 1)  # its home counts the seat it lent
     await winner.request(type="resign", room=room)
     assert (await solo.expect("game_over", room=room))["reason"] == "resign"
+    refused = await loser.request(**ask)  # a rematch may come: the seat is still lent
+    assert refused["code"] == "no_bot_available"
+    await solo.request(type="leave_room", room=room)  # as bots/runner.py does after a while
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
     while (again := await loser.request(**ask))["type"] != "joined":  # the seat came back
