@@ -144,6 +144,20 @@ class ClusterBots:
         games = self.entries[home[1]]["games"]
         return game in games or "*" in games
 
+    def idle(self, game: str, level: int, asker: str) -> str | None:
+        """The least busy bot online on another node that plays ``game`` at ``level``, as the
+        arena picks among its own (``active`` as the last round read it: its node decides)."""
+        best: tuple[tuple[int, bool], str] | None = None
+        for pid, entry in self.entries.items():
+            games, fixed = entry["games"], entry["level"]
+            if pid == asker or fixed not in (None, level) or entry["active"] >= entry["capacity"]:
+                continue
+            if game in games or "*" in games:
+                rank = (entry["active"], fixed is None)
+                if best is None or rank < best[0]:
+                    best = (rank, entry["name"])
+        return None if best is None else best[1]
+
     # -- asking for seats ----------------------------------------------------------------------
 
     def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:

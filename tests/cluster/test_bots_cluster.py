@@ -306,3 +306,19 @@ def test_each_node_s_built_in_bots_are_players_of_their_own() -> None:
     assert BotPool.name_of(0, "minimax", "a") == "minimax@a"
     assert BotPool.name_of(1, "minimax:level=3", "b") == "minimax-level3-1@b"
     assert len(BotPool.name_of(1, "x" * 40, "n" * 40)) == MAX_NAME
+
+
+async def test_a_room_against_any_bot_seats_one_of_another_node_when_none_is_free_here(
+    cluster: dict[str, ServerProcess], keys: dict[str, str]
+) -> None:
+    fixed = await raw_bot(cluster["c"], "solo", keys["solo"], capacity=1, level=3)
+    anyone = await raw_bot(cluster["b"], "quick", keys["quick"], capacity=2, games=["gomoku"])
+    alice = await cluster["a"].client("alice")
+    await bots_listed(alice, {"solo", "quick"})
+    ask = {"type": "create_room", "game": "tictactoe", "opponent": "bot", "seat": 0}
+    made = await alice.request(**ask, level=3)
+    assert made["type"] == "joined", made  # quick plays no tic-tac-toe: solo, fixed at 3
+    assert (await fixed.expect("joined", room=made["room"]))["level"] == 3
+    await alice.error("no_bot_available", **ask, level=5)  # solo plays level 3 only
+    gomoku = await alice.request(**ask | {"game": "gomoku"}, level=5)
+    assert (await anyone.expect("joined"))["room"] == gomoku["room"]
