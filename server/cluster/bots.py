@@ -190,13 +190,15 @@ class ClusterBots:
         held.asked.pop(token, None)
         if ok:
             held.granted[token] = (node, list(grant))
-        else:
-            held.refused = True
+        else:  # one refusal refuses the room: the other answers need not be waited for
+            self._expire(held)
+            return
         if not held.asked:
             self._finish(held)
 
     def _expire(self, held: Held) -> None:
-        """No answer in time from some home: the request is refused."""
+        """A refusal, or no answer in time from some home: the request is refused (seats lent
+        later go back as they come)."""
         for token in held.asked:
             self._asks.pop(token, None)
         held.asked.clear()

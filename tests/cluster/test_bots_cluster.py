@@ -322,3 +322,21 @@ async def test_a_room_against_any_bot_seats_one_of_another_node_when_none_is_fre
     await alice.error("no_bot_available", **ask, level=5)  # solo plays level 3 only
     gomoku = await alice.request(**ask | {"game": "gomoku"}, level=5)
     assert (await anyone.expect("joined"))["room"] == gomoku["room"]
+
+
+async def test_one_home_refusing_refuses_the_room_at_once_and_the_other_s_seat_goes_back() -> None:
+    arena, bots, recorder = node_with()
+    tables = {}
+    for node, name in (("c", "deep"), ("d", "quick")):
+        entry = {"name": name, "player": f"p_{name}", "games": ["*"], "capacity": 1}
+        tables[node] = {f"p_{name}".encode(): json.dumps(entry | {"active": 0}).encode()}
+    bots.read(tables)
+    conn = say_hello(arena, "director")
+    ask = {"type": "create_room", "game": "gomoku", "bots": ["deep", "quick"], "id": 4}
+    assert arena.receive(conn, msgpack.packb(ask)) == []
+    assert [op[:3] for _node, op in recorder.sent] == [["seat", 1, "deep"], ["seat", 2, "quick"]]
+    bots.handle("d", ["lent", 2, False])
+    [error] = recorder.delivered  # at once, not after the wait
+    assert (error.message["code"], error.message["id"]) == ("no_bot_available", 4)
+    bots.handle("c", ["lent", 1, True, "p_deep", "deep", None, 1, ["*"]])
+    assert recorder.sent[-1] == ("c", ["free", 1]) and not list(arena.rooms)
