@@ -29,9 +29,10 @@ from websockets.asyncio.client import connect
 
 import server.cluster.bots as cluster_bots
 from protocol.wire import MAX_NAME
-from server.arena import Arena, Conn
+from server.arena import Arena, Conn, Resolve, bot_pid, hash_token
 from server.botpool import BotPool
 from server.cluster.bots import ClusterBots
+from server.journal import PlayerRow
 from server.keys import KeyRing, new_key
 
 #: The bots every node of these tests accepts (``--keys-file``).
@@ -340,3 +341,35 @@ async def test_one_home_refusing_refuses_the_room_at_once_and_the_other_s_seat_g
     assert (error.message["code"], error.message["id"]) == ("no_bot_available", 4)
     bots.handle("c", ["lent", 1, True, "p_deep", "deep", None, 1, ["*"]])
     assert recorder.sent[-1] == ("c", ["free", 1]) and not list(arena.rooms)
+
+
+def cluster_arena(key: str) -> Arena:
+    """A cluster node's arena (shared players table) accepting the bot ``fresh``'s key."""
+    arena = Arena(durable=False, keys=KeyRing())
+    arena.shared_sessions = True
+    arena.keys.add("fresh", key)
+    return arena
+
+
+def test_a_bot_unknown_to_a_node_is_looked_up_by_name_and_a_new_one_has_the_same_id_anywhere() -> (
+    None
+):
+    key = new_key()
+    hello = {"type": "hello", "protocol": 1, "name": "x", "kind": "bot", "key": key}
+    made = []
+    for _node in "ab":
+        arena = cluster_arena(key)
+        conn = arena.connect()
+        assert arena.receive(conn, msgpack.packb(hello)) == [Resolve("", bot="fresh")]
+        [welcome] = [o.message for o in arena.session_resolved(conn, None)]  # nobody saved it
+        made.append(welcome["player"])
+    assert made == [bot_pid("fresh")] * 2  # two nodes at once: one player
+    arena = cluster_arena(key)  # another node saved it: its player, its session kept
+    conn = arena.connect()
+    arena.receive(conn, msgpack.packb(hello | {"session": "its-session"}))
+    row = PlayerRow("p_older", "fresh", "bot", hash_token("its-session"), 1.0)
+    [welcome] = [o.message for o in arena.session_resolved(conn, row)]
+    assert (welcome["player"], welcome["session"]) == ("p_older", "its-session")
+    single = Arena(durable=False, keys=arena.keys)  # not a cluster node: no lookup, as before
+    [welcome] = [o.message for o in single.receive(single.connect(), msgpack.packb(hello))]
+    assert welcome["type"] == "welcome" and welcome["player"] != bot_pid("fresh")
