@@ -112,6 +112,10 @@ class BotSeats(Protocol):
         """Whether the bot ``name`` is online on another node and plays ``game``."""
         ...
 
+    def idle(self, game: str, level: int, asker: str) -> str | None:
+        """The least busy bot online on another node that plays ``game`` at ``level``."""
+        ...
+
     def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
         """Hold ``player``'s ``create_room`` while the bots ``names``' nodes lend them a seat
         (it goes on with :meth:`Arena.create_held`), or raise."""
@@ -1123,14 +1127,20 @@ class Arena:
         """The least busy bot that plays ``game`` at ``level`` (never the asker itself).
 
         A bot for any level and one fixed at exactly this level both qualify (on a tie in load
-        the fixed one); a bot fixed at another level, or at none, never does.
+        the fixed one); a bot fixed at another level, or at none, never does. None free here:
+        on a cluster node, one connected to another node (whose node lends it a seat).
         """
+        for granted in self._granted.values():  # the one picked elsewhere: its node lent it
+            return granted
         candidates = [
             p for p in self._online_bots(asker) if self._plays(p, game) and p.level in (None, level)
         ]
         load = {p.pid: self._active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
         if not free:
+            away = None if self.bot_seats is None else self.bot_seats.idle(game, level, asker.pid)
+            if away is not None:
+                raise Elsewhere([away])
             raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
         return min(free, key=lambda p: (load[p.pid], p.level is None))
 

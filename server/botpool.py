@@ -28,27 +28,37 @@ class BotPool:
     """Keeps one ``python -m bots`` process per SPEC running while the server runs."""
 
     def __init__(
-        self, url: str, specs: list[str], capacity: int = 8, state_dir: Path | None = None
+        self,
+        url: str,
+        specs: list[str],
+        capacity: int = 8,
+        state_dir: Path | None = None,
+        node: str | None = None,
     ) -> None:
         self.url, self.specs, self.capacity = url, specs, capacity
+        #: A cluster node's bots carry its name: a bot is one player on every node, and each
+        #: node's built-in bots hold their own keys (the same name twice would be one player
+        #: whose two sockets keep closing each other).
+        self.node = node
         #: Where each bot keeps its session, so after a restart it resumes its games.
         self.state_dir = state_dir
         #: Each bot's name and key (the server must accept these before the bots start).
-        self.keys = {self.name_of(i, spec): new_key() for i, spec in enumerate(specs)}
+        self.keys = {self.name_of(i, spec, node): new_key() for i, spec in enumerate(specs)}
         self.procs: dict[str, asyncio.subprocess.Process] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
 
     @staticmethod
-    def name_of(i: int, spec: str) -> str:
-        """The name of the ``i``-th bot, running engine ``spec`` (short enough to be a name)."""
-        suffix = "" if i == 0 else f"-{i}"
+    def name_of(i: int, spec: str, node: str | None = None) -> str:
+        """The name of the ``i``-th bot, running engine ``spec`` (short enough to be a name),
+        on the cluster node ``node`` if any."""
+        suffix = ("" if i == 0 else f"-{i}") + ("" if node is None else f"@{node[:12]}")
         return spec.replace(":", "-").replace("=", "")[: MAX_NAME - len(suffix)] + suffix
 
     def start(self) -> None:
         """Start a supervisor per bot."""
         for i, spec in enumerate(self.specs):
-            name = self.name_of(i, spec)
+            name = self.name_of(i, spec, self.node)
             self._tasks.append(asyncio.create_task(self._supervise(spec, name)))
 
     async def _supervise(self, spec: str, name: str) -> None:

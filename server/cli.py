@@ -244,7 +244,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         state_dir = None if args.memory else bots_state_dir(args.db)
         if state_dir is not None:
             state_dir.mkdir(exist_ok=True)
-        pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir)
+        pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir, args.node)
         for name, key in pool.keys.items():
             if keys.owns(name):
                 log.warning("the built-in bot %s takes its name over from a key given", name)

@@ -20,9 +20,10 @@ A home lends a seat only while its bot is free counting the seats it lent alread
 seat is lent the room is made with the bots as remote members (their outputs go to their home,
 which writes them to the bots' sockets: a bot sees what it sees when seated at home); no answer
 within ``WAIT`` seconds or one refusal, and the asker gets ``no_bot_available``, and the seats
-lent are given back. A seat is given back as soon as its room's game is over (seen when the bot
-is sent something) or the room is gone (seen each round); a home drops the seats of a node whose
-directory hash expired (a dead node).
+lent are given back. A seat goes back when its room is gone, or its game is over in a
+director's room (which never rematches), or, in a human's room, over and left by the bot (a
+rematch would play past its capacity otherwise): seen when the bot is sent something, and each
+round. A home drops the seats of a node whose directory hash expired (a dead node).
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ if TYPE_CHECKING:
 
 #: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.
 WAIT = 5.0
-#: ``create_room`` requests held here at once, in all and per player.
+#: ``create_room`` requests held here at once, in all and per player (a director makes
+#: many rooms at once: as many as the rooms one player may have created).
 MAX_HELD = 256
-MAX_HELD_PER_PLAYER = 4
+MAX_HELD_PER_PLAYER = 32
 #: Seats this node's bots may be lent at once, in all (each bot also within its capacity).
 MAX_LENT = 65_536
 #: The field that keeps a node's directory hash alive while it lists no bot.
@@ -142,6 +144,20 @@ class ClusterBots:
         games = self.entries[home[1]]["games"]
         return game in games or "*" in games
 
+    def idle(self, game: str, level: int, asker: str) -> str | None:
+        """The least busy bot online on another node that plays ``game`` at ``level``, as the
+        arena picks among its own (``active`` as the last round read it: its node decides)."""
+        best: tuple[tuple[int, bool], str] | None = None
+        for pid, entry in self.entries.items():
+            games, fixed = entry["games"], entry["level"]
+            if pid == asker or fixed not in (None, level) or entry["active"] >= entry["capacity"]:
+                continue
+            if game in games or "*" in games:
+                rank = (entry["active"], fixed is None)
+                if best is None or rank < best[0]:
+                    best = (rank, entry["name"])
+        return None if best is None else best[1]
+
     # -- asking for seats ----------------------------------------------------------------------
 
     def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
@@ -174,13 +190,15 @@ class ClusterBots:
         held.asked.pop(token, None)
         if ok:
             held.granted[token] = (node, list(grant))
-        else:
-            held.refused = True
+        else:  # one refusal refuses the room: the other answers need not be waited for
+            self._expire(held)
+            return
         if not held.asked:
             self._finish(held)
 
     def _expire(self, held: Held) -> None:
-        """No answer in time from some home: the request is refused."""
+        """A refusal, or no answer in time from some home: the request is refused (seats lent
+        later go back as they come)."""
         for token in held.asked:
             self._asks.pop(token, None)
         held.asked.clear()
@@ -237,8 +255,18 @@ class ClusterBots:
                     self._free(room)
 
     def _over(self, room_id: str) -> bool:
+        """Whether the seats lent for ``room_id`` are done with: the room is gone, or its game
+        is over and, unless it is a director's room (they never rematch), the bots left it (a
+        rematch would otherwise play past their capacity)."""
         room = self.arena.rooms.get(room_id)
-        return room is None or room.status == "over"
+        if room is None:
+            return True
+        if room.status != "over":
+            return False
+        if "bots" in room.options:
+            return True
+        members = room.members
+        return not any(pid in members for _node, _token, pid in self._seats.get(room_id, ()))
 
     def _free(self, room: str) -> None:
         for node, token, pid in self._seats.pop(room, ()):

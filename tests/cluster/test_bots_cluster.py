@@ -28,8 +28,11 @@ from test_nodes import moves_table, running, wait_for
 from websockets.asyncio.client import connect
 
 import server.cluster.bots as cluster_bots
-from server.arena import Arena, Conn
+from protocol.wire import MAX_NAME
+from server.arena import Arena, Conn, Resolve, bot_pid, hash_token
+from server.botpool import BotPool
 from server.cluster.bots import ClusterBots
+from server.journal import PlayerRow
 from server.keys import KeyRing, new_key
 
 #: The bots every node of these tests accepts (``--keys-file``).
@@ -210,6 +213,9 @@ async def test_two_nodes_asking_at_once_for_a_bot_of_capacity_one_get_one_room(
     await active(loser, "solo", 1)  # its home counts the seat it lent
     await winner.request(type="resign", room=room)
     assert (await solo.expect("game_over", room=room))["reason"] == "resign"
+    refused = await loser.request(**ask)  # a rematch may come: the seat is still lent
+    assert refused["code"] == "no_bot_available"
+    await solo.request(type="leave_room", room=room)  # as bots/runner.py does after a while
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
     while (again := await loser.request(**ask))["type"] != "joined":  # the seat came back
@@ -294,3 +300,76 @@ def test_a_home_lends_a_bot_s_seats_within_its_capacity_and_drops_those_of_a_dea
     assert recorder.sent[-1] == ("b", ["lent", 8, False])
     bots.read({"b": {b"~": b"1"}})  # d's directory hash expired: d is gone, its seat too
     assert arena.lent == {} and arena.bot_entry(arena.players[solo])["active"] == 0
+
+
+def test_each_node_s_built_in_bots_are_players_of_their_own() -> None:
+    assert BotPool.name_of(0, "minimax") == "minimax"  # one server: as before
+    assert BotPool.name_of(0, "minimax", "a") == "minimax@a"
+    assert BotPool.name_of(1, "minimax:level=3", "b") == "minimax-level3-1@b"
+    assert len(BotPool.name_of(1, "x" * 40, "n" * 40)) == MAX_NAME
+
+
+async def test_a_room_against_any_bot_seats_one_of_another_node_when_none_is_free_here(
+    cluster: dict[str, ServerProcess], keys: dict[str, str]
+) -> None:
+    fixed = await raw_bot(cluster["c"], "solo", keys["solo"], capacity=1, level=3)
+    anyone = await raw_bot(cluster["b"], "quick", keys["quick"], capacity=2, games=["gomoku"])
+    alice = await cluster["a"].client("alice")
+    await bots_listed(alice, {"solo", "quick"})
+    ask = {"type": "create_room", "game": "tictactoe", "opponent": "bot", "seat": 0}
+    made = await alice.request(**ask, level=3)
+    assert made["type"] == "joined", made  # quick plays no tic-tac-toe: solo, fixed at 3
+    assert (await fixed.expect("joined", room=made["room"]))["level"] == 3
+    await alice.error("no_bot_available", **ask, level=5)  # solo plays level 3 only
+    gomoku = await alice.request(**ask | {"game": "gomoku"}, level=5)
+    assert (await anyone.expect("joined"))["room"] == gomoku["room"]
+
+
+async def test_one_home_refusing_refuses_the_room_at_once_and_the_other_s_seat_goes_back() -> None:
+    arena, bots, recorder = node_with()
+    tables = {}
+    for node, name in (("c", "deep"), ("d", "quick")):
+        entry = {"name": name, "player": f"p_{name}", "games": ["*"], "capacity": 1}
+        tables[node] = {f"p_{name}".encode(): json.dumps(entry | {"active": 0}).encode()}
+    bots.read(tables)
+    conn = say_hello(arena, "director")
+    ask = {"type": "create_room", "game": "gomoku", "bots": ["deep", "quick"], "id": 4}
+    assert arena.receive(conn, msgpack.packb(ask)) == []
+    assert [op[:3] for _node, op in recorder.sent] == [["seat", 1, "deep"], ["seat", 2, "quick"]]
+    bots.handle("d", ["lent", 2, False])
+    [error] = recorder.delivered  # at once, not after the wait
+    assert (error.message["code"], error.message["id"]) == ("no_bot_available", 4)
+    bots.handle("c", ["lent", 1, True, "p_deep", "deep", None, 1, ["*"]])
+    assert recorder.sent[-1] == ("c", ["free", 1]) and not list(arena.rooms)
+
+
+def cluster_arena(key: str) -> Arena:
+    """A cluster node's arena (shared players table) accepting the bot ``fresh``'s key."""
+    arena = Arena(durable=False, keys=KeyRing())
+    arena.shared_sessions = True
+    arena.keys.add("fresh", key)
+    return arena
+
+
+def test_a_bot_unknown_to_a_node_is_looked_up_by_name_and_a_new_one_has_the_same_id_anywhere() -> (
+    None
+):
+    key = new_key()
+    hello = {"type": "hello", "protocol": 1, "name": "x", "kind": "bot", "key": key}
+    made = []
+    for _node in "ab":
+        arena = cluster_arena(key)
+        conn = arena.connect()
+        assert arena.receive(conn, msgpack.packb(hello)) == [Resolve("", bot="fresh")]
+        [welcome] = [o.message for o in arena.session_resolved(conn, None)]  # nobody saved it
+        made.append(welcome["player"])
+    assert made == [bot_pid("fresh")] * 2  # two nodes at once: one player
+    arena = cluster_arena(key)  # another node saved it: its player, its session kept
+    conn = arena.connect()
+    arena.receive(conn, msgpack.packb(hello | {"session": "its-session"}))
+    row = PlayerRow("p_older", "fresh", "bot", hash_token("its-session"), 1.0)
+    [welcome] = [o.message for o in arena.session_resolved(conn, row)]
+    assert (welcome["player"], welcome["session"]) == ("p_older", "its-session")
+    single = Arena(durable=False, keys=arena.keys)  # not a cluster node: no lookup, as before
+    [welcome] = [o.message for o in single.receive(single.connect(), msgpack.packb(hello))]
+    assert welcome["type"] == "welcome" and welcome["player"] != bot_pid("fresh")
