@@ -390,6 +390,17 @@ async def test_link_keeps_feeds_only_for_rooms_being_watched() -> None:
     assert link._rooms == {}
 
 
+def test_a_link_tells_its_watchers_once_per_drop() -> None:
+    link = Link(["ws://a", "ws://b"])
+    link._on({"type": "joined", "room": "r", "seat": None, "id": 1})
+    for status in ("connecting", "offline", "connecting", "online"):  # a first connect fails
+        link._on_status(status, "")
+    for status in ("offline", "connecting", "offline", "connecting", "offline", "online"):
+        link._on_status(status, "")  # dropped, then two failed connects before it is back
+    feed = link.feed("r")
+    assert [feed.get_nowait()["type"] for _ in range(feed.qsize())] == ["joined", "_closed"]
+
+
 class IllegalBot(Bot):
     def choose(self, variant, moves, limit):
         return moves[0] if moves else Move(0, 0)  # the first stone's cell, again

@@ -26,6 +26,7 @@ class Link:
         )
         self._rooms: dict[str, asyncio.Queue[dict[str, Any]]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._was_online = False
 
     @property
     def url(self) -> str:
@@ -92,6 +93,11 @@ class Link:
             queue.put_nowait(msg)
 
     def _on_status(self, status: str, detail: str) -> None:
-        if status == "offline":  # every watcher learns its game's news may be lost
+        """Tell every watcher once when an open link drops (not again for each failed connect
+        while it is down): its game's news may be lost."""
+        if status == "online":
+            self._was_online = True
+        elif status == "offline" and self._was_online:
+            self._was_online = False
             for queue in self._rooms.values():
                 queue.put_nowait(CLOSED)
