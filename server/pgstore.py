@@ -229,6 +229,14 @@ class PgStore(History):
         row = self._reader().execute("SELECT owner FROM rooms WHERE room = ?", (room,)).fetchone()
         return None if row is None else row["owner"]
 
+    def room_owners(self, rooms: list[str]) -> dict[str, str]:
+        """The owner of each of ``rooms`` that is live (a forwarding node checks there where a
+        room went after an adoption; read on a worker thread, never the loop)."""
+        rows = self._reader().execute(
+            "SELECT room, owner FROM rooms WHERE room = ANY(?) AND owner IS NOT NULL", (rooms,)
+        )
+        return {row["room"]: row["owner"] for row in rows}
+
     def player_by_token(self, token_hash: str) -> PlayerRow | None:
         """The player a session token's hash resumes, saved by whichever node: a session resumes
         on any node (read on a worker thread, never the loop)."""

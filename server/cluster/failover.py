@@ -5,8 +5,9 @@ Two signals say a room moved. The adopter tells every other node at once (``["wh
 [pid, …]]``, with the players seated in the rooms it took): all of ``dead``'s rooms are its own
 now (one survivor adopts a node whole). And, should that note be lost (Redis pub/sub and
 streams are at most once while Redis is down), every half second each node compares where it
-sent things with the lobby: a room listed under another node, and no longer under the old one
-(right after an adoption both hashes may list it), has moved. Unanswered requests are then sent
+sent things with the lobby: a room listed under another node may have moved, and PostgreSQL's
+rooms table says whether it did (right after an adoption the dead node's hash may still list
+it). Unanswered requests are then sent
 again as retries (:mod:`server.cluster.reroute` keeps them), players seated there are attached
 (``att``: the adopter gives them the room's state) and spectators watch again (``sp``: they are
 not in PostgreSQL, only their node knows them). When the adopter is this node, all of that is
@@ -87,28 +88,24 @@ class Failover:
             self._kick.clear()
             try:
                 await self.reroute()
-            except (RedisError, OSError) as exc:
+            except Exception as exc:  # PostgreSQL unreachable: the next look tries again
                 self.fwd._warn(f"rooms whose owner changed are not looked at ({exc})")
 
     async def reroute(self) -> None:
-        """Send again what went to rooms now listed under another node whose old owner no
-        longer lists them (or that this node holds now), and re-attach their members."""
+        """Send again what went to rooms now listed under another node, once PostgreSQL says
+        whose they are (right after an adoption the dead node's hash may still list them),
+        and re-attach their members; rooms this node holds now are handled here."""
         fwd = self.fwd
         self.rerouter.expire(time.monotonic())
         suspects = sorted(self.rerouter.suspects(self._owner_now))
         if not suspects:
             return
-        remote = [(room, old) for room, old, new in suspects if new != fwd.node]
-        still: set[tuple[str, str]] = set()
-        if remote:  # two hashes list a room for a moment after an adoption: the old one wins
-            async with fwd.redis.pipeline(transaction=False) as p:
-                for room, old in remote:
-                    p.hexists(fwd.bus.lobby_of(old), room)
-                listed = await p.execute()
-            still = {pair for pair, yes in zip(remote, listed, strict=True) if yes}
+        remote = sorted({room for room, _, new in suspects if new != fwd.node})
+        owners = await asyncio.to_thread(fwd.store.room_owners, remote) if remote else {}
         for room, old, new in suspects:
-            if (room, old) not in still and self._owner_now(room) == new:
-                self._reroute(room, old, new)
+            now = fwd.node if new == fwd.node else owners.get(room)
+            if now is not None and now != old and self._owner_now(room) is not None:
+                self._reroute(room, old, now)
 
     def _owner_now(self, room: str) -> str | None:
         fwd = self.fwd
