@@ -16,7 +16,7 @@ import pytest
 import redis
 from cluster.services import RedisServer
 from conftest import RawClient
-from test_bus import listed, start_nodes
+from test_bus import listed, redis_lobby, start_nodes
 from test_nodes import MOVES, moves_table, owners, resume, running, wait_for
 from websockets.exceptions import ConnectionClosed
 
@@ -146,3 +146,38 @@ async def test_sigstop_past_the_lease_then_sigcont_the_owner_sends_nothing_on_th
             for _, fields in r.xrange(f"mnk:0:node:{name}:in", min=woke):
                 assert wire.decode_entry(fields[b"d"])[0] != "a"
     assert view(bob, room) == view(carol, room) == moves_table(pg_url, room)
+
+
+async def test_two_survivors_adopt_each_room_once_and_its_forwarded_players_follow(
+    cluster: dict[str, Any], pg_url: str, redis_server: RedisServer
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    rooms: list[str] = []
+    for name in ("host1", "host2"):
+        host = await a.client(name)
+        for _ in range(4):
+            rooms.append((await host.request(type="create_room", game="tictactoe"))["room"])
+    guests = {"b": await b.client("guest-b"), "c": await c.client("guest-c")}
+    theirs: dict[str, set[str]] = {"b": set(), "c": set()}
+    for i, room in enumerate(rooms):  # each room has a guest on b or c, forwarded to a
+        where = "bc"[i % 2]
+        await guests[where].request(type="join_room", room=room, spectate=i % 4 < 2)
+        theirs[where].add(room)
+    for guest in guests.values():  # what a sent them so far is read: states now come later
+        await guest.alive()
+        guest.pending.clear()
+        guest.seen.clear()
+    a.kill()
+    await wait_for(lambda: all(o in ("b", "c") for o, _ in owners(pg_url).values()))
+    table = owners(pg_url)
+    assert set(table) == set(rooms) and {e for _, e in table.values()} == {1}  # each once
+    want = {room: owner for room, (owner, _) in table.items()}
+    await wait_for(lambda: redis_lobby(redis_server.url()) == want)  # listed by its adopter
+    for where, guest in guests.items():  # seated or watching, each guest follows its rooms
+        got: set[str] = set()
+        while got != theirs[where]:
+            message = await guest.recv()
+            if message["type"] == "state":
+                got.add(message["room"])
+        watcher = await cluster[where].client(f"watch-{where}")
+        await listed(watcher, set(rooms), await watcher.request(type="list_rooms", subscribe=True))
