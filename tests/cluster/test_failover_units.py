@@ -5,63 +5,16 @@ the adopter (or handled here when this node adopted), and the bookkeeping's boun
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_forward_units import Shell, entry, node, say_hello
 
 from protocol import wire
 from protocol.errors import RateLimited
-from server.arena import Arena, Conn, Out
 from server.cluster import reroute
-from server.cluster.forward import Forwarder
 from server.cluster.reroute import Rerouter
 from server.room import Send
-
-
-class Pipeline:
-    """Delivers at once (nothing is pending in these tests)."""
-
-    def submit(self, records: list[Any], deliver: Callable[[], None], urgent: bool = False) -> None:
-        deliver()
-
-
-class Shell:
-    """What the forwarder uses of the asyncio shell: ``_emit`` keeps the outputs."""
-
-    def __init__(self) -> None:
-        self.sent: list[Out] = []
-        self.pipeline = Pipeline()
-
-    def _emit(self, peer: object, out: list[Out], records: list[Any]) -> None:
-        self.sent.extend(out)
-
-
-class Bus:
-    """The lobby's owners (what the forwarder reads of the Redis bus)."""
-
-    def __init__(self, owners: dict[str, str]) -> None:
-        self.owners = owners
-
-
-def node(name: str, owners: dict[str, str] | None = None) -> tuple[Forwarder, Arena, Shell]:
-    """A node whose forwarder is not started (what it would send stays in its outbox)."""
-    arena, shell = Arena(durable=False), Shell()
-    fwd = Forwarder("redis://127.0.0.1:1/0", name, arena, shell, None, Bus(owners or {}))  # type: ignore[arg-type]
-    arena.forward = fwd
-    return fwd, arena, shell
-
-
-def hello(arena: Arena, name: str) -> Conn:
-    conn = arena.connect()
-    arena.receive(
-        conn, wire.encode({"type": "hello", "protocol": 1, "name": name, "kind": "human"})
-    )
-    return conn
-
-
-def entry(sender: str, *ops: list[Any]) -> bytes:
-    return wire.encode_entry(sender, list(ops))
 
 
 def req(pid: str, msg: dict[str, Any], seq: int, retry: bool = False) -> list[Any]:
@@ -73,8 +26,8 @@ def sent_types(shell: Shell) -> list[tuple[str, ...]]:
 
 
 def test_a_retried_move_the_room_already_has_is_answered_with_it_not_applied_again() -> None:
-    owner, arena, shell = node("c")
-    alice = hello(arena, "alice")
+    owner, arena, shell = node(name="c")
+    alice = say_hello(arena, "alice")
     out = arena.receive(
         alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0, "id": 1})
     )
@@ -104,8 +57,8 @@ def test_a_retried_move_the_room_already_has_is_answered_with_it_not_applied_aga
 
 
 def test_the_adopter_s_note_sends_unanswered_requests_and_spectators_to_it() -> None:
-    fwd, arena, shell = node("b", {"r1": "a", "r2": "a"})
-    bob, sue = hello(arena, "bob"), hello(arena, "sue")
+    fwd, arena, shell = node({"r1": "a", "r2": "a"})
+    bob, sue = say_hello(arena, "bob"), say_hello(arena, "sue")
     fwd.fanout.sockets.update({bob.pid: object(), sue.pid: object()})  # type: ignore[dict-item]
     arena.receive(sue, wire.encode({"type": "join_room", "room": "r1", "spectate": True}))
     [op] = fwd._outbox.pop("a")
@@ -125,8 +78,8 @@ def test_the_adopter_s_note_sends_unanswered_requests_and_spectators_to_it() -> 
 
 
 async def test_a_room_this_node_adopted_gets_its_unanswered_requests_and_spectators_here() -> None:
-    fwd, arena, shell = node("b", {"r1": "a"})
-    alice, bob, sue = hello(arena, "alice"), hello(arena, "bob"), hello(arena, "sue")
+    fwd, arena, shell = node({"r1": "a"})
+    alice, bob, sue = say_hello(arena, "alice"), say_hello(arena, "bob"), say_hello(arena, "sue")
     out = arena.receive(alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0}))
     room = arena.rooms.get(out[0].message["room"])  # type: ignore[union-attr]
     assert room is not None
