@@ -132,11 +132,10 @@ class Rerouter:
                 del self._rooms_of[pid]
 
     def gone(self, pid: str) -> None:
-        """``pid``'s socket here closed: forget its requests and memberships."""
+        """``pid``'s socket here closed: forget its memberships (its unanswered requests are
+        not sent again: they are forgotten when their room moves, or in time)."""
         for room in list(self._rooms_of.get(pid, ())):
             self.leave(pid, room)
-        for seq in [s for s, p in self.pending.items() if p.pid == pid]:
-            self.forget(seq)
 
     # -- owners changing ---------------------------------------------------------------------
 

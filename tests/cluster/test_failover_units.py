@@ -125,4 +125,4 @@ def test_memberships_follow_acknowledged_joins_and_leaves_only() -> None:
     assert r.members == {"r1": {"p": True, "q": False}} and r.rooms_on("a") == {"r1"}
     r.answered("a", r.sent("a", "p", {"type": "leave_room", "room": "r1"}, b"", 0.0), True)
     r.gone("q")
-    assert r.members == {} and r.owner_of == {} and r.pending == {}
+    assert r.members == {} and r.owner_of == {} and r.pending == {}  # all answered
