@@ -18,7 +18,6 @@ adopter with that move (:func:`applied`), never applied twice nor refused as sta
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from typing import TYPE_CHECKING
 
@@ -45,7 +44,6 @@ class Failover:
     def __init__(self, fwd: Forwarder) -> None:
         self.fwd = fwd
         self.rerouter = Rerouter()
-        self._kick = asyncio.Event()
 
     def adopted(self, dead: str, pids: list[str]) -> None:
         """This node adopted ``dead``'s rooms, where ``pids`` sit: what this node sent there is
@@ -82,10 +80,7 @@ class Failover:
     async def run_forever(self) -> None:
         """Look at rooms whose owner changed every :data:`INTERVAL` seconds."""
         while True:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(INTERVAL):
-                    await self._kick.wait()
-            self._kick.clear()
+            await asyncio.sleep(INTERVAL)
             try:
                 await self.reroute()
             except Exception as exc:  # PostgreSQL unreachable: the next look tries again
@@ -104,6 +99,8 @@ class Failover:
         owners = await asyncio.to_thread(fwd.store.room_owners, remote) if remote else {}
         for room, old, new in suspects:
             now = fwd.node if new == fwd.node else owners.get(room)
+            if now == fwd.node and fwd.arena.rooms.get(room) is None:
+                continue  # being adopted here this very moment: ``adopted`` sees to it
             if now is not None and now != old and self._owner_now(room) is not None:
                 self._reroute(room, old, now)
 
