@@ -227,7 +227,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     keeper = None
     if args.node is not None and store is not None:
         emit = functools.partial(_emit_adopted, server)
-        keeper = NodeKeeper(arena, store, emit=emit)  # type: ignore[arg-type]  (a PgStore)
+        adopted = forwarder.failover.adopted if forwarder is not None else None
+        keeper = NodeKeeper(arena, store, emit=emit, adopted=adopted)  # type: ignore[arg-type]
         keeper.start()
     if registry is not None:
         registry.start()

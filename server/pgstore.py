@@ -11,6 +11,7 @@ nodes starting together upgrade the schema once.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -83,7 +84,11 @@ class PgStore(History):
         self.renew_for: Callable[[], float] | None = None
         writer = connect(url)
         migrate(writer)
+        #: Until when (monotonic) this node surely holds its lease: the start of its last
+        #: fenced commit plus what that commit renewed it for.
+        self.held_until = math.inf
         if node is not None:
+            self.held_until = time.monotonic() + lease_s
             self.epoch = lease.join(writer, node, lease_s)
         elif lease.live_nodes(writer):
             writer.close()
@@ -144,16 +149,26 @@ class PgStore(History):
         db = self._writer
         if db is None or db.closed:
             db = self._writer = open_connection(self.url)
+        started, renewed = time.monotonic(), None
         with db.pipeline(), db.transaction():
             if self.node is not None:
-                self._fence(db)
+                renewed = self._fence(db)
             for record in records:
                 db.execute(*row_sql(record, self.node))
+        if renewed is not None:
+            self.held_until = started + renewed
 
-    def _fence(self, db: psycopg.Connection[Any]) -> None:
-        """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed."""
+    def holds_lease(self) -> bool:
+        """Whether this node surely still holds its lease (not after a stall past it: a node
+        woken from SIGSTOP must send nothing more, even before a commit finds it fenced)."""
+        return not self.fenced and time.monotonic() < self.held_until
+
+    def _fence(self, db: psycopg.Connection[Any]) -> float:
+        """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed; for how
+        long it was renewed."""
         renew = self.lease_s if self.renew_for is None else self.renew_for()
         db.execute("SELECT mnk_fence(%s, %s, %s)", (self.node, self.epoch, renew))
+        return renew
 
     def _drop_writer(self) -> None:
         if self._writer is not None:
@@ -213,6 +228,14 @@ class PgStore(History):
         requests for a room there (read on a worker thread, never the loop)."""
         row = self._reader().execute("SELECT owner FROM rooms WHERE room = ?", (room,)).fetchone()
         return None if row is None else row["owner"]
+
+    def room_owners(self, rooms: list[str]) -> dict[str, str]:
+        """The owner of each of ``rooms`` that is live (a forwarding node checks there where a
+        room went after an adoption; read on a worker thread, never the loop)."""
+        rows = self._reader().execute(
+            "SELECT room, owner FROM rooms WHERE room = ANY(?) AND owner IS NOT NULL", (rooms,)
+        )
+        return {row["room"]: row["owner"] for row in rows}
 
     def player_by_token(self, token_hash: str) -> PlayerRow | None:
         """The player a session token's hash resumes, saved by whichever node: a session resumes

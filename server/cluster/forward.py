@@ -5,10 +5,14 @@ Each node reads its inbox, a Redis Stream ``mnk:DB:node:NAME:in``, with ``XREAD 
 last entry it read (a Stream keeps entries across a reader's reconnect, unlike pub/sub), trimmed
 with ``MAXLEN ~``. An entry is ``[from_node, [op, …]]`` (``wire.encode_entry``); the ops are
 
-- ``["req", pid, name, kind, frame]``: a request of a player connected to ``from_node``;
+- ``["req", pid, name, kind, frame, seq, retry]``: a request of a player connected to
+  ``from_node``, acknowledged with ``["ack", seq, ok]`` behind its outputs (``retry``: sent
+  again because the room's owner changed, see ``server/cluster/reroute.py``);
 - ``["att", pid, name, kind]``: that player (re)connected there: it is online in its rooms here;
 - ``["off", pid]``: its socket there closed: offline here (grace and forfeit rules apply);
-- ``["out", [pid, …], frame]``: a frame for players connected to the node reading it.
+- ``["out", [pid, …], frame]``: a frame for players connected to the node reading it;
+- ``["sp", pid, name, kind, room]``: that player watched ``room`` (which this node adopted);
+- ``["who", dead, [pid, …]]``: the sender adopted ``dead``'s rooms, where these players sit.
 
 The owner treats a forwarded player as a *remote member*: a player of its arena whose outputs
 (sent in commit order, after the commit, as for any player) are routed by :class:`ClusterFanOut`
@@ -27,16 +31,17 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from protocol import wire
-from protocol.errors import BadFrame, NoSuchRoom, RateLimited
+from protocol.errors import ArenaError, BadFrame, NoSuchRoom, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
 from server.arena import Arena, Close, Conn, Lookup, Out, Player, Reply
+from server.cluster.failover import Failover
 from server.ratelimit import TokenBucket
 from server.room import Send
 from server.shell import LocalFanOut
@@ -143,6 +148,9 @@ class Forwarder:
         self._warned = -LOG_INTERVAL
         #: Bots seated across nodes (server/cluster/bots.py): carries out their ops.
         self.bots: ClusterBots | None = None
+        #: Requests not answered yet and remote memberships, sent again to a room's adopter.
+        self.failover = Failover(self)
+        self.rerouter = self.failover.rerouter
 
     def inbox_of(self, node: str) -> str:
         """The key of ``node``'s inbox stream."""
@@ -157,7 +165,8 @@ class Forwarder:
 
     def start(self) -> None:
         """Start reading the inbox and writing the outbox."""
-        for work in (self._read_forever(), self._send_forever(), self._stats_forever()):
+        works = (self._read_forever(), self._send_forever(), self._stats_forever())
+        for work in (*works, self.failover.run_forever()):
             self._tasks.append(asyncio.create_task(work))
 
     async def stop(self) -> None:
@@ -186,13 +195,17 @@ class Forwarder:
             if len(self._waiting) >= MAX_LOOKUPS:
                 raise RateLimited("too many rooms looked up at once; try again")
             waiting = self._waiting[room] = []
-            task = asyncio.get_running_loop().create_task(self._look_up(room))
-            self._lookups.add(task)
-            task.add_done_callback(self._lookups.discard)
+            self.spawn(self._look_up(room))
         if len(waiting) >= MAX_WAITING:
             raise RateLimited("too many requests for a room being looked up; slow down")
         waiting.append((player, msg))  # behind the others for that room: the order holds
         return []
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task cancelled at the stop."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._lookups.add(task)
+        task.add_done_callback(self._lookups.discard)
 
     async def _look_up(self, room: str) -> None:
         try:
@@ -203,16 +216,20 @@ class Forwarder:
         finally:
             waiting = self._waiting.pop(room, [])
         for player, msg in waiting:
-            if owner is None or owner == self.node:
-                error = wire.error(NoSuchRoom.code, f"no room {room!r}", msg.get("id"))
-                self.server._emit(None, [Send((player.pid,), error)], [])
-            else:
+            try:
+                if owner is None or owner == self.node:
+                    raise NoSuchRoom(f"no room {room!r}")
                 self._send_request(owner, player, msg)
+            except ArenaError as exc:
+                error = wire.error(exc.code, exc.message, msg.get("id"))
+                self.server._emit(None, [Send((player.pid,), error)], [])
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
         self._went_via(player.pid, owner)
         frame = wire.encode(msg)
-        if not self.queue(owner, ["req", player.pid, player.name, player.kind, frame]):
+        seq = self.rerouter.sent(owner, player.pid, msg, frame, time.monotonic())
+        if not self.queue(owner, ["req", player.pid, player.name, player.kind, frame, seq, False]):
+            self.rerouter.forget(seq)
             raise RateLimited("the cluster bus is overloaded; try again")
 
     def _went_via(self, pid: str, node: str) -> None:
@@ -231,6 +248,7 @@ class Forwarder:
         """``player``'s socket here closed: the nodes it played through see it go offline."""
         if self._inside:
             return
+        self.rerouter.gone(player.pid)
         for node in self._via.get(player.pid, ()):
             self.queue(node, ["off", player.pid])
 
@@ -272,19 +290,44 @@ class Forwarder:
             self._conns[pid] = Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
         return out
 
-    def _on_request(self, node: str, pid: str, name: str, kind: str, frame: bytes) -> None:
-        out = self._attach(node, pid, name, kind)
-        self._inside = True
-        try:
-            got = self.arena.receive(self._conns[pid], frame)
-        finally:
-            self._inside = False
+    def _on_request(
+        self,
+        node: str,
+        pid: str,
+        name: str,
+        kind: str,
+        frame: bytes,
+        seq: int | None = None,
+        retry: bool = False,
+    ) -> None:
+        """Handle a request of ``pid`` (connected to ``node``; this node: one sent again after
+        this node adopted its room), then acknowledge ``seq`` behind its outputs."""
+        here = node == self.node
+        out = [] if here else self._attach(node, pid, name, kind)
+        got = (retry and self.failover.applied(pid, frame)) or self._run(pid, frame)
+        ok = True
         for item in got:
             if isinstance(item, Reply):  # the requester is on ``node``: it goes there too
+                ok = ok and item.message["type"] != "error"
                 out.append(Send((pid,), item.message))
             elif not isinstance(item, Lookup | Close):
                 out.append(item)
         self.server._emit(None, out, self.arena.drain())
+        if seq is not None and not here:  # in the same entry as the outputs, right behind them
+            ack = ["ack", seq, ok]
+            self.server.pipeline.submit([], functools.partial(self.queue, node, ack))
+
+    def _run(self, pid: str, frame: bytes) -> list[Out]:
+        """What the arena answers ``pid``'s ``frame`` (a remote member's, or a retry here)."""
+        conn = self._conns.get(pid)
+        if conn is None:  # a player connected here: its socket's bucket was charged already
+            lim = self.arena.limits
+            conn = Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
+        self._inside = True
+        try:
+            return self.arena.receive(conn, frame)
+        finally:
+            self._inside = False
 
     def _on_offline(self, node: str, pid: str) -> None:
         if self.remote.get(pid) != node:
@@ -320,6 +363,9 @@ class Forwarder:
             await self._wake.wait()
             self._wake.clear()
             outbox, self._outbox, self._pending = self._outbox, {}, 0
+            if not self._holds_lease():  # stalled past the lease (SIGSTOP): adopted, fenced
+                self.dropped += sum(len(ops) for ops in outbox.values())
+                continue
             entries = [
                 (node, wire.encode_entry(self.node, ops[i : i + MAX_OPS]))
                 for node, ops in outbox.items()
@@ -338,6 +384,10 @@ class Forwarder:
             except (RedisError, OSError) as exc:
                 self.dropped += sum(len(ops) for ops in outbox.values())
                 self._warn(f"the cluster bus lost what it was sending ({exc})")
+
+    def _holds_lease(self) -> bool:
+        holds = getattr(self.store, "holds_lease", None)
+        return holds is None or bool(holds())
 
     async def _read_forever(self) -> None:
         while True:
@@ -377,13 +427,19 @@ class Forwarder:
             # behind what this node has not sent yet (a welcome being committed)
             self.server.pipeline.submit([], functools.partial(self.fanout.local, pids, frame))
         elif kind == "req":
-            self._on_request(node, *op[1:5])
+            self._on_request(node, *op[1:7])
+        elif kind == "ack":
+            self.rerouter.answered(node, op[1], op[2])
         elif kind == "att":
             self.server._emit(None, self._attach(node, *op[1:4]), self.arena.drain())
         elif kind == "off":
             self._on_offline(node, op[1])
         elif self.bots is not None and kind in BOT_OPS:
             self.bots.handle(node, op)
+        elif kind == "sp":
+            self.failover.on_watch(node, *op[1:5])
+        elif kind == "who":
+            self.failover.on_adopted(node, op[1], op[2])
         else:
             raise ValueError(f"unknown bus op {kind!r}")
 

@@ -29,10 +29,14 @@ class NodeKeeper(Background):
         store: PgStore,
         interval: float = SCAN_INTERVAL,
         emit: Callable[[list[Out]], None] | None = None,
+        adopted: Callable[[str, list[str]], None] | None = None,
     ) -> None:
         self.arena, self.store, self.interval = arena, store, interval
         #: Delivers what adopting says to players connected here (seated in adopted rooms).
         self.emit = emit
+        #: Told of each adopted node and the players seated in its rooms (the forwarder: other
+        #: nodes holding their sockets re-attach them here).
+        self.adopted = adopted
 
     async def _run(self) -> None:
         while True:
@@ -56,5 +60,8 @@ class NodeKeeper(Background):
             count += len(snapshot.rooms)
             if self.emit is not None:
                 self.emit(self.arena.welcome_back(row.room for row, _, _ in snapshot.rooms))
+            if self.adopted is not None:
+                seated = (pid for _, game, _ in snapshot.rooms for pid in game.seats if pid)
+                self.adopted(node, list(dict.fromkeys(seated)))
             log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
         return count

@@ -3,6 +3,7 @@ at most once, notes from a node that is no longer the player's, and malformed bu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -16,11 +17,19 @@ from server.journal import PlayerRow
 from server.room import Send
 
 
+class Pipeline:
+    """Delivers at once (nothing waits for a commit in these tests)."""
+
+    def submit(self, records: list[Any], deliver: Callable[[], None], urgent: bool = False) -> None:
+        deliver()
+
+
 class Shell:
     """What the forwarder uses of the asyncio shell: ``_emit`` (here: keep the outputs)."""
 
     def __init__(self) -> None:
         self.sent: list[Out] = []
+        self.pipeline = Pipeline()
 
     def _emit(self, peer: object, out: list[Out], records: list[Any]) -> None:
         self.sent.extend(out)
@@ -33,10 +42,10 @@ class Bus:
         self.owners = owners
 
 
-def node(owners: dict[str, str] | None = None) -> tuple[Forwarder, Arena, Shell]:
+def node(owners: dict[str, str] | None = None, name: str = "b") -> tuple[Forwarder, Arena, Shell]:
     """Node b: an arena whose forwarder is not started (nothing leaves for Redis)."""
     arena, shell = Arena(durable=False), Shell()
-    fwd = Forwarder("redis://127.0.0.1:1/0", "b", arena, shell, None, Bus(owners or {}))  # type: ignore[arg-type]
+    fwd = Forwarder("redis://127.0.0.1:1/0", name, arena, shell, None, Bus(owners or {}))  # type: ignore[arg-type]
     arena.forward = fwd
     return fwd, arena, shell
 

@@ -1,7 +1,10 @@
-"""Real server nodes on one real PostgreSQL: takeover after kill -9, fencing after SIGSTOP.
+"""Real server nodes on one real PostgreSQL, without Redis: takeover after kill -9, two survivors
+adopting, SIGTERM handing rooms over.
 
-These are the issue's tests 2, 3 and 6 (the ones that need no Redis): every node is a real
+The issue's tests 2 and 6 without the bus (``--redis`` is optional): every node is a real
 ``python -m server --node NAME`` process; clients resume on a survivor with their session.
+With Redis, and players spread over the nodes, they are in ``test_failover_nodes.py`` (with
+test 3, SIGSTOP past the lease).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import pytest
 from conftest import RawClient
 from test_durability import ServerProcess
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
 #: Seconds of lease: short, so that takeovers are quick; renewed every second by heartbeats.
 LEASE = "3"
@@ -132,38 +134,6 @@ async def test_kill_9_of_a_timed_game_s_owner_the_game_goes_on_on_a_survivor(
     [game] = (await reader.request(type="list_games", player=bob.player))["games"]
     record = (await reader.request(type="get_game", game_id=game["game_id"]))["game"]
     assert [(m["x"], m["y"]) for m in record["moves"]] == MOVES + rest
-
-
-async def test_sigstop_past_the_lease_then_sigcont_the_old_owner_is_fenced(
-    nodes: dict[str, ServerProcess], pg_url: str
-) -> None:
-    a = nodes["a"]
-    assert a.proc is not None
-    alice, bob, room, _ = await timed_game(a)
-    for c in (alice, bob):  # read everything a sent so far: what comes next is sent later
-        await c.alive()
-        c.pending.clear()
-    a.proc.send_signal(signal.SIGSTOP)
-    await wait_for(lambda: owners(pg_url)[room][0] in ("b", "c"))
-    await bob.send(type="move", room=room, x=10, y=10, ply=len(MOVES))  # waits in a's socket
-    a.proc.send_signal(signal.SIGCONT)
-    late: list[dict[str, Any]] = []
-    for c in (alice, bob):
-        try:
-            while True:
-                late.append(await c.recv())
-        except ConnectionClosed:
-            pass
-    assert await asyncio.to_thread(a.proc.wait, 30) != 0  # a stopped itself
-    assert [m for m in late if m.get("room") == room] == []  # and sent nothing about the room
-    assert moves_table(pg_url, room) == MOVES  # nor wrote the move it was sent
-    survivor = nodes[owners(pg_url)[room][0]]
-    bob = await resume(survivor, bob)
-    state = await bob.expect("state", room=room)
-    assert state["moves"] == [list(m) for m in MOVES]
-    moved = await bob.request(type="move", room=room, x=10, y=10, ply=len(MOVES))
-    assert moved["type"] == "moved"
-    assert moves_table(pg_url, room) == [*MOVES, (10, 10)]
 
 
 async def test_two_survivors_adopt_each_room_of_a_dead_node_exactly_once(

@@ -1,7 +1,7 @@
 """A slow or absent PostgreSQL stalls deliveries, never the event loop, and nobody exits.
 
-The last test is the issue's test 5 without its Redis part: PostgreSQL stopped with
-``-m immediate`` for 5 s under three nodes mid-game.
+The last test is the issue's test 5: PostgreSQL stopped with ``-m immediate`` for 5 s under three
+nodes on Redis mid-game, the game's second player and a spectator on the other two nodes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from cluster.services import PgCluster
+from cluster.services import PgCluster, RedisServer
+from test_bus import listed, redis_lobby
 from test_durability import ServerProcess
 from test_nodes import moves_table, owners
 from test_server_store_bounds import HeldLock, loop_answers_while_a_commit_waits
@@ -46,34 +47,45 @@ async def test_a_locked_table_does_not_freeze_the_loop(server: Any, db: str) -> 
 
 
 async def test_postgresql_down_for_5_s_mid_game_nobody_exits_nothing_leaks(
-    pg_cluster: PgCluster, pg_url: str
+    pg_cluster: PgCluster, pg_url: str, redis_server: RedisServer
 ) -> None:
-    slow = ("--lease", LEASE, "--commit-timeout", "30")
+    slow = ("--lease", LEASE, "--commit-timeout", "30", "--redis", redis_server.url())
     nodes = [ServerProcess(pg_url, extra=("--node", n, *slow)) for n in "abc"]
     try:
         for node in nodes:
             await node.start()
-        a = nodes[0]
-        alice, bob = await a.client("alice"), await a.client("bob")
+        a, b, c = nodes
+        alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
         room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-        await bob.request(type="join_room", room=room)
+        await bob.request(type="join_room", room=room)  # a's room, bob through b
+        await listed(carol, {room}, await carol.request(type="list_rooms", subscribe=True))
+        await carol.request(type="join_room", room=room, spectate=True)  # and carol through c
         await alice.request(type="move", room=room, x=7, y=7, ply=0)
-        await bob.expect("moved", ply=0)
+        for client in (bob, carol):
+            await client.expect("moved", ply=0)
         await asyncio.to_thread(pg_cluster.stop, "immediate")
         down = time.monotonic()
-        await bob.send(type="move", room=room, x=8, y=8, ply=1)
-        await alice.alive()  # the loop answers while the commit waits for PostgreSQL
-        with pytest.raises(TimeoutError):  # and nothing uncommitted leaves
-            await alice.expect("moved", timeout=max(0.1, 4.0 - (time.monotonic() - down)))
+        await bob.send(type="move", room=room, x=8, y=8, ply=1, id=99)  # forwarded to a
+        for client in (alice, bob, carol):
+            await client.alive()  # every loop answers while the commit waits for PostgreSQL
+        for client in (alice, bob, carol):  # and nothing uncommitted leaves, on any node
+            with pytest.raises(TimeoutError):
+                left = max(0.1, 4.0 - (time.monotonic() - down))
+                await client.expect("moved", timeout=left)
         await asyncio.sleep(max(0.0, 5.0 - (time.monotonic() - down)))
         await asyncio.to_thread(pg_cluster.start)
-        moved = await alice.expect("moved", ply=1, timeout=30)
-        assert (moved["x"], moved["y"]) == (8, 8)
+        moved = await bob.expect("moved", ply=1, timeout=30)
+        assert (moved["x"], moved["y"], moved["id"]) == (8, 8, 99)
+        for client in (alice, carol):
+            await client.expect("moved", ply=1, timeout=30)
         await alice.request(type="move", room=room, x=7, y=8, ply=2)
+        for client in (bob, carol):
+            await client.expect("moved", ply=2)
         assert moves_table(pg_url, room) == [(7, 7), (8, 8), (7, 8)]
+        assert [m for m in bob.seen if m.get("id") == 99] == [moved]  # answered once
         assert owners(pg_url)[room] == ("a", 0)  # no takeover
         await asyncio.sleep(2.0)  # a scan or two after the outage: still nobody adopts
-        assert owners(pg_url)[room] == ("a", 0)
+        assert owners(pg_url)[room] == ("a", 0) and redis_lobby(redis_server.url()) == {room: "a"}
         assert all(node.proc is not None and node.proc.poll() is None for node in nodes)
     finally:
         for node in nodes:

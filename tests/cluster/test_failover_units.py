@@ -1,0 +1,128 @@
+"""Forwarding across an owner's death, on real arenas without processes: acknowledgements behind
+the outputs, a retried move answered once and applied once, requests and spectators sent on to
+the adopter (or handled here when this node adopted), and the bookkeeping's bounds."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from test_forward_units import Shell, entry, node, say_hello
+
+from protocol import wire
+from protocol.errors import RateLimited
+from server.cluster import reroute
+from server.cluster.reroute import Rerouter
+from server.room import Send
+
+
+def req(pid: str, msg: dict[str, Any], seq: int, retry: bool = False) -> list[Any]:
+    return ["req", pid, "bob", "human", wire.encode(msg), seq, retry]
+
+
+def sent_types(shell: Shell) -> list[tuple[str, ...]]:
+    return [(s.message["type"], *s.to) for s in shell.sent if isinstance(s, Send)]
+
+
+def test_a_retried_move_the_room_already_has_is_answered_with_it_not_applied_again() -> None:
+    owner, arena, shell = node(name="c")
+    alice = say_hello(arena, "alice")
+    out = arena.receive(
+        alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0, "id": 1})
+    )
+    room = out[0].message["room"]  # type: ignore[union-attr]
+    owner.handle(entry("b", req("p_bob", {"type": "join_room", "room": room, "id": 2}, 5)))
+    assert owner._outbox["b"][-1] == ["ack", 5, True]  # behind the join's outputs, same entry
+    arena.receive(alice, wire.encode({"type": "move", "room": room, "x": 7, "y": 7, "ply": 0}))
+    move = {"type": "move", "room": room, "x": 8, "y": 8, "ply": 1, "id": 3}
+    owner.handle(entry("b", req("p_bob", move, 6)))
+    first = [s.message for s in shell.sent if isinstance(s, Send) and "id" in s.message][-1]
+    shell.sent.clear()
+    owner.handle(entry("b", req("p_bob", move, 6, retry=True)))  # its answer was lost
+    [again] = [s.message for s in shell.sent if isinstance(s, Send)]
+    assert again == {k: v for k, v in first.items() if k != "clocks"}
+    assert [(m.x, m.y) for m in arena.rooms.get(room).game.moves] == [(7, 7), (8, 8)]  # type: ignore[union-attr]
+    assert owner._outbox["b"][-1] == ["ack", 6, True]
+    shell.sent.clear()  # the same stone by the other seat is no retry of bob's: refused
+    taken = {"type": "move", "room": room, "x": 7, "y": 7, "ply": 0, "id": 4}
+    owner.handle(entry("b", req("p_bob", taken, 8, retry=True)))
+    [error] = [s.message for s in shell.sent if isinstance(s, Send)]
+    assert error["code"] == "not_your_turn" and owner._outbox["b"][-1] == ["ack", 8, False]
+    shell.sent.clear()  # a retried move the dead owner never committed is simply played
+    new = {"type": "move", "room": room, "x": 8, "y": 9, "ply": 3, "id": 5}
+    arena.receive(alice, wire.encode({"type": "move", "room": room, "x": 7, "y": 8, "ply": 2}))
+    owner.handle(entry("b", req("p_bob", new, 9, retry=True)))
+    assert len(arena.rooms.get(room).game.moves) == 4  # type: ignore[union-attr]
+
+
+def test_the_adopter_s_note_sends_unanswered_requests_and_spectators_to_it() -> None:
+    fwd, arena, shell = node({"r1": "a", "r2": "a"})
+    bob, sue = say_hello(arena, "bob"), say_hello(arena, "sue")
+    fwd.fanout.sockets.update({bob.pid: object(), sue.pid: object()})  # type: ignore[dict-item]
+    arena.receive(sue, wire.encode({"type": "join_room", "room": "r1", "spectate": True}))
+    [op] = fwd._outbox.pop("a")
+    fwd.handle(entry("a", ["ack", op[5], True]))  # sue watches r1 (owned by a)
+    move = {"type": "move", "room": "r2", "x": 1, "y": 1, "ply": 4, "id": 9}
+    arena.receive(bob, wire.encode(move))  # a dies before it reads this
+    [lost] = fwd._outbox.pop("a")
+    fwd.handle(entry("c", ["who", "a", [bob.pid, "p_elsewhere"]]))  # c adopted a's rooms
+    ops = fwd._outbox.pop("c")
+    assert ["att", bob.pid, "bob", "human"] in ops  # seated in an adopted room: online at c
+    assert ["sp", sue.pid, "sue", "human", "r1"] in ops  # a spectator watches r1 at c again
+    assert [*lost[:6], True] in ops and lost[5] in fwd.rerouter.pending  # waited for from c
+    fwd.handle(entry("a", ["ack", lost[5], True]))  # a late word from a counts no more
+    assert fwd.rerouter.pending[lost[5]].owner == "c"
+    fwd.handle(entry("c", ["ack", lost[5], True]))
+    assert fwd.rerouter.pending == {} and shell.sent == []
+
+
+async def test_a_room_this_node_adopted_gets_its_unanswered_requests_and_spectators_here() -> None:
+    fwd, arena, shell = node({"r1": "a"})
+    alice, bob, sue = say_hello(arena, "alice"), say_hello(arena, "bob"), say_hello(arena, "sue")
+    out = arena.receive(alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0}))
+    room = arena.rooms.get(out[0].message["room"])  # type: ignore[union-attr]
+    assert room is not None
+    arena.receive(bob, wire.encode({"type": "join_room", "room": room.id}))
+    arena.receive(alice, wire.encode({"type": "move", "room": room.id, "x": 7, "y": 7, "ply": 0}))
+    # pretend the room was a's and this node has just adopted it: bob's move went to a, and
+    # sue watched it through a
+    fwd.rerouter.track(sue.pid, room.id, "a", True)
+    move = {"type": "move", "room": room.id, "x": 8, "y": 8, "ply": 1, "id": 3}
+    fwd.rerouter.sent("a", bob.pid, move, wire.encode(move), time.monotonic())
+    shell.sent.clear()
+    await fwd.failover.reroute()
+    got = sent_types(shell)
+    assert ("state", sue.pid) in got and sue.pid in room.spectators
+    assert ("moved", bob.pid) in got and len(room.game.moves) == 2
+    assert fwd.rerouter.pending == {} and fwd.rerouter.members == {} and fwd._outbox == {}
+
+
+def test_unanswered_requests_are_bounded_per_room_and_forgotten_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reroute, "MAX_PER_ROOM", 2)
+    r = Rerouter()
+    move = {"type": "move", "room": "r1"}
+    r.sent("a", "p", move, b"", 0.0)
+    r.sent("a", "p", move, b"", 1.0)
+    with pytest.raises(RateLimited):
+        r.sent("a", "p", move, b"", 2.0)
+    r.sent("a", "p", {"type": "move", "room": "r2"}, b"", 2.0)  # another room is not held up
+    r.expire(1.0 + reroute.UNANSWERED_S + 0.5)
+    assert [p.at for p in r.pending.values()] == [2.0]
+    assert r.suspects({"r2": "c"}.get) == {("r2", "a", "c")}
+
+
+def test_memberships_follow_acknowledged_joins_and_leaves_only() -> None:
+    r = Rerouter()
+    join = {"type": "join_room", "room": "r1", "spectate": True}
+    refused = r.sent("a", "p", join, b"", 0.0)
+    r.answered("a", refused, False)  # an error: p watches nothing
+    assert r.members == {}
+    r.answered("a", r.sent("a", "p", join, b"", 0.0), True)
+    r.answered("a", r.sent("a", "q", {"type": "move", "room": "r1"}, b"", 0.0), True)
+    assert r.members == {"r1": {"p": True, "q": False}} and r.rooms_on("a") == {"r1"}
+    r.answered("a", r.sent("a", "p", {"type": "leave_room", "room": "r1"}, b"", 0.0), True)
+    r.gone("q")
+    assert r.members == {} and r.owner_of == {} and r.pending == {}  # all answered
