@@ -313,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's --loop (default auto: uvloop where installed)",
     )
     p.add_argument(
+        "--client",
+        choices=("raw", "websockets"),
+        default="raw",
+        help="the generator's client: raw (bench/wsclient.py, cheap) or websockets' own",
+    )
+    p.add_argument(
         "--idle",
         type=int,
         default=10_000,
@@ -345,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         src=str(Path(args.src).resolve()),
         profile=args.profile,
         server_loop=args.server_loop,
+        client=args.client,
     )
     raise_fd_limit(max(4 * max(games_list), 2 * args.idle) + 256)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks
