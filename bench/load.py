@@ -21,7 +21,8 @@ reports the target's resident memory growth per connection.
 Targets alternate (server, relay, server, relay …) for ``--repeat`` rounds and the table shows
 medians. Caveat: the target, the load generator's workers and anything else running share the
 machine's cores (2 here), so the relay's ceiling is partly the generator's ceiling; the table's
-CPU columns tell who was saturated.
+CPU columns tell who was saturated. The game workers use ``bench/wsclient.py`` (``--client raw``),
+about half the CPU per move of websockets' own client (``--client websockets``).
 
 Run: ``python bench/load.py [--games 10,100,1000] [--seconds S] [--idle 10000]``; the client side
 is in ``bench/loadgen.py``, the targets in ``bench/loadtarget.py``. With ``--nodes 1,2,3`` it runs
