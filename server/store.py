@@ -184,7 +184,7 @@ class Store(History):
     def _moves_only(self, records: list[Record]) -> bool:
         """Whether the batch is moves alone, fits one statement and leaves the log unfolded."""
         count = len(records)
-        if count > LOG_CHUNK or self._logged + count >= self.fold_rows:
+        if not 0 < count <= LOG_CHUNK or self._logged + count >= self.fold_rows:
             return False
         return all(type(record) is MoveRow for record in records)
 

@@ -116,6 +116,9 @@ def test_a_batch_of_moves_alone_is_one_statement_and_durable(tmp_path: Path) -> 
     store.write([header(g, "r"), move(g, 0)])
     assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
     statements.clear()
+    store.write([])  # nothing: an empty transaction, as before
+    assert statements == ["BEGIN IMMEDIATE", "COMMIT"]
+    statements.clear()
     store.write([move(g, 1), move(g, 2), move(g, 3)])
     assert len(statements) == 1 and statements[0].startswith("INSERT INTO move_log")
     assert not store.db.in_transaction  # committed when execute returned
