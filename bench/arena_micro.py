@@ -43,12 +43,18 @@ def frames(count: int, per_game: int, seed: int = 1) -> list[tuple[int, int, int
     return out[:count]
 
 
-def arena_path(moves: list[tuple[int, int, int]], per_game: int) -> Callable[[], int]:
-    """A closure playing ``moves`` through a fresh arena; returns how many were ``moved``."""
+def arena_path(
+    moves: list[tuple[int, int, int]], per_game: int, durable: bool = False
+) -> Callable[[], int]:
+    """A closure playing ``moves`` through a fresh arena; returns how many were ``moved``.
+
+    ``durable``: the arena journals, and its records are drained after every message (as the
+    shell does before handing them to the commit pipeline)."""
     from protocol import wire
     from server.arena import Arena, Limits
 
-    arena = Arena(limits=Limits(human_rate=1e9, human_burst=1e9))
+    arena = Arena(limits=Limits(human_rate=1e9, human_burst=1e9), durable=durable)
+    drain = arena.drain
     pack = msgpack.Packer(use_bin_type=True).pack
     conns = [arena.connect(), arena.connect()]
     for i, conn in enumerate(conns):
@@ -71,6 +77,7 @@ def arena_path(moves: list[tuple[int, int, int]], per_game: int) -> Callable[[],
                 room = new_room()
             frame = pack({"type": "move", "room": room, "x": x, "y": y, "ply": ply})
             out = arena.receive(conns[ply & 1], frame)
+            drain()
             for item in out:  # what ArenaServer._deliver does, minus the sockets
                 wire.encode(item.message)
             played += out[0].message["type"] == "moved"
@@ -110,6 +117,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--src", default=str(ROOT), help="directory with server/ and protocol/")
     p.add_argument("--profile", action="store_true", help="also print a cProfile of the arena")
+    p.add_argument("--durable", action="store_true", help="the arena journals (drained per move)")
     args = p.parse_args()
     sys.path.insert(0, str(Path(args.src).resolve()))
     moves = frames(args.moves, args.per_game)
@@ -117,7 +125,10 @@ def main() -> None:
     for name in ("arena", "relay"):
         best = float("inf")
         for _ in range(args.repeat):
-            run = arena_path(moves, args.per_game) if name == "arena" else relay_path(moves)
+            if name == "arena":
+                run = arena_path(moves, args.per_game, args.durable)
+            else:
+                run = relay_path(moves)
             cpu, n = timed(run)
             assert n == len(moves), f"{name}: only {n} of {len(moves)} moves were played"
             best = min(best, cpu / n)
@@ -125,7 +136,7 @@ def main() -> None:
         print(f"{name:>6}: {1e6 * best:7.2f} µs/move (CPU, best of {args.repeat})")
     if args.profile:
         prof = cProfile.Profile(time.process_time)
-        prof.runcall(arena_path(moves, args.per_game))
+        prof.runcall(arena_path(moves, args.per_game, args.durable))
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 

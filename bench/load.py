@@ -21,7 +21,8 @@ reports the target's resident memory growth per connection.
 Targets alternate (server, relay, server, relay …) for ``--repeat`` rounds and the table shows
 medians. Caveat: the target, the load generator's workers and anything else running share the
 machine's cores (2 here), so the relay's ceiling is partly the generator's ceiling; the table's
-CPU columns tell who was saturated.
+CPU columns tell who was saturated. The game workers use ``bench/wsclient.py`` (``--client raw``),
+about half the CPU per move of websockets' own client (``--client websockets``).
 
 Run: ``python bench/load.py [--games 10,100,1000] [--seconds S] [--idle 10000]``; the client side
 is in ``bench/loadgen.py``, the targets in ``bench/loadtarget.py``. With ``--nodes 1,2,3`` it runs
@@ -313,6 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's --loop (default auto: uvloop where installed)",
     )
     p.add_argument(
+        "--client",
+        choices=("raw", "websockets"),
+        default="raw",
+        help="the generator's client: raw (bench/wsclient.py, cheap) or websockets' own",
+    )
+    p.add_argument(
         "--idle",
         type=int,
         default=10_000,
@@ -345,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         src=str(Path(args.src).resolve()),
         profile=args.profile,
         server_loop=args.server_loop,
+        client=args.client,
     )
     raise_fd_limit(max(4 * max(games_list), 2 * args.idle) + 256)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import wsclient
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +55,8 @@ class Config:
     profile: str | None = None
     #: The server's ``--loop`` (the relays' loops are fixed by their target name).
     server_loop: str = "auto"
+    #: The game workers' client: ``raw`` (bench/wsclient.py) or ``websockets``' own.
+    client: str = "raw"
 
 
 @dataclass
@@ -131,7 +134,7 @@ class GameError(Exception):
 class Pair:
     """Two connections playing each other; seat 0 always creates, seat 1 always joins."""
 
-    def __init__(self, conns: tuple[ClientConnection, ClientConnection], tag: str) -> None:
+    def __init__(self, conns: tuple[Any, Any], tag: str) -> None:
         self.conns = conns
         self.tag = tag
         self.sent = [0, 0]
@@ -234,9 +237,11 @@ async def play(
     await pair.drain()
 
 
-async def _open(url: str, sem: asyncio.Semaphore) -> ClientConnection:
-    """One client connection, with the server's transport settings."""
+async def _open(url: str, sem: asyncio.Semaphore, client: str) -> Any:
+    """One client connection, with the server's transport settings (``client`` names which)."""
     async with sem:
+        if client == "raw":
+            return await wsclient.connect(url, max_size=MAX_FRAME, open_timeout=30)
         return await connect(url, compression=None, max_size=MAX_FRAME, open_timeout=30)
 
 
@@ -244,7 +249,7 @@ async def worker_main(url: str, games: int, index: int, cfg: Config, pipe: Conne
     """Open the connections, report ready, play when told, send back the counts."""
     res = WorkerResult()
     sem = asyncio.Semaphore(CONNECT_CONCURRENCY)
-    conns = await asyncio.gather(*(_open(url, sem) for _ in range(2 * games)))
+    conns = await asyncio.gather(*(_open(url, sem, cfg.client) for _ in range(2 * games)))
     pairs = [Pair((conns[2 * g], conns[2 * g + 1]), f"w{index}g{g}") for g in range(games)]
     try:
         await asyncio.gather(*(p.hello() for p in pairs))

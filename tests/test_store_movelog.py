@@ -102,3 +102,32 @@ def test_a_discarded_game_leaves_no_move_in_either_table(tmp_path: Path) -> None
     store.write([move(kept, 2), move(kept, 3)])  # the count went down with the discard: 3 < 4
     assert logged(store) == 3
     store.close()
+
+
+def test_a_batch_of_moves_alone_is_one_statement_and_durable(tmp_path: Path) -> None:
+    """Moves alone commit as one autocommit INSERT (one SQLite call, not BEGIN/INSERT/COMMIT);
+    a batch with anything else, or one that fills the log, still runs in one transaction."""
+    path = tmp_path / "a.sqlite3"
+    store = Store(path)
+    store.fold_rows = 6
+    g = "g_0000000000000004"
+    statements: list[str] = []
+    store.db.set_trace_callback(statements.append)
+    store.write([header(g, "r"), move(g, 0)])
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    statements.clear()
+    store.write([])  # nothing: an empty transaction, as before
+    assert statements == ["BEGIN IMMEDIATE", "COMMIT"]
+    statements.clear()
+    store.write([move(g, 1), move(g, 2), move(g, 3)])
+    assert len(statements) == 1 and statements[0].startswith("INSERT INTO move_log")
+    assert not store.db.in_transaction  # committed when execute returned
+    seen = Store(path)  # another connection (as after a kill) sees the moves at once
+    assert played(seen, g) == [move(g, p) for p in range(4)]
+    seen.close()
+    statements.clear()
+    store.write([move(g, 4), move(g, 5)])  # 4 logged + 2 reach fold_rows: a transaction folds
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    assert logged(store) == 0
+    assert played(store, g) == [move(g, p) for p in range(6)]
+    store.close()
