@@ -4,7 +4,9 @@ the adopter (or handled here when this node adopted), and the bookkeeping's boun
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -126,3 +128,45 @@ def test_memberships_follow_acknowledged_joins_and_leaves_only() -> None:
     r.answered("a", r.sent("a", "p", {"type": "leave_room", "room": "r1"}, b"", 0.0), True)
     r.gone("q")
     assert r.members == {} and r.owner_of == {} and r.pending == {}  # all answered
+
+
+class Redis:
+    """Records what the sender writes."""
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+
+    async def xadd(self, key: str, fields: dict[str, bytes], maxlen: int) -> None:
+        self.added.append(key)
+
+
+class Store:
+    """A node's lease as far as its last fenced commit goes."""
+
+    held = True
+
+    def holds_lease(self) -> bool:
+        return self.held
+
+
+async def test_a_node_past_its_lease_writes_nothing_more_to_the_bus() -> None:
+    fwd, _, _ = node()
+    fwd.redis, fwd.store = Redis(), Store()  # type: ignore[assignment]
+    sender = asyncio.create_task(fwd._send_forever())
+    try:
+        fwd.queue("a", ["off", "p_1"])
+        await wait(lambda: fwd.redis.added == ["mnk:0:node:a:in"])  # type: ignore[attr-defined]
+        fwd.store.held = False  # woken from SIGSTOP past the lease: adopted elsewhere
+        fwd.queue("a", ["off", "p_1"])
+        await wait(lambda: fwd.dropped == 1)
+        assert fwd.redis.added == ["mnk:0:node:a:in"]  # type: ignore[attr-defined]
+    finally:
+        sender.cancel()
+
+
+async def wait(check: Callable[[], bool]) -> None:
+    """Let the loop run until ``check`` holds (generously: the machine may be busy)."""
+    deadline = time.monotonic() + 10.0
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.001)
