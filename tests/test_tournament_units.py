@@ -491,6 +491,24 @@ def test_keys_for_bots_on_a_given_server(tmp_path: Path) -> None:
         given_keys(args, bots)
 
 
+def test_servers_spread_the_bots_and_each_gets_the_whole_list() -> None:
+    from bots.tournament.cli import build_parser, server_urls, spread
+
+    argv = ["--game", "tictactoe", "--bot", "x=random", "--out", "o"]
+    args = build_parser().parse_args([*argv, "--servers", "ws://a:1, ws://b:2,ws://c:3"])
+    urls = server_urls(args)
+    assert urls == ["ws://a:1", "ws://b:2", "ws://c:3"]
+    assert [spread(urls, i)[0] for i in range(5)] == [*urls, *urls[:2]]  # bot i on node i mod 3
+    assert spread(urls, 4) == ["ws://b:2", "ws://c:3", "ws://a:1"]  # then the others, in turn
+    assert server_urls(build_parser().parse_args([*argv, "--server", "ws://h:1"])) == ["ws://h:1"]
+    assert server_urls(build_parser().parse_args(argv)) is None  # an embedded server
+    both = build_parser().parse_args([*argv, "--server", "ws://h:1", "--servers", "ws://a:1"])
+    with pytest.raises(ValueError, match="not both"):
+        server_urls(both)
+    with pytest.raises(ValueError):
+        server_urls(build_parser().parse_args([*argv, "--servers", ","]))
+
+
 def test_no_bot_may_take_the_directors_name() -> None:
     from bots.tournament.cli import parse_bots
 
