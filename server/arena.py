@@ -7,16 +7,13 @@ socket; the asyncio shell in ``server.shell`` delivers what this returns.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import hmac
 import logging
 import math
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from protocol import wire
 from protocol.errors import (
@@ -35,236 +32,44 @@ from protocol.errors import (
     UnsupportedProtocol,
 )
 from protocol.rules import Termination
-from protocol.variants import NAMES, make_variant
+from protocol.variants import make_variant
 from protocol.vocab import Close as CloseCode
 from protocol.wire import MAX_ROOM_ID, Message
+from server.arena_bots import BotDesk
 from server.clock import ClockSpec
 from server.journal import PlayerRow, Record, Snapshot
-from server.keys import KeyRing, hash_key
+from server.keys import KeyRing
 from server.names import clean_name
-from server.paging import bot_cursor, page, page_size, room_cursor
+from server.paging import page, page_size, room_cursor
+from server.peers import (
+    GAME_NAMES,
+    HELLO_BYTES,
+    HELLO_GAME_BYTES,
+    LIMIT_LOG_INTERVAL,
+    LOOKUPS,
+    BotSeats,
+    Close,
+    Conn,
+    Elsewhere,
+    Forwarder,
+    Limits,
+    Lookup,
+    Out,
+    Player,
+    Reply,
+    Resolve,
+    hash_token,
+    peek_id,
+)
 from server.ratelimit import TokenBucket
 from server.recovery import Journal, restore_room
 from server.registry import MemoryRegistry, RoomRegistry
-from server.room import Member, Room, Send
+from server.room import Room, Send
 
 log = logging.getLogger("mnk.arena")
 
 
-@dataclass(slots=True)
-class Reply:
-    """A message for the connection whose request is being handled (not frozen: made per
-    request, and a frozen ``__init__`` is slow; nothing changes one once made)."""
-
-    message: Message
-
-
-@dataclass(frozen=True, slots=True)
-class Lookup:
-    """A history query for the store, answered off the event loop as a reply with ``id``."""
-
-    query: str
-    params: dict[str, Any]
-    request_id: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Resolve:
-    """A session token unknown here (or a bot's name, ``bot``), to look up in the cluster's
-    shared players table off the event loop; the answer goes back through
-    :meth:`Arena.session_resolved`."""
-
-    token_hash: str
-    bot: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Close the requesting connection (after the replies before it): it broke a policy."""
-
-    code: int
-    reason: str
-
-
-Out = Reply | Send | Lookup | Resolve | Close
-
-
-class Forwarder(Protocol):
-    """A cluster node's link to the others: requests for their rooms go to the owner."""
-
-    def request(self, player: Player, msg: Message) -> list[Out]:
-        """Send ``msg`` (about a room not held here) to the room's owner node, or raise."""
-        ...
-
-    def offline(self, player: Player) -> None:
-        """``player``'s socket here closed: the nodes it played through see it go offline."""
-        ...
-
-
-class BotSeats(Protocol):
-    """A cluster node's link to the bots connected to other nodes (server/cluster/bots.py)."""
-
-    def listing(self) -> dict[str, Message]:
-        """The ``list_bots`` entries of the bots online on other nodes, by player id."""
-        ...
-
-    def elsewhere(self, name: str, game: str, asker: str) -> bool:
-        """Whether the bot ``name`` is online on another node and plays ``game``."""
-        ...
-
-    def idle(self, game: str, level: int, asker: str) -> str | None:
-        """The least busy bot online on another node that plays ``game`` at ``level``."""
-        ...
-
-    def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
-        """Hold ``player``'s ``create_room`` while the bots ``names``' nodes lend them a seat
-        (it goes on with :meth:`Arena.create_held`), or raise."""
-        ...
-
-
-class Elsewhere(Exception):
-    """The named bots are not free here but online on other nodes: ask their nodes for seats."""
-
-    def __init__(self, names: list[str]) -> None:
-        super().__init__(names)
-        self.names = names
-
-
-#: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
-GAME_NAMES = frozenset({*NAMES, "*"})
-#: Requests answered by the store off the event loop (bounded in flight).
-LOOKUPS = frozenset({"list_games", "get_game"})
-#: Seconds between two log lines about the same limit (or the same connection).
-LIMIT_LOG_INTERVAL = 60.0
-#: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.
-PEEK_LIMIT = 1024
-#: Bytes a ``hello`` may take besides its ``games`` list, and per entry of that list: a longer
-#: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
-HELLO_BYTES = 16384
-HELLO_GAME_BYTES = 128
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Tunable policy: rate limits per kind of peer, and how long rooms and seats are kept."""
-
-    human_rate: float = 20.0
-    human_burst: float = 40.0
-    #: Bots play many fast games on one connection: a tournament bot sends hundreds a second.
-    bot_rate: float = 2000.0
-    bot_burst: float = 4000.0
-    reconnect_grace: float = 60.0
-    bot_move_timeout: float = 60.0
-    room_linger: float = 30.0
-    lobby_push_interval: float = 0.25
-    #: One player may keep this many rooms waiting for an opponent, and play this many bots.
-    max_waiting_rooms: int = 5
-    max_bot_games: int = 4
-    #: How often every room is checked (grace, idle rooms, bots sitting on a move).
-    full_sweep_interval: float = 1.0
-    #: Open connections in all, and from one client address (the shell refuses the rest).
-    max_connections: int = 4096
-    max_connections_per_address: int = 64
-    #: Connections from one address that have not said ``hello`` yet (the shell refuses more),
-    #: and HTTP 503 answers per second to refused connections (past it they are dropped).
-    max_pending_per_address: int = 16
-    refusal_rate: float = 10.0
-    #: New connections per second from one address, and at once (each is a ``hello`` to come:
-    #: the shell refuses the rest at accept). The burst lets an address open its whole quota.
-    hello_rate: float = 4.0
-    hello_burst: float = 64.0
-    #: Seconds a new connection has to say ``hello`` before it is closed.
-    hello_timeout: float = 10.0
-    #: Undecodable or malformed frames a connection may send before it is closed with 1008.
-    max_bad_frames: int = 20
-    #: Rooms one player may be in at once (seated or watching), and keep alive having created.
-    max_rooms_per_player: int = 64
-    max_rooms_created: int = 32
-    #: Entries a bot's ``hello`` ``games`` list may hold.
-    max_hello_games: int = 32
-    #: History lookups (``list_games``/``get_game``) in flight per connection, and in all.
-    max_lookups_per_connection: int = 2
-    max_lookups: int = 32
-    #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
-    lookup_cost: float = 4.0
-    #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
-    max_page: int = 100
-    #: An offline player with no room and no game in the history is forgotten after this long.
-    player_ttl: float = 3600.0
-
-
-@dataclass(slots=True)
-class Player:
-    """An identity: seats belong to it, not to a socket, and its session token resumes it."""
-
-    pid: str
-    name: str
-    kind: str
-    token_hash: str
-    online: bool = False
-    rooms: set[str] = field(default_factory=set)
-    subscribed: bool = False
-    games: frozenset[str] = frozenset()
-    capacity: int = 0
-    #: Rooms this player created that still exist (bounded by ``max_rooms_created``).
-    created: set[str] = field(default_factory=set)
-    #: Whether a game with this player is in the history (such players are never pruned).
-    played: bool = False
-    #: When the player went offline (for pruning), or None while online.
-    offline_at: float | None = None
-    #: The key a bot proved on its connection (never stored): revoking it cuts the bot off.
-    key_hash: str | None = None
-    #: A bot's level: None plays whatever level a room asks, 1-10 only that level, 0 none (it
-    #: is seated only in rooms that name it).
-    level: int | None = None
-    #: Whether the store has this player's row. A human is written only once it matters (a
-    #: seat, a room, a watched game): a hello alone costs no write, so passers cost no commits.
-    saved: bool = False
-
-    def member(self) -> Member:
-        """How this player appears in a room."""
-        return Member(self.pid, self.name, self.kind)
-
-
-@dataclass(slots=True)
-class Conn:
-    """What the core knows of one connection: who said hello on it and its rate bucket."""
-
-    bucket: TokenBucket
-    pid: str | None = None
-    #: Frames that did not decode to a message; too many close the connection.
-    bad_frames: int = 0
-    #: History lookups sent to the store and not yet answered.
-    lookups: int = 0
-    #: A ``hello`` waiting for its session to be looked up in the shared store (one at a time).
-    hello: Message | None = None
-    #: When a limit that bit this connection was last logged (at most once a minute).
-    logged_limit_at: float = -math.inf
-
-
-def peek_id(frame: bytes | str) -> int | None:
-    """The ``id`` of a small refused frame, so its ``rate_limited`` error can echo it."""
-    if not isinstance(frame, bytes) or len(frame) > PEEK_LIMIT:
-        return None
-    try:
-        rid = wire.decode(frame).get("id")
-    except ArenaError:
-        return None
-    return rid if type(rid) is int else None
-
-
-def bot_pid(name: str) -> str:
-    """A bot's player id on a cluster none of whose nodes saved one yet: every node makes the
-    same, so two nodes greeting it at once make one player."""
-    return "p_" + hashlib.sha256(f"bot:{name}".encode()).hexdigest()[:12]
-
-
-def hash_token(token: str) -> str:
-    """Session tokens are stored hashed, so a leaked player table resumes nobody."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-class Arena:
+class Arena(BotDesk):
     """Players, rooms and the lobby, driven by ``receive``, ``disconnect`` and ``sweep``."""
 
     def __init__(
@@ -754,44 +559,6 @@ class Arena:
                 self._save_player(player)
         return player, token
 
-    def _bot_owner(self, msg: Message) -> str:
-        """The name of the bot whose key ``msg`` shows (BadKey without a valid one)."""
-        key = msg.get("key")
-        owner = None if key is None else self.keys.identify(key)
-        if key is None or owner is None:
-            raise BadKey("a bot needs a valid key from the server's operator")
-        return owner
-
-    def _bot_hello(self, msg: Message, owner: str) -> tuple[Player, str]:
-        """The bot ``owner`` (its key's name): one player per key name, whatever its session
-        says.
-
-        The key fixes the name (the ``hello`` name is replaced). A session is kept when it is
-        the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
-        """
-        key = msg["key"]
-        pid = self._bot_pid.get(owner)
-        player = self.players.get(pid) if pid is not None else None
-        token = msg.get("session")
-        if player is None and self.shared_sessions:  # the same id on every node, even when
-            player = self.players.get(bot_pid(owner))  # two nodes make it at once; maybe a
-            if player is not None:  # remote member here already
-                self._bot_pid[owner] = player.pid
-        if player is None:
-            token = secrets.token_urlsafe(24)
-            new = bot_pid(owner) if self.shared_sessions else "p_" + secrets.token_hex(6)
-            player = Player(new, owner, "bot", hash_token(token))
-            self._bot_pid[owner] = player.pid
-            self._add_player(player)
-        elif token is None or not hmac.compare_digest(hash_token(token), player.token_hash):
-            token = secrets.token_urlsafe(24)
-            self._by_token.pop(player.token_hash, None)
-            player.token_hash = hash_token(token)
-            self._by_token[player.token_hash] = player.pid
-            self._save_player(player)
-        player.key_hash = hash_key(key)
-        return player, token
-
     # -- requests ----------------------------------------------------------------------------
 
     def _dispatch(self, player: Player, msg: Message) -> list[Out]:
@@ -913,35 +680,6 @@ class Arena:
         if len(player.rooms) >= self.limits.max_rooms_per_player:
             self.note_limit(None, "max_rooms_per_player", self.clock())
             raise TooManyRooms("you are in too many rooms; leave one first")
-
-    def _list_bots(self, player: Player, msg: Message) -> list[Out]:
-        size = page_size(msg.get("limit"), self.limits.max_page)
-        bots: dict[str, Player | Message] = {
-            p.pid: p for p in self.players.values() if p.kind == "bot"
-        }
-        if self.bot_seats is not None:  # a cluster node: those online elsewhere as they are there
-            for pid, entry in self.bot_seats.listing().items():
-                here = bots.get(pid)
-                if not isinstance(here, Player) or not self._online_here(here):
-                    bots[pid] = entry
-        items = sorted(bots.items(), key=lambda item: item[0])
-        entries, after = page(items, bot_cursor(msg.get("cursor")), size, self._bot_line)
-        return [Reply({"type": "bots", "bots": entries, "next": after})]
-
-    def _bot_line(self, item: Player | Message) -> Message:
-        return self.bot_entry(item) if isinstance(item, Player) else item
-
-    def bot_entry(self, p: Player) -> Message:
-        """The bot ``p``'s ``list_bots`` entry."""
-        return {
-            "name": p.name,
-            "player": p.pid,
-            "games": sorted(p.games),
-            "capacity": p.capacity,
-            "active": self._active_games(p),
-            "online": p.online,
-            "level": p.level,
-        }
 
     def _join_room(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"])
@@ -1065,99 +803,6 @@ class Arena:
         self._mark_played(room)
         self._lobby_dirty = True
         return list(sends)
-
-    def _named_bots(self, names: list[object], game: str, asker: Player) -> list[Player]:
-        if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
-            raise UnknownGame("bots must name two different bots")
-        found: list[Player] = []
-        away: list[str] = []
-        for name in names:
-            try:
-                found.append(self._free_bot_named(name, game, asker))  # type: ignore[arg-type]
-            except Elsewhere:
-                away.append(name)  # type: ignore[arg-type]
-        if away:
-            raise Elsewhere(away)
-        return found
-
-    def _free_bot_named(self, name: str, game: str, asker: Player) -> Player:
-        granted = self._granted.get(name)
-        if granted is not None:  # its node lent it a seat (and checked it)
-            return granted
-        bots = [p for p in self._online_bots(asker) if p.name == name]
-        free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
-        if not free:
-            seats = self.bot_seats
-            if not bots and seats is not None and seats.elsewhere(name, game, asker.pid):
-                raise Elsewhere([name])
-            raise NoBotAvailable(f"bot {name!r} is not connected, or busy, or does not play {game}")
-        return free[0]
-
-    @staticmethod
-    def _plays(bot: Player, game: str) -> bool:
-        return game in bot.games or "*" in bot.games
-
-    def _has_room(self, bot: Player) -> bool:
-        return self._active_games(bot) < bot.capacity
-
-    def _online_bots(self, asker: Player) -> list[Player]:
-        """Every keyed bot that is connected here, except the one asking (never its own
-        opponent)."""
-        bots = [self.players.get(pid) for pid in self._bot_pid.values() if pid != asker.pid]
-        return [p for p in bots if p is not None and self._online_here(p)]
-
-    def _online_here(self, p: Player) -> bool:
-        """Whether ``p`` is connected to this node (a remote member is online elsewhere)."""
-        return p.online and p.pid not in self.remote_members
-
-    def free_bot(self, name: str, game: str, asker: str) -> Player | None:
-        """The bot ``name`` if it is connected here, plays ``game`` and has a seat free (counting
-        those lent to other nodes): a cluster node lends it to a room elsewhere."""
-        for p in self.local_bots():
-            if p.name == name and p.pid != asker and self._plays(p, game) and self._has_room(p):
-                return p
-        return None
-
-    def local_bots(self) -> list[Player]:
-        """The keyed bots connected to this node (a cluster's directory lists them)."""
-        bots = [self.players.get(pid) for pid in self._bot_pid.values()]
-        return [p for p in bots if p is not None and self._online_here(p)]
-
-    def _idle_bot(self, game: str, level: int, asker: Player) -> Player:
-        """The least busy bot that plays ``game`` at ``level`` (never the asker itself).
-
-        A bot for any level and one fixed at exactly this level both qualify (on a tie in load
-        the fixed one); a bot fixed at another level, or at none, never does. None free here:
-        on a cluster node, one connected to another node (whose node lends it a seat).
-        """
-        for granted in self._granted.values():  # the one picked elsewhere: its node lent it
-            return granted
-        candidates = [
-            p for p in self._online_bots(asker) if self._plays(p, game) and p.level in (None, level)
-        ]
-        load = {p.pid: self._active_games(p) for p in candidates}
-        free = [p for p in candidates if load[p.pid] < p.capacity]
-        if not free:
-            away = None if self.bot_seats is None else self.bot_seats.idle(game, level, asker.pid)
-            if away is not None:
-                raise Elsewhere([away])
-            raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
-        return min(free, key=lambda p: (load[p.pid], p.level is None))
-
-    def _active_games(self, player: Player) -> int:
-        here = sum(room.status != "over" for room in self._rooms_of(player))
-        return here + self.lent.get(player.pid, 0) if self.lent else here
-
-    def _seat_bot(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:
-        out: list[Out] = []
-        for send in room.join(bot.member(), seat=seat):
-            if send.reply:  # the bot's own ``joined``: not a reply to the human's request
-                extra = {} if level is None else {"level": level}
-                send = Send(send.to, {**send.message, **extra})
-            out.append(send)
-        bot.rooms.add(room.id)
-        self._mark_played(room)
-        return out
 
     def _mark_played(self, room: Room) -> None:
         """Once a game starts, its players have history: they are never pruned."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.arena import Arena, Limits
+from server.arena import Arena
 from server.botpool import DEFAULT_BOTS, BotPool
 from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
@@ -29,6 +29,7 @@ from server.cluster.forward import Forwarder
 from server.cluster.node import NodeKeeper
 from server.keys import DB, KeyRing, keys_main, read_keys_file
 from server.loop import CHOICES, LoopUnavailable, loop_name, run
+from server.peers import Limits
 from server.shell import ArenaServer, ServerConfig
 from server.storage import StoreUnavailable, is_pg_url, open_store
 from server.store import WAL_LIMIT

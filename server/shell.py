@@ -19,10 +19,11 @@ from websockets.protocol import OPEN
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
 from protocol.vocab import Close as CloseCode
-from server.arena import Arena, Close, Conn, Lookup, Out, Reply, Resolve
+from server.arena import Arena
 from server.conn import ArenaConnection
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
+from server.peers import Close, Conn, Lookup, Out, Reply, Resolve
 from server.pipeline import Pipeline
 from server.ratelimit import TokenBucket
 from server.storage import Storage

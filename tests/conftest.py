@@ -150,7 +150,8 @@ def both_dbs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 async def server(limits_override: dict[str, float], db: str) -> AsyncIterator[Any]:
     """A real ArenaServer and store (SQLite unless ``db`` says) on loopback, stopped after."""
-    from server.arena import Arena, Limits
+    from server.arena import Arena
+    from server.peers import Limits
     from server.shell import ArenaServer, ServerConfig
     from server.storage import open_store
 

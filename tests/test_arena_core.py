@@ -9,9 +9,11 @@ import msgpack
 import pytest
 from conftest import both_dbs
 
-from server.arena import Arena, Limits, Reply, Send
+from server.arena import Arena
 from server.journal import Heartbeat
 from server.keys import new_key
+from server.peers import Limits, Reply
+from server.room import Send
 from server.storage import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.

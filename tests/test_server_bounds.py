@@ -219,7 +219,8 @@ async def test_a_history_lookup_weighs_more_than_a_ping(client_factory: Any) -> 
 
 
 async def test_behind_a_trusted_proxy_clients_are_counted_by_forwarded_address() -> None:
-    from server.arena import Arena, Limits
+    from server.arena import Arena
+    from server.peers import Limits
     from server.shell import ArenaServer, ServerConfig
 
     limits = Limits(max_connections_per_address=2)

@@ -9,7 +9,8 @@ from typing import Any
 from conftest import RawClient, until
 from websockets.asyncio.client import connect
 
-from server.arena import Arena, Limits
+from server.arena import Arena
+from server.peers import Limits
 from server.shell import ArenaServer, ServerConfig
 from server.store import Store
 

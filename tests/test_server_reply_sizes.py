@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from protocol import wire
 from protocol.rules import MAX_SIDE
-from server.arena import GAME_NAMES, Arena, Conn, Limits, Lookup, Reply
+from server.arena import Arena
 from server.journal import GameRow, MoveRow
 from server.keys import new_key
+from server.peers import GAME_NAMES, Conn, Limits, Lookup, Reply
 from server.room import Send
 from server.store import Store
 

@@ -14,8 +14,9 @@ import pytest
 from conftest import RawClient, until
 from websockets.asyncio.client import connect
 
-from server.arena import Arena, Limits
+from server.arena import Arena
 from server.journal import PlayerRow
+from server.peers import Limits
 from server.pipeline import Pipeline
 from server.shell import ArenaServer, ServerConfig
 from server.store import Store

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 from protocol import wire
 from protocol.errors import NoBotAvailable, RateLimited
 from protocol.wire import Message
-from server.arena import Arena, Out, Player, Reply
+from server.arena import Arena
+from server.peers import Out, Player, Reply
 from server.room import Send
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from redis.exceptions import RedisError
 
 from protocol import wire
 from protocol.errors import BadFrame
-from server.arena import Out, Reply
 from server.cluster.reroute import Pending, Rerouter
+from server.peers import Out, Reply
 from server.room import Room, Send
 
 if TYPE_CHECKING:

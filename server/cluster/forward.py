@@ -40,8 +40,9 @@ from redis.exceptions import RedisError
 from protocol import wire
 from protocol.errors import ArenaError, BadFrame, NoSuchRoom, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
-from server.arena import Arena, Close, Conn, Lookup, Out, Player, Reply
+from server.arena import Arena
 from server.cluster.failover import Failover
+from server.peers import Close, Conn, Lookup, Out, Player, Reply
 from server.ratelimit import TokenBucket
 from server.room import Send
 from server.shell import LocalFanOut

@@ -7,8 +7,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from server.arena import Arena, Out
+from server.arena import Arena
 from server.cluster.background import Background
+from server.peers import Out
 
 if TYPE_CHECKING:
     from server.pgstore import PgStore

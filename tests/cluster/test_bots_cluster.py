@@ -29,11 +29,12 @@ from websockets.asyncio.client import connect
 
 import server.cluster.bots as cluster_bots
 from protocol.wire import MAX_NAME
-from server.arena import Arena, Conn, Resolve, bot_pid, hash_token
+from server.arena import Arena
 from server.botpool import BotPool
 from server.cluster.bots import ClusterBots
 from server.journal import PlayerRow
 from server.keys import KeyRing, new_key
+from server.peers import Conn, Resolve, bot_pid, hash_token
 
 #: The bots every node of these tests accepts (``--keys-file``).
 BOTS = ("deep", "quick", "solo")

@@ -10,10 +10,11 @@ import msgpack
 import pytest
 
 from protocol import wire
-from server.arena import Arena, Conn, Out
+from server.arena import Arena
 from server.cluster import forward
 from server.cluster.forward import Forwarder
 from server.journal import PlayerRow
+from server.peers import Conn, Out
 from server.room import Send
 
 

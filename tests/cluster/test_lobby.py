@@ -6,7 +6,9 @@ from typing import Any
 
 from test_arena_core import Peer
 
-from server.arena import Arena, Limits, Send
+from server.arena import Arena
+from server.peers import Limits
+from server.room import Send
 
 
 def line(room: str) -> dict[str, Any]:
