@@ -164,3 +164,43 @@ _ROW_SQL: dict[type, Any] = {
 def row_sql(record: Record, node: str | None) -> Statement:
     """The statement that saves ``record`` (``node``: the cluster node writing it, if any)."""
     return _ROW_SQL[type(record)](record, node)
+
+
+#: Every move of a run of moves in one statement: one row per array element.
+MOVES_SQL = (
+    "INSERT INTO moves (game_id, ply, x, y, at, clock0, clock1) "
+    "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[], %s::int[], "
+    "%s::float8[], %s::float8[], %s::float8[]) ON CONFLICT (game_id, ply) "
+    "DO UPDATE SET x = excluded.x, y = excluded.y, at = excluded.at, "
+    "clock0 = excluded.clock0, clock1 = excluded.clock1"
+)
+
+
+def _moves(run: list[MoveRow]) -> Statement:
+    # A statement may upsert a row once only: the last write of a (game, ply) wins, as it
+    # would statement by statement.
+    last = {(r.game_id, r.ply): r for r in run}
+    columns: list[list[Any]] = [[], [], [], [], [], [], []]
+    for r in last.values():
+        c0, c1 = r.clocks or (None, None)
+        for column, value in zip(columns, (r.game_id, r.ply, r.x, r.y, r.at, c0, c1), strict=True):
+            column.append(value)
+    return MOVES_SQL, columns
+
+
+def batch_sql(records: list[Record], node: str | None) -> list[Statement]:
+    """The statements that save ``records`` in order; each run of consecutive moves is one
+    statement (a batch is mostly moves: one round of parse, plan and execute for all of them)."""
+    statements: list[Statement] = []
+    run: list[MoveRow] = []
+    for record in records:
+        if type(record) is MoveRow:
+            run.append(record)
+            continue
+        if run:
+            statements.append(_moves(run))
+            run = []
+        statements.append(_ROW_SQL[type(record)](record, node))
+    if run:
+        statements.append(_moves(run))
+    return statements

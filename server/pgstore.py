@@ -23,7 +23,7 @@ from psycopg.rows import dict_row
 from server.cluster import lease
 from server.history import History
 from server.journal import KeyRow, PlayerRow, Record, Snapshot
-from server.pgschema import migrate, row_sql
+from server.pgschema import batch_sql, migrate
 from server.storage import StoreUnavailable
 
 log = logging.getLogger("mnk.store")
@@ -153,8 +153,8 @@ class PgStore(History):
         with db.pipeline(), db.transaction():
             if self.node is not None:
                 renewed = self._fence(db)
-            for record in records:
-                db.execute(*row_sql(record, self.node))
+            for sql, args in batch_sql(records, self.node):
+                db.execute(sql, args)
         if renewed is not None:
             self.held_until = started + renewed
 
