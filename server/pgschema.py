@@ -6,6 +6,7 @@ unknown can be sent again.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import psycopg
@@ -179,13 +180,31 @@ MOVES_SQL = (
 def _moves(run: list[MoveRow]) -> Statement:
     # A statement may upsert a row once only: the last write of a (game, ply) wins, as it
     # would statement by statement.
-    last = {(r.game_id, r.ply): r for r in run}
-    columns: list[list[Any]] = [[], [], [], [], [], [], []]
-    for r in last.values():
-        c0, c1 = r.clocks or (None, None)
-        for column, value in zip(columns, (r.game_id, r.ply, r.x, r.y, r.at, c0, c1), strict=True):
-            column.append(value)
-    return MOVES_SQL, columns
+    last = list({(r.game_id, r.ply): r for r in run}.values())
+    clocks = [r.clocks or (None, None) for r in last]
+    # The numbers go as array literals made here (psycopg's array dumpers were most of the
+    # writer thread's CPU per batch), each then quoted by psycopg as any string; the ids
+    # (strings) as a list, which psycopg dumps and quotes itself.
+    return MOVES_SQL, (
+        [r.game_id for r in last],
+        _ints(r.ply for r in last),
+        _ints(r.x for r in last),
+        _ints(r.y for r in last),
+        _floats(r.at for r in last),
+        _floats(c[0] for c in clocks),
+        _floats(c[1] for c in clocks),
+    )
+
+
+def _ints(values: Iterable[int]) -> str:
+    """A PostgreSQL array literal of integers (``int`` prints digits and a sign only)."""
+    return "{" + ",".join([str(int(v)) for v in values]) + "}"
+
+
+def _floats(values: Iterable[float | None]) -> str:
+    """A PostgreSQL array literal of doubles or NULLs (``repr`` of a float is a number,
+    ``inf``, ``-inf`` or ``nan``, all of which PostgreSQL reads)."""
+    return "{" + ",".join(["NULL" if v is None else repr(float(v)) for v in values]) + "}"
 
 
 def batch_sql(records: list[Record], node: str | None) -> list[Statement]:
