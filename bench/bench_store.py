@@ -5,8 +5,8 @@ the pipeline hands ``Store.write`` after one turn of ``--games`` games each maki
 game header, a move and the heartbeat). Contenders, all in one run on one throwaway server:
 
 - ``sqlite``: the embedded store (the baseline), on a file in a temporary directory;
-- ``psycopg``: :class:`server.pgstore.PgStore` as the server runs it (sync, pipeline mode);
-- ``psycopg-plain``: the same statements without pipeline mode (one round trip each);
+- ``psycopg``: :class:`server.pgstore.PgStore` as the server runs it (sync, one message);
+- ``psycopg-plain``: a statement per record, one round trip each;
 - ``asyncpg``: the same statements in one transaction on an event loop (needs ``asyncpg``).
 
 Run: ``python bench/bench_store.py [--seconds 2] [--games 1 16] [--db URL | --no-fsync]``.

@@ -45,6 +45,10 @@ from loadtarget import free_port, proc_cpu  # noqa: E402
 
 CELLS = [(x, y) for x in range(15) for y in range(15)]
 
+#: Every client comes from one address and they connect at once: lift the per-address bounds.
+LIMITS = ["--max-connections", "100000", "--max-connections-per-address", "100000",
+          "--max-pending-per-address", "100000", "--hello-rate", "inf"]  # fmt: skip
+
 
 @dataclass
 class Window:
@@ -231,6 +235,7 @@ def start_servers(count: int, db: str, extra: list[str], cwd: str) -> list[Any]:
         node = ["--node", name] if "--redis" in extra else []
         args = [sys.executable, "-m", "server", "--port", str(port), "--db", db, "--no-bots"]
         args += ["--rate", "100000", "--burst", "100000", "--log-level", "WARNING", *node, *extra]
+        args += LIMITS
         proc = subprocess.Popen(args, cwd=cwd)
         wait_port(port, proc)
         procs.append((proc, f"ws://127.0.0.1:{port}"))

@@ -6,6 +6,7 @@ unknown can be sent again.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import psycopg
@@ -164,3 +165,61 @@ _ROW_SQL: dict[type, Any] = {
 def row_sql(record: Record, node: str | None) -> Statement:
     """The statement that saves ``record`` (``node``: the cluster node writing it, if any)."""
     return _ROW_SQL[type(record)](record, node)
+
+
+#: Every move of a run of moves in one statement: one row per array element.
+MOVES_SQL = (
+    "INSERT INTO moves (game_id, ply, x, y, at, clock0, clock1) "
+    "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[], %s::int[], "
+    "%s::float8[], %s::float8[], %s::float8[]) ON CONFLICT (game_id, ply) "
+    "DO UPDATE SET x = excluded.x, y = excluded.y, at = excluded.at, "
+    "clock0 = excluded.clock0, clock1 = excluded.clock1"
+)
+
+
+def _moves(run: list[MoveRow]) -> Statement:
+    # A statement may upsert a row once only: the last write of a (game, ply) wins, as it
+    # would statement by statement.
+    last = list({(r.game_id, r.ply): r for r in run}.values())
+    clocks = [r.clocks or (None, None) for r in last]
+    # The numbers go as array literals made here (psycopg's array dumpers were most of the
+    # writer thread's CPU per batch), each then quoted by psycopg as any string; the ids
+    # (strings) as a list, which psycopg dumps and quotes itself.
+    return MOVES_SQL, (
+        [r.game_id for r in last],
+        _ints(r.ply for r in last),
+        _ints(r.x for r in last),
+        _ints(r.y for r in last),
+        _floats(r.at for r in last),
+        _floats(c[0] for c in clocks),
+        _floats(c[1] for c in clocks),
+    )
+
+
+def _ints(values: Iterable[int]) -> str:
+    """A PostgreSQL array literal of integers (``int`` prints digits and a sign only)."""
+    return "{" + ",".join([str(int(v)) for v in values]) + "}"
+
+
+def _floats(values: Iterable[float | None]) -> str:
+    """A PostgreSQL array literal of doubles or NULLs (``repr`` of a float is a number,
+    ``inf``, ``-inf`` or ``nan``, all of which PostgreSQL reads)."""
+    return "{" + ",".join(["NULL" if v is None else repr(float(v)) for v in values]) + "}"
+
+
+def batch_sql(records: list[Record], node: str | None) -> list[Statement]:
+    """The statements that save ``records`` in order; each run of consecutive moves is one
+    statement (a batch is mostly moves: one round of parse, plan and execute for all of them)."""
+    statements: list[Statement] = []
+    run: list[MoveRow] = []
+    for record in records:
+        if type(record) is MoveRow:
+            run.append(record)
+            continue
+        if run:
+            statements.append(_moves(run))
+            run = []
+        statements.append(_ROW_SQL[type(record)](record, node))
+    if run:
+        statements.append(_moves(run))
+    return statements

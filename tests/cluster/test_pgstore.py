@@ -95,6 +95,29 @@ def test_a_batch_written_twice_leaves_what_one_write_leaves(pg_url: str) -> None
     store.close()
 
 
+def test_a_run_of_moves_is_saved_as_statement_by_statement(pg_url: str) -> None:
+    """Moves go in one statement per run: clocks or none (any double, exactly), a (game, ply)
+    written twice in one batch keeps its last write, and a game discarded after its moves in
+    the batch stays gone."""
+    store = PgStore(pg_url)
+    store.write([*batch()[:4], game("g2"), RoomRow("r2", "g2"),
+                 MoveRow("g1", 0, 1, 1, 3.0, None), MoveRow("g2", 0, 2, 2, 3.0, (9.5, 10.0)),
+                 MoveRow("g1", 0, 1, 2, 3.5, (8.0, 7.0)), MoveRow("g1", 1, 0, 0, 4.0, None),
+                 RoomGone("r2", discard_game="g2"), MoveRow("g1", 2, 2, 2, 5.0, None),
+                 MoveRow("g1", 3, 0, 1, 1763865600.123456, (float("inf"), 1e-07))])  # fmt: skip
+    [(room, _, moves)] = store.load().rooms
+    assert room == RoomRow("r1", "g1")
+    assert [tuple(m) for m in moves] == [
+        ("g1", 0, 1, 2, 3.5, (8.0, 7.0)),
+        ("g1", 1, 0, 0, 4.0, None),
+        ("g1", 2, 2, 2, 5.0, None),
+        ("g1", 3, 0, 1, 1763865600.123456, (float("inf"), 1e-07)),
+    ]
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        assert db.execute("SELECT count(*) FROM moves WHERE game_id = 'g2'").fetchone() == (0,)
+    store.close()
+
+
 def test_rooms_come_back_in_the_order_they_got_their_game(pg_url: str) -> None:
     store = PgStore(pg_url)
     store.write([game("g1"), RoomRow("r1", "g1"), game("g2"), RoomRow("r2", "g2")])
