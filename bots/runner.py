@@ -10,153 +10,36 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots.engine.limits import Limit
-from bots.piskvork import BrainError, PiskvorkBrain
+from bots.piskvork import PiskvorkBrain
 from bots.private import write_private
-from bots.sdk import IllegalBotMove
-from bots.specs import EngineSpec, make_bot
+from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, think
+from bots.specs import EngineSpec
 from bots.workers import WorkerPool
 from protocol.connection import Connection, LinkClosed, Replaced
-from protocol.rules import Game, Move, Variant
+from protocol.rules import Game, Move
 from protocol.session import Session, handler_of
 from protocol.variants import variant_from_description
-from protocol.vocab import Fault, Kind, Status
+from protocol.vocab import Kind, Status
 
 log = logging.getLogger("mnk.bot")
 
-#: Seconds kept back from every clock-derived budget for the network round trip.
-NETWORK_MARGIN_S = 0.1
 #: How long a bot stays in a finished game for a rematch before it leaves the room.
 REMATCH_WAIT_S = 60.0
 #: How far past its budget an engine may run before it counts as hung and its game is lost.
 HANG_SLACK_S = 5.0
-#: When the game is untimed, how long one move may think at most.
-UNTIMED_BUDGET_S = 10.0
 #: After a (re)connect, how long the bot keeps asking for games the server did not describe
 #: (a dead node's rooms reappear on a survivor after its lease), and how often.
 REJOIN_FOR_S = 60.0
 REJOIN_EVERY_S = 1.0
 
-_bots: dict[tuple[str, int | None], Any] = {}
-
-
-def think(
-    spec_text: str,
-    level: int | None,
-    game: dict[str, Any],
-    moves: list[list[int]],
-    budget: float,
-    task: tuple[str, Any] | None = None,
-) -> Any:
-    """Worker-process entry: the engine's move for a position (engines are cached per worker).
-
-    ``task`` asks for an opening decision instead: ``("place", n)`` gives n stones as
-    ``[[x, y], …]``, ``("choose", choices)`` one of the choices.
-    """
-    from bots.specs import parse_spec
-
-    key = (spec_text, level)
-    bot = _bots.get(key)
-    if bot is None:
-        bot = _bots[key] = make_bot(parse_spec(spec_text), level, seed=random.randrange(1 << 30))
-    variant = variant_from_description(game)
-    position, limit = [Move(x, y) for x, y in moves], Limit(time_s=budget)
-    if task is not None and task[0] == "place":
-        return [[m.x, m.y] for m in bot.place_opening(variant, position, task[1], limit)]
-    if task is not None:
-        return bot.choose_colour(variant, position, list(task[1]), limit)
-    move = bot.play(variant, position, limit)
-    return [move.x, move.y]
-
 
 #: Without SWAP2BOARD support a brain opens with these stones and always takes white.
 DEFAULT_OPENING = ((7, 7), (8, 6), (8, 8))
 DEFAULT_CHOICE = "white"
-
-
-#: A first job for every worker: imports the engines before any game's clock runs.
-WARM_UP_JOB = ("random", None, {"name": "tictactoe"}, [], 0.01)
-
-
-def fault_of(exc: BaseException) -> str:
-    """The server's name for what went wrong with an engine."""
-    if isinstance(exc, BrainError):
-        return exc.fault
-    if isinstance(exc, TimeoutError):
-        return Fault.HANG
-    if isinstance(exc, IllegalBotMove):
-        return Fault.ILLEGAL_MOVE
-    return Fault.CRASH
-
-
-def engine_level(spec: EngineSpec) -> int | None:
-    """The level to announce: minimax plays any level asked (or its fixed one); engines that
-    know no levels say 0, so they are seated only when a human picks them by name."""
-    if spec.kind == "minimax":
-        return spec.level
-    return 0
-
-
-@dataclass
-class Seat:
-    """One game this bot plays: the position as the server last described it."""
-
-    room: str
-    seat: int
-    variant: Variant
-    game: Game | None = None
-    status: str = Status.PLAYING
-    level: int | None = None
-    clock: dict[str, Any] | None = None
-    clocks: list[float] | None = None
-    thinking: asyncio.Task[None] | None = None
-    leaving: asyncio.Task[None] | None = None
-    brain: PiskvorkBrain | None = None
-    #: A tournament director's room (two named bots): no rematch, leave when it ends.
-    director: bool = False
-    #: This seat's colour (None while an opening rule has not fixed it) and the opening phase.
-    colour: int | None = None
-    opening: dict[str, Any] | None = None
-    #: Opening stones decided but not yet placed (one goes per turn of the phase).
-    pending: list[list[int]] = field(default_factory=list)
-
-    @property
-    def in_opening(self) -> bool:
-        """Whether an opening rule's phase is still going on."""
-        return self.opening is not None and self.opening.get("phase") != "done"
-
-    @property
-    def my_turn(self) -> bool:
-        """Whether the server is waiting for this bot's stone (or opening decision)."""
-        game = self.game
-        if self.status != Status.PLAYING or game is None:
-            return False
-        if self.in_opening:
-            assert self.opening is not None
-            return self.opening.get("actor") == self.seat and self.opening["phase"] != "wait"
-        return self.colour is not None and game.to_move == self.colour
-
-    @property
-    def moves(self) -> list[Move]:
-        """The moves so far."""
-        return self.game.moves if self.game is not None else []
-
-    def budget(self) -> float:
-        """Seconds to think now: a share of the clock (or the cap per move), or a fixed cap."""
-        if not self.clock or not self.clocks:
-            return UNTIMED_BUDGET_S
-        left = self.clocks[self.seat]
-        inc = float(self.clock.get("increment_s") or 0.0)
-        budget = min(left / 15 + 0.8 * inc, left / 2)
-        if self.clock.get("move_s"):
-            budget = min(budget, 0.8 * float(self.clock["move_s"]))
-        return max(0.02, budget - NETWORK_MARGIN_S)
 
 
 class BotRunner:
