@@ -31,9 +31,12 @@ MIGRATION = """
     CREATE TABLE room_codes (code TEXT PRIMARY KEY, node TEXT NOT NULL,
         at DOUBLE PRECISION NOT NULL);
 """
-#: Codes reserved at once, and the pool size under which more are reserved.
+#: Codes reserved at once, and the pool size under which more are reserved: after the pool ran
+#: dry the low mark grows by what was missing (at least doubling, up to ``MAX_LOW``), so a node
+#: that makes rooms in bursts (a hundred games at once) keeps a pool as deep as its bursts.
 BATCH = 32
 LOW = 16
+MAX_LOW = 1024
 #: Seconds a pooled code may still be handed out, and a reservation is kept without its room.
 FRESH = 1800.0
 KEEP = 3600.0
@@ -81,6 +84,10 @@ class CodeRegistry(MemoryRegistry, Background):
         self.pool: deque[tuple[str, float]] = deque()
         #: Codes handed out without a reservation (the pool was empty).
         self.unreserved = 0
+        #: The pool size under which more codes are reserved (grows with the bursts seen).
+        self.low = LOW
+        #: Codes handed out without a reservation since the last refill.
+        self._short = 0
         self._wake = asyncio.Event()
         self._warned = -WARN_INTERVAL
 
@@ -94,9 +101,10 @@ class CodeRegistry(MemoryRegistry, Background):
                 if now - at < FRESH and self.get(code) is None:
                     return code
         finally:
-            if len(pool) < LOW:
+            if len(pool) < self.low:
                 self._wake.set()
         self.unreserved += 1
+        self._short += 1
         if now - self._warned >= WARN_INTERVAL:
             self._warned = now
             log.warning("no reserved room code left: a random one is used (%d so far)",
@@ -104,12 +112,17 @@ class CodeRegistry(MemoryRegistry, Background):
         return super().new_id()
 
     def fill(self) -> int:
-        """Reserve codes until the pool holds ``LOW`` or more (on a worker thread)."""
+        """Reserve codes until the pool holds its low mark or more, up to twice that (on a
+        worker thread)."""
+        short, self._short = self._short, 0
+        if short:
+            self.low = min(max(2 * self.low, self.low + short), MAX_LOW)
         added = 0
         for _ in range(4):  # each batch is almost surely all free: a few rounds at most
-            if len(self.pool) >= LOW:
+            if len(self.pool) >= self.low:
                 break
-            codes = [self.generate() for _ in range(BATCH)]
+            want = max(BATCH, 2 * self.low - len(self.pool))
+            codes = [self.generate() for _ in range(want)]
             got = reserve(self.store.connection(), self.node, codes)
             now = time.monotonic()
             self.pool.extend((code, now) for code in got)

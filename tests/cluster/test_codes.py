@@ -60,3 +60,21 @@ def test_an_empty_pool_falls_back_to_a_free_random_code_and_stale_codes_are_coll
         db.execute("INSERT INTO rooms (room, game_id) VALUES (%s, 'g_x')", (a.pool[0][0],))
     with psycopg.connect(pg_url, autocommit=True) as db:
         assert collect(db, keep=-1.0) == len(a.pool) - 1  # all but the live room's code
+
+
+def test_a_pool_that_runs_dry_grows_so_the_same_burst_is_reserved_next_time(
+    stores: tuple[PgStore, PgStore],
+) -> None:
+    a = CodeRegistry(stores[0], "a")
+    a.fill()
+    burst = 100  # rooms made in one go, faster than a refill
+    codes = [a.new_id() for _ in range(burst)]
+    dry = a.unreserved
+    assert dry > 0 and a.low == LOW  # it grows at the refill, by what was missing
+    a.fill()
+    assert a.low == LOW + dry and len(a.pool) >= burst
+    codes += [a.new_id() for _ in range(burst)]
+    assert a.unreserved == dry, "the grown pool should have held the same burst"
+    assert len(set(codes)) == len(codes)
+    a.fill()
+    assert a.low == LOW + dry  # no dry spell: no growth
