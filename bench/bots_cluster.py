@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-import redis
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cluster.services import PgCluster, RedisServer, pg_bin, redis_bin  # noqa: E402
+from cluster_load import bus_sent, wait_port  # noqa: E402
 from loadtarget import free_port  # noqa: E402
 
 from server.keys import new_key  # noqa: E402
@@ -61,11 +61,6 @@ async def drain(p: Peer) -> None:
     """Read (and drop) what a bot is sent, so its socket never backs up."""
     async for _frame in p.ws:
         pass
-
-
-def bus_sent(url: str) -> int:
-    with redis.Redis.from_url(url) as r:
-        return sum(int(v.split()[0]) for v in r.hvals("mnk:0:bus"))
 
 
 async def measure(
@@ -103,13 +98,8 @@ async def run(args: argparse.Namespace) -> None:
             cmd += ["--node", node, "--redis", bus.url(), "--keys-file", str(tmp / "keys")]
             cmd += ["--no-bots", "--rate", "1000", "--log-level", "WARNING"]
             procs.append(subprocess.Popen(cmd))
-        for port in ports.values():
-            for _ in range(400):
-                try:
-                    async with connect(f"ws://127.0.0.1:{port}"):
-                        break
-                except OSError:
-                    await asyncio.sleep(0.05)
+        for port, proc in zip(ports.values(), procs[-len(ports) :], strict=True):
+            await asyncio.to_thread(wait_port, port, proc)
         readers = []
         for name, node in (("near1", "a"), ("near2", "a"), ("far1", "c"), ("far2", "c")):
             bot = await peer(

@@ -174,7 +174,6 @@ async def connect(
     url: str,
     max_size: int,
     open_timeout: float,
-    local_addr: tuple[str, int] | None = None,
 ) -> WsClient:
     """Open a ``ws://`` connection and complete the upgrade."""
     parts = urlsplit(url)
@@ -185,7 +184,6 @@ async def connect(
             lambda: WsClient(parts.netloc, parts.path or "/", max_size),
             host,
             port,
-            local_addr=local_addr,
         )
         await client.opened
     return client

@@ -81,7 +81,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
     spec = parse_spec(args.engine)
     name = args.name or str(spec).replace(":", "-").replace("=", "")
     runner = BotRunner(
-        split_urls(args.server),
+        args.server,
         spec,
         name,
         args.capacity,
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         spec = parse_spec(args.engine)
         check_engine(spec)
-        split_urls(args.server)
+        args.server = split_urls(args.server)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
     try:

@@ -12,7 +12,7 @@ from typing import Any
 from bots.engine.limits import Limit
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.sdk import IllegalBotMove
-from bots.specs import EngineSpec, make_bot
+from bots.specs import EngineSpec, make_bot, parse_spec
 from protocol.rules import Game, Move, Variant
 from protocol.variants import variant_from_description
 from protocol.vocab import Fault, Status
@@ -39,8 +39,6 @@ def think(
     ``task`` asks for an opening decision instead: ``("place", n)`` gives n stones as
     ``[[x, y], …]``, ``("choose", choices)`` one of the choices.
     """
-    from bots.specs import parse_spec
-
     key = (spec_text, level)
     bot = _bots.get(key)
     if bot is None:

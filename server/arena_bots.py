@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
 from protocol.errors import BadKey, NoBotAvailable, UnknownGame
@@ -17,6 +17,11 @@ from server.keys import KeyRing, hash_key
 from server.paging import bot_cursor, page, page_size
 from server.peers import BotSeats, Elsewhere, Limits, Out, Player, Reply, bot_pid, hash_token
 from server.room import Room, Send
+
+
+def plays(games: Collection[str], game: str) -> bool:
+    """Whether a bot whose ``hello`` listed ``games`` plays ``game`` (``*``: every game)."""
+    return game in games or "*" in games
 
 
 class BotDesk:
@@ -136,7 +141,7 @@ class BotDesk:
 
     @staticmethod
     def _plays(bot: Player, game: str) -> bool:
-        return game in bot.games or "*" in bot.games
+        return plays(bot.games, game)
 
     def _has_room(self, bot: Player) -> bool:
         return self._active_games(bot) < bot.capacity
@@ -144,8 +149,7 @@ class BotDesk:
     def _online_bots(self, asker: Player) -> list[Player]:
         """Every keyed bot that is connected here, except the one asking (never its own
         opponent)."""
-        bots = [self.players.get(pid) for pid in self._bot_pid.values() if pid != asker.pid]
-        return [p for p in bots if p is not None and self._online_here(p)]
+        return [p for p in self.local_bots() if p.pid != asker.pid]
 
     def _online_here(self, p: Player) -> bool:
         """Whether ``p`` is connected to this node (a remote member is online elsewhere)."""

@@ -155,7 +155,7 @@ class PgStore(History):
         started, renewed = time.monotonic(), None
         statements = batch_sql(records, self.node)
         if self.node is not None:
-            renewed = self.lease_s if self.renew_for is None else self.renew_for()
+            renewed = self._renewal()
             statements.insert(0, (FENCE_SQL, (self.node, self.epoch, renewed)))
         # One simple-protocol message with every statement, values quoted by psycopg: the
         # server runs it as one transaction (the fence aborts all of it), in one round trip
@@ -170,12 +170,13 @@ class PgStore(History):
         woken from SIGSTOP must send nothing more, even before a commit finds it fenced)."""
         return not self.fenced and time.monotonic() < self.held_until
 
-    def _fence(self, db: psycopg.Connection[Any]) -> float:
-        """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed; for how
-        long it was renewed."""
-        renew = self.lease_s if self.renew_for is None else self.renew_for()
-        db.execute(FENCE_SQL, (self.node, self.epoch, renew))
-        return renew
+    def _renewal(self) -> float:
+        """Seconds a commit renews this node's lease for."""
+        return self.lease_s if self.renew_for is None else self.renew_for()
+
+    def _fence(self, db: psycopg.Connection[Any]) -> None:
+        """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed."""
+        db.execute(FENCE_SQL, (self.node, self.epoch, self._renewal()))
 
     def _drop_writer(self) -> None:
         if self._writer is not None:

@@ -9,14 +9,11 @@ and only then does the director play it again. Pure: no I/O here.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
-
-log = logging.getLogger("mnk.tournament")
 
 #: Ends that are no result: nobody played the game out (both players were gone).
 NO_RESULT = frozenset({"abandoned"})

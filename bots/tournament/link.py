@@ -4,7 +4,7 @@ watches, failing over along several server URLs (a cluster's nodes) like any cli
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from protocol.connection import Connection, LinkClosed
@@ -101,3 +101,18 @@ class Link:
             self._was_online = False
             for queue in self._rooms.values():
                 queue.put_nowait(CLOSED)
+
+
+async def pages(
+    link: Link, ask: dict[str, Any], timeout: float = 30.0, most: int | None = None
+) -> AsyncIterator[dict[str, Any]]:
+    """Every page of a listing (``list_rooms``, ``list_bots``), following its ``next`` cursor,
+    ``most`` pages at most."""
+    n = 0
+    while most is None or n < most:
+        reply = await link.request(ask, timeout)
+        yield reply
+        n += 1
+        if not reply.get("next"):
+            return
+        ask = {**ask, "cursor": reply["next"]}

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from bots.tournament.link import CLOSED, Link
+from bots.tournament.link import CLOSED, Link, pages
 from protocol.connection import LinkClosed, NotSent, ServerError
 
 log = logging.getLogger("mnk.tournament")
@@ -95,9 +95,8 @@ class Orphans:
     async def _candidates(self, link: Link, bots: list[str]) -> list[str]:
         """Rooms in the lobby where ``bots`` play in these seats, not known yet."""
         found: list[str] = []
-        ask: dict[str, Any] = {"type": "list_rooms", "limit": 100}
-        for _ in range(MAX_PAGES):
-            reply = await link.request(ask, self.ask_s)
+        ask = {"type": "list_rooms", "limit": 100}
+        async for reply in pages(link, ask, self.ask_s, MAX_PAGES):
             found += [
                 line["room"]
                 for line in reply.get("rooms", [])
@@ -105,9 +104,6 @@ class Orphans:
                 and line.get("status") in ("playing", "over")
                 and line["room"] not in self.known
             ]
-            if not reply.get("next"):
-                break
-            ask = {**ask, "cursor": reply["next"]}
         return found
 
     async def _ended(self, link: Link, msg: dict[str, Any], sent: float) -> str | None:
@@ -133,7 +129,7 @@ class Orphans:
         await link.request({"type": "join_room", "room": room, "spectate": True}, self.ask_s)
         feed = link.feed(room)
         while (state := await asyncio.wait_for(feed.get(), self.ask_s))["type"] != "state":
-            if state["type"] == "_closed":
+            if state is CLOSED:
                 raise LinkClosed("connection lost while looking at a room")
         if same_rules(state, msg):
             return state

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from bots.sdk import Bot, IllegalBotMove
 from bots.tournament.accounting import TRANSIENT, GameLost, over_result, record_moves, record_result
-from bots.tournament.link import Link
+from bots.tournament.link import CLOSED, Link, pages
 from bots.tournament.orphans import Orphans
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
@@ -109,13 +109,8 @@ class ServerReferee:
         deadline = time.monotonic() + timeout
         while True:
             online: set[str] = set()
-            ask: dict[str, Any] = {"type": "list_bots"}
-            while True:  # every page: a big server lists its bots 100 at a time
-                reply = await link.request(ask)
+            async for reply in pages(link, {"type": "list_bots"}):  # 100 bots a page at most
                 online |= {b["name"] for b in reply.get("bots", []) if b.get("online")}
-                if not reply.get("next"):
-                    break
-                ask = {"type": "list_bots", "cursor": reply["next"]}
             missing = [n for n in names if n not in online]
             if not missing:
                 return
@@ -167,14 +162,23 @@ class ServerReferee:
         game_id, psq, moves = seen.get("game_id"), None, list(seen["moves"])
         try:
             await link.request({"type": "leave_room", "room": room})
-            game_id = game_id or await self._find_game_id(link, room, spec.players[0])
-            if game_id:
-                ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
-                reply = await link.request(ask)
+            game_id, reply = await self._history(link, room, spec, game_id, 30.0)
+            if reply is not None:
                 psq, moves = reply.get("psq"), record_moves(reply["game"]) or moves
         except (ProtocolError, LinkClosed, TimeoutError) as exc:
             log.info("no record for room %s: %s", room, exc)
         return Played(over_result(spec, room, over, moves, game_id), psq)
+
+    async def _history(
+        self, link: Link, room: str, spec: GameSpec, game_id: str | None, timeout: float
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        """The game of ``room`` (``game_id``, else found by its first player) and its record
+        from the history (``get_game`` with the ``.psq``), or None where the history has none."""
+        game_id = game_id or await self._find_game_id(link, room, spec.players[0], timeout)
+        if not game_id:
+            return None, None
+        ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
+        return game_id, await link.request(ask, timeout)
 
     async def _rewatch(
         self, room: str, spec: GameSpec, seen: dict[str, Any]
@@ -185,12 +189,10 @@ class ServerReferee:
         while True:
             link = await self.connect()
             try:
-                game_id = seen.get("game_id") or await self._find_game_id(
-                    link, room, spec.players[0], self.ask_s
+                game_id, reply = await self._history(
+                    link, room, spec, seen.get("game_id"), self.ask_s
                 )
-                if game_id:
-                    ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
-                    reply = await link.request(ask, self.ask_s)
+                if reply is not None:
                     result = record_result(spec, reply["game"])
                     if result is not None:
                         log.info("room %s: game %s read from the history", room, game_id)
@@ -245,7 +247,7 @@ class ServerReferee:
             except TimeoutError:
                 raise TimeoutError(f"room {room}: no news for {self.stall_s:.0f}s") from None
             kind = msg.get("type")
-            if kind == "_closed":
+            if msg is CLOSED:
                 raise LinkClosed(f"connection lost while watching room {room}")
             if kind == "state":
                 seen.clear()

@@ -38,6 +38,7 @@ from protocol import wire
 from protocol.errors import NoBotAvailable, RateLimited
 from protocol.wire import Message
 from server.arena import Arena
+from server.arena_bots import plays
 from server.peers import Out, Player, Reply
 from server.room import Send
 
@@ -142,8 +143,7 @@ class ClusterBots:
         home = self.homes.get(name)
         if home is None or home[1] == asker:
             return False
-        games = self.entries[home[1]]["games"]
-        return game in games or "*" in games
+        return plays(self.entries[home[1]]["games"], game)
 
     def idle(self, game: str, level: int, asker: str) -> str | None:
         """The least busy bot online on another node that plays ``game`` at ``level``, as the
@@ -153,7 +153,7 @@ class ClusterBots:
             games, fixed = entry["games"], entry["level"]
             if pid == asker or fixed not in (None, level) or entry["active"] >= entry["capacity"]:
                 continue
-            if game in games or "*" in games:
+            if plays(games, game):
                 rank = (entry["active"], fixed is None)
                 if best is None or rank < best[0]:
                     best = (rank, entry["name"])

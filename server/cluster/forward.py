@@ -287,9 +287,13 @@ class Forwarder:
             self.fanout.sockets.pop(pid, None)  # nothing any more (it is not registered)
         out = self.arena.attach_remote(pid, name, kind, resend=moved)
         if pid not in self._conns:
-            lim = self.arena.limits
-            self._conns[pid] = Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
+            self._conns[pid] = self._member_conn(pid)
         return out
+
+    def _member_conn(self, pid: str) -> Conn:
+        """A connection for a player whose own node charged its socket: a bot-sized bucket."""
+        lim = self.arena.limits
+        return Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
 
     def _on_request(
         self,
@@ -322,8 +326,7 @@ class Forwarder:
         """What the arena answers ``pid``'s ``frame`` (a remote member's, or a retry here)."""
         conn = self._conns.get(pid)
         if conn is None:  # a player connected here: its socket's bucket was charged already
-            lim = self.arena.limits
-            conn = Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
+            conn = self._member_conn(pid)
         self._inside = True
         try:
             return self.arena.receive(conn, frame)
