@@ -155,7 +155,10 @@ async def test_a_dead_first_url_fails_over_to_the_next(server: Any) -> None:
 async def test_a_server_closing_before_welcome_is_left_for_the_next_url(server: Any) -> None:
     from websockets.asyncio.server import ServerConnection, serve
 
+    slammed: list[int] = []
+
     async def slam(ws: ServerConnection) -> None:
+        slammed.append(1)
         await ws.close()
 
     async with serve(slam, "127.0.0.1", 0, compression=None) as srv:
@@ -163,6 +166,7 @@ async def test_a_server_closing_before_welcome_is_left_for_the_next_url(server: 
         conn = Connection([unwilling, server.url], Session("bob"), retry_first_s=0.05)
         running = asyncio.create_task(conn.run(lambda msg: None))
         await asyncio.wait_for(conn.online.wait(), 30)
+        assert slammed, "the first URL was never tried"
         assert conn.url == server.url
         await conn.close()
         await running

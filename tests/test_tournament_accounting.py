@@ -266,6 +266,7 @@ async def test_a_lost_create_s_game_that_already_ended_is_read_from_the_history(
     played = await asyncio.wait_for(playing, 30)
     assert played.result.room == room != done and played.result.winner == 0
     assert played.psq
+    await referee.close()
 
 
 async def test_a_room_of_other_rules_is_not_taken_for_a_lost_create_s(

@@ -17,13 +17,11 @@ import redis
 from cluster.services import RedisServer
 from conftest import RawClient
 from test_bus import listed, redis_lobby, start_nodes
-from test_nodes import MOVES, moves_table, owners, resume, running, wait_for
+from test_nodes import LEASE, MOVES, moves_table, owners, resume, running, wait_for
 from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
 
-#: Seconds of lease: short, so that takeovers are quick.
-LEASE = "3"
 #: After MOVES, bob (seat 1) plays first; alice's (7, 10) then wins.
 REST = [(10, 10), (7, 6), (11, 11), (7, 10)]
 

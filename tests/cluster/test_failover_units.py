@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import until
 from test_forward_units import Shell, entry, node, say_hello
 
 from protocol import wire
@@ -155,18 +155,10 @@ async def test_a_node_past_its_lease_writes_nothing_more_to_the_bus() -> None:
     sender = asyncio.create_task(fwd._send_forever())
     try:
         fwd.queue("a", ["off", "p_1"])
-        await wait(lambda: fwd.redis.added == ["mnk:0:node:a:in"])  # type: ignore[attr-defined]
+        await until(lambda: fwd.redis.added == ["mnk:0:node:a:in"])  # type: ignore[attr-defined]
         fwd.store.held = False  # woken from SIGSTOP past the lease: adopted elsewhere
         fwd.queue("a", ["off", "p_1"])
-        await wait(lambda: fwd.dropped == 1)
+        await until(lambda: fwd.dropped == 1)
         assert fwd.redis.added == ["mnk:0:node:a:in"]  # type: ignore[attr-defined]
     finally:
         sender.cancel()
-
-
-async def wait(check: Callable[[], bool]) -> None:
-    """Let the loop run until ``check`` holds (generously: the machine may be busy)."""
-    deadline = time.monotonic() + 10.0
-    while not check():
-        assert time.monotonic() < deadline, "condition not reached"
-        await asyncio.sleep(0.001)

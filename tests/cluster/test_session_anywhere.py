@@ -12,8 +12,8 @@ from cluster.services import RedisServer
 from conftest import RawClient
 from test_bus import start_nodes
 from test_nodes import moves_table, running
+from test_server_bounds import closed_with
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
 
 async def hello(node: Any, session: str | None) -> tuple[RawClient, dict[str, Any]]:
@@ -21,15 +21,6 @@ async def hello(node: Any, session: str | None) -> tuple[RawClient, dict[str, An
     client = RawClient(await connect(node.url, compression=None))
     await client.send(type="hello", protocol=1, name="bob", kind="human", session=session, id=1)
     return client, await client.recv(timeout=30)
-
-
-async def closed_with(client: RawClient) -> int | None:
-    """The close code of ``client``'s socket, once the server closed it."""
-    try:
-        while True:
-            await client.ws.recv()
-    except ConnectionClosed:
-        return client.ws.close_code
 
 
 async def test_a_player_seated_on_node_a_resumes_on_node_b_and_moves_there(
