@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,10 @@ from server.journal import (
     RoomGone,
     RoomRow,
 )
+from server.movelog import MoveLog, migrate_moves, read_moves
 
 #: Migration N takes a file from ``PRAGMA user_version`` N to N + 1. Append; never edit.
-MIGRATIONS: tuple[str, ...] = (
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """
     CREATE TABLE players (
         pid TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
@@ -59,13 +60,13 @@ MIGRATIONS: tuple[str, ...] = (
         game_id TEXT NOT NULL, ply INTEGER NOT NULL, x INTEGER NOT NULL, y INTEGER NOT NULL,
         at REAL NOT NULL, clock0 REAL, clock1 REAL);
     """,
+    # 5: a commit's moves are logged as one row, a game's moves kept as one row once it ends
+    # (server/movelog.py): nothing is folded on the commit path
+    migrate_moves,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
 WAL_LIMIT = 64 << 20
-#: Moves the log may hold before a commit folds them into the moves table (a second or so of
-#: play under load; the fold costs a few ms, once).
-FOLD_ROWS = 4096
 
 
 def connect(path: str | Path, busy_timeout: float = 5.0) -> sqlite3.Connection:
@@ -85,7 +86,18 @@ def migrate(db: sqlite3.Connection) -> int:
     if version > len(MIGRATIONS):
         raise RuntimeError(f"database schema {version} is newer than this server knows")
     for number in range(version, len(MIGRATIONS)):
-        db.executescript(f"BEGIN; {MIGRATIONS[number]} PRAGMA user_version={number + 1}; COMMIT;")
+        step = MIGRATIONS[number]
+        if isinstance(step, str):
+            db.executescript(f"BEGIN; {step} PRAGMA user_version={number + 1}; COMMIT;")
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            step(db)
+            db.execute(f"PRAGMA user_version={number + 1}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
     return len(MIGRATIONS)
 
 
@@ -105,13 +117,13 @@ class Store(History):
         self.wal_limit = wal_limit
         self.db.execute(f"PRAGMA journal_size_limit={wal_limit}")
         self._readers = threading.local()
-        #: The move log is folded into the moves table when it holds this many rows.
-        self.fold_rows = FOLD_ROWS
-        #: Rows in the move log now (it starts empty: what a previous run left is folded).
-        self._logged = 0
+        self.moves = MoveLog(self.db)
+        #: Set by a batch that failed: the moves kept in memory may be ahead of the file, so
+        #: nothing more is written (the server stops; a new Store on the file recovers).
+        self.failed = False
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self._fold()
+            self.moves.recover()
         finally:
             self.db.execute("COMMIT")
 
@@ -144,71 +156,67 @@ class Store(History):
     # -- writing -----------------------------------------------------------------------------
 
     def write(self, records: list[Record]) -> None:
-        """Commit a batch of records in one transaction (runs of moves as one statement).
+        """Commit a batch of records in one transaction; its moves are one row of the log.
 
-        Moves go to the move log; a batch that fills it folds it into the moves table.
+        A game that ends in the batch is sealed in it: its moves become the game's one row.
         """
-        db = self.db
-        logged = self._logged
-        if self._moves_only(records):
+        if self.failed:
+            raise RuntimeError("an earlier batch failed: this store writes no more")
+        log = self.moves
+        if records and not log.due() and all(type(r) is MoveRow for r in records):
             # One statement outside BEGIN is its own transaction, committed (as durably as a
             # COMMIT) before execute returns: one SQLite call instead of three, so the writer
             # takes the GIL back once per batch instead of three times.
-            db.execute(_log_moves_sql(len(records)), [v for r in records for v in _move_params(r)])
-            self._logged = logged + len(records)
+            self._failing(log.append, records)
             return
-        db.execute("BEGIN IMMEDIATE")
+        self._failing(self._transaction, records)
+
+    def _failing(self, step: Callable[[list[Record]], None], records: list[Record]) -> None:
+        """Run ``step``; if it fails, mark the store failed and roll back what it began."""
         try:
-            moves: list[tuple[object, ...]] = []
-            for record in records:
-                if type(record) is MoveRow:
-                    moves.append(_move_params(record))
-                    continue
-                if moves:
-                    self._log_moves(moves)
-                    moves = []
-                if type(record) is RoomGone and record.discard_game is not None:
-                    gone = db.execute(_DISCARD_LOGGED, (record.discard_game,))
-                    self._logged -= gone.rowcount
-                _WRITERS[type(record)](db, record)
-            if moves:
-                self._log_moves(moves)
-            if self._logged >= self.fold_rows:
-                self._fold()
-            db.execute("COMMIT")
+            step(records)
         except BaseException:
-            self._logged = logged
-            db.execute("ROLLBACK")
+            self.failed = True
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
 
-    def _moves_only(self, records: list[Record]) -> bool:
-        """Whether the batch is moves alone, fits one statement and leaves the log unfolded."""
-        count = len(records)
-        if not 0 < count <= LOG_CHUNK or self._logged + count >= self.fold_rows:
-            return False
-        return all(type(record) is MoveRow for record in records)
+    def _transaction(self, records: list[Record]) -> None:
+        """The batch in ``BEGIN IMMEDIATE … COMMIT``, with seals and a trim when one is due."""
+        db, log = self.db, self.moves
+        db.execute("BEGIN IMMEDIATE")
+        moves: list[MoveRow] = []
+        ended: list[str] = []
+        for record in records:
+            if type(record) is MoveRow:
+                moves.append(record)
+                continue
+            _WRITERS[type(record)](db, record)
+            if type(record) is GameRow and record.status == "over":
+                ended.append(record.game_id)
+            elif type(record) is RoomGone and record.discard_game is not None:
+                log.forget(record.discard_game)
+        if moves:
+            log.append(moves)
+        for game_id in ended:
+            log.seal(game_id)
+        if log.seq - log.trimmed_at >= log.trim_every:  # the batch's own row counts
+            log.trim()
+        db.execute("COMMIT")
 
-    def _log_moves(self, moves: list[tuple[object, ...]]) -> None:
-        """Append moves to the log in as few statements as possible (one step each)."""
-        for start in range(0, len(moves), LOG_CHUNK):
-            chunk = moves[start : start + LOG_CHUNK]
-            self.db.execute(_log_moves_sql(len(chunk)), [v for row in chunk for v in row])
-        self._logged += len(moves)
-
-    def _fold(self) -> None:
-        """Move the log's rows into the moves table, in key order (the later of twins wins)."""
-        self.db.execute(_FOLD)
-        self.db.execute("DELETE FROM move_log")
-        self._logged = 0
+    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
+        """One game, read in one transaction (the writer may seal it and trim the log meanwhile)."""
+        db = self._reader()
+        db.execute("BEGIN")
+        try:
+            return super().get_game(game_id, fmt)
+        finally:
+            db.execute("COMMIT")
 
     @staticmethod
     def _moves(db: Any, game: GameRow) -> list[MoveRow]:
-        """A game's moves: the moves table's, with the move log's (newer) over them."""
-        moves = {m.ply: m for m in History._moves(db, game)}
-        for r in db.execute(_LOGGED_MOVES, (game.game_id,)):
-            clocks = None if r["clock0"] is None else (r["clock0"], r["clock1"])
-            moves[r["ply"]] = MoveRow(r["game_id"], r["ply"], r["x"], r["y"], r["at"], clocks)
-        return [moves[ply] for ply in sorted(moves)]
+        """A game's moves: its row, with the log's over it while the game runs."""
+        return read_moves(db, game.game_id, game.status == "over")
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""
@@ -278,37 +286,13 @@ def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
     )
 
 
-#: Moves appended by one statement at most (7 parameters each, SQLite allows 32766).
-LOG_CHUNK = 256
-
-
-@functools.lru_cache(maxsize=LOG_CHUNK)
-def _log_moves_sql(count: int) -> str:
-    """One INSERT for ``count`` moves: sqlite3 releases and takes back the GIL once per step,
-    and with the event loop busy each take-back costs a thread switch."""
-    return "INSERT INTO move_log VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * count)
-
-
-_FOLD = "INSERT OR REPLACE INTO moves SELECT * FROM move_log ORDER BY game_id, ply, rowid"
-_LOGGED_MOVES = "SELECT * FROM move_log WHERE game_id = ? ORDER BY rowid"
-_DISCARD_LOGGED = "DELETE FROM move_log WHERE game_id = ?"
-
-
-def _move_params(r: MoveRow) -> tuple[object, ...]:
-    return r[:5] + (r[5] or _NO_CLOCKS)
-
-
-_NO_CLOCKS = (None, None)
-
-
 def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:
     db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?)", (r.room, r.game_id))
 
 
 def _write_room_gone(db: sqlite3.Connection, r: RoomGone) -> None:
     db.execute("DELETE FROM rooms WHERE room = ?", (r.room,))
-    if r.discard_game is not None:
-        db.execute("DELETE FROM moves WHERE game_id = ?", (r.discard_game,))
+    if r.discard_game is not None:  # its moves go in MoveLog.forget
         db.execute("DELETE FROM games WHERE game_id = ?", (r.discard_game,))
 
 

@@ -1,116 +1,159 @@
-"""The SQLite store's move log: moves are appended, folded into the moves table in bulk, and
-read back the same whichever of the two holds them (history, restart, a discarded game)."""
+"""The SQLite store's moves: one log row per commit, one row per game once it ends, read back
+the same from either (history, restart, a discarded game), with the log kept short."""
 
 from __future__ import annotations
 
 import random
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
-from server.journal import GameRow, MoveRow, RoomGone, RoomRow
-from server.store import Store
+import msgpack
+import pytest
+
+from server.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
+from server.store import MIGRATIONS, Store
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 
 
-def header(game_id: str, room: str) -> GameRow:
-    """A game in progress between two players."""
+def header(game_id: str, room: str, status: str = "playing") -> GameRow:
+    """A game between two players, in progress unless ``status`` says otherwise."""
     return GameRow(
         game_id, room, 1, VARIANT, {}, None, ("p_a", "p_b"), ("a", "b"), ("human", "human"),
-        "playing", None, None, (), 1.7e9, 1.7e9, None,
+        status, None, None, (), 1.7e9, 1.7e9, 1.7e9 + 99 if status == "over" else None,
     )  # fmt: skip
 
 
 def move(game_id: str, ply: int, x: int | None = None) -> MoveRow:
     """Move ``ply`` of a game (``x`` tells two versions of one move apart)."""
     x = ply % 15 if x is None else x
-    return MoveRow(game_id, ply, x, ply // 15, 1.7e9 + ply, (60.0 - ply, 60.0) if ply % 2 else None)
+    at = 1.7e9 + ply + 0.123456789  # all 17 digits must come back
+    return MoveRow(game_id, ply, x, ply // 15, at, (60.0 - ply, 60.0) if ply % 2 else None)
 
 
 def played(store: Store, game_id: str) -> list[MoveRow]:
-    """A game's moves as the history reads them."""
-    return store._moves(store._reader(), header(game_id, "r"))
-
-
-def logged(store: Store) -> int:
-    """Rows in the move log now."""
-    return store.db.execute("SELECT count(*) FROM move_log").fetchone()[0]
-
-
-def test_moves_read_back_the_same_before_and_after_folds_and_restarts(tmp_path: Path) -> None:
-    path = tmp_path / "a.sqlite3"
-    store = Store(path)
-    store.fold_rows = 7  # fold often: moves of one game end up in both tables
-    games = [f"g_{i:016x}" for i in range(3)]
-    store.write([header(g, f"r{i}") for i, g in enumerate(games)])
-    store.write([RoomRow(f"r{i}", g) for i, g in enumerate(games)])
-    rng = random.Random(3)
-    plies = dict.fromkeys(games, 0)
-    folds = 0
-    for _ in range(40):
-        batch = []
-        for _ in range(rng.randint(1, 5)):
-            g = rng.choice(games)
-            batch.append(move(g, plies[g]))
-            plies[g] += 1
-        before = logged(store)
-        store.write(batch)
-        folds += logged(store) < before + len(batch)
-        for g in games:
-            assert played(store, g) == [move(g, p) for p in range(plies[g])]
-    assert folds >= 3 and sum(plies.values()) > 0
-    crashed = Store(path)  # a second process on the same file, as after a kill: the log folds
-    assert logged(crashed) == 0
-    snapshot = crashed.load()
-    assert {row.game_id: moves for row, _, moves in snapshot.rooms} == {
-        g: [move(g, p) for p in range(plies[g])] for g in games
-    }
-    record = crashed.get_game(games[0])["game"]
-    assert [(m["x"], m["y"]) for m in record["moves"]] == [
-        (p % 15, p // 15) for p in range(plies[games[0]])
+    """A game's moves as a history request reads them (its own reader, one transaction)."""
+    record = store.get_game(game_id)["game"]
+    return [
+        MoveRow(game_id, ply, m["x"], m["y"], m["at"], tuple(m["clocks"]) if m["clocks"] else None)
+        for ply, m in enumerate(record["moves"])
     ]
-    crashed.close()
+
+
+def sealed(store: Store) -> list[str]:
+    """The games with a row of moves."""
+    return [r[0] for r in store.db.execute("SELECT game_id FROM game_moves")]
+
+
+def count(store: Store, table: str) -> int:
+    """Rows in a table now."""
+    return store.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_moves_read_back_the_same_through_seals_trims_and_restarts(tmp_path: Path) -> None:
+    """A random mix of moves, game ends and restarts against a model of what was played."""
+    for seed in range(4):
+        rng = random.Random(seed)
+        path = tmp_path / f"{seed}.sqlite3"
+        store = Store(path)
+        store.moves.trim_every, store.moves.max_lag = 3, 8  # trim and seal long games often
+        model: dict[str, int] = {}  # game -> plies played
+        over: set[str] = set()
+        live: list[str] = []
+        rooms = 0
+        for step in range(120):
+            batch: list[Record] = []
+            if len(live) < 4 or rng.random() < 0.05:
+                gid, rooms = f"g_{seed}_{rooms:012x}", rooms + 1
+                batch += [header(gid, f"r{rooms}"), RoomRow(f"r{rooms}", gid)]
+                live.append(gid)
+                model[gid] = 0
+            for _ in range(rng.randint(1, 6)):
+                gid = rng.choice(live)
+                batch.append(move(gid, model[gid]))
+                model[gid] += 1
+            if rng.random() < 0.15:  # a game ends with this batch's moves
+                gid = rng.choice(live)
+                live.remove(gid)
+                over.add(gid)
+                batch.append(header(gid, "r", "over"))
+            rng.shuffle(batch[-2:])  # a header may come before or after the game's last moves
+            store.write(batch)
+            if step % 40 == 39:  # a second process opens the file, as after a kill
+                again = Store(path)
+                assert count(again, "move_batches") == 0
+                rows = {row.game_id: moves for row, _, moves in again.load().rooms}
+                assert all(rows[g] == [move(g, p) for p in range(model[g])] for g in live)
+                again.close()
+            assert count(store, "move_batches") <= store.moves.max_lag + store.moves.trim_every
+            for gid, plies in model.items():
+                assert played(store, gid) == [move(gid, p) for p in range(plies)], (seed, step)
+        assert over and sum(model.values()) > 300
+        store.close()
+
+
+def test_a_game_is_one_row_once_it_ends_and_the_log_empties_behind_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.sqlite3")
+    store.moves.trim_every = 1  # a trim with every batch
+    g = "g_0000000000000001"
+    store.write([header(g, "r"), RoomRow("r", g)])
+    store.write([move(g, 0), move(g, 1)])
+    store.write([move(g, 2)])
+    assert count(store, "game_moves") == 0 and count(store, "move_batches") == 2
+    store.write([move(g, 3), header(g, "r", "over")])
+    (blob,) = store.db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (g,)).fetchone()
+    assert [m[0] for m in msgpack.unpackb(blob)] == [0, 1, 2, 3]
+    assert count(store, "move_batches") == 0  # nothing running needs the log: trimmed
+    assert played(store, g) == [move(g, p) for p in range(4)]
     store.close()
 
 
 def test_a_rewritten_move_wins_over_the_earlier_one(tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite3")
-    store.fold_rows = 3
-    g = "g_0000000000000001"
+    path = tmp_path / "a.sqlite3"
+    store = Store(path)
+    g = "g_0000000000000002"
     store.write([header(g, "r")])
-    store.write([move(g, 0), move(g, 1), move(g, 2)])  # folded
-    store.write([move(g, 1, x=9)])  # in the log, over the folded one
+    store.write([move(g, 0), move(g, 1), move(g, 2)])
+    store.write([move(g, 1, x=9)])  # twins in the log: the later wins
     assert played(store, g)[1] == move(g, 1, x=9)
-    store.write([move(g, 1, x=10)])  # twins in the log: the later wins
+    store.close()
+    store = Store(path)  # the log is merged into the game's row at open, in order
+    assert played(store, g) == [move(g, 0), move(g, 1, x=9), move(g, 2)]
+    store.write([move(g, 1, x=10)])  # the log's move over the row's
     assert played(store, g) == [move(g, 0), move(g, 1, x=10), move(g, 2)]
-    store.write([move(g, 1, x=11)])  # three in the log: this batch folds them, in order
-    assert logged(store) == 0
-    store.write([move(g, 3)])
-    assert played(store, g) == [move(g, 0), move(g, 1, x=11), move(g, 2), move(g, 3)]
+    store.write([move(g, 3), header(g, "r", "over")])  # sealed over the row
+    assert played(store, g) == [move(g, 0), move(g, 1, x=10), move(g, 2), move(g, 3)]
     store.close()
 
 
-def test_a_discarded_game_leaves_no_move_in_either_table(tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite3")
-    store.fold_rows = 4
-    gone, kept = "g_0000000000000002", "g_0000000000000003"
+def test_a_discarded_game_leaves_no_move_behind(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    store = Store(path)
+    gone, kept = "g_0000000000000003", "g_0000000000000004"
     store.write([header(gone, "r1"), header(kept, "r2"), RoomRow("r1", gone), RoomRow("r2", kept)])
-    store.write([move(gone, 0), move(gone, 1), move(kept, 0), move(gone, 2)])  # folded
-    store.write([move(gone, 3), move(kept, 1)])  # logged
+    store.write([move(gone, 0), move(gone, 1), move(kept, 0)])  # opening stones, say
+    store.close()
+    store = Store(path)  # the row of each is written at open
+    store.write([move(gone, 2), move(kept, 1)])  # in the log
     store.write([RoomGone("r1", gone)])
-    assert played(store, gone) == [] and played(store, kept) == [move(kept, 0), move(kept, 1)]
-    assert logged(store) == 1
-    store.write([move(kept, 2), move(kept, 3)])  # the count went down with the discard: 3 < 4
-    assert logged(store) == 3
+    assert sealed(store) == [kept]
+    with pytest.raises(Exception, match="no game"):
+        store.get_game(gone)
+    store.close()
+    store = Store(path)  # the log still held a move of the discarded game: it is dropped
+    assert sealed(store) == [kept]
+    assert played(store, kept) == [move(kept, 0), move(kept, 1)]
     store.close()
 
 
 def test_a_batch_of_moves_alone_is_one_statement_and_durable(tmp_path: Path) -> None:
     """Moves alone commit as one autocommit INSERT (one SQLite call, not BEGIN/INSERT/COMMIT);
-    a batch with anything else, or one that fills the log, still runs in one transaction."""
+    a batch with anything else, or one that trims the log, runs in one transaction."""
     path = tmp_path / "a.sqlite3"
     store = Store(path)
-    store.fold_rows = 6
-    g = "g_0000000000000004"
+    store.moves.trim_every = 4
+    g = "g_0000000000000005"
     statements: list[str] = []
     store.db.set_trace_callback(statements.append)
     store.write([header(g, "r"), move(g, 0)])
@@ -120,14 +163,87 @@ def test_a_batch_of_moves_alone_is_one_statement_and_durable(tmp_path: Path) -> 
     assert statements == ["BEGIN IMMEDIATE", "COMMIT"]
     statements.clear()
     store.write([move(g, 1), move(g, 2), move(g, 3)])
-    assert len(statements) == 1 and statements[0].startswith("INSERT INTO move_log")
+    assert len(statements) == 1 and statements[0].startswith("INSERT INTO move_batches")
     assert not store.db.in_transaction  # committed when execute returned
     seen = Store(path)  # another connection (as after a kill) sees the moves at once
     assert played(seen, g) == [move(g, p) for p in range(4)]
     seen.close()
+    store.write([move(g, 4)])  # the third batch of moves: no trim due yet
     statements.clear()
-    store.write([move(g, 4), move(g, 5)])  # 4 logged + 2 reach fold_rows: a transaction folds
+    store.write([move(g, 5)])  # the fourth: trims, in a transaction
     assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
-    assert logged(store) == 0
+    assert any(s.startswith("DELETE FROM move_batches") for s in statements)
     assert played(store, g) == [move(g, p) for p in range(6)]
+    store.close()
+
+
+def test_a_game_that_never_ends_does_not_hold_the_log(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.sqlite3")
+    store.moves.trim_every, store.moves.max_lag = 4, 20
+    slow = "g_00000000000000ff"
+    store.write([header(slow, "slow"), move(slow, 0)])
+    for i in range(200):  # short games come and go; the slow one moves now and then
+        g = f"g_{i:016x}"
+        batch: list[Record] = [header(g, f"r{i}"), move(g, 0), move(g, 1), header(g, "r", "over")]
+        store.write(batch)
+        store.write([move(g, 2)] if i % 50 else [move(slow, 1 + i // 50)])
+        assert count(store, "move_batches") <= 20 + 4
+    assert played(store, slow) == [move(slow, p) for p in range(5)]
+    store.write([move(slow, 5), header(slow, "slow", "over")])
+    assert played(store, slow) == [move(slow, p) for p in range(6)]
+    store.close()
+
+
+def test_a_file_of_schema_4_keeps_every_move(tmp_path: Path) -> None:
+    """The moves table and its log (schema 4) become one row per game, exact floats kept."""
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    for number, step in enumerate(MIGRATIONS[:4]):
+        assert isinstance(step, str)
+        db.executescript(f"BEGIN; {step} PRAGMA user_version={number + 1}; COMMIT;")
+    finished, running = "g_0000000000000010", "g_0000000000000011"
+    for g, status in ((finished, "over"), (running, "playing")):
+        row = header(g, "r", status)
+        db.execute(
+            "INSERT INTO games VALUES (?, ?, ?, '{}', '{}', NULL, 'p_a', 'p_b', 'a', 'b', "
+            "'human', 'human', ?, NULL, NULL, '[]', ?, ?, ?, NULL)",
+            (g, row.room, 1, status, row.created_at, row.started_at, row.ended_at),
+        )
+    old = [move(finished, p) for p in range(3)] + [move(running, 0)]
+    logged = [move(running, 1), move(finished, 3), move(running, 0, x=7)]  # a twin in the log
+    for table, rows in (("moves", old), ("move_log", logged)):
+        for m in rows:
+            db.execute(
+                f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (*m[:5], *(m[5] or (None, None))),
+            )
+    db.close()
+    store = Store(path)
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 5
+    tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"moves", "move_log"}.isdisjoint(tables)
+    assert store._moves(store.db, replace(header(finished, "r", "over"))) == [
+        move(finished, p) for p in range(4)
+    ]
+    assert played(store, running) == [move(running, 0, x=7), move(running, 1)]
+    store.close()
+
+
+def test_a_failed_batch_stops_the_store_and_loses_nothing_committed(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    store = Store(path, commit_timeout=0.05)
+    g = "g_0000000000000020"
+    store.write([header(g, "r"), move(g, 0)])
+    store.write([move(g, 1)])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    with pytest.raises(sqlite3.OperationalError):
+        store.write([move(g, 2), header(g, "r", "over")])
+    other.execute("ROLLBACK")
+    other.close()
+    with pytest.raises(RuntimeError, match="writes no more"):
+        store.write([move(g, 2)])
+    store.close()
+    store = Store(path)
+    assert played(store, g) == [move(g, 0), move(g, 1)]
     store.close()
