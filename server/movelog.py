@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections import deque
 from typing import Any
 
 import msgpack
@@ -23,9 +24,9 @@ from server.journal import MoveRow
 
 #: Batches between two trims of the log's front (a trim is one range ``DELETE``).
 TRIM_EVERY = 64
-#: The log may run this many batches past the oldest one a running game still needs; then games
-#: whose moves start that far back (long, slow or abandoned ones) are sealed as they stand.
-MAX_LAG = 8192
+#: Moves the log may hold (about 40 bytes each); past that, the games that began in its older
+#: half (long, slow or abandoned ones) are sealed as they stand, so the log can be cut in half.
+MAX_LOG = 1 << 18
 
 #: A game's moves as stored: ``[ply, x, y, at, clocks]`` per move (``clocks`` None or a pair).
 Stored = list[Any]
@@ -51,10 +52,13 @@ class MoveLog:
         self.pending: dict[str, list[MoveRow]] = {}
         self.since: dict[str, int] = {}
         self.trim_every = TRIM_EVERY
-        self.max_lag = MAX_LAG
+        self.max_log = MAX_LOG
         #: The last batch's number, and the number at the last trim.
         self.seq = 0
         self.trimmed_at = 0
+        #: The log's rows as (batch number, moves in it), and the moves in all of them.
+        self.batches: deque[tuple[int, int]] = deque()
+        self.logged = 0
 
     def due(self) -> bool:
         """Whether logging one more batch should also trim the log."""
@@ -65,6 +69,8 @@ class MoveLog:
         seq = self.seq + 1
         self.db.execute("INSERT INTO move_batches VALUES (?, ?)", (seq, msgpack.packb(moves)))
         self.seq = seq
+        self.batches.append((seq, len(moves)))
+        self.logged += len(moves)
         pending, since = self.pending, self.since
         for move in moves:
             gid = move[0]
@@ -91,18 +97,24 @@ class MoveLog:
     def trim(self) -> None:
         """Delete the log's rows no running game needs (in a transaction).
 
-        Games whose first logged move is ``max_lag // 2`` batches old or more are sealed as they
-        stand first, when the log has grown ``max_lag`` past the oldest such move: an abandoned
-        or very slow game does not hold the whole log.
+        When the log holds more than ``max_log`` moves, the games that began in its older half
+        are sealed as they stand first: an abandoned or very slow game does not hold the log.
         """
         self.trimmed_at = self.seq
-        horizon = min(self.since.values(), default=self.seq + 1)
-        if self.seq - horizon >= self.max_lag:
-            old = [g for g, s in self.since.items() if self.seq - s >= self.max_lag // 2]
-            for game_id in old:
+        if self.logged > self.max_log:
+            half, cut = self.logged // 2, self.seq
+            for seq, count in self.batches:
+                half -= count
+                if half <= 0:
+                    cut = seq
+                    break
+            for game_id in [g for g, s in self.since.items() if s <= cut]:
                 self.seal(game_id)
-            horizon = min(self.since.values(), default=self.seq + 1)
+        horizon = min(self.since.values(), default=self.seq + 1)
         self.db.execute("DELETE FROM move_batches WHERE seq < ?", (horizon,))
+        batches = self.batches
+        while batches and batches[0][0] < horizon:
+            self.logged -= batches.popleft()[1]
 
     def recover(self) -> None:
         """Seal what an earlier run left in the log and empty it (at open, in a transaction)."""
@@ -116,7 +128,8 @@ class MoveLog:
         self.db.execute("DELETE FROM move_batches")
         self.pending.clear()
         self.since.clear()
-        self.seq = self.trimmed_at = 0
+        self.batches.clear()
+        self.seq = self.trimmed_at = self.logged = 0
 
 
 def merge(db: Any, game_id: str, moves: list[Stored]) -> None:
