@@ -22,7 +22,7 @@ from server.journal import (
     RoomGone,
     RoomRow,
 )
-from server.store import game_values
+from server.store import GAME_COLUMNS, game_values
 
 #: Migration N takes the database from schema version N to N + 1. Append; never edit.
 MIGRATIONS: tuple[str, ...] = (
@@ -82,11 +82,8 @@ def migrate(db: psycopg.Connection[Any]) -> int:
 
 # -- row codecs: each is idempotent, so a batch can be sent twice ------------------------------
 
-_GAME_COLUMNS = (
-    "game_id, room, game_no, variant, options, clock, seat0, seat1, name0, name1, kind0, kind1, "
-    "status, winner, reason, line, created_at, started_at, ended_at, fault"
-)
-_GAME_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in _GAME_COLUMNS.split(", ")[1:])
+_GAME_COLUMNS = ", ".join(GAME_COLUMNS)
+_GAME_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in GAME_COLUMNS[1:])
 
 #: One SQL statement and its parameters.
 Statement = tuple[str, Any]

@@ -277,13 +277,35 @@ def game_values(r: GameRow) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
+#: The games table's columns in :func:`game_values`' order.
+GAME_COLUMNS = (
+    "game_id", "room", "game_no", "variant", "options", "clock", "seat0", "seat1", "name0",
+    "name1", "kind0", "kind1", "status", "winner", "reason", "line", "created_at", "started_at",
+    "ended_at", "fault",
+)  # fmt: skip
+#: A new game's header; one written again (three or four times a game) is an update instead.
+_INSERT_GAME = (
+    f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))}) "
+    "ON CONFLICT (game_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in GAME_COLUMNS[1:])
+)
+#: What :func:`server.recovery.header_key` says can change in a game's header once it exists
+#: (the room, number, variant, clock and creation time are the game's own): updated in place,
+#: without encoding the rest again or touching the row's place in the table and indexes.
+_UPDATE_GAME = (
+    "UPDATE games SET options = ?, seat0 = ?, seat1 = ?, name0 = ?, name1 = ?, kind0 = ?, "
+    "kind1 = ?, status = ?, winner = ?, reason = ?, line = ?, started_at = ?, ended_at = ?, "
+    "fault = ? WHERE game_id = ?"
+)
+
+
 def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
-    db.execute(
-        "INSERT OR REPLACE INTO games (game_id, room, game_no, variant, options, clock, seat0, "
-        "seat1, name0, name1, kind0, kind1, status, winner, reason, line, created_at, started_at, "
-        "ended_at, fault) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        game_values(r),
-    )
+    changed = (
+        json.dumps(r.options), *r.seats, *r.names, *r.kinds, r.status, r.winner, r.reason,
+        json.dumps(r.line), r.started_at, r.ended_at, r.fault, r.game_id,
+    )  # fmt: skip
+    if db.execute(_UPDATE_GAME, changed).rowcount == 0:
+        db.execute(_INSERT_GAME, game_values(r))
 
 
 def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:

@@ -255,3 +255,23 @@ def test_a_failed_batch_stops_the_store_and_loses_nothing_committed(tmp_path: Pa
     store = Store(path)
     assert played(store, g) == [move(g, 0), move(g, 1)]
     store.close()
+
+
+def test_a_header_written_again_updates_what_can_change(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.sqlite3")
+    g = "g_0000000000000030"
+    first = replace(header(g, "r"), seats=("p_a", None), names=("a", None), status="waiting")
+    store.write([first])
+    ended = replace(
+        header(g, "r", "over"),
+        options={"opening_made": [[0, "swap"]]},
+        winner=1,
+        reason="five",
+        line=((1, 1), (2, 2)),
+        fault="hang",
+    )
+    store.write([replace(first, status="playing", seats=("p_a", "p_b"), names=("a", "b"))])
+    store.write([ended])
+    assert store._game_row(store.db, g) == ended
+    assert count(store, "games") == 1
+    store.close()
