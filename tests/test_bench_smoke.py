@@ -53,3 +53,14 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     assert attacks["games_flood"]["bad_message"] > 0  # the 60 KB games lists are refused
     assert attacks["garbage"]["closed_1008"] > 0  # repeated garbage closes the connection
     assert attacks["lookups"]["rate_limited"] > 0  # lookups in flight are bounded
+
+
+def test_writer_benchmark_tiny_run() -> None:
+    """The writer bench runs both contenders and reports a cost per move for each."""
+    cmd = [sys.executable, str(ROOT / "bench" / "writer.py"), "--games", "4", "--per", "2"]
+    cmd += ["--seconds", "0.3", "--repeat", "1"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()[1:]}
+    assert sorted(rows) == ["rows", "store"]
+    assert all(float(row[1]) > 0 for row in rows.values())
