@@ -187,6 +187,7 @@ class Store(History):
         db.execute("BEGIN IMMEDIATE")
         moves: list[MoveRow] = []
         ended: list[str] = []
+        discarded: list[str] = []
         for record in records:
             if type(record) is MoveRow:
                 moves.append(record)
@@ -195,9 +196,11 @@ class Store(History):
             if type(record) is GameRow and record.status == "over":
                 ended.append(record.game_id)
             elif type(record) is RoomGone and record.discard_game is not None:
-                log.forget(record.discard_game)
+                discarded.append(record.discard_game)
         if moves:
             log.append(moves)
+        for game_id in discarded:  # after the batch's moves: they may hold its opening stones
+            log.forget(game_id)
         for game_id in ended:
             log.seal(game_id)
         if log.seq - log.trimmed_at >= log.trim_every:  # the batch's own row counts

@@ -152,6 +152,9 @@ def test_a_discarded_game_leaves_no_move_behind(tmp_path: Path) -> None:
     store = Store(path)  # the log still held a move of the discarded game: it is dropped
     assert sealed(store) == [kept]
     assert played(store, kept) == [move(kept, 0), move(kept, 1)]
+    brief = "g_0000000000000006"  # made, given its opening stones and dropped in one batch
+    store.write([header(brief, "r3"), RoomRow("r3", brief), move(brief, 0), RoomGone("r3", brief)])
+    assert brief not in store.moves.pending and sealed(store) == [kept]
     store.close()
 
 
