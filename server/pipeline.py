@@ -146,28 +146,48 @@ class Pipeline:
             self._flusher = asyncio.get_running_loop().create_task(self._flush_forever())
 
     async def _flush_forever(self) -> None:
-        """Commit and deliver batches until nothing is pending (one commit at a time)."""
+        """Commit and deliver batches until nothing is pending (one commit at a time).
+
+        Pipelined: once a batch is committed, the next one's commit starts on the writer thread
+        before this one's deliveries go out on the loop, so the writer never waits for them.
+        Deliveries still leave in submission order, each after its own batch's commit.
+        """
         loop = asyncio.get_running_loop()
         try:
             await asyncio.sleep(0)  # let this turn's other requests join the batch
-            while self._pending and not self.failed:
-                await self._hold(loop)
-                batch, self._pending = self._pending, []
-                records = [r for recs, _ in batch for r in recs]
-                if records:
+            await self._hold(loop)
+            batch, commit = self._start(loop)
+            while True:
+                if commit is not None:
                     try:
-                        await loop.run_in_executor(self._writer, self.store.write, records)
+                        await commit
                     except Exception:
-                        self._fail(len(records))
+                        self._fail(sum(len(recs) for recs, _ in batch))
                         return
+                following, commit = self._start(loop) if self._pending else ([], None)
                 for _, deliver in batch:
                     try:
                         deliver()
                     except Exception:
                         log.exception("delivery failed")
+                if not following and self._pending and not self.failed:
+                    following, commit = self._start(loop)  # a delivery submitted something
+                if not following or self.failed:
+                    return
+                batch = following
         finally:
             self._busy = False
             self._idle.set()
+
+    def _start(
+        self, loop: asyncio.AbstractEventLoop
+    ) -> tuple[list[tuple[list[Record], Deliver]], asyncio.Future[None] | None]:
+        """Take what is pending as the next batch and start committing its records, if any."""
+        batch, self._pending = self._pending, []
+        records = [r for recs, _ in batch for r in recs]
+        if not records:
+            return batch, None
+        return batch, loop.run_in_executor(self._writer, self.store.write, records)
 
     async def _hold(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let a small batch wait for company, as long as the pacer allows (usually not at all)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,33 @@ def test_waiting_stops_when_it_gathers_nothing_and_is_tried_again() -> None:
         if pacer.hold(1, first, first) > 0:
             pacer.gathered(5)
     assert all(pacer.hold(1, first, first) > 0 for _ in range(5))
+
+
+async def test_the_next_commit_runs_while_a_batch_is_delivered(tmp_path: Path) -> None:
+    """Pipelined: batch 1's commit starts before batch 0's deliveries, which still go first.
+
+    Batch 0's delivery blocks the loop until the writer thread has begun committing batch 1:
+    without pipelining that never happens (the wait times out)."""
+    log: list[tuple[str, object]] = []
+    begun = [threading.Event(), threading.Event()]  # the writer began batch 0, batch 1
+
+    class NotingStore(LoggingStore):
+        def write(self, records: list[Record]) -> None:
+            for r in records:
+                begun[r.ply].set()  # type: ignore[union-attr]
+            super().write(records)
+
+    def deliver_first() -> None:
+        log.append(("deliver", 0 if begun[1].wait(30) else "the next commit had not begun"))
+
+    pipeline = Pipeline(NotingStore(tmp_path / "p.db", log))
+    try:
+        pipeline.submit(move(0), deliver_first)
+        assert await asyncio.to_thread(begun[0].wait, 30)  # batch 0 is being committed
+        pipeline.submit(move(1), lambda: log.append(("deliver", 1)))
+        await asyncio.wait_for(pipeline.flush(), 60)
+        assert [e for e in log if e[0] == "deliver"] == [("deliver", 0), ("deliver", 1)]
+        assert log.index(("commit", [0])) < log.index(("deliver", 0))
+        assert log.index(("commit", [1])) < log.index(("deliver", 1))
+    finally:
+        await pipeline.close()
