@@ -6,9 +6,9 @@ written as one row of ``game_moves`` (sealed), from the lists this writer keeps 
 log's rows that no running game still needs are deleted from its front. Nothing is folded on the
 commit path: at 100 games a commit's ~45 moves cost one row instead of 45 B-tree inserts.
 
-A game's moves as read back: its ``game_moves`` row (complete once the game is over; a prefix
-for a game that is still running), with the log's moves of that game over it (the later of two
-rows for one ply wins). Opening the store seals what a previous run left in the log.
+A game's moves as read back: its ``game_moves`` row (complete once the game is sealed), with
+the moves this writer has committed since over it (the later of two for one ply wins), from
+memory: the log itself is read only when the store opens, to seal what a killed run left.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 import msgpack
@@ -44,11 +45,16 @@ def move_row(game_id: str, m: Stored) -> MoveRow:
 
 
 class MoveLog:
-    """The writer's side: logs batches, seals games, trims the log (all on the writer thread)."""
+    """The writer's side: logs batches, seals games, trims the log (all on the writer thread).
+
+    Its memory changes only after the statements they follow are committed, so what
+    :meth:`unsealed` shows a reader thread was committed (and a failed batch changes nothing).
+    """
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
-        #: Moves logged by this run of games not sealed yet, and the batch of each one's first.
+        #: Committed moves of this run that are in no game's row yet, and the batch of each
+        #: game's first such move (the log's front cannot pass it).
         self.pending: dict[str, list[MoveRow]] = {}
         self.since: dict[str, int] = {}
         self.trim_every = TRIM_EVERY
@@ -61,16 +67,21 @@ class MoveLog:
         self.logged = 0
 
     def due(self) -> bool:
-        """Whether logging one more batch should also trim the log."""
+        """Whether the log's front should be trimmed after the next batch."""
         return self.seq + 1 - self.trimmed_at >= self.trim_every
 
-    def append(self, moves: list[MoveRow]) -> None:
+    def insert(self, moves: list[MoveRow]) -> int:
         """Log one batch of moves as one row (in the caller's transaction, or its own)."""
         seq = self.seq + 1
         self.db.execute("INSERT INTO move_batches VALUES (?, ?)", (seq, msgpack.packb(moves)))
-        self.seq = seq
-        self.batches.append((seq, len(moves)))
-        self.logged += len(moves)
+        return seq
+
+    def committed(self, moves: list[MoveRow], seq: int, sealed: Iterable[str] = ()) -> None:
+        """The batch ``seq`` holding ``moves`` is committed, and the games ``sealed`` with it."""
+        if moves:
+            self.seq = seq
+            self.batches.append((seq, len(moves)))
+            self.logged += len(moves)
         pending, since = self.pending, self.since
         for move in moves:
             gid = move[0]
@@ -80,27 +91,34 @@ class MoveLog:
                 since[gid] = seq
             else:
                 rows.append(move)
+        for game_id in sealed:
+            pending.pop(game_id, None)
+            since.pop(game_id, None)
 
-    def seal(self, game_id: str) -> None:
-        """Write the game's moves as its one row (in a transaction); it needs the log no more."""
-        rows = self.pending.pop(game_id, None)
-        self.since.pop(game_id, None)
-        if rows is not None:
-            merge(self.db, game_id, [r[1:] for r in rows])
+    def append(self, moves: list[MoveRow]) -> None:
+        """Log a batch of moves alone: one statement, its own transaction."""
+        self.committed(moves, self.insert(moves))
 
-    def forget(self, game_id: str) -> None:
-        """A discarded game: its moves are dropped with its row."""
-        self.pending.pop(game_id, None)
-        self.since.pop(game_id, None)
-        self.db.execute("DELETE FROM game_moves WHERE game_id = ?", (game_id,))
+    def seal(self, game_id: str, moves: Iterable[MoveRow] = ()) -> None:
+        """Write the game's moves (with ``moves`` of the batch) as its row, in a transaction.
 
-    def trim(self) -> None:
-        """Delete the log's rows no running game needs (in a transaction).
+        The caller tells :meth:`committed` once the transaction is, and the game leaves memory.
+        """
+        rows = [r[1:] for r in itertools.chain(self.pending.get(game_id, ()), moves)]
+        if rows:
+            merge(self.db, game_id, rows)
+
+    def unsealed(self, game_id: str) -> list[MoveRow]:
+        """The game's committed moves that are in no row yet (a copy; any thread may ask)."""
+        return list(self.pending.get(game_id, ()))
+
+    def trim(self) -> list[str]:
+        """Delete the log's rows no running game needs (in a transaction); the games sealed.
 
         When the log holds more than ``max_log`` moves, the games that began in its older half
         are sealed as they stand first: an abandoned or very slow game does not hold the log.
         """
-        self.trimmed_at = self.seq
+        sealed: list[str] = []
         if self.logged > self.max_log:
             half, cut = self.logged // 2, self.seq
             for seq, count in self.batches:
@@ -108,10 +126,23 @@ class MoveLog:
                 if half <= 0:
                     cut = seq
                     break
-            for game_id in [g for g, s in self.since.items() if s <= cut]:
+            sealed = [g for g, s in self.since.items() if s <= cut]
+            for game_id in sealed:
                 self.seal(game_id)
-        horizon = min(self.since.values(), default=self.seq + 1)
+        since = (
+            (s for g, s in self.since.items() if g not in sealed) if sealed else self.since.values()
+        )
+        horizon = min(since, default=self.seq + 1)
         self.db.execute("DELETE FROM move_batches WHERE seq < ?", (horizon,))
+        return sealed
+
+    def trimmed(self, sealed: list[str]) -> None:
+        """The trim's transaction is committed: forget what it sealed and deleted."""
+        self.trimmed_at = self.seq
+        for game_id in sealed:
+            self.pending.pop(game_id, None)
+            self.since.pop(game_id, None)
+        horizon = min(self.since.values(), default=self.seq + 1)
         batches = self.batches
         while batches and batches[0][0] < horizon:
             self.logged -= batches.popleft()[1]
@@ -144,21 +175,15 @@ def merge(db: Any, game_id: str, moves: list[Stored]) -> None:
     db.execute("INSERT OR REPLACE INTO game_moves VALUES (?, ?)", (game_id, msgpack.packb(merged)))
 
 
-def read_moves(db: Any, game_id: str, over: bool) -> list[MoveRow]:
-    """A game's moves: its row, with the log's over them unless the game is over (sealed).
+def read_moves(db: Any, game_id: str, later: list[MoveRow]) -> list[MoveRow]:
+    """A game's moves: its row, with ``later`` ones (committed, in no row yet) over it.
 
-    Call inside one read transaction: between two statements the writer may seal and trim.
+    Take ``later`` before reading the row: a seal in between then shows in the row.
     """
     row = db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (game_id,)).fetchone()
-    by_ply = {m[0]: m for m in (msgpack.unpackb(row[0]) if row else ())}
-    if not over:
-        key = msgpack.packb(game_id)  # a blob holding the game's moves holds these bytes
-        rows = db.execute(
-            "SELECT moves FROM move_batches WHERE instr(moves, ?) > 0 ORDER BY seq", (key,)
-        )
-        for (blob,) in rows:
-            by_ply.update((m[1], m[1:]) for m in msgpack.unpackb(blob) if m[0] == game_id)
-    return [move_row(game_id, by_ply[ply]) for ply in sorted(by_ply)]
+    by_ply = {m[0]: move_row(game_id, m) for m in (msgpack.unpackb(row[0]) if row else ())}
+    by_ply.update((m.ply, m) for m in later)
+    return [by_ply[ply] for ply in sorted(by_ply)]
 
 
 def migrate_moves(db: sqlite3.Connection) -> None:

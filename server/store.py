@@ -163,18 +163,16 @@ class Store(History):
         if self.failed:
             raise RuntimeError("an earlier batch failed: this store writes no more")
         log = self.moves
-        if records and not log.due() and all(type(r) is MoveRow for r in records):
-            # One statement outside BEGIN is its own transaction, committed (as durably as a
-            # COMMIT) before execute returns: one SQLite call instead of three, so the writer
-            # takes the GIL back once per batch instead of three times.
-            self._failing(log.append, records)
-            return
-        self._failing(self._transaction, records)
-
-    def _failing(self, step: Callable[[list[Record]], None], records: list[Record]) -> None:
-        """Run ``step``; if it fails, mark the store failed and roll back what it began."""
         try:
-            step(records)
+            if records and not log.due() and all(type(r) is MoveRow for r in records):
+                # One statement outside BEGIN is its own transaction, committed (as durably as
+                # a COMMIT) before execute returns: one SQLite call instead of three, so the
+                # writer takes the GIL back once per batch instead of three times.
+                log.append(records)  # type: ignore[arg-type]
+                return
+            self._transaction(records)
+            if log.seq - log.trimmed_at >= log.trim_every:
+                self._trim()
         except BaseException:
             self.failed = True
             if self.db.in_transaction:
@@ -182,7 +180,7 @@ class Store(History):
             raise
 
     def _transaction(self, records: list[Record]) -> None:
-        """The batch in ``BEGIN IMMEDIATE … COMMIT``, with seals and a trim when one is due."""
+        """The batch in ``BEGIN IMMEDIATE … COMMIT``, sealing the games that end in it."""
         db, log = self.db, self.moves
         db.execute("BEGIN IMMEDIATE")
         moves: list[MoveRow] = []
@@ -197,18 +195,23 @@ class Store(History):
                 ended.append(record.game_id)
             elif type(record) is RoomGone and record.discard_game is not None:
                 discarded.append(record.discard_game)
-        if moves:
-            log.append(moves)
-        for game_id in discarded:  # after the batch's moves: they may hold its opening stones
-            log.forget(game_id)
+        seq = log.insert(moves) if moves else log.seq
+        for game_id in discarded:  # with any opening stones the batch logged for it
+            db.execute("DELETE FROM game_moves WHERE game_id = ?", (game_id,))
         for game_id in ended:
-            log.seal(game_id)
-        if log.seq - log.trimmed_at >= log.trim_every:  # the batch's own row counts
-            log.trim()
+            log.seal(game_id, [m for m in moves if m.game_id == game_id])
         db.execute("COMMIT")
+        log.committed(moves, seq, ended + discarded)
+
+    def _trim(self) -> None:
+        """Cut the log's front behind the oldest running game, in its own transaction."""
+        self.db.execute("BEGIN IMMEDIATE")
+        sealed = self.moves.trim()
+        self.db.execute("COMMIT")
+        self.moves.trimmed(sealed)
 
     def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
-        """One game, read in one transaction (the writer may seal it and trim the log meanwhile)."""
+        """One game, its header and row read in one transaction."""
         db = self._reader()
         db.execute("BEGIN")
         try:
@@ -216,10 +219,10 @@ class Store(History):
         finally:
             db.execute("COMMIT")
 
-    @staticmethod
-    def _moves(db: Any, game: GameRow) -> list[MoveRow]:
-        """A game's moves: its row, with the log's over it while the game runs."""
-        return read_moves(db, game.game_id, game.status == "over")
+    def _moves(self, db: Any, game: GameRow) -> list[MoveRow]:  # type: ignore[override]
+        """A game's moves: its row, with the writer's committed moves not in it yet over it."""
+        later = self.moves.unsealed(game.game_id)  # first: a seal meanwhile shows in the row
+        return read_moves(db, game.game_id, later)
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""

@@ -149,26 +149,33 @@ def test_waiting_stops_when_it_gathers_nothing_and_is_tried_again() -> None:
 async def test_the_next_commit_runs_while_a_batch_is_delivered(tmp_path: Path) -> None:
     """Pipelined: batch 1's commit starts before batch 0's deliveries, which still go first.
 
-    Batch 0's delivery blocks the loop until the writer thread has begun committing batch 1:
-    without pipelining that never happens (the wait times out)."""
+    Batch 0's commit waits until move 1 is pending; batch 0's delivery blocks the loop until
+    the writer thread has begun committing batch 1: without pipelining that never happens."""
     log: list[tuple[str, object]] = []
-    begun = [threading.Event(), threading.Event()]  # the writer began batch 0, batch 1
+    entered = threading.Event()  # the writer began committing batch 0
+    pending = threading.Event()  # move 1 was submitted while batch 0 was being committed
+    begun = threading.Event()  # the writer began committing batch 1
 
     class NotingStore(LoggingStore):
         def write(self, records: list[Record]) -> None:
-            for r in records:
-                begun[r.ply].set()  # type: ignore[union-attr]
+            plies = [r.ply for r in records if isinstance(r, MoveRow)]
+            if plies == [0]:
+                entered.set()
+                assert pending.wait(30)
+            elif 1 in plies:
+                begun.set()
             super().write(records)
 
     def deliver_first() -> None:
-        log.append(("deliver", 0 if begun[1].wait(30) else "the next commit had not begun"))
+        log.append(("deliver", 0 if begun.wait(30) else "the next commit had not begun"))
 
     pipeline = Pipeline(NotingStore(tmp_path / "p.db", log))
     try:
         pipeline.submit(move(0), deliver_first)
-        assert await asyncio.to_thread(begun[0].wait, 30)  # batch 0 is being committed
+        assert await asyncio.to_thread(entered.wait, 30)  # batch 0 is being committed
         pipeline.submit(move(1), lambda: log.append(("deliver", 1)))
-        await asyncio.wait_for(pipeline.flush(), 60)
+        pending.set()
+        await asyncio.wait_for(pipeline.flush(), 90)
         assert [e for e in log if e[0] == "deliver"] == [("deliver", 0), ("deliver", 1)]
         assert log.index(("commit", [0])) < log.index(("deliver", 0))
         assert log.index(("commit", [1])) < log.index(("deliver", 1))

@@ -1,5 +1,5 @@
 """The SQLite store's moves: one log row per commit, one row per game once it ends, read back
-the same from either (history, restart, a discarded game), with the log kept short."""
+the same (history, restart, a discarded game, a failed batch), with the log kept short."""
 
 from __future__ import annotations
 
@@ -252,6 +252,7 @@ def test_a_failed_batch_stops_the_store_and_loses_nothing_committed(tmp_path: Pa
         store.write([move(g, 2), header(g, "r", "over")])
     other.execute("ROLLBACK")
     other.close()
+    assert played(store, g) == [move(g, 0), move(g, 1)]  # the failed batch's moves never show
     with pytest.raises(RuntimeError, match="writes no more"):
         store.write([move(g, 2)])
     store.close()
@@ -277,4 +278,19 @@ def test_a_header_written_again_updates_what_can_change(tmp_path: Path) -> None:
     store.write([ended])
     assert store._game_row(store.db, g) == ended
     assert count(store, "games") == 1
+    store.close()
+
+
+def test_a_running_game_is_read_without_the_log(tmp_path: Path) -> None:
+    """History reads a running game from its row and the writer's committed moves: the log
+    (a row per commit, every game's moves in each) is read only when the store opens."""
+    store = Store(tmp_path / "a.sqlite3")
+    games = [f"g_{i:016x}" for i in range(50)]
+    store.write([header(g, f"r{i}") for i, g in enumerate(games)])
+    for ply in range(30):
+        store.write([move(g, ply) for g in games])
+    statements: list[str] = []
+    store._reader().set_trace_callback(statements.append)
+    assert played(store, games[7]) == [move(games[7], p) for p in range(30)]
+    assert statements and not any("move_batches" in s for s in statements)
     store.close()
