@@ -143,7 +143,6 @@ def test_plain_moves_take_the_fast_path_and_a_timeout_on_a_move_does_not() -> No
     assert last[0].status == "over" and last[0].reason == "timeout"
 
 
-
 def test_a_winning_move_and_an_adjudicated_one_are_journaled_with_their_header() -> None:
     script: list[tuple[Any, ...]] = []
     for i in range(4):  # black wins along row 7 in room 0; room 3 is adjudicated at 4 moves
