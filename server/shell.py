@@ -176,6 +176,9 @@ class ArenaServer:
         self._stopping = asyncio.Event()
         self._unreading: set[asyncio.Future[None]] = set()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
+        #: Bound once: each parked delivery is then a ``partial`` and its arguments (two objects
+        #: for the cyclic collector to walk while they wait for a commit, where a closure was five).
+        self._deliver_later = self._deliver
         self.fanout = LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
         self.on_hello: Callable[[str], None] | None = None
@@ -399,7 +402,7 @@ class ArenaServer:
             self._deliver(peer, out)
         elif out or records:
             urgent = not records and all(_stateless(item) for item in out)
-            self.pipeline.submit(records, lambda: self._deliver(peer, out), urgent)
+            self.pipeline.submit(records, functools.partial(self._deliver_later, peer, out), urgent)
 
     def _deliver(self, peer: Peer | None, out: list[Out]) -> None:
         for item in out:
