@@ -695,8 +695,13 @@ class Arena(BotDesk):
         return out
 
     def _move(self, player: Player, msg: Message) -> list[Out]:
-        room = self._room(msg["room"])
-        sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"))
+        room = self._room(msg["room"], touch=False)
+        try:
+            sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"))
+        except BaseException:
+            self._journal.touch(room)  # refused: look at the room whole, as any other request
+            raise
+        self._journal.moved(room)  # the common case: one move row, no header check
         if room.game.over:
             self._lobby_dirty = True
         return sends  # type: ignore[return-value]  # a list of Sends is a list of Outs, uncopied
@@ -737,13 +742,14 @@ class Arena(BotDesk):
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _room(self, room_id: str) -> Room:
+    def _room(self, room_id: str, touch: bool = True) -> Room:
         room = self.rooms.get(room_id) if len(room_id) <= MAX_ROOM_ID else None
         if room is None:
             if room_id in self._remote:  # forwarding between nodes is not built
                 raise NoSuchRoom(f"room {room_id!r} is on another node: connect to that node")
             raise NoSuchRoom(f"no room {room_id[:MAX_ROOM_ID]!r}")
-        self._journal.touch(room)
+        if touch:
+            self._journal.touch(room)
         return room
 
     def _add_player(self, player: Player) -> None:

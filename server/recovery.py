@@ -68,6 +68,30 @@ class Journal:
         if self.enabled:
             self._touched[room.id] = room
 
+    def moved(self, room: Room) -> None:
+        """A move was played in ``room``: journal it now, without looking at the header again.
+
+        Only an outcome changes a game's header during play (and it ends the game), so a move
+        that leaves the game going in a room whose header, earlier moves and room row are saved,
+        and that nothing else touched since the last drain, adds its move rows and nothing else.
+        Any other room is looked at whole on the next drain, as :meth:`touch` does."""
+        if not self.enabled:
+            return
+        gid = room.game_id
+        game = room.game
+        ply = len(game.moves)
+        touched = self._touched
+        if (
+            self._saved_moves.get(gid) != ply - 1
+            or game.outcome is not None
+            or room.id in touched
+            or self._room_game.get(room.id) != gid
+        ):
+            touched[room.id] = room
+            return
+        self._records.append(_move_row(gid, room, ply - 1))
+        self._saved_moves[gid] = ply
+
     def player(self, pid: str, name: str, kind: str, token_hash: str, now: float) -> None:
         """A new identity, or a new name for one."""
         if self.enabled:
@@ -119,11 +143,8 @@ class Journal:
             ply = len(moves)
             saved = saved_moves.get(gid, 0)
             if saved < ply:
-                times, clocks = room.times, room.clocks
                 for i in range(saved, ply):
-                    move, clock = moves[i], clocks[i]
-                    row = MoveRow(gid, i, move.x, move.y, times[i], tuple(clock) if clock else None)
-                    records.append(row)
+                    records.append(_move_row(gid, room, i))
                 saved_moves[gid] = ply
             if self._room_game.get(room.id) != gid:
                 old = self._room_game.get(room.id)
@@ -134,6 +155,17 @@ class Journal:
                 self._records.append(RoomRow(room.id, gid))
                 self._room_game[room.id] = gid
         self._touched.clear()
+
+
+def _move_row(gid: str, room: Room, i: int) -> MoveRow:
+    """The row of ``room``'s move ``i``."""
+    move, clock = room.game.moves[i], room.clocks[i]
+    fields = (gid, i, move.x, move.y, room.times[i], tuple(clock) if clock else None)
+    return _new_row(MoveRow, fields)
+
+
+#: ``MoveRow(*fields)`` without the named tuple's ``__new__`` in Python (half a row's cost).
+_new_row = tuple.__new__
 
 
 def restore_room(

@@ -26,6 +26,7 @@ from server.journal import Heartbeat, Record
 from server.peers import Close, Conn, Lookup, Out, Reply, Resolve
 from server.pipeline import Pipeline
 from server.ratelimit import TokenBucket
+from server.room import Send
 from server.storage import Storage
 
 log = logging.getLogger("mnk.server")
@@ -176,6 +177,10 @@ class ArenaServer:
         self._stopping = asyncio.Event()
         self._unreading: set[asyncio.Future[None]] = set()
         self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
+        #: Bound once: each parked delivery is then a ``partial`` and its arguments (two objects
+        #: for the cyclic collector to walk while they wait for a commit, where a closure was five).
+        self._deliver_later = self._deliver
+        self._broadcast_later = self._broadcast
         self.fanout = LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
         self.on_hello: Callable[[str], None] | None = None
@@ -399,7 +404,26 @@ class ArenaServer:
             self._deliver(peer, out)
         elif out or records:
             urgent = not records and all(_stateless(item) for item in out)
-            self.pipeline.submit(records, lambda: self._deliver(peer, out), urgent)
+            self.pipeline.submit(records, self._parked(peer, out), urgent)
+
+    def _parked(self, peer: Peer | None, out: list[Out]) -> Callable[[], None]:
+        """What delivers ``out`` after the commit, holding as few objects as it can meanwhile.
+
+        What waits for a commit outlives young collections, and the cyclic collector walks it
+        again in the older ones: a move's one broadcast waits as its encoded frame (bytes, not
+        walked) instead of the list, the ``Send`` and the message dict it came as."""
+        if len(out) == 1 and type(out[0]) is Send:
+            item = out[0]
+            try:
+                frame = wire.encode(item.message)
+            except Exception:  # delivered (and logged) as any other output
+                return functools.partial(self._deliver_later, peer, out)
+            return functools.partial(self._broadcast_later, item.to, frame)
+        return functools.partial(self._deliver_later, peer, out)
+
+    def _broadcast(self, to: tuple[str, ...], frame: bytes) -> None:
+        """Send an encoded frame to players wherever they are (through the current fan-out)."""
+        self.fanout.deliver(to, frame)
 
     def _deliver(self, peer: Peer | None, out: list[Out]) -> None:
         for item in out:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Iterable
 
 import msgpack
 import pytest
@@ -12,8 +13,12 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
+from protocol import wire
+from server.arena import Arena
 from server.conn import ArenaConnection
-from server.shell import send_frame, ws_frame
+from server.peers import Out
+from server.room import Send
+from server.shell import ArenaServer, send_frame, ws_frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
@@ -121,3 +126,31 @@ async def test_the_server_uses_the_direct_path_and_keeps_no_handshake_headers(
     (ws,) = server._connections()
     assert isinstance(ws, ArenaConnection)
     assert len(ws.request.headers) == 0 and len(ws.response.headers) == 0  # 2 KB a connection
+
+
+class Recorder:
+    """A fan-out that keeps what it was asked to send."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[tuple[str, ...], bytes]] = []
+
+    def deliver(self, pids: Iterable[str], frame: bytes) -> None:
+        """Keep the addressees and the frame."""
+        self.sent.append((tuple(pids), frame))
+
+
+def test_a_parked_broadcast_waits_as_its_frame_and_leaves_through_the_current_fanout() -> None:
+    shell = ArenaServer(Arena())
+    moved = {"type": "moved", "room": "r1", "ply": 3, "seat": 1, "x": 4, "y": 5}
+    out: list[Out] = [Send(("p1", "p2"), moved, reply=True)]
+    parked = shell._parked(None, out)
+    assert isinstance(parked, functools.partial)
+    assert not any(isinstance(a, dict | list | Send) for a in parked.args)  # bytes, not objects
+    shell.fanout = later = Recorder()  # replaced after parking (a cluster does so at start)
+    parked()
+    shell.fanout = direct = Recorder()
+    shell._deliver(None, out)  # what the generic path sends
+    assert later.sent == direct.sent == [(("p1", "p2"), wire.encode(moved))]
+    two: list[Out] = [*out, Send(("p3",), {"type": "chat"})]  # anything else goes as it came
+    assert shell._parked(None, two).args == (None, two)
+    shell._readers.shutdown()
