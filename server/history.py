@@ -89,16 +89,20 @@ class History(ABC):
 
     def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
         """One game with every move and its time; ``fmt`` ``psq`` adds the Gomocup record."""
-        db = self._reader()
-        game = self._game_row(db, game_id)
-        if game is None:
-            raise NoSuchGame(f"no game {game_id[:64]!r}")
-        moves = self._moves(db, game)
+        game, moves = self._read_game(game_id)
         record = game_record(game, moves)
         reply: dict[str, Any] = {"type": "game", "game": record}
         if fmt == "psq":
             reply["psq"] = to_psq(game, moves)
         return reply
+
+    def _read_game(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
+        """A game's header and moves (on this thread's reader); NoSuchGame if there is none."""
+        db = self._reader()
+        game = self._game_row(db, game_id)
+        if game is None:
+            raise NoSuchGame(f"no game {game_id[:64]!r}")
+        return game, self._moves(db, game)
 
     @staticmethod
     def _game_row(db: Any, game_id: str) -> GameRow | None:

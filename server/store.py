@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from protocol.errors import NoSuchGame
 from server.history import History
 from server.journal import (
     GameRow,
@@ -22,6 +24,8 @@ from server.journal import (
     RoomRow,
 )
 from server.movelog import MoveLog, migrate_moves, read_moves
+
+log = logging.getLogger("mnk.store")
 
 #: Migration N takes a file from ``PRAGMA user_version`` N to N + 1. Append; never edit.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
@@ -171,13 +175,30 @@ class Store(History):
                 log.append(records)  # type: ignore[arg-type]
                 return
             self._transaction(records)
-            if log.seq - log.trimmed_at >= log.trim_every:
-                self._trim()
         except BaseException:
             self.failed = True
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
+        if log.seq - log.trimmed_at >= log.trim_every:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Cut the log's front behind the oldest running game, in its own transaction.
+
+        Upkeep, not the batch: the batch is committed, so a trim that fails (the file locked
+        by another process past the timeout) is rolled back, logged and tried after the next.
+        """
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            sealed = self.moves.trim()
+            self.db.execute("COMMIT")
+        except sqlite3.Error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            log.warning("trimming the move log failed; trying again after the next batch")
+            return
+        self.moves.trimmed(sealed)
 
     def _transaction(self, records: list[Record]) -> None:
         """The batch in ``BEGIN IMMEDIATE … COMMIT``, sealing the games that end in it."""
@@ -203,26 +224,24 @@ class Store(History):
         db.execute("COMMIT")
         log.committed(moves, seq, ended + discarded)
 
-    def _trim(self) -> None:
-        """Cut the log's front behind the oldest running game, in its own transaction."""
-        self.db.execute("BEGIN IMMEDIATE")
-        sealed = self.moves.trim()
-        self.db.execute("COMMIT")
-        self.moves.trimmed(sealed)
-
-    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
-        """One game, its header and row read in one transaction."""
+    def _read_game(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
+        """A game's header and moves: its row read in one snapshot, with the writer's committed
+        moves not in it yet over it, copied before the snapshot is taken (a game sealed after
+        the copy shows in the row; one sealed before it, in the row too)."""
+        later = self.moves.unsealed(game_id)
         db = self._reader()
-        db.execute("BEGIN")
+        db.execute("BEGIN")  # deferred: the snapshot is taken by the first read, after the copy
         try:
-            return super().get_game(game_id, fmt)
+            game = self._game_row(db, game_id)
+            if game is None:
+                raise NoSuchGame(f"no game {game_id[:64]!r}")
+            return game, read_moves(db, game_id, later)
         finally:
             db.execute("COMMIT")
 
     def _moves(self, db: Any, game: GameRow) -> list[MoveRow]:  # type: ignore[override]
-        """A game's moves: its row, with the writer's committed moves not in it yet over it."""
-        later = self.moves.unsealed(game.game_id)  # first: a seal meanwhile shows in the row
-        return read_moves(db, game.game_id, later)
+        """A game's moves at start-up (one thread): its row, with any committed moves over it."""
+        return read_moves(db, game.game_id, self.moves.unsealed(game.game_id))
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""

@@ -7,6 +7,8 @@ import random
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import msgpack
 import pytest
@@ -86,7 +88,8 @@ def test_moves_read_back_the_same_through_seals_trims_and_restarts(tmp_path: Pat
                 live.remove(gid)
                 over.add(gid)
                 batch.append(header(gid, "r", "over"))
-            rng.shuffle(batch[-2:])  # a header may come before or after the game's last moves
+            tail = batch[-2:]  # a header may come before or after the game's last moves
+            batch[-2:] = rng.sample(tail, len(tail))
             store.write(batch)
             if step % 40 == 39:  # the server is killed; the next one opens the file
                 store = Store(path)
@@ -293,4 +296,51 @@ def test_a_running_game_is_read_without_the_log(tmp_path: Path) -> None:
     store._reader().set_trace_callback(statements.append)
     assert played(store, games[7]) == [move(games[7], p) for p in range(30)]
     assert statements and not any("move_batches" in s for s in statements)
+    store.close()
+
+
+def test_a_game_sealed_while_it_is_read_keeps_its_moves(tmp_path: Path) -> None:
+    """A history read races the batch that ends the game: the writer seals it (and forgets its
+    moves) after the reader's snapshot is taken. The read still has every move it could see."""
+    store = Store(tmp_path / "a.sqlite3")
+    g = "g_0000000000000040"
+    store.write([header(g, "r"), RoomRow("r", g)])
+    store.write([move(g, 0), move(g, 1)])
+    read_header = Store._game_row
+
+    def header_then_seal(db: Any, game_id: str) -> GameRow | None:
+        row = read_header(db, game_id)  # the reader's snapshot is taken here
+        store.write([move(g, 2), header(g, "r", "over")])  # sealed and forgotten meanwhile
+        return row
+
+    with mock.patch.object(store, "_game_row", header_then_seal):
+        assert played(store, g) == [move(g, 0), move(g, 1)]
+    assert played(store, g) == [move(g, p) for p in range(3)]
+    store.close()
+
+
+def test_a_trim_that_fails_does_not_fail_its_committed_batch(tmp_path: Path) -> None:
+    """The log's trim is upkeep after the batch's commit: another process holding the file's
+    write lock then makes it wait and give up, not the batch (which is saved) or the store."""
+    path = tmp_path / "a.sqlite3"
+    store = Store(path, commit_timeout=0.05)
+    store.moves.trim_every = 2
+    g = "g_0000000000000041"
+    store.write([header(g, "r"), move(g, 0)])
+    other = sqlite3.connect(path, isolation_level=None)
+    committed = store.moves.committed
+
+    def committed_then_locked(*args: Any) -> None:
+        committed(*args)
+        other.execute("BEGIN IMMEDIATE")  # between the batch's COMMIT and the trim
+
+    with mock.patch.object(store.moves, "committed", committed_then_locked):
+        store.write([move(g, 1), header(g, "r", "over")])  # seq 2: a trim is due, and fails
+    other.execute("ROLLBACK")
+    other.close()
+    assert not store.failed and store.moves.trimmed_at == 0
+    assert count(store, "move_batches") == 2  # nothing trimmed yet
+    store.write([move("g_0000000000000042", 0)])  # the next batch trims
+    assert store.moves.trimmed_at == store.moves.seq and count(store, "move_batches") == 1
+    assert played(store, g) == [move(g, 0), move(g, 1)]
     store.close()
