@@ -344,3 +344,23 @@ def test_a_trim_that_fails_does_not_fail_its_committed_batch(tmp_path: Path) -> 
     assert store.moves.trimmed_at == store.moves.seq and count(store, "move_batches") == 1
     assert played(store, g) == [move(g, 0), move(g, 1)]
     store.close()
+
+
+def test_a_batch_failing_after_its_log_row_leaves_nothing_of_it(tmp_path: Path) -> None:
+    """A failure inside the batch's transaction, after its moves were logged (here: the seal
+    fails as a full disk would): rolled back, nothing of it read, on disk or from memory."""
+    path = tmp_path / "a.sqlite3"
+    store = Store(path)
+    g = "g_0000000000000050"
+    store.write([header(g, "r"), move(g, 0)])
+    with (
+        mock.patch.object(store.moves, "seal", side_effect=sqlite3.OperationalError("full")),
+        pytest.raises(sqlite3.OperationalError),
+    ):
+        store.write([move(g, 1), header(g, "r", "over")])
+    assert store.failed and not store.db.in_transaction
+    assert played(store, g) == [move(g, 0)] and store.moves.unsealed(g) == [move(g, 0)]
+    store.close()
+    store = Store(path)
+    assert played(store, g) == [move(g, 0)] and store._game_row(store.db, g) == header(g, "r")
+    store.close()
