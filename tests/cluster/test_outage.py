@@ -58,6 +58,9 @@ async def test_postgresql_down_for_5_s_mid_game_nobody_exits_nothing_leaks(
         alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
         room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
         await bob.request(type="join_room", room=room)  # a's room, bob through b
+        # b and c must know the room's owner from the lobby before PostgreSQL goes: a node that
+        # has not seen the room in a lobby round yet asks PostgreSQL (down: no_such_room)
+        await listed(bob, {room}, await bob.request(type="list_rooms", subscribe=True))
         await listed(carol, {room}, await carol.request(type="list_rooms", subscribe=True))
         await carol.request(type="join_room", room=room, spectate=True)  # and carol through c
         await alice.request(type="move", room=room, x=7, y=7, ply=0)
