@@ -28,6 +28,17 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return _packer.pack(message)
 
 
+def pack(value: Any) -> bytes:
+    """Any value of lists, tuples, numbers, strings and None as msgpack bytes, with the frames'
+    settings: what the server stores in msgpack (its move log) is packed here too."""
+    return msgpack.packb(value, use_bin_type=True)  # a packer per call: any thread may pack
+
+
+def unpack(data: bytes) -> Any:
+    """The value :func:`pack` made (lists for tuples)."""
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
 def decode(frame: bytes | str) -> Message:
     """The map inside a frame; :class:`BadFrame` for text or undecodable bytes, else BadMessage.
 

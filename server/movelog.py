@@ -1,10 +1,11 @@
 """Moves in the SQLite store: one log row per commit while games run, one row per game after.
 
-A commit's moves go to ``move_batches`` as one msgpack blob (one appended row, the last page or
-two of one table), whatever number of games they belong to. When a game ends, its moves are
-written as one row of ``game_moves`` (sealed), from the lists this writer keeps in memory, and the
-log's rows that no running game still needs are deleted from its front. Nothing is folded on the
-commit path: at 100 games a commit's ~45 moves cost one row instead of 45 B-tree inserts.
+A commit's moves go to ``move_batches`` as one msgpack blob (``protocol.wire.pack``: one
+appended row, the last page or two of one table), whatever number of games they belong to. When
+a game ends, its moves are written as one row of ``game_moves`` (sealed), from the lists this
+writer keeps in memory, and the log's rows that no running game still needs are deleted from
+its front. Nothing is folded on the commit path: at 100 games a commit's ~45 moves cost one
+row instead of 45 B-tree inserts.
 
 A game's moves as read back: its ``game_moves`` row (complete once the game is sealed), with
 the moves this writer has committed since over it (the later of two for one ply wins), from
@@ -19,8 +20,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-import msgpack
-
+from protocol.wire import pack, unpack
 from server.journal import MoveRow
 
 #: Batches between two trims of the log's front (a trim is one range ``DELETE``).
@@ -73,7 +73,7 @@ class MoveLog:
     def insert(self, moves: list[MoveRow]) -> int:
         """Log one batch of moves as one row (in the caller's transaction, or its own)."""
         seq = self.seq + 1
-        self.db.execute("INSERT INTO move_batches VALUES (?, ?)", (seq, msgpack.packb(moves)))
+        self.db.execute("INSERT INTO move_batches VALUES (?, ?)", (seq, pack(moves)))
         return seq
 
     def committed(self, moves: list[MoveRow], seq: int, sealed: Iterable[str] = ()) -> None:
@@ -151,7 +151,7 @@ class MoveLog:
         """Seal what an earlier run left in the log and empty it (at open, in a transaction)."""
         logged: dict[str, list[Stored]] = {}
         for (blob,) in self.db.execute("SELECT moves FROM move_batches ORDER BY seq"):
-            for m in msgpack.unpackb(blob):
+            for m in unpack(blob):
                 logged.setdefault(m[0], []).append(m[1:])
         for game_id, moves in logged.items():
             if self.db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone():
@@ -169,10 +169,10 @@ def merge(db: Any, game_id: str, moves: list[Stored]) -> None:
     if row is None and all(m[0] == i for i, m in enumerate(moves)):
         merged = moves  # the usual case: a whole game, in order, no twins
     else:
-        by_ply = {m[0]: m for m in (msgpack.unpackb(row[0]) if row else ())}
+        by_ply = {m[0]: m for m in (unpack(row[0]) if row else ())}
         by_ply.update((m[0], m) for m in moves)
         merged = [by_ply[ply] for ply in sorted(by_ply)]
-    db.execute("INSERT OR REPLACE INTO game_moves VALUES (?, ?)", (game_id, msgpack.packb(merged)))
+    db.execute("INSERT OR REPLACE INTO game_moves VALUES (?, ?)", (game_id, pack(merged)))
 
 
 def read_moves(db: Any, game_id: str, later: list[MoveRow]) -> list[MoveRow]:
@@ -181,7 +181,7 @@ def read_moves(db: Any, game_id: str, later: list[MoveRow]) -> list[MoveRow]:
     Take ``later`` before reading the row: a seal in between then shows in the row.
     """
     row = db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (game_id,)).fetchone()
-    by_ply = {m[0]: move_row(game_id, m) for m in (msgpack.unpackb(row[0]) if row else ())}
+    by_ply = {m[0]: move_row(game_id, m) for m in (unpack(row[0]) if row else ())}
     by_ply.update((m.ply, m) for m in later)
     return [by_ply[ply] for ply in sorted(by_ply)]
 

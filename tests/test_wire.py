@@ -533,3 +533,20 @@ def test_a_bus_entry_decodes_to_what_was_encoded(sender: str, ops: list[Any]) ->
 def test_anything_but_a_bus_entry_is_a_bad_frame(data: bytes) -> None:
     with pytest.raises(errors.BadFrame):
         wire.decode_entry(data)
+
+
+_stored = st.recursive(
+    st.none() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner),
+    max_leaves=20,
+)
+
+
+def _as_lists(value: object) -> object:
+    return [_as_lists(v) for v in value] if isinstance(value, list | tuple) else value
+
+
+@given(_stored)
+def test_pack_and_unpack_give_back_any_stored_value(value: object) -> None:
+    """The store's msgpack (move log rows): exact floats and big ints back, tuples as lists."""
+    assert wire.unpack(wire.pack(value)) == _as_lists(value)
