@@ -99,10 +99,15 @@ class History(ABC):
     def _read_game(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
         """A game's header and moves (on this thread's reader); NoSuchGame if there is none."""
         db = self._reader()
+        game = self._existing_game(db, game_id)
+        return game, self._moves(db, game)
+
+    def _existing_game(self, db: Any, game_id: str) -> GameRow:
+        """The game's header; NoSuchGame (naming at most 64 characters of the id) if none."""
         game = self._game_row(db, game_id)
         if game is None:
             raise NoSuchGame(f"no game {game_id[:64]!r}")
-        return game, self._moves(db, game)
+        return game
 
     @staticmethod
     def _game_row(db: Any, game_id: str) -> GameRow | None:

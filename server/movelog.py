@@ -67,8 +67,8 @@ class MoveLog:
         self.logged = 0
 
     def due(self) -> bool:
-        """Whether the log's front should be trimmed after the next batch."""
-        return self.seq + 1 - self.trimmed_at >= self.trim_every
+        """Whether the log's front should be trimmed now (after ``trim_every`` batches)."""
+        return self.seq - self.trimmed_at >= self.trim_every
 
     def insert(self, moves: list[MoveRow]) -> int:
         """Log one batch of moves as one row (in the caller's transaction, or its own)."""
@@ -112,8 +112,9 @@ class MoveLog:
         """The game's committed moves that are in no row yet (a copy; any thread may ask)."""
         return list(self.pending.get(game_id, ()))
 
-    def trim(self) -> list[str]:
-        """Delete the log's rows no running game needs (in a transaction); the games sealed.
+    def trim(self) -> tuple[list[str], int]:
+        """Delete the log's rows no running game needs (in a transaction); the games it sealed
+        and the first batch it kept.
 
         When the log holds more than ``max_log`` moves, the games that began in its older half
         are sealed as they stand first: an abandoned or very slow game does not hold the log.
@@ -134,15 +135,15 @@ class MoveLog:
         )
         horizon = min(since, default=self.seq + 1)
         self.db.execute("DELETE FROM move_batches WHERE seq < ?", (horizon,))
-        return sealed
+        return sealed, horizon
 
-    def trimmed(self, sealed: list[str]) -> None:
-        """The trim's transaction is committed: forget what it sealed and deleted."""
+    def trimmed(self, sealed: list[str], horizon: int) -> None:
+        """The trim's transaction is committed: forget what it sealed and the rows before
+        ``horizon`` it deleted."""
         self.trimmed_at = self.seq
         for game_id in sealed:
             self.pending.pop(game_id, None)
             self.since.pop(game_id, None)
-        horizon = min(self.since.values(), default=self.seq + 1)
         batches = self.batches
         while batches and batches[0][0] < horizon:
             self.logged -= batches.popleft()[1]

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from protocol.errors import NoSuchGame
 from server.history import History
 from server.journal import (
     GameRow,
@@ -168,19 +167,19 @@ class Store(History):
             raise RuntimeError("an earlier batch failed: this store writes no more")
         log = self.moves
         try:
-            if records and not log.due() and all(type(r) is MoveRow for r in records):
+            if records and all(type(r) is MoveRow for r in records):
                 # One statement outside BEGIN is its own transaction, committed (as durably as
                 # a COMMIT) before execute returns: one SQLite call instead of three, so the
                 # writer takes the GIL back once per batch instead of three times.
                 log.append(records)  # type: ignore[arg-type]
-                return
-            self._transaction(records)
+            else:
+                self._transaction(records)
         except BaseException:
             self.failed = True
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
-        if log.seq - log.trimmed_at >= log.trim_every:
+        if log.due():
             self._trim()
 
     def _trim(self) -> None:
@@ -191,14 +190,14 @@ class Store(History):
         """
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            sealed = self.moves.trim()
+            sealed, horizon = self.moves.trim()
             self.db.execute("COMMIT")
         except sqlite3.Error:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             log.warning("trimming the move log failed; trying again after the next batch")
             return
-        self.moves.trimmed(sealed)
+        self.moves.trimmed(sealed, horizon)
 
     def _transaction(self, records: list[Record]) -> None:
         """The batch in ``BEGIN IMMEDIATE … COMMIT``, sealing the games that end in it."""
@@ -232,9 +231,7 @@ class Store(History):
         db = self._reader()
         db.execute("BEGIN")  # deferred: the snapshot is taken by the first read, after the copy
         try:
-            game = self._game_row(db, game_id)
-            if game is None:
-                raise NoSuchGame(f"no game {game_id[:64]!r}")
+            game = self._existing_game(db, game_id)
             return game, read_moves(db, game_id, later)
         finally:
             db.execute("COMMIT")

@@ -163,7 +163,7 @@ def test_a_discarded_game_leaves_no_move_behind(tmp_path: Path) -> None:
 
 def test_a_batch_of_moves_alone_is_one_statement_and_durable(tmp_path: Path) -> None:
     """Moves alone commit as one autocommit INSERT (one SQLite call, not BEGIN/INSERT/COMMIT);
-    a batch with anything else, or one that trims the log, runs in one transaction."""
+    a batch with anything else runs in one transaction; a trim of the log is its own, after."""
     path = tmp_path / "a.sqlite3"
     store = Store(path)
     store.moves.trim_every = 4
@@ -184,9 +184,10 @@ def test_a_batch_of_moves_alone_is_one_statement_and_durable(tmp_path: Path) -> 
     seen.close()
     store.write([move(g, 4)])  # the third batch of moves: no trim due yet
     statements.clear()
-    store.write([move(g, 5)])  # the fourth: trims, in a transaction
-    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
-    assert any(s.startswith("DELETE FROM move_batches") for s in statements)
+    store.write([move(g, 5)])  # the fourth: still one statement, then the trim's transaction
+    assert statements[0].startswith("INSERT INTO move_batches")
+    assert statements[1] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    assert any(s.startswith("DELETE FROM move_batches") for s in statements[2:-1])
     assert played(store, g) == [move(g, p) for p in range(6)]
     store.close()
 
