@@ -140,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=WAL_LIMIT,
         help=f"bytes the WAL is cut back to ({WAL_LIMIT})",
     )
+    p.add_argument(
+        "--commit-on",
+        choices=("loop", "thread"),
+        default="loop",
+        help="where a SQLite --db commits small batches when its lock is free: on the event "
+        "loop's thread (loop, the default: no GIL hand-over) or always on the writer thread "
+        "(thread: for a disk so slow that page-cache writes block)",
+    )
     p.add_argument("--certfile", help="TLS certificate chain (PEM): serve wss:// instead of ws://")
     p.add_argument("--keyfile", help="the certificate's private key (PEM), with --certfile")
     p.add_argument(
@@ -204,7 +212,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
             log.warning("could not reserve room codes yet (%s)", exc)
     arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
     arena.shared_sessions = registry is not None  # a node: sessions resume on any node
-    server = ArenaServer(arena, config, store)
+    server = ArenaServer(arena, config, store, inline_commits=args.commit_on == "loop")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

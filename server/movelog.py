@@ -45,7 +45,8 @@ def move_row(game_id: str, m: Stored) -> MoveRow:
 
 
 class MoveLog:
-    """The writer's side: logs batches, seals games, trims the log (all on the writer thread).
+    """The writer's side: logs batches, seals games, trims the log (on whichever thread holds
+    the writer's connection: the loop or the writer thread, never both at once).
 
     Its memory changes only after the statements they follow are committed, so what
     :meth:`unsealed` shows a reader thread was committed (and a failed batch changes nothing).

@@ -166,7 +166,11 @@ class ArenaServer:
     """Runs an :class:`Arena` behind ``websockets.asyncio.server``."""
 
     def __init__(
-        self, arena: Arena, config: ServerConfig | None = None, store: Storage | None = None
+        self,
+        arena: Arena,
+        config: ServerConfig | None = None,
+        store: Storage | None = None,
+        inline_commits: bool = True,
     ) -> None:
         self.arena = arena
         self.config = config or ServerConfig()
@@ -176,7 +180,9 @@ class ArenaServer:
         #: Set when the server stops: connections held unread are read again, to close them.
         self._stopping = asyncio.Event()
         self._unreading: set[asyncio.Future[None]] = set()
-        self.pipeline = Pipeline(store, self._store_failed) if store is not None else None
+        self.pipeline: Pipeline | None = None
+        if store is not None:  # small batches committed on the loop, if the store can
+            self.pipeline = Pipeline(store, self._store_failed, inline=inline_commits)
         #: Bound once: each parked delivery is then a ``partial`` and its arguments (two objects
         #: for the cyclic collector to walk while they wait for a commit, where a closure was five).
         self._deliver_later = self._deliver

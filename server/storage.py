@@ -2,7 +2,8 @@
 
 Two stores share the record types of :mod:`server.journal`: the embedded SQLite file
 (:class:`server.store.Store`, the default) and PostgreSQL (:class:`server.pgstore.PgStore`, for
-``--db postgresql://…``). ``write`` is called on the pipeline's writer thread, never the loop.
+``--db postgresql://…``). ``write`` is called on the pipeline's writer thread, never the loop
+(SQLite's store also has ``write_now``, which the pipeline calls on the loop: see there).
 """
 
 from __future__ import annotations

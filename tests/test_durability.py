@@ -264,6 +264,8 @@ async def test_a_failed_commit_stops_delivery_instead_of_lying(
         raise sqlite3.OperationalError("disk I/O error")
 
     server.store.write = broken_disk
+    if hasattr(server.store, "write_now"):  # SQLite: small batches commit on the loop
+        server.store.write_now = broken_disk
     await alice.send(type="move", room=room, x=7, y=7)
     await asyncio.wait_for(server.failed.wait(), 30)
     with pytest.raises(TimeoutError):  # the move was not saved, so nobody may see it
