@@ -100,14 +100,15 @@ class MoveLog:
         """Log a batch of moves alone: one statement, its own transaction."""
         self.committed(moves, self.insert(moves))
 
-    def seal(self, game_id: str, moves: Iterable[MoveRow] = ()) -> None:
-        """Write the game's moves (with ``moves`` of the batch) as its row, in a transaction.
+    def seal(self, game_id: str, moves: Iterable[MoveRow] = (), fresh: bool = False) -> None:
+        """Write the game's moves (with ``moves`` of the batch) as its row, in a transaction;
+        ``fresh``: the caller knows the game has no row yet (nothing to read and merge).
 
         The caller tells :meth:`committed` once the transaction is, and the game leaves memory.
         """
         rows = [r[1:] for r in itertools.chain(self.pending.get(game_id, ()), moves)]
         if rows:
-            merge(self.db, game_id, rows)
+            merge(self.db, game_id, rows, fresh)
 
     def unsealed(self, game_id: str) -> list[MoveRow]:
         """The game's committed moves that are in no row yet (a copy; any thread may ask)."""
@@ -165,9 +166,12 @@ class MoveLog:
         self.seq = self.trimmed_at = self.logged = 0
 
 
-def merge(db: Any, game_id: str, moves: list[Stored]) -> None:
-    """Write ``moves`` over the game's row (a later move for one ply wins)."""
-    row = db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (game_id,)).fetchone()
+def merge(db: Any, game_id: str, moves: list[Stored], fresh: bool = False) -> None:
+    """Write ``moves`` over the game's row (a later move for one ply wins); ``fresh``: it has
+    none."""
+    row = None
+    if not fresh:
+        row = db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (game_id,)).fetchone()
     if row is None and all(m[0] == i for i, m in enumerate(moves)):
         merged = moves  # the usual case: a whole game, in order, no twins
     else:

@@ -121,6 +121,11 @@ class Store(History):
         self.wal_limit = wal_limit
         self.db.execute(f"PRAGMA journal_size_limit={wal_limit}")
         self._readers = threading.local()
+        #: Games whose header row this store wrote and that have not ended: their next header
+        #: is an UPDATE. Of those, the ones it inserted whose moves have no row yet: sealing
+        #: them reads nothing first. Hints, bounded by the running games; a miss costs a read.
+        self._rows: set[str] = set()
+        self._fresh: set[str] = set()
         self.moves = MoveLog(self.db)
         #: Set by a batch that failed: the moves kept in memory may be ahead of the file, so
         #: nothing more is written (the server stops; a new Store on the file recovers).
@@ -236,6 +241,7 @@ class Store(History):
             log.warning("trimming the move log failed; trying again after the next batch")
             return
         self.moves.trimmed(sealed, horizon)
+        self._fresh.difference_update(sealed)  # their moves have a row now
 
     def _transaction(self, records: list[Record]) -> None:
         """The batch in ``BEGIN IMMEDIATE … COMMIT``, sealing the games that end in it."""
@@ -245,21 +251,47 @@ class Store(History):
         ended: list[str] = []
         discarded: list[str] = []
         for record in records:
-            if type(record) is MoveRow:
-                moves.append(record)
-                continue
-            _WRITERS[type(record)](db, record)
-            if type(record) is GameRow and record.status == "over":
-                ended.append(record.game_id)
-            elif type(record) is RoomGone and record.discard_game is not None:
-                discarded.append(record.discard_game)
+            kind = type(record)
+            if kind is MoveRow:
+                moves.append(record)  # type: ignore[arg-type]
+            elif kind is GameRow:
+                self._write_game(record)  # type: ignore[arg-type]
+                if record.status == "over":  # type: ignore[union-attr]
+                    ended.append(record.game_id)  # type: ignore[union-attr]
+            else:
+                _WRITERS[kind](db, record)
+                if kind is RoomGone and record.discard_game is not None:  # type: ignore[union-attr]
+                    discarded.append(record.discard_game)  # type: ignore[union-attr]
         seq = log.insert(moves) if moves else log.seq
         for game_id in discarded:  # with any opening stones the batch logged for it
             db.execute("DELETE FROM game_moves WHERE game_id = ?", (game_id,))
         for game_id in ended:
-            log.seal(game_id, [m for m in moves if m.game_id == game_id])
+            fresh = game_id in self._fresh
+            log.seal(game_id, [m for m in moves if m.game_id == game_id], fresh)
         db.execute("COMMIT")
+        self._forget(ended + discarded)
         log.committed(moves, seq, ended + discarded)
+
+    def _write_game(self, r: GameRow) -> None:
+        """A header: an UPDATE of what can change when its row is known to exist, else an
+        INSERT (a new game: no failed UPDATE first), else (a game of an earlier run) both."""
+        db, game_id = self.db, r.game_id
+        if game_id in self._rows and db.execute(_UPDATE_GAME, _changed(r)).rowcount:
+            pass
+        elif db.execute(_INSERT_NEW_GAME, game_values(r)).rowcount:
+            self._fresh.add(game_id)
+        else:
+            db.execute(_UPDATE_GAME, _changed(r))
+        if len(self._rows) >= MAX_HINTS:  # abandoned without an end: start the hints over
+            self._rows.clear()
+            self._fresh.clear()
+        self._rows.add(game_id)
+
+    def _forget(self, game_ids: list[str]) -> None:
+        """Games that ended (sealed) or were discarded: no more hints about their rows."""
+        for game_id in game_ids:
+            self._rows.discard(game_id)
+            self._fresh.discard(game_id)
 
     def _read_game(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
         """A game's header and moves: its row read in one snapshot, with the writer's committed
@@ -330,9 +362,9 @@ def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
 def game_values(r: GameRow) -> tuple[Any, ...]:
     """A game header as the games table's columns, in their order (JSON where nested)."""
     return (
-        r.game_id, r.room, r.game_no, json.dumps(r.variant), json.dumps(r.options),
+        r.game_id, r.room, r.game_no, json.dumps(r.variant), _json(r.options),
         None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
-        r.status, r.winner, r.reason, json.dumps(r.line), r.created_at, r.started_at,
+        r.status, r.winner, r.reason, _json(r.line), r.created_at, r.started_at,
         r.ended_at, r.fault,
     )  # fmt: skip
 
@@ -343,11 +375,10 @@ GAME_COLUMNS = (
     "name1", "kind0", "kind1", "status", "winner", "reason", "line", "created_at", "started_at",
     "ended_at", "fault",
 )  # fmt: skip
-#: A new game's header; one written again (three or four times a game) is an update instead.
-_INSERT_GAME = (
-    f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))}) "
-    "ON CONFLICT (game_id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in GAME_COLUMNS[1:])
+#: A new game's header: ignored (rowcount 0) when the game has a row already.
+_INSERT_NEW_GAME = (
+    f"INSERT OR IGNORE INTO games ({', '.join(GAME_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
 )
 #: What :func:`server.recovery.header_key` says can change in a game's header once it exists
 #: (the room, number, variant, clock and creation time are the game's own): updated in place,
@@ -357,15 +388,24 @@ _UPDATE_GAME = (
     "kind1 = ?, status = ?, winner = ?, reason = ?, line = ?, started_at = ?, ended_at = ?, "
     "fault = ? WHERE game_id = ?"
 )
+#: Games the header hints may hold (see :class:`Store`): far more than a server runs at once.
+MAX_HINTS = 1 << 17
 
 
-def _write_game(db: sqlite3.Connection, r: GameRow) -> None:
-    changed = (
-        json.dumps(r.options), *r.seats, *r.names, *r.kinds, r.status, r.winner, r.reason,
-        json.dumps(r.line), r.started_at, r.ended_at, r.fault, r.game_id,
+def _changed(r: GameRow) -> tuple[Any, ...]:
+    """The values of :data:`_UPDATE_GAME`."""
+    return (
+        _json(r.options), *r.seats, *r.names, *r.kinds, r.status, r.winner, r.reason,
+        _json(r.line), r.started_at, r.ended_at, r.fault, r.game_id,
     )  # fmt: skip
-    if db.execute(_UPDATE_GAME, changed).rowcount == 0:
-        db.execute(_INSERT_GAME, game_values(r))
+
+
+def _json(value: Any) -> str:
+    """``json.dumps`` of a dict or a sequence, without its cost for the empty ones most headers
+    carry (no line before the end; often no options)."""
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value)
 
 
 def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:
@@ -388,7 +428,6 @@ def _write_player_gone(db: sqlite3.Connection, r: PlayerGone) -> None:
 
 _WRITERS: dict[type, Any] = {
     PlayerRow: _write_player,
-    GameRow: _write_game,
     RoomRow: _write_room,
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
