@@ -15,6 +15,7 @@ memory: the log itself is read only when the store opens, to seal what a killed 
 from __future__ import annotations
 
 import itertools
+import operator
 import sqlite3
 from collections import deque
 from collections.abc import Iterable
@@ -31,6 +32,9 @@ MAX_LOG = 1 << 18
 
 #: A game's moves as stored: ``[ply, x, y, at, clocks]`` per move (``clocks`` None or a pair).
 Stored = list[Any]
+#: A record's stored fields (all but the game id), and a stored move's ply (C-level loops).
+_STORED = operator.itemgetter(slice(1, None))
+_PLY = operator.itemgetter(0)
 
 SCHEMA = """
     CREATE TABLE game_moves (game_id TEXT PRIMARY KEY, moves BLOB NOT NULL);
@@ -106,7 +110,7 @@ class MoveLog:
 
         The caller tells :meth:`committed` once the transaction is, and the game leaves memory.
         """
-        rows = [r[1:] for r in itertools.chain(self.pending.get(game_id, ()), moves)]
+        rows = list(map(_STORED, itertools.chain(self.pending.get(game_id, ()), moves)))
         if rows:
             merge(self.db, game_id, rows, fresh)
 
@@ -172,7 +176,7 @@ def merge(db: Any, game_id: str, moves: list[Stored], fresh: bool = False) -> No
     row = None
     if not fresh:
         row = db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (game_id,)).fetchone()
-    if row is None and all(m[0] == i for i, m in enumerate(moves)):
+    if row is None and list(map(_PLY, moves)) == list(range(len(moves))):
         merged = moves  # the usual case: a whole game, in order, no twins
     else:
         by_ply = {m[0]: m for m in (unpack(row[0]) if row else ())}
