@@ -133,6 +133,10 @@ class Pipeline:
         #: again in its older generations (at 1,000 games that was the durable server's GC).
         self._records: list[Record] = []
         self._pending: list[Deliver] = []
+        #: Per submission: its records, and their estimated cost on the loop (for a batch
+        #: taken in parts).
+        self._sizes: list[int] = []
+        self._costs: list[float] = []
         self._busy = False
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnk-writer")
         self._checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnk-wal")
@@ -162,6 +166,8 @@ class Pipeline:
                 self._first = now
         self._records += records
         self._pending.append(deliver)
+        self._sizes.append(len(records))
+        self._costs.append(_cost(records) if self.inline else 0)
         wake = self._wake
         if wake is not None and len(self._pending) >= self.pacer.full and not wake.done():
             wake.set_result(None)  # the batch is full: stop waiting for company
@@ -173,9 +179,11 @@ class Pipeline:
     async def _flush_forever(self) -> None:
         """Commit and deliver batches until nothing is pending (one commit at a time).
 
-        Pipelined: once a batch is committed, the next one's commit starts on the writer thread
+        Pipelined: once a batch is committed, a next one for the writer thread starts there
         before this one's deliveries go out on the loop, so the writer never waits for them.
-        Deliveries still leave in submission order, each after its own batch's commit.
+        One for the loop is committed after them (it would only hold them up), once the loop
+        has turned if a batch was just committed on it (the loop is never held for more than
+        one budget). Deliveries leave in submission order, each after its own batch's commit.
         """
         loop = asyncio.get_running_loop()
         try:
@@ -189,36 +197,61 @@ class Pipeline:
                     except Exception:
                         self._fail(count)
                         return
-                following, commit, count = self._start(loop) if self._pending else ([], None, 0)
+                following: list[Deliver] | None = None
+                if self._pending and not self._inline_next():
+                    following, commit, count = self._start(loop)
                 for deliver in batch:
                     try:
                         deliver()
                     except Exception:
                         log.exception("delivery failed")
-                if not following and self._pending and not self.failed:
-                    following, commit, count = self._start(loop)  # a delivery submitted more
-                if not following or self.failed:
-                    return
+                if following is None:
+                    if not self._pending or self.failed:
+                        return
+                    if self._inline_next():
+                        await asyncio.sleep(0)  # the loop turns between two commits made on it
+                        if self.failed:
+                            return
+                    following, commit, count = self._start(loop)
                 batch = following
         finally:
             self._busy = False
             self._idle.set()
 
+    def _inline_next(self) -> bool:
+        """Whether the next batch would be committed on the loop (all or its first part)."""
+        return bool(self.inline and not self._thread_jobs and self._costs) and (
+            self._costs[0] <= INLINE_MAX_US
+        )
+
     def _start(
         self, loop: asyncio.AbstractEventLoop
     ) -> tuple[list[Deliver], asyncio.Future[None] | None, int]:
-        """Take what is pending as the next batch and start committing its records, if any."""
-        batch, self._pending = self._pending, []
-        records, self._records = self._records, []
+        """Take what is pending as the next batch and start committing its records, if any.
+
+        When it would be committed on the loop but is over the budget, only its first
+        submissions are taken, as many as the budget holds (at least one); the rest wait for
+        the next batch."""
+        records, costs = self._records, self._costs
+        cost = sum(costs)
+        if self.inline and not self._thread_jobs and cost > INLINE_MAX_US:
+            taken, cut, cost = _within_budget(self._sizes, costs)
+            records, self._records = records[:cut], records[cut:]
+            batch, self._pending = self._pending[:taken], self._pending[taken:]
+            del self._sizes[:taken], self._costs[:taken]
+        else:
+            batch, self._pending, self._records = self._pending, [], []
+            self._sizes, self._costs = [], []
         if not records:
             return batch, None, 0
-        return batch, self._commit(loop, records), len(records)
+        return batch, self._commit(loop, records, cost), len(records)
 
     def _commit(
-        self, loop: asyncio.AbstractEventLoop, records: list[Record]
+        self, loop: asyncio.AbstractEventLoop, records: list[Record], cost: float
     ) -> asyncio.Future[None]:
-        """Commit ``records`` here if that is cheap and the lock is free, else on the thread."""
-        if self.inline and not self._thread_jobs and _quick(records):
+        """Commit ``records`` here if that is cheap (``cost``, estimated) and the lock is free,
+        else on the thread."""
+        if self.inline and not self._thread_jobs and cost <= INLINE_MAX_US:
             done = loop.create_future()
             try:
                 written = self.store.write_now(records)  # type: ignore[attr-defined]
@@ -275,7 +308,7 @@ class Pipeline:
         log.critical("commit of %d records failed; stopping the server", count)
         log.exception("commit failure")
         self.failed = True
-        self._pending, self._records = [], []
+        self._pending, self._records, self._sizes, self._costs = [], [], [], []
         if self.on_failure is not None:
             self.on_failure()
 
@@ -306,15 +339,33 @@ class Pipeline:
                 log.exception("WAL checkpoint failed")
 
 
-def _quick(records: list[Record]) -> bool:
-    """Whether a batch is cheap enough to commit on the loop (see :data:`INLINE_MAX_US`)."""
-    cost = len(records)
+def _cost(records: list[Record]) -> float:
+    """A commit's estimated µs on the loop (see :data:`INLINE_MAX_US`; infinite once over it)."""
+    cost = 0
     for r in records:
-        if type(r) is not MoveRow:
-            cost += 110 if type(r) is GameRow and r.status == "over" else 20
+        kind = type(r)
+        if kind is MoveRow:
+            cost += 1
+        else:
+            cost += 110 if kind is GameRow and r.status == "over" else 20  # type: ignore[union-attr]
             if cost > INLINE_MAX_US:
-                return False
-    return cost <= INLINE_MAX_US
+                return math.inf
+    return cost
+
+
+def _within_budget(sizes: list[int], costs: list[float]) -> tuple[int, int, float]:
+    """How many submissions (of ``sizes`` records, ``costs`` µs each) from the first fit in
+    :data:`INLINE_MAX_US` (the first always counts, even alone over it), their records and cost.
+    """
+    taken = cut = 0
+    total = 0.0
+    for size, cost in zip(sizes, costs, strict=True):
+        if taken and total + cost > INLINE_MAX_US:
+            break
+        total += cost
+        taken += 1
+        cut += size
+    return taken, cut, total
 
 
 def _settle(future: asyncio.Future[None]) -> None:

@@ -102,7 +102,7 @@ async def test_a_batch_of_many_game_events_is_committed_on_the_thread(tmp_path: 
     store = Store(tmp_path / "big.db")
     pipeline = Pipeline(store, inline=True)
     try:
-        many = INLINE_MAX_US // 20  # a header is ~20 µs of SQLite
+        many = INLINE_MAX_US // 20 + 1  # a header is ~20 µs of SQLite
         headers: list[Record] = [header(f"g_{i}") for i in range(many)]
         pipeline.submit(headers, lambda: None)
         await asyncio.wait_for(pipeline.flush(), 30)
@@ -157,3 +157,37 @@ async def test_nothing_is_committed_on_the_loop_while_the_thread_has_work(
         await pipeline.close()
         store.close()
     assert played(path, "g_3") == [0, 1, 2]
+
+
+async def test_a_batch_over_the_budget_is_committed_on_the_loop_in_parts(tmp_path: Path) -> None:
+    """Many small submissions at once (games ending together): taken a budget's worth at a
+    time, the loop turning between the parts, each delivered after its own part's commit."""
+    log: list[tuple[str, object]] = []
+
+    class Noting(Store):
+        def write_now(self, records: list[Record]) -> bool:
+            written = super().write_now(records)
+            log.append(("commit", sorted(r.game_id for r in records if type(r) is GameRow)))
+            return written
+
+    store = Noting(tmp_path / "parts.db")
+    pipeline = Pipeline(store, inline=True)
+    games = [f"g_{i:03d}" for i in range(3 * INLINE_MAX_US // 20)]  # three budgets of headers
+    try:
+        for game_id in games:
+            pipeline.submit([header(game_id)], lambda g=game_id: log.append(("deliver", g)))
+        await asyncio.wait_for(pipeline.flush(), 30)
+        assert pipeline.threaded == 0 and pipeline.inlined >= 3
+    finally:
+        await pipeline.close()
+        store.close()
+    committed: set[object] = set()
+    delivered = []
+    for kind, what in log:
+        if kind == "commit":
+            assert len(what) <= INLINE_MAX_US // 20  # type: ignore[arg-type]
+            committed.update(what)  # type: ignore[arg-type]
+        else:
+            assert what in committed, f"{what} was delivered before it was committed"
+            delivered.append(what)
+    assert delivered == games
