@@ -48,7 +48,7 @@ GAP_WEIGHT = 0.2
 PROBE = 32
 #: The most a commit on the loop may take, in estimated µs (a batch's moves ~1 µs each, a
 #: header, room or player ~20, a game's end ~110 with its seal): a batch that would hold the
-#: loop longer is committed on the writer thread.
+#: loop longer is committed in parts, or on the writer thread if one submission alone is over.
 INLINE_MAX_US = 1000
 
 
@@ -167,7 +167,12 @@ class Pipeline:
         self._records += records
         self._pending.append(deliver)
         self._sizes.append(len(records))
-        self._costs.append(_cost(records) if self.inline else 0)
+        if not self.inline:
+            self._costs.append(0)
+        elif len(records) == 1 and type(records[0]) is MoveRow:
+            self._costs.append(1)  # a plain move: the usual submission, costed without a call
+        else:
+            self._costs.append(_cost(records))
         wake = self._wake
         if wake is not None and len(self._pending) >= self.pacer.full and not wake.done():
             wake.set_result(None)  # the batch is full: stop waiting for company
@@ -277,6 +282,7 @@ class Pipeline:
         return future
 
     def _thread_job_done(self, _: asyncio.Future[None]) -> None:
+        """The writer thread is done with a job (and, when none is left, with the connection)."""
         self._thread_jobs -= 1
 
     def _upkeep(self) -> None:
