@@ -223,11 +223,14 @@ class Pipeline:
             self._busy = False
             self._idle.set()
 
+    def _loop_may_write(self) -> bool:
+        """Whether a commit may be made on the loop now: the store can, and the writer thread
+        has no job that may be using its connection."""
+        return self.inline and not self._thread_jobs
+
     def _inline_next(self) -> bool:
         """Whether the next batch would be committed on the loop (all or its first part)."""
-        return bool(self.inline and not self._thread_jobs and self._costs) and (
-            self._costs[0] <= INLINE_MAX_US
-        )
+        return self._loop_may_write() and bool(self._costs) and self._costs[0] <= INLINE_MAX_US
 
     def _start(
         self, loop: asyncio.AbstractEventLoop
@@ -239,7 +242,7 @@ class Pipeline:
         the next batch."""
         records, costs = self._records, self._costs
         cost = sum(costs)
-        if self.inline and not self._thread_jobs and cost > INLINE_MAX_US:
+        if cost > INLINE_MAX_US and self._loop_may_write():
             taken, cut, cost = _within_budget(self._sizes, costs)
             records, self._records = records[:cut], records[cut:]
             batch, self._pending = self._pending[:taken], self._pending[taken:]
@@ -256,7 +259,7 @@ class Pipeline:
     ) -> asyncio.Future[None]:
         """Commit ``records`` here if that is cheap (``cost``, estimated) and the lock is free,
         else on the thread."""
-        if self.inline and not self._thread_jobs and cost <= INLINE_MAX_US:
+        if cost <= INLINE_MAX_US and self._loop_may_write():
             done = loop.create_future()
             try:
                 written = self.store.write_now(records)  # type: ignore[attr-defined]

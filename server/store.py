@@ -171,8 +171,7 @@ class Store(History):
         Waits up to the commit timeout for another process's write lock; trims the log when due.
         """
         self._write(records, wait=True)
-        if self.moves.due():
-            self._trim()
+        self.upkeep()
 
     def write_now(self, records: list[Record]) -> bool:
         """:meth:`write`, but only if the write lock is free at once: False, with nothing
@@ -192,7 +191,7 @@ class Store(History):
         return self.moves.due()
 
     def upkeep(self) -> None:
-        """Trim the move log's front (on the writer thread: it may seal games)."""
+        """Trim the move log's front when due (on the writer thread: it may seal games)."""
         if self.moves.due():
             self._trim()
 
@@ -276,12 +275,11 @@ class Store(History):
         """A header: an UPDATE of what can change when its row is known to exist, else an
         INSERT (a new game: no failed UPDATE first), else (a game of an earlier run) both."""
         db, game_id = self.db, r.game_id
-        if game_id in self._rows and db.execute(_UPDATE_GAME, _changed(r)).rowcount:
-            pass
-        elif db.execute(_INSERT_NEW_GAME, game_values(r)).rowcount:
-            self._fresh.add(game_id)
-        else:
-            db.execute(_UPDATE_GAME, _changed(r))
+        if game_id not in self._rows or not db.execute(_UPDATE_GAME, _changed(r)).rowcount:
+            if db.execute(_INSERT_NEW_GAME, game_values(r)).rowcount:
+                self._fresh.add(game_id)
+            else:
+                db.execute(_UPDATE_GAME, _changed(r))
         if len(self._rows) >= MAX_HINTS:  # abandoned without an end: start the hints over
             self._rows.clear()
             self._fresh.clear()
@@ -289,9 +287,8 @@ class Store(History):
 
     def _forget(self, game_ids: list[str]) -> None:
         """Games that ended (sealed) or were discarded: no more hints about their rows."""
-        for game_id in game_ids:
-            self._rows.discard(game_id)
-            self._fresh.discard(game_id)
+        self._rows.difference_update(game_ids)
+        self._fresh.difference_update(game_ids)
 
     def _read_game(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
         """A game's header and moves: its row read in one snapshot, with the writer's committed

@@ -98,7 +98,9 @@ async def test_a_locked_file_sends_the_batch_to_the_thread_which_waits(tmp_path:
     assert played(path, "g_2") == [0]
 
 
-async def test_a_batch_of_many_game_events_is_committed_on_the_thread(tmp_path: Path) -> None:
+async def test_one_submission_over_the_budget_is_committed_on_the_thread(tmp_path: Path) -> None:
+    """A submission is committed whole: one estimated over the loop's budget goes to the
+    thread; one of half as many records stays on the loop."""
     store = Store(tmp_path / "big.db")
     pipeline = Pipeline(store, inline=True)
     try:
