@@ -23,6 +23,8 @@ from server.arena import Arena
 from server.conn import ArenaConnection
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
+from server.lane import BUDGET as LOBBY_BUDGET
+from server.lane import LobbyLane, is_play
 from server.peers import Close, Conn, Lookup, Out, Reply, Resolve
 from server.pipeline import Pipeline
 from server.ratelimit import TokenBucket
@@ -122,6 +124,8 @@ class ServerConfig:
     trust_proxy: bool = False
     #: How often the bot keys are re-read from the database (``mnk-server keys`` edits it).
     keys_interval: float = 2.0
+    #: Seconds of lobby work per turn of the event loop (see server/lane.py).
+    lobby_budget: float = LOBBY_BUDGET
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""
@@ -147,6 +151,9 @@ class Peer:
     refusals: TokenBucket | None = None
     #: When a throttled connection may be read again (arena clock; 0: it is not throttled).
     resume_at: float = 0.0
+    #: A request waiting in the lobby lane, and what its later frames wait for meanwhile.
+    deferred: bytes | str | None = None
+    waiting: asyncio.Future[None] | None = None
 
     def refused(self, now: float) -> float:
         """A frame was refused for its rate: seconds to read nothing more from this peer.
@@ -187,6 +194,8 @@ class ArenaServer:
         #: for the cyclic collector to walk while they wait for a commit, where a closure was five).
         self._deliver_later = self._deliver
         self._broadcast_later = self._broadcast
+        #: Requests other than moves and pings: a bounded share of each turn of the loop.
+        self.lane = LobbyLane(self.config.lobby_budget)
         self.fanout = LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
         self.on_hello: Callable[[str], None] | None = None
@@ -302,7 +311,9 @@ class ArenaServer:
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
             ws.serve(functools.partial(self._receive, peer))
         try:
-            async for frame in ws:  # what websockets queued: text, fragments, a throttled peer's
+            async for frame in ws:  # what websockets queued: text, fragments, a held peer's
+                if peer.waiting is not None:  # its request before this one waits in the lane
+                    await peer.waiting
                 wait = peer.resume_at - arena.clock()
                 if wait > 0:
                     await self._unread(wait)
@@ -310,6 +321,8 @@ class ArenaServer:
         except ConnectionClosed:
             pass
         finally:
+            if peer.deferred is not None:  # what it asked before it went comes first
+                self._undefer(peer)
             if isinstance(ws, ArenaConnection):
                 ws.unserve()
             deadline.cancel()
@@ -322,13 +335,43 @@ class ArenaServer:
                 self._emit(None, arena.disconnect(peer.conn), arena.drain())
 
     def _receive(self, peer: Peer, frame: bytes | str) -> None:
-        """One message of ``peer`` through the arena; its outputs leave once committed.
+        """One message of ``peer``: a move or a ping at once, anything else through the lobby
+        lane (now if this turn's budget allows, else on a later turn, ``peer`` held meanwhile).
 
-        A peer refused past its burst is throttled: its next frames wait in websockets' queue
-        (and, once that is full, in its socket) until ``handle`` reads them at the allowed pace.
+        A held peer's next frames wait in websockets' queue (and, once that is full, in its
+        socket) until ``handle`` reads them, each after the one before: a throttled peer's at
+        the allowed pace, a deferred request's once it was handled.
         """
+        if is_play(frame):
+            self._handle(peer, frame)
+        elif self.lane.has_room():
+            self.lane.run(functools.partial(self._handle, peer, frame))
+        else:
+            peer.deferred = frame
+            peer.waiting = asyncio.get_running_loop().create_future()
+            if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
+                peer.ws.hold()
+            self.lane.defer(functools.partial(self._undefer, peer))
+
+    def _handle(self, peer: Peer, frame: bytes | str) -> None:
+        """One message of ``peer`` through the arena; its outputs leave once committed."""
         before = peer.conn.pid
         self._answer(peer, before, self.arena.receive(peer.conn, frame))
+
+    def _undefer(self, peer: Peer) -> None:
+        """Handle ``peer``'s request that waited in the lane (unless its closing did), then let
+        its later frames through."""
+        frame, waiting = peer.deferred, peer.waiting
+        if frame is None:
+            return
+        peer.deferred = peer.waiting = None
+        try:
+            self._handle(peer, frame)
+        finally:
+            if waiting is not None and not waiting.done():
+                waiting.set_result(None)
+            if not peer.closed and isinstance(peer.ws, ArenaConnection) and peer.ws.held:
+                self._unthrottle(peer)
 
     def _answer(self, peer: Peer, before: str | None, out: list[Out]) -> None:
         """Deliver the arena's outputs for ``peer``'s message (a hello registers its socket)."""
@@ -350,12 +393,13 @@ class ArenaServer:
                     asyncio.get_running_loop().call_later(pause, self._unthrottle, peer)
 
     def _unthrottle(self, peer: Peer) -> None:
-        """Put a throttled peer back on the direct path once its pause is over.
+        """Put a held peer back on the direct path once nothing holds it: its throttle's pause
+        is over and no request of its waits in the lobby lane.
 
         Frames it sent meanwhile are still in websockets' queue; the direct path takes none
         until ``handle`` has read them all, so the order holds.
         """
-        if peer.closed:
+        if peer.closed or peer.deferred is not None:  # the lane lets it go once it has run
             return
         wait = peer.resume_at - self.arena.clock()
         if wait > 0:  # refused again meanwhile (from ``handle``'s reads): wait that out too

@@ -1,0 +1,153 @@
+"""The lobby lane: moves never wait behind lobby work; lobby requests keep their connection's
+order, all get answered, and one sent just before its connection closes is still handled first.
+
+The server tests set the lane's budget to 0: every lobby request then waits for a later turn of
+the loop and one runs per turn, the most a burst of games ending together can make them wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import msgpack
+import pytest
+
+from server.lane import LobbyLane, is_play
+
+
+def test_moves_and_pings_are_told_from_lobby_requests_without_decoding() -> None:
+    def frame(**message: Any) -> bytes:
+        return msgpack.packb(message)
+
+    assert is_play(frame(type="move", room="r", x=1, y=2, ply=0))
+    assert is_play(frame(type="ping", id=3))
+    assert not is_play(frame(type="create_room", game="gomoku"))
+    assert not is_play(frame(type="leave_room", room="move"))
+    assert not is_play(frame(room="r", type="move", x=1, y=2))  # a late ``type``: the lane
+    assert not is_play(frame(type="moves"))
+    assert not is_play("move")  # text frames: the arena's error, in the lane
+    assert not is_play(b"")
+
+
+async def test_jobs_run_within_the_turns_budget_then_wait_their_turn_in_order() -> None:
+    lane = LobbyLane(budget=0.001)
+    ran: list[int] = []
+
+    def job(n: int, seconds: float = 0.0) -> Any:
+        def run() -> None:
+            ran.append(n)
+            end = asyncio.get_running_loop().time() + seconds
+            while asyncio.get_running_loop().time() < end:
+                pass
+
+        return run
+
+    assert lane.has_room()
+    lane.run(job(1, 0.002))  # over the budget by itself: it ran, the turn's budget is spent
+    assert ran == [1] and not lane.has_room()
+    for n in (2, 3, 4):
+        lane.defer(job(n))
+    assert ran == [1] and len(lane) == 3 and lane.deferred == 3
+    await asyncio.sleep(0)  # the loop turns: the budget starts over, what waits runs in order
+    assert ran == [1, 2, 3, 4] and len(lane) == 0
+    await asyncio.sleep(0)
+    assert lane.has_room() and lane.spent == 0.0
+
+
+async def test_each_turn_runs_at_least_one_waiting_job_even_with_no_budget() -> None:
+    lane = LobbyLane(budget=0.0)
+    ran: list[int] = []
+    assert not lane.has_room()
+    for n in range(3):
+        lane.defer(lambda n=n: ran.append(n))
+    for turn in range(1, 4):
+        await asyncio.sleep(0)
+        assert ran == list(range(turn))
+
+
+async def test_a_failing_job_is_logged_and_the_others_still_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    lane = LobbyLane(budget=1.0)
+    ran: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    lane.defer(broken)
+    lane.defer(lambda: ran.append("after"))
+    with caplog.at_level(logging.ERROR, logger="mnk.server"):
+        await asyncio.sleep(0)
+    assert ran == ["after"]
+    assert "a lobby request failed" in caplog.text
+
+
+@pytest.fixture
+def limits_override() -> dict[str, float]:
+    """Requests as fast as the tests send them (the rate limit is not what is tested here)."""
+    return {"human_rate": 1e6, "human_burst": 1e6}
+
+
+async def seated_pair(client_factory: Any) -> tuple[Any, Any, str]:
+    """Two players in a gomoku room, the game started."""
+    alice = await client_factory("alice")
+    bob = await client_factory("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    joined = await bob.request(type="join_room", room=room)
+    assert joined["type"] == "joined" and joined["seat"] == 1
+    return alice, bob, room
+
+
+async def test_a_move_passes_a_backlog_of_lobby_requests(server: Any, client_factory: Any) -> None:
+    alice, bob, room = await seated_pair(client_factory)
+    flood = await client_factory("flood")
+    server.lane.budget = 0.0
+    count = 300
+    for rid in range(1, count + 1):  # sent at once: one of them gets its turn per turn
+        await flood.send(type="list_rooms", id=rid)
+    before = server.lane.deferred
+    await alice.send(type="move", room=room, x=7, y=7, ply=0)
+    moved = await bob.expect("moved", room=room)
+    assert moved["ply"] == 0
+    assert server.lane.deferred - before < count, "the move waited for the whole backlog"
+    replies = [await flood.expect("rooms") for _ in range(count)]
+    assert [r["id"] for r in replies] == list(range(1, count + 1))
+    assert server.lane.deferred - before >= count  # each one did wait for a turn
+
+
+async def test_a_held_connections_frames_keep_their_order(server: Any, client_factory: Any) -> None:
+    alice, _bob, room = await seated_pair(client_factory)
+    server.lane.budget = 0.0
+    await alice.send(type="list_rooms", id=1)  # waits for a turn; what follows waits behind it
+    await alice.send(type="move", room=room, x=7, y=7, ply=0)
+    await alice.send(type="list_rooms", id=2)
+    await alice.send(type="chat", room=room, text="good luck", id=3)
+    order = []
+    while len(order) < 4:
+        message = await alice.recv()
+        if message["type"] in ("rooms", "moved", "chat") and message.get("seat", 0) == 0:
+            order.append((message["type"], message.get("id")))
+    assert order == [("rooms", 1), ("moved", None), ("rooms", 2), ("chat", 3)]
+    await alice.alive()
+
+
+async def test_a_request_sent_just_before_closing_is_handled_before_the_disconnect(
+    server: Any, client_factory: Any
+) -> None:
+    """Leaving then closing at once resigns the game at once (the leave is handled first); had
+    the disconnect come first, the opponent would have been told the seat went offline."""
+    alice, bob, room = await seated_pair(client_factory)
+    server.lane.budget = 0.0
+    for _ in range(500):  # a backlog: the leave's turn comes long after the close is read
+        server.lane.defer(lambda: None)
+    before = server.lane.deferred
+    await alice.send(type="leave_room", room=room, id=9)
+    await alice.ws.close()
+    seen = []
+    while not seen or seen[-1]["type"] != "game_over":
+        seen.append(await bob.recv())
+    assert seen[-1]["winner"] == 1 and seen[-1]["reason"] == "resign"
+    assert not [m for m in seen if m["type"] == "presence"], "the disconnect came first"
+    assert server.lane.deferred > before  # the leave did wait in the lane
