@@ -9,6 +9,8 @@ closed loop), then measures over a window after a warm-up:
 
 - moves/s: moves whose ``moved`` reached the opponent inside the window, over the window;
 - p50/p99 latency: from the mover's send to the OPPONENT receiving ``moved``;
+- lobby p50/p99 (in each run's line): from sending a lobby request (create, join, leave) to
+  its reply: what the server's lobby lane (server/lane.py) trades for the moves' latency;
 - target CPU µs/move: the subprocess's user+sys time (``/proc/PID/stat``) over the window,
   divided by the moves of the window; split (``loop/threads``) between the event loop's
   thread and the others (the server's SQLite writer and WAL checkpointer) from
@@ -138,6 +140,7 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
     window = w1 - w0
     moves = sum(r["window_moves"] for r in results)
     lat = sorted(x for r in results for x in r["latencies"])
+    lobby = sorted(x for r in results for x in r["lobby_latencies"])
     gen_cpu = sum(r["cpu"] for r in results)
     return {
         "target": kind,
@@ -149,6 +152,8 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
         "p50_ms": None if not lat else 1000 * _percentile(lat, 0.50),
         "p99_ms": None if not lat else 1000 * _percentile(lat, 0.99),
         "latency_samples": len(lat),
+        "lobby_p50_ms": None if not lobby else 1000 * _percentile(lobby, 0.50),
+        "lobby_p99_ms": None if not lobby else 1000 * _percentile(lobby, 0.99),
         "cpu_s": cpu1 - cpu0,
         "cpu_us_per_move": None if not moves else 1e6 * (cpu1 - cpu0) / moves,
         "cpu_util": (cpu1 - cpu0) / window,
@@ -219,6 +224,8 @@ def summarize(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "moves_per_s",
         "p50_ms",
         "p99_ms",
+        "lobby_p50_ms",
+        "lobby_p99_ms",
         "cpu_us_per_move",
         "cpu_util",
         "gen_cpu_util",
@@ -368,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                     f"p50 {_fmt(run['p50_ms'], '.2f')} ms  p99 {_fmt(run['p99_ms'], '.2f')} ms  "
                     f"{_fmt(run['cpu_us_per_move'], '.0f')} µs/move "
                     f"({_threads(run['thread_us_per_move'])})  "
+                    f"lobby p50/p99 {_fmt(run['lobby_p50_ms'], '.1f')}/"
+                    f"{_fmt(run['lobby_p99_ms'], '.1f')} ms  "
                     f"cpu {run['cpu_util']:.0%} gen {run['gen_cpu_util']:.0%}  "
                     f"sent {run['sent']} acked {run['acked']} errors {run['error_count']}",
                     flush=True,

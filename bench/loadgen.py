@@ -71,6 +71,8 @@ class WorkerResult:
     games_done: int = 0
     errors: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    #: Seconds from sending a lobby request (create, join, leave) to its reply, in the window.
+    lobby_latencies: list[float] = field(default_factory=list)
     cpu: float = 0.0
 
 
@@ -140,6 +142,8 @@ class Pair:
         self.sent = [0, 0]
         self.acked = [0, 0]
         self.next_id = 0
+        #: When each request was sent and its reply came (monotonic seconds).
+        self.timed: list[tuple[float, float]] = []
 
     async def read(self, c: int) -> dict[str, Any]:
         """The next message on connection ``c``; counts acks, raises on ``error``."""
@@ -155,10 +159,12 @@ class Pair:
         """Send a request with an id on connection ``c`` and return its reply."""
         self.next_id += 1
         rid = message["id"] = self.next_id
+        sent_at = time.monotonic()
         await self.conns[c].send(_pack(message))
         while True:
             msg = await self.read(c)
             if msg.get("id") == rid:
+                self.timed.append((sent_at, time.monotonic()))
                 return msg
 
     async def hello(self) -> None:
@@ -235,6 +241,7 @@ async def play(
                 break
         await pair.leave(room)
     await pair.drain()
+    res.lobby_latencies += [got - sent for sent, got in pair.timed if t0 <= sent and got < t1]
 
 
 async def _open(url: str, sem: asyncio.Semaphore, client: str) -> Any:
