@@ -11,6 +11,18 @@ from server.room import Room
 #: Room codes avoid look-alike characters so people can read them out and type them.
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 CODE_LENGTH = 6
+_CODES = len(CODE_ALPHABET) ** CODE_LENGTH
+
+
+def random_code() -> str:
+    """A random room code: one draw from the OS's generator for the whole code (one system
+    call, where a draw per letter made six), its base-31 digits as letters."""
+    number = secrets.randbelow(_CODES)
+    letters = []
+    for _ in range(CODE_LENGTH):
+        number, digit = divmod(number, len(CODE_ALPHABET))
+        letters.append(CODE_ALPHABET[digit])
+    return "".join(letters)
 
 
 class RoomRegistry(Protocol):
@@ -70,6 +82,6 @@ class MemoryRegistry:
     def new_id(self) -> str:
         """A fresh, unused room code."""
         while True:
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            code = random_code()
             if code not in self._rooms:
                 return code

@@ -15,14 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from server.cluster.background import Background
-from server.registry import CODE_ALPHABET, CODE_LENGTH, MemoryRegistry
+from server.registry import MemoryRegistry, random_code
 
 log = logging.getLogger("mnk.cluster")
 
@@ -44,11 +43,6 @@ KEEP = 3600.0
 COLLECT_INTERVAL = 600.0
 #: Seconds between two warnings about an empty pool.
 WARN_INTERVAL = 60.0
-
-
-def random_code() -> str:
-    """A random room code (as a single server makes them)."""
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
 def reserve(db: Any, node: str, codes: list[str]) -> list[str]:
