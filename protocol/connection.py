@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol.session import HelloRefused, Session
 from protocol.vocab import Close
-from protocol.wire import Message, encode
+from protocol.wire import Message, encode, type_first
 
 Handler = Callable[[Message], Awaitable[None] | None]
 #: ``on_status(status, detail)`` with status ``connecting``, ``online`` or ``offline``.
@@ -227,7 +227,7 @@ class Connection:
             if wait > 0:
                 await asyncio.sleep(wait)
         try:
-            await ws.send(encode(message))
+            await ws.send(encode(type_first(message)))
         except ConnectionClosed as exc:
             raise NotSent(str(exc)) from exc
 

@@ -28,6 +28,16 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return _packer.pack(message)
 
 
+def type_first(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``message`` with ``type`` as its first key (copied only when it is not): the server
+    tells moves and pings from lobby requests by a frame's first key (docs/PROTOCOL.md)."""
+    for key in message:
+        if key == "type" or "type" not in message:
+            return message
+        break
+    return {"type": message["type"], **message}
+
+
 def pack(value: Any) -> bytes:
     """Any value of lists, tuples, numbers, strings and None as msgpack bytes, with the frames'
     settings: what the server stores in msgpack (its move log) is packed here too."""

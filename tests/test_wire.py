@@ -81,6 +81,24 @@ def test_encode_decode_round_trip(message: dict[str, Any]) -> None:
         assert same(decode(wrapped), message)
 
 
+@given(
+    st.dictionaries(st.text(max_size=8), st.integers(-(2**63), 2**63 - 1), max_size=6),
+    st.sampled_from(["move", "ping", "create_room"]),
+    st.integers(min_value=0, max_value=6),
+)
+def test_type_first_moves_the_type_to_the_front_and_changes_nothing_else(
+    rest: dict[str, int], kind: str, where: int
+) -> None:
+    rest.pop("type", None)
+    items = list(rest.items())
+    message = dict([*items[:where], ("type", kind), *items[where:]])
+    front = wire.type_first(message)
+    assert front == message and next(iter(front)) == "type"
+    assert (front is message) == (next(iter(message)) == "type")  # copied only when needed
+    assert encode(front)[1:6] == b"\xa4type" or len(front) > 15  # what the server looks at
+    assert wire.type_first({"x": 1}) == {"x": 1}  # no type: left for the server to refuse
+
+
 def test_encode_is_plain_msgpack() -> None:
     message = {"type": "move", "room": "r1", "x": 2, "y": 0, "id": 7, "raw": b"\x00"}
     frame = encode(message)
