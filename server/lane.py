@@ -23,8 +23,11 @@ from collections.abc import Callable
 
 log = logging.getLogger("mnk.server")
 
-#: Seconds of lobby work per turn of the event loop before lobby requests wait for the next.
+#: Seconds of lobby work per turn of the event loop before lobby requests wait for the next...
 BUDGET = 0.001
+#: ... or this share of the last turn's length, when more: at 1,000 games a turn handles
+#: hundreds of moves, and a fixed millisecond would leave lobby requests waiting for seconds.
+SHARE = 0.25
 #: How a move and a ping start, as clients send them (a map whose first key is ``type``):
 #: handled at once. Anything else (a ``type`` elsewhere too) goes through the lane: slower under
 #: load, never wrong; and a lobby request cannot pass itself off as a move this way.
@@ -39,10 +42,14 @@ def is_play(frame: bytes | str) -> bool:
 class LobbyLane:
     """Runs lobby jobs now while the loop's turn has budget left and nobody waits, else later."""
 
-    def __init__(self, budget: float = BUDGET) -> None:
+    def __init__(self, budget: float = BUDGET, share: float = SHARE) -> None:
         self.budget = budget
-        #: Seconds of lobby work in this turn of the loop.
+        self.share = share
+        #: Seconds of lobby work this turn may take (``budget``, or ``share`` of the last turn).
+        self.allowed = budget
+        #: Seconds of lobby work in this turn of the loop, and when the turn began.
         self.spent = 0.0
+        self._began = time.perf_counter()
         self._waiting: deque[Callable[[], None]] = deque()
         self._armed = False
         #: Jobs that had to wait for a later turn (for tests and the bench).
@@ -54,7 +61,7 @@ class LobbyLane:
 
     def has_room(self) -> bool:
         """Whether a job may run now: nobody waits and this turn's budget is not spent."""
-        return not self._waiting and self.spent < self.budget
+        return not self._waiting and self.spent < self.allowed
 
     def run(self, job: Callable[[], None]) -> None:
         """Run ``job`` now, counting its time against this turn's budget."""
@@ -76,11 +83,14 @@ class LobbyLane:
     def _turn(self) -> None:
         """A new turn: the budget starts over; waiting jobs run, at least one, within it."""
         self._armed = False
+        now = time.perf_counter()
+        self.allowed = max(self.budget, self.share * (now - self._began))
+        self._began = now
         self.spent = 0.0
         waiting = self._waiting
         if waiting:
             self._time(waiting.popleft())
-            while waiting and self.spent < self.budget:
+            while waiting and self.spent < self.allowed:
                 self._time(waiting.popleft())
         if waiting or self.spent:
             self._arm()

@@ -1,14 +1,15 @@
 """The lobby lane: moves never wait behind lobby work; lobby requests keep their connection's
 order, all get answered, and one sent just before its connection closes is still handled first.
 
-The server tests set the lane's budget to 0: every lobby request then waits for a later turn of
-the loop and one runs per turn, the most a burst of games ending together can make them wait.
+The server tests take the lane's budget away: every lobby request then waits for a later turn
+of the loop and one runs per turn, the most a burst of games ending together can make them wait.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import msgpack
@@ -32,7 +33,7 @@ def test_moves_and_pings_are_told_from_lobby_requests_without_decoding() -> None
 
 
 async def test_jobs_run_within_the_turns_budget_then_wait_their_turn_in_order() -> None:
-    lane = LobbyLane(budget=0.001)
+    lane = LobbyLane(budget=0.001, share=0.0)
     ran: list[int] = []
 
     def job(n: int, seconds: float = 0.0) -> Any:
@@ -57,7 +58,7 @@ async def test_jobs_run_within_the_turns_budget_then_wait_their_turn_in_order() 
 
 
 async def test_each_turn_runs_at_least_one_waiting_job_even_with_no_budget() -> None:
-    lane = LobbyLane(budget=0.0)
+    lane = LobbyLane(budget=0.0, share=0.0)
     ran: list[int] = []
     assert not lane.has_room()
     for n in range(3):
@@ -65,6 +66,20 @@ async def test_each_turn_runs_at_least_one_waiting_job_even_with_no_budget() -> 
     for turn in range(1, 4):
         await asyncio.sleep(0)
         assert ran == list(range(turn))
+
+
+async def test_a_long_turn_allows_its_share_of_lobby_work() -> None:
+    """At 1,000 games a turn of the loop handles hundreds of moves: lobby requests then get a
+    share of the turn's length, not a fixed millisecond (or they would wait for seconds)."""
+    lane = LobbyLane(budget=0.001, share=0.25)
+    lane.defer(lambda: None)
+    await asyncio.sleep(0)
+    began = time.perf_counter()
+    lane.run(lambda: None)  # the turn's accounting starts over at the next turn
+    while time.perf_counter() - began < 0.040:  # a long turn: 40 ms of other work
+        pass
+    await asyncio.sleep(0)
+    assert 0.010 <= lane.allowed < 0.040
 
 
 async def test_a_failing_job_is_logged_and_the_others_still_run(
@@ -90,6 +105,11 @@ def limits_override() -> dict[str, float]:
     return {"human_rate": 1e6, "human_burst": 1e6}
 
 
+def no_budget(lane: LobbyLane) -> None:
+    """Every lobby request waits for a later turn, and one runs per turn."""
+    lane.budget = lane.allowed = lane.share = 0.0
+
+
 async def seated_pair(client_factory: Any) -> tuple[Any, Any, str]:
     """Two players in a gomoku room, the game started."""
     alice = await client_factory("alice")
@@ -103,7 +123,7 @@ async def seated_pair(client_factory: Any) -> tuple[Any, Any, str]:
 async def test_a_move_passes_a_backlog_of_lobby_requests(server: Any, client_factory: Any) -> None:
     alice, bob, room = await seated_pair(client_factory)
     flood = await client_factory("flood")
-    server.lane.budget = 0.0
+    no_budget(server.lane)
     count = 300
     for rid in range(1, count + 1):  # sent at once: one of them gets its turn per turn
         await flood.send(type="list_rooms", id=rid)
@@ -119,7 +139,7 @@ async def test_a_move_passes_a_backlog_of_lobby_requests(server: Any, client_fac
 
 async def test_a_held_connections_frames_keep_their_order(server: Any, client_factory: Any) -> None:
     alice, _bob, room = await seated_pair(client_factory)
-    server.lane.budget = 0.0
+    no_budget(server.lane)
     await alice.send(type="list_rooms", id=1)  # waits for a turn; what follows waits behind it
     await alice.send(type="move", room=room, x=7, y=7, ply=0)
     await alice.send(type="list_rooms", id=2)
@@ -139,7 +159,7 @@ async def test_a_request_sent_just_before_closing_is_handled_before_the_disconne
     """Leaving then closing at once resigns the game at once (the leave is handled first); had
     the disconnect come first, the opponent would have been told the seat went offline."""
     alice, bob, room = await seated_pair(client_factory)
-    server.lane.budget = 0.0
+    no_budget(server.lane)
     for _ in range(500):  # a backlog: the leave's turn comes long after the close is read
         server.lane.defer(lambda: None)
     before = server.lane.deferred
