@@ -5,9 +5,10 @@ create, join: rooms, game headers, ``state`` snapshots, their commits), and game
 a tournament's round, or a benchmark's closed loop whose games all run the same length. Every
 move in flight waited behind such a burst (at 100 games, the slowest 1 % of moves were the ones
 around games' ends). So moves and pings are handled the moment they are read, and other requests
-(lobby work) only while this turn of the loop has spent less than :data:`BUDGET` on them; the
-rest wait in a queue, first come first served, and are handled a budget's worth per turn, after
-that turn's moves. With nothing else to do the loop turns at once: the queue drains at full speed.
+(lobby work) only while this turn of the loop has spent less than :data:`BUDGET` on them (or
+:data:`SHARE` of the last turn's length, when more); the rest wait in a queue, first come first
+served, and are handled a budget's worth per turn, after that turn's moves. With nothing else
+to do the loop turns at once: the queue drains at full speed.
 
 Sans-I/O apart from the loop's ``call_soon``: the caller says what to run and keeps each waiting
 request's connection in order (:class:`server.shell.ArenaServer` holds its later frames back).
