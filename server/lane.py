@@ -48,9 +48,10 @@ class LobbyLane:
         self.share = share
         #: Seconds of lobby work this turn may take (``budget``, or ``share`` of the last turn).
         self.allowed = budget
-        #: Seconds of lobby work in this turn of the loop, and when the turn began.
+        #: Seconds of lobby work in this turn of the loop, and when the turn began (None: the
+        #: lane was idle, so the last turn's length is not known).
         self.spent = 0.0
-        self._began = time.perf_counter()
+        self._began: float | None = None
         self._waiting: deque[Callable[[], None]] = deque()
         self._armed = False
         #: Jobs that had to wait for a later turn (for tests and the bench).
@@ -84,8 +85,9 @@ class LobbyLane:
     def _turn(self) -> None:
         """A new turn: the budget starts over; waiting jobs run, at least one, within it."""
         self._armed = False
-        now = time.perf_counter()
-        self.allowed = max(self.budget, self.share * (now - self._began))
+        now, began = time.perf_counter(), self._began
+        last = 0.0 if began is None else now - began
+        self.allowed = max(self.budget, self.share * last)
         self._began = now
         self.spent = 0.0
         waiting = self._waiting
@@ -95,6 +97,8 @@ class LobbyLane:
                 self._time(waiting.popleft())
         if waiting or self.spent:
             self._arm()
+        else:
+            self._began = None  # idle: an hour from now is not a turn's length
 
     def _time(self, job: Callable[[], None]) -> None:
         start = time.perf_counter()

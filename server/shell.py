@@ -23,7 +23,6 @@ from server.arena import Arena
 from server.conn import ArenaConnection
 from server.guard import ConnectionGuard
 from server.journal import Heartbeat, Record
-from server.lane import BUDGET as LOBBY_BUDGET
 from server.lane import LobbyLane, is_play
 from server.peers import Close, Conn, Lookup, Out, Reply, Resolve
 from server.pipeline import Pipeline
@@ -124,8 +123,6 @@ class ServerConfig:
     trust_proxy: bool = False
     #: How often the bot keys are re-read from the database (``mnk-server keys`` edits it).
     keys_interval: float = 2.0
-    #: Seconds of lobby work per turn of the event loop (see server/lane.py).
-    lobby_budget: float = LOBBY_BUDGET
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""
@@ -195,7 +192,7 @@ class ArenaServer:
         self._deliver_later = self._deliver
         self._broadcast_later = self._broadcast
         #: Requests other than moves and pings: a bounded share of each turn of the loop.
-        self.lane = LobbyLane(self.config.lobby_budget)
+        self.lane = LobbyLane()
         self.fanout = LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
         self.on_hello: Callable[[str], None] | None = None
@@ -370,7 +367,7 @@ class ArenaServer:
         finally:
             if waiting is not None and not waiting.done():
                 waiting.set_result(None)
-            if not peer.closed and isinstance(peer.ws, ArenaConnection) and peer.ws.held:
+            if isinstance(peer.ws, ArenaConnection):
                 self._unthrottle(peer)
 
     def _answer(self, peer: Peer, before: str | None, out: list[Out]) -> None:

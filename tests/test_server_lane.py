@@ -82,6 +82,17 @@ async def test_a_long_turn_allows_its_share_of_lobby_work() -> None:
     assert 0.010 <= lane.allowed < 0.040
 
 
+async def test_a_turn_after_an_idle_spell_gets_the_budget_not_a_share_of_the_spell() -> None:
+    lane = LobbyLane(budget=0.001, share=0.25)
+    lane.run(lambda: None)
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # a turn with no lobby work: the lane goes idle
+    time.sleep(0.050)  # 50 ms of nothing for the lane
+    lane.run(lambda: None)
+    await asyncio.sleep(0)
+    assert lane.allowed == 0.001
+
+
 async def test_a_failing_job_is_logged_and_the_others_still_run(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
