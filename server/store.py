@@ -114,6 +114,10 @@ class Store(History):
         #: A batch waits this long for another process's write lock before the server stops.
         self.db = connect(self.path, busy_timeout=commit_timeout)
         self._busy_ms = int(commit_timeout * 1000)
+        #: Whether the connection waits for a held lock now: :meth:`write_now` turns that off
+        #: and leaves it off for the next batch (two PRAGMAs a commit were ~1 µs a move under
+        #: load); whatever must wait turns it back on first (:meth:`_waiting`).
+        self._waits = True
         migrate(self.db)
         # Commits must stay cheap: the WAL is checkpointed into the database (with its fsync)
         # by :meth:`checkpoint` on a worker thread instead, and cut back to ``wal_limit``.
@@ -150,6 +154,7 @@ class Store(History):
         for the writeback of all its pages, and every move waited 100+ ms behind it.
         """
         if truncate:
+            self._waiting()
             self.db.execute("PRAGMA wal_checkpoint(RESTART)")
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('wal_restarted', '')")
         else:
@@ -170,6 +175,7 @@ class Store(History):
         A game that ends in the batch is sealed in it: its moves become the game's one row.
         Waits up to the commit timeout for another process's write lock; trims the log when due.
         """
+        self._waiting()
         self._write(records, wait=True)
         self.upkeep()
 
@@ -178,13 +184,16 @@ class Store(History):
         written, when another connection holds it. For the event loop's own thread, where a
         batch of moves costs ~25 µs of SQLite and no GIL hand-over; the log's trim is left to
         :meth:`upkeep`, on the writer thread."""
-        db = self.db
-        db.execute("PRAGMA busy_timeout=0")
-        try:
-            return self._write(records, wait=False)
-        finally:
-            if not self.failed:
-                db.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+        if self._waits:
+            self.db.execute("PRAGMA busy_timeout=0")
+            self._waits = False
+        return self._write(records, wait=False)
+
+    def _waiting(self) -> None:
+        """Let the writer connection wait for a held lock again (after :meth:`write_now`)."""
+        if not self._waits:
+            self.db.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+            self._waits = True
 
     def upkeep_due(self) -> bool:
         """Whether :meth:`upkeep` should run (after batches written by :meth:`write_now`)."""
@@ -193,6 +202,7 @@ class Store(History):
     def upkeep(self) -> None:
         """Trim the move log's front when due (on the writer thread: it may seal games)."""
         if self.moves.due():
+            self._waiting()
             self._trim()
 
     def _write(self, records: list[Record], wait: bool) -> bool:
