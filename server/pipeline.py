@@ -141,6 +141,9 @@ class Pipeline:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnk-writer")
         self._checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnk-wal")
         self._task: asyncio.Task[None] | None = None
+        #: The loop it runs on, known from the first submission: asking for the running loop
+        #: is a system call (getpid) on Python 3.11, and submissions come once a move.
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._flusher: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
@@ -159,8 +162,11 @@ class Pipeline:
         if not records and (urgent or (not self._pending and not self._busy)):
             deliver()
             return
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
         if records:
-            now = asyncio.get_running_loop().time()
+            now = loop.time()
             self.pacer.arrived(now)
             if not self._pending:
                 self._first = now
@@ -179,7 +185,7 @@ class Pipeline:
         if not self._busy:
             self._busy = True
             self._idle.clear()
-            self._flusher = asyncio.get_running_loop().create_task(self._flush_forever())
+            self._flusher = loop.create_task(self._flush_forever())
 
     async def _flush_forever(self) -> None:
         """Commit and deliver batches until nothing is pending (one commit at a time).
