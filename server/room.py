@@ -547,7 +547,7 @@ class Room:
         )  # fmt: skip
         if self.clock is not None:
             self.clock.stop(self.ended_at)
-        over = {"type": "game_over", "room": self.id, "game_id": self.game_id}
+        over: Message = {"type": "game_over", "room": self.id, "game_id": self.game_id}
         over |= self._result(outcome)
         if self.clock is not None:
             over["clocks"] = self.clock.snapshot(self.ended_at)
