@@ -1,5 +1,6 @@
 """The shared language of mnk-arena: the m,n,k-game rules and wire protocol v1."""
 
+from protocol import native  # first: it decides whether the compiled build may be imported
 from protocol.errors import ArenaError, GameOverError, IllegalMoveError, MalformedMoveError
 from protocol.rules import Board, Game, Move, Outcome, Termination, Variant, WinRule
 from protocol.variants import GOMOKU, GOMOKU_STANDARD, TICTACTOE, make_variant
@@ -24,5 +25,6 @@ __all__ = [
     "decode",
     "encode",
     "make_variant",
+    "native",
     "parse",
 ]
