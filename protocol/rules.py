@@ -30,6 +30,18 @@ class Move:
         return f"{self.x},{self.y}"
 
 
+#: One shared :class:`Move` per cell of the largest board: a move is a value, so a game's
+#: history can hold these and make no object of its own per move (for the cyclic GC to walk).
+_CELLS = tuple(Move(i % MAX_SIDE, i // MAX_SIDE) for i in range(MAX_SIDE * MAX_SIDE))
+
+
+def move_at(x: int, y: int) -> Move:
+    """The move at (``x``, ``y``): the shared one when it fits the largest board, else a new one."""
+    if 0 <= x < MAX_SIDE and 0 <= y < MAX_SIDE:
+        return _CELLS[y * MAX_SIDE + x]
+    return Move(x, y)
+
+
 class Termination(StrEnum):
     """Why a game ended; the value is the wire's ``reason``."""
 
@@ -241,7 +253,7 @@ class Game:
         """Replay a move list from the empty board, validating every move."""
         game = cls(variant)
         for m in moves:
-            game.push(m if isinstance(m, Move) else Move(*m))
+            game.push(m if isinstance(m, Move) else move_at(*m))
         return game
 
     @classmethod
@@ -287,7 +299,7 @@ class Game:
         """A move from untrusted coordinates; :class:`MalformedMoveError` unless both are ints."""
         if type(x) is not int or type(y) is not int:
             raise MalformedMoveError("x and y must be integers")
-        return Move(x, y)
+        return move_at(x, y)
 
     def check(self, move: Move) -> None:
         """Raise unless ``move`` is legal for the side to move now."""

@@ -18,7 +18,17 @@ from protocol.errors import (
     IllegalMoveError,
     MalformedMoveError,
 )
-from protocol.rules import EMPTY, STONE, Board, Game, Move, Outcome, Termination, Variant
+from protocol.rules import (
+    EMPTY,
+    STONE,
+    Board,
+    Game,
+    Move,
+    Outcome,
+    Termination,
+    Variant,
+    move_at,
+)
 from protocol.variants import TICTACTOE, make_variant
 
 # --------------------------------------------------------------------------------------------
@@ -373,6 +383,15 @@ def test_parse_rejects_non_integers(xy: tuple[object, object]) -> None:
 def test_parse_accepts_integers() -> None:
     assert Game.parse(2, 1) == Move(2, 1)
     assert Game.parse(-4, 99) == Move(-4, 99)  # range is the rules' business, not parse's
+
+
+def test_a_move_on_a_board_is_one_shared_value() -> None:
+    """Every cell of the largest board has one Move, so a game's history makes none per move."""
+    assert Game.parse(24, 24) is Game.parse(24, 24) is move_at(24, 24) == Move(24, 24)
+    game = Game.from_moves(make_variant("gomoku"), [(7, 7), (8, 8)])
+    assert game.moves[0] is Game.parse(7, 7) and game.moves[1] is move_at(8, 8)
+    for x, y in [(25, 0), (0, 25), (-1, 0), (0, -1)]:  # off every board: not from the table
+        assert Game.parse(x, y) == Move(x, y) and Game.parse(x, y) is not Game.parse(x, y)
 
 
 @pytest.mark.parametrize("winner", [0, 1])
