@@ -58,9 +58,10 @@ class MoveLog:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
-        #: Committed moves of this run that are in no game's row yet, and the batch of each
-        #: game's first such move (the log's front cannot pass it).
-        self.pending: dict[str, list[MoveRow]] = {}
+        #: Committed moves of this run that are in no game's row yet, as stored (plain tuples,
+        #: which the cyclic GC stops tracking, not the records: a game keeps up to hundreds),
+        #: and the batch of each game's first such move (the log's front cannot pass it).
+        self.pending: dict[str, list[tuple[Any, ...]]] = {}
         self.since: dict[str, int] = {}
         self.trim_every = TRIM_EVERY
         self.max_log = MAX_LOG
@@ -92,10 +93,10 @@ class MoveLog:
             gid = move[0]
             rows = pending.get(gid)
             if rows is None:
-                pending[gid] = [move]
+                pending[gid] = [move[1:]]
                 since[gid] = seq
             else:
-                rows.append(move)
+                rows.append(move[1:])
         for game_id in sealed:
             pending.pop(game_id, None)
             since.pop(game_id, None)
@@ -110,13 +111,14 @@ class MoveLog:
 
         The caller tells :meth:`committed` once the transaction is, and the game leaves memory.
         """
-        rows = list(map(_STORED, itertools.chain(self.pending.get(game_id, ()), moves)))
+        rows = [*self.pending.get(game_id, ()), *map(_STORED, moves)]
         if rows:
             merge(self.db, game_id, rows, fresh)
 
     def unsealed(self, game_id: str) -> list[MoveRow]:
         """The game's committed moves that are in no row yet (a copy; any thread may ask)."""
-        return list(self.pending.get(game_id, ()))
+        stored = list(self.pending.get(game_id, ()))  # one C-level copy: the writer may append
+        return [MoveRow(game_id, *m) for m in stored]
 
     def trim(self) -> tuple[list[str], int]:
         """Delete the log's rows no running game needs (in a transaction); the games it sealed

@@ -3,6 +3,7 @@ the same (history, restart, a discarded game, a failed batch), with the log kept
 
 from __future__ import annotations
 
+import gc
 import random
 import sqlite3
 from dataclasses import replace
@@ -297,6 +298,21 @@ def test_a_running_game_is_read_without_the_log(tmp_path: Path) -> None:
     store._reader().set_trace_callback(statements.append)
     assert played(store, games[7]) == [move(games[7], p) for p in range(30)]
     assert statements and not any("move_batches" in s for s in statements)
+    store.close()
+
+
+def test_the_writers_unsealed_moves_are_not_tracked_by_the_cyclic_gc(tmp_path: Path) -> None:
+    """A running game's committed moves wait in memory as plain tuples, which a collection
+    stops tracking: at 1,000 games the records kept here were half of what every
+    middle-generation collection walked (36-46 ms pauses)."""
+    store = Store(tmp_path / "a.sqlite3")
+    store.write([header("g_1", "r1")])
+    for ply in range(5):
+        store.write_now([move("g_1", ply)])
+    gc.collect()
+    gc.collect()  # a tuple holding a tuple (the clocks) may be untracked only on the second
+    assert not any(map(gc.is_tracked, store.moves.pending["g_1"]))
+    assert store.moves.unsealed("g_1") == [move("g_1", p) for p in range(5)]
     store.close()
 
 
