@@ -8,6 +8,7 @@ that is installed whole or not at all (its modules call each other natively).
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -20,11 +21,13 @@ BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "i
 
 
 def _manifest() -> tuple[str, ...]:
-    """``protocol.native.COMPILED``, read without importing the package (and its deps)."""
-    namespace: dict[str, object] = {"__name__": "manifest"}
-    source = (ROOT / "protocol" / "native.py").read_text()
-    exec(compile(source.split("_ROOT =")[0], "protocol/native.py", "exec"), namespace)
-    return namespace["COMPILED"]  # type: ignore[return-value]
+    """``protocol.native.COMPILED``, read as a literal (importing the package would need its
+    dependencies, and importing the module installs its import guard)."""
+    tree = ast.parse((ROOT / "protocol" / "native.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "COMPILED":
+            return tuple(ast.literal_eval(node.value))
+    raise RuntimeError("protocol/native.py has no COMPILED manifest")
 
 
 class OptionalBuildExt(build_ext):
