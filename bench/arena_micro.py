@@ -51,8 +51,8 @@ def arena_path(
     ``durable``: the arena journals, and its records are drained after every message (as the
     shell does before handing them to the commit pipeline)."""
     from protocol import wire
-    from server.arena import Arena
-    from server.peers import Limits
+    from server.core.arena import Arena
+    from server.core.peers import Limits
 
     arena = Arena(limits=Limits(human_rate=1e9, human_burst=1e9), durable=durable)
     drain = arena.drain

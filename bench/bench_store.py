@@ -5,7 +5,7 @@ the pipeline hands ``Store.write`` after one turn of ``--games`` games each maki
 game header, a move and the heartbeat). Contenders, all in one run on one throwaway server:
 
 - ``sqlite``: the embedded store (the baseline), on a file in a temporary directory;
-- ``psycopg``: :class:`server.pgstore.PgStore` as the server runs it (sync, one message);
+- ``psycopg``: :class:`server.storage.postgres.PgStore` as the server runs it (sync, one message);
 - ``psycopg-plain``: a statement per record, one round trip each;
 - ``asyncpg``: the same statements in one transaction on an event loop (needs ``asyncpg``).
 
@@ -29,10 +29,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from server.journal import GameRow, Heartbeat, MoveRow, Record  # noqa: E402
-from server.pgschema import row_sql  # noqa: E402
-from server.pgstore import PgStore  # noqa: E402
-from server.store import Store  # noqa: E402
+from server.core.journal import GameRow, Heartbeat, MoveRow, Record  # noqa: E402
+from server.storage.pgschema import row_sql  # noqa: E402
+from server.storage.postgres import PgStore  # noqa: E402
+from server.storage.sqlite import Store  # noqa: E402
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 

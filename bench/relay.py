@@ -27,7 +27,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
 from protocol.wire import MAX_FRAME
-from server.loop import run
+from server.shell.loop import run
 
 _ids = itertools.count(1)
 #: Room id -> the two seats (a seat is a connection or None).

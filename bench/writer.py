@@ -6,7 +6,7 @@ created with its room, a header when joined, moves, a header when over, the room
 both leave, then a new game), and each batch holds one step of ``--per`` of them (at 100 games
 the server commits about 45 moves at a time). Contenders, each in its own process, alternated:
 
-- ``store``: :class:`server.store.Store` of this checkout (or of ``--src DIR``, repeatable);
+- ``store``: :class:`server.storage.sqlite.Store` of this checkout (or ``--src DIR``, repeatable);
 - ``rows``: the baseline, the plain layout: one ``moves`` row per move (``executemany`` in the
   batch's transaction), headers as ``INSERT OR REPLACE``: what schema 1 did.
 
@@ -39,7 +39,7 @@ class RowsStore:
     """The baseline: a moves table written a row per move, headers replaced whole."""
 
     def __init__(self, path: Path) -> None:
-        from server.store import MIGRATIONS, connect, game_values
+        from server.storage.sqlite import MIGRATIONS, connect, game_values
 
         self.game_values = game_values
         self.db = connect(path)
@@ -49,7 +49,7 @@ class RowsStore:
 
     def write(self, records: list[Any]) -> None:
         """One transaction: headers replaced, moves inserted a row each, rooms kept."""
-        from server.journal import GameRow, MoveRow, RoomGone, RoomRow
+        from server.core.journal import GameRow, MoveRow, RoomGone, RoomRow
 
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -74,8 +74,8 @@ class RowsStore:
 
 def run_one(kind: str, games: int, per: int, seconds: float) -> dict[str, Any]:
     """One contender in this process: batches for ``seconds``, timed inside ``write`` only."""
-    from server.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
-    from server.store import Store
+    from server.core.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
+    from server.storage.sqlite import Store
 
     rng = random.Random(1)
     made = 0

@@ -23,12 +23,12 @@ from types import ModuleType
 #: The build's manifest (``setup.py`` reads it): the modules compiled together, by name.
 COMPILED = (
     "protocol.rules",
-    "server.clock",
-    "server.journal",
-    "server.opening",
-    "server.ratelimit",
-    "server.room",
-    "server.setup",
+    "server.core.clock",
+    "server.core.journal",
+    "server.core.opening",
+    "server.core.ratelimit",
+    "server.core.room",
+    "server.core.position",
 )
 
 _ROOT = Path(__file__).resolve().parent.parent

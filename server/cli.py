@@ -20,19 +20,19 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.arena import Arena
-from server.botpool import DEFAULT_BOTS, BotPool
 from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
 from server.cluster.codes import CodeRegistry
 from server.cluster.forward import Forwarder
 from server.cluster.node import NodeKeeper
-from server.keys import DB, KeyRing, keys_main, read_keys_file
-from server.loop import CHOICES, LoopUnavailable, loop_name, run
-from server.peers import Limits
-from server.shell import ArenaServer, ServerConfig
-from server.storage import StoreUnavailable, is_pg_url, open_store
-from server.store import WAL_LIMIT
+from server.core.arena import Arena
+from server.core.keys import DB, KeyRing, keys_main, read_keys_file
+from server.core.peers import Limits
+from server.shell.botpool import DEFAULT_BOTS, BotPool
+from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
+from server.shell.server import ArenaServer, ServerConfig
+from server.storage.base import StoreUnavailable, is_pg_url, open_store
+from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
 #: The cyclic collector's thresholds once serving. A young collection every 10,000 net
@@ -292,7 +292,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
 
 def _emit_adopted(server: ArenaServer, out: list[Any]) -> None:
     """Send what adopting rooms says to the players connected here, once it is committed."""
-    server._emit(None, out, server.arena.drain())
+    server._emit(None, out, server.core.arena.drain())
 
 
 def _hello_everywhere(bus: RedisBus, forwarder: Forwarder, pid: str) -> None:

@@ -97,12 +97,12 @@ def bot_key(server: Any, name: str) -> str:
 
     Made on first use and the same afterwards: two processes of one bot hold one key.
     """
-    from server.keys import new_key
+    from server.core.keys import new_key
 
     made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
     if name not in made:
         made[name] = new_key()
-        server.arena.keys.add(name, made[name])
+        server.core.arena.keys.add(name, made[name])
     return made[name]
 
 
@@ -150,10 +150,10 @@ def both_dbs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 async def server(limits_override: dict[str, float], db: str) -> AsyncIterator[Any]:
     """A real ArenaServer and store (SQLite unless ``db`` says) on loopback, stopped after."""
-    from server.arena import Arena
-    from server.peers import Limits
-    from server.shell import ArenaServer, ServerConfig
-    from server.storage import open_store
+    from server.core.arena import Arena
+    from server.core.peers import Limits
+    from server.shell.server import ArenaServer, ServerConfig
+    from server.storage.base import open_store
 
     settings = {"reconnect_grace": 5.0, "room_linger": 0.5, "lobby_push_interval": 0.05}
     settings["full_sweep_interval"] = 0.1

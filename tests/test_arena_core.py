@@ -9,12 +9,12 @@ import msgpack
 import pytest
 from conftest import both_dbs
 
-from server.arena import Arena
-from server.journal import Heartbeat
-from server.keys import new_key
-from server.peers import Limits, Reply
-from server.room import Send
-from server.storage import open_store
+from server.core.arena import Arena
+from server.core.journal import Heartbeat
+from server.core.keys import new_key
+from server.core.peers import Limits, Reply
+from server.core.room import Send
+from server.storage.base import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.
 db = both_dbs

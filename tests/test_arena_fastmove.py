@@ -14,8 +14,8 @@ from typing import Any
 import msgpack
 
 from protocol import wire
-from server.arena import Arena
-from server.registry import MemoryRegistry
+from server.core.arena import Arena
+from server.core.registry import MemoryRegistry
 
 
 class CountingRegistry(MemoryRegistry):

@@ -7,9 +7,9 @@ from typing import Any
 
 import msgpack
 
-from server.arena import Arena
-from server.journal import PlayerRow
-from server.peers import Conn, Limits, Out, Reply, Resolve, hash_token
+from server.core.arena import Arena
+from server.core.journal import PlayerRow
+from server.core.peers import Conn, Limits, Out, Reply, Resolve, hash_token
 
 TOKEN = "a-session-another-node-issued"
 ROW = PlayerRow("p_elsewhere01", "bob", "human", hash_token(TOKEN), 1_800_000_000.0)

@@ -16,8 +16,8 @@ from conftest import RawClient, both_dbs, free_port
 from websockets.asyncio.client import connect
 
 from protocol.records import read_psq
-from server.storage import is_pg_url, open_store
-from server.store import MIGRATIONS, Store
+from server.storage.base import is_pg_url, open_store
+from server.storage.sqlite import MIGRATIONS, Store
 
 #: Every test here that uses a database runs on SQLite and on PostgreSQL.
 db = both_dbs
@@ -231,7 +231,7 @@ async def test_history_pages_filters_and_exports(client_factory: Any) -> None:
 
 
 async def test_paging_never_skips_games_that_end_at_the_same_instant(db: str) -> None:
-    from server.journal import GameRow
+    from server.core.journal import GameRow
 
     store = open_store(db)
     variant = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
@@ -263,9 +263,9 @@ async def test_a_failed_commit_stops_delivery_instead_of_lying(
     def broken_disk(records: list[Any]) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
-    server.store.write = broken_disk
-    if hasattr(server.store, "write_now"):  # SQLite: small batches commit on the loop
-        server.store.write_now = broken_disk
+    server.storage.sqlite.write = broken_disk
+    if hasattr(server.storage.sqlite, "write_now"):  # SQLite: small batches commit on the loop
+        server.storage.sqlite.write_now = broken_disk
     await alice.send(type="move", room=room, x=7, y=7)
     await asyncio.wait_for(server.failed.wait(), 30)
     with pytest.raises(TimeoutError):  # the move was not saved, so nobody may see it

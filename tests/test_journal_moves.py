@@ -18,9 +18,9 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.arena import Arena
-from server.journal import Record
-from server.peers import Limits
+from server.core.arena import Arena
+from server.core.journal import Record
+from server.core.peers import Limits
 
 ROOMS = (
     {"game": "gomoku"},
@@ -72,7 +72,9 @@ def play(script: list[tuple[Any, ...]], fast: bool) -> tuple[list[list[Record]],
         mock.patch("secrets.token_hex", lambda n=8: f"{next(counter):0{2 * n}x}"),
         mock.patch("secrets.token_urlsafe", lambda n=24: f"t{next(counter)}"),
         mock.patch("secrets.randbelow", lambda n: 0),
-        mock.patch("server.registry.MemoryRegistry.new_id", lambda self: f"r{next(rooms):04d}"),
+        mock.patch(
+            "server.core.registry.MemoryRegistry.new_id", lambda self: f"r{next(rooms):04d}"
+        ),
     ):
         arena = Arena(limits=Limits(human_rate=1e9, human_burst=1e9), clock=clock)
         journal = arena._journal

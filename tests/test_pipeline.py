@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.journal import MoveRow, Record
-from server.pipeline import MAX_HOLD, Pacer, Pipeline
-from server.store import Store
+from server.core.journal import MoveRow, Record
+from server.shell.pipeline import MAX_HOLD, Pacer, Pipeline
+from server.storage.sqlite import Store
 
 
 class LoggingStore(Store):

@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from server.journal import GameRow, MoveRow, Record
-from server.pipeline import INLINE_MAX_US, Pipeline
-from server.store import Store
+from server.core.journal import GameRow, MoveRow, Record
+from server.shell.pipeline import INLINE_MAX_US, Pipeline
+from server.storage.sqlite import Store
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import TIMEOUT, until
 from websockets.frames import Frame, Opcode
 
-from server.conn import ArenaConnection
+from server.shell.conn import ArenaConnection
 
 
 def masked(opcode: Opcode, payload: bytes, fin: bool = True) -> bytes:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.store import MIGRATIONS, Store
+from server.storage.sqlite import MIGRATIONS, Store
 
 
 @pytest.fixture

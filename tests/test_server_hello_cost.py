@@ -9,10 +9,10 @@ from typing import Any
 from conftest import RawClient, until
 from websockets.asyncio.client import connect
 
-from server.arena import Arena
-from server.peers import Limits
-from server.shell import ArenaServer, ServerConfig
-from server.store import Store
+from server.core.arena import Arena
+from server.core.peers import Limits
+from server.shell.server import ArenaServer, ServerConfig
+from server.storage.sqlite import Store
 
 
 def player_rows(path: Path) -> dict[str, str]:

@@ -13,7 +13,7 @@ from test_server_errors import seated_pair
 
 from protocol.errors import BadMessage
 from protocol.wire import MAX_NAME
-from server.names import REFUSED_CATEGORIES, clean_name
+from server.core.names import REFUSED_CATEGORIES, clean_name
 
 HELLO = {"type": "hello", "protocol": 1, "kind": "human"}
 
@@ -75,8 +75,8 @@ async def test_a_rematch_needs_both_players_online(client_factory: Any, server: 
     session = bob.session
     await bob.close()
     await alice.expect("presence", online=False)
-    live = server.arena.rooms.get(room)
-    while server.arena.clock() - live.offline_since[bob.player] < 0.6:  # bob's grace ran out
+    live = server.core.arena.rooms.get(room)
+    while server.core.arena.clock() - live.offline_since[bob.player] < 0.6:  # bob's grace ran out
         await asyncio.sleep(0.05)
     await alice.error("rematch_unavailable", type="rematch", room=room)
     assert live.status == "over"

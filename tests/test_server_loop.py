@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import free_port
 
-from server import loop as server_loop
+from server.shell import loop as server_loop
 
 MNK_SERVER = str(Path(sys.executable).parent / "mnk-server")
 HAVE_UVLOOP = server_loop.loop_factory("auto")[0] == "uvloop"

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from protocol import wire
 from protocol.rules import MAX_SIDE
-from server.arena import Arena
-from server.journal import GameRow, MoveRow
-from server.keys import new_key
-from server.peers import GAME_NAMES, Conn, Limits, Lookup, Reply
-from server.room import Send
-from server.store import Store
+from server.core.arena import Arena
+from server.core.journal import GameRow, MoveRow
+from server.core.keys import new_key
+from server.core.peers import GAME_NAMES, Conn, Limits, Lookup, Reply
+from server.core.room import Send
+from server.storage.sqlite import Store
 
 WIDE = "\U0001d54f" * wire.MAX_NAME  # 32 characters of 4 bytes each
 BIG = {"width": MAX_SIDE, "height": MAX_SIDE, "k": MAX_SIDE, "rule": "exact"}

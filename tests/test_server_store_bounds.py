@@ -14,12 +14,12 @@ import pytest
 from conftest import RawClient, until
 from websockets.asyncio.client import connect
 
-from server.arena import Arena
-from server.journal import PlayerRow
-from server.peers import Limits
-from server.pipeline import Pipeline
-from server.shell import ArenaServer, ServerConfig
-from server.store import Store
+from server.core.arena import Arena
+from server.core.journal import PlayerRow
+from server.core.peers import Limits
+from server.shell.pipeline import Pipeline
+from server.shell.server import ArenaServer, ServerConfig
+from server.storage.sqlite import Store
 
 
 class HeldLock:

@@ -15,9 +15,9 @@ import pytest
 from conftest import RawClient, bot_env
 from websockets.asyncio.client import connect
 
-from server.arena import Arena
-from server.peers import Limits
-from server.shell import ArenaServer, ServerConfig
+from server.core.arena import Arena
+from server.core.peers import Limits
+from server.shell.server import ArenaServer, ServerConfig
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
 

@@ -14,8 +14,8 @@ from unittest import mock
 import msgpack
 import pytest
 
-from server.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
-from server.store import MIGRATIONS, Store
+from server.core.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
+from server.storage.sqlite import MIGRATIONS, Store
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server.journal import PlayerRow
-from server.store import Store
+from server.core.journal import PlayerRow
+from server.storage.sqlite import Store
 
 
 def test_the_wal_bound_cuts_the_file_back_to_its_limit_and_keeps_it(tmp_path: Path) -> None:

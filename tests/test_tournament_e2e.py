@@ -163,7 +163,7 @@ class SlowBot(RandomBot):
 
 def test_resume_after_a_kill_mid_game_is_not_held_up_by_the_killed_games(tmp_path: Path) -> None:
     """The killed attempt's games must not come back and take the bots' capacity."""
-    from server.store import Store
+    from server.storage.sqlite import Store
 
     (tmp_path / "slowbot.py").write_text(SLOW_BOT)
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any
 from protocol import wire
 from protocol.errors import NoBotAvailable, RateLimited
 from protocol.wire import Message
-from server.arena import Arena
-from server.arena_bots import plays
-from server.peers import Out, Player, Reply
-from server.room import Send
+from server.core.arena import Arena
+from server.core.botdesk import plays
+from server.core.peers import Out, Player, Reply
+from server.core.room import Send
 
 if TYPE_CHECKING:
     from redis.asyncio.client import Pipeline

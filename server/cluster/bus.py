@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from server.arena import Arena
+from server.core.arena import Arena
 
 if TYPE_CHECKING:
     from server.cluster.bots import ClusterBots

@@ -26,8 +26,8 @@ from redis.exceptions import RedisError
 from protocol import wire
 from protocol.errors import BadFrame
 from server.cluster.reroute import Pending, Rerouter
-from server.peers import Out, Reply
-from server.room import Room, Send
+from server.core.peers import Out, Reply
+from server.core.room import Room, Send
 
 if TYPE_CHECKING:
     from server.cluster.forward import Forwarder

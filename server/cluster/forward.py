@@ -40,12 +40,12 @@ from redis.exceptions import RedisError
 from protocol import wire
 from protocol.errors import ArenaError, BadFrame, NoSuchRoom, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
-from server.arena import Arena
 from server.cluster.failover import Failover
-from server.peers import Close, Conn, Lookup, Out, Player, Reply
-from server.ratelimit import TokenBucket
-from server.room import Send
-from server.shell import LocalFanOut
+from server.core.arena import Arena
+from server.core.peers import Close, Conn, Lookup, Out, Player, Reply
+from server.core.ratelimit import TokenBucket
+from server.core.room import Send
+from server.shell.server import LocalFanOut
 
 #: The bus ops of bots seated across nodes (carried out by server/cluster/bots.py).
 BOT_OPS = frozenset({"seat", "lent", "free"})
@@ -260,7 +260,9 @@ class Forwarder:
             self._conns.pop(pid, None)
         if pid in self._via:  # once the welcome is out (it is submitted right after this)
             loop = asyncio.get_running_loop()
-            loop.call_soon(self.server.pipeline.submit, [], functools.partial(self._reattach, pid))
+            loop.call_soon(
+                self.server.shell.pipeline.submit, [], functools.partial(self._reattach, pid)
+            )
 
     def _reattach(self, pid: str) -> None:
         player = self.arena.players.get(pid)
@@ -320,7 +322,7 @@ class Forwarder:
         self.server._emit(None, out, self.arena.drain())
         if seq is not None and not here:  # in the same entry as the outputs, right behind them
             ack = ["ack", seq, ok]
-            self.server.pipeline.submit([], functools.partial(self.queue, node, ack))
+            self.server.shell.pipeline.submit([], functools.partial(self.queue, node, ack))
 
     def _run(self, pid: str, frame: bytes) -> list[Out]:
         """What the arena answers ``pid``'s ``frame`` (a remote member's, or a retry here)."""
@@ -429,7 +431,7 @@ class Forwarder:
                 if pid in sockets:
                     self._went_via(pid, node)
             # behind what this node has not sent yet (a welcome being committed)
-            self.server.pipeline.submit([], functools.partial(self.fanout.local, pids, frame))
+            self.server.shell.pipeline.submit([], functools.partial(self.fanout.local, pids, frame))
         elif kind == "req":
             self._on_request(node, *op[1:7])
         elif kind == "ack":

@@ -7,12 +7,12 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from server.arena import Arena
 from server.cluster.background import Background
-from server.peers import Out
+from server.core.arena import Arena
+from server.core.peers import Out
 
 if TYPE_CHECKING:
-    from server.pgstore import PgStore
+    from server.storage.postgres import PgStore
 
 log = logging.getLogger("mnk.cluster")
 

@@ -29,12 +29,12 @@ from websockets.asyncio.client import connect
 
 import server.cluster.bots as cluster_bots
 from protocol.wire import MAX_NAME
-from server.arena import Arena
-from server.botpool import BotPool
 from server.cluster.bots import ClusterBots
-from server.journal import PlayerRow
-from server.keys import KeyRing, new_key
-from server.peers import Conn, Resolve, bot_pid, hash_token
+from server.core.arena import Arena
+from server.core.journal import PlayerRow
+from server.core.keys import KeyRing, new_key
+from server.core.peers import Conn, Resolve, bot_pid, hash_token
+from server.shell.botpool import BotPool
 
 #: The bots every node of these tests accepts (``--keys-file``).
 BOTS = ("deep", "quick", "solo")

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from server.cluster.codes import BATCH, LOW, CodeRegistry, collect
-from server.pgstore import PgStore
+from server.storage.postgres import PgStore
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from protocol import wire
 from protocol.errors import RateLimited
 from server.cluster import reroute
 from server.cluster.reroute import Rerouter
-from server.room import Send
+from server.core.room import Send
 
 
 def req(pid: str, msg: dict[str, Any], seq: int, retry: bool = False) -> list[Any]:

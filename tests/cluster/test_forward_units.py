@@ -10,12 +10,12 @@ import msgpack
 import pytest
 
 from protocol import wire
-from server.arena import Arena
 from server.cluster import forward
 from server.cluster.forward import Forwarder
-from server.journal import PlayerRow
-from server.peers import Conn, Out
-from server.room import Send
+from server.core.arena import Arena
+from server.core.journal import PlayerRow
+from server.core.peers import Conn, Out
+from server.core.room import Send
 
 
 class Pipeline:

@@ -10,9 +10,9 @@ import psycopg
 import pytest
 
 from server.cluster.lease import Fenced
-from server.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
-from server.pgstore import PgStore
-from server.storage import StoreUnavailable
+from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
+from server.storage.base import StoreUnavailable
+from server.storage.postgres import PgStore
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 ROOMS = 40

@@ -6,9 +6,9 @@ from typing import Any
 
 from test_arena_core import Peer
 
-from server.arena import Arena
-from server.peers import Limits
-from server.room import Send
+from server.core.arena import Arena
+from server.core.peers import Limits
+from server.core.room import Send
 
 
 def line(room: str) -> dict[str, Any]:

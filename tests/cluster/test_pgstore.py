@@ -12,10 +12,10 @@ import psycopg
 import pytest
 from conftest import free_port
 
-from server.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
-from server.pgschema import MIGRATIONS
-from server.pgstore import PgStore
-from server.storage import StoreUnavailable, open_store
+from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
+from server.storage.base import StoreUnavailable, open_store
+from server.storage.pgschema import MIGRATIONS
+from server.storage.postgres import PgStore
 
 VARIANT = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
 

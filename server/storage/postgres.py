@@ -21,10 +21,10 @@ import psycopg
 from psycopg.rows import dict_row
 
 from server.cluster import lease
-from server.history import History
-from server.journal import KeyRow, PlayerRow, Record, Snapshot
-from server.pgschema import batch_sql, migrate
-from server.storage import StoreUnavailable
+from server.core.journal import KeyRow, PlayerRow, Record, Snapshot
+from server.storage.base import StoreUnavailable
+from server.storage.history import History
+from server.storage.pgschema import batch_sql, migrate
 
 log = logging.getLogger("mnk.store")
 

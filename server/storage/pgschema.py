@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 
 from server.cluster import codes, lease
-from server.journal import (
+from server.core.journal import (
     GameRow,
     Heartbeat,
     MoveRow,
@@ -22,7 +22,7 @@ from server.journal import (
     RoomGone,
     RoomRow,
 )
-from server.store import GAME_COLUMNS, game_values
+from server.storage.sqlite import GAME_COLUMNS, game_values
 
 #: Migration N takes the database from schema version N to N + 1. Append; never edit.
 MIGRATIONS: tuple[str, ...] = (

@@ -19,16 +19,16 @@ from websockets.protocol import OPEN
 from protocol import wire
 from protocol.errors import ArenaError, InternalError, NoHistory
 from protocol.vocab import Close as CloseCode
-from server.arena import Arena
-from server.conn import ArenaConnection
-from server.guard import ConnectionGuard
-from server.journal import Heartbeat, Record
-from server.lane import LobbyLane, is_play
-from server.peers import Close, Conn, Lookup, Out, Reply, Resolve
-from server.pipeline import Pipeline
-from server.ratelimit import TokenBucket
-from server.room import Send
-from server.storage import Storage
+from server.core.arena import Arena
+from server.core.journal import Heartbeat, Record
+from server.core.peers import Close, Conn, Lookup, Out, Reply, Resolve
+from server.core.ratelimit import TokenBucket
+from server.core.room import Send
+from server.shell.conn import ArenaConnection
+from server.shell.guard import ConnectionGuard
+from server.shell.lane import LobbyLane, is_play
+from server.shell.pipeline import Pipeline
+from server.storage.base import Storage
 
 log = logging.getLogger("mnk.server")
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from protocol.errors import ArenaError
-from server.journal import KeyRow
-from server.names import clean_name, name_key
-from server.storage import StoreUnavailable, is_pg_url
-from server.store import connect, migrate, put_bot_key, read_bot_keys, revoke_bot_key
+from server.core.journal import KeyRow
+from server.core.names import clean_name, name_key
+from server.storage.base import StoreUnavailable, is_pg_url
+from server.storage.sqlite import connect, migrate, put_bot_key, read_bot_keys, revoke_bot_key
 
 #: Random bytes per key; a key longer than MAX_KEY characters is not even hashed.
 KEY_BYTES = 32
@@ -143,7 +143,7 @@ class SqliteKeys:
 def key_table(db_path: str, create: bool = False) -> Iterator[Any]:
     """The bot keys table of ``--db``: a SQLite file or a ``postgresql://`` database."""
     if is_pg_url(db_path):
-        from server.pgstore import PgKeys
+        from server.storage.postgres import PgKeys
 
         table: Any = PgKeys(db_path)
     else:

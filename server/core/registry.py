@@ -6,7 +6,7 @@ import secrets
 from collections.abc import Iterator
 from typing import Protocol
 
-from server.room import Room
+from server.core.room import Room
 
 #: Room codes avoid look-alike characters so people can read them out and type them.
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from protocol.wire import pack, unpack
-from server.journal import MoveRow
+from server.core.journal import MoveRow
 
 #: Batches between two trims of the log's front (a trim is one range ``DELETE``).
 TRIM_EVERY = 64

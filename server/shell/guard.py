@@ -22,8 +22,8 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from server.conn import ArenaConnection
-from server.ratelimit import TokenBucket
+from server.core.ratelimit import TokenBucket
+from server.shell.conn import ArenaConnection
 
 log = logging.getLogger("mnk.server")
 

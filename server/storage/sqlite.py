@@ -10,8 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server.history import History
-from server.journal import (
+from server.core.journal import (
     GameRow,
     Heartbeat,
     KeyRow,
@@ -22,7 +21,8 @@ from server.journal import (
     RoomGone,
     RoomRow,
 )
-from server.movelog import MoveLog, migrate_moves, read_moves
+from server.storage.history import History
+from server.storage.movelog import MoveLog, migrate_moves, read_moves
 
 log = logging.getLogger("mnk.store")
 
@@ -387,7 +387,7 @@ _INSERT_NEW_GAME = (
     f"INSERT OR IGNORE INTO games ({', '.join(GAME_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
 )
-#: What :func:`server.recovery.header_key` says can change in a game's header once it exists
+#: What :func:`server.core.recovery.header_key` says can change in a game's header once it exists
 #: (the room, number, variant, clock and creation time are the game's own): updated in place,
 #: without encoding the rest again or touching the row's place in the table and indexes.
 _UPDATE_GAME = (

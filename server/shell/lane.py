@@ -11,7 +11,8 @@ served, and are handled a budget's worth per turn, after that turn's moves. With
 to do the loop turns at once: the queue drains at full speed.
 
 Sans-I/O apart from the loop's ``call_soon``: the caller says what to run and keeps each waiting
-request's connection in order (:class:`server.shell.ArenaServer` holds its later frames back).
+request's connection in order (:class:`server.shell.server.ArenaServer` holds its later
+frames back).
 """
 
 from __future__ import annotations

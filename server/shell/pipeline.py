@@ -5,7 +5,7 @@ Everything handled while the previous batch was being committed is committed in 
 timeout stops the server (fail-stop) rather than send what a crash could take back.
 
 Where a batch is committed: on the event loop's own thread when the store can (SQLite's
-:meth:`~server.store.Store.write_now`), the batch is small (:data:`INLINE_MAX_US`) and the
+:meth:`~server.storage.sqlite.Store.write_now`), the batch is small (:data:`INLINE_MAX_US`) and the
 write lock is free at once; otherwise on a dedicated writer thread, which waits for the lock,
 so another process holding it stalls deliveries, never the event loop. On the loop, a batch of
 moves costs ~25 µs of SQLite (page-cache writes, no fsync: WAL with ``synchronous=NORMAL``); on
@@ -29,8 +29,8 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from server.journal import GameRow, MoveRow, Record
-from server.storage import Storage
+from server.core.journal import GameRow, MoveRow, Record
+from server.storage.base import Storage
 
 log = logging.getLogger("mnk.store")
 

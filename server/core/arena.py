@@ -2,7 +2,7 @@
 
 Every error a peer can cause is an :class:`ArenaError` raised somewhere below and turned into an
 ``error`` reply in exactly one place, :meth:`Arena.receive`. Nothing here awaits or touches a
-socket; the asyncio shell in ``server.shell`` delivers what this returns.
+socket; the asyncio shell in ``server.shell.server`` delivers what this returns.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from protocol.rules import Termination
 from protocol.variants import make_variant
 from protocol.vocab import Close as CloseCode
 from protocol.wire import MAX_ROOM_ID, Message
-from server.arena_bots import BotDesk
-from server.clock import ClockSpec
-from server.journal import PlayerRow, Record, Snapshot
-from server.keys import KeyRing
-from server.names import clean_name
-from server.paging import page, page_size, room_cursor
-from server.peers import (
+from server.core.botdesk import BotDesk
+from server.core.clock import ClockSpec
+from server.core.journal import PlayerRow, Record, Snapshot
+from server.core.keys import KeyRing
+from server.core.names import clean_name
+from server.core.paging import page, page_size, room_cursor
+from server.core.peers import (
     GAME_NAMES,
     HELLO_BYTES,
     HELLO_GAME_BYTES,
@@ -61,10 +61,10 @@ from server.peers import (
     hash_token,
     peek_id,
 )
-from server.ratelimit import TokenBucket
-from server.recovery import Journal, restore_room
-from server.registry import MemoryRegistry, RoomRegistry
-from server.room import Room, Send
+from server.core.ratelimit import TokenBucket
+from server.core.recovery import Journal, restore_room
+from server.core.registry import MemoryRegistry, RoomRegistry
+from server.core.room import Room, Send
 
 log = logging.getLogger("mnk.arena")
 

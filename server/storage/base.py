@@ -1,7 +1,8 @@
 """What the server needs of its database, and which implementation a ``--db`` value picks.
 
-Two stores share the record types of :mod:`server.journal`: the embedded SQLite file
-(:class:`server.store.Store`, the default) and PostgreSQL (:class:`server.pgstore.PgStore`, for
+Two stores share the record types of :mod:`server.core.journal`: the embedded SQLite file
+(:class:`server.storage.sqlite.Store`, the default) and PostgreSQL
+(:class:`server.storage.postgres.PgStore`, for
 ``--db postgresql://…``). ``write`` is called on the pipeline's writer thread, never the loop
 (SQLite's store also has ``write_now``, which the pipeline calls on the loop: see there).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from server.journal import KeyRow, Record, Snapshot
+from server.core.journal import KeyRow, Record, Snapshot
 
 #: ``--db`` values with these prefixes name a PostgreSQL database (a libpq URL).
 PG_SCHEMES = ("postgresql://", "postgres://")
@@ -82,12 +83,12 @@ def open_store(
     ``node`` (PostgreSQL only) joins a cluster as that node, holding a lease of ``lease_s``.
     """
     if is_pg_url(db):
-        from server.pgstore import PgStore
+        from server.storage.postgres import PgStore
 
         return PgStore(db, commit_timeout=commit_timeout, node=node, lease_s=lease_s)
     if node is not None:
         raise StoreUnavailable("--node needs a postgresql:// --db (SQLite is one node's own)")
-    from server.store import WAL_LIMIT, Store
+    from server.storage.sqlite import WAL_LIMIT, Store
 
     limit = WAL_LIMIT if wal_limit is None else wal_limit
     return Store(db, commit_timeout=commit_timeout, wal_limit=limit)

@@ -24,9 +24,9 @@ from protocol.errors import (
 )
 from protocol.rules import Game, Move, Outcome, Termination, Variant, WinRule
 from protocol.wire import MAX_CHAT, Message
-from server.clock import Clock, ClockSpec
-from server.opening import RULES, Opening
-from server.setup import Position, base_game, points, start_position
+from server.core.clock import Clock, ClockSpec
+from server.core.opening import RULES, Opening
+from server.core.position import Position, base_game, points, start_position
 
 log = logging.getLogger("mnk.room")
 

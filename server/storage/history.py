@@ -13,7 +13,7 @@ from typing import Any
 from protocol.errors import NoSuchGame
 from protocol.records import PsqRecord, write_psq
 from protocol.rules import Move, WinRule
-from server.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
+from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 
 MAX_PAGE = 100
 

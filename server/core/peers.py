@@ -13,8 +13,8 @@ from protocol import wire
 from protocol.errors import ArenaError
 from protocol.variants import NAMES
 from protocol.wire import Message
-from server.ratelimit import TokenBucket
-from server.room import Member, Send
+from server.core.ratelimit import TokenBucket
+from server.core.room import Member, Send
 
 
 @dataclass(slots=True)

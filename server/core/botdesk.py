@@ -1,8 +1,4 @@
-"""The arena's bots: who a bot's key makes it, which bot a room gets, how busy each one is.
-
-Mixed into :class:`server.arena.Arena` (its state lives there), so that the lobby's module stays
-readable in one sitting; a cluster node's bots on other nodes come in through ``bot_seats``.
-"""
+"""The arena's bots: who a bot's key makes it, which bot a room gets, how busy each one is."""
 
 from __future__ import annotations
 
@@ -13,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import BadKey, NoBotAvailable, UnknownGame
 from protocol.wire import Message
-from server.keys import KeyRing, hash_key
-from server.paging import bot_cursor, page, page_size
-from server.peers import BotSeats, Elsewhere, Limits, Out, Player, Reply, bot_pid, hash_token
-from server.room import Room, Send
+from server.core.keys import KeyRing, hash_key
+from server.core.paging import bot_cursor, page, page_size
+from server.core.peers import BotSeats, Elsewhere, Limits, Out, Player, Reply, bot_pid, hash_token
+from server.core.room import Room, Send
 
 
 def plays(games: Collection[str], game: str) -> bool:

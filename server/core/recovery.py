@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
-from server.clock import Clock, ClockSpec
-from server.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
-from server.room import Member, Room
+from server.core.clock import Clock, ClockSpec
+from server.core.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
+from server.core.room import Member, Room
 
 
 def game_row(room: Room) -> GameRow:

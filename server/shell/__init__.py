@@ -1,0 +1,1 @@
+"""The asyncio shell: the WebSocket server, connections, lanes, commit pipeline and bot pool."""

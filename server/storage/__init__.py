@@ -1,0 +1,1 @@
+"""Storage: the Storage interface and its stores (memory, SQLite, PostgreSQL)."""
