@@ -19,7 +19,7 @@ from websockets.client import process_exception
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol.session import HelloRefused, Session
-from protocol.vocab import Close
+from protocol.vocab import CloseCode
 from protocol.wire import Message, encode, type_first
 
 Handler = Callable[[Message], Awaitable[None] | None]
@@ -154,7 +154,7 @@ class Connection:
                 failed, delays = 0, self._delays()
                 async with ws:
                     detail = await self._serve(ws, handle)
-                if ws.close_code == Close.REPLACED:
+                if ws.close_code == CloseCode.REPLACED:
                     raise Replaced("another connection resumed this session")
                 if self._closing:
                     return

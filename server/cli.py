@@ -9,25 +9,21 @@ import argparse
 import asyncio
 import dataclasses
 import errno
-import functools
 import gc
 import logging
 import signal
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
 
-from redis.exceptions import RedisError
-
-from server.cluster.bots import ClusterBots
-from server.cluster.bus import RedisBus
+from server.admin import DB, keys_main
 from server.cluster.codes import CodeRegistry
-from server.cluster.forward import Forwarder
-from server.cluster.node import NodeKeeper
+from server.cluster.keeper import NodeKeeper
+from server.cluster.node import ClusterNode, NodeUnavailable
 from server.core.arena import Arena
-from server.core.keys import DB, KeyRing, keys_main, read_keys_file
-from server.core.peers import Limits
+from server.core.keys import KeyRing, read_keys_file
+from server.core.limits import Limits
+from server.core.node import Node, Standalone
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
@@ -210,39 +206,37 @@ async def serve_forever(args: argparse.Namespace) -> None:
             await asyncio.to_thread(registry.fill)
         except Exception as exc:  # the pool fills later; meanwhile codes are random
             log.warning("could not reserve room codes yet (%s)", exc)
-    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
-    arena.shared_sessions = registry is not None  # a node: sessions resume on any node
-    server = ArenaServer(arena, config, store, inline_commits=args.commit_on == "loop")
+    node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
+    cluster = None
+    if args.redis is not None and store is not None:
+        node = cluster = ClusterNode(args.node, args.redis, store, args.lease)
+    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys, node=node)
+    server = ArenaServer(
+        arena,
+        config,
+        store,
+        inline_commits=args.commit_on == "loop",
+        fanout=None if cluster is None else cluster.fanout,
+        on_hello=None if cluster is None else cluster.hello,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    bus = forwarder = None
-    if args.redis is not None and store is not None:
-        bus = RedisBus(args.redis, args.node, arena, server, args.lease)
-        forwarder = Forwarder(args.redis, args.node, arena, server, store, bus)
+    if cluster is not None:
+        cluster.bind(arena, server)
         try:
-            await bus.connect()
-            await forwarder.connect()
-        except (RedisError, OSError) as exc:
+            await cluster.connect()
+        except NodeUnavailable as exc:
             store.close()
-            raise SystemExit(f"mnk-server: cannot reach Redis ({exc}); check --redis") from None
-        store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
-        server.on_hello = functools.partial(_hello_everywhere, bus, forwarder)
-        server.fanout = forwarder.fanout  # remote members' outputs go to their nodes
-        bus.on_remote_hello = forwarder.remote_hello
-        arena.forward = forwarder
-        arena.remote_members = forwarder.remote
-        arena.bot_seats = bus.bots = forwarder.bots = ClusterBots(arena, forwarder, args.lease)
+            raise SystemExit(f"mnk-server: {exc}; check --redis") from None
+        store.renew_for = cluster.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
     await server.start()
-    if bus is not None and forwarder is not None:
-        bus.start()
-        forwarder.start()
     keeper = None
-    if args.node is not None and store is not None:
-        emit = functools.partial(_emit_adopted, server)
-        adopted = forwarder.failover.adopted if forwarder is not None else None
-        keeper = NodeKeeper(arena, store, emit=emit, adopted=adopted)  # type: ignore[arg-type]
+    if cluster is not None:
+        cluster.start()  # it looks for lapsed nodes itself
+    elif args.node is not None and store is not None:
+        keeper = NodeKeeper(arena, store, emit=server.emit)  # type: ignore[arg-type]
         keeper.start()
     if registry is not None:
         registry.start()
@@ -276,10 +270,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
             await keeper.stop()
         if registry is not None:
             await registry.stop()
-        if forwarder is not None:
-            await forwarder.stop()
-        if bus is not None:
-            await bus.stop()
+        if cluster is not None:
+            await cluster.stop()
         if pool is not None:
             await pool.stop()
         await server.stop()
@@ -288,18 +280,6 @@ async def serve_forever(args: argparse.Namespace) -> None:
         raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
-
-
-def _emit_adopted(server: ArenaServer, out: list[Any]) -> None:
-    """Send what adopting rooms says to the players connected here, once it is committed."""
-    server._emit(None, out, server.core.arena.drain())
-
-
-def _hello_everywhere(bus: RedisBus, forwarder: Forwarder, pid: str) -> None:
-    """A player said hello on this node: other nodes close its old sockets and route its
-    rooms' outputs here."""
-    bus.hello(pid)
-    forwarder.hello(pid)
 
 
 def main(argv: list[str] | None = None) -> None:

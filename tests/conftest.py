@@ -102,7 +102,7 @@ def bot_key(server: Any, name: str) -> str:
     made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
     if name not in made:
         made[name] = new_key()
-        server.core.arena.keys.add(name, made[name])
+        server.arena.keys.add(name, made[name])
     return made[name]
 
 
@@ -151,7 +151,7 @@ def both_dbs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 async def server(limits_override: dict[str, float], db: str) -> AsyncIterator[Any]:
     """A real ArenaServer and store (SQLite unless ``db`` says) on loopback, stopped after."""
     from server.core.arena import Arena
-    from server.core.peers import Limits
+    from server.core.limits import Limits
     from server.shell.server import ArenaServer, ServerConfig
     from server.storage.base import open_store
 

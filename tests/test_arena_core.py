@@ -12,8 +12,9 @@ from conftest import both_dbs
 from server.core.arena import Arena
 from server.core.journal import Heartbeat
 from server.core.keys import new_key
-from server.core.peers import Limits, Reply
-from server.core.room import Send
+from server.core.limits import Limits
+from server.core.members import Send
+from server.core.outputs import Reply
 from server.storage.base import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.

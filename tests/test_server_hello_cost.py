@@ -10,7 +10,7 @@ from conftest import RawClient, until
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
-from server.core.peers import Limits
+from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.sqlite import Store
 

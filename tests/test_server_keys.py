@@ -19,7 +19,8 @@ from test_bot_play import start_bot, stop, wait_for_bot
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.core.keys import add_key, keys_main, list_keys, read_keys_file, revoke_key
+from server.admin import add_key, keys_main, list_keys, revoke_key
+from server.core.keys import read_keys_file
 from server.storage.base import is_pg_url
 
 HELLO = {"type": "hello", "protocol": 1}
@@ -35,7 +36,7 @@ async def test_a_bot_without_a_valid_key_is_refused(client_factory: Any, server:
     await c.error("bad_key", **HELLO, name="minimax", kind="bot", key="k" * 10_000)
     bot_key(server, "minimax")
     await c.error("bad_key", **HELLO, name="minimax", kind="bot", key="not-minimax's-key")
-    assert not any(p.kind == "bot" for p in server.core.arena.players.values())
+    assert not any(p.kind == "bot" for p in server.arena.players.values())
 
 
 async def test_a_refused_bot_does_not_get_the_bot_rate_limit(client_factory: Any) -> None:

@@ -16,7 +16,7 @@ from conftest import RawClient, bot_env
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
-from server.core.peers import Limits
+from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")

@@ -8,7 +8,9 @@ from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
 from server.core.clock import Clock, ClockSpec
 from server.core.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
-from server.core.room import Member, Room
+from server.core.members import Member
+from server.core.position import base_game
+from server.core.room import Room
 
 
 def game_row(room: Room) -> GameRow:
@@ -196,7 +198,7 @@ def restore_room(
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
     room.people_changed()
-    room.replay([Move(m.x, m.y) for m in moves], made)
+    replay(room, [Move(m.x, m.y) for m in moves], made)
     room.fault = game.fault
     room.times = [m.at for m in moves]
     room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
@@ -224,3 +226,20 @@ def _restore_clock(
         clock.remaining[seat] = max(0.0, clock.remaining[seat] - used)
         clock.start(seat, now)
     return clock
+
+
+def replay(room: Room, moves: list[Move], made: list[tuple[int, str]]) -> None:
+    """Rebuild the game and the opening's phase from recorded moves and choices (restarts)."""
+    room.game = base_game(room.variant, room.position)
+    choices = list(made)
+    rule = room.opening_rule
+    for move in moves:
+        while rule is not None and rule.choices() and choices:
+            rule.choose(*choices.pop(0))
+        room.game.push(move)
+        if rule is not None and not rule.done:
+            rule.placed()
+    while rule is not None and rule.choices() and choices:
+        rule.choose(*choices.pop(0))
+    if rule is not None and rule.colours:
+        room.colours = rule.colours

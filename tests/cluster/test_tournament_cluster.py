@@ -21,7 +21,7 @@ from test_durability import ServerProcess
 from test_nodes import running, wait_for
 
 from bots.tournament.schedule import fixed_schedule
-from server.core.keys import add_key
+from server.admin import add_key
 
 #: A random player that takes a tenth of a second a move: a game lasts one or two seconds, so
 #: several are always under way when the node dies.
