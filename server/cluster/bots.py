@@ -38,6 +38,7 @@ from redis.asyncio.client import Pipeline
 
 from protocol import wire
 from protocol.errors import NoBotAvailable, RateLimited
+from protocol.vocab import Status
 from protocol.wire import Message
 from server.cluster.ops import Free, Grant, Lent, Op, SeatAsk
 from server.cluster.ports import Link, Outbox
@@ -265,7 +266,7 @@ class ClusterBots:
         room = self.arena.rooms.get(room_id)
         if room is None:
             return True
-        if room.status != "over":
+        if room.status != Status.OVER:
             return False
         if "bots" in room.options:
             return True

@@ -8,6 +8,7 @@ import logging
 import math
 
 from protocol.errors import RateLimited, TooManyRooms
+from protocol.vocab import Status
 from protocol.wire import Message
 from server.core.limits import LIMIT_LOG_INTERVAL, Limits
 from server.core.outputs import Out, Resolve
@@ -95,11 +96,13 @@ class Admission:
         """Refuse a new seat past the per-player limits (``rooms``: the player's), so nobody
         can hog rooms or bots."""
         seated = [r for r in rooms if r.seat_of(player.pid) is not None]
-        if sum(r.status == "waiting" for r in seated) >= self.limits.max_waiting_rooms:
+        if sum(r.status == Status.WAITING for r in seated) >= self.limits.max_waiting_rooms:
             raise TooManyRooms("you already have the most rooms waiting for an opponent")
         if bot:
             bot_games = [
-                r for r in seated if r.status == "playing" and r.options.get("opponent") == "bot"
+                r
+                for r in seated
+                if r.status == Status.PLAYING and r.options.get("opponent") == "bot"
             ]
             if len(bot_games) >= self.limits.max_bot_games:
                 raise TooManyRooms("finish or leave a game against a bot first")

@@ -26,7 +26,7 @@ from protocol.errors import (
     NotHello,
     RateLimited,
 )
-from protocol.vocab import CloseCode
+from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
@@ -215,16 +215,16 @@ class Arena:
         bot_move_timeout, grace = self.limits.bot_move_timeout, self.limits.reconnect_grace
         for room in rooms:
             status = room.status
-            if status == "over" or room.clock is None:
+            if status == Status.OVER or room.clock is None:
                 self._timed.discard(room.id)
-            if status == "playing":  # nothing expires in a room that is not playing
+            if status == Status.PLAYING:  # nothing expires in a room that is not playing
                 expired = room.expire(bot_move_timeout) + expired_seats(room, now, grace)
                 if expired:
                     self._journal.touch(room)
                     self.lobby.changed()
                     out += expired
                     status = room.status
-            if status != "playing" and room.is_empty():
+            if status != Status.PLAYING and room.is_empty():
                 since = self._idle_since.setdefault(room.id, now)
                 if now - since >= self.limits.room_linger:
                     self._drop(room)
@@ -246,7 +246,7 @@ class Arena:
         for room in self.presence.restore(snapshot, self.clock):
             self._add_room(room)
             self._journal.adopt(room)
-            if room.clock is not None and room.status != "over":
+            if room.clock is not None and room.status != Status.OVER:
                 self._timed.add(room.id)
 
     def drain(self) -> list[Record]:
@@ -355,7 +355,7 @@ class Arena:
         out: list[Out] = list(room.leave(player.pid))
         player.rooms.discard(room.id)
         self.lobby.changed()
-        if room.status != "playing" and room.is_empty():
+        if room.status != Status.PLAYING and room.is_empty():
             self._drop(room)  # nobody is left to come back to it: it goes at once
         return out
 
@@ -382,7 +382,7 @@ class Arena:
         self.lobby.changed()
         room = self._room(msg["room"])
         out = list(room.ask_rematch(player.pid))
-        if room.clock is not None and room.status == "playing":
+        if room.clock is not None and room.status == Status.PLAYING:
             self._timed.add(room.id)  # the new game's clock needs the fast check again
         return out
 

@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Collection
 
 from protocol.errors import BadKey, BadMessage, BadOptions, NoBotAvailable
+from protocol.vocab import Status
 from protocol.wire import Message
 from server.core.keys import KeyRing, hash_key
 from server.core.limits import GAME_NAMES, Limits
@@ -193,7 +194,7 @@ class BotDesk:
 
     def active_games(self, player: Player) -> int:
         """Games ``player`` (a bot) is playing: here, and in seats lent to other nodes."""
-        here = sum(room.status != "over" for room in rooms_of(self.rooms, player))
+        here = sum(room.status != Status.OVER for room in rooms_of(self.rooms, player))
         return here + self.node.seats_lent(player.pid)
 
     def seat(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from protocol.rules import Termination
+from protocol.vocab import Status
 from server.core.journal import Snapshot
 from server.core.lobby import Lobby
 from server.core.members import Send
@@ -35,7 +36,7 @@ class Presence:
             rooms.append(room)
             for member in room.seats:
                 player = players.get(member.pid) if member is not None else None
-                if player is not None and room.status != "over":
+                if player is not None and room.status != Status.OVER:
                     player.rooms.add(room.id)
                     if not player.online:
                         room.offline_since[player.pid] = now
@@ -88,7 +89,7 @@ class Presence:
 def expired_seats(room: Room, now: float, grace: float) -> list[Out]:
     """End ``room``'s game if a seated player has been offline past ``grace``: lost by
     ``disconnect``, or ``abandoned`` when both are gone."""
-    if room.status != "playing" or not room.offline_since:
+    if room.status != Status.PLAYING or not room.offline_since:
         return []
     gone = [
         seat

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
+from protocol.vocab import Status
 from server.core.clock import Clock, ClockSpec
 from server.core.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
 from server.core.members import Member
@@ -202,7 +203,7 @@ def restore_room(
     room.fault = game.fault
     room.times = [m.at for m in moves]
     room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
-    if game.status == "over" and room.game.outcome is None:
+    if game.status == Status.OVER and room.game.outcome is None:
         line = tuple(Move(x, y) for x, y in game.line)
         termination = Termination(game.reason or Termination.ABANDONED)
         room.game.outcome = Outcome(termination, game.winner, line)

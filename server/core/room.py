@@ -20,6 +20,7 @@ from protocol.errors import (
     WrongPhase,
 )
 from protocol.rules import Game, Move, Outcome, Termination, Variant, WinRule
+from protocol.vocab import Status
 from protocol.wire import MAX_CHAT, Message
 from server.core import messages
 from server.core.clock import Clock, ClockSpec
@@ -128,11 +129,11 @@ class Room:
     # -- views -------------------------------------------------------------------------------
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """``waiting`` until both seats are taken, then ``playing``, then ``over``."""
         if self.game.over:
-            return "over"
-        return "playing" if self.started else "waiting"
+            return Status.OVER
+        return Status.PLAYING if self.started else Status.WAITING
 
     @property
     def members(self) -> tuple[str, ...]:
@@ -228,7 +229,7 @@ class Room:
         seat = self.seat_of(pid)
         if seat is None:
             self.spectators.pop(pid, None)
-        elif self.status == "playing":
+        elif self.status == Status.PLAYING:
             out += self._finish(self.game.end(Termination.RESIGN, 1 - seat))
         if seat is not None and not self.started:
             self.seats[seat] = None

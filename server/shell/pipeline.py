@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from protocol.vocab import Status
 from server.core.journal import GameRow, MoveRow, Record
 from server.storage.base import Storage
 
@@ -362,7 +363,7 @@ def _cost(records: list[Record]) -> float:
         if kind is MoveRow:
             cost += 1
         else:
-            cost += 110 if kind is GameRow and r.status == "over" else 20  # type: ignore[union-attr]
+            cost += 110 if kind is GameRow and r.status == Status.OVER else 20  # type: ignore[union-attr]
             if cost > INLINE_MAX_US:
                 return math.inf
     return cost

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from protocol.vocab import Status
 from server.core.journal import (
     GameRow,
     Heartbeat,
@@ -265,7 +266,7 @@ class Store(History):
                 moves.append(record)  # type: ignore[arg-type]
             elif kind is GameRow:
                 self._write_game(record)  # type: ignore[arg-type]
-                if record.status == "over":  # type: ignore[union-attr]
+                if record.status == Status.OVER:  # type: ignore[union-attr]
                     ended.append(record.game_id)  # type: ignore[union-attr]
             else:
                 _WRITERS[kind](db, record)
