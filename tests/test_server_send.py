@@ -154,4 +154,4 @@ def test_a_parked_broadcast_waits_as_its_frame_and_leaves_through_the_current_fa
     assert later.sent == direct.sent == [(("p1", "p2"), wire.encode(moved))]
     two: list[Out] = [*out, Send(("p3",), {"type": "chat"})]  # anything else goes as it came
     assert shell._parked(None, two).args == (None, two)
-    shell._readers.shutdown()
+    shell.lookups.close()
