@@ -20,6 +20,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from server.cluster import lease
 from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
 from server.cluster.codes import CodeRegistry
@@ -31,7 +32,9 @@ from server.core.peers import Limits
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
-from server.storage.base import StoreUnavailable, is_pg_url, open_store
+from server.storage.base import Storage, StoreUnavailable
+from server.storage.factory import is_pg_url, open_store
+from server.storage.memory import MemoryStore
 from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
@@ -196,21 +199,23 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     limits = dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
     keys = load_keys(args.keys_file)
-    store = None
-    if not args.memory:
-        store = open_store(
-            args.db, args.commit_timeout, args.wal_limit, node=args.node, lease_s=args.lease
+    store: Storage = (
+        MemoryStore()
+        if args.memory
+        else open_store(
+            args.db, args.commit_timeout, args.wal_limit, args.node, args.lease, leases=lease
         )
+    )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
     registry = None
-    if args.node is not None and store is not None:  # codes unique across the cluster
+    if args.node is not None:  # codes unique across the cluster
         registry = CodeRegistry(store, args.node)
         try:
             await asyncio.to_thread(registry.fill)
         except Exception as exc:  # the pool fills later; meanwhile codes are random
             log.warning("could not reserve room codes yet (%s)", exc)
-    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
+    arena = Arena(registry, limits=limits, durable=store.durable, keys=keys)
     arena.shared_sessions = registry is not None  # a node: sessions resume on any node
     server = ArenaServer(arena, config, store, inline_commits=args.commit_on == "loop")
     stop = asyncio.Event()
@@ -218,7 +223,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     bus = forwarder = None
-    if args.redis is not None and store is not None:
+    if args.redis is not None:
         bus = RedisBus(args.redis, args.node, arena, server, args.lease)
         forwarder = Forwarder(args.redis, args.node, arena, server, store, bus)
         try:
@@ -227,7 +232,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         except (RedisError, OSError) as exc:
             store.close()
             raise SystemExit(f"mnk-server: cannot reach Redis ({exc}); check --redis") from None
-        store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
+        store.renew_lease_with(bus.lease_left)
         server.on_hello = functools.partial(_hello_everywhere, bus, forwarder)
         server.fanout = forwarder.fanout  # remote members' outputs go to their nodes
         bus.on_remote_hello = forwarder.remote_hello
@@ -239,7 +244,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         bus.start()
         forwarder.start()
     keeper = None
-    if args.node is not None and store is not None:
+    if args.node is not None:
         emit = functools.partial(_emit_adopted, server)
         adopted = forwarder.failover.adopted if forwarder is not None else None
         keeper = NodeKeeper(arena, store, emit=emit, adopted=adopted)  # type: ignore[arg-type]
@@ -284,7 +289,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
-    if getattr(store, "fenced", False):
+    if store.fenced:
         raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")

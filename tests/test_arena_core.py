@@ -14,7 +14,7 @@ from server.core.journal import Heartbeat
 from server.core.keys import new_key
 from server.core.peers import Limits, Reply
 from server.core.room import Send
-from server.storage.base import open_store
+from server.storage.factory import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.
 db = both_dbs

@@ -16,7 +16,7 @@ from conftest import RawClient, both_dbs, free_port
 from websockets.asyncio.client import connect
 
 from protocol.records import read_psq
-from server.storage.base import is_pg_url, open_store
+from server.storage.factory import is_pg_url, open_store
 from server.storage.sqlite import MIGRATIONS, Store
 
 #: Every test here that uses a database runs on SQLite and on PostgreSQL.

@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.core.keys import add_key, keys_main, list_keys, read_keys_file, revoke_key
-from server.storage.base import is_pg_url
+from server.storage.factory import is_pg_url
 
 HELLO = {"type": "hello", "protocol": 1}
 

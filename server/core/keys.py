@@ -22,7 +22,8 @@ from typing import Any
 from protocol.errors import ArenaError
 from server.core.journal import KeyRow
 from server.core.names import clean_name, name_key
-from server.storage.base import StoreUnavailable, is_pg_url
+from server.storage.base import StoreUnavailable
+from server.storage.factory import is_pg_url
 from server.storage.sqlite import connect, migrate, put_bot_key, read_bot_keys, revoke_bot_key
 
 #: Random bytes per key; a key longer than MAX_KEY characters is not even hashed.
