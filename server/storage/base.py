@@ -19,6 +19,11 @@ class StoreUnavailable(Exception):
     """The database cannot be reached or opened (a start-up or CLI error, said in one line)."""
 
 
+class StoreLocked(StoreUnavailable):
+    """Another server process holds the database (its file, or its ``--node`` name): two
+    servers on one database would restore the same games and overwrite each other's moves."""
+
+
 class Fenced(Exception):
     """This node's lease lapsed and its rooms may be someone else's: it must neither write nor
     send again (raised by a cluster node's commit)."""
@@ -106,5 +111,5 @@ class Storage(Protocol):
         ...
 
     def close(self) -> None:
-        """Release the store's connections."""
+        """Release the store's connections (and its hold on the database)."""
         ...

@@ -6,7 +6,8 @@ measured it against asyncpg). Every write is idempotent (``ON CONFLICT … DO UP
 so a batch whose commit outcome is unknown (the connection died mid-commit) is sent again on a
 new connection until ``commit_timeout`` runs out. Migrations run under an advisory lock, so
 nodes starting together upgrade the schema once. A cluster node is handed its leases (the
-cluster's :mod:`server.cluster.lease`: storage imports no cluster code).
+cluster's :mod:`server.cluster.lease`: storage imports no cluster code) and holds its name's lock
+(:mod:`server.storage.locks`) for its life.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import psycopg
 from psycopg.rows import dict_row
 
 from server.core.journal import KeyRow, Record, Snapshot
-from server.storage.base import Fenced, StoreUnavailable
+from server.storage.base import Fenced, StoreLocked, StoreUnavailable
 from server.storage.history import History
+from server.storage.locks import lock_node, node_label
 from server.storage.pgschema import FENCED, batch_sql, migrate
 
 log = logging.getLogger("mnk.store")
@@ -115,6 +117,8 @@ class PgStore(History):
         self.fenced = False
         #: Seconds each commit renews the lease for, if not ``lease_s`` (the bus ties it to Redis).
         self.renew_for: Callable[[], float] | None = None
+        #: A node's own connection, holding its name's lock until the process ends.
+        self._name_lock: psycopg.Connection[Any] | None = None
         #: Until when (monotonic) this node surely holds its lease: the start of its last
         #: fenced commit plus what that commit renewed it for.
         self.held_until = math.inf
@@ -124,6 +128,8 @@ class PgStore(History):
             self._join(writer)
         except BaseException:
             writer.close()
+            if self._name_lock is not None:
+                self._name_lock.close()
             raise
         self._writer: psycopg.Connection[Any] | None = writer
         self._readers = threading.local()
@@ -131,7 +137,8 @@ class PgStore(History):
         self._lock = threading.Lock()
 
     def _join(self, writer: psycopg.Connection[Any]) -> None:
-        """Take this node's lease; a server without ``--node`` refuses to run beside live nodes."""
+        """Take this node's name (refused while another process runs it), then its lease; a
+        server without ``--node`` refuses to run beside live nodes."""
         if self.node is None:
             live = writer.execute(
                 "SELECT 1 FROM nodes WHERE lease_until > extract(epoch FROM clock_timestamp())"
@@ -139,6 +146,9 @@ class PgStore(History):
             if live is not None:
                 raise StoreUnavailable("cluster nodes hold this database: start with --node NAME")
             return
+        # Before the lease: joining bumps the epoch, which would fence the running process.
+        self._name_lock = connect(self.url, application_name=node_label(self.node))
+        lock_node(self._name_lock, self.node)
         self.held_until = time.monotonic() + self.lease_s
         assert self.leases is not None  # checked by __init__
         self.epoch = self.leases.join(writer, self.node, self.lease_s)
@@ -152,7 +162,7 @@ class PgStore(History):
             except psycopg.Error:
                 log.warning("could not give the lease up: survivors adopt when it lapses")
         with self._lock:
-            conns = [self._writer, *self._opened]
+            conns = [self._writer, *self._opened, self._name_lock]  # the name's lock last
             self._opened.clear()
         for conn in conns:
             if conn is not None:
@@ -210,6 +220,7 @@ class PgStore(History):
         db = self._writer
         if db is None or db.closed:
             db = self._writer = open_connection(self.url)
+            self._keep_name()  # the database may have restarted, ending the lock's session too
         started, renewed = time.monotonic(), None
         statements = batch_sql(records, self.node)
         if self.node is not None:
@@ -222,6 +233,24 @@ class PgStore(History):
         cursor.execute("; ".join([cursor.mogrify(sql, args) for sql, args in statements]))
         if renewed is not None:
             self.held_until = started + renewed
+
+    def _keep_name(self) -> None:
+        """Take this node's name lock again if its session was lost (PostgreSQL restarted);
+        refused, another process of this name runs now: this one is fenced."""
+        lock, node = self._name_lock, self.node
+        if lock is None or node is None:
+            return
+        try:
+            lock.execute("SELECT 1")
+            return
+        except psycopg.Error:
+            lock.close()
+        self._name_lock = open_connection(self.url, application_name=node_label(node))
+        try:
+            lock_node(self._name_lock, node)
+        except StoreLocked as exc:
+            self.fenced = True
+            raise Fenced(f"node {node} lost its name to another process") from exc
 
     def holds_lease(self) -> bool:
         """Whether this node surely still holds its lease (not after a stall past it: a node

@@ -22,6 +22,7 @@ from server.core.journal import (
 )
 from server.storage.columns import GAME_COLUMNS, game_values, json_text
 from server.storage.history import History
+from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
 
 log = logging.getLogger("mnk.store")
@@ -105,7 +106,12 @@ def migrate(db: sqlite3.Connection) -> int:
 
 
 class Store(History):
-    """Writes journal records in batches (from one writer thread) and answers history queries."""
+    """Writes journal records in batches (from one writer thread) and answers history queries.
+
+    Owns its file while open (``FILE.lock``, :mod:`server.storage.locks`): opening it recovers
+    the move log, which must never happen under a running server (``mnk-server keys`` edits
+    the file without a Store).
+    """
 
     #: Commits survive the process being killed (WAL, ``synchronous=NORMAL``).
     durable = True
@@ -125,6 +131,16 @@ class Store(History):
         #: and leaves it off for the next batch (two PRAGMAs a commit were ~1 µs a move under
         #: load); whatever must wait turns it back on first (:meth:`_waiting`).
         self._waits = True
+        self.owner = FileLock(self.path)
+        try:
+            self.owner.acquire(str(self.path))  # before the recovery below empties the log
+            self._open(wal_limit)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, wal_limit: int) -> None:
+        """Migrate the file, set the WAL's bounds, recover the move log a killed run left."""
         migrate(self.db)
         # Commits must stay cheap: the WAL is checkpointed into the database (with its fsync)
         # by :meth:`checkpoint` on a worker thread instead, and cut back to ``wal_limit``.
@@ -148,8 +164,9 @@ class Store(History):
             self.db.execute("COMMIT")
 
     def close(self) -> None:
-        """Close the writer connection."""
+        """Close the writer connection, then let the file go."""
         self.db.close()
+        self.owner.release()
 
     def renew_lease_with(self, seconds: Callable[[], float]) -> None:
         """Nothing to renew: a SQLite file is one server's own, with no lease."""

@@ -12,7 +12,8 @@ import pytest
 from server.cluster import lease
 from server.cluster.lease import Fenced
 from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
-from server.storage.base import StoreUnavailable
+from server.storage.base import StoreLocked, StoreUnavailable
+from server.storage.locks import NODE_LOCK_CLASS, node_key
 from server.storage.postgres import PgStore
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
@@ -44,6 +45,16 @@ def lapsed(url: str, node: str) -> bool:
     return row is not None and row[0]
 
 
+def lose_name_lock(url: str, node: str) -> None:
+    """End the session holding ``node``'s name lock (PostgreSQL 14+ waits until it is gone)."""
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' "
+            "AND classid = %s AND objid = %s AND objsubid = 2",
+            (NODE_LOCK_CLASS, node_key(node) & 0xFFFFFFFF),
+        )
+
+
 def wait_until(check: Any, timeout: float = 30.0) -> None:
     """Poll ``check`` until it holds."""
     deadline = time.monotonic() + timeout
@@ -55,9 +66,13 @@ def wait_until(check: Any, timeout: float = 30.0) -> None:
 def test_a_node_restarted_owns_its_rooms_and_fences_its_old_process(pg_url: str) -> None:
     old = PgStore(pg_url, node="a", leases=lease)
     rooms_of(old, 2, alive_at=10.0)
+    with pytest.raises(StoreLocked, match="node a is running already"):
+        PgStore(pg_url, node="a", leases=lease)  # refused while the name's lock is held
+    old.write([Heartbeat(10.5)])  # and the refused start fenced nothing
+    lose_name_lock(pg_url, "a")  # as a partition would: the old process runs on unseen
     again = PgStore(pg_url, node="a", leases=lease)  # the same name again: a new epoch
     snap = again.load()
-    assert [r.room for r, _, _ in snap.rooms] == ["r0", "r1"] and snap.alive_at == 10.0
+    assert [r.room for r, _, _ in snap.rooms] == ["r0", "r1"] and snap.alive_at == 10.5
     other = PgStore(pg_url, node="b", leases=lease).load()
     assert other.rooms == []  # b owns nothing; it knows the players with a history only
     assert {p.pid for p in snap.players} == {p.pid for p in other.players} == {"a", "b"}
