@@ -229,8 +229,10 @@ class ArenaConnection(ServerConnection):
             or protocol.current_size is not None
         ):
             return
-        code = getattr(_innermost(protocol.parser), "gi_code", None)
-        if code is not None and code is _AT_BOUNDARY:
+        inner: Any = protocol.parser  # inlined _innermost: once per read outside direct mode
+        while getattr(inner, "gi_yieldfrom", None) is not None:
+            inner = inner.gi_yieldfrom
+        if _AT_BOUNDARY is not None and getattr(inner, "gi_code", None) is _AT_BOUNDARY:
             self.direct = True
 
     def process_event(self, event: object) -> None:
