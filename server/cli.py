@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from server.admin import DB, keys_main
+from server.cluster import lease
 from server.cluster.codes import CodeRegistry
 from server.cluster.keeper import NodeKeeper
 from server.cluster.node import ClusterNode, NodeUnavailable
@@ -27,7 +28,10 @@ from server.core.node import Node, Standalone
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
-from server.storage.base import StoreUnavailable, is_pg_url, open_store
+from server.storage.base import Storage, StoreUnavailable
+from server.storage.factory import is_pg_url, open_store
+from server.storage.memory import MemoryStore
+from server.storage.postgres import PgStore
 from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
@@ -192,25 +196,32 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     limits = dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
     keys = load_keys(args.keys_file)
-    store = None
-    if not args.memory:
-        store = open_store(
-            args.db, args.commit_timeout, args.wal_limit, node=args.node, lease_s=args.lease
+    store: Storage = (
+        MemoryStore()
+        if args.memory
+        else open_store(
+            args.db, args.commit_timeout, args.wal_limit, args.node, args.lease, leases=lease
         )
+    )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
     registry = None
-    if args.node is not None and store is not None:  # codes unique across the cluster
+    if args.node is not None:  # codes unique across the cluster
         registry = CodeRegistry(store, args.node)
         try:
             await asyncio.to_thread(registry.fill)
         except Exception as exc:  # the pool fills later; meanwhile codes are random
             log.warning("could not reserve room codes yet (%s)", exc)
     node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
+    pg = None
+    if args.node is not None:
+        if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
+            raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
+        pg = store
     cluster = None
-    if args.redis is not None and store is not None:
-        node = cluster = ClusterNode(args.node, args.redis, store, args.lease)
-    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys, node=node)
+    if args.redis is not None and pg is not None:
+        node = cluster = ClusterNode(args.node, args.redis, pg, args.lease)
+    arena = Arena(registry, limits=limits, durable=store.durable, keys=keys, node=node)
     server = ArenaServer(
         arena,
         config,
@@ -230,13 +241,13 @@ async def serve_forever(args: argparse.Namespace) -> None:
         except NodeUnavailable as exc:
             store.close()
             raise SystemExit(f"mnk-server: {exc}; check --redis") from None
-        store.renew_for = cluster.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
+        store.renew_lease_with(cluster.lease_left)
     await server.start()
     keeper = None
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
-    elif args.node is not None and store is not None:
-        keeper = NodeKeeper(arena, store, emit=server.emit)  # type: ignore[arg-type]
+    elif pg is not None:
+        keeper = NodeKeeper(arena, pg, emit=server.emit)
         keeper.start()
     if registry is not None:
         registry.start()
@@ -276,7 +287,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
-    if getattr(store, "fenced", False):
+    if store.fenced:
         raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")

@@ -15,7 +15,7 @@ from server.core.keys import new_key
 from server.core.limits import Limits
 from server.core.members import Send
 from server.core.outputs import Reply
-from server.storage.base import open_store
+from server.storage.factory import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.
 db = both_dbs

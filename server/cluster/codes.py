@@ -25,11 +25,6 @@ from server.core.registry import MemoryRegistry, random_code
 
 log = logging.getLogger("mnk.cluster")
 
-#: The migration that adds the reservations table.
-MIGRATION = """
-    CREATE TABLE room_codes (code TEXT PRIMARY KEY, node TEXT NOT NULL,
-        at DOUBLE PRECISION NOT NULL);
-"""
 #: Codes reserved at once, and the pool size under which more are reserved: after the pool ran
 #: dry the low mark grows by what was missing (at least doubling, up to ``MAX_LOW``), so a node
 #: that makes rooms in bursts (a hundred games at once) keeps a pool as deep as its bursts.

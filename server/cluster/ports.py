@@ -3,7 +3,7 @@ interfaces: each part imports these, never another part, so the parts import no 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any, Protocol
 
 from redis.asyncio.client import Pipeline
@@ -49,7 +49,7 @@ class ClusterStore(Protocol):
         """The node owning ``room``, or None (no such room)."""
         ...
 
-    def room_owners(self, rooms: Sequence[str]) -> dict[str, str]:
+    def room_owners(self, rooms: list[str]) -> dict[str, str]:
         """The nodes owning ``rooms`` (those that exist)."""
         ...
 

@@ -11,6 +11,8 @@ from typing import Protocol
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.protocol import OPEN
 
+from server.shell import conn
+
 log = logging.getLogger("mnk.server")
 
 #: A peer that lets this much pile up unread in its socket buffer is cut off.
@@ -58,7 +60,8 @@ def send_frame(targets: Iterable[ServerConnection], payload: bytes) -> None:
             continue  # cut off or going: nothing more can reach it
         protocol = ws.protocol
         if (
-            protocol.state is OPEN
+            conn.DIRECT  # websockets' internals checked at import (server/shell/conn.py)
+            and protocol.state is OPEN
             and ws.send_in_progress is None
             and not protocol.extensions
             and not protocol.expect_continuation_frame

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from protocol import wire
-from protocol.errors import ArenaError, InternalError, NoHistory
+from protocol.errors import ArenaError, InternalError
 from server.core.arena import Arena
 from server.core.outputs import Lookup, Out, Resolve
 from server.shell.fanout import send_frame
@@ -29,7 +29,7 @@ class Lookups:
     def __init__(
         self,
         arena: Arena,
-        store: Storage | None,
+        store: Storage,
         answer: Callable[[Peer, str | None, list[Out]], None],
         spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
     ) -> None:
@@ -60,9 +60,7 @@ class Lookups:
     async def _lookup(self, peer: Peer, item: Lookup) -> None:
         """Answer a history query from the store on a worker thread."""
         try:
-            if self.store is None:
-                raise NoHistory("this server keeps no game history")
-            query = getattr(self.store, item.query)
+            query = getattr(self.store, item.query)  # list_games or get_game
             loop = asyncio.get_running_loop()
             reply = await loop.run_in_executor(self._readers, lambda: query(**item.params))
         except ArenaError as exc:

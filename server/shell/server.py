@@ -25,6 +25,7 @@ from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
 from server.shell.pipeline import Pipeline
 from server.storage.base import Storage
+from server.storage.memory import MEMORY
 
 log = logging.getLogger("mnk.server")
 
@@ -36,7 +37,7 @@ class ArenaServer:
         self,
         arena: Arena,
         config: ServerConfig | None = None,
-        store: Storage | None = None,
+        store: Storage = MEMORY,
         inline_commits: bool = True,
         fanout: LocalFanOut | None = None,
         on_hello: Callable[[str], None] | None = None,
@@ -49,8 +50,9 @@ class ArenaServer:
         #: Set when the server stops: connections held unread are read again, to close them.
         self._stopping = asyncio.Event()
         self._unreading: set[asyncio.Future[None]] = set()
+        #: Commits before deliveries; none where nothing is durable (a move goes out at once).
         self.pipeline: Pipeline | None = None
-        if store is not None:  # small batches committed on the loop, if the store can
+        if store.durable:  # small batches committed on the loop, if the store can
             self.pipeline = Pipeline(store, self._store_failed, inline=inline_commits)
         #: Bound once: each parked delivery is then a ``partial`` and its arguments (two objects
         #: for the cyclic collector to walk while they wait for a commit, where a closure was five).
@@ -103,13 +105,13 @@ class ArenaServer:
     async def start(self) -> None:
         """Restore saved games, bind the socket and start the periodic sweep."""
         cfg = self.config
-        if self.store is not None and self.pipeline is not None:
-            snapshot = self.store.load()
-            self.arena.restore(snapshot)
-            log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
-            self.arena.keys.load(self.store.bot_keys())
+        snapshot = self.store.load()
+        self.arena.restore(snapshot)
+        log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
+        self.arena.keys.load(self.store.bot_keys())
+        if self.pipeline is not None:
             self.pipeline.start()
-            self._key_reader = asyncio.create_task(self._reload_keys_forever())
+        self._key_reader = asyncio.create_task(self._reload_keys_forever())
         self.server = await serve(
             self.handle,
             cfg.host,
@@ -156,8 +158,7 @@ class ArenaServer:
         for server in servers:
             await server.wait_closed()
         self.lookups.close()
-        if self.store is not None:
-            self.store.close()
+        self.store.close()
 
     def _store_failed(self) -> None:
         """A commit failed for good: tell every client the server is going, then stop."""
@@ -375,7 +376,6 @@ class ArenaServer:
 
     async def _reload_keys_forever(self) -> None:
         """Pick up keys added or revoked in the database; cut off bots whose key is gone."""
-        assert self.store is not None
         while True:
             await asyncio.sleep(self.config.keys_interval)
             try:
@@ -396,7 +396,7 @@ class ArenaServer:
             await asyncio.sleep(self.config.sweep_interval)
             try:
                 records = []
-                if self.store is not None and loop.time() >= next_beat:
+                if self.store.durable and loop.time() >= next_beat:
                     next_beat = loop.time() + self.config.heartbeat_interval
                     records.append(Heartbeat(self.arena.clock()))
                 self.guard.report(loop.time())
