@@ -205,19 +205,19 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
-    registry = None
-    if args.node is not None:  # codes unique across the cluster
-        registry = CodeRegistry(store, args.node)
-        try:
-            await asyncio.to_thread(registry.fill)
-        except Exception as exc:  # the pool fills later; meanwhile codes are random
-            log.warning("could not reserve room codes yet (%s)", exc)
-    node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
     pg = None
     if args.node is not None:
         if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
             raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
         pg = store
+    registry = None
+    if pg is not None:  # codes unique across the cluster
+        registry = CodeRegistry(pg, args.node)
+        try:
+            await asyncio.to_thread(registry.fill)
+        except Exception as exc:  # the pool fills later; meanwhile codes are random
+            log.warning("could not reserve room codes yet (%s)", exc)
+    node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
     cluster = None
     if args.redis is not None and pg is not None:
         node = cluster = ClusterNode(args.node, args.redis, pg, args.lease)

@@ -22,6 +22,7 @@ from typing import Any
 
 from server.cluster.background import Background
 from server.core.registry import MemoryRegistry, random_code
+from server.storage.postgres import PgStore
 
 log = logging.getLogger("mnk.cluster")
 
@@ -66,7 +67,9 @@ class CodeRegistry(MemoryRegistry, Background):
     """A node's rooms, whose new codes come from its pool of reservations (kept filled in the
     background between ``start`` and ``stop``)."""
 
-    def __init__(self, store: Any, node: str, generate: Callable[[], str] = random_code) -> None:
+    def __init__(
+        self, store: PgStore, node: str, generate: Callable[[], str] = random_code
+    ) -> None:
         super().__init__()
         self.store, self.node, self.generate = store, node, generate
         #: Reserved codes with when they were reserved (monotonic seconds), oldest first.

@@ -20,7 +20,7 @@ class Outbox(Protocol):
         """Send ``out`` once everything the arena recorded so far is committed."""
         ...
 
-    def after(self, callback: Callable[[], None]) -> None:
+    def after(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once everything emitted so far is committed and sent."""
         ...
 

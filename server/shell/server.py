@@ -313,7 +313,7 @@ class ArenaServer:
         """Send ``out`` once everything the arena recorded so far is committed."""
         self._emit(None, out, self.arena.drain())
 
-    def after(self, callback: Callable[[], None]) -> None:
+    def after(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once everything emitted so far is committed and sent."""
         if self.pipeline is None:
             callback()
