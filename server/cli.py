@@ -12,11 +12,12 @@ import errno
 import functools
 import gc
 import logging
+import math
 import signal
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from redis.exceptions import RedisError
 
@@ -65,15 +66,55 @@ LIMIT_OPTIONS: dict[str, str] = {
 }
 
 
+def port_number(text: str) -> int:
+    """An ``--port`` value: a whole number 0-65535 (0: any free port), not one that wraps."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0-65535)")
+    return port
+
+
+def positive(kind: type[int] | type[float], zero: bool = False) -> Any:
+    """An argparse ``type=`` for a finite number above zero (or zero too, with ``zero``)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        low_ok = value >= 0 if zero else value > 0
+        if not low_ok or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(
+                f"{text} must be a number {'0 or more' if zero else 'above 0'}"
+            )
+        return value
+
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (the usage is in ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Exit 2 with ``prog: message`` alone, not the whole usage first."""
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-server``."""
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="mnk-server",
         description=str(__doc__).replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    p.add_argument(
+        "--port", type=port_number, default=8765, help="port to listen on (default 8765)"
+    )
     p.add_argument(
         "--db",
         default=DB,
@@ -91,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--lease",
-        type=float,
+        type=positive(float),
         default=5.0,
         help="seconds a node's rooms stay its own after it stops renewing (default 5)",
     )
@@ -102,12 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reconnect-grace",
-        type=float,
+        type=positive(float),
         default=60.0,
         help="seconds a dropped player keeps the seat before losing (default 60)",
     )
-    p.add_argument("--rate", type=float, default=20.0, help="messages/s allowed per human")
-    p.add_argument("--burst", type=float, default=40.0, help="burst allowed per human")
+    p.add_argument(
+        "--rate", type=positive(float), default=20.0, help="messages/s allowed per human"
+    )
+    p.add_argument("--burst", type=positive(float), default=40.0, help="burst allowed per human")
     p.add_argument(
         "--bots",
         nargs="+",
@@ -116,10 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="built-in bot processes to run (mnk-bot engine SPECs; default: minimax)",
     )
     p.add_argument("--no-bots", action="store_true", help="run no built-in bots")
-    p.add_argument("--bot-capacity", type=int, default=8, help="games per built-in bot (8)")
+    p.add_argument(
+        "--bot-capacity", type=positive(int), default=8, help="games per built-in bot (8)"
+    )
     p.add_argument(
         "--bot-move-timeout",
-        type=float,
+        type=positive(float),
         default=60.0,
         help="seconds a bot may sit on a move in an untimed game before it loses (default 60)",
     )
@@ -127,16 +172,17 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in LIMIT_OPTIONS.items():
         default = getattr(defaults, name)
         flag = "--" + name.replace("_", "-")
-        p.add_argument(flag, type=type(default), default=default, help=f"{text} ({default})")
+        kind = positive(type(default), zero=name == "lookup_cost")
+        p.add_argument(flag, type=kind, default=default, help=f"{text} ({default})")
     p.add_argument(
         "--commit-timeout",
-        type=float,
+        type=positive(float),
         default=10.0,
         help="seconds a commit waits for the database's write lock before the server stops (10)",
     )
     p.add_argument(
         "--wal-limit",
-        type=int,
+        type=positive(int),
         default=WAL_LIMIT,
         help=f"bytes the WAL is cut back to ({WAL_LIMIT})",
     )
@@ -167,7 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="event loop: uvloop where installed (auto, the default), or force one",
     )
-    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    p.add_argument(
+        "--log-level",
+        default="INFO",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="logging level (default INFO)",
+    )
     return p
 
 
