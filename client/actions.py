@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import pygame
 
+from client.address import server_url
 from client.forms import LobbyForm, create_request
 from client.model import ClientModel
 from client.records import Cell, FinishedGame, Message
@@ -31,22 +32,6 @@ class Transport(Protocol):
     def poll(self) -> list[Message]:
         """Messages received since the last call."""
         ...
-
-
-def server_url(text: str) -> str | None:
-    """A WebSocket URL from what a user typed: ``host`` gets ``ws://`` and port 8765."""
-    text = text.strip()
-    if not text or any(c.isspace() for c in text):
-        return None
-    if "://" not in text:
-        text = "ws://" + text
-    scheme, _, rest = text.partition("://")
-    host = rest.split("/", 1)[0]
-    if scheme not in ("ws", "wss") or not host:
-        return None
-    if ":" not in host.rsplit("]", 1)[-1]:  # no port (an IPv6 literal keeps its colons)
-        text = text.replace(host, f"{host}:{8765 if scheme == 'ws' else 443}", 1)
-    return text
 
 
 class Actions:
