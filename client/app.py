@@ -127,6 +127,12 @@ class App(Controls):
         clocks = room.clocks if self.scene == "room" and room is not None else None
         if clocks is not None and clocks.running is not None:
             return 0.1
+        if (
+            self.scene == "room"
+            and room is not None
+            and room.thinking(time.monotonic()) is not None
+        ):
+            return 0.5  # the bot's thinking indicator counts the seconds
         return 0.5 if self.model.toasts else 5.0  # toasts expire; else nothing moves by itself
 
     def run(self, fps: int = 60) -> None:

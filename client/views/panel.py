@@ -44,7 +44,7 @@ def opening_line(room: RoomState) -> str | None:
     return f"{op.rule}: choose your colour" if mine else f"{op.rule}: {room.name(op.actor)} chooses"
 
 
-def status_line(room: RoomState) -> tuple[str, theme.Color]:
+def status_line(room: RoomState, now: float | None = None) -> tuple[str, theme.Color]:
     """The one sentence that says what is going on in ``room`` and its colour."""
     opening = opening_line(room)
     if opening is not None:
@@ -60,6 +60,10 @@ def status_line(room: RoomState) -> tuple[str, theme.Color]:
         return "Your turn (red x: forbidden)", theme.OK
     if room.my_turn:
         return "Your turn", theme.OK
+    thinking = room.thinking(now) if now is not None else None
+    if room.to_move is not None and thinking is not None:
+        dots = "." * (1 + int(thinking * 2) % 3)
+        return f"{room.name(room.to_move)} is thinking{dots:<3} {thinking:.0f} s", theme.WARN
     if room.to_move is not None:
         return f"{room.name(room.to_move)} to move", theme.MUTED
     return "", theme.MUTED
@@ -98,6 +102,8 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
         detail += " · left" if over else " · offline"  # after the game, leaving is normal
     if room.rematch[seat] and over:
         detail += " · wants a rematch"
+    if room.to_move == seat and room.thinking(now) is not None:
+        detail += " · thinking…"
     alarm = not online and not over and room.players[seat]
     theme.text(surf, detail, (rect.x + 44, rect.y + 30), 12, theme.DANGER if alarm else theme.MUTED)
     if room.clocks is not None:
@@ -196,7 +202,7 @@ def draw_room_panel(
     for seat in (0, 1):
         _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now)
         y += 58
-    status, color = status_line(room)
+    status, color = status_line(room, now)
     for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
