@@ -106,6 +106,9 @@ class Actions:
         if not room.my_turn:
             self.model.toast("It is not your turn.", "info")
             return
+        if self.model.connection != "online":  # never queued to be played behind our back
+            self.model.toast("Offline: that move was not sent. Play it once reconnected.", "error")
+            return
         if room.choosing:
             self.model.toast("Choose first: use the buttons in the side panel.", "info")
             return
@@ -124,6 +127,9 @@ class Actions:
     def do_choose(self, choice: str, pos: Any = None) -> None:
         """An opening choice: take black, take white, or (swap2) place two more stones."""
         room = self.model.room
+        if self.model.connection != "online":
+            self.model.toast("Offline: choose again once reconnected.", "error")
+            return
         if room is not None and room.choosing and room.opening and choice in room.opening.choices:
             self.send({"type": "choose", "room": room.room, "choice": choice})
 

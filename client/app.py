@@ -305,7 +305,8 @@ class App(Controls):
         board_area, side = room_layout(self.surface.get_size())
         self.geo = geo = board_geometry(room.game, board_area)
         hover = None
-        if room.my_turn and self.confirm is None and self.pending_ply != room.ply:
+        online = self.model.connection == "online"
+        if room.my_turn and online and self.confirm is None and self.pending_ply != room.ply:
             hover = self.cursor if self.cursor_visible else geo.cell_at(*self.frame.mouse)
         picture = BoardPicture(
             game=room.game,
