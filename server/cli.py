@@ -27,7 +27,7 @@ from server.cluster.codes import CodeRegistry
 from server.cluster.forward import Forwarder
 from server.cluster.node import NodeKeeper
 from server.core.arena import Arena
-from server.core.keys import DB, KeyRing, keys_main, read_keys_file
+from server.core.keys import DB, KeyRing, keys_main, keys_parser, read_keys_file
 from server.core.peers import Limits
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
@@ -287,6 +287,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         arena.remote_members = forwarder.remote
         arena.bot_seats = bus.bots = forwarder.bots = ClusterBots(arena, forwarder, args.lease)
     await server.start()
+    args.listening = True  # from here on the database is in use: never removed on failure
     if bus is not None and forwarder is not None:
         bus.start()
         forwarder.start()
@@ -358,7 +359,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``mnk-server`` console script."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["keys"]:
-        raise SystemExit(keys_main(argv[1:]))
+        raise SystemExit(keys_command(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.node is not None and args.memory:
@@ -371,6 +372,8 @@ def main(argv: list[str] | None = None) -> None:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
+    made = new_files(args)
+    args.listening = False
     try:
         run(serve_forever(args), args.loop)
     except LoopUnavailable as exc:
@@ -379,6 +382,31 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(130) from None
     except (OSError, sqlite3.Error, StoreUnavailable) as exc:  # port in use, bad --db
         raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
+    finally:
+        if not args.listening:  # a start that failed leaves no new database behind
+            for path in made:
+                path.unlink(missing_ok=True)
+
+
+def new_files(args: argparse.Namespace) -> list[Path]:
+    """The SQLite files a start would create (none when ``--db`` is there already)."""
+    if args.memory or is_pg_url(args.db) or Path(args.db).exists():
+        return []
+    return [Path(args.db + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+
+
+def keys_command(argv: list[str]) -> int:
+    """``mnk-server keys …``, refused when its database does not exist (it would make an
+    empty one, whose keys no server reads)."""
+    db = getattr(keys_parser().parse_args(argv), "db", DB)
+    if not is_pg_url(db) and not Path(db).is_file():
+        print(
+            f"mnk-server keys: no database at {Path(db).resolve()}; run this where the server "
+            "keeps its database (a server makes it on its first start), or give --db FILE",
+            file=sys.stderr,
+        )
+        return 1
+    return keys_main(argv)
 
 
 def bots_state_dir(db: str) -> Path:

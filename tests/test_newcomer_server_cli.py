@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -57,4 +58,45 @@ def test_a_wrapped_port_does_not_start(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         "mnk-server: argument --port: 99999 is not a port (0-65535) (see mnk-server --help)"
     ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_keys_refuse_to_make_a_database(tmp_path: Path) -> None:
+    for action in (["add", "mybot"], ["list"], ["revoke", "mybot"]):
+        done = subprocess.run(
+            [MNK_SERVER, "keys", *action], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr.startswith(f"mnk-server keys: no database at {tmp_path}/mnk-arena")
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_keys_after_a_failed_start_still_find_no_database(tmp_path: Path) -> None:
+    from server.cli import main
+
+    (tmp_path / "made").mkdir()
+    db = str(tmp_path / "made" / "arena.sqlite3")
+    with socket.socket() as busy:  # a start that fails: nothing made
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        with pytest.raises(SystemExit, match="in use"):
+            main(["--no-bots", "--db", db, "--port", str(busy.getsockname()[1])])
+    assert list((tmp_path / "made").iterdir()) == []
+    with pytest.raises(SystemExit) as added:
+        main(["keys", "add", "mybot", "--db", db])
+    assert added.value.code == 1 and not Path(db).exists()
+
+
+def test_a_start_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        done = subprocess.run(
+            [MNK_SERVER, "--no-bots", "--port", str(busy.getsockname()[1])],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode != 0 and "in use" in done.stderr
     assert list(tmp_path.iterdir()) == []
