@@ -72,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=5.0,
         help="seconds past its budget before an engine counts as hung and forfeits (default 5)",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that --engine can be played, then exit (0: yes; else the reason)",
+    )
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -107,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         args.server = split_urls(args.server)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
+    if args.check:  # mnk-server --bots SPEC asks this before it starts
+        return
     try:
         key = read_key(args.key, args.key_file)
     except OSError as exc:

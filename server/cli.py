@@ -15,6 +15,7 @@ import logging
 import math
 import signal
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -368,6 +369,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--redis is a cluster's bus: give --node NAME (and --db postgresql://…)")
     if args.lease < MIN_LEASE:  # heartbeats renew it every second
         parser.error(f"--lease must be at least {MIN_LEASE} seconds")
+    if not args.no_bots:
+        check_bots(args.bots)
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -386,6 +389,22 @@ def main(argv: list[str] | None = None) -> None:
         if not args.listening:  # a start that failed leaves no new database behind
             for path in made:
                 path.unlink(missing_ok=True)
+
+
+def check_bots(specs: list[str]) -> None:
+    """Refuse to start with a ``--bots`` SPEC that ``mnk-bot`` cannot play (its reason, one
+    line), rather than restart a bot that can never run, forever."""
+    for spec in specs:
+        done = subprocess.run(
+            [sys.executable, "-m", "bots", "--engine", spec, "--check"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+            reason = lines[-1].removeprefix("mnk-bot: ")
+            raise SystemExit(f"mnk-server: --bots {spec}: {reason}")
 
 
 def new_files(args: argparse.Namespace) -> list[Path]:

@@ -100,3 +100,24 @@ def test_a_start_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
         )
     assert done.returncode != 0 and "in use" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unknown_bot_engine_is_refused_at_start(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [MNK_SERVER, "--port", "0", "--bots", "minimax", "nosuchengine"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "mnk-server: --bots nosuchengine: unknown engine 'nosuchengine'; known: "
+        "minimax[:level=N], minimax-v1[:level=N], random, module:Class, piskvork:PATH"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mnk_bot_check_says_whether_an_engine_plays() -> None:
+    ok = subprocess.run([sys.executable, "-m", "bots", "--engine", "random", "--check"], timeout=60)
+    assert ok.returncode == 0
