@@ -45,6 +45,7 @@ class Actions:
     code: TextInput
     chat: TextInput
     server_field: TextInput
+    name_field: TextInput
     focus: str | None
     selected: int
     confirm: str | None
@@ -186,6 +187,24 @@ class Actions:
         self.model = ClientModel(name=self.model.name, connection_detail=url)
         self.scene = "lobby"
         self.model.toast(f"Connecting to {url}…")
+
+    def do_focus_name(self, arg: Any, pos: Any = None) -> None:
+        """Start typing another name (it takes effect on Enter, as a new player)."""
+        if self.focus != "name":
+            self.name_field.text = self.model.name
+        self.focus = "name"
+
+    def do_rename(self, arg: Any, pos: Any = None) -> None:
+        """Sign in again under the name typed (a refused name, or just another one)."""
+        name = self.name_field.text.strip()[:32]
+        rename = getattr(self.net, "rename", None)
+        self.focus = None
+        if not name or (name == self.model.name and not self.model.refused) or rename is None:
+            return
+        rename(name)
+        self.model = ClientModel(name=name, connection_detail=str(getattr(self.net, "url", "")))
+        self.scene = "lobby"
+        self.model.toast(f"Signing in as {name}…")
 
     def do_focus_chat(self, arg: Any, pos: Any = None) -> None:
         """Start typing in the chat."""

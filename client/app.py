@@ -62,6 +62,8 @@ class App(Controls):
         self.chat = TextInput(max_len=500)
         #: A server address being typed (the lobby's "Connect").
         self.server_field = TextInput(max_len=200)
+        #: Another name being typed (a click on the name in the header, or a refused name).
+        self.name_field = TextInput(max_len=32)
         self.focus: str | None = None
         self.selected = 0
         self.cursor: Cell | None = None
@@ -188,6 +190,9 @@ class App(Controls):
         had_room = model.current
         model.apply(msg, now)
         kind = msg.get("type")
+        if kind == "_net" and model.refused:  # e.g. a bot's name: let the player type another
+            self.focus = "name"
+            self.name_field.text = ""
         if kind == "welcome":
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.pending_ply = self.move_request = None  # so was a move without its answer
@@ -268,17 +273,17 @@ class App(Controls):
         self.geo = None
         room = self.model.room
         if self.scene == "replay" and self.replay_game is not None:
-            draw_header(self.frame, self.model, "replay")
+            draw_header(self.frame, self.model, "replay", self.typing_name)
             draw_replay(self.frame, self.replay_game, self.replay_ply, self.numbers)
         elif self.scene == "room" and room is not None:
-            draw_header(self.frame, self.model, room.game.title)
+            draw_header(self.frame, self.model, room.game.title, self.typing_name)
             self.draw_room(room, now)
         elif self.scene == "room":
-            draw_header(self.frame, self.model)
+            draw_header(self.frame, self.model, "", self.typing_name)
             theme.text(surf, "Joining…", surf.get_rect().center, 20, theme.MUTED, anchor="center")
         else:
             self.scene = "lobby"
-            draw_header(self.frame, self.model, "lobby")
+            draw_header(self.frame, self.model, "lobby", self.typing_name)
             draw_lobby(
                 self.frame,
                 self.model,
@@ -299,6 +304,11 @@ class App(Controls):
         elif self.confirm == "quit":
             draw_confirm(self.frame, "Quit mnk-arena?", "Quit", "quit")
         draw_toasts(self.frame, self.model.live_toasts(now))
+
+    @property
+    def typing_name(self) -> TextInput | None:
+        """The name box while the player types another name, else None."""
+        return self.name_field if self.focus == "name" else None
 
     def draw_room(self, room: RoomState, now: float) -> None:
         """The board with hover, cursor and winning line, and the side panel."""

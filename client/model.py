@@ -38,6 +38,8 @@ class ClientModel:
     ever_online: bool = False
     #: Whether the link dropped since it was last online.
     dropped: bool = False
+    #: The error code with which the server refused our ``hello`` (e.g. a bot's name), if so.
+    refused: str = ""
     lobby: list[RoomSummary] = field(default_factory=list)
     #: The server's bots that are online (``list_bots``), by name.
     bots: list[BotSummary] = field(default_factory=list)
@@ -93,6 +95,7 @@ class ClientModel:
         if status == "connecting" and self.connection == "offline":
             return  # another attempt: keep saying why the last one failed until one works
         self.connection, self.connection_detail = status, detail
+        self.refused = str(msg.get("code") or "") if status == "offline" else ""
         if status == "offline" and self.ever_online:
             self.dropped = True
         if status == "online":

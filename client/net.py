@@ -23,9 +23,13 @@ Message = dict[str, Any]
 TIMELY = frozenset({"move", "choose"})
 
 
-def net_note(status: str, detail: str = "") -> Message:
-    """A link status note for the model: ``connecting``, ``online`` or ``offline``."""
-    return {"type": "_net", "status": status, "detail": detail}
+def net_note(status: str, detail: str = "", code: str = "") -> Message:
+    """A link status note for the model: ``connecting``, ``online`` or ``offline``; ``code``
+    is the server's error code when it refused our ``hello`` (e.g. a name it will not give)."""
+    note = {"type": "_net", "status": status, "detail": detail}
+    if code:
+        note["code"] = code
+    return note
 
 
 class NetClient:
@@ -127,7 +131,10 @@ class NetClient:
                 )
                 try:
                     await conn.run(self._inbox.put)
-                except (HelloRefused, Replaced) as exc:  # the server will not have us
+                except HelloRefused as exc:  # the server will not have us (say why)
+                    why = str(exc).removeprefix(f"{exc.code}: ")
+                    self._inbox.put(net_note("offline", why, exc.code))
+                except Replaced as exc:
                     self._inbox.put(net_note("offline", str(exc)))
                 except Exception as exc:  # a fatal connect error (a bad URL): say so
                     self._inbox.put(net_note("offline", str(exc) or type(exc).__name__))
@@ -136,6 +143,12 @@ class NetClient:
                     self._switched.clear()
         finally:
             writer.cancel()
+
+    def rename(self, name: str) -> None:
+        """Try this server again as ``name`` (after it refused the name we had)."""
+        with self._lock:
+            self.state = Session(name, self.state.kind)
+        self.switch(self.url)
 
     def on_link_status(self, status: str, detail: str) -> None:
         """Pass a link status to the app; a link that is down drops the moves not yet sent.

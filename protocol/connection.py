@@ -169,6 +169,8 @@ class Connection:
         except asyncio.CancelledError:
             if not self._closing:
                 raise
+        finally:  # a close() after this returns must not cancel whatever the task runs next
+            self._task = None
 
     async def _serve(self, ws: ClientConnection, handle: Handler) -> str:
         """One connection from hello to its end; returns why it ended."""
