@@ -144,7 +144,8 @@ class App(Controls):
         again, and it draws only when something changed, so an idle client costs next to no
         CPU; ``fps`` caps the frame rate while things do change.
         """
-        pygame.init()
+        pygame.display.init()  # not pygame.init(): that opens the mixer (no sound here)
+        pygame.font.init()
         pygame.display.set_caption(self.title())
         self.surface = pygame.display.set_mode(self.surface.get_size(), pygame.RESIZABLE)
         self.display = True
