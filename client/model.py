@@ -40,6 +40,8 @@ class ClientModel:
     dropped: bool = False
     #: The error code with which the server refused our ``hello`` (e.g. a bot's name), if so.
     refused: str = ""
+    #: Whether the server said it is shutting down (a restart, not a crash), until back online.
+    server_stopped: bool = False
     lobby: list[RoomSummary] = field(default_factory=list)
     #: The server's bots that are online (``list_bots``), by name.
     bots: list[BotSummary] = field(default_factory=list)
@@ -99,9 +101,13 @@ class ClientModel:
         if status == "offline" and self.ever_online:
             self.dropped = True
         if status == "online":
+            self.server_stopped = False
             if self.dropped:
                 self.toast("Reconnected.", "info", now)
             self.ever_online, self.dropped = True, False
+
+    def _on_server_shutdown(self, msg: Message, now: float) -> None:
+        self.server_stopped = True
 
     def _on_welcome(self, msg: Message, now: float) -> None:
         if self.player is not None and msg.get("player") != self.player:

@@ -66,6 +66,8 @@ def offline_text(model: ClientModel) -> str:
         )
     if model.connection == "connecting":
         return f"Connecting to {model.connection_detail or 'the server'}…"
+    if model.server_stopped:
+        return "The server stopped (or is restarting): reconnecting when it is back…"
     if model.ever_online:
         return f"Connection lost — reconnecting… ({model.connection_detail})"
     return (
