@@ -306,9 +306,11 @@ async def serve_forever(args: argparse.Namespace) -> None:
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     scheme = "wss" if args.certfile else "ws"
+    where = "no database (--memory)" if store is None else f"database {db_label(args.db)}"
     log.info(
-        "mnk-server listening on %s://%s:%d (%s loop)", scheme, args.host, server.port, loop_name()
-    )
+        "mnk-server listening on %s://%s:%d (%s loop, %s)",
+        scheme, args.host, server.port, loop_name(), where,
+    )  # fmt: skip
     pool = None
     if not args.no_bots and args.bots:
         state_dir = None if args.memory else bots_state_dir(args.db)
@@ -426,6 +428,13 @@ def keys_command(argv: list[str]) -> int:
         )
         return 1
     return keys_main(argv)
+
+
+def db_label(db: str) -> str:
+    """``--db`` for the log: a SQLite file's full path, a PostgreSQL URL without credentials."""
+    if is_pg_url(db):
+        return db.partition("://")[0] + "://" + db.partition("://")[2].rpartition("@")[2]
+    return str(Path(db).resolve())
 
 
 def bots_state_dir(db: str) -> Path:

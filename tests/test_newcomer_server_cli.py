@@ -121,3 +121,25 @@ def test_an_unknown_bot_engine_is_refused_at_start(tmp_path: Path) -> None:
 def test_mnk_bot_check_says_whether_an_engine_plays() -> None:
     ok = subprocess.run([sys.executable, "-m", "bots", "--engine", "random", "--check"], timeout=60)
     assert ok.returncode == 0
+
+
+def test_the_start_up_line_names_the_database(tmp_path: Path) -> None:
+    from server.cli import db_label
+
+    assert db_label("postgresql://mnk:SECRET@db:5432/mnk") == "postgresql://db:5432/mnk"
+    proc = subprocess.Popen(
+        [MNK_SERVER, "--no-bots", "--port", "0", "--db", "games.db"],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = ""
+        while "listening" not in line:
+            line = proc.stderr.readline()
+            assert line, "the server exited before listening"
+        assert f"database {tmp_path / 'games.db'})" in line, line
+    finally:
+        proc.terminate()
+        proc.wait(30)
