@@ -34,3 +34,15 @@ def test_a_bad_address_is_one_line(typed: str, capsys: pytest.CaptureFixture) ->
 
 def test_the_default_is_the_local_server() -> None:
     assert parse_args([]).server == "ws://127.0.0.1:8765"
+
+
+def test_keys_and_build_artefacts_are_ignored() -> None:
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    names = ["mybot.key", "seven.key", "abc123__mypyc.cpython-311-x86_64-linux-gnu.so", "build/x"]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", *names], cwd=root, capture_output=True, text=True
+    )
+    assert done.stdout.split() == names
