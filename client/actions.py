@@ -231,6 +231,10 @@ class Actions:
         self.form.bot = name
         self.ask_bots()  # keep the list fresh while choosing
 
+    def do_bot_page(self, page: int, pos: Any = None) -> None:
+        """Show another page of the bots online in the form."""
+        self.form.bot_page = page
+
     def ask_bots(self) -> None:
         """Ask which bots are online (quietly: an older server may not know ``list_bots``)."""
         self.model.quiet_ids.add(self.send({"type": "list_bots"}))

@@ -33,6 +33,9 @@ from client.widgets import Frame, Hotspot, TextInput
 ANY: Any = object()
 #: How long an idle window loop sleeps before it looks at input and the network again.
 WAKE_S = 0.02
+#: Seconds between two ``list_bots`` while the lobby is on screen: bots come and go, and the
+#: server pushes no news of them (one small request; the rooms list is pushed).
+BOTS_REFRESH_S = 5.0
 #: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
 DEFAULT_SIZE = (1200, 680)
 
@@ -84,6 +87,8 @@ class App(Controls):
         self.history_scroll = 0
         self.history_page_asked = False
         self.shown_scene = self.scene
+        #: When the bots online were last asked for.
+        self.bots_asked = 0.0
         self.running = True
         self.display = False
         #: Whether the last step drew a frame, and when the next one is due without news.
@@ -113,6 +118,10 @@ class App(Controls):
         events = list(events)
         for event in events:
             self.handle_event(event)
+        online = self.model.connection == "online"
+        if self.scene == "lobby" and online and now - self.bots_asked >= BOTS_REFRESH_S:
+            self.bots_asked = now
+            self.ask_bots()
         if self.scene != self.shown_scene:
             if self.scene == "lobby":
                 self.refresh_history()  # back in the lobby: games may have ended meanwhile

@@ -23,6 +23,9 @@ STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED
 
 #: Vertical distance between two rows of choice buttons.
 ROW_STEP = 38
+#: Bots named in the form's one row beside "Any bot" (with more online, one place goes to a
+#: "more" button that shows the next ones).
+BOTS_PER_ROW = 3
 
 
 def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool) -> None:
@@ -291,9 +294,14 @@ def _bot_rows(
         theme.text(surf, fixed, (x, y + 16), 13, theme.MUTED, anchor="midleft", max_width=w)
     y += 40
     options: list[tuple[str, str, object, bool]] = [("Any bot", "form_bot", None, picked is None)]
-    for bot in bots[:3]:
+    per_page = BOTS_PER_ROW if len(bots) <= BOTS_PER_ROW else BOTS_PER_ROW - 1
+    pages = max(1, -(-len(bots) // per_page))
+    page = form.bot_page % pages
+    for bot in bots[page * per_page : (page + 1) * per_page]:
         label = f"{bot.name} · {bot.level}" if bot.level else bot.name
         options.append((label, "form_bot", bot.name, bot is picked))
+    if pages > 1:  # every bot online can be picked: the last button shows the next few
+        options.append((f"more {page + 1}/{pages}", "bot_page", (page + 1) % pages, False))
     _choice_row(frame, x, y, w, options)
     return y + 40
 
