@@ -212,6 +212,10 @@ class App(Controls):
             room = model.room
             if room is not None and room.seat is None:
                 self.send({"type": "join_room", "room": room.room, "spectate": True})
+            elif room is not None and room.status == "over" and not room.gone:
+                # a finished room may not have survived a server restart: ask, quietly
+                rid = self.send({"type": "join_room", "room": room.room})
+                model.probes[rid] = room.room
         self.send_resyncs()
         if model.current != had_room or kind == "joined":
             self.pending_ply = self.move_request = None

@@ -103,6 +103,8 @@ class RoomState:
     level: int | None = None
     #: When (monotonic seconds) the seat to move got the turn, as far as this client saw it.
     turn_since: float = 0.0
+    #: The server no longer has this room (it did not survive a restart): nothing to ask of it.
+    gone: bool = False
 
     @property
     def ply(self) -> int:
@@ -197,8 +199,19 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         opening=Opening.from_wire(msg.get("opening")),
         level=level_of(msg.get("options")),
         turn_since=now,
+        chat=chat_of(msg.get("chat")),
         **_position(msg.get("options")),
     )
+
+
+def chat_of(raw: object) -> list[ChatLine]:
+    """The chat lines a ``state`` carries (the room's last few; none from older servers)."""
+    lines = raw if isinstance(raw, list) else []
+    return [
+        ChatLine(str(c.get("from", "?")), seat_of(c.get("seat")), str(c.get("text", "")))
+        for c in lines
+        if isinstance(c, dict)
+    ]
 
 
 def level_of(options: object) -> int | None:

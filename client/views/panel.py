@@ -224,7 +224,7 @@ def draw_room_panel(
     buttons: list[tuple[str, str, str, bool]] = []
     if room.seat is not None and room.status == "playing":
         buttons.append(("Resign (R)", "resign", "danger", True))
-    if room.seat is not None and room.status == "over":
+    if room.seat is not None and room.status == "over" and not room.gone:
         other = 1 - room.seat
         here = bool(room.players[other]) and other < len(room.online) and room.online[other]
         asked = room.rematch[room.seat]

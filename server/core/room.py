@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,10 @@ def opening_moves(game: Game, raw: object) -> tuple[Move, ...]:
 def new_game_id() -> str:
     """A unique, unguessable id for one game (a room hosts several through rematches)."""
     return "g_" + secrets.token_hex(8)
+
+
+#: Chat lines a room keeps for ``state`` (a late spectator sees the talk so far, bounded).
+CHAT_HISTORY = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,8 @@ class Room:
     turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
     gone: set[str] = field(default_factory=set)
+    #: The last chat lines (in memory only), sent in ``state`` so a late spectator can read them.
+    chat_log: deque[Message] = field(default_factory=lambda: deque(maxlen=CHAT_HISTORY))
     #: The set-up position (``options.position``), the opening rule's phase, each seat's colour.
     position: Position | None = field(init=False, default=None)
     opening_rule: Opening | None = field(init=False, default=None)
@@ -284,6 +291,7 @@ class Room:
             "spectators": len(self.spectators),
             "game_no": self.game_no,
             "game_id": self.game_id,
+            "chat": list(self.chat_log),
         }
 
     def states(self) -> list[Send]:
@@ -514,6 +522,7 @@ class Room:
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
         line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
+        self.chat_log.append({"from": name, "seat": seat, "text": text})
         return [Send(self.audience, line, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
