@@ -24,6 +24,12 @@ from client.records import (
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
 from client.words import ERROR_WORDS, error_text
 
+#: An opening choice (``chosen``) as the room's chat announces it, after the chooser's name.
+CHOICE_WORDS = {
+    "black": "took black",
+    "white": "took white",
+    "place": "chose to place 2 more stones and hand the choice back",
+}
 #: What a room the server no longer has says in its chat.
 GONE_NOTICE = "This room is gone: the server restarted without it. Leave to start another game."
 
@@ -197,6 +203,15 @@ class ClientModel:
         room.rematch[int(seat)] = True
         who = "You" if seat == room.seat else room.name(int(seat))
         room.chat.append(ChatLine("", None, f"{who} asked for a rematch.", True))
+
+    def _on_chosen(self, msg: Message, now: float) -> None:
+        room = self.rooms.get(str(msg.get("room")))
+        seat, choice = msg.get("seat"), str(msg.get("choice"))
+        if room is None or seat not in (0, 1):
+            return
+        who = "You" if seat == room.seat else room.name(int(seat))
+        what = CHOICE_WORDS.get(choice, f"chose {choice}")
+        room.chat.append(ChatLine("", None, f"{who} {what}.", True))
 
     def _on_chat(self, msg: Message, now: float) -> None:
         room = self.rooms.get(str(msg.get("room")))

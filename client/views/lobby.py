@@ -21,6 +21,22 @@ FINISHED_ROW_H = 32
 STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED}
 
 
+def _opening_option(rule: str | None) -> tuple[str, str, object, bool]:
+    """The opening-rule button: it shows the rule chosen (the line under it explains), and a
+    click picks the next one."""
+    rules = [r for r, _ in OPENING_RULES]
+    at = rules.index(rule) if rule in rules else 0
+    label = OPENING_RULES[at][1]
+    return (label, "form_opening", rules[(at + 1) % len(rules)], rule is not None)
+
+
+#: Each opening rule in one line, under its buttons (docs/RULES.md has the whole story).
+RULE_LINES: dict[str | None, str] = {
+    None: "Opening rule: none (black simply moves first).",
+    "swap1": "Swap1: 3 stones are placed, then the other picks a colour.",
+    "swap2": "Swap2: 3 stones; the other picks a colour or adds 2.",
+}
+
 #: Vertical distance between two rows of choice buttons.
 ROW_STEP = 38
 #: Bots named in the form's one row beside "Any bot" (with more online, one place goes to a
@@ -192,14 +208,6 @@ def _label_size(options: list[tuple[str, str, object, bool]], bw: int) -> int | 
     )
 
 
-def _opening_option(rule: str | None) -> tuple[str, str, object, bool]:
-    """The opening-rule button: it shows the rule chosen, and a click picks the next one."""
-    rules = [r for r, _ in OPENING_RULES]
-    at = rules.index(rule) if rule in rules else 0
-    label = OPENING_RULES[at][1]
-    return (label, "form_opening", rules[(at + 1) % len(rules)], rule is not None)
-
-
 def _stepper(frame: Frame, x: int, y: int, label: str, value: str, field: str) -> None:
     theme.text(frame.surface, label, (x, y + 16), 13, theme.MUTED, anchor="midleft")
     bx = x + 52
@@ -226,7 +234,11 @@ def _new_game_panel(
     games = [(label, "form_game", name, form.game == name) for name, label in GAMES]
     if form.game in SWAP_GAMES:  # the opening rule: one button that steps through the rules
         games.append(_opening_option(form.opening_rule))
-    y += 42 + _choice_row(frame, x, y, w, games)
+    y += (38 if compact else 42) + _choice_row(frame, x, y, w, games)
+    if form.game in SWAP_GAMES:  # ... and a line that names it and says what it does
+        theme.text(surf, RULE_LINES[form.opening_rule], (x, y - 6), 11, theme.MUTED, max_width=w)
+        y += 12
+    swap = form.game in SWAP_GAMES and form.opening_rule is not None
     if form.game == "mnk":
         _stepper(frame, x, y, "width", str(form.width), "width")
         _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
@@ -248,8 +260,10 @@ def _new_game_panel(
     y += 40
     if form.opponent == "bot":
         y = _bot_rows(frame, x, y, w, form, bots)
-    caption("You play")
+    caption("Your seat (colours come from the opening)" if swap else "You play")
     names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
+    if swap:  # the opening decides the colours: the seat says who opens
+        names = ("Opener", "Chooser")
     seats = [(names[0], 0), (names[1], 1), ("Random", None)]
     _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
     y += 40
@@ -261,7 +275,7 @@ def _new_game_panel(
         w,
         [(label, "form_clock", i, form.clock == i) for i, (_, label) in enumerate(CLOCKS)],
     )
-    y += 46
+    y += 40 if compact else 46  # a small window: the opening rule's line takes this
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
     frame.button(pygame.Rect(x, y, w, 42), f"{label}  (Enter)", "create", kind="primary", size=16)
     y += 62
