@@ -109,12 +109,12 @@ def when(ended_at: float | None, now: float | None = None) -> str:
     return time.strftime("%d %b %H:%M", stamp).lstrip("0")
 
 
-def _finished_label(row: HistoryRow | FinishedGame, moves: FinishedGame | None) -> str:
+def finished_label(row: HistoryRow | FinishedGame) -> str:
+    """A finished game's row: game, players, result. No move count: the server's history rows
+    carry none, so it showed only on games this client happened to see (and not after a
+    reconnect): the replay shows the moves."""
     summary = result_text(row.result, row.players, row.game.k)
-    label = f"{row.game.title} · {row.players[0]} vs {row.players[1]} · {summary}"
-    if moves is not None:
-        label += f" · {len(moves.moves)} moves"
-    return label
+    return f"{row.game.title} · {row.players[0]} vs {row.players[1]} · {summary}"
 
 
 def _finished_panel(
@@ -151,7 +151,7 @@ def _finished_panel(
             theme.MUTED,
             anchor="topright",
         )
-    for i, (row, moves) in enumerate(shown):
+    for i, (row, _moves) in enumerate(shown):
         r = pygame.Rect(inner.x - 6, inner.y + i * FINISHED_ROW_H, inner.w + 12, 28)
         if frame.hovered(r):
             pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
@@ -173,7 +173,7 @@ def _finished_panel(
         )
         theme.text(
             frame.surface,
-            _finished_label(row, moves),
+            finished_label(row),
             (r.x + 8, r.centery),
             14,
             anchor="midleft",
