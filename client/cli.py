@@ -28,7 +28,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help=f"host, host:port or ws(s)://host:port (default {DEFAULT_SERVER})",
     )
     parser.add_argument("--name", default=None, help="your name (default: your login name)")
-    parser.add_argument("--local", action="store_true", help="start a private local server")
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="start a private local server (its games live in a temporary folder, deleted on exit)",
+    )
     return parser.parse_args(argv)
 
 
