@@ -37,3 +37,23 @@ def test_an_offline_client_opens_and_closes_quietly() -> None:
     assert done.returncode == 0, done.stderr
     assert "ALSA" not in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert "CancelledError" not in done.stderr and "never awaited" not in done.stderr
+
+
+def test_closing_a_client_that_gave_up_raises_nothing_in_its_thread(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+    import time
+
+    from client.net import NetClient
+
+    errors: list[str] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(repr(args.exc_type)))
+    net = NetClient("ws://host:notaport", "alice")  # a fatal error: it waits for another URL
+    net.start()
+    notes: list[dict[str, object]] = []
+    deadline = time.monotonic() + 30
+    while not any(n.get("status") == "offline" for n in notes):
+        assert time.monotonic() < deadline, notes
+        notes += net.poll()
+        time.sleep(0.02)
+    net.close()
+    assert errors == []
