@@ -345,4 +345,5 @@ class App(Controls):
             first=room.first,
         )
         draw_board(self.surface, geo, picture)
-        draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat")
+        live = self.model.connection == "online"
+        draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat", live)

@@ -51,3 +51,47 @@ def test_a_human_opponent_is_just_to_move() -> None:
     model.apply(state_message("gomoku", to_move=1, moves=[[7, 7]], ply=1), now=1.0)
     assert model.room is not None and model.room.thinking(5.0) is None
     assert status_line(model.room, 5.0)[0] == "bob to move"
+
+
+def test_offline_no_bot_is_said_to_think() -> None:
+    import pygame
+
+    from client.app import App
+
+    class Net:
+        def __init__(self) -> None:
+            self.inbox: list[dict[str, object]] = []
+
+        def send(self, message: dict[str, object]) -> int:
+            return 1
+
+        def poll(self) -> list[dict[str, object]]:
+            out, self.inbox = self.inbox, []
+            return out
+
+    pygame.font.init()
+    net = Net()
+    app = App(net, name="alice", size=(1100, 700))
+    fields = {"players": ["alice", "minimax"], "kinds": ["human", "bot"], "to_move": 1}
+    net.inbox += [
+        {"type": "welcome", "player": "p_a", "session": "S", "name": "alice"},
+        {"type": "joined", "room": "r1", "seat": 0},
+        state_message("gomoku", moves=[[7, 7]], ply=1, **fields),
+        {"type": "_net", "status": "offline", "detail": "connection lost (1006)"},
+    ]
+    from client import theme
+
+    shown: list[str] = []
+    real = theme.text
+
+    def spy(surface: object, text: str, *args: object, **kw: object) -> object:
+        shown.append(text)
+        return real(surface, text, *args, **kw)  # type: ignore[arg-type]
+
+    theme.text = spy  # type: ignore[assignment]
+    try:
+        app.step(now=10.0, lazy=False)
+    finally:
+        theme.text = real  # type: ignore[assignment]
+    assert "minimax to move" in shown
+    assert not any("thinking" in t for t in shown), shown

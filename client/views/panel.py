@@ -69,7 +69,9 @@ def status_line(room: RoomState, now: float | None = None) -> tuple[str, theme.C
     return "", theme.MUTED
 
 
-def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float) -> None:
+def _player_card(
+    frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float, live: bool
+) -> None:
     surf = frame.surface
     active = room.status == "playing" and room.to_move == seat
     pygame.draw.rect(surf, theme.PANEL_HI, rect, border_radius=8)
@@ -102,7 +104,7 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
         detail += " · left" if over else " · offline"  # after the game, leaving is normal
     if room.rematch[seat] and over:
         detail += " · wants a rematch"
-    if room.to_move == seat and room.thinking(now) is not None:
+    if live and room.to_move == seat and room.thinking(now) is not None:
         detail += " · thinking…"
     alarm = not online and not over and room.players[seat]
     theme.text(surf, detail, (rect.x + 44, rect.y + 30), 12, theme.DANGER if alarm else theme.MUTED)
@@ -189,8 +191,10 @@ def draw_room_panel(
     now: float,
     chat: TextInput,
     chat_focused: bool,
+    live: bool = True,
 ) -> None:
-    """The whole side panel for a room in play or finished."""
+    """The whole side panel for a room in play or finished (offline, no bot is said to think:
+    this client cannot know)."""
     surf = frame.surface
     inner = panel(surf, rect)
     title = room.game.title + (f" · {room.opening.rule}" if room.opening else "")
@@ -200,9 +204,9 @@ def draw_room_panel(
     )
     y = inner.y + 30
     for seat in (0, 1):
-        _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now)
+        _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now, live)
         y += 58
-    status, color = status_line(room, now)
+    status, color = status_line(room, now if live else None)
     for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
