@@ -79,7 +79,8 @@ def port_number(text: str) -> int:
 
 
 def positive(kind: type[int] | type[float], zero: bool = False) -> Any:
-    """An argparse ``type=`` for a finite number above zero (or zero too, with ``zero``)."""
+    """An argparse ``type=`` for a number above zero (or zero too, with ``zero``); ``inf`` is
+    "no limit", NaN is refused."""
 
     def parse(text: str) -> int | float:
         try:
@@ -87,7 +88,7 @@ def positive(kind: type[int] | type[float], zero: bool = False) -> Any:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
         low_ok = value >= 0 if zero else value > 0
-        if not low_ok or not math.isfinite(value):
+        if not low_ok or math.isnan(value):  # inf stays: "no limit" (bench: --hello-rate inf)
             raise argparse.ArgumentTypeError(
                 f"{text} must be a number {'0 or more' if zero else 'above 0'}"
             )
@@ -144,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reconnect-grace",
-        type=positive(float),
+        type=positive(float, zero=True),  # 0: a dropped player loses at once
         default=60.0,
         help="seconds a dropped player keeps the seat before losing (default 60)",
     )

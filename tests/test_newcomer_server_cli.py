@@ -24,8 +24,9 @@ MNK_SERVER = str(Path(sys.executable).parent / "mnk-server")
         ["--max-page", "0"],
         ["--max-connections", "-5"],
         ["--rate", "nan"],
-        ["--burst", "inf"],
+        ["--burst", "0"],
         ["--reconnect-grace", "-1"],
+        ["--bot-move-timeout", "0"],
         ["--wal-limit", "0"],
         ["--log-level", "chatty"],
     ],
@@ -44,6 +45,7 @@ def test_sane_numbers_pass() -> None:
     args = build_parser().parse_args(["--port", "0", "--lookup-cost", "0", "--rate", "2.5"])
     assert (args.port, args.lookup_cost, args.rate) == (0, 0.0, 2.5)
     assert build_parser().parse_args(["--port", "65535", "--log-level", "debug"]).port == 65535
+    assert build_parser().parse_args(["--hello-rate", "inf"]).hello_rate == float("inf")
 
 
 def test_a_wrapped_port_does_not_start(tmp_path: Path) -> None:
