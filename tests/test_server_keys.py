@@ -191,6 +191,7 @@ def test_keys_file_lines(tmp_path: Path) -> None:
 
 
 async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path, db: str) -> None:
+    add_key(db, "firstbot")  # the database exists (mnk-server keys makes none: it would be empty)
     added = subprocess.run(
         [sys.executable, "-m", "server", "keys", "add", "dbbot", "--db", db],
         capture_output=True,

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 from conftest import RawClient
-from server.core.peers import Limits
 from websockets.asyncio.client import connect
 
 from protocol.errors import NoHistory
 from server.core.arena import Arena
 from server.core.journal import Heartbeat
+from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.memory import MemoryStore
 

@@ -310,7 +310,7 @@ class Arena:
         self._add_room(room)
         player.created.add(room.id)
         self._creator[room.id] = player.pid
-        log.info("room %s created by %s: %s", room.id, player.pid, variant.name)
+        log.info("room %s created by %s (%s): %s", room.id, player.name, player.pid, variant.name)
         if clock is not None:
             self._timed.add(room.id)
         if named is not None:  # a director's room: it watches, the two named bots play

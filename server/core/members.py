@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from protocol.wire import Message
 
+#: Chat lines a room keeps for ``state`` (a late spectator sees the talk so far, bounded).
+CHAT_HISTORY = 20
+
 
 def new_game_id() -> str:
     """A unique, unguessable id for one game (a room hosts several through rematches)."""

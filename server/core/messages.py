@@ -3,6 +3,7 @@ line): a room uses them, and so does a cluster node answering for a room it adop
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Protocol
 
 from protocol.rules import Game, Outcome, Variant
@@ -30,6 +31,7 @@ class RoomView(Protocol):
     opening_rule: Opening | None
     rematch: list[bool]
     fault: str | None
+    chat_log: deque[Message]
 
     def now(self) -> float: ...
     @property
@@ -125,4 +127,5 @@ def state(room: RoomView, pid: str | None) -> Message:
         "spectators": len(room.spectators),
         "game_no": room.game_no,
         "game_id": room.game_id,
+        "chat": list(room.chat_log),
     }

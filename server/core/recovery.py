@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
@@ -23,7 +24,7 @@ def game_row(room: Room) -> GameRow:
         room=room.id,
         game_no=room.game_no,
         variant=room.variant.describe(),
-        options=room.record_options(),
+        options=record_options(room),
         clock=room.clock_spec.describe() if room.clock_spec else None,
         seats=(seats[0].pid if seats[0] else None, seats[1].pid if seats[1] else None),
         names=(seats[0].name if seats[0] else None, seats[1].name if seats[1] else None),
@@ -37,6 +38,13 @@ def game_row(room: Room) -> GameRow:
         ended_at=room.ended_at,
         fault=room.fault,
     )
+
+
+def record_options(room: Room) -> dict[str, Any]:
+    """The options as recorded with the game: the opening's choices ride along."""
+    if room.opening_rule is None or not room.opening_rule.made:
+        return room.options
+    return room.options | {"opening_made": [list(m) for m in room.opening_rule.made]}
 
 
 def header_key(room: Room) -> tuple[object, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,7 @@ from protocol.vocab import Status
 from protocol.wire import MAX_CHAT, Message
 from server.core import messages
 from server.core.clock import Clock, ClockSpec
-from server.core.members import Member, Send, new_game_id
+from server.core.members import CHAT_HISTORY, Member, Send, new_game_id
 from server.core.opening import Opening
 from server.core.position import Position, base_game, check_setup, opening_moves, start_position
 
@@ -64,6 +65,8 @@ class Room:
     turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
     gone: set[str] = field(default_factory=set)
+    #: The last chat lines (in memory only), sent in ``state`` so a late spectator can read them.
+    chat_log: deque[Message] = field(default_factory=lambda: deque(maxlen=CHAT_HISTORY))
     #: The set-up position (``options.position``), the opening rule's phase, each seat's colour.
     position: Position | None = field(init=False, default=None)
     opening_rule: Opening | None = field(init=False, default=None)
@@ -114,12 +117,6 @@ class Room:
             cells = [] if game.over else self.variant.forbidden_points(game.board)
             self._forbidden = (key, [[m.x, m.y] for m in cells])
         return self._forbidden[1]
-
-    def record_options(self) -> dict[str, Any]:
-        """The options as recorded with the game: the opening's choices ride along."""
-        if self.opening_rule is None or not self.opening_rule.made:
-            return self.options
-        return self.options | {"opening_made": [list(m) for m in self.opening_rule.made]}
 
     @property
     def started(self) -> bool:
@@ -421,6 +418,7 @@ class Room:
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
         line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
+        self.chat_log.append({"from": name, "seat": seat, "text": text})
         return [Send(self.audience, line, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
