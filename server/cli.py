@@ -406,7 +406,7 @@ def new_files(args: argparse.Namespace) -> list[Path]:
     """The SQLite files a start would create (none when ``--db`` is there already)."""
     if args.memory or is_pg_url(args.db) or Path(args.db).exists():
         return []
-    return [Path(args.db + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    return [Path(args.db + suffix) for suffix in ("", "-wal", "-shm", "-journal", ".lock")]
 
 
 def keys_command(argv: list[str]) -> int:

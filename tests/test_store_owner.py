@@ -12,7 +12,7 @@ import pytest
 from conftest import RawClient, free_port
 from test_durability import ServerProcess
 
-from server.core.keys import add_key, list_keys
+from server.admin import add_key, list_keys
 from server.storage.base import StoreLocked
 from server.storage.sqlite import Store
 
