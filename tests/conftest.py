@@ -102,7 +102,7 @@ def bot_key(server: Any, name: str) -> str:
     made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
     if name not in made:
         made[name] = new_key()
-        server.core.arena.keys.add(name, made[name])
+        server.arena.keys.add(name, made[name])
     return made[name]
 
 

@@ -56,7 +56,7 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
         assert over["reason"] == "forfeit" and over["fault"] == "hang" and over["winner"] == 0
         # the other game of the same bot goes on, on a fresh worker
         free = [(x, y) for y in range(3) for x in range(3)]
-        room = server.core.arena.rooms.get(ttt)
+        room = server.arena.rooms.get(ttt)
         while room.status != "over":
             x, y = free.pop(0)
             reply = await human.request(type="move", room=ttt, x=x, y=y)
@@ -64,7 +64,7 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
                 continue  # that cell was the bot's, or our move ended the game
             msg = await human.expect("moved", room=ttt, seat=1, timeout=30)
             free = [c for c in free if c != (msg["x"], msg["y"])]
-        assert server.core.arena.rooms.get(ttt).game.outcome.termination in ("line", "draw")
+        assert server.arena.rooms.get(ttt).game.outcome.termination in ("line", "draw")
     finally:
         await stop(proc)
 

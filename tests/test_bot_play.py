@@ -67,7 +67,7 @@ async def wait_for_bot(server: Any, name: str, timeout: float = 60.0) -> Any:
     """Wait until a bot called ``name`` is online."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for p in server.core.arena.players.values():
+        for p in server.arena.players.values():
             if p.name == name and p.kind == "bot" and p.online:
                 return p
         await asyncio.sleep(0.05)
@@ -174,7 +174,7 @@ class Hung(RandomBot):
 async def test_thinking_bot_answers_pings_and_a_hung_one_loses(
     client_factory: Any, server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server.core.arena.limits = dataclasses.replace(server.core.arena.limits, bot_move_timeout=2.0)
+    server.arena.limits = dataclasses.replace(server.arena.limits, bot_move_timeout=2.0)
     (tmp_path / "slowbots.py").write_text(SLOW_BOT)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     slow = await start_bot(server, "slowbots:Slow", "slow", "--games", "tictactoe")

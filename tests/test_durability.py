@@ -263,9 +263,9 @@ async def test_a_failed_commit_stops_delivery_instead_of_lying(
     def broken_disk(records: list[Any]) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
-    server.storage.sqlite.write = broken_disk
-    if hasattr(server.storage.sqlite, "write_now"):  # SQLite: small batches commit on the loop
-        server.storage.sqlite.write_now = broken_disk
+    server.store.write = broken_disk
+    if hasattr(server.store, "write_now"):  # SQLite: small batches commit on the loop
+        server.store.write_now = broken_disk
     await alice.send(type="move", room=room, x=7, y=7)
     await asyncio.wait_for(server.failed.wait(), 30)
     with pytest.raises(TimeoutError):  # the move was not saved, so nobody may see it

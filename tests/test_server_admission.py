@@ -72,12 +72,10 @@ async def test_connections_that_have_not_said_hello_are_capped_per_address(
     await silent[0].hello("now-talking")  # no longer pending: room for one more
     late = await from_address(server, "127.0.0.2")
     await late.hello("late")
-    assert (
-        server.shell.guard.pending["127.0.0.2"] == 2 and server.shell.guard.open["127.0.0.2"] == 4
-    )
+    assert server.guard.pending["127.0.0.2"] == 2 and server.guard.open["127.0.0.2"] == 4
     for c in (*silent, late):
         await c.close()
-    await until(lambda: not server.shell.guard.open and not server.shell.guard.pending)
+    await until(lambda: not server.guard.open and not server.guard.pending)
 
 
 @pytest.mark.parametrize(
@@ -92,7 +90,7 @@ async def test_refusals_past_their_rate_are_dropped_before_the_handshake(
     handshakes = len(server.server.connections)
     with pytest.raises((InvalidMessage, OSError)):  # the next is dropped without an answer
         await from_address(server, "127.0.0.2")
-    assert server.shell.guard.dropped == 1 and len(server.server.connections) == handshakes
+    assert server.guard.dropped == 1 and len(server.server.connections) == handshakes
     honest = await client_factory("honest")  # other addresses are not affected
     await honest.alive()
     await held.close()

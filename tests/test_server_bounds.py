@@ -61,7 +61,7 @@ async def test_dead_spectators_leave_and_rejoins_are_cheap(
         await w.request(type="join_room", room=room, spectate=True)
     for w in watchers:
         await w.close()
-    live = server.core.arena.rooms.get(room)
+    live = server.arena.rooms.get(room)
     await until(lambda: not live.spectators)  # on main they stayed for good
     sam = await client_factory("sam")
     for _ in range(10):
@@ -89,7 +89,7 @@ async def test_room_churn_is_bounded(client_factory: Any, server: Any) -> None:
         await c.request(type="leave_room", room=room)
         again = await c.request(type="join_room", room=room, spectate=True)
         assert again["type"] == "error" and again["code"] == "no_such_room"  # gone at once
-    assert refused == 0 and len(server.core.arena.rooms) == 0
+    assert refused == 0 and len(server.arena.rooms) == 0
     other = await client_factory("other")
     rooms = [(await other.request(type="create_room", game="tictactoe"))["room"] for _ in range(3)]
     for room in rooms:
@@ -99,7 +99,7 @@ async def test_room_churn_is_bounded(client_factory: Any, server: Any) -> None:
     await c.error("too_many_rooms", type="create_room", game="tictactoe")
     extra = (await other.request(type="create_room", game="tictactoe"))["room"]
     await c.error("too_many_rooms", type="join_room", room=extra, spectate=True)
-    assert len(server.core.arena.players[c.player].rooms) == 6
+    assert len(server.arena.players[c.player].rooms) == 6
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,7 @@ async def test_connections_per_address_are_capped(client_factory: Any, server: A
     honest = await client_factory("honest")  # another address is not affected
     await honest.alive()
     await attackers[0].close()
-    await until(lambda: server.shell.guard.open["127.0.0.2"] == 2)
+    await until(lambda: server.guard.open["127.0.0.2"] == 2)
     late = await from_address(server, "127.0.0.2")
     await late.hello("late")
     for c in (*attackers[1:], late):
@@ -157,7 +157,7 @@ async def test_connections_in_all_are_capped(client_factory: Any, server: Any) -
     with pytest.raises(InvalidStatus):  # a fifth address is refused too: the cap is global
         await from_address(server, "127.0.0.9")
     await held[0].close()
-    await until(lambda: server.shell.guard.total == 3)
+    await until(lambda: server.guard.total == 3)
     again = await from_address(server, "127.0.0.9")
     await again.hello("again")
     for c in (*held[1:], again):
@@ -177,7 +177,7 @@ async def test_history_lookups_in_flight_are_bounded(client_factory: Any, server
     for i in range(40):
         await c.send(type="get_game", game_id="g_nope", id=100 + i)
     await c.close()  # the lookups of a connection that left are dropped, not run for nobody
-    await until(lambda: server.core.arena.lookups == 0)
+    await until(lambda: server.arena.lookups == 0)
 
 
 async def walk_pages(client: RawClient, kind: str, key: str, most: int, **ask: Any) -> list:
@@ -237,7 +237,7 @@ async def test_behind_a_trusted_proxy_clients_are_counted_by_forwarded_address()
         with pytest.raises(InvalidStatus):
             await via_proxy("203.0.113.5")
         others = [await via_proxy("203.0.113.6") for _ in range(2)]  # same proxy, other client
-        assert server.shell.guard.open == {"203.0.113.5": 2, "203.0.113.6": 2}
+        assert server.guard.open == {"203.0.113.5": 2, "203.0.113.6": 2}
         for ws in (*first, *others):
             await ws.close()
     finally:

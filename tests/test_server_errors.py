@@ -132,7 +132,7 @@ async def test_internal_error_is_contained(client_factory: Any, server: Any) -> 
     def broken(player: Any, msg: Any) -> list[Any]:
         raise RuntimeError("secret internal detail /etc/passwd")
 
-    server.core.arena._handlers["chat"] = broken
+    server.arena._handlers["chat"] = broken
     reply = await alice.error("internal_error", type="chat", room=room, text="hi")
     assert "secret" not in reply["message"] and "passwd" not in reply["message"]
     assert (await alice.request(type="move", room=room, x=0, y=0))["type"] == "moved"

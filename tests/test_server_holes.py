@@ -75,8 +75,8 @@ async def test_a_rematch_needs_both_players_online(client_factory: Any, server: 
     session = bob.session
     await bob.close()
     await alice.expect("presence", online=False)
-    live = server.core.arena.rooms.get(room)
-    while server.core.arena.clock() - live.offline_since[bob.player] < 0.6:  # bob's grace ran out
+    live = server.arena.rooms.get(room)
+    while server.arena.clock() - live.offline_since[bob.player] < 0.6:  # bob's grace ran out
         await asyncio.sleep(0.05)
     await alice.error("rematch_unavailable", type="rematch", room=room)
     assert live.status == "over"

@@ -35,7 +35,7 @@ async def test_a_bot_without_a_valid_key_is_refused(client_factory: Any, server:
     await c.error("bad_key", **HELLO, name="minimax", kind="bot", key="k" * 10_000)
     bot_key(server, "minimax")
     await c.error("bad_key", **HELLO, name="minimax", kind="bot", key="not-minimax's-key")
-    assert not any(p.kind == "bot" for p in server.core.arena.players.values())
+    assert not any(p.kind == "bot" for p in server.arena.players.values())
 
 
 async def test_a_refused_bot_does_not_get_the_bot_rate_limit(client_factory: Any) -> None:

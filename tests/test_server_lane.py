@@ -134,23 +134,23 @@ async def seated_pair(client_factory: Any) -> tuple[Any, Any, str]:
 async def test_a_move_passes_a_backlog_of_lobby_requests(server: Any, client_factory: Any) -> None:
     alice, bob, room = await seated_pair(client_factory)
     flood = await client_factory("flood")
-    no_budget(server.shell.lane)
+    no_budget(server.lane)
     count = 300
     for rid in range(1, count + 1):  # sent at once: one of them gets its turn per turn
         await flood.send(type="list_rooms", id=rid)
-    before = server.shell.lane.deferred
+    before = server.lane.deferred
     await alice.send(type="move", room=room, x=7, y=7, ply=0)
     moved = await bob.expect("moved", room=room)
     assert moved["ply"] == 0
-    assert server.shell.lane.deferred - before < count, "the move waited for the whole backlog"
+    assert server.lane.deferred - before < count, "the move waited for the whole backlog"
     replies = [await flood.expect("rooms") for _ in range(count)]
     assert [r["id"] for r in replies] == list(range(1, count + 1))
-    assert server.shell.lane.deferred - before >= count  # each one did wait for a turn
+    assert server.lane.deferred - before >= count  # each one did wait for a turn
 
 
 async def test_a_held_connections_frames_keep_their_order(server: Any, client_factory: Any) -> None:
     alice, _bob, room = await seated_pair(client_factory)
-    no_budget(server.shell.lane)
+    no_budget(server.lane)
     await alice.send(type="list_rooms", id=1)  # waits for a turn; what follows waits behind it
     await alice.send(type="move", room=room, x=7, y=7, ply=0)
     await alice.send(type="list_rooms", id=2)
@@ -170,10 +170,10 @@ async def test_a_request_sent_just_before_closing_is_handled_before_the_disconne
     """Leaving then closing at once resigns the game at once (the leave is handled first); had
     the disconnect come first, the opponent would have been told the seat went offline."""
     alice, bob, room = await seated_pair(client_factory)
-    no_budget(server.shell.lane)
+    no_budget(server.lane)
     for _ in range(500):  # a backlog: the leave's turn comes long after the close is read
-        server.shell.lane.defer(lambda: None)
-    before = server.shell.lane.deferred
+        server.lane.defer(lambda: None)
+    before = server.lane.deferred
     await alice.send(type="leave_room", room=room, id=9)
     await alice.ws.close()
     seen = []
@@ -181,4 +181,4 @@ async def test_a_request_sent_just_before_closing_is_handled_before_the_disconne
         seen.append(await bob.recv())
     assert seen[-1]["winner"] == 1 and seen[-1]["reason"] == "resign"
     assert not [m for m in seen if m["type"] == "presence"], "the disconnect came first"
-    assert server.shell.lane.deferred > before  # the leave did wait in the lane
+    assert server.lane.deferred > before  # the leave did wait in the lane

@@ -178,4 +178,4 @@ async def test_leaving_and_idle_rooms_are_cleaned_up(client_factory: Any, server
             break
         await asyncio.sleep(0.05)
     assert rooms == []
-    assert len(server.core.arena.rooms) == 0
+    assert len(server.arena.rooms) == 0

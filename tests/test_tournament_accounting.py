@@ -167,7 +167,7 @@ async def test_a_room_the_link_is_not_in_is_joined_again_and_watched_to_its_end(
     fresh = await other.connect()
     fresh.feed(room).put_nowait(CLOSED)  # what the old link's feed got when it dropped
     following = asyncio.create_task(other._follow(fresh, room, SPEC))
-    await until(lambda: any(server.core.arena.rooms.get(room).spectators))  # it joined again
+    await until(lambda: any(server.arena.rooms.get(room).spectators))  # it joined again
     await play_line(x, y, room)
     played = await asyncio.wait_for(following, 30)
     assert played.result.moves == [list(m) for m in LINE] and played.result.winner == 0
@@ -185,7 +185,7 @@ async def test_a_game_that_ended_while_away_is_read_from_the_history(
     await play_line(x, y, room)
     for bot in (x, y):
         await bot.request(type="leave_room", room=room)
-    await until(lambda: server.core.arena.rooms.get(room) is None)  # the room is gone
+    await until(lambda: server.arena.rooms.get(room) is None)  # the room is gone
     other = ServerReferee(server.url, "tictactoe", rate=500.0)
     _, played = await other._rewatch(room, SPEC, {})
     assert played is not None and played.result.room == room
@@ -256,7 +256,7 @@ async def test_a_lost_create_s_game_that_already_ended_is_read_from_the_history(
     await other.close()
     for bot in (x, y):
         await bot.request(type="leave_room", room=done)
-    await until(lambda: server.core.arena.rooms.get(done) is None)
+    await until(lambda: server.arena.rooms.get(done) is None)
     lose_create_answers(await referee.connect(), leave=True)
     playing = asyncio.create_task(referee.play(SPEC))
     room = await seated(x)
