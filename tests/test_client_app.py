@@ -12,7 +12,7 @@ from typing import Any
 
 import pygame
 import pytest
-from samples import state_message
+from support.samples import state_message
 
 from client import theme
 from client.app import ANY, App

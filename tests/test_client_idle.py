@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import pygame
-from samples import state_message
+from support.samples import state_message
 
 from client.app import App
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, both_dbs, free_port
-from websockets.asyncio.client import connect
+from support.servers import (
+    ServerProcess,
+)
+from support.stores import both_dbs
 
 from protocol.records import read_psq
 from server.storage.base import is_pg_url, open_store
@@ -21,52 +20,6 @@ from server.storage.sqlite import MIGRATIONS, Store
 
 #: Every test here that uses a database runs on SQLite and on PostgreSQL.
 db = both_dbs
-
-
-class ServerProcess:
-    """``python -m server`` on a fixed port and database, killable and restartable."""
-
-    def __init__(self, db: str, grace: float = 30.0, extra: tuple[str, ...] = ()) -> None:
-        self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
-        self.url = f"ws://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    async def start(self) -> None:
-        """Start the process and wait until it accepts connections."""
-        args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
-        for _ in range(200):
-            try:
-                async with connect(self.url):
-                    return
-            except OSError:
-                await asyncio.sleep(0.05)
-        raise RuntimeError("server did not start")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs at all."""
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    async def client(self, name: str, session: str | None = None) -> RawClient:
-        """A raw client that has said hello (resuming ``session`` if given)."""
-        c = RawClient(await connect(self.url, compression=None))
-        if session is None:
-            await c.hello(name)
-        else:
-            await c.hello(name, session=session)
-        return c
-
-
-@pytest.fixture
-async def proc(db: str) -> Any:
-    """A server process on a fresh database, killed after the test."""
-    server = ServerProcess(db)
-    yield server
-    if server.proc is not None and server.proc.poll() is None:
-        server.kill()
 
 
 async def test_sigkill_mid_game_then_finish_after_restart(proc: ServerProcess) -> None:

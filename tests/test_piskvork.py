@@ -5,50 +5,16 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import bot_env
+from support.bots import HANGER, OUR_BRAIN, Manager, executable
+from support.servers import bot_env
 
 from bots.piskvork import BrainError, PiskvorkBrain
 from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move
-
-
-class Manager:
-    """A minimal Gomocup manager: speaks Piskvork to a brain process over its stdin/stdout."""
-
-    def __init__(self, cmd: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
-
-    def send(self, line: str) -> None:
-        """One command line."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\r\n")
-        self.proc.stdin.flush()
-
-    def answer(self) -> str:
-        """The next line that is not chatter (MESSAGE/DEBUG)."""
-        assert self.proc.stdout is not None
-        while True:
-            line = self.proc.stdout.readline().strip()
-            if not line.startswith(("MESSAGE", "DEBUG")):
-                return line
-
-    def move(self) -> Move:
-        """The brain's move answer."""
-        x, y = (int(p) for p in self.answer().split(","))
-        return Move(x, y)
-
-    def close(self) -> int:
-        """END, then the brain must exit by itself."""
-        self.send("END")
-        return self.proc.wait(timeout=10)
-
 
 BRAIN = [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=6"]
 
@@ -109,20 +75,6 @@ def test_board_takeback_restart_and_exact_five() -> None:
     assert brain.close() == 0
 
 
-def executable(path: Path, body: str) -> str:
-    """A brain script on disk, runnable as an executable like a pbrain-*.exe."""
-    path.write_text(f"#!{sys.executable}\n{body}")
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
-
-
-OUR_BRAIN = f"""
-import sys
-sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
-from bots.cli import main
-main(["--piskvork", "--engine", "minimax:level=3"])
-"""
-
 CRASHER = """
 import sys
 for line in sys.stdin:
@@ -142,14 +94,6 @@ for line in sys.stdin:
         print("the answer is 42", flush=True)
 """
 
-HANGER = """
-import sys, time
-for line in sys.stdin:
-    if line.startswith(("START", "RECTSTART")):
-        print("OK", flush=True)
-    elif line.startswith(("BEGIN", "TURN", "DONE")):
-        time.sleep(60)
-"""
 
 OCCUPIER = """
 import sys

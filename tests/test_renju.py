@@ -8,12 +8,12 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.renju_corpus import SIZE, load
 
 from protocol.errors import ForbiddenMove, GameOverError, IllegalMoveError
 from protocol.renju import DIRECTIONS, Foul, foul, fouls
 from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, RENJU, make_variant
-from tests.renju_corpus import SIZE, load
 
 B, W = 1, 2
 CENTRE = (7, 7)

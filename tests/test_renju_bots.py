@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from test_bot_play import start_bot, stop, wait_for_bot
-from test_piskvork import OUR_BRAIN, Manager, executable
+from support.bots import OUR_BRAIN, Manager, executable, start_bot, stop, wait_for_bot
 
 from bots.engine.limits import Limit
 from bots.piskvork import PiskvorkBrain

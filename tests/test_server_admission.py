@@ -7,7 +7,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import RawClient, until
+from support.clients import RawClient
+from support.waiting import until
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidMessage, InvalidStatus
 from websockets.protocol import CLIENT, OPEN, Protocol

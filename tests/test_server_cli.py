@@ -11,7 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import RawClient, free_port
+from support.clients import RawClient
+from support.servers import free_port
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import random
 
 import msgpack
 import pytest
-from conftest import TIMEOUT, until
+from support.waiting import TIMEOUT, until
 from websockets.frames import Frame, Opcode
 
 from server.shell.conn import ArenaConnection

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_server_errors import seated_pair
+from support.clients import seated_pair
 
 from protocol.errors import BadMessage
 from protocol.wire import MAX_NAME

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, bot_key, both_dbs, free_port
-from test_bot_play import start_bot, stop, wait_for_bot
+from support.bots import start_bot, stop, wait_for_bot
+from support.clients import RawClient
+from support.servers import bot_key, free_port
+from support.stores import both_dbs
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

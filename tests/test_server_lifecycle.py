@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, free_port
+from support.clients import RawClient
+from support.servers import free_port
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port
+from support.servers import free_port
 
 from server.shell import loop as server_loop
 

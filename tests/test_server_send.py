@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterable
 
 import msgpack
 import pytest
-from conftest import TIMEOUT
+from support.waiting import TIMEOUT
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode

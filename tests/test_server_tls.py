@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, bot_env
+from support.clients import RawClient
+from support.servers import bot_env
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cluster.services import missing, pg_bin, redis_bin
+from support.services import missing, pg_bin, redis_bin
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,20 @@ from typing import Any
 
 import pytest
 import redis
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import listed, redis_lobby, start_nodes
-from test_nodes import LEASE, MOVES, moves_table, owners, resume, running, wait_for
+from support.clients import RawClient
+from support.cluster import (
+    LEASE,
+    MOVES,
+    listed,
+    moves_table,
+    owners,
+    redis_lobby,
+    resume,
+    running,
+    start_nodes,
+)
+from support.services import RedisServer
+from support.waiting import wait_for
 from websockets.exceptions import ConnectionClosed
 
 from protocol import wire

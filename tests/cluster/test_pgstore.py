@@ -10,7 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import free_port
+from support.servers import free_port
 
 from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
 from server.storage.base import StoreUnavailable, open_store

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import start_nodes
-from test_nodes import moves_table, running
-from test_server_bounds import closed_with
+from support.clients import RawClient, closed_with
+from support.cluster import moves_table, running, start_nodes
+from support.services import RedisServer
 from websockets.asyncio.client import connect
 
 

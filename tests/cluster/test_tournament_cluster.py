@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from cluster.services import RedisServer
-from test_durability import ServerProcess
-from test_nodes import running, wait_for
+from support.cluster import running
+from support.servers import ServerProcess
+from support.services import RedisServer
+from support.waiting import wait_for
 
 from bots.tournament.schedule import fixed_schedule
 from server.core.keys import add_key
