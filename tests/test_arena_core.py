@@ -7,7 +7,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from support.arena import FakeClock, Peer, arena_with, sweep_until
+from support.arena import Peer, arena_with, sweep_until
+from support.clock import FakeClock
 from support.stores import both_dbs
 
 from server.core.arena import Arena

@@ -10,16 +10,7 @@ from server.core.arena import Arena
 from server.core.keys import new_key
 from server.core.peers import Limits, Reply
 from server.core.room import Send
-
-
-class FakeClock:
-    """Wall time that only moves when a test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from support.clock import FakeClock
 
 
 class Peer:
