@@ -13,6 +13,8 @@ import pytest
 from support.bots import stop, wait_for_bot
 from support.servers import bot_env as keyed_env
 
+pytestmark = pytest.mark.slow  # real bot processes
+
 #: The custom bot of docs/BOTS.md, verbatim.
 GREEDY = '''
 from bots.sdk import Bot

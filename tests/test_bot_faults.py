@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from support.bots import HANGER, executable, start_bot, stop, wait_for_bot
 
+pytestmark = pytest.mark.slow  # real bot and brain processes
+
 MOODY = """
 import time
 from bots.sdk import RandomBot

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from support.bots import start_bot, stop, wait_for_bot
 
+pytestmark = pytest.mark.slow  # real bot processes
+
 BOARD = [(x, y) for y in range(3) for x in range(3)]
 LINES = [[(x, y) for x in range(3)] for y in range(3)] + [
     [(x, y) for y in range(3)] for x in range(3)

@@ -543,6 +543,7 @@ def wire_values():
     )
 
 
+@pytest.mark.slow
 def test_random_server_messages_never_break_the_frame_loop() -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st

@@ -35,7 +35,7 @@ TTT_ORDER = [(1, 1), (0, 0), (2, 2), (2, 0), (0, 2), (1, 0), (0, 1), (2, 1), (1,
 #: The server process with history and its built-in bot, not conftest's in-process one.
 server = app_server
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]  # a real server process (with its bot)
 
 
 def test_tictactoe_and_gomoku_against_the_real_bot(server: str, tmp_path: Path) -> None:

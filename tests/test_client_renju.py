@@ -65,6 +65,7 @@ def play(driver: Driver, cell: tuple[int, int]) -> None:
     driver.pump(lambda: driver.room.ply > ply, 10, f"the move {cell}")
 
 
+@pytest.mark.slow
 def test_renju_forbidden_points_are_marked_and_refused(server: str, tmp_path: Path) -> None:
     alice, bob = human_pair(server, "renju")
     try:
@@ -96,6 +97,7 @@ def test_renju_forbidden_points_are_marked_and_refused(server: str, tmp_path: Pa
         bob.close()
 
 
+@pytest.mark.slow
 def test_swap2_choice_buttons(server: str, tmp_path: Path) -> None:
     alice, bob = human_pair(
         server, "renju", ("form_opening", "swap1"), ("form_opening", "swap2")

@@ -22,6 +22,7 @@ from server.storage.sqlite import MIGRATIONS, Store
 db = both_dbs
 
 
+@pytest.mark.slow
 async def test_sigkill_mid_game_then_finish_after_restart(proc: ServerProcess) -> None:
     await proc.start()
     alice, bob = await proc.client("alice"), await proc.client("bob")
@@ -63,6 +64,7 @@ async def test_sigkill_mid_game_then_finish_after_restart(proc: ServerProcess) -
         await c.close()
 
 
+@pytest.mark.slow
 async def test_every_seen_move_survives_a_kill(proc: ServerProcess) -> None:
     """Kill right after a peer saw `moved`, several times: the move is always back."""
     await proc.start()
@@ -96,6 +98,7 @@ async def test_migrations_are_versioned(tmp_path: Path) -> None:
         Store(path)
 
 
+@pytest.mark.slow
 async def test_restart_upgrades_an_empty_file_and_keeps_waiting_rooms(proc: ServerProcess) -> None:
     if not is_pg_url(proc.db):  # a fresh PostgreSQL database is empty already
         sqlite3.connect(proc.db).close()  # a version-0 file, as an old deploy might leave

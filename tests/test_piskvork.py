@@ -19,6 +19,7 @@ from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move
 BRAIN = [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=6"]
 
 
+@pytest.mark.slow
 def test_our_brain_plays_a_full_gomoku_game_under_a_manager() -> None:
     """The manager plays random legal moves; our brain must win, every answer legal."""
     rng = random.Random(7)
@@ -45,6 +46,7 @@ def test_our_brain_plays_a_full_gomoku_game_under_a_manager() -> None:
     assert brain.close() == 0
 
 
+@pytest.mark.slow
 def test_board_takeback_restart_and_exact_five() -> None:
     brain = Manager(BRAIN)
     brain.send("START 15")
@@ -105,6 +107,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow
 async def test_external_brain_drives_our_rules(tmp_path: Path) -> None:
     """piskvork:PATH engine: a real brain process plays legal moves through BEGIN/TURN/BOARD."""
     brain = PiskvorkBrain(executable(tmp_path / "pbrain-ours", OUR_BRAIN), GOMOKU_STANDARD, 0)
@@ -130,6 +133,7 @@ async def test_external_brain_drives_our_rules(tmp_path: Path) -> None:
     ("script", "fault"),
     [(CRASHER, "crash"), (GARBAGE, "error"), (HANGER, "hang"), (OCCUPIER, "illegal_move")],
 )
+@pytest.mark.slow
 async def test_faulty_brains_raise_with_the_right_fault(
     tmp_path: Path, script: str, fault: str
 ) -> None:
@@ -151,6 +155,7 @@ async def test_missing_brain_is_a_crash(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs a POSIX process model")
+@pytest.mark.slow
 async def test_bot_with_piskvork_engine_plays_on_the_server(
     client_factory: object, server: object, tmp_path: Path
 ) -> None:

@@ -226,6 +226,7 @@ region = st.tuples(st.integers(3, 11), st.integers(3, 11))
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(region, st.sampled_from([B, B, W])), min_size=4, max_size=30))
+@pytest.mark.slow
 def test_detector_matches_reference_on_random_positions(stones) -> None:
     cells = [0] * SIZE * SIZE
     for (x, y), colour in stones:

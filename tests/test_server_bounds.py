@@ -159,6 +159,7 @@ async def test_connections_in_all_are_capped(client_factory: Any, server: Any) -
 
 
 @pytest.mark.parametrize("limits_override", [{**FAST, "max_lookups_per_connection": 2}])
+@pytest.mark.slow
 async def test_history_lookups_in_flight_are_bounded(client_factory: Any, server: Any) -> None:
     c = await client_factory("reader")
     for i in range(40):

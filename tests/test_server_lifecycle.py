@@ -50,6 +50,7 @@ async def start_process(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.slow
 async def test_signal_shuts_down_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
     proc, url = await start_process(tmp_path)
     try:
@@ -109,6 +110,7 @@ async def test_dropped_player_forfeits_after_grace(client_factory: Any, server: 
         await late.close()
 
 
+@pytest.mark.slow
 async def test_memory_mode_keeps_no_file_and_no_history(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(

@@ -47,6 +47,7 @@ def test_an_unknown_choice_is_refused() -> None:
 
 
 @pytest.mark.parametrize("choice", ["asyncio", "auto"])
+@pytest.mark.slow
 def test_mnk_server_runs_on_the_loop_asked_for(tmp_path: Path, choice: str) -> None:
     """``--loop`` reaches the running server: its start-up line names the loop it runs on."""
     port = free_port()

@@ -79,6 +79,7 @@ async def test_a_closing_connection_is_skipped_and_the_others_still_served(pair)
     await asyncio.wait_for(closing, TIMEOUT)
 
 
+@pytest.mark.slow
 async def test_a_peer_that_does_not_read_is_cut_off(pair, monkeypatch) -> None:
     sides, clients = pair
     monkeypatch.setattr("server.shell.server.MAX_BACKLOG", 1 << 16)

@@ -108,6 +108,7 @@ async def test_players_without_seats_or_history_are_pruned(srv: Any, tmp_path: P
     await waiting.close()
 
 
+@pytest.mark.slow
 async def test_the_wal_is_cut_back_after_checkpoints(tmp_path: Path) -> None:
     store = Store(tmp_path / "w.sqlite3", wal_limit=256 * 1024)
     pipeline = Pipeline(store)

@@ -20,7 +20,10 @@ from server.core.arena import Arena
 from server.core.peers import Limits
 from server.shell.server import ArenaServer, ServerConfig
 
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl"),
+    pytest.mark.slow,
+]  # a real bot process over wss
 
 
 @pytest.fixture(scope="module")

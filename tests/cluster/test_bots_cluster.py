@@ -36,6 +36,8 @@ from server.core.keys import KeyRing, new_key
 from server.core.peers import Conn, Resolve, bot_pid, hash_token
 from server.shell.botpool import BotPool
 
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
+
 #: The bots every node of these tests accepts (``--keys-file``).
 BOTS = ("deep", "quick", "solo")
 

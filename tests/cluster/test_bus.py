@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 import psycopg
+import pytest
 import redis
 from support.cluster import (
     listed,
@@ -25,6 +26,8 @@ from support.cluster import (
 )
 from support.services import RedisServer
 from support.waiting import wait_for
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 
 def subscribers(url: str) -> int:

@@ -32,6 +32,8 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
 
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
+
 #: After MOVES, bob (seat 1) plays first; alice's (7, 10) then wins.
 REST = [(10, 10), (7, 6), (11, 11), (7, 10)]
 

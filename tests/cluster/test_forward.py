@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+import pytest
 import redis
 from support.clients import RawClient
 from support.cluster import (
@@ -21,6 +22,8 @@ from support.cluster import (
 )
 from support.services import RedisServer
 from support.waiting import wait_for
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: Alice (seat 0, first to move) gets five in a row on row 7; bob answers on row 8.
 GAME = [(7, 7), (8, 7), (7, 8), (8, 8), (7, 9), (8, 9), (7, 10), (8, 10), (7, 11)]

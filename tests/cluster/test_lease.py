@@ -14,6 +14,8 @@ from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
 from server.storage.base import StoreUnavailable
 from server.storage.postgres import PgStore
 
+pytestmark = pytest.mark.slow  # a real PostgreSQL
+
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 ROOMS = 40
 

@@ -20,6 +20,8 @@ from support.cluster import LEASE, MOVES, moves_table, owners, resume, running
 from support.servers import ServerProcess
 from support.waiting import wait_for
 
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
+
 
 @pytest.fixture
 async def nodes(pg_url: str) -> AsyncIterator[dict[str, ServerProcess]]:

@@ -17,6 +17,8 @@ from support.servers import ServerProcess
 from support.services import PgCluster, RedisServer
 from support.stores import HeldLock, loop_answers_while_a_commit_waits
 
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
+
 #: Longer than the outage below, so that no lease lapses while PostgreSQL is away.
 LEASE = "15"
 

@@ -17,6 +17,8 @@ from server.storage.base import StoreUnavailable, open_store
 from server.storage.pgschema import MIGRATIONS
 from server.storage.postgres import PgStore
 
+pytestmark = pytest.mark.slow  # a real PostgreSQL
+
 VARIANT = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
 
 

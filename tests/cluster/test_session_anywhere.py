@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from support.clients import RawClient, closed_with
 from support.cluster import moves_table, running, start_nodes
 from support.services import RedisServer
 from websockets.asyncio.client import connect
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 
 async def hello(node: Any, session: str | None) -> tuple[RawClient, dict[str, Any]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 from support.cluster import running
 from support.servers import ServerProcess
 from support.services import RedisServer
@@ -23,6 +24,8 @@ from support.waiting import wait_for
 
 from bots.tournament.schedule import fixed_schedule
 from server.core.keys import add_key
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: A random player that takes a tenth of a second a move: a game lasts one or two seconds, so
 #: several are always under way when the node dies.

@@ -11,9 +11,6 @@ import pytest
 
 from support.clients import connected
 
-#: The two stores: a module runs a test on both by overriding ``db`` with :func:`both_dbs`.
-BACKENDS = ("sqlite", "postgresql")
-
 
 def backend_db(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
     """A fresh ``--db`` value: a SQLite file in ``tmp_path`` or a new PostgreSQL database."""
@@ -22,9 +19,13 @@ def backend_db(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> 
     return str(tmp_path / "arena.sqlite3")
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def both_dbs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The test server's database, once per store (``db = both_dbs`` in a module)."""
+    """The test server's database, once per store (``db = both_dbs`` in a module).
+
+    The PostgreSQL run is ``slow`` (it starts the session's PostgreSQL server): the fast loop
+    (``-m "not slow"``) keeps the SQLite one.
+    """
     return backend_db(request, request.param, tmp_path)
 
 
