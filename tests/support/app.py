@@ -77,10 +77,12 @@ class RecordingNet(NetClient):
         self.sent: list[dict[str, Any]] = []
 
     def send(self, message: dict[str, Any]) -> int:
+        """Send as the real client does, keeping a copy."""
         self.sent.append(dict(message))
         return super().send(message)
 
     def types(self) -> list[str]:
+        """The type of every request sent so far, in order."""
         return [str(m.get("type")) for m in self.sent]
 
 
@@ -94,6 +96,7 @@ class Driver:
         self.net.start()
 
     def close(self) -> None:
+        """Close the net client (its connection and thread)."""
         self.net.close()
 
     @property
@@ -115,13 +118,16 @@ class Driver:
             time.sleep(0.01)
 
     def events(self, *events: Ev) -> None:
+        """Step one frame with ``events``."""
         self.app.step(list(events))
 
     def keys(self, *keys: int) -> None:
+        """Press ``keys``, one frame each."""
         for k in keys:
             self.events(Ev(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
 
     def click_at(self, pos: tuple[int, int]) -> None:
+        """Move the mouse to ``pos`` and click there, in one frame."""
         self.events(
             Ev(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
             Ev(pygame.MOUSEBUTTONDOWN, pos=pos, button=1),

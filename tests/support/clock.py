@@ -10,6 +10,7 @@ class FakeClock:
         self.now = now
 
     def __call__(self) -> float:
+        """The time now, as the code under test reads it."""
         return self.now
 
     def advance(self, seconds: float) -> None:

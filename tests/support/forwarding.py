@@ -15,6 +15,7 @@ class Pipeline:
     """Delivers at once (nothing waits for a commit in these tests)."""
 
     def submit(self, records: list[Any], deliver: Callable[[], None], urgent: bool = False) -> None:
+        """Deliver now: there is no store to wait for."""
         deliver()
 
 
@@ -26,6 +27,7 @@ class Shell:
         self.pipeline = Pipeline()
 
     def _emit(self, peer: object, out: list[Out], records: list[Any]) -> None:
+        """Keep what the forwarder would send, for the test to look at."""
         self.sent.extend(out)
 
 
