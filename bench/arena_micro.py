@@ -52,7 +52,7 @@ def arena_path(
     shell does before handing them to the commit pipeline)."""
     from protocol import wire
     from server.core.arena import Arena
-    from server.core.peers import Limits
+    from server.core.limits import Limits
 
     arena = Arena(limits=Limits(human_rate=1e9, human_burst=1e9), durable=durable)
     drain = arena.drain

@@ -72,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=5.0,
         help="seconds past its budget before an engine counts as hung and forfeits (default 5)",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that --engine can be played, then exit (0: yes; else the reason)",
+    )
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -107,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         args.server = split_urls(args.server)
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
+    if args.check:  # mnk-server --bots SPEC asks this before it starts
+        return
     try:
         key = read_key(args.key, args.key_file)
     except OSError as exc:
@@ -126,4 +133,18 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
         raise SystemExit(130) from None
     except HelloRefused as exc:  # e.g. a missing or revoked key
-        raise SystemExit(f"mnk-bot: the server at {args.server} refused this bot: {exc}") from None
+        where = ", ".join(args.server)
+        raise SystemExit(f"mnk-bot: {where} refused this bot: {refusal(exc)}") from None
+
+
+#: What to say for a refused ``hello``, by its code (others: the server's own words).
+REFUSALS = {
+    "bad_key": "its key is not valid there (unknown, or revoked: `mnk-server keys list` on the "
+    "server shows which); ask the server's operator for a new one",
+    "key_revoked": "the server's operator revoked its key; ask them for a new one",
+}
+
+
+def refusal(exc: HelloRefused) -> str:
+    """Why the server will not have this bot, in words (never a Python repr)."""
+    return REFUSALS.get(exc.code) or str(exc).removeprefix(f"{exc.code}: ")

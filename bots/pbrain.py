@@ -35,6 +35,11 @@ def about() -> str:
     return ABOUT.format(version=version)
 
 
+def error_words(exc: Exception) -> str:
+    """An engine failure as a manager reads it: the reason, never a Python class name."""
+    return str(exc).strip() or "the engine failed"
+
+
 class BrainSession:
     """The state of one Piskvork conversation: the board, the rule and the time limits."""
 
@@ -205,7 +210,7 @@ class BrainSession:
                 move = self.bot.play(variant, moves, limit)
                 self.say(f"{move.x},{move.y}")
         except Exception as exc:
-            self.say(f"ERROR {type(exc).__name__}: {exc}"[:200])
+            self.say(f"ERROR {error_words(exc)}"[:200])
 
     def _play(self) -> None:
         if not self.width:
@@ -217,7 +222,7 @@ class BrainSession:
             Game.from_moves(variant, moves)
             move = self.bot.play(variant, moves, Limit(time_s=self.budget()))
         except Exception as exc:
-            self.say(f"ERROR {type(exc).__name__}: {exc}"[:200])
+            self.say(f"ERROR {error_words(exc)}"[:200])
             return
         self.own.append(move)
         self.say(f"{move.x},{move.y}")

@@ -19,11 +19,15 @@ from bots.private import write_private
 from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, think
 from bots.specs import EngineSpec
 from bots.workers import WorkerPool
-from protocol.connection import Connection, LinkClosed, Replaced
+from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
 from protocol.rules import Game, Move
 from protocol.session import Session, handler_of
 from protocol.variants import variant_from_description
-from protocol.vocab import Kind, Status
+from protocol.vocab import CloseCode, Kind, Status
+
+#: The server's code for a bot ``hello`` without a valid key, and ours for a revoked one.
+BAD_KEY = "bad_key"
+KEY_REVOKED = "key_revoked"
 
 log = logging.getLogger("mnk.bot")
 
@@ -97,6 +101,10 @@ class BotRunner:
                 raise playing.exception()  # type: ignore[misc]
         except Replaced:
             log.warning("another process resumed this bot's session; stopping")
+        except HelloRefused as exc:  # after a 4001 the refusal means: the key was revoked
+            if exc.code == BAD_KEY and self.conn.last_close == CloseCode.KEY_REVOKED:
+                raise HelloRefused(KEY_REVOKED, "the operator revoked this bot's key") from None
+            raise
         finally:
             stopper.cancel()
             watchdog.cancel()

@@ -19,8 +19,9 @@ from protocol.vocab import Fault, Status
 
 #: Seconds kept back from every clock-derived budget for the network round trip.
 NETWORK_MARGIN_S = 0.1
-#: When the game is untimed, how long one move may think at most.
-UNTIMED_BUDGET_S = 10.0
+#: When the game is untimed, how long one move may think at most: the 2 s that levels.py and
+#: docs/BOTS.md promise (a human waits on every one of these moves).
+UNTIMED_BUDGET_S = 2.0
 
 #: The engines this worker process made, by spec and level (made once, reused for every move).
 _bots: dict[tuple[str, int | None], Any] = {}

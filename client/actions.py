@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import pygame
 
+from client.address import server_url
 from client.forms import LobbyForm, create_request
 from client.model import ClientModel
 from client.records import Cell, FinishedGame, Message
@@ -33,22 +34,6 @@ class Transport(Protocol):
         ...
 
 
-def server_url(text: str) -> str | None:
-    """A WebSocket URL from what a user typed: ``host`` gets ``ws://`` and port 8765."""
-    text = text.strip()
-    if not text or any(c.isspace() for c in text):
-        return None
-    if "://" not in text:
-        text = "ws://" + text
-    scheme, _, rest = text.partition("://")
-    host = rest.split("/", 1)[0]
-    if scheme not in ("ws", "wss") or not host:
-        return None
-    if ":" not in host.rsplit("]", 1)[-1]:  # no port (an IPv6 literal keeps its colons)
-        text = text.replace(host, f"{host}:{8765 if scheme == 'ws' else 443}", 1)
-    return text
-
-
 class Actions:
     """The App's actions: ``act(name, arg)`` calls ``do_<name>``; also moves and history pages."""
 
@@ -60,6 +45,7 @@ class Actions:
     code: TextInput
     chat: TextInput
     server_field: TextInput
+    name_field: TextInput
     focus: str | None
     selected: int
     confirm: str | None
@@ -121,6 +107,9 @@ class Actions:
         if not room.my_turn:
             self.model.toast("It is not your turn.", "info")
             return
+        if self.model.connection != "online":  # never queued to be played behind our back
+            self.model.toast("Offline: that move was not sent. Play it once reconnected.", "error")
+            return
         if room.choosing:
             self.model.toast("Choose first: use the buttons in the side panel.", "info")
             return
@@ -139,6 +128,9 @@ class Actions:
     def do_choose(self, choice: str, pos: Any = None) -> None:
         """An opening choice: take black, take white, or (swap2) place two more stones."""
         room = self.model.room
+        if self.model.connection != "online":
+            self.model.toast("Offline: choose again once reconnected.", "error")
+            return
         if room is not None and room.choosing and room.opening and choice in room.opening.choices:
             self.send({"type": "choose", "room": room.room, "choice": choice})
 
@@ -196,6 +188,24 @@ class Actions:
         self.scene = "lobby"
         self.model.toast(f"Connecting to {url}…")
 
+    def do_focus_name(self, arg: Any, pos: Any = None) -> None:
+        """Start typing another name (it takes effect on Enter, as a new player)."""
+        if self.focus != "name":
+            self.name_field.text = self.model.name
+        self.focus = "name"
+
+    def do_rename(self, arg: Any, pos: Any = None) -> None:
+        """Sign in again under the name typed (a refused name, or just another one)."""
+        name = self.name_field.text.strip()[:32]
+        rename = getattr(self.net, "rename", None)
+        self.focus = None
+        if not name or (name == self.model.name and not self.model.refused) or rename is None:
+            return
+        rename(name)
+        self.model = ClientModel(name=name, connection_detail=str(getattr(self.net, "url", "")))
+        self.scene = "lobby"
+        self.model.toast(f"Signing in as {name}…")
+
     def do_focus_chat(self, arg: Any, pos: Any = None) -> None:
         """Start typing in the chat."""
         self.focus = "chat"
@@ -220,6 +230,10 @@ class Actions:
         """Pick a bot by name, or None for any bot that plays the level chosen."""
         self.form.bot = name
         self.ask_bots()  # keep the list fresh while choosing
+
+    def do_bot_page(self, page: int, pos: Any = None) -> None:
+        """Show another page of the bots online in the form."""
+        self.form.bot_page = page
 
     def ask_bots(self) -> None:
         """Ask which bots are online (quietly: an older server may not know ``list_bots``)."""

@@ -33,6 +33,9 @@ from client.widgets import Frame, Hotspot, TextInput
 ANY: Any = object()
 #: How long an idle window loop sleeps before it looks at input and the network again.
 WAKE_S = 0.02
+#: Seconds between two ``list_bots`` while the lobby is on screen: bots come and go, and the
+#: server pushes no news of them (one small request; the rooms list is pushed).
+BOTS_REFRESH_S = 5.0
 #: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
 DEFAULT_SIZE = (1200, 680)
 
@@ -62,6 +65,8 @@ class App(Controls):
         self.chat = TextInput(max_len=500)
         #: A server address being typed (the lobby's "Connect").
         self.server_field = TextInput(max_len=200)
+        #: Another name being typed (a click on the name in the header, or a refused name).
+        self.name_field = TextInput(max_len=32)
         self.focus: str | None = None
         self.selected = 0
         self.cursor: Cell | None = None
@@ -82,6 +87,8 @@ class App(Controls):
         self.history_scroll = 0
         self.history_page_asked = False
         self.shown_scene = self.scene
+        #: When the bots online were last asked for.
+        self.bots_asked = 0.0
         self.running = True
         self.display = False
         #: Whether the last step drew a frame, and when the next one is due without news.
@@ -111,6 +118,10 @@ class App(Controls):
         events = list(events)
         for event in events:
             self.handle_event(event)
+        online = self.model.connection == "online"
+        if self.scene == "lobby" and online and now - self.bots_asked >= BOTS_REFRESH_S:
+            self.bots_asked = now
+            self.ask_bots()
         if self.scene != self.shown_scene:
             if self.scene == "lobby":
                 self.refresh_history()  # back in the lobby: games may have ended meanwhile
@@ -127,6 +138,12 @@ class App(Controls):
         clocks = room.clocks if self.scene == "room" and room is not None else None
         if clocks is not None and clocks.running is not None:
             return 0.1
+        if (
+            self.scene == "room"
+            and room is not None
+            and room.thinking(time.monotonic()) is not None
+        ):
+            return 0.5  # the bot's thinking indicator counts the seconds
         return 0.5 if self.model.toasts else 5.0  # toasts expire; else nothing moves by itself
 
     def run(self, fps: int = 60) -> None:
@@ -136,7 +153,8 @@ class App(Controls):
         again, and it draws only when something changed, so an idle client costs next to no
         CPU; ``fps`` caps the frame rate while things do change.
         """
-        pygame.init()
+        pygame.display.init()  # not pygame.init(): that opens the mixer (no sound here)
+        pygame.font.init()
         pygame.display.set_caption(self.title())
         self.surface = pygame.display.set_mode(self.surface.get_size(), pygame.RESIZABLE)
         self.display = True
@@ -182,6 +200,9 @@ class App(Controls):
         had_room = model.current
         model.apply(msg, now)
         kind = msg.get("type")
+        if kind == "_net" and model.refused:  # e.g. a bot's name: let the player type another
+            self.focus = "name"
+            self.name_field.text = ""
         if kind == "welcome":
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.pending_ply = self.move_request = None  # so was a move without its answer
@@ -191,6 +212,10 @@ class App(Controls):
             room = model.room
             if room is not None and room.seat is None:
                 self.send({"type": "join_room", "room": room.room, "spectate": True})
+            elif room is not None and room.status == "over" and not room.gone:
+                # a finished room may not have survived a server restart: ask, quietly
+                rid = self.send({"type": "join_room", "room": room.room})
+                model.probes[rid] = room.room
         self.send_resyncs()
         if model.current != had_room or kind == "joined":
             self.pending_ply = self.move_request = None
@@ -262,17 +287,17 @@ class App(Controls):
         self.geo = None
         room = self.model.room
         if self.scene == "replay" and self.replay_game is not None:
-            draw_header(self.frame, self.model, "replay")
+            draw_header(self.frame, self.model, "replay", self.typing_name)
             draw_replay(self.frame, self.replay_game, self.replay_ply, self.numbers)
         elif self.scene == "room" and room is not None:
-            draw_header(self.frame, self.model, room.game.title)
+            draw_header(self.frame, self.model, room.game.title, self.typing_name)
             self.draw_room(room, now)
         elif self.scene == "room":
-            draw_header(self.frame, self.model)
+            draw_header(self.frame, self.model, "", self.typing_name)
             theme.text(surf, "Joining…", surf.get_rect().center, 20, theme.MUTED, anchor="center")
         else:
             self.scene = "lobby"
-            draw_header(self.frame, self.model, "lobby")
+            draw_header(self.frame, self.model, "lobby", self.typing_name)
             draw_lobby(
                 self.frame,
                 self.model,
@@ -294,12 +319,18 @@ class App(Controls):
             draw_confirm(self.frame, "Quit mnk-arena?", "Quit", "quit")
         draw_toasts(self.frame, self.model.live_toasts(now))
 
+    @property
+    def typing_name(self) -> TextInput | None:
+        """The name box while the player types another name, else None."""
+        return self.name_field if self.focus == "name" else None
+
     def draw_room(self, room: RoomState, now: float) -> None:
         """The board with hover, cursor and winning line, and the side panel."""
         board_area, side = room_layout(self.surface.get_size())
         self.geo = geo = board_geometry(room.game, board_area)
         hover = None
-        if room.my_turn and self.confirm is None and self.pending_ply != room.ply:
+        online = self.model.connection == "online"
+        if room.my_turn and online and self.confirm is None and self.pending_ply != room.ply:
             hover = self.cursor if self.cursor_visible else geo.cell_at(*self.frame.mouse)
         picture = BoardPicture(
             game=room.game,
@@ -314,4 +345,5 @@ class App(Controls):
             first=room.first,
         )
         draw_board(self.surface, geo, picture)
-        draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat")
+        live = self.model.connection == "online"
+        draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat", live)

@@ -13,16 +13,37 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 
+from client.address import server_url
+
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line: ``[--server URL] [--name NAME] [--local]``."""
     parser = argparse.ArgumentParser(prog="mnk-client", description="Play m,n,k-games.")
-    parser.add_argument("--server", default=DEFAULT_SERVER, help=f"default {DEFAULT_SERVER}")
+    parser.add_argument(
+        "--server",
+        default=DEFAULT_SERVER,
+        type=server_address,
+        help=f"host, host:port or ws(s)://host:port (default {DEFAULT_SERVER})",
+    )
     parser.add_argument("--name", default=None, help="your name (default: your login name)")
-    parser.add_argument("--local", action="store_true", help="start a private local server")
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="start a private local server (its games live in a temporary folder, deleted on exit)",
+    )
     return parser.parse_args(argv)
+
+
+def server_address(text: str) -> str:
+    """``--server`` as a URL: the same forms as the lobby's server box (``host[:port]``, ws://)."""
+    url = server_url(text)
+    if url is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a server address; try 192.168.1.20, host:8765 or ws://host:8765"
+        )
+    return url
 
 
 def default_name() -> str:

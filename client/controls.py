@@ -57,7 +57,7 @@ class Controls(Actions):
         """A left click: a button or input under the pointer, else a board cell."""
         spot = self.frame.hit(pos)
         if spot is not None:
-            if spot.action not in ("focus_chat", "focus_code", "focus_server"):
+            if spot.action not in ("focus_chat", "focus_code", "focus_server", "focus_name"):
                 self.focus = None
             self.act(spot.action, spot.arg, pos)
             return
@@ -77,7 +77,12 @@ class Controls(Actions):
             elif down and event.key in (pygame.K_ESCAPE, pygame.K_n):
                 self.confirm = None
             return
-        fields = {"chat": self.chat, "code": self.code, "server": self.server_field}
+        fields = {
+            "chat": self.chat,
+            "code": self.code,
+            "server": self.server_field,
+            "name": self.name_field,
+        }
         field = fields.get(self.focus or "")
         if field is not None:
             if down and event.key == pygame.K_TAB:
@@ -87,7 +92,12 @@ class Controls(Actions):
             if result == "cancel":
                 self.focus = None
             elif result == "submit":
-                submit = {"chat": "send_chat", "code": "join_code", "server": "connect"}
+                submit = {
+                    "chat": "send_chat",
+                    "code": "join_code",
+                    "server": "connect",
+                    "name": "rename",
+                }
                 self.act(submit[self.focus or "code"], None)
             return
         if not down:

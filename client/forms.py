@@ -47,6 +47,8 @@ class LobbyForm:
     opening_rule: str | None = None
     #: A bot picked by name (None: the server picks one that plays ``level``).
     bot: str | None = None
+    #: Which page of the bots online the form shows (:data:`BOTS_PER_PAGE` a page).
+    bot_page: int = 0
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""

@@ -24,6 +24,15 @@ from client.records import (
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
 from client.words import ERROR_WORDS, error_text
 
+#: An opening choice (``chosen``) as the room's chat announces it, after the chooser's name.
+CHOICE_WORDS = {
+    "black": "took black",
+    "white": "took white",
+    "place": "chose to place 2 more stones and hand the choice back",
+}
+#: What a room the server no longer has says in its chat.
+GONE_NOTICE = "This room is gone: the server restarted without it. Leave to start another game."
+
 
 @dataclass
 class ClientModel:
@@ -38,6 +47,10 @@ class ClientModel:
     ever_online: bool = False
     #: Whether the link dropped since it was last online.
     dropped: bool = False
+    #: The error code with which the server refused our ``hello`` (e.g. a bot's name), if so.
+    refused: str = ""
+    #: Whether the server said it is shutting down (a restart, not a crash), until back online.
+    server_stopped: bool = False
     lobby: list[RoomSummary] = field(default_factory=list)
     #: The server's bots that are online (``list_bots``), by name.
     bots: list[BotSummary] = field(default_factory=list)
@@ -58,6 +71,9 @@ class ClientModel:
     page_ids: set[int] = field(default_factory=set)
     #: Rooms this client has left: late broadcasts for them are ignored until it joins again.
     ignored: set[str] = field(default_factory=set)
+    #: Request ids of the rejoins sent after a reconnect, with their room (``no_such_room``
+    #: for one means the room did not survive a server restart).
+    probes: dict[int, str] = field(default_factory=dict)
 
     @property
     def room(self) -> RoomState | None:
@@ -93,12 +109,17 @@ class ClientModel:
         if status == "connecting" and self.connection == "offline":
             return  # another attempt: keep saying why the last one failed until one works
         self.connection, self.connection_detail = status, detail
+        self.refused = str(msg.get("code") or "") if status == "offline" else ""
         if status == "offline" and self.ever_online:
             self.dropped = True
         if status == "online":
+            self.server_stopped = False
             if self.dropped:
                 self.toast("Reconnected.", "info", now)
             self.ever_online, self.dropped = True, False
+
+    def _on_server_shutdown(self, msg: Message, now: float) -> None:
+        self.server_stopped = True
 
     def _on_welcome(self, msg: Message, now: float) -> None:
         if self.player is not None and msg.get("player") != self.player:
@@ -118,6 +139,10 @@ class ClientModel:
     def _on_rooms(self, msg: Message, now: float) -> None:
         rows = [RoomSummary.from_wire(r) for r in msg.get("rooms") or () if isinstance(r, dict)]
         self.lobby = [r for r in rows if r.status != "over"]  # finished ones are in the history
+        for row in rows:  # the only news of a spectator leaving: the room's count here
+            room = self.rooms.get(row.room)
+            if room is not None:
+                room.spectators = row.spectators
 
     def leave(self, room: str) -> None:
         """Forget ``room`` locally at once (the ``leave_room`` request is sent by the app)."""
@@ -127,6 +152,7 @@ class ClientModel:
             self.current = None
 
     def _on_joined(self, msg: Message, now: float) -> None:
+        self.probes.pop(msg.get("id"), None)  # type: ignore[arg-type]  (the room is there)
         self.current = str(msg.get("room"))
         self.ignored.discard(self.current)
         # In a room now: earlier failures to get into one (e.g. retries for a bot) are moot.
@@ -146,8 +172,8 @@ class ClientModel:
             return
         fresh = room_from_state(msg, now)
         old = self.rooms.get(fresh.room)
-        if old is not None:
-            fresh.chat = old.chat
+        if old is not None and (old.chat or not fresh.chat):
+            fresh.chat = old.chat  # ours has the notices too; a late joiner takes the server's
             if old.game_no != fresh.game_no and fresh.status == "playing":
                 fresh.chat.append(ChatLine("", None, f"Game {fresh.game_no} starts.", True))
         self.rooms[fresh.room] = fresh
@@ -178,6 +204,15 @@ class ClientModel:
         who = "You" if seat == room.seat else room.name(int(seat))
         room.chat.append(ChatLine("", None, f"{who} asked for a rematch.", True))
 
+    def _on_chosen(self, msg: Message, now: float) -> None:
+        room = self.rooms.get(str(msg.get("room")))
+        seat, choice = msg.get("seat"), str(msg.get("choice"))
+        if room is None or seat not in (0, 1):
+            return
+        who = "You" if seat == room.seat else room.name(int(seat))
+        what = CHOICE_WORDS.get(choice, f"chose {choice}")
+        room.chat.append(ChatLine("", None, f"{who} {what}.", True))
+
     def _on_chat(self, msg: Message, now: float) -> None:
         room = self.rooms.get(str(msg.get("room")))
         if room is None:
@@ -202,6 +237,13 @@ class ClientModel:
             return
         if code == "stale_ply" and self.current:
             self.resync.add(self.current)
+        probed = self.probes.pop(rid, None) if isinstance(rid, int) else None
+        if probed is not None:  # a rejoin after a reconnect: is the room still there?
+            room = self.rooms.get(probed)
+            if code == "no_such_room" and room is not None:
+                room.gone = True
+                room.chat.append(ChatLine("", None, GONE_NOTICE, True))
+            return
         self.toast(error_text(code, str(msg.get("message", ""))), "error", now)
 
     # -- history (list_games / get_game; optional on the server) ----------------------------

@@ -19,11 +19,17 @@ from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
 from protocol.session import Session
 
 Message = dict[str, Any]
+#: Requests that only make sense when sent at once: dropped, not queued, while offline.
+TIMELY = frozenset({"move", "choose"})
 
 
-def net_note(status: str, detail: str = "") -> Message:
-    """A link status note for the model: ``connecting``, ``online`` or ``offline``."""
-    return {"type": "_net", "status": status, "detail": detail}
+def net_note(status: str, detail: str = "", code: str = "") -> Message:
+    """A link status note for the model: ``connecting``, ``online`` or ``offline``; ``code``
+    is the server's error code when it refused our ``hello`` (e.g. a name it will not give)."""
+    note = {"type": "_net", "status": status, "detail": detail}
+    if code:
+        note["code"] = code
+    return note
 
 
 class NetClient:
@@ -74,6 +80,11 @@ class NetClient:
             except queue.Empty:
                 return out
 
+    def queued(self) -> list[str]:
+        """The types of the requests waiting to be sent, oldest first (for tests and tools)."""
+        with self._lock:
+            return [str(m.get("type")) for m in self._outbox]
+
     def drop_connection(self) -> None:
         """Close the current socket as if the network failed (reconnects; for tests and menus)."""
         loop, conn = self._loop, self._conn
@@ -114,13 +125,16 @@ class NetClient:
                 conn = self._conn = Connection(
                     self.url,
                     self.state,
-                    on_status=lambda status, detail: self._inbox.put(net_note(status, detail)),
+                    on_status=self.on_link_status,
                     retry_max_s=self.retry_max_s,
                     open_timeout=5,
                 )
                 try:
                     await conn.run(self._inbox.put)
-                except (HelloRefused, Replaced) as exc:  # the server will not have us
+                except HelloRefused as exc:  # the server will not have us (say why)
+                    why = str(exc).removeprefix(f"{exc.code}: ")
+                    self._inbox.put(net_note("offline", why, exc.code))
+                except Replaced as exc:
                     self._inbox.put(net_note("offline", str(exc)))
                 except Exception as exc:  # a fatal connect error (a bad URL): say so
                     self._inbox.put(net_note("offline", str(exc) or type(exc).__name__))
@@ -129,6 +143,25 @@ class NetClient:
                     self._switched.clear()
         finally:
             writer.cancel()
+
+    def rename(self, name: str) -> None:
+        """Try this server again as ``name`` (after it refused the name we had)."""
+        with self._lock:
+            self.state = Session(name, self.state.kind)
+        self.switch(self.url)
+
+    def on_link_status(self, status: str, detail: str) -> None:
+        """Pass a link status to the app; a link that is down drops the moves not yet sent.
+
+        A move (or an opening choice) is played when the user clicks, not whenever the link
+        comes back: the board may have changed meanwhile, and the user may not be looking.
+        """
+        if status != "online":
+            with self._lock:
+                kept = [m for m in self._outbox if m.get("type") not in TIMELY]
+                self._outbox.clear()
+                self._outbox.extend(kept)
+        self._inbox.put(net_note(status, detail))
 
     def switch(self, url: str) -> None:
         """Leave this server for the one at ``url`` (a new player there; the outbox is dropped)."""

@@ -101,6 +101,10 @@ class RoomState:
 
     #: The level the bot in this room plays (None: no bot, or one that knows no levels).
     level: int | None = None
+    #: When (monotonic seconds) the seat to move got the turn, as far as this client saw it.
+    turn_since: float = 0.0
+    #: The server no longer has this room (it did not survive a restart): nothing to ask of it.
+    gone: bool = False
 
     @property
     def ply(self) -> int:
@@ -122,6 +126,15 @@ class RoomState:
     def my_turn(self) -> bool:
         """Whether this client holds the seat to move in a game in progress."""
         return self.status == "playing" and self.seat is not None and self.to_move == self.seat
+
+    def thinking(self, now: float) -> float | None:
+        """Seconds the bot to move has been thinking (None when no bot is to move)."""
+        seat = self.to_move
+        if self.status != "playing" or seat is None or seat == self.seat:
+            return None
+        if seat >= len(self.kinds) or self.kinds[seat] != "bot":
+            return None
+        return max(0.0, now - self.turn_since)
 
     def name(self, seat: int) -> str:
         """The display name of a seat ("waiting…" while empty)."""
@@ -185,8 +198,20 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         colours=_colours(msg.get("colours", [0, 1])),
         opening=Opening.from_wire(msg.get("opening")),
         level=level_of(msg.get("options")),
+        turn_since=now,
+        chat=chat_of(msg.get("chat")),
         **_position(msg.get("options")),
     )
+
+
+def chat_of(raw: object) -> list[ChatLine]:
+    """The chat lines a ``state`` carries (the room's last few; none from older servers)."""
+    lines = raw if isinstance(raw, list) else []
+    return [
+        ChatLine(str(c.get("from", "?")), seat_of(c.get("seat")), str(c.get("text", "")))
+        for c in lines
+        if isinstance(c, dict)
+    ]
 
 
 def level_of(options: object) -> int | None:
@@ -229,6 +254,7 @@ def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
     room.forbidden = _cells(msg.get("forbidden"))
     playing = room.status == "playing"
     room.to_move = seat if room.in_opening else _mover(room, room.ply) if playing else None
+    room.turn_since = now
     clocks = parse_clocks(msg, room.to_move, now)
     if clocks is not None:
         room.clocks = clocks

@@ -19,7 +19,7 @@ from websockets.client import process_exception
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol.session import HelloRefused, Session
-from protocol.vocab import Close
+from protocol.vocab import CloseCode
 from protocol.wire import Message, encode, type_first
 
 Handler = Callable[[Message], Awaitable[None] | None]
@@ -110,6 +110,8 @@ class Connection:
         }
         self._delays = backoff(retry_first_s, retry_max_s)
         self.ws: ClientConnection | None = None
+        #: The close code of the last connection that ended (e.g. 4001: the key was revoked).
+        self.last_close: int | None = None
         #: Set while the connection is open and welcomed.
         self.online = asyncio.Event()
         self._closing = False
@@ -154,7 +156,8 @@ class Connection:
                 failed, delays = 0, self._delays()
                 async with ws:
                     detail = await self._serve(ws, handle)
-                if ws.close_code == Close.REPLACED:
+                self.last_close = ws.close_code
+                if ws.close_code == CloseCode.REPLACED:
                     raise Replaced("another connection resumed this session")
                 if self._closing:
                     return
@@ -169,6 +172,8 @@ class Connection:
         except asyncio.CancelledError:
             if not self._closing:
                 raise
+        finally:  # a close() after this returns must not cancel whatever the task runs next
+            self._task = None
 
     async def _serve(self, ws: ClientConnection, handle: Handler) -> str:
         """One connection from hello to its end; returns why it ended."""

@@ -126,8 +126,8 @@ class GameOverError(ArenaError):
     code = "game_over"
 
 
-class UnknownGame(ArenaError):
-    """The requested game variant or its options are not valid."""
+class BadOptions(ArenaError):
+    """A ``create_room``'s game, options, level or clock are not valid."""
 
     code = "bad_options"
 

@@ -71,6 +71,8 @@ class State(TypedDict):
     spectators: int
     game_no: int
     game_id: NotRequired[str]
+    #: The room's last chat lines, oldest first, each ``{"from", "seat", "text"}`` (at most 20).
+    chat: NotRequired[list[dict[str, Any]]]
 
 
 class Moved(TypedDict):

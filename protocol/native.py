@@ -24,6 +24,8 @@ from types import ModuleType
 COMPILED = (
     "protocol.rules",
     "server.core.clock",
+    "server.core.members",
+    "server.core.messages",
     "server.core.journal",
     "server.core.opening",
     "server.core.ratelimit",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from protocol.errors import UnknownGame
+from protocol.errors import BadOptions
 from protocol.rules import MAX_SIDE, MIN_SIDE, Variant, WinRule
 
 TICTACTOE = Variant("tictactoe", 3, 3, 3)
@@ -20,36 +20,36 @@ NAMES = (*FIXED, "mnk")
 def _int_option(options: Mapping[str, object], key: str, default: int | None) -> int:
     value = options.get(key, default)
     if type(value) is not int:
-        raise UnknownGame(f"option {key!r} must be an integer")
+        raise BadOptions(f"option {key!r} must be an integer")
     return value
 
 
 def make_variant(name: object, options: Mapping[str, object] | None = None) -> Variant:
     """The variant called ``name``; ``mnk`` takes ``width``, ``height``, ``k`` and ``rule``.
 
-    Raises :class:`UnknownGame` for an unknown name or out-of-range options.
+    Raises :class:`BadOptions` for an unknown name or out-of-range options.
     """
     options = options or {}
     if not isinstance(options, Mapping):
-        raise UnknownGame("options must be a map")
+        raise BadOptions("options must be a map")
     if not isinstance(name, str):
-        raise UnknownGame("game must be a string")
+        raise BadOptions("game must be a string")
     if name in FIXED:
         return FIXED[name]
     if name != "mnk":
-        raise UnknownGame(f"unknown game {name[:40]!r}; known: {', '.join(NAMES)}")
+        raise BadOptions(f"unknown game {name[:40]!r}; known: {', '.join(NAMES)}")
     width = _int_option(options, "width", None)
     height = _int_option(options, "height", width)
     k = _int_option(options, "k", None)
     rule = options.get("rule", WinRule.FREESTYLE.value)
     if not isinstance(rule, str) or rule not in {r.value for r in WinRule}:
-        raise UnknownGame(f"rule must be one of {', '.join(r.value for r in WinRule)}")
+        raise BadOptions(f"rule must be one of {', '.join(r.value for r in WinRule)}")
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
-        raise UnknownGame(f"width and height must be {MIN_SIDE}..{MAX_SIDE}")
+        raise BadOptions(f"width and height must be {MIN_SIDE}..{MAX_SIDE}")
     if not 3 <= k <= max(width, height):
-        raise UnknownGame("k must be between 3 and the longer side")
+        raise BadOptions("k must be between 3 and the longer side")
     if rule == WinRule.RENJU and k != 5:
-        raise UnknownGame("the renju rule needs k = 5")
+        raise BadOptions("the renju rule needs k = 5")
     return Variant("mnk", width, height, k, WinRule(rule))
 
 

@@ -45,7 +45,7 @@ class Fault(StrEnum):
 DECLARED_FAULTS = frozenset({Fault.CRASH, Fault.HANG, Fault.ILLEGAL_MOVE, Fault.ERROR})
 
 
-class Close(IntEnum):
+class CloseCode(IntEnum):
     """WebSocket close codes the server uses."""
 
     GOING_AWAY = 1001  # the server shuts down

@@ -9,29 +9,32 @@ import argparse
 import asyncio
 import dataclasses
 import errno
-import functools
 import gc
 import logging
+import math
 import signal
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from redis.exceptions import RedisError
-
-from server.cluster.bots import ClusterBots
-from server.cluster.bus import RedisBus
+from server.admin import DB, keys_main, keys_parser
+from server.cluster import lease
 from server.cluster.codes import CodeRegistry
-from server.cluster.forward import Forwarder
-from server.cluster.node import NodeKeeper
+from server.cluster.keeper import NodeKeeper
+from server.cluster.node import ClusterNode, NodeUnavailable
 from server.core.arena import Arena
-from server.core.keys import DB, KeyRing, keys_main, read_keys_file
-from server.core.peers import Limits
+from server.core.keys import KeyRing, read_keys_file
+from server.core.limits import Limits
+from server.core.node import Node, Standalone
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
-from server.storage.base import StoreUnavailable, is_pg_url, open_store
+from server.storage.base import Storage, StoreUnavailable
+from server.storage.factory import is_pg_url, open_store
+from server.storage.memory import MemoryStore
+from server.storage.postgres import PgStore
 from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
@@ -65,15 +68,56 @@ LIMIT_OPTIONS: dict[str, str] = {
 }
 
 
+def port_number(text: str) -> int:
+    """An ``--port`` value: a whole number 0-65535 (0: any free port), not one that wraps."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0-65535)")
+    return port
+
+
+def positive(kind: type[int] | type[float], zero: bool = False) -> Any:
+    """An argparse ``type=`` for a number above zero (or zero too, with ``zero``); ``inf`` is
+    "no limit", NaN is refused."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        low_ok = value >= 0 if zero else value > 0
+        if not low_ok or math.isnan(value):  # inf stays: "no limit" (bench: --hello-rate inf)
+            raise argparse.ArgumentTypeError(
+                f"{text} must be a number {'0 or more' if zero else 'above 0'}"
+            )
+        return value
+
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (the usage is in ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Exit 2 with ``prog: message`` alone, not the whole usage first."""
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``mnk-server``."""
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="mnk-server",
         description=str(__doc__).replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    p.add_argument(
+        "--port", type=port_number, default=8765, help="port to listen on (default 8765)"
+    )
     p.add_argument(
         "--db",
         default=DB,
@@ -91,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--lease",
-        type=float,
+        type=positive(float),
         default=5.0,
         help="seconds a node's rooms stay its own after it stops renewing (default 5)",
     )
@@ -102,12 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reconnect-grace",
-        type=float,
+        type=positive(float, zero=True),  # 0: a dropped player loses at once
         default=60.0,
         help="seconds a dropped player keeps the seat before losing (default 60)",
     )
-    p.add_argument("--rate", type=float, default=20.0, help="messages/s allowed per human")
-    p.add_argument("--burst", type=float, default=40.0, help="burst allowed per human")
+    p.add_argument(
+        "--rate", type=positive(float), default=20.0, help="messages/s allowed per human"
+    )
+    p.add_argument("--burst", type=positive(float), default=40.0, help="burst allowed per human")
     p.add_argument(
         "--bots",
         nargs="+",
@@ -116,10 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="built-in bot processes to run (mnk-bot engine SPECs; default: minimax)",
     )
     p.add_argument("--no-bots", action="store_true", help="run no built-in bots")
-    p.add_argument("--bot-capacity", type=int, default=8, help="games per built-in bot (8)")
+    p.add_argument(
+        "--bot-capacity", type=positive(int), default=8, help="games per built-in bot (8)"
+    )
     p.add_argument(
         "--bot-move-timeout",
-        type=float,
+        type=positive(float),
         default=60.0,
         help="seconds a bot may sit on a move in an untimed game before it loses (default 60)",
     )
@@ -127,16 +175,17 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in LIMIT_OPTIONS.items():
         default = getattr(defaults, name)
         flag = "--" + name.replace("_", "-")
-        p.add_argument(flag, type=type(default), default=default, help=f"{text} ({default})")
+        kind = positive(type(default), zero=name == "lookup_cost")
+        p.add_argument(flag, type=kind, default=default, help=f"{text} ({default})")
     p.add_argument(
         "--commit-timeout",
-        type=float,
+        type=positive(float),
         default=10.0,
         help="seconds a commit waits for the database's write lock before the server stops (10)",
     )
     p.add_argument(
         "--wal-limit",
-        type=int,
+        type=positive(int),
         default=WAL_LIMIT,
         help=f"bytes the WAL is cut back to ({WAL_LIMIT})",
     )
@@ -167,7 +216,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="event loop: uvloop where installed (auto, the default), or force one",
     )
-    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    p.add_argument(
+        "--log-level",
+        default="INFO",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="logging level (default INFO)",
+    )
     return p
 
 
@@ -196,53 +251,59 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     limits = dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
     keys = load_keys(args.keys_file)
-    store = None
-    if not args.memory:
-        store = open_store(
-            args.db, args.commit_timeout, args.wal_limit, node=args.node, lease_s=args.lease
+    store: Storage = (
+        MemoryStore()
+        if args.memory
+        else open_store(
+            args.db, args.commit_timeout, args.wal_limit, args.node, args.lease, leases=lease
         )
+    )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
+    pg = None
+    if args.node is not None:
+        if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
+            raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
+        pg = store
     registry = None
-    if args.node is not None and store is not None:  # codes unique across the cluster
-        registry = CodeRegistry(store, args.node)
+    if pg is not None:  # codes unique across the cluster
+        registry = CodeRegistry(pg, args.node)
         try:
             await asyncio.to_thread(registry.fill)
         except Exception as exc:  # the pool fills later; meanwhile codes are random
             log.warning("could not reserve room codes yet (%s)", exc)
-    arena = Arena(registry, limits=limits, durable=store is not None, keys=keys)
-    arena.shared_sessions = registry is not None  # a node: sessions resume on any node
-    server = ArenaServer(arena, config, store, inline_commits=args.commit_on == "loop")
+    node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
+    cluster = None
+    if args.redis is not None and pg is not None:
+        node = cluster = ClusterNode(args.node, args.redis, pg, args.lease)
+    arena = Arena(registry, limits=limits, durable=store.durable, keys=keys, node=node)
+    server = ArenaServer(
+        arena,
+        config,
+        store,
+        inline_commits=args.commit_on == "loop",
+        fanout=None if cluster is None else cluster.fanout,
+        on_hello=None if cluster is None else cluster.hello,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    bus = forwarder = None
-    if args.redis is not None and store is not None:
-        bus = RedisBus(args.redis, args.node, arena, server, args.lease)
-        forwarder = Forwarder(args.redis, args.node, arena, server, store, bus)
+    if cluster is not None:
+        cluster.bind(arena, server)
         try:
-            await bus.connect()
-            await forwarder.connect()
-        except (RedisError, OSError) as exc:
+            await cluster.connect()
+        except NodeUnavailable as exc:
             store.close()
-            raise SystemExit(f"mnk-server: cannot reach Redis ({exc}); check --redis") from None
-        store.renew_for = bus.lease_left  # type: ignore[attr-defined]  (a PgStore: --node)
-        server.on_hello = functools.partial(_hello_everywhere, bus, forwarder)
-        server.fanout = forwarder.fanout  # remote members' outputs go to their nodes
-        bus.on_remote_hello = forwarder.remote_hello
-        arena.forward = forwarder
-        arena.remote_members = forwarder.remote
-        arena.bot_seats = bus.bots = forwarder.bots = ClusterBots(arena, forwarder, args.lease)
+            raise SystemExit(f"mnk-server: {exc}; check --redis") from None
+        store.renew_lease_with(cluster.lease_left)
     await server.start()
-    if bus is not None and forwarder is not None:
-        bus.start()
-        forwarder.start()
+    args.listening = True  # from here on the database is in use: never removed on failure
     keeper = None
-    if args.node is not None and store is not None:
-        emit = functools.partial(_emit_adopted, server)
-        adopted = forwarder.failover.adopted if forwarder is not None else None
-        keeper = NodeKeeper(arena, store, emit=emit, adopted=adopted)  # type: ignore[arg-type]
+    if cluster is not None:
+        cluster.start()  # it looks for lapsed nodes itself
+    elif pg is not None:
+        keeper = NodeKeeper(arena, pg, emit=server.emit)
         keeper.start()
     if registry is not None:
         registry.start()
@@ -252,9 +313,11 @@ async def serve_forever(args: argparse.Namespace) -> None:
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     scheme = "wss" if args.certfile else "ws"
+    where = f"database {db_label(args.db)}" if store.durable else "no database (--memory)"
     log.info(
-        "mnk-server listening on %s://%s:%d (%s loop)", scheme, args.host, server.port, loop_name()
-    )
+        "mnk-server listening on %s://%s:%d (%s loop, %s)",
+        scheme, args.host, server.port, loop_name(), where,
+    )  # fmt: skip
     pool = None
     if not args.no_bots and args.bots:
         state_dir = None if args.memory else bots_state_dir(args.db)
@@ -276,37 +339,23 @@ async def serve_forever(args: argparse.Namespace) -> None:
             await keeper.stop()
         if registry is not None:
             await registry.stop()
-        if forwarder is not None:
-            await forwarder.stop()
-        if bus is not None:
-            await bus.stop()
+        if cluster is not None:
+            await cluster.stop()
         if pool is not None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
-    if getattr(store, "fenced", False):
+    if store.fenced:
         raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
     if server.failed.is_set():
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
-
-
-def _emit_adopted(server: ArenaServer, out: list[Any]) -> None:
-    """Send what adopting rooms says to the players connected here, once it is committed."""
-    server._emit(None, out, server.core.arena.drain())
-
-
-def _hello_everywhere(bus: RedisBus, forwarder: Forwarder, pid: str) -> None:
-    """A player said hello on this node: other nodes close its old sockets and route its
-    rooms' outputs here."""
-    bus.hello(pid)
-    forwarder.hello(pid)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``mnk-server`` console script."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["keys"]:
-        raise SystemExit(keys_main(argv[1:]))
+        raise SystemExit(keys_command(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.node is not None and args.memory:
@@ -315,10 +364,14 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--redis is a cluster's bus: give --node NAME (and --db postgresql://…)")
     if args.lease < MIN_LEASE:  # heartbeats renew it every second
         parser.error(f"--lease must be at least {MIN_LEASE} seconds")
+    if not args.no_bots:
+        check_bots(args.bots)
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
+    made = new_files(args)
+    args.listening = False
     try:
         run(serve_forever(args), args.loop)
     except LoopUnavailable as exc:
@@ -327,6 +380,54 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(130) from None
     except (OSError, sqlite3.Error, StoreUnavailable) as exc:  # port in use, bad --db
         raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
+    finally:
+        if not args.listening:  # a start that failed leaves no new database behind
+            for path in made:
+                path.unlink(missing_ok=True)
+
+
+def check_bots(specs: list[str]) -> None:
+    """Refuse to start with a ``--bots`` SPEC that ``mnk-bot`` cannot play (its reason, one
+    line), rather than restart a bot that can never run, forever."""
+    for spec in specs:
+        done = subprocess.run(
+            [sys.executable, "-m", "bots", "--engine", spec, "--check"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+            reason = lines[-1].removeprefix("mnk-bot: ")
+            raise SystemExit(f"mnk-server: --bots {spec}: {reason}")
+
+
+def new_files(args: argparse.Namespace) -> list[Path]:
+    """The SQLite files a start would create (none when ``--db`` is there already)."""
+    if args.memory or is_pg_url(args.db) or Path(args.db).exists():
+        return []
+    return [Path(args.db + suffix) for suffix in ("", "-wal", "-shm", "-journal", ".lock")]
+
+
+def keys_command(argv: list[str]) -> int:
+    """``mnk-server keys …``, refused when its database does not exist (it would make an
+    empty one, whose keys no server reads)."""
+    db = getattr(keys_parser().parse_args(argv), "db", DB)
+    if not is_pg_url(db) and not Path(db).is_file():
+        print(
+            f"mnk-server keys: no database at {Path(db).resolve()}; run this where the server "
+            "keeps its database (a server makes it on its first start), or give --db FILE",
+            file=sys.stderr,
+        )
+        return 1
+    return keys_main(argv)
+
+
+def db_label(db: str) -> str:
+    """``--db`` for the log: a SQLite file's full path, a PostgreSQL URL without credentials."""
+    if is_pg_url(db):
+        return db.partition("://")[0] + "://" + db.partition("://")[2].rpartition("@")[2]
+    return str(Path(db).resolve())
 
 
 def bots_state_dir(db: str) -> Path:

@@ -37,9 +37,9 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 async def server(limits_override: dict[str, float], db: str) -> AsyncIterator[Any]:
     """A real ArenaServer and store (SQLite unless ``db`` says) on loopback, stopped after."""
     from server.core.arena import Arena
-    from server.core.peers import Limits
+    from server.core.limits import Limits
     from server.shell.server import ArenaServer, ServerConfig
-    from server.storage.base import open_store
+    from server.storage.factory import open_store
 
     settings = {"reconnect_grace": 5.0, "room_linger": 0.5, "lobby_push_interval": 0.05}
     settings["full_sweep_interval"] = 0.1

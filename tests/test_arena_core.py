@@ -13,8 +13,8 @@ from support.stores import both_dbs
 
 from server.core.arena import Arena
 from server.core.journal import Heartbeat
-from server.core.peers import Limits
-from server.storage.base import open_store
+from server.core.limits import Limits
+from server.storage.factory import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.
 db = both_dbs

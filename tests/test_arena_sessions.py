@@ -9,7 +9,10 @@ import msgpack
 
 from server.core.arena import Arena
 from server.core.journal import PlayerRow
-from server.core.peers import Conn, Limits, Out, Reply, Resolve, hash_token
+from server.core.limits import Limits
+from server.core.node import Standalone
+from server.core.outputs import Out, Reply, Resolve
+from server.core.players import Conn, hash_token
 
 TOKEN = "a-session-another-node-issued"
 ROW = PlayerRow("p_elsewhere01", "bob", "human", hash_token(TOKEN), 1_800_000_000.0)
@@ -27,23 +30,21 @@ def replies(out: list[Out]) -> list[dict[str, Any]]:
 
 
 def shared(**limits: Any) -> Arena:
-    arena = Arena(limits=Limits(**limits), durable=False)
-    arena.shared_sessions = True
-    return arena
+    return Arena(limits=Limits(**limits), durable=False, node=Standalone(shared_sessions=True))
 
 
 def test_an_unknown_session_is_looked_up_and_the_answer_completes_the_hello_as_a_resume() -> None:
     arena = shared()
     conn = arena.connect()
     assert hello(arena, conn) == [Resolve(hash_token(TOKEN))]
-    assert arena.lookups == 1 and conn.pid is None
+    assert arena.admission.lookups == 1 and conn.pid is None
     for frame in ({"type": "ping", "id": 8}, {"type": "hello", "protocol": 1, "id": 9}):
         [error] = replies(arena.receive(conn, msgpack.packb(frame)))
         assert (error["code"], error["id"]) == ("not_hello", frame["id"])  # one in flight
     [welcome] = replies(arena.session_resolved(conn, ROW))
     assert welcome["type"] == "welcome" and welcome["id"] == 7
     assert (welcome["player"], welcome["session"]) == (ROW.pid, TOKEN)
-    assert conn.pid == ROW.pid and arena.lookups == 0 and conn.lookups == 0
+    assert conn.pid == ROW.pid and arena.admission.lookups == 0 and conn.lookups == 0
     again = arena.connect()  # now known here: no second lookup
     assert replies(hello(arena, again))[0]["player"] == ROW.pid
 
@@ -53,7 +54,7 @@ def test_a_session_nobody_has_is_refused_once_looked_up_and_sqlite_mode_refuses_
     conn = arena.connect()
     assert hello(arena, conn) == [Resolve(hash_token(TOKEN))]
     [error] = replies(arena.session_resolved(conn, None))
-    assert (error["code"], error["id"]) == ("bad_session", 7) and arena.lookups == 0
+    assert (error["code"], error["id"]) == ("bad_session", 7) and arena.admission.lookups == 0
     assert hello(arena, conn) == [Resolve(hash_token(TOKEN))]  # the store fails this time
     [failed] = replies(arena.session_resolved(conn, None, failed=True))
     assert failed["code"] == "internal_error" and conn.pid is None
@@ -68,14 +69,14 @@ def test_lookups_in_flight_are_bounded_and_a_closed_connection_gives_its_slot_ba
     assert hello(arena, first) == [Resolve(hash_token(TOKEN))]
     [error] = replies(hello(arena, second))
     assert error["code"] == "rate_limited" and second.hello is None
-    arena.drop_hello(first)  # its socket closed before the answer
-    assert arena.lookups == 0 and arena.session_resolved(first, ROW) == []
+    arena.admission.drop_hello(first)  # its socket closed before the answer
+    assert arena.admission.lookups == 0 and arena.session_resolved(first, ROW) == []
     assert hello(arena, second) == [Resolve(hash_token(TOKEN))]
 
 
 def test_a_remote_member_known_without_its_token_resumes_with_the_stored_one() -> None:
     arena = shared()
-    arena.attach_remote(ROW.pid, "bob", "human")  # it asked about a room here via its node
+    arena.presence.attach_remote(ROW.pid, "bob", "human")  # it asked about a room here via its node
     conn = arena.connect()
     assert hello(arena, conn) == [Resolve(hash_token(TOKEN))]
     [welcome] = replies(arena.session_resolved(conn, ROW))

@@ -22,7 +22,8 @@ from bots.runner import BotRunner
 from bots.specs import parse_spec
 from protocol.variants import TICTACTOE
 from protocol.wire import decode, encode
-from server.core.room import Member, Room
+from server.core.members import Member
+from server.core.room import Room
 
 WELCOME = {"type": "welcome", "protocol": 1, "player": "p_bot", "session": "s1", "name": "b"}
 

@@ -16,13 +16,7 @@ from pathlib import Path
 
 import pygame
 import pytest
-from support.app import (
-    SIZE,
-    Driver,
-    Ev,
-    app_server,
-    running_server,
-)
+from support.app import SIZE, Driver, Ev, app_server, running_server
 
 from client import theme
 from client.records import FinishedGame

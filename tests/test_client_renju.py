@@ -9,11 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.app import (
-    ROOT,
-    Driver,
-    app_server,
-)
+from support.app import ROOT, Driver, app_server
 from support.render import GOMOKU_INFO, dark, light, render
 
 from client import theme

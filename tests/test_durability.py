@@ -9,13 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.servers import (
-    ServerProcess,
-)
+from support.servers import ServerProcess
 from support.stores import both_dbs
 
 from protocol.records import read_psq
-from server.storage.base import is_pg_url, open_store
+from server.storage.factory import is_pg_url, open_store
 from server.storage.sqlite import MIGRATIONS, Store
 
 #: Every test here that uses a database runs on SQLite and on PostgreSQL.
@@ -220,7 +218,7 @@ async def test_a_failed_commit_stops_delivery_instead_of_lying(
         raise sqlite3.OperationalError("disk I/O error")
 
     server.store.write = broken_disk
-    if hasattr(server.store, "write_now"):  # SQLite: small batches commit on the loop
+    if server.store.commits_on_loop:  # SQLite: small batches commit on the loop
         server.store.write_now = broken_disk
     await alice.send(type="move", room=room, x=7, y=7)
     await asyncio.wait_for(server.failed.wait(), 30)

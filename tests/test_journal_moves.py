@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from server.core.arena import Arena
 from server.core.journal import Record
-from server.core.peers import Limits
+from server.core.limits import Limits
 
 ROOMS = (
     {"game": "gomoku"},

@@ -12,7 +12,7 @@ from support.waiting import until
 
 from protocol.connection import Connection, LinkClosed, Replaced, ServerError, split_urls
 from protocol.session import MAX_PENDING, HelloRefused, Session, handler_of
-from protocol.vocab import DECLARED_FAULTS, Close, Fault, Kind, Status
+from protocol.vocab import DECLARED_FAULTS, CloseCode, Fault, Kind, Status
 from protocol.wire import encode, validate
 
 
@@ -60,7 +60,7 @@ def test_request_ids_are_fresh_and_pending_is_bounded() -> None:
 
 
 def test_vocabulary_matches_the_wire() -> None:
-    assert Close.REPLACED == 4000 and Status.OVER == "over" and Kind.BOT == "bot"
+    assert CloseCode.REPLACED == 4000 and Status.OVER == "over" and Kind.BOT == "bot"
     assert {"crash", "hang", "illegal_move", "error"} == set(DECLARED_FAULTS) < set(Fault)
     assert encode({"type": "x", "kind": Kind.BOT}) == encode({"type": "x", "kind": "bot"})
 

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from protocol.errors import ArenaError
 from protocol.variants import make_variant
-from server.core.room import Member, Room
+from server.core.members import Member
+from server.core.room import Room
 
 PIDS = ("a", "b", "c")
 JOIN = ("join", "a", False, None), ("join", "b", False, None), ("join", "c", True, None)

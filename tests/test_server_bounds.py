@@ -172,7 +172,7 @@ async def test_history_lookups_in_flight_are_bounded(client_factory: Any, server
     for i in range(40):
         await c.send(type="get_game", game_id="g_nope", id=100 + i)
     await c.close()  # the lookups of a connection that left are dropped, not run for nobody
-    await until(lambda: server.arena.lookups == 0)
+    await until(lambda: server.arena.admission.lookups == 0)
 
 
 async def walk_pages(client: RawClient, kind: str, key: str, most: int, **ask: Any) -> list:
@@ -215,7 +215,7 @@ async def test_a_history_lookup_weighs_more_than_a_ping(client_factory: Any) -> 
 
 async def test_behind_a_trusted_proxy_clients_are_counted_by_forwarded_address() -> None:
     from server.core.arena import Arena
-    from server.core.peers import Limits
+    from server.core.limits import Limits
     from server.shell.server import ArenaServer, ServerConfig
 
     limits = Limits(max_connections_per_address=2)

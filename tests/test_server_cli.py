@@ -88,6 +88,7 @@ async def test_ctrl_c_stops_everything_quietly_and_leaves_git_status_clean(tmp_p
     (tmp_path / "runs" / "t").mkdir(parents=True)  # what the README's mnk-tournament leaves
     left = sorted(p.name + "/" * p.is_dir() for p in tmp_path.iterdir())
     assert "mnk-arena.sqlite3" in left and "mnk-arena.sqlite3.bots/" in left
+    assert "mnk-arena.sqlite3.lock" in left  # kept: deleting it could let two servers in
     left += ["mnk-arena.sqlite3-wal", "mnk-arena.sqlite3-shm"]  # what a kill -9 leaves too
     ignored = subprocess.run(
         ["git", "check-ignore", "--no-index", *left],

@@ -9,12 +9,15 @@ client and must come in the order the requests were written.
 from __future__ import annotations
 
 import random
+from collections.abc import Generator
 
 import msgpack
 import pytest
 from support.waiting import TIMEOUT, until
 from websockets.frames import Frame, Opcode
+from websockets.streams import StreamReader
 
+from server.shell import conn
 from server.shell.conn import ArenaConnection
 
 
@@ -125,3 +128,51 @@ async def test_a_frame_cut_short_is_gathered_by_websockets_then_direct_resumes(
     assert ws.direct  # the cut frame ended a read: websockets' parser is idle at a boundary
     ws.data_received(masked(Opcode.BINARY, ping(2)))
     assert (await c.recv(TIMEOUT))["id"] == 2
+
+
+def test_the_direct_paths_pass_their_self_check_on_the_installed_websockets() -> None:
+    """pyproject.toml pins websockets to versions whose internals the direct paths know: if
+    this fails, the pinned version changed them and every message takes the slower path."""
+    at_boundary, why = conn.self_check()
+    assert at_boundary is not None, why
+    assert conn.DIRECT and not conn.WHY_NOT_DIRECT
+
+
+def _waits_for_data(reader: StreamReader) -> Generator[None, None, bool]:
+    """What ``StreamReader.at_eof`` does, in a generator of another name."""
+    while not reader.buffer and not reader.eof:
+        yield
+    return not reader.buffer
+
+
+@pytest.mark.parametrize("change", ["wrapped", "removed"])
+def test_the_self_check_notices_a_changed_parser(
+    monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    if change == "wrapped":  # the parser waits at a boundary, but in another generator
+        monkeypatch.setattr(StreamReader, "at_eof", lambda self: _waits_for_data(self))
+    else:
+        monkeypatch.delattr(StreamReader, "at_eof")
+    at_boundary, why = conn.self_check()
+    assert at_boundary is None and "at_eof" in why
+
+
+async def test_without_the_direct_paths_a_game_is_played_through_websockets(
+    server, client_factory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(conn, "DIRECT", False)  # as if the self-check had failed
+    monkeypatch.setattr(conn, "_warned", False)
+    alice, bob = await client_factory("alice"), await client_factory("bob")
+    for ws in server._connections():
+        assert isinstance(ws, ArenaConnection) and ws.held and not ws.direct
+    room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    moves = [(0, 0), (1, 1), (0, 1), (2, 2), (0, 2)]
+    for ply, (x, y) in enumerate(moves):
+        moved = await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y, ply=ply)
+        assert moved["type"] == "moved" and moved["ply"] == ply
+    over = await bob.expect("game_over")
+    assert over["winner"] == 0
+    assert not any(ws.direct for ws in server._connections())
+    warned = [r for r in caplog.records if "usual path" in r.getMessage()]
+    assert len(warned) == 1  # once, not per connection

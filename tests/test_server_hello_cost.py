@@ -11,7 +11,7 @@ from support.waiting import until
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
-from server.core.peers import Limits
+from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.sqlite import Store
 

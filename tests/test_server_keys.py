@@ -21,8 +21,9 @@ from support.stores import both_dbs
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.core.keys import add_key, keys_main, list_keys, read_keys_file, revoke_key
-from server.storage.base import is_pg_url
+from server.admin import add_key, keys_main, list_keys, revoke_key
+from server.core.keys import read_keys_file
+from server.storage.factory import is_pg_url
 
 HELLO = {"type": "hello", "protocol": 1}
 
@@ -195,6 +196,7 @@ def test_keys_file_lines(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path, db: str) -> None:
+    add_key(db, "firstbot")  # the database exists (mnk-server keys makes none: it would be empty)
     added = subprocess.run(
         [sys.executable, "-m", "server", "keys", "add", "dbbot", "--db", db],
         capture_output=True,

@@ -18,8 +18,10 @@ from protocol.rules import MAX_SIDE
 from server.core.arena import Arena
 from server.core.journal import GameRow, MoveRow
 from server.core.keys import new_key
-from server.core.peers import GAME_NAMES, Conn, Limits, Lookup, Reply
-from server.core.room import Send
+from server.core.limits import GAME_NAMES, Limits
+from server.core.members import Send
+from server.core.outputs import Lookup, Reply
+from server.core.players import Conn
 from server.storage.sqlite import Store
 
 WIDE = "\U0001d54f" * wire.MAX_NAME  # 32 characters of 4 bytes each
@@ -102,7 +104,7 @@ def frames(lobby: Lobby, out: list[Any]) -> list[int]:
     for item in out:
         if isinstance(item, Lookup):
             reply = getattr(lobby.store, item.query)(**item.params)
-            lobby.arena.lookup_done(lobby.conns[0])
+            lobby.arena.admission.done(lobby.conns[0])
             sizes.append(len(wire.encode(reply)))
         elif isinstance(item, Reply | Send):
             sizes.append(len(wire.encode(item.message)))

@@ -15,10 +15,11 @@ from websockets.frames import Frame, Opcode
 
 from protocol import wire
 from server.core.arena import Arena
-from server.core.peers import Out
-from server.core.room import Send
+from server.core.members import Send
+from server.core.outputs import Out
 from server.shell.conn import ArenaConnection
-from server.shell.server import ArenaServer, send_frame, ws_frame
+from server.shell.fanout import send_frame, ws_frame
+from server.shell.server import ArenaServer
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
@@ -82,7 +83,7 @@ async def test_a_closing_connection_is_skipped_and_the_others_still_served(pair)
 @pytest.mark.slow
 async def test_a_peer_that_does_not_read_is_cut_off(pair, monkeypatch) -> None:
     sides, clients = pair
-    monkeypatch.setattr("server.shell.server.MAX_BACKLOG", 1 << 16)
+    monkeypatch.setattr("server.shell.fanout.MAX_BACKLOG", 1 << 16)
     clients[0].transport.pause_reading()  # the peer stops reading: its socket fills up
     big = bytes(60_000)
     async with asyncio.timeout(TIMEOUT):
@@ -154,4 +155,4 @@ def test_a_parked_broadcast_waits_as_its_frame_and_leaves_through_the_current_fa
     assert later.sent == direct.sent == [(("p1", "p2"), wire.encode(moved))]
     two: list[Out] = [*out, Send(("p3",), {"type": "chat"})]  # anything else goes as it came
     assert shell._parked(None, two).args == (None, two)
-    shell._readers.shutdown()
+    shell.lookups.close()

@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
 from server.core.journal import PlayerRow
-from server.core.peers import Limits
+from server.core.limits import Limits
 from server.shell.pipeline import Pipeline
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.sqlite import Store

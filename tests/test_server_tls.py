@@ -17,7 +17,7 @@ from support.servers import bot_env
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
-from server.core.peers import Limits
+from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 
 pytestmark = [

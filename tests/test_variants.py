@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.errors import ArenaError, UnknownGame
+from protocol.errors import ArenaError, BadOptions
 from protocol.rules import Game, Move, Outcome, Termination, Variant, WinRule
 from protocol.variants import (
     GOMOKU,
@@ -78,9 +78,9 @@ def test_mnk_boundaries_accepted(width: int, height: int, k: int) -> None:
     assert (v.width, v.height, v.k) == (width, height, k)
 
 
-def expect_bad_options(name: object, options: object = None) -> UnknownGame:
+def expect_bad_options(name: object, options: object = None) -> BadOptions:
     """Assert make_variant rejects ``name``/``options`` with bad_options; return the error."""
-    with pytest.raises(UnknownGame) as info:
+    with pytest.raises(BadOptions) as info:
         make_variant(name, options)  # type: ignore[arg-type]
     assert isinstance(info.value, ArenaError)
     assert info.value.code == "bad_options"
@@ -179,7 +179,7 @@ def test_description_round_trips(variant: Variant) -> None:
 def test_description_with_odd_name_does_not_crash(name: object) -> None:
     # A non-fixed name falls back to the mnk fields; an unhashable one must not raise TypeError.
     assert variant_from_description({"name": name, "width": 7, "k": 4}) == Variant("mnk", 7, 7, 4)
-    with pytest.raises(UnknownGame):
+    with pytest.raises(BadOptions):
         variant_from_description({"name": name, "width": 7})
 
 

@@ -8,9 +8,11 @@ from typing import Any
 
 ROW_H = 34
 LEFT = 180
-RIGHT = 40
+#: The column right of the plot that holds each bot's "+120 ± 90" (never over a bar).
+VALUE_W = 120
+RIGHT = 24 + VALUE_W
 TOP = 50
-WIDTH = 760
+WIDTH = 860
 BACKGROUND = (250, 250, 247)
 INK = (40, 40, 40)
 GRID = (215, 215, 210)
@@ -53,18 +55,36 @@ def draw_elo_chart(rows: list[dict[str, Any]], path: Path, title: str = "Elo") -
     pygame.draw.line(surface, INK, (zero, TOP - 6), (zero, bottom), 2)
     for i, r in enumerate(rows):
         y = TOP + i * ROW_H
-        name = font.render(str(r["name"])[:22], True, INK)
+        name = font.render(_fit(font, str(r["name"]), LEFT - 16), True, INK)
         surface.blit(name, (LEFT - name.get_width() - 10, y + ROW_H // 2 - name.get_height() // 2))
         x = x_of(r["elo"])
         colour = POSITIVE if r["elo"] >= 0 else NEGATIVE
         pygame.draw.rect(surface, colour, pygame.Rect(min(zero, x), y + 8, abs(x - zero) or 1, 18))
-        lo, hi, mid = x_of(r["elo"] - r["elo_error"]), x_of(r["elo"] + r["elo_error"]), y + 17
+        low, high = r["elo"] - r["elo_error"], r["elo"] + r["elo_error"]
+        lo, hi, mid = x_of(low), x_of(high), y + 17
         pygame.draw.line(surface, INK, (lo, mid), (hi, mid), 2)
-        pygame.draw.line(surface, INK, (lo, mid - 6), (lo, mid + 6), 2)
-        pygame.draw.line(surface, INK, (hi, mid - 6), (hi, mid + 6), 2)
+        for end, past in ((lo, low < -span), (hi, high > span)):
+            if past:  # the error bar goes on past the axis: an arrow head, not a cap
+                tip = 1 if end == hi else -1
+                pygame.draw.polygon(
+                    surface,
+                    INK,
+                    [(end + 4 * tip, mid), (end - 4 * tip, mid - 5), (end - 4 * tip, mid + 5)],
+                )
+            else:
+                pygame.draw.line(surface, INK, (end, mid - 6), (end, mid + 6), 2)
         value = font.render(f"{r['elo']:+.0f} ± {r['elo_error']:.0f}", True, INK)
-        surface.blit(value, (min(WIDTH - value.get_width() - 4, hi + 8), y + 10))
+        surface.blit(value, (WIDTH - VALUE_W, y + ROW_H // 2 - value.get_height() // 2))
     pygame.image.save(surface, str(path))
+
+
+def _fit(font: Any, text: str, width: int) -> str:
+    """``text`` cut (with an ellipsis) to ``width`` pixels in ``font``."""
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "…")[0] > width:
+        text = text[:-1]
+    return text + "…"
 
 
 def _tick_step(span: float) -> float:

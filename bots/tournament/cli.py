@@ -269,6 +269,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server = server_child(out, port, args.grace)
         server.start()
         await wait_listening(urls[0], server)
+    where = urls[0].removeprefix("ws://")
+    print(f"watch it live: mnk-client --server {where} (its games are in the lobby)", flush=True)
     capacity = args.concurrency
     started = [(name, spec) for name, spec in config["bots"] if spec != "remote"]
     children = [
@@ -318,9 +320,12 @@ def main(argv: list[str] | None = None) -> None:
     if summary is None:
         sys.exit("mnk-tournament: interrupted; run the same command again to resume")
     print_final(summary)
+    out: Path = args.out
+    print(f"results: {out / 'results.json'} (standings, crosstable, faults)")
     if not args.no_chart and summary["standings"]:
-        draw_elo_chart(summary["standings"], args.out / "elo.png", f"Elo: {args.game}")
-    print(f"results: {args.out / 'results.json'}")
+        draw_elo_chart(summary["standings"], out / "elo.png", f"Elo: {args.game}")
+        print(f"chart:   {out / 'elo.png'}")
+    print(f"games:   {out / 'games'}/ (one .psq each), one line each in {out / 'journal.jsonl'}")
 
 
 def _run_until_signal(args: argparse.Namespace) -> dict[str, Any] | None:

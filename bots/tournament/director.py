@@ -77,8 +77,9 @@ class Plan:
 class Reporter(Protocol):
     """Live progress: told when the run starts and after every game."""
 
-    def start(self, total: int, done: int) -> None:
-        """The run starts with ``done`` of ``total`` games already finished."""
+    def start(self, total: int, done: int, table: list[Standing]) -> None:
+        """The run starts with ``done`` of ``total`` games already finished (a resumed run's
+        standings so far in ``table``)."""
 
     def game(self, played: Played, table: list[Standing], done: int, extra: str) -> None:
         """A game finished."""
@@ -118,7 +119,7 @@ class Director:
     async def run(self) -> dict[str, Any]:
         """Play every remaining game; returns the results.json document."""
         self.games_dir.mkdir(parents=True, exist_ok=True)
-        self.reporter.start(self.plan.total_games(), len(self.done))
+        self.reporter.start(self.plan.total_games(), len(self.done), self.table())
         try:
             for batch in self._batches():
                 await self._run_batch(batch)

@@ -89,8 +89,10 @@ DATABASE = "arena.sqlite3"
 #: The embedded server's bot keys (made afresh for every attempt, mode 0600).
 KEYS_FILE = "bot-keys"
 PREVIOUS_DATABASE = "arena.prev.sqlite3"
-#: SQLite's companion files of a database (its WAL must move with it, never stay behind).
-_SQLITE_FILES = ("", "-wal", "-shm", "-journal")
+#: SQLite's companion files of a database (its WAL must move with it, never stay behind), and
+#: the server's lock file: a killed attempt's server, still stopping, keeps its lock on the
+#: database it has open, and the next attempt's server locks a fresh one.
+_SQLITE_FILES = ("", "-wal", "-shm", "-journal", ".lock")
 
 
 def fresh_start(out: Path, embedded: bool) -> None:

@@ -8,8 +8,16 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from bots.tournament.referee import Played
 from bots.tournament.results import FAULTS, Standing
@@ -114,7 +122,7 @@ class PlainReporter:
         self.stream = stream or sys.stdout
         self.total = 0
 
-    def start(self, total: int, done: int) -> None:
+    def start(self, total: int, done: int, table: list[Standing]) -> None:
         """Say what is left."""
         print(f"tournament: {done}/{total} games already played", file=self.stream, flush=True)
         self.total = total
@@ -129,6 +137,17 @@ class PlainReporter:
         """Nothing to tidy."""
 
 
+class Remaining(TimeRemainingColumn):
+    """Time left, or "after a game" until this run has finished one to time (a resumed run's
+    earlier games say nothing of this machine's speed now)."""
+
+    def render(self, task: Task) -> Text:
+        """The time left, once there is a speed to work it out from."""
+        if task.time_remaining is None and not task.finished:
+            return Text("after a game", style="progress.remaining")
+        return super().render(task)
+
+
 class RichReporter:
     """A progress bar with ETA and the live standings, redrawn in place."""
 
@@ -139,17 +158,17 @@ class RichReporter:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("ETA"),
-            TimeRemainingColumn(),
+            Remaining(),
             console=self.console,
         )
         self.task = self.progress.add_task("games", total=1)
         self.live: Live | None = None
         self.last = ""
 
-    def start(self, total: int, done: int) -> None:
-        """Show the bar."""
+    def start(self, total: int, done: int, table: list[Standing]) -> None:
+        """Show the bar and, when resuming, the standings so far (not an empty table)."""
         self.progress.update(self.task, total=total, completed=done)
-        self.live = Live(self._view([]), console=self.console, refresh_per_second=4)
+        self.live = Live(self._view(table), console=self.console, refresh_per_second=4)
         self.live.start()
 
     def game(self, played: Played, table: list[Standing], done: int, extra: str) -> None:

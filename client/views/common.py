@@ -8,13 +8,16 @@ from client import theme
 from client.model import ClientModel
 from client.records import Toast
 from client.views.board import stone_sprite
-from client.widgets import Frame
+from client.widgets import Frame, TextInput, draw_input
 
 HEADER_H = 52
 
 
-def draw_header(frame: Frame, model: ClientModel, subtitle: str = "") -> None:
-    """The top bar: the name of the app, where we are, and who we are connected as."""
+def draw_header(
+    frame: Frame, model: ClientModel, subtitle: str = "", name_field: TextInput | None = None
+) -> None:
+    """The top bar: the name of the app, where we are, and who we are connected as (a click on
+    the name edits it in ``name_field``)."""
     surf = frame.surface
     w = surf.get_width()
     pygame.draw.rect(surf, (28, 33, 42), (0, 0, w, HEADER_H))
@@ -30,7 +33,14 @@ def draw_header(frame: Frame, model: ClientModel, subtitle: str = "") -> None:
     label = {"online": "online", "connecting": "connecting…", "offline": "offline"}.get(
         model.connection, model.connection
     )
-    who = theme.text(surf, model.name or "", (w - 16, HEADER_H // 2), 16, anchor="midright")
+    if name_field is not None:  # the player is typing another name
+        who = pygame.Rect(w - 236, HEADER_H // 2 - 16, 220, 32)
+        draw_input(
+            frame, who, name_field, focused=True, placeholder="your name", action="focus_name"
+        )
+    else:
+        who = theme.text(surf, model.name or "", (w - 16, HEADER_H // 2), 16, anchor="midright")
+        frame.add(who.inflate(8, 8), "focus_name", None)  # click the name to change it
     lab = theme.text(surf, label, (who.x - 14, HEADER_H // 2), 13, theme.MUTED, anchor="midright")
     pygame.draw.circle(
         surf, colors.get(model.connection, theme.MUTED), (lab.x - 10, HEADER_H // 2), 5
@@ -49,8 +59,15 @@ def draw_offline_banner(frame: Frame, model: ClientModel) -> None:
 
 def offline_text(model: ClientModel) -> str:
     """What the banner says: connecting, lost (and reconnecting), or never reached (and why)."""
+    if model.refused:
+        return (
+            f"The server refused this client: {model.connection_detail}. "
+            "Type another name at the top right and press Enter."
+        )
     if model.connection == "connecting":
         return f"Connecting to {model.connection_detail or 'the server'}…"
+    if model.server_stopped:
+        return "The server stopped (or is restarting): reconnecting when it is back…"
     if model.ever_online:
         return f"Connection lost — reconnecting… ({model.connection_detail})"
     return (

@@ -21,8 +21,27 @@ FINISHED_ROW_H = 32
 STATUS_COLORS = {"waiting": theme.WARN, "playing": theme.OK, "over": theme.MUTED}
 
 
+def _opening_option(rule: str | None) -> tuple[str, str, object, bool]:
+    """The opening-rule button: it shows the rule chosen (the line under it explains), and a
+    click picks the next one."""
+    rules = [r for r, _ in OPENING_RULES]
+    at = rules.index(rule) if rule in rules else 0
+    label = OPENING_RULES[at][1]
+    return (label, "form_opening", rules[(at + 1) % len(rules)], rule is not None)
+
+
+#: Each opening rule in one line, under its buttons (docs/RULES.md has the whole story).
+RULE_LINES: dict[str | None, str] = {
+    None: "Opening rule: none (black simply moves first).",
+    "swap1": "Swap1: 3 stones are placed, then the other picks a colour.",
+    "swap2": "Swap2: 3 stones; the other picks a colour or adds 2.",
+}
+
 #: Vertical distance between two rows of choice buttons.
 ROW_STEP = 38
+#: Bots named in the form's one row beside "Any bot" (with more online, one place goes to a
+#: "more" button that shows the next ones).
+BOTS_PER_ROW = 3
 
 
 def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool) -> None:
@@ -90,12 +109,12 @@ def when(ended_at: float | None, now: float | None = None) -> str:
     return time.strftime("%d %b %H:%M", stamp).lstrip("0")
 
 
-def _finished_label(row: HistoryRow | FinishedGame, moves: FinishedGame | None) -> str:
+def finished_label(row: HistoryRow | FinishedGame) -> str:
+    """A finished game's row: game, players, result. No move count: the server's history rows
+    carry none, so it showed only on games this client happened to see (and not after a
+    reconnect): the replay shows the moves."""
     summary = result_text(row.result, row.players, row.game.k)
-    label = f"{row.game.title} · {row.players[0]} vs {row.players[1]} · {summary}"
-    if moves is not None:
-        label += f" · {len(moves.moves)} moves"
-    return label
+    return f"{row.game.title} · {row.players[0]} vs {row.players[1]} · {summary}"
 
 
 def _finished_panel(
@@ -132,7 +151,7 @@ def _finished_panel(
             theme.MUTED,
             anchor="topright",
         )
-    for i, (row, moves) in enumerate(shown):
+    for i, (row, _moves) in enumerate(shown):
         r = pygame.Rect(inner.x - 6, inner.y + i * FINISHED_ROW_H, inner.w + 12, 28)
         if frame.hovered(r):
             pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
@@ -154,7 +173,7 @@ def _finished_panel(
         )
         theme.text(
             frame.surface,
-            _finished_label(row, moves),
+            finished_label(row),
             (r.x + 8, r.centery),
             14,
             anchor="midleft",
@@ -189,14 +208,6 @@ def _label_size(options: list[tuple[str, str, object, bool]], bw: int) -> int | 
     )
 
 
-def _opening_option(rule: str | None) -> tuple[str, str, object, bool]:
-    """The opening-rule button: it shows the rule chosen, and a click picks the next one."""
-    rules = [r for r, _ in OPENING_RULES]
-    at = rules.index(rule) if rule in rules else 0
-    label = OPENING_RULES[at][1]
-    return (label, "form_opening", rules[(at + 1) % len(rules)], rule is not None)
-
-
 def _stepper(frame: Frame, x: int, y: int, label: str, value: str, field: str) -> None:
     theme.text(frame.surface, label, (x, y + 16), 13, theme.MUTED, anchor="midleft")
     bx = x + 52
@@ -223,7 +234,11 @@ def _new_game_panel(
     games = [(label, "form_game", name, form.game == name) for name, label in GAMES]
     if form.game in SWAP_GAMES:  # the opening rule: one button that steps through the rules
         games.append(_opening_option(form.opening_rule))
-    y += 42 + _choice_row(frame, x, y, w, games)
+    y += (38 if compact else 42) + _choice_row(frame, x, y, w, games)
+    if form.game in SWAP_GAMES:  # ... and a line that names it and says what it does
+        theme.text(surf, RULE_LINES[form.opening_rule], (x, y - 6), 11, theme.MUTED, max_width=w)
+        y += 12
+    swap = form.game in SWAP_GAMES and form.opening_rule is not None
     if form.game == "mnk":
         _stepper(frame, x, y, "width", str(form.width), "width")
         _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
@@ -245,8 +260,10 @@ def _new_game_panel(
     y += 40
     if form.opponent == "bot":
         y = _bot_rows(frame, x, y, w, form, bots)
-    caption("You play")
+    caption("Your seat (colours come from the opening)" if swap else "You play")
     names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
+    if swap:  # the opening decides the colours: the seat says who opens
+        names = ("Opener", "Chooser")
     seats = [(names[0], 0), (names[1], 1), ("Random", None)]
     _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
     y += 40
@@ -258,7 +275,7 @@ def _new_game_panel(
         w,
         [(label, "form_clock", i, form.clock == i) for i, (_, label) in enumerate(CLOCKS)],
     )
-    y += 46
+    y += 40 if compact else 46  # a small window: the opening rule's line takes this
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
     frame.button(pygame.Rect(x, y, w, 42), f"{label}  (Enter)", "create", kind="primary", size=16)
     y += 62
@@ -291,9 +308,14 @@ def _bot_rows(
         theme.text(surf, fixed, (x, y + 16), 13, theme.MUTED, anchor="midleft", max_width=w)
     y += 40
     options: list[tuple[str, str, object, bool]] = [("Any bot", "form_bot", None, picked is None)]
-    for bot in bots[:3]:
+    per_page = BOTS_PER_ROW if len(bots) <= BOTS_PER_ROW else BOTS_PER_ROW - 1
+    pages = max(1, -(-len(bots) // per_page))
+    page = form.bot_page % pages
+    for bot in bots[page * per_page : (page + 1) * per_page]:
         label = f"{bot.name} · {bot.level}" if bot.level else bot.name
         options.append((label, "form_bot", bot.name, bot is picked))
+    if pages > 1:  # every bot online can be picked: the last button shows the next few
+        options.append((f"more {page + 1}/{pages}", "bot_page", (page + 1) % pages, False))
     _choice_row(frame, x, y, w, options)
     return y + 40
 

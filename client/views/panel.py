@@ -44,7 +44,7 @@ def opening_line(room: RoomState) -> str | None:
     return f"{op.rule}: choose your colour" if mine else f"{op.rule}: {room.name(op.actor)} chooses"
 
 
-def status_line(room: RoomState) -> tuple[str, theme.Color]:
+def status_line(room: RoomState, now: float | None = None) -> tuple[str, theme.Color]:
     """The one sentence that says what is going on in ``room`` and its colour."""
     opening = opening_line(room)
     if opening is not None:
@@ -60,12 +60,18 @@ def status_line(room: RoomState) -> tuple[str, theme.Color]:
         return "Your turn (red x: forbidden)", theme.OK
     if room.my_turn:
         return "Your turn", theme.OK
+    thinking = room.thinking(now) if now is not None else None
+    if room.to_move is not None and thinking is not None:
+        dots = "." * (1 + int(thinking * 2) % 3)
+        return f"{room.name(room.to_move)} is thinking{dots:<3} {thinking:.0f} s", theme.WARN
     if room.to_move is not None:
         return f"{room.name(room.to_move)} to move", theme.MUTED
     return "", theme.MUTED
 
 
-def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float) -> None:
+def _player_card(
+    frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float, live: bool
+) -> None:
     surf = frame.surface
     active = room.status == "playing" and room.to_move == seat
     pygame.draw.rect(surf, theme.PANEL_HI, rect, border_radius=8)
@@ -98,6 +104,8 @@ def _player_card(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, no
         detail += " · left" if over else " · offline"  # after the game, leaving is normal
     if room.rematch[seat] and over:
         detail += " · wants a rematch"
+    if live and room.to_move == seat and room.thinking(now) is not None:
+        detail += " · thinking…"
     alarm = not online and not over and room.players[seat]
     theme.text(surf, detail, (rect.x + 44, rect.y + 30), 12, theme.DANGER if alarm else theme.MUTED)
     if room.clocks is not None:
@@ -183,8 +191,10 @@ def draw_room_panel(
     now: float,
     chat: TextInput,
     chat_focused: bool,
+    live: bool = True,
 ) -> None:
-    """The whole side panel for a room in play or finished."""
+    """The whole side panel for a room in play or finished (offline, no bot is said to think:
+    this client cannot know)."""
     surf = frame.surface
     inner = panel(surf, rect)
     title = room.game.title + (f" · {room.opening.rule}" if room.opening else "")
@@ -194,9 +204,9 @@ def draw_room_panel(
     )
     y = inner.y + 30
     for seat in (0, 1):
-        _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now)
+        _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now, live)
         y += 58
-    status, color = status_line(room)
+    status, color = status_line(room, now if live else None)
     for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
@@ -218,7 +228,7 @@ def draw_room_panel(
     buttons: list[tuple[str, str, str, bool]] = []
     if room.seat is not None and room.status == "playing":
         buttons.append(("Resign (R)", "resign", "danger", True))
-    if room.seat is not None and room.status == "over":
+    if room.seat is not None and room.status == "over" and not room.gone:
         other = 1 - room.seat
         here = bool(room.players[other]) and other < len(room.online) and room.online[other]
         asked = room.rematch[room.seat]

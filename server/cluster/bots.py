@@ -11,12 +11,13 @@ shows them all; a dead node's bots leave with its hash.
 ``create_room`` naming bots connected elsewhere is held here (the arena stays sans-I/O) while
 each home is asked over the bus for a seat:
 
-- ``["seat", token, name, game, asker]``: lend a seat of the bot ``name`` for ``game``;
-- ``["lent", token, ok, pid, name, level, capacity, games]``: the answer (``ok`` false: no);
-- ``["free", token]``: the room the seat was lent for is over (or was never made).
+- ``SeatAsk(token, name, game, asker)``: lend a seat of the bot ``name`` for ``game``;
+- ``Lent(token, grant)``: the answer (``grant`` None: no);
+- ``Free(token)``: the room the seat was lent for is over (or was never made).
 
 A home lends a seat only while its bot is free counting the seats it lent already
-(``Arena.lent``), so two nodes asking at once get one seat for a bot of capacity 1. Once every
+(:meth:`ClusterBots.lent_of`, which the arena's node counts in a bot's load), so two nodes asking
+at once get one seat for a bot of capacity 1. Once every
 seat is lent the room is made with the bots as remote members (their outputs go to their home,
 which writes them to the bots' sockets: a bot sees what it sees when seated at home); no answer
 within ``WAIT`` seconds or one refusal, and the asker gets ``no_bot_available``, and the seats
@@ -32,20 +33,20 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+
+from redis.asyncio.client import Pipeline
 
 from protocol import wire
 from protocol.errors import NoBotAvailable, RateLimited
+from protocol.vocab import Status
 from protocol.wire import Message
+from server.cluster.ops import Free, Grant, Lent, Op, SeatAsk
+from server.cluster.ports import Link, Outbox
 from server.core.arena import Arena
 from server.core.botdesk import plays
-from server.core.peers import Out, Player, Reply
-from server.core.room import Send
-
-if TYPE_CHECKING:
-    from redis.asyncio.client import Pipeline
-
-    from server.cluster.forward import Forwarder
+from server.core.members import Send
+from server.core.outputs import Out, Reply
+from server.core.players import Player
 
 #: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.
 WAIT = 5.0
@@ -66,7 +67,7 @@ class Held:
     pid: str
     msg: Message
     asked: dict[int, str]
-    granted: dict[int, tuple[str, list[Any]]] = field(default_factory=dict)
+    granted: dict[int, tuple[str, Grant]] = field(default_factory=dict)
     refused: bool = False
     timer: asyncio.TimerHandle | None = None
 
@@ -74,9 +75,9 @@ class Held:
 class ClusterBots:
     """One node's side of the bot directory and of seats lent across nodes (see the module)."""
 
-    def __init__(self, arena: Arena, forwarder: Forwarder, lease_s: float) -> None:
-        self.arena, self.forwarder, self.lease_s = arena, forwarder, lease_s
-        self.node = forwarder.node
+    def __init__(self, arena: Arena, link: Link, outbox: Outbox, lease_s: float) -> None:
+        self.arena, self.link, self.outbox, self.lease_s = arena, link, outbox, lease_s
+        self.node = link.node
         self.key = self.key_of(self.node)
         self._written: dict[str, str] | None = None
         #: Other nodes' bots: entries by player id, and each name's (node, player id).
@@ -90,18 +91,20 @@ class ClusterBots:
         self._next = 0
         self._seats: dict[str, list[tuple[str, int, str]]] = {}
         self._rooms_of: dict[str, set[str]] = {}
-        # -- lending: (node, token) -> (bot pid, when)
+        # -- lending: (node, token) -> (bot pid, when), and seats lent per bot
         self._lent: dict[tuple[str, int], tuple[str, float]] = {}
+        self._lent_per_bot: dict[str, int] = {}
 
     def key_of(self, node: str) -> str:
         """The key of ``node``'s directory hash."""
-        return f"{self.forwarder.prefix}bots:{node}"
+        return f"{self.link.prefix}bots:{node}"
 
     # -- the directory (inside the bus round's pipelines) --------------------------------------
 
     def write(self, p: Pipeline) -> None:
         """Queue this round's writes of the directory hash (ending with its ``HLEN``)."""
-        lines = {b.pid: json.dumps(self.arena.bot_entry(b)) for b in self.arena.local_bots()}
+        desk = self.arena.bots
+        lines = {b.pid: json.dumps(desk.bot_entry(b)) for b in desk.local_bots()}
         lines[ALIVE] = "1"
         if lines != self._written:
             p.delete(self.key)
@@ -172,7 +175,7 @@ class ClusterBots:
         for name in names:
             node, _pid = self.homes[name]
             self._next += 1
-            if not self.forwarder.queue(node, ["seat", self._next, name, game, player.pid]):
+            if not self.link.queue(node, SeatAsk(self._next, name, game, player.pid)):
                 for token in held.asked:  # a seat asked for already is freed when lent
                     self._asks.pop(token, None)
                 raise RateLimited("the cluster bus is overloaded; try again")
@@ -182,15 +185,15 @@ class ClusterBots:
         held.timer = asyncio.get_running_loop().call_later(WAIT, self._expire, held)
         return []
 
-    def _on_lent(self, node: str, token: int, ok: bool, *grant: Any) -> None:
+    def _on_lent(self, node: str, token: int, grant: Grant | None) -> None:
         held = self._asks.pop(token, None)
         if held is None:  # too late: the request was answered meanwhile
-            if ok:
-                self.forwarder.queue(node, ["free", token])
+            if grant is not None:
+                self.link.queue(node, Free(token))
             return
         held.asked.pop(token, None)
-        if ok:
-            held.granted[token] = (node, list(grant))
+        if grant is not None:
+            held.granted[token] = (node, grant)
         else:  # one refusal refuses the room: the other answers need not be waited for
             self._expire(held)
             return
@@ -215,33 +218,34 @@ class ClusterBots:
             self._per_player[held.pid] = left
         else:
             self._per_player.pop(held.pid, None)
-        arena, fwd = self.arena, self.forwarder
+        arena = self.arena
         if held.refused:
             self._give_back(held)
             exc = NoBotAvailable("a bot named is not connected, or busy, or does not play that")
             error = wire.error(exc.code, exc.message, held.msg.get("id"))
-            fwd.server._emit(None, [Send((held.pid,), error)], [])
+            self.outbox.emit([Send((held.pid,), error)])
             return
         out: list[Out] = []
         players: dict[str, Player] = {}
-        for node, (pid, name, level, capacity, games) in held.granted.values():
-            out += fwd._attach(node, pid, name, "bot")  # a remote member: outputs go home
-            bot = arena.players[pid]
-            bot.level, bot.capacity, bot.games = level, capacity, frozenset(games)
-            players[name] = bot
+        for node, grant in held.granted.values():
+            # a remote member: its outputs go home
+            out += self.link.attach(node, grant.pid, grant.name, "bot")
+            bot = arena.players[grant.pid]
+            bot.level, bot.capacity, bot.games = grant.level, grant.capacity, frozenset(grant.games)
+            players[grant.name] = bot
         got, room = arena.create_held(held.pid, held.msg, players)
         if room is None:
             self._give_back(held)
         else:
             for token, (node, grant) in held.granted.items():
-                self._seats.setdefault(room, []).append((node, token, grant[0]))
-                self._rooms_of.setdefault(grant[0], set()).add(room)
+                self._seats.setdefault(room, []).append((node, token, grant.pid))
+                self._rooms_of.setdefault(grant.pid, set()).add(room)
         out += [Send((held.pid,), i.message) if isinstance(i, Reply) else i for i in got]
-        fwd.server._emit(None, out, arena.drain())
+        self.outbox.emit(out)
 
     def _give_back(self, held: Held) -> None:
         for token, (node, _grant) in held.granted.items():
-            self.forwarder.queue(node, ["free", token])
+            self.link.queue(node, Free(token))
         held.granted.clear()
 
     def delivered(self, pids: list[str]) -> None:
@@ -262,7 +266,7 @@ class ClusterBots:
         room = self.arena.rooms.get(room_id)
         if room is None:
             return True
-        if room.status != "over":
+        if room.status != Status.OVER:
             return False
         if "bots" in room.options:
             return True
@@ -271,7 +275,7 @@ class ClusterBots:
 
     def _free(self, room: str) -> None:
         for node, token, pid in self._seats.pop(room, ()):
-            self.forwarder.queue(node, ["free", token])
+            self.link.queue(node, Free(token))
             rooms = self._rooms_of.get(pid)
             if rooms is not None:
                 rooms.discard(room)
@@ -291,33 +295,38 @@ class ClusterBots:
 
     # -- lending seats -------------------------------------------------------------------------
 
+    def lent_of(self, pid: str) -> int:
+        """Seats of this node's bot ``pid`` lent to rooms on other nodes (part of its load)."""
+        return self._lent_per_bot.get(pid, 0)
+
     def _on_seat(self, node: str, token: int, name: str, game: str, asker: str) -> None:
-        bot = self.arena.free_bot(name, game, asker)
+        bot = self.arena.bots.free_bot(name, game, asker)
         if bot is None or len(self._lent) >= MAX_LENT:
-            self.forwarder.queue(node, ["lent", token, False])
+            self.link.queue(node, Lent(token, None))
             return
         self._lent[(node, token)] = (bot.pid, time.monotonic())
-        self.arena.lent[bot.pid] = self.arena.lent.get(bot.pid, 0) + 1
-        grant = [bot.pid, bot.name, bot.level, bot.capacity, sorted(bot.games)]
-        self.forwarder.queue(node, ["lent", token, True, *grant])
+        self._lent_per_bot[bot.pid] = self._lent_per_bot.get(bot.pid, 0) + 1
+        grant = Grant(bot.pid, bot.name, bot.level, bot.capacity, sorted(bot.games))
+        self.link.queue(node, Lent(token, grant))
 
     def _on_free(self, node: str, token: int) -> None:
         got = self._lent.pop((node, token), None)
         if got is None:
             return
-        lent = self.arena.lent
+        lent = self._lent_per_bot
         left = lent.get(got[0], 1) - 1
         if left > 0:
             lent[got[0]] = left
         else:
             lent.pop(got[0], None)
 
-    def handle(self, node: str, op: list[Any]) -> None:
+    def handle(self, node: str, op: Op) -> None:
         """Carry out one of this module's bus ops from ``node``."""
-        kind = op[0]
-        if kind == "seat":
-            self._on_seat(node, *op[1:5])
-        elif kind == "lent":
-            self._on_lent(node, *op[1:])
+        if isinstance(op, SeatAsk):
+            self._on_seat(node, op.token, op.name, op.game, op.asker)
+        elif isinstance(op, Lent):
+            self._on_lent(node, op.token, op.grant)
+        elif isinstance(op, Free):
+            self._on_free(node, op.token)
         else:
-            self._on_free(node, op[1])
+            raise ValueError(f"not a bot seats' op: {op!r}")

@@ -19,15 +19,13 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from server.cluster.ports import BotDirectory, Outbox
 from server.core.arena import Arena
-
-if TYPE_CHECKING:
-    from server.cluster.bots import ClusterBots
 
 log = logging.getLogger("mnk.cluster")
 
@@ -44,14 +42,23 @@ MAX_PUBLISHING = 256
 class RedisBus:
     """One node's link to Redis: its lobby hash, the others' rooms, and the hello channel."""
 
-    def __init__(self, url: str, node: str, arena: Arena, server: Any, lease_s: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        node: str,
+        arena: Arena,
+        outbox: Outbox,
+        lease_s: float,
+        directory: BotDirectory,
+        on_remote_hello: Callable[[str, str], None],
+    ) -> None:
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
         )
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
         #: Channels are shared by every database of a Redis server: they carry its number.
         self.prefix = f"mnk:{db}:"
-        self.node, self.arena, self.server, self.lease_s = node, arena, server, lease_s
+        self.node, self.arena, self.outbox, self.lease_s = node, arena, outbox, lease_s
         self.lobby_key = self.lobby_of(node)
         self.nodes_key = f"{self.prefix}nodes"
         self.channel = f"{self.prefix}hello"
@@ -65,15 +72,16 @@ class RedisBus:
         self._down = False
         #: Wall-clock time each player's socket here said hello (older sockets are closed).
         self._hello_at: dict[str, float] = {}
+        self._kept = 0
         self._rounds: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._publishing: set[asyncio.Task[Any]] = set()
         #: Told of a hello on another node (player, node): a forwarder routes its rooms there.
-        self.on_remote_hello: Callable[[str, str], None] | None = None
+        self.on_remote_hello = on_remote_hello
         #: The node whose lobby hash lists each other node's room (where requests are forwarded).
         self.owners: dict[str, str] = {}
         #: The directory of bots, written and read in the same round trips as the lobby.
-        self.bots: ClusterBots | None = None
+        self.bots = directory
 
     def lobby_of(self, node: str) -> str:
         """The key of ``node``'s lobby hash."""
@@ -101,6 +109,10 @@ class RedisBus:
         except (RedisError, OSError, TimeoutError):
             log.warning("could not take this node's rooms out of the lobby; they expire")
 
+    async def nodes(self) -> list[str]:
+        """Every node that joined the bus (this one included)."""
+        return [member.decode() for member in await self.redis.smembers(self.nodes_key)]
+
     def lease_left(self) -> float:
         """Seconds this node's lease may be renewed for: no further than its last Redis round."""
         return max(0.0, self.lease_s - (time.monotonic() - self.reached))
@@ -111,9 +123,10 @@ class RedisBus:
         """A socket of ``pid`` said hello here: tell the other nodes to close theirs."""
         now = time.time()
         self._hello_at[pid] = now
-        sockets = self.server.fanout.sockets
-        if len(self._hello_at) > 2 * len(sockets) + 1024:  # forget players gone from here
-            self._hello_at = {p: at for p, at in self._hello_at.items() if p in sockets}
+        if len(self._hello_at) > 2 * self._kept + 1024:  # forget players gone from here
+            connected = self.outbox.connected
+            self._hello_at = {p: at for p, at in self._hello_at.items() if connected(p)}
+            self._kept = len(self._hello_at)
         if len(self._publishing) >= MAX_PUBLISHING:
             log.warning("Redis is too slow: a hello is not announced to the other nodes")
             return
@@ -141,9 +154,8 @@ class RedisBus:
             return  # the socket here is the newer one
         if here is not None:
             del self._hello_at[pid]
-            self.server.close_replaced(pid)
-        if self.on_remote_hello is not None:
-            self.on_remote_hello(pid, node)
+            self.outbox.close_replaced(pid)
+        self.on_remote_hello(pid, node)
 
     async def _listen(self) -> None:
         """Hand every hello note to ``_on_hello`` until the connection fails."""
@@ -173,8 +185,7 @@ class RedisBus:
                 await self.round()
             except (RedisError, OSError) as exc:
                 self._written = None  # Redis may come back empty: write everything again
-                if self.bots is not None:
-                    self.bots.failed()
+                self.bots.failed()
                 if not self._down:
                     log.warning("Redis is unreachable (%s); the lobby waits for it", exc)
                 self._down = True
@@ -188,7 +199,7 @@ class RedisBus:
 
     async def round(self) -> None:
         """Write this node's lobby lines (what changed, or all), then read every other node's."""
-        version = self.arena.lobby_version
+        version = self.arena.lobby.version
         if version != self._version:  # render the lines only when the lobby changed
             self._lines = {room.id: json.dumps(room.summary()) for room in self.arena.rooms}
             self._version = version
@@ -207,25 +218,21 @@ class RedisBus:
                 p.hdel(key, *gone)
             p.pexpire(key, int(max(self.lease_s, 2 * ROUND) * 1000))
             p.sadd(self.nodes_key, self.node)
-            if self.bots is not None:
-                self.bots.write(p)  # ends with its hash's size
+            self.bots.write(p)  # ends with its hash's size
             p.hlen(key)
             p.smembers(self.nodes_key)
             *rest, size, members = await p.execute()
-        if self.bots is not None:
-            self.bots.written(rest[-1])
+        self.bots.written(rest[-1])
         # a hash shorter than what was written lost lines (Redis restarted): all again next time
         self._written = lines if size == len(lines) else None
         others = sorted(n for m in members if (n := m.decode()) != self.node)
         async with self.redis.pipeline(transaction=False) as p:
             for other in others:
                 p.hgetall(self.lobby_of(other))
-            if self.bots is not None:
-                for other in others:
-                    p.hgetall(self.bots.key_of(other))
+            for other in others:
+                p.hgetall(self.bots.key_of(other))
             tables = await p.execute()
-        if self.bots is not None:
-            self.bots.read(dict(zip(others, tables[len(others) :], strict=True)))
+        self.bots.read(dict(zip(others, tables[len(others) :], strict=True)))
         remote: dict[str, Any] = {}
         owners: dict[str, str] = {}
         for other, table in zip(others, tables[: len(others)], strict=True):
@@ -236,4 +243,4 @@ class RedisBus:
                     owners[room_id] = other
         self.owners = owners
         self.reached = time.monotonic()
-        self.arena.set_remote_rooms(remote)
+        self.arena.lobby.set_remote(remote)

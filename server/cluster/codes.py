@@ -22,14 +22,10 @@ from typing import Any
 
 from server.cluster.background import Background
 from server.core.registry import MemoryRegistry, random_code
+from server.storage.postgres import PgStore
 
 log = logging.getLogger("mnk.cluster")
 
-#: The migration that adds the reservations table.
-MIGRATION = """
-    CREATE TABLE room_codes (code TEXT PRIMARY KEY, node TEXT NOT NULL,
-        at DOUBLE PRECISION NOT NULL);
-"""
 #: Codes reserved at once, and the pool size under which more are reserved: after the pool ran
 #: dry the low mark grows by what was missing (at least doubling, up to ``MAX_LOW``), so a node
 #: that makes rooms in bursts (a hundred games at once) keeps a pool as deep as its bursts.
@@ -71,7 +67,9 @@ class CodeRegistry(MemoryRegistry, Background):
     """A node's rooms, whose new codes come from its pool of reservations (kept filled in the
     background between ``start`` and ``stop``)."""
 
-    def __init__(self, store: Any, node: str, generate: Callable[[], str] = random_code) -> None:
+    def __init__(
+        self, store: PgStore, node: str, generate: Callable[[], str] = random_code
+    ) -> None:
         super().__init__()
         self.store, self.node, self.generate = store, node, generate
         #: Reserved codes with when they were reserved (monotonic seconds), oldest first.

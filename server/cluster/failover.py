@@ -1,36 +1,37 @@
 """Forwarding across an owner's death: what a node forwarded to a room's owner goes to the
 room's adopter, and the players here who sat in or watched the room are attached there.
 
-Two signals say a room moved. The adopter tells every other node at once (``["who", dead,
-[pid, …]]``, with the players seated in the rooms it took): all of ``dead``'s rooms are its own
+Two signals say a room moved. The adopter tells every other node at once (an ``Adopted`` op,
+with the players seated in the rooms it took): all of ``dead``'s rooms are its own
 now (one survivor adopts a node whole). And, should that note be lost (Redis pub/sub and
 streams are at most once while Redis is down), every half second each node compares where it
 sent things with the lobby: a room listed under another node may have moved, and PostgreSQL's
 rooms table says whether it did (right after an adoption the dead node's hash may still list
 it). Unanswered requests are then sent
 again as retries (:mod:`server.cluster.reroute` keeps them), players seated there are attached
-(``att``: the adopter gives them the room's state) and spectators watch again (``sp``: they are
-not in PostgreSQL, only their node knows them). When the adopter is this node, all of that is
+(``Attach``: the adopter gives them the room's state) and spectators watch again (``Watch``: they
+are not in PostgreSQL, only their node knows them). When the adopter is this node, all of that is
 done here. A retried move the dead owner had committed (its answer lost) is answered by the
-adopter with that move (:func:`applied`), never applied twice nor refused as stale.
+adopter with that move (:meth:`Failover.applied`, the room's own ``moved``), never applied twice
+nor refused as stale.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
 from protocol import wire
 from protocol.errors import BadFrame
+from server.cluster.ops import Adopted, Attach, Op, Request, Watch
+from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.reroute import Pending, Rerouter
-from server.core.peers import Out, Reply
-from server.core.room import Room, Send
-
-if TYPE_CHECKING:
-    from server.cluster.forward import Forwarder
+from server.core.arena import Arena
+from server.core.members import Send
+from server.core.outputs import Out, Reply
+from server.core.room import Room
 
 #: Seconds between two looks for rooms whose owner changed (their requests are sent again).
 INTERVAL = 0.5
@@ -41,36 +42,49 @@ PIDS_PER_NOTE = 512
 class Failover:
     """One node's side of rooms changing owner (see the module); the forwarder sends."""
 
-    def __init__(self, fwd: Forwarder) -> None:
-        self.fwd = fwd
+    def __init__(
+        self, link: Link, arena: Arena, outbox: Outbox, store: ClusterStore, lobbies: Lobbies
+    ) -> None:
+        self.link, self.arena, self.outbox, self.store, self.lobbies = (
+            link, arena, outbox, store, lobbies
+        )  # fmt: skip
         self.rerouter = Rerouter()
+
+    def handle(self, node: str, op: Op) -> bool:
+        """Carry out ``op`` from ``node`` if it is failover's; whether it was."""
+        if isinstance(op, Watch):
+            self.on_watch(node, op.pid, op.name, op.kind, op.room)
+        elif isinstance(op, Adopted):
+            self.on_adopted(node, op.dead, op.pids)
+        else:
+            return False
+        return True
 
     def adopted(self, dead: str, pids: list[str]) -> None:
         """This node adopted ``dead``'s rooms, where ``pids`` sit: what this node sent there is
         handled here now, and every other node re-attaches those of its players to this one."""
-        self._node_gone(dead, self.fwd.node)
-        self.fwd.spawn(self._tell_adopted(dead, pids))
+        self._node_gone(dead, self.link.node)
+        self.link.spawn(self._tell_adopted(dead, pids))
 
     async def _tell_adopted(self, dead: str, pids: list[str]) -> None:
-        fwd = self.fwd
+        link = self.link
         try:
-            nodes = await fwd.redis.smembers(fwd.bus.nodes_key)
+            nodes = await self.lobbies.nodes()
         except (RedisError, OSError):
             return  # they find the rooms' new owner in the lobby instead (``reroute``)
-        for other in sorted(n.decode() for n in nodes):
-            if other not in (fwd.node, dead):
+        for other in sorted(nodes):
+            if other not in (link.node, dead):
                 for i in range(0, max(1, len(pids)), PIDS_PER_NOTE):
-                    fwd.queue(other, ["who", dead, pids[i : i + PIDS_PER_NOTE]])
+                    link.queue(other, Adopted(dead, pids[i : i + PIDS_PER_NOTE]))
 
     def on_adopted(self, node: str, dead: str, pids: list[str]) -> None:
         """``node`` adopted ``dead``'s rooms: players here seated there are online there now,
         and what this node sent to ``dead`` goes to ``node``."""
-        fwd = self.fwd
         for pid in pids:
-            player = fwd.arena.players.get(pid)
-            if pid in fwd.fanout.sockets and player is not None and player.online:
-                fwd._went_via(pid, node)
-                fwd.queue(node, ["att", pid, player.name, player.kind])
+            player = self.arena.players.get(pid)
+            if self.outbox.connected(pid) and player is not None and player.online:
+                self.link.went_via(pid, node)
+                self.link.queue(node, Attach(pid, player.name, player.kind))
         self._node_gone(dead, node)
 
     def _node_gone(self, dead: str, node: str) -> None:
@@ -84,49 +98,50 @@ class Failover:
             try:
                 await self.reroute()
             except Exception as exc:  # PostgreSQL unreachable: the next look tries again
-                self.fwd._warn(f"rooms whose owner changed are not looked at ({exc})")
+                self.link.warn(f"rooms whose owner changed are not looked at ({exc})")
 
     async def reroute(self) -> None:
         """Send again what went to rooms now listed under another node, once PostgreSQL says
         whose they are (right after an adoption the dead node's hash may still list them),
         and re-attach their members; rooms this node holds now are handled here."""
-        fwd = self.fwd
+        here = self.link.node
         self.rerouter.expire(time.monotonic())
         suspects = sorted(self.rerouter.suspects(self._owner_now))
         if not suspects:
             return
-        remote = sorted({room for room, _, new in suspects if new != fwd.node})
-        owners = await asyncio.to_thread(fwd.store.room_owners, remote) if remote else {}
+        remote = sorted({room for room, _, new in suspects if new != here})
+        owners = await asyncio.to_thread(self.store.room_owners, remote) if remote else {}
         for room, old, new in suspects:
-            now = fwd.node if new == fwd.node else owners.get(room)
-            if now == fwd.node and fwd.arena.rooms.get(room) is None:
+            now = here if new == here else owners.get(room)
+            if now == here and self.arena.rooms.get(room) is None:
                 continue  # being adopted here this very moment: ``adopted`` sees to it
             if now is not None and now != old and self._owner_now(room) is not None:
                 self._reroute(room, old, now)
 
     def _owner_now(self, room: str) -> str | None:
-        fwd = self.fwd
-        return fwd.node if fwd.arena.rooms.get(room) is not None else fwd.bus.owners.get(room)
+        if self.arena.rooms.get(room) is not None:
+            return self.link.node
+        return self.lobbies.owners.get(room)
 
     def _reroute(self, room: str, old: str, new: str) -> None:
         """``room`` moved from ``old`` to ``new``: its members here are attached there, and
         its unanswered requests sent again (handled here when ``new`` is this node)."""
-        fwd = self.fwd
+        link = self.link
         again, members = self.rerouter.move(room, old, new, time.monotonic())
-        here = new == fwd.node
+        here = new == link.node
         for pid, watching in members.items():
-            player = fwd.arena.players.get(pid)
+            player = self.arena.players.get(pid)
             if player is None or not player.online:
                 continue
             if here:  # seated players here got the room back on adoption (``welcome_back``)
                 if watching:
                     self.on_watch(new, pid, player.name, player.kind, room)
                 continue
-            fwd._went_via(pid, new)
+            link.went_via(pid, new)
             if watching:
-                fwd.queue(new, ["sp", pid, player.name, player.kind, room])
+                link.queue(new, Watch(pid, player.name, player.kind, room))
             else:
-                fwd.queue(new, ["att", pid, player.name, player.kind])
+                link.queue(new, Attach(pid, player.name, player.kind))
         for seq, p in again:
             self._retry(seq, p, new)
         if here:
@@ -135,27 +150,27 @@ class Failover:
 
     def _retry(self, seq: int, p: Pending, node: str) -> None:
         """Send ``p`` again to ``node``, marked as a retry (handled here if this node)."""
-        fwd = self.fwd
-        player = fwd.arena.players.get(p.pid)
+        link = self.link
+        player = self.arena.players.get(p.pid)
         if player is None or not player.online:
             self.rerouter.forget(seq)
-        elif node == fwd.node:
+        elif node == link.node:
             self.rerouter.forget(seq)
-            fwd._on_request(node, p.pid, player.name, player.kind, p.frame, None, True)
+            link.on_request(node, p.pid, player.name, player.kind, p.frame, None, True)
         else:
-            fwd._went_via(p.pid, node)
-            fwd.queue(node, ["req", p.pid, player.name, player.kind, p.frame, seq, True])
+            link.went_via(p.pid, node)
+            link.queue(node, Request(p.pid, player.name, player.kind, p.frame, seq, True))
 
     def on_watch(self, node: str, pid: str, name: str, kind: str, room_id: str) -> None:
         """``pid`` (connected to ``node``) watched ``room_id`` before this node adopted it: it
         watches it here again (spectators are not in PostgreSQL) and gets its state."""
-        fwd = self.fwd
-        out = [] if node == fwd.node else fwd._attach(node, pid, name, kind)
-        room = fwd.arena.rooms.get(room_id)
+        link = self.link
+        out = [] if node == link.node else link.attach(node, pid, name, kind)
+        room = self.arena.rooms.get(room_id)
         if room is not None and pid not in room.members:
             join = wire.encode({"type": "join_room", "room": room_id, "spectate": True})
-            out += [s for s in fwd._run(pid, join) if isinstance(s, Send) and not s.reply]
-        fwd.server._emit(None, out, fwd.arena.drain())
+            out += [s for s in link.run(pid, join) if isinstance(s, Send) and not s.reply]
+        self.outbox.emit(out)
 
     def applied(self, pid: str, frame: bytes) -> list[Out]:
         """A retried move its room already has (the dead owner committed it but its answer
@@ -164,7 +179,7 @@ class Failover:
             msg = wire.decode(frame)
         except BadFrame:
             return []
-        room = self.fwd.arena.rooms.get(str(msg.get("room")))
+        room = self.arena.rooms.get(str(msg.get("room")))
         moved = None if room is None or msg.get("type") != "move" else played(room, pid, msg)
         if moved is None:
             return []
@@ -184,9 +199,4 @@ def played(room: Room, pid: str, msg: wire.Message) -> wire.Message | None:
     colour = (room.game.board.first + ply) & 1
     if (moves[ply].x, moves[ply].y) != (x, y) or colours[seat] != colour:
         return None
-    moved: wire.Message = {"type": "moved", "room": room.id, "ply": ply, "seat": seat, "x": x}
-    moved["y"] = y
-    clocks = room.clocks[ply] if ply < len(room.clocks) else None
-    if clocks:
-        moved["clocks"] = [round(c, 3) for c in clocks]
-    return moved
+    return room.moved_again(ply, seat)

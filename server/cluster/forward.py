@@ -3,16 +3,12 @@ the owner's outputs for that player come back to the node holding the player's s
 
 Each node reads its inbox, a Redis Stream ``mnk:DB:node:NAME:in``, with ``XREAD BLOCK`` from the
 last entry it read (a Stream keeps entries across a reader's reconnect, unlike pub/sub), trimmed
-with ``MAXLEN ~``. An entry is ``[from_node, [op, …]]`` (``wire.encode_entry``); the ops are
-
-- ``["req", pid, name, kind, frame, seq, retry]``: a request of a player connected to
-  ``from_node``, acknowledged with ``["ack", seq, ok]`` behind its outputs (``retry``: sent
-  again because the room's owner changed, see ``server/cluster/reroute.py``);
-- ``["att", pid, name, kind]``: that player (re)connected there: it is online in its rooms here;
-- ``["off", pid]``: its socket there closed: offline here (grace and forfeit rules apply);
-- ``["out", [pid, …], frame]``: a frame for players connected to the node reading it;
-- ``["sp", pid, name, kind, room]``: that player watched ``room`` (which this node adopted);
-- ``["who", dead, [pid, …]]``: the sender adopted ``dead``'s rooms, where these players sit.
+with ``MAXLEN ~``. An entry is ``[from_node, [op, …]]`` (``wire.encode_entry``), its ops the
+typed values of :mod:`server.cluster.ops`: a player's ``Request`` (acknowledged with an ``Ack``
+behind its outputs; a retry is sent again because the room's owner changed, see
+``server/cluster/reroute.py``), its ``Attach`` and ``Offline``, the frames for the players
+connected to the reader (``Deliver``), and failover's and the bot seats' ops, which this module
+hands to them.
 
 The owner treats a forwarded player as a *remote member*: a player of its arena whose outputs
 (sent in commit order, after the commit, as for any player) are routed by :class:`ClusterFanOut`
@@ -31,8 +27,8 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Coroutine, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -41,18 +37,14 @@ from protocol import wire
 from protocol.errors import ArenaError, BadFrame, NoSuchRoom, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
 from server.cluster.failover import Failover
+from server.cluster.fanout import ClusterFanOut
+from server.cluster.ops import Ack, Attach, Deliver, Offline, Op, Request, decode, encode
+from server.cluster.ports import ClusterStore, Lobbies, Outbox
 from server.core.arena import Arena
-from server.core.peers import Close, Conn, Lookup, Out, Player, Reply
+from server.core.members import Send
+from server.core.outputs import Close, Lookup, Out, Reply
+from server.core.players import Conn, Player
 from server.core.ratelimit import TokenBucket
-from server.core.room import Send
-from server.shell.server import LocalFanOut
-
-#: The bus ops of bots seated across nodes (carried out by server/cluster/bots.py).
-BOT_OPS = frozenset({"seat", "lent", "free"})
-
-if TYPE_CHECKING:
-    from server.cluster.bots import ClusterBots
-    from server.cluster.bus import RedisBus
 
 log = logging.getLogger("mnk.cluster")
 
@@ -76,57 +68,31 @@ LOG_INTERVAL = 60.0
 STATS_INTERVAL = 0.5
 
 
-class ClusterFanOut(LocalFanOut):
-    """Delivers to sockets here, and to remote members through their node's inbox."""
-
-    def __init__(self, forwarder: Forwarder) -> None:
-        super().__init__()
-        self.forwarder = forwarder
-        #: Players of rooms here connected to another node, with that node.
-        self.remote: dict[str, str] = {}
-
-    def deliver(self, pids: Iterable[str], frame: bytes) -> None:
-        """Send a frame to every listed player: here on its socket, else through its node."""
-        remote = self.remote
-        if not remote:
-            super().deliver(pids, frame)
-            return
-        here: list[str] = []
-        away: dict[str, list[str]] = {}
-        for pid in pids:
-            node = remote.get(pid)
-            if node is None:
-                here.append(pid)
-            else:
-                away.setdefault(node, []).append(pid)
-        if here:
-            super().deliver(here, frame)
-        bots = self.forwarder.bots
-        for node, who in away.items():
-            self.forwarder.queue(node, ["out", who, frame])
-            if bots is not None:  # a seat lent for a game now over goes back
-                bots.delivered(who)
-
-    def local(self, pids: Iterable[str], frame: bytes) -> None:
-        """Send a frame to the listed players' sockets here (a forwarded output)."""
-        super().deliver(pids, frame)
-
-
 class Forwarder:
     """One node's inbox and outbox on Redis, and both ends of forwarding (see the module)."""
 
     def __init__(
-        self, url: str, node: str, arena: Arena, server: Any, store: Any, bus: RedisBus
+        self,
+        url: str,
+        node: str,
+        arena: Arena,
+        outbox: Outbox,
+        store: ClusterStore,
+        lobbies: Lobbies,
+        fanout: ClusterFanOut,
+        others: Callable[[str, Op], None],
     ) -> None:
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=BLOCK_MS / 1000 + TIMEOUT, socket_connect_timeout=TIMEOUT
         )
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
         self.prefix = f"mnk:{db}:"
-        self.node, self.arena, self.server, self.store, self.bus = node, arena, server, store, bus
+        self.node, self.arena, self.outbox, self.store = node, arena, outbox, store
+        self.lobbies, self.fanout = lobbies, fanout
+        #: Carries out the ops this module does not (the bot seats').
+        self.others = others
         self.inbox = self.inbox_of(node)
-        self.fanout = ClusterFanOut(self)
-        self.remote = self.fanout.remote
+        self.remote = fanout.remote
         #: Remote members' connections here (their rate buckets; their node charged them first).
         self._conns: dict[str, Conn] = {}
         #: Players this node made for remote members (forgotten when they leave every room).
@@ -147,10 +113,8 @@ class Forwarder:
         self._tasks: list[asyncio.Task[None]] = []
         self._lookups: set[asyncio.Task[None]] = set()
         self._warned = -LOG_INTERVAL
-        #: Bots seated across nodes (server/cluster/bots.py): carries out their ops.
-        self.bots: ClusterBots | None = None
         #: Requests not answered yet and remote memberships, sent again to a room's adopter.
-        self.failover = Failover(self)
+        self.failover = Failover(self, arena, outbox, store, lobbies)
         self.rerouter = self.failover.rerouter
 
     def inbox_of(self, node: str) -> str:
@@ -188,7 +152,7 @@ class Forwarder:
         if self._inside or len(room) > MAX_ROOM_ID:  # a forwarded request is never sent on
             raise NoSuchRoom(f"no room {room[:MAX_ROOM_ID]!r}")
         waiting = self._waiting.get(room)
-        owner = self.bus.owners.get(room)
+        owner = self.lobbies.owners.get(room)
         if waiting is None and owner is not None:
             self._send_request(owner, player, msg)
             return []
@@ -223,17 +187,18 @@ class Forwarder:
                 self._send_request(owner, player, msg)
             except ArenaError as exc:
                 error = wire.error(exc.code, exc.message, msg.get("id"))
-                self.server._emit(None, [Send((player.pid,), error)], [])
+                self.outbox.emit([Send((player.pid,), error)])
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
-        self._went_via(player.pid, owner)
+        self.went_via(player.pid, owner)
         frame = wire.encode(msg)
         seq = self.rerouter.sent(owner, player.pid, msg, frame, time.monotonic())
-        if not self.queue(owner, ["req", player.pid, player.name, player.kind, frame, seq, False]):
+        request = Request(player.pid, player.name, player.kind, frame, seq, False)
+        if not self.queue(owner, request):
             self.rerouter.forget(seq)
             raise RateLimited("the cluster bus is overloaded; try again")
 
-    def _went_via(self, pid: str, node: str) -> None:
+    def went_via(self, pid: str, node: str) -> None:
         """Remember that ``node`` holds ``pid`` (connected here) as a remote member."""
         via = self._via.get(pid)
         if via is None:
@@ -251,7 +216,7 @@ class Forwarder:
             return
         self.rerouter.gone(player.pid)
         for node in self._via.get(player.pid, ()):
-            self.queue(node, ["off", player.pid])
+            self.queue(node, Offline(player.pid))
 
     def hello(self, pid: str) -> None:
         """``pid`` said hello here: it is nobody's remote member here any more, and the nodes
@@ -260,15 +225,13 @@ class Forwarder:
             self._conns.pop(pid, None)
         if pid in self._via:  # once the welcome is out (it is submitted right after this)
             loop = asyncio.get_running_loop()
-            loop.call_soon(
-                self.server.shell.pipeline.submit, [], functools.partial(self._reattach, pid)
-            )
+            loop.call_soon(self.outbox.after, functools.partial(self._reattach, pid))
 
     def _reattach(self, pid: str) -> None:
         player = self.arena.players.get(pid)
         if player is not None and player.online:
             for node in self._via.get(pid, ()):
-                self.queue(node, ["att", pid, player.name, player.kind])
+                self.queue(node, Attach(pid, player.name, player.kind))
 
     # -- the owner ---------------------------------------------------------------------------
 
@@ -277,17 +240,17 @@ class Forwarder:
         outputs go there from now on, starting with their state."""
         player = self.arena.players.get(pid)
         if player is not None and player.rooms:
-            self.server._emit(None, self._attach(node, pid, player.name, player.kind), [])
+            self.outbox.emit(self.attach(node, pid, player.name, player.kind))
 
-    def _attach(self, node: str, pid: str, name: str, kind: str) -> list[Out]:
+    def attach(self, node: str, pid: str, name: str, kind: str) -> list[Out]:
         """``pid`` is connected to ``node``: its outputs go there from now on."""
         moved = self.remote.get(pid) != node
         self.remote[pid] = node
         if pid not in self.arena.players:
             self._made.add(pid)
         elif moved:  # an old socket of it here is closed by the hello channel: that changes
-            self.fanout.sockets.pop(pid, None)  # nothing any more (it is not registered)
-        out = self.arena.attach_remote(pid, name, kind, resend=moved)
+            self.fanout.forget(pid)  # nothing any more (it is not registered)
+        out = self.arena.presence.attach_remote(pid, name, kind, resend=moved)
         if pid not in self._conns:
             self._conns[pid] = self._member_conn(pid)
         return out
@@ -297,7 +260,7 @@ class Forwarder:
         lim = self.arena.limits
         return Conn(TokenBucket(lim.bot_rate, lim.bot_burst), pid=pid)
 
-    def _on_request(
+    def on_request(
         self,
         node: str,
         pid: str,
@@ -310,8 +273,8 @@ class Forwarder:
         """Handle a request of ``pid`` (connected to ``node``; this node: one sent again after
         this node adopted its room), then acknowledge ``seq`` behind its outputs."""
         here = node == self.node
-        out = [] if here else self._attach(node, pid, name, kind)
-        got = (retry and self.failover.applied(pid, frame)) or self._run(pid, frame)
+        out = [] if here else self.attach(node, pid, name, kind)
+        got = (retry and self.failover.applied(pid, frame)) or self.run(pid, frame)
         ok = True
         for item in got:
             if isinstance(item, Reply):  # the requester is on ``node``: it goes there too
@@ -319,12 +282,11 @@ class Forwarder:
                 out.append(Send((pid,), item.message))
             elif not isinstance(item, Lookup | Close):
                 out.append(item)
-        self.server._emit(None, out, self.arena.drain())
+        self.outbox.emit(out)
         if seq is not None and not here:  # in the same entry as the outputs, right behind them
-            ack = ["ack", seq, ok]
-            self.server.shell.pipeline.submit([], functools.partial(self.queue, node, ack))
+            self.outbox.after(functools.partial(self.queue, node, Ack(seq, ok)))
 
-    def _run(self, pid: str, frame: bytes) -> list[Out]:
+    def run(self, pid: str, frame: bytes) -> list[Out]:
         """What the arena answers ``pid``'s ``frame`` (a remote member's, or a retry here)."""
         conn = self._conns.get(pid)
         if conn is None:  # a player connected here: its socket's bucket was charged already
@@ -345,7 +307,7 @@ class Forwarder:
             out = self.arena.disconnect(conn)
         finally:
             self._inside = False
-        self.server._emit(None, out, self.arena.drain())
+        self.outbox.emit(out)
         player = self.arena.players.get(pid)
         if pid in self._made and player is not None and not player.rooms:
             del self.arena.players[pid]
@@ -353,13 +315,13 @@ class Forwarder:
 
     # -- the bus -----------------------------------------------------------------------------
 
-    def queue(self, node: str, op: list[Any]) -> bool:
+    def queue(self, node: str, op: Op) -> bool:
         """Queue ``op`` for ``node``'s inbox (in order); False when too much is waiting."""
         if self._pending >= MAX_PENDING:
             self.dropped += 1
-            self._warn("the cluster bus is too slow: dropping what it cannot take")
+            self.warn("the cluster bus is too slow: dropping what it cannot take")
             return False
-        self._outbox.setdefault(node, []).append(op)
+        self._outbox.setdefault(node, []).append(encode(op))
         self._pending += 1
         self._wake.set()
         return True
@@ -389,18 +351,17 @@ class Forwarder:
                 self.sent += len(entries)
             except (RedisError, OSError) as exc:
                 self.dropped += sum(len(ops) for ops in outbox.values())
-                self._warn(f"the cluster bus lost what it was sending ({exc})")
+                self.warn(f"the cluster bus lost what it was sending ({exc})")
 
     def _holds_lease(self) -> bool:
-        holds = getattr(self.store, "holds_lease", None)
-        return holds is None or bool(holds())
+        return self.store.holds_lease()
 
     async def _read_forever(self) -> None:
         while True:
             try:
                 got = await self.redis.xread({self.inbox: self._last_id}, READ_COUNT, BLOCK_MS)
             except (RedisError, OSError) as exc:
-                self._warn(f"the inbox cannot be read ({exc}); trying again")
+                self.warn(f"the inbox cannot be read ({exc}); trying again")
                 await asyncio.sleep(TIMEOUT)
                 continue
             for _stream, entries in got or ():
@@ -422,32 +383,24 @@ class Forwarder:
             except Exception:  # one bad op loses itself only
                 log.exception("a bus op could not be carried out")
 
-    def _carry_out(self, node: str, op: list[Any]) -> None:
-        kind = op[0]
-        if kind == "out":
-            pids, frame = op[1], op[2]
-            sockets = self.fanout.sockets
-            for pid in pids:
-                if pid in sockets:
-                    self._went_via(pid, node)
+    def _carry_out(self, node: str, raw: list[Any]) -> None:
+        op = decode(raw)
+        if isinstance(op, Deliver):
+            for pid in op.pids:
+                if self.outbox.connected(pid):
+                    self.went_via(pid, node)
             # behind what this node has not sent yet (a welcome being committed)
-            self.server.shell.pipeline.submit([], functools.partial(self.fanout.local, pids, frame))
-        elif kind == "req":
-            self._on_request(node, *op[1:7])
-        elif kind == "ack":
-            self.rerouter.answered(node, op[1], op[2])
-        elif kind == "att":
-            self.server._emit(None, self._attach(node, *op[1:4]), self.arena.drain())
-        elif kind == "off":
-            self._on_offline(node, op[1])
-        elif self.bots is not None and kind in BOT_OPS:
-            self.bots.handle(node, op)
-        elif kind == "sp":
-            self.failover.on_watch(node, *op[1:5])
-        elif kind == "who":
-            self.failover.on_adopted(node, op[1], op[2])
-        else:
-            raise ValueError(f"unknown bus op {kind!r}")
+            self.outbox.after(functools.partial(self.fanout.local, op.pids, op.frame))
+        elif isinstance(op, Request):
+            self.on_request(node, op.pid, op.name, op.kind, op.frame, op.seq, op.retry)
+        elif isinstance(op, Ack):
+            self.rerouter.answered(node, op.seq, op.ok)
+        elif isinstance(op, Attach):
+            self.outbox.emit(self.attach(node, op.pid, op.name, op.kind))
+        elif isinstance(op, Offline):
+            self._on_offline(node, op.pid)
+        elif not self.failover.handle(node, op):
+            self.others(node, op)
 
     async def _stats_forever(self) -> None:
         """Publish the counters in Redis (``mnk:DB:bus``, for benchmarks) and log them."""
@@ -465,7 +418,8 @@ class Forwarder:
                     await self.redis.hset(f"{self.prefix}bus", self.node, line)
                     shown = counts
 
-    def _warn(self, what: str) -> None:
+    def warn(self, what: str) -> None:
+        """Log a bus trouble, at most once a minute."""
         now = time.monotonic()
         if now - self._warned >= LOG_INTERVAL:
             self._warned = now

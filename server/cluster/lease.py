@@ -5,39 +5,17 @@ first calls ``mnk_fence(node, epoch, lease)`` in the same transaction: it renews
 raises (the transaction writes nothing) when the lease lapsed or the epoch moved on. A survivor
 adopts a lapsed node by deleting its lease row (``FOR UPDATE SKIP LOCKED``: one survivor wins)
 and taking its rooms with a compare-and-set on each room's owner and epoch. Times are
-PostgreSQL's clock, so the nodes' clocks need not agree.
+PostgreSQL's clock, so the nodes' clocks need not agree. The tables and the fencing function
+are storage's (``server/storage/pgschema.py``); the PostgreSQL store is handed this module.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: The migration that adds leases, room owners and the fencing function.
-MIGRATION = """
-    ALTER TABLE rooms ADD COLUMN owner TEXT, ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0;
-    CREATE INDEX rooms_by_owner ON rooms (owner);
-    CREATE TABLE nodes (
-        node TEXT PRIMARY KEY, epoch BIGINT NOT NULL,
-        lease_until DOUBLE PRECISION NOT NULL, alive_at DOUBLE PRECISION);
-    CREATE FUNCTION mnk_fence(who TEXT, token BIGINT, lease DOUBLE PRECISION) RETURNS void AS $$
-    BEGIN
-        UPDATE nodes SET lease_until = extract(epoch FROM clock_timestamp()) + lease
-            WHERE node = who AND epoch = token
-            AND lease_until > extract(epoch FROM clock_timestamp());
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'mnk-fenced: node % lost its lease', who;
-        END IF;
-    END $$ LANGUAGE plpgsql;
-"""
+from server.storage.base import Fenced as Fenced  # raised by the store's fenced commits
 
-#: What the fencing function says when it refuses a commit.
-FENCED = "mnk-fenced"
 NOW = "extract(epoch FROM clock_timestamp())"
-
-
-class Fenced(Exception):
-    """This node's lease lapsed and its rooms may be someone else's: it must neither write nor
-    send again."""
 
 
 def join(db: Any, node: str, lease: float) -> int:
@@ -54,12 +32,6 @@ def join(db: Any, node: str, lease: float) -> int:
         ).fetchone()
         db.execute("UPDATE rooms SET owner = %s, epoch = epoch + 1 WHERE owner IS NULL", (node,))
     return int(row["epoch"])
-
-
-def live_nodes(db: Any) -> list[str]:
-    """The nodes holding a lease now (a server without ``--node`` must not run beside them)."""
-    rows = db.execute(f"SELECT node FROM nodes WHERE lease_until > {NOW} ORDER BY node")
-    return [r["node"] for r in rows]
 
 
 def release(db: Any, node: str, epoch: int) -> None:

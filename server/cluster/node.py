@@ -1,68 +1,193 @@
-"""The node side of a cluster: adopt the rooms of nodes whose lease lapsed, off the event loop."""
+"""A cluster node: the arena's :class:`~server.core.node.Node` answered from a Redis bus, and the
+parts that keep it (the lobby bus, forwarding and failover, bots lent across nodes, adoption of
+lapsed nodes' rooms).
+
+Made before the arena (which is given it), bound to the arena and the server's outbox once they
+exist (:meth:`ClusterNode.bind`, which makes the parts, each given what it talks to), connected
+before the server starts, started after. The parts talk to each other only through the small
+interfaces of :mod:`server.cluster.ports`; this module routes what crosses between them.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from server.cluster.background import Background
+from redis.asyncio.client import Pipeline
+from redis.exceptions import RedisError
+
+from protocol.errors import NoBotAvailable, NoSuchRoom
+from protocol.wire import MAX_ROOM_ID, Message
+from server.cluster.bots import ClusterBots
+from server.cluster.bus import RedisBus
+from server.cluster.fanout import ClusterFanOut
+from server.cluster.forward import Forwarder
+from server.cluster.keeper import NodeKeeper
+from server.cluster.ops import Op
+from server.cluster.ports import ClusterStore, Outbox
 from server.core.arena import Arena
-from server.core.peers import Out
-
-if TYPE_CHECKING:
-    from server.storage.postgres import PgStore
+from server.core.outputs import Out
+from server.core.players import Player
 
 log = logging.getLogger("mnk.cluster")
 
-#: Seconds between looks for lapsed nodes.
-SCAN_INTERVAL = 1.0
+
+class NodeUnavailable(Exception):
+    """The cluster's bus cannot be reached: the node does not start."""
 
 
-class NodeKeeper(Background):
-    """Looks for lapsed nodes every ``interval`` seconds (between ``start`` and ``stop``) and
-    restores their rooms here."""
+@dataclass(slots=True)
+class Parts:
+    """What a bound node runs."""
 
-    def __init__(
-        self,
-        arena: Arena,
-        store: PgStore,
-        interval: float = SCAN_INTERVAL,
-        emit: Callable[[list[Out]], None] | None = None,
-        adopted: Callable[[str, list[str]], None] | None = None,
-    ) -> None:
-        self.arena, self.store, self.interval = arena, store, interval
-        #: Delivers what adopting says to players connected here (seated in adopted rooms).
-        self.emit = emit
-        #: Told of each adopted node and the players seated in its rooms (the forwarder: other
-        #: nodes holding their sockets re-attach them here).
-        self.adopted = adopted
+    bus: RedisBus
+    forwarder: Forwarder
+    bots: ClusterBots
+    keeper: NodeKeeper
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            await self.adopt()
 
-    async def adopt(self) -> int:
-        """One look: restore every lapsed node's rooms into the arena; how many were taken."""
-        if self.store.fenced:
-            return 0  # this node is stopping: it adopts nothing
+class ClusterNode:
+    """One node of a cluster on a Redis bus and a shared PostgreSQL store."""
+
+    standalone = False
+    shared_sessions = True
+
+    def __init__(self, name: str, redis_url: str, store: ClusterStore, lease_s: float) -> None:
+        self.name, self.redis_url, self.store, self.lease_s = name, redis_url, store, lease_s
+        #: The server's fan-out: sockets here, and remote members through their node.
+        self.fanout = ClusterFanOut(self)
+        self._parts: Parts | None = None
+
+    def bind(self, arena: Arena, outbox: Outbox) -> None:
+        """Make the node's parts for ``arena``, sending through ``outbox`` (the server)."""
+        bus = RedisBus(
+            self.redis_url, self.name, arena, outbox, self.lease_s, self, self._remote_hello
+        )
+        forwarder = Forwarder(
+            self.redis_url, self.name, arena, outbox, self.store, bus, self.fanout, self._other_op
+        )
+        bots = ClusterBots(arena, forwarder, outbox, self.lease_s)
+        keeper = NodeKeeper(arena, self.store, emit=outbox.emit, adopted=forwarder.failover.adopted)
+        self._parts = Parts(bus, forwarder, bots, keeper)
+
+    @property
+    def parts(self) -> Parts:
+        """The bound node's parts."""
+        if self._parts is None:
+            raise RuntimeError("the cluster node is not bound to an arena yet")
+        return self._parts
+
+    async def connect(self) -> None:
+        """Reach Redis, or raise :class:`NodeUnavailable` (a node does not start without it)."""
+        parts = self.parts
         try:
-            # Cancelled by a stop, a look loses nothing: what it took is this node's in the
-            # database, and survivors adopt it when this node gives its lease up.
-            adopted = await asyncio.to_thread(self.store.adopt_lapsed)
-        except Exception:
-            log.exception("looking for lapsed nodes failed; trying again")
-            return 0
-        count = 0
-        for node, snapshot in adopted:
-            self.arena.restore(snapshot)
-            count += len(snapshot.rooms)
-            if self.emit is not None:
-                self.emit(self.arena.welcome_back(row.room for row, _, _ in snapshot.rooms))
-            if self.adopted is not None:
-                seated = (pid for _, game, _ in snapshot.rooms for pid in game.seats if pid)
-                self.adopted(node, list(dict.fromkeys(seated)))
-            log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
-        return count
+            await parts.bus.connect()
+            await parts.forwarder.connect()
+        except (RedisError, OSError) as exc:
+            raise NodeUnavailable(f"cannot reach Redis ({exc})") from exc
+
+    def start(self) -> None:
+        """Start the bus rounds, the inbox and outbox, and the look for lapsed nodes."""
+        parts = self.parts
+        parts.bus.start()
+        parts.forwarder.start()
+        parts.keeper.start()
+
+    async def stop(self) -> None:
+        """Stop every part (each within a bounded time)."""
+        if self._parts is None:
+            return
+        await self._parts.keeper.stop()
+        await self._parts.forwarder.stop()
+        await self._parts.bus.stop()
+
+    # -- the shell's hooks -------------------------------------------------------------------
+
+    def hello(self, pid: str) -> None:
+        """A player said hello here: other nodes close its old sockets and route its rooms'
+        outputs here."""
+        parts = self.parts
+        parts.bus.hello(pid)
+        parts.forwarder.hello(pid)
+
+    def lease_left(self) -> float:
+        """Seconds this node's lease may be renewed for (no further than its last bus round)."""
+        return self.parts.bus.lease_left()
+
+    # -- what crosses between the parts ------------------------------------------------------
+
+    def queue(self, node: str, op: Op) -> bool:
+        """The fan-out's frames for remote members go to their node's inbox."""
+        return self.parts.forwarder.queue(node, op)
+
+    def delivered(self, pids: list[str]) -> None:
+        """Outputs went to these remote members: seats lent for games now over go back."""
+        self.parts.bots.delivered(pids)
+
+    def _remote_hello(self, pid: str, node: str) -> None:
+        self.parts.forwarder.remote_hello(pid, node)
+
+    def _other_op(self, node: str, op: Op) -> None:
+        self.parts.bots.handle(node, op)
+
+    # -- the bot directory, inside the bus rounds --------------------------------------------
+
+    def key_of(self, node: str) -> str:
+        """The key of ``node``'s bot directory hash."""
+        return self.parts.bots.key_of(node)
+
+    def write(self, p: Pipeline) -> None:
+        """This round's directory writes."""
+        self.parts.bots.write(p)
+
+    def written(self, size: int) -> None:
+        """The directory hash's size after the writes."""
+        self.parts.bots.written(size)
+
+    def failed(self) -> None:
+        """The round did not reach Redis."""
+        self.parts.bots.failed()
+
+    def read(self, tables: dict[str, dict[bytes, bytes]]) -> None:
+        """The other nodes' directory hashes."""
+        self.parts.bots.read(tables)
+
+    # -- the arena's Node port ---------------------------------------------------------------
+
+    def forward(self, player: Player, msg: Message) -> list[Out]:
+        """Send ``msg`` to the owner of its room (held by another node)."""
+        if self._parts is None:
+            raise NoSuchRoom(f"no room {msg['room'][:MAX_ROOM_ID]!r}")
+        return self._parts.forwarder.request(player, msg)
+
+    def offline(self, player: Player) -> None:
+        """Tell the nodes ``player`` played through that it went offline."""
+        if self._parts is not None:
+            self._parts.forwarder.offline(player)
+
+    def connected_elsewhere(self, pid: str) -> bool:
+        """Whether ``pid`` is a remote member here (connected to another node)."""
+        return pid in self.fanout.remote
+
+    def seats_lent(self, pid: str) -> int:
+        """Seats of this node's bot ``pid`` lent to other nodes' rooms."""
+        return 0 if self._parts is None else self._parts.bots.lent_of(pid)
+
+    def other_bots(self) -> Mapping[str, Message]:
+        """The bots online on other nodes, as their ``list_bots`` entries."""
+        return {} if self._parts is None else self._parts.bots.listing()
+
+    def bot_elsewhere(self, name: str, game: str, asker: str) -> bool:
+        """Whether the bot ``name`` plays ``game`` on another node."""
+        return self._parts is not None and self._parts.bots.elsewhere(name, game, asker)
+
+    def idle_bot_elsewhere(self, game: str, level: int, asker: str) -> str | None:
+        """The least busy bot on another node for ``game`` at ``level``."""
+        return None if self._parts is None else self._parts.bots.idle(game, level, asker)
+
+    def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
+        """Hold a ``create_room`` while the named bots' nodes lend seats."""
+        if self._parts is None:
+            raise NoBotAvailable("the bots named are not free right now")
+        return self._parts.bots.hold(player, msg, names, game)

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Collection
 
-from protocol.errors import BadKey, NoBotAvailable, UnknownGame
+from protocol.errors import BadKey, BadMessage, BadOptions, NoBotAvailable
+from protocol.vocab import Status
 from protocol.wire import Message
 from server.core.keys import KeyRing, hash_key
+from server.core.limits import GAME_NAMES, Limits
+from server.core.members import Send
+from server.core.node import Elsewhere, Node
+from server.core.outputs import Out, Reply
 from server.core.paging import bot_cursor, page, page_size
-from server.core.peers import BotSeats, Elsewhere, Limits, Out, Player, Reply, bot_pid, hash_token
-from server.core.room import Room, Send
+from server.core.players import Player, bot_pid, hash_token
+from server.core.registry import RoomRegistry
+from server.core.room import Room
+from server.core.roster import Roster, rooms_of
 
 
 def plays(games: Collection[str], game: str) -> bool:
@@ -21,27 +27,18 @@ def plays(games: Collection[str], game: str) -> bool:
 
 
 class BotDesk:
-    """Bot identities, bot choice and bot load for the arena (a mixin: see the module)."""
+    """Bot identities, bot choice and bot load, for the arena that owns it."""
 
-    limits: Limits
-    players: dict[str, Player]
-    keys: KeyRing
-    shared_sessions: bool
-    bot_seats: BotSeats | None
-    remote_members: Mapping[str, str]
-    lent: dict[str, int]
-    _bot_pid: dict[str, str]
-    _by_token: dict[str, str]
-    _granted: dict[str, Player]
+    def __init__(
+        self, roster: Roster, rooms: RoomRegistry, keys: KeyRing, limits: Limits, node: Node
+    ) -> None:
+        self.roster, self.rooms, self.keys, self.limits, self.node = (
+            roster, rooms, keys, limits, node
+        )  # fmt: skip
+        #: During ``Arena.create_held``: the players of the bots other nodes lent seats of.
+        self.granted: dict[str, Player] = {}
 
-    if TYPE_CHECKING:  # the arena's own, used here
-
-        def _add_player(self, player: Player) -> None: ...
-        def _save_player(self, p: Player) -> None: ...
-        def _rooms_of(self, player: Player) -> list[Room]: ...
-        def _mark_played(self, room: Room) -> None: ...
-
-    def _bot_owner(self, msg: Message) -> str:
+    def owner(self, msg: Message) -> str:
         """The name of the bot whose key ``msg`` shows (BadKey without a valid one)."""
         key = msg.get("key")
         owner = None if key is None else self.keys.identify(key)
@@ -49,7 +46,7 @@ class BotDesk:
             raise BadKey("a bot needs a valid key from the server's operator")
         return owner
 
-    def _bot_hello(self, msg: Message, owner: str) -> tuple[Player, str]:
+    def hello(self, msg: Message, owner: str) -> tuple[Player, str]:
         """The bot ``owner`` (its key's name): one player per key name, whatever its session
         says.
 
@@ -57,35 +54,42 @@ class BotDesk:
         the bot's own, otherwise a fresh one is issued; either way the bot is back in its seats.
         """
         key = msg["key"]
-        pid = self._bot_pid.get(owner)
-        player = self.players.get(pid) if pid is not None else None
+        pid = self.roster.bot_pid.get(owner)
+        player = self.roster.players.get(pid) if pid is not None else None
         token = msg.get("session")
-        if player is None and self.shared_sessions:  # the same id on every node, even when
-            player = self.players.get(bot_pid(owner))  # two nodes make it at once; maybe a
+        if player is None and self.node.shared_sessions:  # the same id on every node, even when
+            player = self.roster.players.get(bot_pid(owner))  # two nodes make it at once; maybe a
             if player is not None:  # remote member here already
-                self._bot_pid[owner] = player.pid
+                self.roster.bot_pid[owner] = player.pid
         if player is None:
             token = secrets.token_urlsafe(24)
-            new = bot_pid(owner) if self.shared_sessions else "p_" + secrets.token_hex(6)
+            new = bot_pid(owner) if self.node.shared_sessions else "p_" + secrets.token_hex(6)
             player = Player(new, owner, "bot", hash_token(token))
-            self._bot_pid[owner] = player.pid
-            self._add_player(player)
+            self.roster.bot_pid[owner] = player.pid
+            self.roster.add(player)
         elif token is None or not hmac.compare_digest(hash_token(token), player.token_hash):
             token = secrets.token_urlsafe(24)
-            self._by_token.pop(player.token_hash, None)
-            player.token_hash = hash_token(token)
-            self._by_token[player.token_hash] = player.pid
-            self._save_player(player)
+            self.roster.retoken(player, hash_token(token))
+            self.roster.save(player)
         player.key_hash = hash_key(key)
+        games = msg.get("games") or []
+        # only names this server knows are kept: what a bot lists cannot grow its record
+        player.games = frozenset(g for g in games if isinstance(g, str) and g in GAME_NAMES)
+        player.capacity = max(1, min(msg.get("capacity", 1), 256))
+        level = msg.get("level")
+        if level is not None and not 0 <= level <= 10:
+            raise BadMessage("level must be 0..10")
+        player.level = level
         return player, token
 
-    def _list_bots(self, player: Player, msg: Message) -> list[Out]:
+    def list_bots(self, player: Player, msg: Message) -> list[Out]:
+        """A page of ``list_bots``: this node's bots, and those online on other nodes."""
         size = page_size(msg.get("limit"), self.limits.max_page)
         bots: dict[str, Player | Message] = {
-            p.pid: p for p in self.players.values() if p.kind == "bot"
+            p.pid: p for p in self.roster.players.values() if p.kind == "bot"
         }
-        if self.bot_seats is not None:  # a cluster node: those online elsewhere as they are there
-            for pid, entry in self.bot_seats.listing().items():
+        if not self.node.standalone:  # a cluster node: those online elsewhere as they are there
+            for pid, entry in self.node.other_bots().items():
                 here = bots.get(pid)
                 if not isinstance(here, Player) or not self._online_here(here):
                     bots[pid] = entry
@@ -103,34 +107,37 @@ class BotDesk:
             "player": p.pid,
             "games": sorted(p.games),
             "capacity": p.capacity,
-            "active": self._active_games(p),
+            "active": self.active_games(p),
             "online": p.online,
             "level": p.level,
         }
 
-    def _named_bots(self, names: list[object], game: str, asker: Player) -> list[Player]:
-        if len(names) != 2 or not all(isinstance(n, str) for n in names) or names[0] == names[1]:
-            raise UnknownGame("bots must name two different bots")
+    def named(self, names: list[object], game: str, asker: Player) -> list[Player]:
+        """The two bots a director's room names, free here (Elsewhere: some are on other
+        nodes, to ask for seats)."""
+        wanted = [n for n in names if isinstance(n, str)]
+        if len(names) != 2 or len(wanted) != 2 or wanted[0] == wanted[1]:
+            raise BadOptions("bots must name two different bots")
         found: list[Player] = []
         away: list[str] = []
-        for name in names:
+        for name in wanted:
             try:
-                found.append(self._free_bot_named(name, game, asker))  # type: ignore[arg-type]
+                found.append(self.free_named(name, game, asker))
             except Elsewhere:
-                away.append(name)  # type: ignore[arg-type]
+                away.append(name)
         if away:
             raise Elsewhere(away)
         return found
 
-    def _free_bot_named(self, name: str, game: str, asker: Player) -> Player:
-        granted = self._granted.get(name)
+    def free_named(self, name: str, game: str, asker: Player) -> Player:
+        """The bot ``name``, free to play ``game`` (lent by its node, or connected here)."""
+        granted = self.granted.get(name)
         if granted is not None:  # its node lent it a seat (and checked it)
             return granted
         bots = [p for p in self._online_bots(asker) if p.name == name]
         free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
         if not free:
-            seats = self.bot_seats
-            if not bots and seats is not None and seats.elsewhere(name, game, asker.pid):
+            if not bots and self.node.bot_elsewhere(name, game, asker.pid):
                 raise Elsewhere([name])
             raise NoBotAvailable(f"bot {name!r} is not connected, or busy, or does not play {game}")
         return free[0]
@@ -140,7 +147,7 @@ class BotDesk:
         return plays(bot.games, game)
 
     def _has_room(self, bot: Player) -> bool:
-        return self._active_games(bot) < bot.capacity
+        return self.active_games(bot) < bot.capacity
 
     def _online_bots(self, asker: Player) -> list[Player]:
         """Every keyed bot that is connected here, except the one asking (never its own
@@ -149,7 +156,7 @@ class BotDesk:
 
     def _online_here(self, p: Player) -> bool:
         """Whether ``p`` is connected to this node (a remote member is online elsewhere)."""
-        return p.online and p.pid not in self.remote_members
+        return p.online and not self.node.connected_elsewhere(p.pid)
 
     def free_bot(self, name: str, game: str, asker: str) -> Player | None:
         """The bot ``name`` if it is connected here, plays ``game`` and has a seat free (counting
@@ -161,35 +168,37 @@ class BotDesk:
 
     def local_bots(self) -> list[Player]:
         """The keyed bots connected to this node (a cluster's directory lists them)."""
-        bots = [self.players.get(pid) for pid in self._bot_pid.values()]
+        bots = [self.roster.players.get(pid) for pid in self.roster.bot_pid.values()]
         return [p for p in bots if p is not None and self._online_here(p)]
 
-    def _idle_bot(self, game: str, level: int, asker: Player) -> Player:
+    def idle(self, game: str, level: int, asker: Player) -> Player:
         """The least busy bot that plays ``game`` at ``level`` (never the asker itself).
 
         A bot for any level and one fixed at exactly this level both qualify (on a tie in load
         the fixed one); a bot fixed at another level, or at none, never does. None free here:
         on a cluster node, one connected to another node (whose node lends it a seat).
         """
-        for granted in self._granted.values():  # the one picked elsewhere: its node lent it
+        for granted in self.granted.values():  # the one picked elsewhere: its node lent it
             return granted
         candidates = [
             p for p in self._online_bots(asker) if self._plays(p, game) and p.level in (None, level)
         ]
-        load = {p.pid: self._active_games(p) for p in candidates}
+        load = {p.pid: self.active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
         if not free:
-            away = None if self.bot_seats is None else self.bot_seats.idle(game, level, asker.pid)
+            away = self.node.idle_bot_elsewhere(game, level, asker.pid)
             if away is not None:
                 raise Elsewhere([away])
             raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
         return min(free, key=lambda p: (load[p.pid], p.level is None))
 
-    def _active_games(self, player: Player) -> int:
-        here = sum(room.status != "over" for room in self._rooms_of(player))
-        return here + self.lent.get(player.pid, 0) if self.lent else here
+    def active_games(self, player: Player) -> int:
+        """Games ``player`` (a bot) is playing: here, and in seats lent to other nodes."""
+        here = sum(room.status != Status.OVER for room in rooms_of(self.rooms, player))
+        return here + self.node.seats_lent(player.pid)
 
-    def _seat_bot(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:
+    def seat(self, bot: Player, room: Room, seat: int, level: int | None) -> list[Out]:
+        """Seat ``bot`` in ``room``; its ``joined`` tells it the level to play."""
         out: list[Out] = []
         for send in room.join(bot.member(), seat=seat):
             if send.reply:  # the bot's own ``joined``: not a reply to the human's request
@@ -197,5 +206,16 @@ class BotDesk:
                 send = Send(send.to, {**send.message, **extra})
             out.append(send)
         bot.rooms.add(room.id)
-        self._mark_played(room)
+        self.roster.mark_played(room)
         return out
+
+    def revoked(self) -> list[str]:
+        """Online bots whose key was revoked or replaced since their ``hello``: to cut off."""
+        bots = [self.roster.players.get(pid) for pid in self.roster.bot_pid.values()]
+        return [
+            p.pid
+            for p in bots
+            if p is not None
+            and p.online
+            and (p.key_hash is None or not self.keys.holds(p.name, p.key_hash))
+        ]

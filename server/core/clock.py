@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from protocol.errors import UnknownGame
+from protocol.errors import BadOptions
 
 MAX_CLOCK_S = 24 * 3600.0
 
@@ -24,26 +24,26 @@ class ClockSpec:
 
     @classmethod
     def parse(cls, raw: object) -> ClockSpec:
-        """A spec from the wire's ``clock`` map; :class:`UnknownGame` (bad_options) if invalid."""
+        """A spec from the wire's ``clock`` map; :class:`BadOptions` (bad_options) if invalid."""
         if not isinstance(raw, Mapping):
-            raise UnknownGame("clock must be a map with initial_s and increment_s")
+            raise BadOptions("clock must be a map with initial_s and increment_s")
 
         def number(key: str, default: float | None) -> float | None:
             value = raw.get(key, default)
             if value is None:
                 return None
             if type(value) not in (int, float) or not math.isfinite(value):
-                raise UnknownGame(f"clock {key} must be a number")
+                raise BadOptions(f"clock {key} must be a number")
             if not 0 <= value <= MAX_CLOCK_S:
-                raise UnknownGame(f"clock {key} must be between 0 and {MAX_CLOCK_S:.0f}")
+                raise BadOptions(f"clock {key} must be between 0 and {MAX_CLOCK_S:.0f}")
             return float(value)
 
         initial = number("initial_s", None)
         if initial is None or initial <= 0:
-            raise UnknownGame("clock initial_s must be a positive number")
+            raise BadOptions("clock initial_s must be a positive number")
         move_s = number("move_s", None)
         if move_s is not None and move_s <= 0:
-            raise UnknownGame("clock move_s must be positive")
+            raise BadOptions("clock move_s must be positive")
         return cls(initial, number("increment_s", 0.0) or 0.0, move_s)
 
     def describe(self) -> dict[str, float | None]:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
+from protocol.vocab import Status
 from server.core.clock import Clock, ClockSpec
 from server.core.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
-from server.core.room import Member, Room
+from server.core.members import Member
+from server.core.position import base_game
+from server.core.room import Room
 
 
 def game_row(room: Room) -> GameRow:
@@ -20,7 +24,7 @@ def game_row(room: Room) -> GameRow:
         room=room.id,
         game_no=room.game_no,
         variant=room.variant.describe(),
-        options=room.record_options(),
+        options=record_options(room),
         clock=room.clock_spec.describe() if room.clock_spec else None,
         seats=(seats[0].pid if seats[0] else None, seats[1].pid if seats[1] else None),
         names=(seats[0].name if seats[0] else None, seats[1].name if seats[1] else None),
@@ -34,6 +38,13 @@ def game_row(room: Room) -> GameRow:
         ended_at=room.ended_at,
         fault=room.fault,
     )
+
+
+def record_options(room: Room) -> dict[str, Any]:
+    """The options as recorded with the game: the opening's choices ride along."""
+    if room.opening_rule is None or not room.opening_rule.made:
+        return room.options
+    return room.options | {"opening_made": [list(m) for m in room.opening_rule.made]}
 
 
 def header_key(room: Room) -> tuple[object, ...]:
@@ -196,11 +207,11 @@ def restore_room(
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
     room.people_changed()
-    room.replay([Move(m.x, m.y) for m in moves], made)
+    replay(room, [Move(m.x, m.y) for m in moves], made)
     room.fault = game.fault
     room.times = [m.at for m in moves]
     room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
-    if game.status == "over" and room.game.outcome is None:
+    if game.status == Status.OVER and room.game.outcome is None:
         line = tuple(Move(x, y) for x, y in game.line)
         termination = Termination(game.reason or Termination.ABANDONED)
         room.game.outcome = Outcome(termination, game.winner, line)
@@ -224,3 +235,20 @@ def _restore_clock(
         clock.remaining[seat] = max(0.0, clock.remaining[seat] - used)
         clock.start(seat, now)
     return clock
+
+
+def replay(room: Room, moves: list[Move], made: list[tuple[int, str]]) -> None:
+    """Rebuild the game and the opening's phase from recorded moves and choices (restarts)."""
+    room.game = base_game(room.variant, room.position)
+    choices = list(made)
+    rule = room.opening_rule
+    for move in moves:
+        while rule is not None and rule.choices() and choices:
+            rule.choose(*choices.pop(0))
+        room.game.push(move)
+        if rule is not None and not rule.done:
+            rule.placed()
+    while rule is not None and rule.choices() and choices:
+        rule.choose(*choices.pop(0))
+    if rule is not None and rule.colours:
+        room.colours = rule.colours

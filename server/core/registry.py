@@ -1,4 +1,4 @@
-"""Where rooms live: a small interface so several server processes can later share one lobby."""
+"""Where rooms live, by code: one process's memory, or codes reserved across a cluster."""
 
 from __future__ import annotations
 

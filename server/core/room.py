@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,64 +12,24 @@ from typing import Any
 from protocol.errors import (
     BadMessage,
     GameOverError,
-    IllegalMoveError,
     NotAPlayer,
     NotInRoom,
     NotYourTurn,
     RematchUnavailable,
     RoomFull,
     StalePly,
-    UnknownGame,
     WrongPhase,
 )
 from protocol.rules import Game, Move, Outcome, Termination, Variant, WinRule
+from protocol.vocab import Status
 from protocol.wire import MAX_CHAT, Message
+from server.core import messages
 from server.core.clock import Clock, ClockSpec
-from server.core.opening import RULES, Opening
-from server.core.position import Position, base_game, points, start_position
+from server.core.members import CHAT_HISTORY, Member, Send, new_game_id
+from server.core.opening import Opening
+from server.core.position import Position, base_game, check_setup, opening_moves, start_position
 
 log = logging.getLogger("mnk.room")
-
-
-def opening_moves(game: Game, raw: object) -> tuple[Move, ...]:
-    """Opening stones from the wire's ``[[x, y], …]``; bad_options unless legal and still live."""
-    if raw is None:
-        return ()
-    points(raw, "opening")
-    assert isinstance(raw, list)
-    try:
-        for x, y in raw:
-            if game.push(Move(x, y)) is not None:
-                raise UnknownGame("the opening must not end the game")
-    except (IllegalMoveError, GameOverError) as exc:
-        raise UnknownGame(f"illegal opening: {exc.message}") from exc
-    return tuple(game.moves)
-
-
-def new_game_id() -> str:
-    """A unique, unguessable id for one game (a room hosts several through rematches)."""
-    return "g_" + secrets.token_hex(8)
-
-
-@dataclass(frozen=True, slots=True)
-class Member:
-    """Who is in a room: a player identity with its public name and kind."""
-
-    pid: str
-    name: str
-    kind: str = "human"
-
-
-@dataclass(slots=True)
-class Send:
-    """One message for some players; ``reply`` marks the direct answer to the current request.
-
-    Not frozen: a frozen dataclass's ``__init__`` costs several µs, and one is made per move.
-    Nothing changes a Send once made."""
-
-    to: tuple[str, ...]
-    message: Message
-    reply: bool = False
 
 
 @dataclass(slots=True)
@@ -105,6 +65,8 @@ class Room:
     turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
     gone: set[str] = field(default_factory=set)
+    #: The last chat lines (in memory only), sent in ``state`` so a late spectator can read them.
+    chat_log: deque[Message] = field(default_factory=lambda: deque(maxlen=CHAT_HISTORY))
     #: The set-up position (``options.position``), the opening rule's phase, each seat's colour.
     position: Position | None = field(init=False, default=None)
     opening_rule: Opening | None = field(init=False, default=None)
@@ -119,20 +81,7 @@ class Room:
         self.position = start_position(self.variant, self.options.get("position"))
         base = base_game(self.variant, self.position)
         self.opening = opening_moves(base, self.options.get("opening"))
-        rule = self.options.get("opening_rule")
-        if rule is not None:
-            if rule not in RULES:
-                raise UnknownGame(f"opening_rule must be one of {', '.join(RULES)}")
-            if (self.variant.width, self.variant.height) != (15, 15):
-                raise UnknownGame("opening rules are for 15x15 games")
-            if self.position or self.opening:
-                raise UnknownGame("an opening rule starts from the empty board")
-        max_moves = self.options.get("max_moves")
-        if max_moves is not None and (
-            type(max_moves) is not int or not len(self.opening) < max_moves <= self.variant.cells
-        ):
-            raise UnknownGame("max_moves must be an integer above the opening's length")
-        self.max_moves = max_moves
+        self.max_moves = check_setup(self.variant, self.options, self.position, self.opening)
         self._new_game()
 
     def _new_game(self) -> None:
@@ -147,22 +96,6 @@ class Room:
         self.clocks = [None] * len(self.opening)
         self.clock = Clock(self.clock_spec) if self.clock_spec else None
         self.fault = None
-
-    def replay(self, moves: list[Move], made: list[tuple[int, str]]) -> None:
-        """Rebuild the game and the opening's phase from recorded moves and choices (restarts)."""
-        self.game = base_game(self.variant, self.position)
-        choices = list(made)
-        rule = self.opening_rule
-        for move in moves:
-            while rule is not None and rule.choices() and choices:
-                rule.choose(*choices.pop(0))
-            self.game.push(move)
-            if rule is not None and not rule.done:
-                rule.placed()
-        while rule is not None and rule.choices() and choices:
-            rule.choose(*choices.pop(0))
-        if rule is not None and rule.colours:
-            self.colours = rule.colours
 
     @property
     def actor(self) -> int | None:
@@ -185,12 +118,6 @@ class Room:
             self._forbidden = (key, [[m.x, m.y] for m in cells])
         return self._forbidden[1]
 
-    def record_options(self) -> dict[str, Any]:
-        """The options as recorded with the game: the opening's choices ride along."""
-        if self.opening_rule is None or not self.opening_rule.made:
-            return self.options
-        return self.options | {"opening_made": [list(m) for m in self.opening_rule.made]}
-
     @property
     def started(self) -> bool:
         """Whether both seats were taken and the game began."""
@@ -199,11 +126,11 @@ class Room:
     # -- views -------------------------------------------------------------------------------
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """``waiting`` until both seats are taken, then ``playing``, then ``over``."""
         if self.game.over:
-            return "over"
-        return "playing" if self.started else "waiting"
+            return Status.OVER
+        return Status.PLAYING if self.started else Status.WAITING
 
     @property
     def members(self) -> tuple[str, ...]:
@@ -240,51 +167,16 @@ class Room:
 
     def summary(self) -> Message:
         """The room's line in the lobby's ``rooms`` list."""
-        line = {
-            "room": self.id,
-            "game": self.variant.name,
-            "status": self.status,
-            "players": [m.name if m else None for m in self.seats],
-            "spectators": len(self.spectators),
-        }
-        if self.opening_rule is not None:
-            line["opening_rule"] = self.opening_rule.rule
-        return line
+        return messages.lobby_line(self)
 
     def result(self) -> Message | None:
         """The outcome as the wire's ``result`` map, or None while the game goes on."""
         outcome = self.game.outcome
-        return None if outcome is None else self._result(outcome)
+        return None if outcome is None else messages.result(outcome, self.fault)
 
     def state_for(self, pid: str | None) -> Message:
         """Everything a client needs to redraw the room from scratch, as seen by ``pid``."""
-        game = self.game
-        return {
-            "type": "state",
-            "room": self.id,
-            "game": self.variant.describe(),
-            "options": self.options,
-            "players": [m.name if m else None for m in self.seats],
-            "player_ids": [m.pid if m else None for m in self.seats],
-            "kinds": [m.kind if m else None for m in self.seats],
-            "online": [m is not None and m.pid in self.online for m in self.seats],
-            "seat": None if pid is None else self.seat_of(pid),
-            "moves": [[m.x, m.y] for m in game.moves],
-            "ply": game.ply,
-            "to_move": self.actor,
-            "colours": list(self.colours) if self.colours else None,
-            "opening": self.opening_rule.describe() if self.opening_rule else None,
-            "forbidden": self.forbidden(),
-            "clock": self.clock_spec.describe() if self.clock_spec else None,
-            "clocks": self.clock.snapshot(self.now()) if self.clock else None,
-            "clock_running": self.clock.running if self.clock else None,
-            "status": self.status,
-            "result": self.result(),
-            "rematch": list(self.rematch),
-            "spectators": len(self.spectators),
-            "game_no": self.game_no,
-            "game_id": self.game_id,
-        }
+        return messages.state(self, pid)
 
     def states(self) -> list[Send]:
         """A fresh ``state`` for everyone online in the room (each sees their own seat)."""
@@ -334,7 +226,7 @@ class Room:
         seat = self.seat_of(pid)
         if seat is None:
             self.spectators.pop(pid, None)
-        elif self.status == "playing":
+        elif self.status == Status.PLAYING:
             out += self._finish(self.game.end(Termination.RESIGN, 1 - seat))
         if seat is not None and not self.started:
             self.seats[seat] = None
@@ -398,7 +290,6 @@ class Room:
         if clock is not None and clock.flagged(now):
             return self._finish(game.end(Termination.TIMEOUT, 1 - seat), reply=True)
         outcome = game.push(move)
-        moved = {"type": "moved", "room": self.id, "ply": before, "seat": seat, "x": x, "y": y}
         self.times.append(now)
         self.turn_since = now
         if rule is not None:
@@ -407,11 +298,9 @@ class Room:
             clock.hand(rule.actor, now)
         elif clock is not None:
             clock.press(now)
-        if clock is not None:
-            moved["clocks"] = clock.snapshot(now)
         self.clocks.append(list(clock.remaining) if clock else None)
-        if self.variant.rule is WinRule.RENJU and game.to_move == 0:
-            moved["forbidden"] = self.forbidden()
+        snapshot = clock.snapshot(now) if clock is not None else None
+        moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
         out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening
@@ -420,6 +309,21 @@ class Room:
         if outcome is not None:
             out += self._finish(outcome)
         return out
+
+    def _forbidden_next(self) -> list[list[int]] | None:
+        """Renju's forbidden cells when black is to move (a ``moved`` carries them), else None."""
+        if self.variant.rule is WinRule.RENJU and self.game.to_move == 0:
+            return self.forbidden()
+        return None
+
+    def moved_again(self, ply: int, seat: int) -> Message:
+        """The ``moved`` of the stone ``seat`` played at ``ply``, again: a cluster node that
+        adopted the room answers a retried move whose first answer was lost."""
+        move, clocks = self.game.moves[ply], self.clocks[ply] if ply < len(self.clocks) else None
+        last = ply == len(self.game.moves) - 1
+        snapshot = [round(c, 3) for c in clocks] if clocks else None
+        forbidden = self._forbidden_next() if last else None
+        return messages.moved(self.id, ply, seat, move.x, move.y, snapshot, forbidden)
 
     def expire(self, bot_move_s: float | None = None) -> list[Send]:
         """End the game on time: the clock fell, or (untimed) a bot sat past ``bot_move_s``."""
@@ -514,6 +418,7 @@ class Room:
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
         line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
+        self.chat_log.append({"from": name, "seat": seat, "text": text})
         return [Send(self.audience, line, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
@@ -523,16 +428,6 @@ class Room:
         if seat is None:
             raise NotAPlayer(f"you hold no seat in room {self.id}")
         return seat
-
-    def _result(self, outcome: Outcome) -> Message:
-        result: Message = {
-            "winner": outcome.winner,
-            "reason": str(outcome.termination),
-            "line": [[m.x, m.y] for m in outcome.line],
-        }
-        if self.fault is not None:
-            result["fault"] = self.fault
-        return result
 
     def _start(self) -> None:
         self.started_at = self.turn_since = self.now()
@@ -547,8 +442,6 @@ class Room:
         )  # fmt: skip
         if self.clock is not None:
             self.clock.stop(self.ended_at)
-        over: Message = {"type": "game_over", "room": self.id, "game_id": self.game_id}
-        over |= self._result(outcome)
-        if self.clock is not None:
-            over["clocks"] = self.clock.snapshot(self.ended_at)
+        clocks = self.clock.snapshot(self.ended_at) if self.clock is not None else None
+        over = messages.game_over(self.id, self.game_id, outcome, self.fault, clocks)
         return [Send(self.audience, over, reply=reply)]

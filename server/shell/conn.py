@@ -13,18 +13,26 @@ within the size limit is unmasked and handed over without websockets' generator-
 text or fragmented frame, an oversized header, a frame cut short by the end of a read) goes,
 with all that follows, to websockets' parser, which is exactly where it would have gone; direct
 mode resumes once that parser is back at a frame boundary with nothing queued.
+
+Both shortcuts lean on websockets' internals (its parser's generators, ``process_event``, the
+message queue's ``frames``), which no release promises to keep: at import, :func:`self_check`
+runs a sans-I/O websockets connection through a handshake and a frame and checks each internal
+used here. If one is missing or changed, the connection logs that once and takes websockets'
+usual path for everything (slower, never wrong). pyproject.toml bounds websockets to the
+versions this was tested with.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from types import CodeType
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
-from websockets.streams import StreamReader
 
 try:
     from websockets.speedups import apply_mask
@@ -38,8 +46,83 @@ BINARY = Opcode.BINARY
 _NO_HEADERS = Headers()
 #: The first byte of a final binary frame with no extension bits (all the direct mode takes).
 FIN_BINARY = 0x82
-#: The code websockets' parser waits in when it is at a frame boundary with no data.
-_AT_BOUNDARY = StreamReader.at_eof.__code__
+#: A client's opening handshake, for :func:`self_check`.
+_HANDSHAKE = (
+    b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
+def _innermost(parser: Any) -> Any:
+    """The generator a websockets parser is suspended in, through its ``yield from`` chain."""
+    while getattr(parser, "gi_yieldfrom", None) is not None:
+        parser = parser.gi_yieldfrom
+    return parser
+
+
+def self_check() -> tuple[CodeType | None, str]:
+    """The code websockets' parser waits in at a frame boundary, if every internal the direct
+    paths use is there and behaves as expected on the installed websockets; else None and why.
+    """
+    try:
+        from websockets.asyncio import connection, messages
+        from websockets.http11 import Request
+        from websockets.server import ServerProtocol
+        from websockets.streams import StreamReader
+
+        at_boundary = StreamReader.at_eof.__code__
+        if "recv_messages" not in connection.Connection.connection_made.__code__.co_names:
+            return None, "Connection.connection_made no longer makes recv_messages"
+        if "frames" not in messages.Assembler.__init__.__code__.co_names:
+            return None, "Assembler keeps no frames queue"
+        if not hasattr(messages.SimpleQueue, "__len__"):
+            return None, "the frames queue has no length"
+        for method in ("data_received", "process_event"):
+            if not callable(getattr(ServerConnection, method, None)):
+                return None, f"ServerConnection has no {method}"
+        if "send_in_progress" not in connection.Connection.__init__.__code__.co_names:
+            return None, "Connection keeps no send_in_progress (the frames' direct write)"
+        protocol = ServerProtocol(max_size=1 << 16)
+        protocol.receive_data(_HANDSHAKE)
+        [request] = protocol.events_received()
+        if not isinstance(request, Request):
+            return None, "a handshake is not parsed into a Request"
+        protocol.send_response(protocol.accept(request))
+        if not hasattr(protocol, "expect_continuation_frame"):
+            return None, "the protocol keeps no expect_continuation_frame (the direct write)"
+        shape = (protocol.state, bytes(protocol.reader.buffer), protocol.current_size)
+        if shape != (OPEN, b"", None) or protocol.extensions or protocol.max_message_size is None:
+            return None, "an open connection's parser state looks different"
+        for _ in range(2):  # at a boundary once open, and again after a frame
+            if getattr(_innermost(protocol.parser), "gi_code", None) is not at_boundary:
+                return None, "the parser does not wait in StreamReader.at_eof at a frame boundary"
+            protocol.receive_data(Frame(BINARY, b"\x81\xa1x", True).serialize(mask=True))
+            [event] = protocol.events_received()
+            if type(event) is not Frame or (event.opcode, event.data) != (BINARY, b"\x81\xa1x"):
+                return None, "a binary frame is not parsed into a Frame"
+    except Exception as exc:  # anything missing or changed: the usual path
+        return None, f"{type(exc).__name__}: {exc}"
+    return at_boundary, ""
+
+
+#: The code websockets' parser waits in when it is at a frame boundary with no data, and why
+#: the direct paths are off when it is None (see :func:`self_check`).
+_AT_BOUNDARY, WHY_NOT_DIRECT = self_check()
+#: Whether connections take messages directly (tests turn it off to try the usual path).
+DIRECT = _AT_BOUNDARY is not None
+_warned = False
+
+
+def _direct_allowed() -> bool:
+    """:data:`DIRECT`, and when it is off, a warning the first time a connection asks."""
+    global _warned
+    if not DIRECT and not _warned:
+        _warned = True
+        log.warning(
+            "websockets' internals changed (%s): messages take its usual path",
+            WHY_NOT_DIRECT or "turned off",
+        )
+    return DIRECT
 
 
 class ArenaConnection(ServerConnection):
@@ -59,8 +142,10 @@ class ArenaConnection(ServerConnection):
 
         Call it once the handler has read what it needs from the request (the client's address):
         at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
+        Without the direct paths (see :func:`self_check`) messages stay queued for the handler.
         """
-        self.on_message = self._served = on_message
+        if _direct_allowed():
+            self.on_message = self._served = on_message
         for message in (self.request, self.response):
             if message is not None:
                 message.headers = _NO_HEADERS
@@ -148,10 +233,10 @@ class ArenaConnection(ServerConnection):
             or protocol.current_size is not None
         ):
             return
-        inner = protocol.parser
+        inner: Any = protocol.parser  # inlined _innermost: once per read outside direct mode
         while getattr(inner, "gi_yieldfrom", None) is not None:
             inner = inner.gi_yieldfrom
-        if getattr(inner, "gi_code", None) is _AT_BOUNDARY:
+        if _AT_BOUNDARY is not None and getattr(inner, "gi_code", None) is _AT_BOUNDARY:
             self.direct = True
 
     def process_event(self, event: object) -> None:

@@ -254,7 +254,7 @@ class ConnectionGuard:
             return
         if self._last_report and (self.opened or self.closed or self.refused):
             log.info(
-                "connections: %d open from %d addresses; %d opened, %d closed in the last minute",
+                "connections: %d open from %d address(es); %d opened, %d closed in the last minute",
                 self.total, len(self.open), self.opened, self.closed,
             )  # fmt: skip
             if self.refused:

@@ -4,13 +4,14 @@ Everything handled while the previous batch was being committed is committed in 
 (group commit), then delivered in order. A batch that cannot be committed within the store's
 timeout stops the server (fail-stop) rather than send what a crash could take back.
 
-Where a batch is committed: on the event loop's own thread when the store can (SQLite's
-:meth:`~server.storage.sqlite.Store.write_now`), the batch is small (:data:`INLINE_MAX_US`) and the
-write lock is free at once; otherwise on a dedicated writer thread, which waits for the lock,
-so another process holding it stalls deliveries, never the event loop. On the loop, a batch of
-moves costs ~25 µs of SQLite (page-cache writes, no fsync: WAL with ``synchronous=NORMAL``); on
-the thread, each SQLite call lets go of the GIL and takes it back from the busy loop, and those
-hand-overs cost more than the commit (8 against ~3 µs per move at 100 games).
+Where a batch is committed: on the event loop's own thread when the store can (its
+``commits_on_loop``: SQLite's :meth:`~server.storage.sqlite.Store.write_now`), the batch is
+small (:data:`INLINE_MAX_US`) and the write lock is free at once; otherwise on a dedicated
+writer thread, which waits for the lock, so another process holding it stalls deliveries, never
+the event loop. On the loop, a batch of moves costs ~25 µs of SQLite (page-cache writes, no
+fsync: WAL with ``synchronous=NORMAL``); on the thread, each SQLite call lets go of the GIL and
+takes it back from the busy loop, and those hand-overs cost more than the commit (8 against
+~3 µs per move at 100 games).
 
 A commit costs about the same for one record as for dozens, so at low concurrency (a commit per
 move) a batch may wait for company: never when records are rare (a lone move goes at once), never
@@ -29,6 +30,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from protocol.vocab import Status
 from server.core.journal import GameRow, MoveRow, Record
 from server.storage.base import Storage
 
@@ -111,8 +113,8 @@ class Pipeline:
         inline: bool = False,
     ) -> None:
         self.store = store
-        #: Whether small batches may be committed on the loop (the store must have ``write_now``).
-        self.inline = inline and hasattr(store, "write_now")
+        #: Whether small batches may be committed on the loop (the store must be able to).
+        self.inline = inline and store.commits_on_loop
         #: Batches committed on the loop and on the writer thread (for tests and the bench).
         self.inlined = 0
         self.threaded = 0
@@ -268,14 +270,14 @@ class Pipeline:
         if cost <= INLINE_MAX_US and self._loop_may_write():
             done = loop.create_future()
             try:
-                written = self.store.write_now(records)  # type: ignore[attr-defined]
+                written = self.store.write_now(records)
             except Exception as exc:
                 done.set_exception(exc)
                 return done
             if written:
                 self.inlined += 1
                 done.set_result(None)
-                if self.store.upkeep_due():  # type: ignore[attr-defined]
+                if self.store.upkeep_due():
                     self._on_thread(loop, self._upkeep)
                 return done
         self.threaded += 1
@@ -297,7 +299,7 @@ class Pipeline:
     def _upkeep(self) -> None:
         """The store's upkeep after batches committed on the loop (nobody awaits it)."""
         try:
-            self.store.upkeep()  # type: ignore[attr-defined]
+            self.store.upkeep()
         except Exception:
             log.exception("store upkeep failed")
 
@@ -362,7 +364,7 @@ def _cost(records: list[Record]) -> float:
         if kind is MoveRow:
             cost += 1
         else:
-            cost += 110 if kind is GameRow and r.status == "over" else 20  # type: ignore[union-attr]
+            cost += 110 if kind is GameRow and r.status == Status.OVER else 20  # type: ignore[union-attr]
             if cost > INLINE_MAX_US:
                 return math.inf
     return cost

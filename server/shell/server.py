@@ -5,165 +5,29 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import ssl
-import struct
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import OPEN
 
 from protocol import wire
-from protocol.errors import ArenaError, InternalError, NoHistory
-from protocol.vocab import Close as CloseCode
+from protocol.vocab import CloseCode
 from server.core.arena import Arena
 from server.core.journal import Heartbeat, Record
-from server.core.peers import Close, Conn, Lookup, Out, Reply, Resolve
-from server.core.ratelimit import TokenBucket
-from server.core.room import Send
+from server.core.members import Send
+from server.core.outputs import Close, Lookup, Out, Reply, Resolve
 from server.shell.conn import ArenaConnection
+from server.shell.fanout import LocalFanOut, send_frame
 from server.shell.guard import ConnectionGuard
 from server.shell.lane import LobbyLane, is_play
+from server.shell.lookups import Lookups
+from server.shell.peer import Peer, ServerConfig
 from server.shell.pipeline import Pipeline
 from server.storage.base import Storage
+from server.storage.memory import MEMORY
 
 log = logging.getLogger("mnk.server")
-
-#: A peer that lets this much pile up unread in its socket buffer is cut off.
-MAX_BACKLOG = 1 << 20
-#: Threads answering history lookups (their number in flight is bounded by the arena).
-LOOKUP_THREADS = 2
-
-
-class FanOut(Protocol):
-    """Delivers a message to players wherever they are connected (Redis later spans processes)."""
-
-    def deliver(self, pids: Iterable[str], frame: bytes) -> None:
-        """Send an encoded frame to every listed player that is online."""
-        ...
-
-
-def ws_frame(payload: bytes) -> bytes:
-    """The whole WebSocket frame a server sends for ``payload``: final, binary, unmasked.
-
-    Built once per broadcast and written to every target as it is (websockets' ``broadcast``
-    serializes the same frame again for each connection).
-    """
-    size = len(payload)
-    if size < 126:
-        return bytes((0x82, size)) + payload
-    if size < 65536:
-        return _HEAD16.pack(0x82, 126, size) + payload
-    return _HEAD64.pack(0x82, 127, size) + payload
-
-
-_HEAD16 = struct.Struct("!BBH")
-_HEAD64 = struct.Struct("!BBQ")
-
-
-def send_frame(targets: Iterable[ServerConnection], payload: bytes) -> None:
-    """Write a message to every target now; a peer that lets too much pile up unread is cut off.
-
-    Every frame the server sends goes through here, so no peer can grow the server's memory by
-    not reading (websockets' ``broadcast`` itself applies no backpressure). An open connection
-    with nothing half-sent and no extension gets the prebuilt frame on its transport directly,
-    which is what websockets would write; any other goes through websockets' ``broadcast``.
-    """
-    frame = b""
-    for ws in targets:
-        transport = ws.transport
-        if transport.is_closing():
-            continue  # cut off or going: nothing more can reach it
-        protocol = ws.protocol
-        if (
-            protocol.state is OPEN
-            and ws.send_in_progress is None
-            and not protocol.extensions
-            and not protocol.expect_continuation_frame
-        ):
-            frame = frame or ws_frame(payload)
-            transport.write(frame)
-        else:
-            broadcast((ws,), payload)
-        if transport.get_write_buffer_size() > MAX_BACKLOG:
-            log.warning("closing a connection that does not read its messages")
-            transport.abort()
-
-
-class LocalFanOut:
-    """The embedded default: every player is connected to this process or offline."""
-
-    def __init__(self) -> None:
-        self.sockets: dict[str, ServerConnection] = {}
-
-    def deliver(self, pids: Iterable[str], frame: bytes) -> None:
-        """Send an encoded frame to every listed player connected here."""
-        sockets = self.sockets
-        targets = [ws for pid in pids if (ws := sockets.get(pid)) is not None]
-        if targets:
-            send_frame(targets, frame)
-
-
-@dataclass
-class ServerConfig:
-    """Where to listen and how the transport behaves."""
-
-    host: str = "127.0.0.1"
-    port: int = 8765
-    max_frame: int = wire.MAX_FRAME
-    sweep_interval: float = 0.05
-    heartbeat_interval: float = 1.0
-    #: A certificate chain and its key: serve ``wss://`` (TLS) instead of ``ws://``.
-    certfile: str | None = None
-    keyfile: str | None = None
-    #: A reverse proxy on loopback says who the client is (``X-Forwarded-For``).
-    trust_proxy: bool = False
-    #: How often the bot keys are re-read from the database (``mnk-server keys`` edits it).
-    keys_interval: float = 2.0
-
-    def ssl_context(self) -> ssl.SSLContext | None:
-        """The server's TLS context, or None for plain ``ws://``."""
-        if self.certfile is None:
-            return None
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(self.certfile, self.keyfile)
-        return context
-
-
-@dataclass(eq=False, slots=True)
-class Peer:
-    """One open connection: its socket, what the arena knows of it, its history lookups."""
-
-    ws: ServerConnection
-    conn: Conn
-    lookups: set[asyncio.Task[None]] = field(default_factory=set)
-    closed: bool = False
-    #: Closes the connection if it has not said hello in time (cancelled by the hello).
-    deadline: asyncio.TimerHandle | None = None
-    #: ``rate_limited`` replies this connection may still get at once (made at its first one).
-    refusals: TokenBucket | None = None
-    #: When a throttled connection may be read again (arena clock; 0: it is not throttled).
-    resume_at: float = 0.0
-    #: A request waiting in the lobby lane, and what its later frames wait for meanwhile.
-    deferred: bytes | str | None = None
-    waiting: asyncio.Future[None] | None = None
-
-    def refused(self, now: float) -> float:
-        """A frame was refused for its rate: seconds to read nothing more from this peer.
-
-        A client past its limit gets as many ``rate_limited`` replies as its burst, then its
-        frames wait unread (in its socket) until it may be refused again: flooding costs the
-        server no more than twice the client's rate, however fast it sends.
-        """
-        bucket = self.conn.bucket
-        if self.refusals is None:
-            self.refusals = TokenBucket(bucket.rate, bucket.burst)
-        self.refusals.allow(now)
-        return self.refusals.wait(now)
 
 
 class ArenaServer:
@@ -173,8 +37,10 @@ class ArenaServer:
         self,
         arena: Arena,
         config: ServerConfig | None = None,
-        store: Storage | None = None,
+        store: Storage = MEMORY,
         inline_commits: bool = True,
+        fanout: LocalFanOut | None = None,
+        on_hello: Callable[[str], None] | None = None,
     ) -> None:
         self.arena = arena
         self.config = config or ServerConfig()
@@ -184,8 +50,9 @@ class ArenaServer:
         #: Set when the server stops: connections held unread are read again, to close them.
         self._stopping = asyncio.Event()
         self._unreading: set[asyncio.Future[None]] = set()
+        #: Commits before deliveries; none where nothing is durable (a move goes out at once).
         self.pipeline: Pipeline | None = None
-        if store is not None:  # small batches committed on the loop, if the store can
+        if store.durable:  # small batches committed on the loop, if the store can
             self.pipeline = Pipeline(store, self._store_failed, inline=inline_commits)
         #: Bound once: each parked delivery is then a ``partial`` and its arguments (two objects
         #: for the cyclic collector to walk while they wait for a commit, where a closure was five).
@@ -193,9 +60,10 @@ class ArenaServer:
         self._broadcast_later = self._broadcast
         #: Requests other than moves and pings: a bounded share of each turn of the loop.
         self.lane = LobbyLane()
-        self.fanout = LocalFanOut()
+        #: Who is connected here (a cluster node's also routes to players on other nodes).
+        self.fanout = fanout if fanout is not None else LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
-        self.on_hello: Callable[[str], None] | None = None
+        self.on_hello = on_hello
         lim = arena.limits
         self.guard = ConnectionGuard(
             lim.max_connections,
@@ -212,7 +80,8 @@ class ArenaServer:
         self._sweeper: asyncio.Task[None] | None = None
         self._key_reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
+        #: History queries and session look-ups, answered off the event loop.
+        self.lookups = Lookups(arena, store, self._answer, self._spawn)
 
     @property
     def port(self) -> int:
@@ -236,13 +105,13 @@ class ArenaServer:
     async def start(self) -> None:
         """Restore saved games, bind the socket and start the periodic sweep."""
         cfg = self.config
-        if self.store is not None and self.pipeline is not None:
-            snapshot = self.store.load()
-            self.arena.restore(snapshot)
-            log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
-            self.arena.keys.load(self.store.bot_keys())
+        snapshot = self.store.load()
+        self.arena.restore(snapshot)
+        log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
+        self.arena.keys.load(self.store.bot_keys())
+        if self.pipeline is not None:
             self.pipeline.start()
-            self._key_reader = asyncio.create_task(self._reload_keys_forever())
+        self._key_reader = asyncio.create_task(self._reload_keys_forever())
         self.server = await serve(
             self.handle,
             cfg.host,
@@ -288,9 +157,8 @@ class ArenaServer:
         await asyncio.gather(*closing, return_exceptions=True)
         for server in servers:
             await server.wait_closed()
-        self._readers.shutdown(wait=False, cancel_futures=True)
-        if self.store is not None:
-            self.store.close()
+        self.lookups.close()
+        self.store.close()
 
     def _store_failed(self) -> None:
         """A commit failed for good: tell every client the server is going, then stop."""
@@ -422,7 +290,7 @@ class ArenaServer:
 
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
-            self.arena.note_limit(peer.conn, "hello_timeout", self.arena.clock())
+            self.arena.admission.note(peer.conn, "hello_timeout", self.arena.clock())
             self._spawn(peer.ws.close(CloseCode.POLICY, "say hello in time"))
 
     def _register(self, pid: str, ws: ServerConnection) -> None:
@@ -438,6 +306,23 @@ class ArenaServer:
         ws = self.fanout.sockets.get(pid)
         if ws is not None:
             self._spawn(ws.close(CloseCode.REPLACED, "session resumed elsewhere"))
+
+    # -- the outbox: what the server sends outside a request (a cluster node's) -----------------
+
+    def emit(self, out: list[Out]) -> None:
+        """Send ``out`` once everything the arena recorded so far is committed."""
+        self._emit(None, out, self.arena.drain())
+
+    def after(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once everything emitted so far is committed and sent."""
+        if self.pipeline is None:
+            callback()
+        else:
+            self.pipeline.submit([], callback)
+
+    def connected(self, pid: str) -> bool:
+        """Whether ``pid`` has a socket on this process."""
+        return pid in self.fanout.sockets
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)
@@ -476,7 +361,7 @@ class ArenaServer:
         for item in out:
             if isinstance(item, Lookup | Resolve):  # answered off the loop, in its own task
                 if peer is not None:
-                    self._start_lookup(peer, item)
+                    self.lookups.start(peer, item)
                 continue
             if isinstance(item, Close):
                 if peer is not None:
@@ -489,67 +374,8 @@ class ArenaServer:
             else:
                 self.fanout.deliver(item.to, frame)
 
-    def _start_lookup(self, peer: Peer, item: Lookup | Resolve) -> None:
-        """Answer ``item`` in a task cancelled with ``peer``'s connection (or drop it now)."""
-        if peer.closed:
-            if isinstance(item, Lookup):
-                self.arena.lookup_done(peer.conn)
-            else:
-                self.arena.drop_hello(peer.conn)
-            return
-        if isinstance(item, Lookup):
-            task = self._spawn(self._lookup(peer, item))
-        else:
-            task = self._spawn(self._resolve_session(peer, item))
-        peer.lookups.add(task)
-        task.add_done_callback(peer.lookups.discard)
-
-    async def _lookup(self, peer: Peer, item: Lookup) -> None:
-        """Answer a history query from the store on a worker thread."""
-        try:
-            if self.store is None:
-                raise NoHistory("this server keeps no game history")
-            query = getattr(self.store, item.query)
-            loop = asyncio.get_running_loop()
-            reply = await loop.run_in_executor(self._readers, lambda: query(**item.params))
-        except ArenaError as exc:
-            reply = wire.error(exc.code, exc.message)
-        except asyncio.CancelledError:
-            return  # the asker left: nobody waits for the answer
-        except Exception:
-            log.exception("history query %s failed", item.query)
-            exc = InternalError("the server failed on this request")
-            reply = wire.error(exc.code, exc.message)
-        finally:
-            self.arena.lookup_done(peer.conn)
-        if item.request_id is not None:
-            reply["id"] = item.request_id
-        send_frame([peer.ws], wire.encode(reply))
-
-    async def _resolve_session(self, peer: Peer, item: Resolve) -> None:
-        """Look a hello's session up in the shared players table on a worker thread, then
-        complete the hello (a resume, or ``bad_session``)."""
-        failed = False
-        row = None
-        try:
-            if item.bot is not None:  # a bot's one player, by its key's name
-                row = await asyncio.to_thread(self.store.bot_by_name, item.bot)
-            else:
-                row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
-        except asyncio.CancelledError:
-            self.arena.drop_hello(peer.conn)  # the asker left: only uncounted
-            return
-        except Exception:
-            log.exception("looking a session up failed")
-            failed = True
-        if peer.closed:
-            self.arena.drop_hello(peer.conn)
-            return
-        self._answer(peer, None, self.arena.session_resolved(peer.conn, row, failed))
-
     async def _reload_keys_forever(self) -> None:
         """Pick up keys added or revoked in the database; cut off bots whose key is gone."""
-        assert self.store is not None
         while True:
             await asyncio.sleep(self.config.keys_interval)
             try:
@@ -557,7 +383,7 @@ class ArenaServer:
             except Exception:
                 log.exception("reading the bot keys failed; keeping the ones known")
                 continue
-            for pid in self.arena.revoked_bots():
+            for pid in self.arena.bots.revoked():
                 ws = self.fanout.sockets.get(pid)
                 if ws is not None:
                     log.info("closing the connection of a bot whose key was revoked")
@@ -570,7 +396,7 @@ class ArenaServer:
             await asyncio.sleep(self.config.sweep_interval)
             try:
                 records = []
-                if self.store is not None and loop.time() >= next_beat:
+                if self.store.durable and loop.time() >= next_beat:
                     next_beat = loop.time() + self.config.heartbeat_interval
                     records.append(Heartbeat(self.arena.clock()))
                 self.guard.report(loop.time())

@@ -1,34 +1,75 @@
-"""What the server needs of its database, and which implementation a ``--db`` value picks.
+"""What the server needs of its database: the :class:`Storage` interface and its errors.
 
-Two stores share the record types of :mod:`server.core.journal`: the embedded SQLite file
-(:class:`server.storage.sqlite.Store`, the default) and PostgreSQL
-(:class:`server.storage.postgres.PgStore`, for
-``--db postgresql://…``). ``write`` is called on the pipeline's writer thread, never the loop
-(SQLite's store also has ``write_now``, which the pipeline calls on the loop: see there).
+Three stores implement it with the record types of :mod:`server.core.journal`: the embedded
+SQLite file (:class:`server.storage.sqlite.Store`, the default), PostgreSQL
+(:class:`server.storage.postgres.PgStore`, for ``--db postgresql://…``) and nothing durable
+(:class:`server.storage.memory.MemoryStore`, for ``--memory``). :mod:`server.storage.factory`
+picks one for a ``--db`` value; this module imports none of them, so each may import it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from server.core.journal import KeyRow, Record, Snapshot
-
-#: ``--db`` values with these prefixes name a PostgreSQL database (a libpq URL).
-PG_SCHEMES = ("postgresql://", "postgres://")
+from server.core.journal import KeyRow, PlayerRow, Record, Snapshot
 
 
 class StoreUnavailable(Exception):
     """The database cannot be reached or opened (a start-up or CLI error, said in one line)."""
 
 
-class Storage(Protocol):
-    """A durable store of players, games, moves, live rooms and bot keys."""
+class StoreLocked(StoreUnavailable):
+    """Another server process holds the database (its file, or its ``--node`` name): two
+    servers on one database would restore the same games and overwrite each other's moves."""
 
+
+class Fenced(Exception):
+    """This node's lease lapsed and its rooms may be someone else's: it must neither write nor
+    send again (raised by a cluster node's commit)."""
+
+
+class Storage(Protocol):
+    """A store of players, games, moves, live rooms and bot keys, as the shell and CLI use it.
+
+    ``write`` runs on the pipeline's writer thread, never the loop; ``write_now``, ``upkeep_due``
+    and the properties run on the loop; reads run on worker threads (``load`` at start).
+    """
+
+    #: Whether what is written survives the process: False (``--memory``) and the server
+    #: delivers every output at once, with no commit pipeline in the way of a move.
+    durable: bool
+    #: Whether :meth:`write_now` can commit on the event loop's own thread (a local file):
+    #: the pipeline then commits small batches there and sizes batches for it.
+    commits_on_loop: bool
     #: Bytes the store's write-ahead log may grow to before the pipeline truncates it.
     wal_limit: int
 
+    @property
+    def fenced(self) -> bool:
+        """Whether a commit was refused because another node may own this node's rooms now."""
+        ...
+
     def write(self, records: list[Record]) -> None:
         """Commit a batch of records in one transaction (on the writer thread)."""
+        ...
+
+    def write_now(self, records: list[Record]) -> bool:
+        """Commit a batch at once on the loop if that cannot block: False, nothing written,
+        when it would have to wait (then the pipeline uses :meth:`write`)."""
+        ...
+
+    def upkeep_due(self) -> bool:
+        """Whether :meth:`upkeep` should run on the writer thread after :meth:`write_now`."""
+        ...
+
+    def upkeep(self) -> None:
+        """Housekeeping that :meth:`write_now` left for the writer thread."""
+        ...
+
+    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
+        """From now on, each commit of a cluster node renews its lease for ``seconds()``
+        (the cluster's bus ties the lease to reaching Redis too)."""
         ...
 
     def load(self) -> Snapshot:
@@ -37,6 +78,14 @@ class Storage(Protocol):
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included."""
+        ...
+
+    def player_by_token(self, token_hash: str) -> PlayerRow | None:
+        """The player a session token's hash resumes (a cluster node asks: saved anywhere)."""
+        ...
+
+    def bot_by_name(self, name: str) -> PlayerRow | None:
+        """The newest player of the bot ``name`` (a cluster node asks: saved anywhere)."""
         ...
 
     def list_games(
@@ -62,33 +111,5 @@ class Storage(Protocol):
         ...
 
     def close(self) -> None:
-        """Release the store's connections."""
+        """Release the store's connections (and its hold on the database)."""
         ...
-
-
-def is_pg_url(db: str) -> bool:
-    """Whether a ``--db`` value names a PostgreSQL database rather than a SQLite file."""
-    return db.startswith(PG_SCHEMES)
-
-
-def open_store(
-    db: str,
-    commit_timeout: float = 10.0,
-    wal_limit: int | None = None,
-    node: str | None = None,
-    lease_s: float = 5.0,
-) -> Storage:
-    """The store a ``--db`` value names: PostgreSQL for a ``postgresql://`` URL, else SQLite.
-
-    ``node`` (PostgreSQL only) joins a cluster as that node, holding a lease of ``lease_s``.
-    """
-    if is_pg_url(db):
-        from server.storage.postgres import PgStore
-
-        return PgStore(db, commit_timeout=commit_timeout, node=node, lease_s=lease_s)
-    if node is not None:
-        raise StoreUnavailable("--node needs a postgresql:// --db (SQLite is one node's own)")
-    from server.storage.sqlite import WAL_LIMIT, Store
-
-    limit = WAL_LIMIT if wal_limit is None else wal_limit
-    return Store(db, commit_timeout=commit_timeout, wal_limit=limit)

@@ -57,6 +57,30 @@ class History(ABC):
         )
         return Snapshot(players, rooms, alive_at, played)
 
+    def player_by_token(self, token_hash: str) -> PlayerRow | None:
+        """The player a session token's hash resumes, saved by whichever node: a session resumes
+        on any node (read on a worker thread, never the loop)."""
+        row = (
+            self._reader()
+            .execute("SELECT * FROM players WHERE token_hash = ?", (token_hash,))
+            .fetchone()
+        )
+        return None if row is None else PlayerRow(**dict(row))
+
+    def bot_by_name(self, name: str) -> PlayerRow | None:
+        """The newest player of the bot ``name``, saved by whichever node: a bot is one player
+        on every node (read on a worker thread, never the loop)."""
+        row = (
+            self._reader()
+            .execute(
+                "SELECT * FROM players WHERE kind = 'bot' AND name = ? "
+                "ORDER BY created_at DESC, pid LIMIT 1",
+                (name,),
+            )
+            .fetchone()
+        )
+        return None if row is None else PlayerRow(**dict(row))
+
     def list_games(
         self,
         player: str | None = None,

@@ -11,7 +11,6 @@ from typing import Any
 
 import psycopg
 
-from server.cluster import codes, lease
 from server.core.journal import (
     GameRow,
     Heartbeat,
@@ -22,7 +21,36 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.sqlite import GAME_COLUMNS, game_values
+from server.storage.columns import GAME_COLUMNS, game_values
+
+#: What the fencing function ``mnk_fence`` says when it refuses a commit.
+FENCED = "mnk-fenced"
+
+#: Node leases, room owners and epochs, and the fencing function every commit of a node calls
+#: first: it renews the lease, or raises (the transaction writes nothing) when the lease lapsed
+#: or the epoch moved on (server/cluster/lease.py joins, releases and adopts).
+LEASES_MIGRATION = """
+    ALTER TABLE rooms ADD COLUMN owner TEXT, ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0;
+    CREATE INDEX rooms_by_owner ON rooms (owner);
+    CREATE TABLE nodes (
+        node TEXT PRIMARY KEY, epoch BIGINT NOT NULL,
+        lease_until DOUBLE PRECISION NOT NULL, alive_at DOUBLE PRECISION);
+    CREATE FUNCTION mnk_fence(who TEXT, token BIGINT, lease DOUBLE PRECISION) RETURNS void AS $$
+    BEGIN
+        UPDATE nodes SET lease_until = extract(epoch FROM clock_timestamp()) + lease
+            WHERE node = who AND epoch = token
+            AND lease_until > extract(epoch FROM clock_timestamp());
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'mnk-fenced: node % lost its lease', who;
+        END IF;
+    END $$ LANGUAGE plpgsql;
+"""
+
+#: Room codes reserved by nodes, unique cluster-wide (server/cluster/codes.py reserves them).
+CODES_MIGRATION = """
+    CREATE TABLE room_codes (code TEXT PRIMARY KEY, node TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL);
+"""
 
 #: Migration N takes the database from schema version N to N + 1. Append; never edit.
 MIGRATIONS: tuple[str, ...] = (
@@ -48,10 +76,10 @@ MIGRATIONS: tuple[str, ...] = (
         name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE,
         created_at DOUBLE PRECISION NOT NULL, revoked_at DOUBLE PRECISION);
     """,
-    # 2: node leases, room owners and epochs, the fencing function (server/cluster/lease.py)
-    lease.MIGRATION,
-    # 3: room codes reserved by nodes, unique cluster-wide (server/cluster/codes.py)
-    codes.MIGRATION,
+    # 2: node leases, room owners and epochs, the fencing function
+    LEASES_MIGRATION,
+    # 3: room codes reserved by nodes, unique cluster-wide
+    CODES_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).

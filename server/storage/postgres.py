@@ -5,7 +5,9 @@ a slow or unreachable database stalls deliveries, never the event loop (``bench/
 measured it against asyncpg). Every write is idempotent (``ON CONFLICT … DO UPDATE``, deletes),
 so a batch whose commit outcome is unknown (the connection died mid-commit) is sent again on a
 new connection until ``commit_timeout`` runs out. Migrations run under an advisory lock, so
-nodes starting together upgrade the schema once.
+nodes starting together upgrade the schema once. A cluster node is handed its leases (the
+cluster's :mod:`server.cluster.lease`: storage imports no cluster code) and holds its name's lock
+(:mod:`server.storage.locks`) for its life.
 """
 
 from __future__ import annotations
@@ -15,37 +17,60 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 from psycopg.rows import dict_row
 
-from server.cluster import lease
-from server.core.journal import KeyRow, PlayerRow, Record, Snapshot
-from server.storage.base import StoreUnavailable
+from server.core.journal import KeyRow, Record, Snapshot
+from server.storage.base import Fenced, StoreLocked, StoreUnavailable
 from server.storage.history import History
-from server.storage.pgschema import batch_sql, migrate
+from server.storage.locks import lock_node, node_label
+from server.storage.pgschema import FENCED, batch_sql, migrate
 
 log = logging.getLogger("mnk.store")
 
-#: Renews a node's lease in the commit's transaction, or aborts it (server/cluster/lease.py).
+#: Renews a node's lease in the commit's transaction, or aborts it (``mnk_fence``, pgschema.py).
 FENCE_SQL = "SELECT mnk_fence(%s, %s, %s)"
 
 #: Seconds a connection attempt may take before it counts as a failure.
 CONNECT_TIMEOUT = 5
 
 
-def open_connection(url: str, timeout: float = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+class Leases(Protocol):
+    """A cluster's node leases, which a node's store takes, gives up and adopts by (the
+    cluster's :mod:`server.cluster.lease` is one: a module of these functions)."""
+
+    def join(self, db: Any, node: str, lease: float) -> int:
+        """Take ``node``'s lease with a new epoch (fencing older processes); the epoch."""
+        ...
+
+    def release(self, db: Any, node: str, epoch: int) -> None:
+        """Give the lease up now (a clean stop)."""
+        ...
+
+    def claim_lapsed(self, db: Any, me: str) -> list[tuple[str, float | None, list[Any]]]:
+        """In the caller's transaction, take every lapsed node's rooms for ``me``."""
+        ...
+
+
+def open_connection(
+    url: str, timeout: float = CONNECT_TIMEOUT, **options: Any
+) -> psycopg.Connection[Any]:
     """An autocommit connection (transactions are explicit) with rows indexed by column name."""
     return psycopg.connect(
-        url, row_factory=dict_row, autocommit=True, connect_timeout=max(1, round(timeout))
+        url,
+        row_factory=dict_row,
+        autocommit=True,
+        connect_timeout=max(1, round(timeout)),
+        **options,
     )
 
 
-def connect(url: str, timeout: float = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+def connect(url: str, timeout: float = CONNECT_TIMEOUT, **options: Any) -> psycopg.Connection[Any]:
     """:func:`open_connection`, or StoreUnavailable (said in one line) if it cannot."""
     try:
-        return open_connection(url, timeout)
+        return open_connection(url, timeout, **options)
     except psycopg.Error as exc:
         said = " ".join(str(exc).split())  # libpq's message spans lines
         raise StoreUnavailable(f"cannot connect to PostgreSQL: {said}") from exc
@@ -66,6 +91,10 @@ class PgStore(History):
     """Writes journal records in batches (from one writer thread) and answers history queries."""
 
     ROOM_ORDER = "seq"
+    #: Commits survive the process (and any one node): outputs wait for them.
+    durable = True
+    #: Commits go over the network: never on the event loop, always on the writer thread.
+    commits_on_loop = False
 
     def __init__(
         self,
@@ -73,43 +102,67 @@ class PgStore(History):
         commit_timeout: float = 10.0,
         node: str | None = None,
         lease_s: float = 5.0,
+        leases: Leases | None = None,
     ) -> None:
+        if node is not None and leases is None:
+            raise ValueError("a cluster node's store needs its leases (server.cluster.lease)")
         self.url = url
         #: A batch is retried this long (on new connections) before the server stops.
         self.commit_timeout = commit_timeout
         #: PostgreSQL manages its own write-ahead log: the pipeline never truncates anything.
         self.wal_limit = 0
         #: In a cluster, this node's name, lease and epoch: every commit is fenced by them.
-        self.node, self.lease_s, self.epoch = node, lease_s, 0
+        self.node, self.lease_s, self.epoch, self.leases = node, lease_s, 0, leases
         #: Set when a commit was refused because another node may own this node's rooms now.
         self.fenced = False
         #: Seconds each commit renews the lease for, if not ``lease_s`` (the bus ties it to Redis).
         self.renew_for: Callable[[], float] | None = None
-        writer = connect(url)
-        migrate(writer)
+        #: A node's own connection, holding its name's lock until the process ends.
+        self._name_lock: psycopg.Connection[Any] | None = None
         #: Until when (monotonic) this node surely holds its lease: the start of its last
         #: fenced commit plus what that commit renewed it for.
         self.held_until = math.inf
-        if node is not None:
-            self.held_until = time.monotonic() + lease_s
-            self.epoch = lease.join(writer, node, lease_s)
-        elif lease.live_nodes(writer):
+        writer = connect(url)
+        try:
+            migrate(writer)
+            self._join(writer)
+        except BaseException:
             writer.close()
-            raise StoreUnavailable("cluster nodes hold this database: start with --node NAME")
+            if self._name_lock is not None:
+                self._name_lock.close()
+            raise
         self._writer: psycopg.Connection[Any] | None = writer
         self._readers = threading.local()
         self._opened: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
 
+    def _join(self, writer: psycopg.Connection[Any]) -> None:
+        """Take this node's name (refused while another process runs it), then its lease; a
+        server without ``--node`` refuses to run beside live nodes."""
+        if self.node is None:
+            live = writer.execute(
+                "SELECT 1 FROM nodes WHERE lease_until > extract(epoch FROM clock_timestamp())"
+            ).fetchone()
+            if live is not None:
+                raise StoreUnavailable("cluster nodes hold this database: start with --node NAME")
+            return
+        # Before the lease: joining bumps the epoch, which would fence the running process.
+        self._name_lock = connect(self.url, application_name=node_label(self.node))
+        lock_node(self._name_lock, self.node)
+        self.held_until = time.monotonic() + self.lease_s
+        assert self.leases is not None  # checked by __init__
+        self.epoch = self.leases.join(writer, self.node, self.lease_s)
+
     def close(self) -> None:
         """Give a node's lease up (its rooms are adopted at once), close every connection."""
-        if self.node is not None and not self.fenced and self._writer is not None:
+        leases, node = self.leases, self.node
+        if leases is not None and node is not None and not self.fenced and self._writer is not None:
             try:
-                lease.release(self._writer, self.node, self.epoch)
+                leases.release(self._writer, node, self.epoch)
             except psycopg.Error:
                 log.warning("could not give the lease up: survivors adopt when it lapses")
         with self._lock:
-            conns = [self._writer, *self._opened]
+            conns = [self._writer, *self._opened, self._name_lock]  # the name's lock last
             self._opened.clear()
         for conn in conns:
             if conn is not None:
@@ -121,6 +174,21 @@ class PgStore(History):
     def wal_size(self) -> int:
         """0: there is no WAL file of the store's own to bound."""
         return 0
+
+    def write_now(self, records: list[Record]) -> bool:
+        """False, nothing written: a commit over the network never runs on the event loop."""
+        return False
+
+    def upkeep_due(self) -> bool:
+        """False: PostgreSQL keeps its own tables (nothing is left for the writer thread)."""
+        return False
+
+    def upkeep(self) -> None:
+        """Nothing to do: PostgreSQL keeps its own tables."""
+
+    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
+        """From now on each fenced commit renews this node's lease for ``seconds()``."""
+        self.renew_for = seconds
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -136,10 +204,10 @@ class PgStore(History):
                 self._commit(records)
                 return
             except psycopg.errors.RaiseException as exc:
-                if lease.FENCED not in str(exc):
+                if FENCED not in str(exc):
                     raise
                 self.fenced = True
-                raise lease.Fenced(f"node {self.node} lost its lease") from exc
+                raise Fenced(f"node {self.node} lost its lease") from exc
             except psycopg.OperationalError as exc:  # connection lost, server restarting
                 self._drop_writer()
                 if time.monotonic() + delay >= deadline:
@@ -152,6 +220,7 @@ class PgStore(History):
         db = self._writer
         if db is None or db.closed:
             db = self._writer = open_connection(self.url)
+            self._keep_name()  # the database may have restarted, ending the lock's session too
         started, renewed = time.monotonic(), None
         statements = batch_sql(records, self.node)
         if self.node is not None:
@@ -164,6 +233,24 @@ class PgStore(History):
         cursor.execute("; ".join([cursor.mogrify(sql, args) for sql, args in statements]))
         if renewed is not None:
             self.held_until = started + renewed
+
+    def _keep_name(self) -> None:
+        """Take this node's name lock again if its session was lost (PostgreSQL restarted);
+        refused, another process of this name runs now: this one is fenced."""
+        lock, node = self._name_lock, self.node
+        if lock is None or node is None:
+            return
+        try:
+            lock.execute("SELECT 1")
+            return
+        except psycopg.Error:
+            lock.close()
+        self._name_lock = open_connection(self.url, application_name=node_label(node))
+        try:
+            lock_node(self._name_lock, node)
+        except StoreLocked as exc:
+            self.fenced = True
+            raise Fenced(f"node {node} lost its name to another process") from exc
 
     def holds_lease(self) -> bool:
         """Whether this node surely still holds its lease (not after a stall past it: a node
@@ -220,11 +307,11 @@ class PgStore(History):
 
         Each room's clock is charged up to its old node's last heartbeat, not beyond.
         """
-        assert self.node is not None
+        assert self.node is not None and self.leases is not None
         db = self._reader()
         with db.conn.transaction():
             self._fence(db.conn)  # only a node holding its own lease adopts
-            claimed = lease.claim_lapsed(db.conn, self.node)
+            claimed = self.leases.claim_lapsed(db.conn, self.node)
             return [(node, self.snapshot(db, rows, alive)) for node, alive, rows in claimed]
 
     def connection(self) -> psycopg.Connection[Any]:
@@ -244,30 +331,6 @@ class PgStore(History):
             "SELECT room, owner FROM rooms WHERE room = ANY(?) AND owner IS NOT NULL", (rooms,)
         )
         return {row["room"]: row["owner"] for row in rows}
-
-    def player_by_token(self, token_hash: str) -> PlayerRow | None:
-        """The player a session token's hash resumes, saved by whichever node: a session resumes
-        on any node (read on a worker thread, never the loop)."""
-        row = (
-            self._reader()
-            .execute("SELECT * FROM players WHERE token_hash = ?", (token_hash,))
-            .fetchone()
-        )
-        return None if row is None else PlayerRow(**dict(row))
-
-    def bot_by_name(self, name: str) -> PlayerRow | None:
-        """The newest player of the bot ``name``, saved by whichever node: a bot is one player
-        on every node (read on a worker thread, never the loop)."""
-        row = (
-            self._reader()
-            .execute(
-                "SELECT * FROM players WHERE kind = 'bot' AND name = ? "
-                "ORDER BY created_at DESC, pid LIMIT 1",
-                (name,),
-            )
-            .fetchone()
-        )
-        return None if row is None else PlayerRow(**dict(row))
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""

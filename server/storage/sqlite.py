@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -10,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from protocol.vocab import Status
 from server.core.journal import (
     GameRow,
     Heartbeat,
@@ -21,7 +21,9 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
+from server.storage.columns import GAME_COLUMNS, game_values, json_text
 from server.storage.history import History
+from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
 
 log = logging.getLogger("mnk.store")
@@ -105,7 +107,19 @@ def migrate(db: sqlite3.Connection) -> int:
 
 
 class Store(History):
-    """Writes journal records in batches (from one writer thread) and answers history queries."""
+    """Writes journal records in batches (from one writer thread) and answers history queries.
+
+    Owns its file while open (``FILE.lock``, :mod:`server.storage.locks`): opening it recovers
+    the move log, which must never happen under a running server (``mnk-server keys`` edits
+    the file without a Store).
+    """
+
+    #: Commits survive the process being killed (WAL, ``synchronous=NORMAL``).
+    durable = True
+    #: A commit is ~25 µs of page-cache writes: small batches may be committed on the loop.
+    commits_on_loop = True
+    #: Never: one server's own file has no lease for another node to take over.
+    fenced = False
 
     def __init__(
         self, path: str | Path, commit_timeout: float = 10.0, wal_limit: int = WAL_LIMIT
@@ -118,6 +132,16 @@ class Store(History):
         #: and leaves it off for the next batch (two PRAGMAs a commit were ~1 µs a move under
         #: load); whatever must wait turns it back on first (:meth:`_waiting`).
         self._waits = True
+        self.owner = FileLock(self.path)
+        try:
+            self.owner.acquire(str(self.path))  # before the recovery below empties the log
+            self._open(wal_limit)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, wal_limit: int) -> None:
+        """Migrate the file, set the WAL's bounds, recover the move log a killed run left."""
         migrate(self.db)
         # Commits must stay cheap: the WAL is checkpointed into the database (with its fsync)
         # by :meth:`checkpoint` on a worker thread instead, and cut back to ``wal_limit``.
@@ -141,8 +165,12 @@ class Store(History):
             self.db.execute("COMMIT")
 
     def close(self) -> None:
-        """Close the writer connection."""
+        """Close the writer connection, then let the file go."""
         self.db.close()
+        self.owner.release()
+
+    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
+        """Nothing to renew: a SQLite file is one server's own, with no lease."""
 
     def checkpoint(self, truncate: bool = False) -> None:
         """Copy committed WAL pages into the database file (from a worker thread).
@@ -265,7 +293,7 @@ class Store(History):
                 moves.append(record)  # type: ignore[arg-type]
             elif kind is GameRow:
                 self._write_game(record)  # type: ignore[arg-type]
-                if record.status == "over":  # type: ignore[union-attr]
+                if record.status == Status.OVER:  # type: ignore[union-attr]
                     ended.append(record.game_id)  # type: ignore[union-attr]
             else:
                 _WRITERS[kind](db, record)
@@ -366,22 +394,6 @@ def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     )
 
 
-def game_values(r: GameRow) -> tuple[Any, ...]:
-    """A game header as the games table's columns, in their order (JSON where nested)."""
-    return (
-        r.game_id, r.room, r.game_no, json.dumps(r.variant), _json(r.options),
-        None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
-        r.status, r.winner, r.reason, _json(r.line), r.created_at, r.started_at,
-        r.ended_at, r.fault,
-    )  # fmt: skip
-
-
-#: The games table's columns in :func:`game_values`' order.
-GAME_COLUMNS = (
-    "game_id", "room", "game_no", "variant", "options", "clock", "seat0", "seat1", "name0",
-    "name1", "kind0", "kind1", "status", "winner", "reason", "line", "created_at", "started_at",
-    "ended_at", "fault",
-)  # fmt: skip
 #: A new game's header: ignored (rowcount 0) when the game has a row already.
 _INSERT_NEW_GAME = (
     f"INSERT OR IGNORE INTO games ({', '.join(GAME_COLUMNS)}) "
@@ -402,17 +414,9 @@ MAX_HINTS = 1 << 17
 def _changed(r: GameRow) -> tuple[Any, ...]:
     """The values of :data:`_UPDATE_GAME`."""
     return (
-        _json(r.options), *r.seats, *r.names, *r.kinds, r.status, r.winner, r.reason,
-        _json(r.line), r.started_at, r.ended_at, r.fault, r.game_id,
+        json_text(r.options), *r.seats, *r.names, *r.kinds, r.status, r.winner, r.reason,
+        json_text(r.line), r.started_at, r.ended_at, r.fault, r.game_id,
     )  # fmt: skip
-
-
-def _json(value: Any) -> str:
-    """``json.dumps`` of a dict or a sequence, without its cost for the empty ones most headers
-    carry (no line before the end; often no options)."""
-    if not value:
-        return "{}" if isinstance(value, dict) else "[]"
-    return json.dumps(value)
 
 
 def _write_room(db: sqlite3.Connection, r: RoomRow) -> None:

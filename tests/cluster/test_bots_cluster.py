@@ -30,10 +30,13 @@ from websockets.asyncio.client import connect
 import server.cluster.bots as cluster_bots
 from protocol.wire import MAX_NAME
 from server.cluster.bots import ClusterBots
+from server.cluster.ops import Op, decode, encode
 from server.core.arena import Arena
 from server.core.journal import PlayerRow
 from server.core.keys import KeyRing, new_key
-from server.core.peers import Conn, Resolve, bot_pid, hash_token
+from server.core.node import Standalone
+from server.core.outputs import Resolve
+from server.core.players import Conn, bot_pid, hash_token
 from server.shell.botpool import BotPool
 
 pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
@@ -232,22 +235,52 @@ async def test_two_nodes_asking_at_once_for_a_bot_of_capacity_one_get_one_room(
 
 
 class Recorder:
-    """What :class:`ClusterBots` uses of a node's forwarder: the ops it would put on the bus
-    are recorded, and what it would deliver once committed is kept."""
+    """What :class:`ClusterBots` uses of a node's forwarder (a ``Link``) and of the server (an
+    ``Outbox``): the ops it would put on the bus are recorded as the bus carries them, and what
+    it would deliver once committed is kept."""
 
     prefix, node = "mnk:0:", "a"
 
-    def __init__(self) -> None:
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
         self.sent: list[tuple[str, list[Any]]] = []
         self.delivered: list[Any] = []
-        self.server = self
 
-    def queue(self, node: str, op: list[Any]) -> bool:
-        self.sent.append((node, op))
+    def queue(self, node: str, op: Op) -> bool:
+        self.sent.append((node, encode(op)))
         return True
 
-    def _emit(self, peer: Any, out: list[Any], records: list[Any]) -> None:
+    def attach(self, node: str, pid: str, name: str, kind: str) -> list[Any]:
+        return self.arena.presence.attach_remote(pid, name, kind)
+
+    def emit(self, out: list[Any]) -> None:
         self.delivered += out
+
+
+class SeatsNode(Standalone):
+    """A node whose bots on other nodes are the ``ClusterBots`` under test (no bus)."""
+
+    standalone = False
+
+    def __init__(self) -> None:
+        super().__init__(shared_sessions=False)
+        self.bots: ClusterBots | None = None
+
+    def seats_lent(self, pid: str) -> int:
+        return 0 if self.bots is None else self.bots.lent_of(pid)
+
+    def other_bots(self) -> dict[str, Any]:
+        return {} if self.bots is None else dict(self.bots.listing())
+
+    def bot_elsewhere(self, name: str, game: str, asker: str) -> bool:
+        return self.bots is not None and self.bots.elsewhere(name, game, asker)
+
+    def idle_bot_elsewhere(self, game: str, level: int, asker: str) -> str | None:
+        return None if self.bots is None else self.bots.idle(game, level, asker)
+
+    def hold(self, player: Any, msg: dict[str, Any], names: list[str], game: str) -> list[Any]:
+        assert self.bots is not None
+        return self.bots.hold(player, msg, names, game)
 
 
 def say_hello(arena: Arena, name: str, **extra: Any) -> Conn:
@@ -260,9 +293,10 @@ def say_hello(arena: Arena, name: str, **extra: Any) -> Conn:
 
 
 def node_with(lease_s: float = 10.0) -> tuple[Arena, ClusterBots, Recorder]:
-    arena = Arena(durable=False, keys=KeyRing())
-    recorder = Recorder()
-    arena.bot_seats = bots = ClusterBots(arena, recorder, lease_s)  # type: ignore[arg-type]
+    node = SeatsNode()
+    arena = Arena(durable=False, keys=KeyRing(), node=node)
+    recorder = Recorder(arena)
+    node.bots = bots = ClusterBots(arena, recorder, recorder, lease_s)
     return arena, bots, recorder
 
 
@@ -282,7 +316,7 @@ async def test_a_home_that_does_not_answer_in_time_is_a_refusal_and_its_late_sea
     [error] = recorder.delivered
     assert error.to == (alice,) and error.message["code"] == "no_bot_available"
     assert error.message["id"] == 3 and not list(arena.rooms)  # no room was made
-    bots.handle("c", ["lent", 1, True, "p_solo", "solo", None, 1, ["*"]])  # too late
+    bots.handle("c", decode(["lent", 1, True, "p_solo", "solo", None, 1, ["*"]]))  # too late
     assert recorder.sent[-1] == ("c", ["free", 1])
 
 
@@ -291,18 +325,18 @@ def test_a_home_lends_a_bot_s_seats_within_its_capacity_and_drops_those_of_a_dea
     arena.keys.add("solo", key := new_key())
     solo = say_hello(arena, "solo", kind="bot", key=key, games=["*"], capacity=1).pid
     assert solo is not None
-    bots.handle("b", ["seat", 7, "solo", "tictactoe", "p_asker"])
+    bots.handle("b", decode(["seat", 7, "solo", "tictactoe", "p_asker"]))
     assert recorder.sent[-1] == ("b", ["lent", 7, True, solo, "solo", None, 1, ["*"]])
-    bots.handle("d", ["seat", 2, "solo", "tictactoe", "p_other"])
+    bots.handle("d", decode(["seat", 2, "solo", "tictactoe", "p_other"]))
     assert recorder.sent[-1] == ("d", ["lent", 2, False])  # its one seat is lent
-    assert arena.bot_entry(arena.players[solo])["active"] == 1
-    bots.handle("b", ["free", 7])
-    bots.handle("d", ["seat", 3, "solo", "tictactoe", "p_other"])
+    assert arena.bots.bot_entry(arena.players[solo])["active"] == 1
+    bots.handle("b", decode(["free", 7]))
+    bots.handle("d", decode(["seat", 3, "solo", "tictactoe", "p_other"]))
     assert recorder.sent[-1][1][:3] == ["lent", 3, True]
-    bots.handle("b", ["seat", 8, "gomoku", "tictactoe", "p_asker"])  # no such bot here
+    bots.handle("b", decode(["seat", 8, "gomoku", "tictactoe", "p_asker"]))  # no such bot here
     assert recorder.sent[-1] == ("b", ["lent", 8, False])
     bots.read({"b": {b"~": b"1"}})  # d's directory hash expired: d is gone, its seat too
-    assert arena.lent == {} and arena.bot_entry(arena.players[solo])["active"] == 0
+    assert bots.lent_of(solo) == 0 and arena.bots.bot_entry(arena.players[solo])["active"] == 0
 
 
 def test_each_node_s_built_in_bots_are_players_of_their_own() -> None:
@@ -339,17 +373,16 @@ async def test_one_home_refusing_refuses_the_room_at_once_and_the_other_s_seat_g
     ask = {"type": "create_room", "game": "gomoku", "bots": ["deep", "quick"], "id": 4}
     assert arena.receive(conn, msgpack.packb(ask)) == []
     assert [op[:3] for _node, op in recorder.sent] == [["seat", 1, "deep"], ["seat", 2, "quick"]]
-    bots.handle("d", ["lent", 2, False])
+    bots.handle("d", decode(["lent", 2, False]))
     [error] = recorder.delivered  # at once, not after the wait
     assert (error.message["code"], error.message["id"]) == ("no_bot_available", 4)
-    bots.handle("c", ["lent", 1, True, "p_deep", "deep", None, 1, ["*"]])
+    bots.handle("c", decode(["lent", 1, True, "p_deep", "deep", None, 1, ["*"]]))
     assert recorder.sent[-1] == ("c", ["free", 1]) and not list(arena.rooms)
 
 
 def cluster_arena(key: str) -> Arena:
     """A cluster node's arena (shared players table) accepting the bot ``fresh``'s key."""
-    arena = Arena(durable=False, keys=KeyRing())
-    arena.shared_sessions = True
+    arena = Arena(durable=False, keys=KeyRing(), node=Standalone(shared_sessions=True))
     arena.keys.add("fresh", key)
     return arena
 

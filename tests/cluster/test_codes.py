@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from server.cluster import lease
 from server.cluster.codes import BATCH, LOW, CodeRegistry, collect
 from server.storage.postgres import PgStore
 
@@ -18,7 +19,8 @@ pytestmark = pytest.mark.slow  # a real PostgreSQL
 @pytest.fixture
 def stores(pg_url: str) -> Iterator[tuple[PgStore, PgStore]]:
     """Two nodes' stores on one fresh database."""
-    a, b = PgStore(pg_url, node="a"), PgStore(pg_url, node="b")
+    a = PgStore(pg_url, node="a", leases=lease)
+    b = PgStore(pg_url, node="b", leases=lease)
     try:
         yield a, b
     finally:

@@ -9,14 +9,15 @@ import time
 from typing import Any
 
 import pytest
-from support.forwarding import Shell, entry, node, say_hello
+from support.forwarding import Shell, Store, entry, node, say_hello
 from support.waiting import until
 
 from protocol import wire
 from protocol.errors import RateLimited
 from server.cluster import reroute
+from server.cluster.ops import Offline
 from server.cluster.reroute import Rerouter
-from server.core.room import Send
+from server.core.members import Send
 
 
 def req(pid: str, msg: dict[str, Any], seq: int, retry: bool = False) -> list[Any]:
@@ -61,7 +62,7 @@ def test_a_retried_move_the_room_already_has_is_answered_with_it_not_applied_aga
 def test_the_adopter_s_note_sends_unanswered_requests_and_spectators_to_it() -> None:
     fwd, arena, shell = node({"r1": "a", "r2": "a"})
     bob, sue = say_hello(arena, "bob"), say_hello(arena, "sue")
-    fwd.fanout.sockets.update({bob.pid: object(), sue.pid: object()})  # type: ignore[dict-item]
+    shell.here.update({bob.pid, sue.pid})
     arena.receive(sue, wire.encode({"type": "join_room", "room": "r1", "spectate": True}))
     [op] = fwd._outbox.pop("a")
     fwd.handle(entry("a", ["ack", op[5], True]))  # sue watches r1 (owned by a)
@@ -140,25 +141,49 @@ class Redis:
         self.added.append(key)
 
 
-class Store:
-    """A node's lease as far as its last fenced commit goes."""
-
-    held = True
-
-    def holds_lease(self) -> bool:
-        return self.held
-
-
 async def test_a_node_past_its_lease_writes_nothing_more_to_the_bus() -> None:
     fwd, _, _ = node()
-    fwd.redis, fwd.store = Redis(), Store()  # type: ignore[assignment]
+    fwd.redis = Redis()  # type: ignore[assignment]
+    store = fwd.store
+    assert isinstance(store, Store)
     sender = asyncio.create_task(fwd._send_forever())
     try:
-        fwd.queue("a", ["off", "p_1"])
+        fwd.queue("a", Offline("p_1"))
         await until(lambda: fwd.redis.added == ["mnk:0:node:a:in"])  # type: ignore[attr-defined]
-        fwd.store.held = False  # woken from SIGSTOP past the lease: adopted elsewhere
-        fwd.queue("a", ["off", "p_1"])
+        store.held = False  # woken from SIGSTOP past the lease: adopted elsewhere
+        fwd.queue("a", Offline("p_1"))
         await until(lambda: fwd.dropped == 1)
         assert fwd.redis.added == ["mnk:0:node:a:in"]  # type: ignore[attr-defined]
     finally:
         sender.cancel()
+
+
+def test_a_retried_renju_move_is_answered_with_black_s_forbidden_points_as_the_first_was() -> None:
+    """The adopter answers a retried move with the room's own ``moved``: in renju that carries
+    the cells black may not play next, as the lost first answer did (a copy built by hand in
+    failover once left them out)."""
+    owner, arena, shell = node(name="c")
+    alice = say_hello(arena, "alice")
+    out = arena.receive(
+        alice, wire.encode({"type": "create_room", "game": "renju", "seat": 0, "id": 1})
+    )
+    room = out[0].message["room"]  # type: ignore[union-attr]
+    owner.handle(entry("b", req("p_bob", {"type": "join_room", "room": room, "id": 2}, 5)))
+    # black's (6, 7) would make two open threes at once: forbidden once black is to move
+    plies = [(7, 7), (0, 0), (8, 7), (14, 14), (6, 8), (0, 14), (6, 9)]
+    for ply, (x, y) in enumerate(plies):
+        step = {"type": "move", "room": room, "x": x, "y": y, "ply": ply}
+        if ply % 2 == 0:
+            arena.receive(alice, wire.encode(step))
+        else:
+            owner.handle(entry("b", req("p_bob", step, 10 + ply)))
+    move = {"type": "move", "room": room, "x": 14, "y": 0, "ply": 7, "id": 3}
+    shell.sent.clear()
+    owner.handle(entry("b", req("p_bob", move, 20)))
+    [first] = [s.message for s in shell.sent if isinstance(s, Send) and s.message.get("id") == 3]
+    assert [6, 7] in first["forbidden"]
+    shell.sent.clear()
+    owner.handle(entry("b", req("p_bob", move, 20, retry=True)))  # its answer was lost
+    [again] = [s.message for s in shell.sent if isinstance(s, Send)]
+    assert again == {k: v for k, v in first.items() if k != "clocks"}
+    assert len(arena.rooms.get(room).game.moves) == 8  # type: ignore[union-attr]

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from support.forwarding import Bus, Shell, entry, node, say_hello
+from support.forwarding import entry, node, say_hello
 
 from protocol import wire
 from server.cluster import forward
-from server.cluster.forward import Forwarder
 from server.core.arena import Arena
 from server.core.journal import PlayerRow
-from server.core.room import Send
+from server.core.members import Send
+from server.core.players import Conn
+from server.core.ratelimit import TokenBucket
 
 
 def test_a_request_for_another_node_s_room_is_queued_for_it_until_the_bus_is_full(
@@ -33,7 +34,7 @@ def test_a_request_for_another_node_s_room_is_queued_for_it_until_the_bus_is_ful
 def test_a_forwarded_request_for_a_room_not_here_is_refused_not_sent_on() -> None:
     fwd, _, shell = node({"abcdef": "c"})  # even if this node's lobby says c holds it
     move = wire.encode({"type": "move", "room": "abcdef", "x": 1, "y": 2, "id": 3})
-    fwd.handle(entry("a", ["req", "p_1", "carol", "human", move]))
+    fwd.handle(entry("a", ["req", "p_1", "carol", "human", move, None, False]))
     [error] = shell.sent
     assert isinstance(error, Send) and error.to == ("p_1",)
     assert (error.message["code"], error.message["id"]) == ("no_such_room", 3)
@@ -43,9 +44,11 @@ def test_a_forwarded_request_for_a_room_not_here_is_refused_not_sent_on() -> Non
 def test_an_offline_note_counts_only_from_the_player_s_current_node() -> None:
     fwd, arena, shell = node()
     ping = wire.encode({"type": "ping", "id": 1})
-    fwd.handle(entry("a", ["req", "p_1", "carol", "human", ping]))
+    fwd.handle(entry("a", ["req", "p_1", "carol", "human", ping, None, False]))
     assert [s.message["type"] for s in shell.sent] == ["pong"]  # type: ignore[union-attr]
-    fwd.handle(entry("c", ["req", "p_1", "carol", "human", ping]))  # carol moved to node c
+    fwd.handle(
+        entry("c", ["req", "p_1", "carol", "human", ping, None, False])
+    )  # carol moved to node c
     fwd.handle(entry("a", ["off", "p_1"]))  # a's late note: ignored
     assert fwd.remote == {"p_1": "c"} and arena.players["p_1"].online
     fwd.handle(entry("c", ["off", "p_1"]))
@@ -57,16 +60,16 @@ def test_malformed_bus_entries_lose_only_themselves() -> None:
     for bad in (b"\xc1 not msgpack", msgpack.packb({"a": 1}), msgpack.packb(["a", "ops"])):
         fwd.handle(bad)
     ping = wire.encode({"type": "ping", "id": 1})
-    fwd.handle(entry("a", ["bogus"], ["req", "p_1"], ["req", "p_1", "carol", "human", ping]))
+    fwd.handle(
+        entry("a", ["bogus"], ["req", "p_1"], ["req", "p_1", "carol", "human", ping, None, False])
+    )
     assert [s.message["type"] for s in shell.sent] == ["pong"]  # type: ignore[union-attr]
 
 
 def test_the_player_s_own_node_saves_its_row_and_the_owner_never_overwrites_it() -> None:
     """A hello writes no row (issue 9), so the node a player reaches another node's room
     through saves it, token hash included; the owner, which knows no token, writes none."""
-    arena = Arena()  # durable: records are journaled
-    fwd = Forwarder("redis://127.0.0.1:1/0", "b", arena, Shell(), None, Bus({"abcdef": "a"}))  # type: ignore[arg-type]
-    arena.forward = fwd
+    _, arena, _ = node({"abcdef": "a"}, durable=True)  # records are journaled
     conn = say_hello(arena, "bob")
     assert [r for r in arena.drain() if isinstance(r, PlayerRow)] == []
     arena.receive(conn, wire.encode({"type": "join_room", "room": "abcdef"}))
@@ -78,7 +81,8 @@ def test_the_player_s_own_node_saves_its_row_and_the_owner_never_overwrites_it()
     out = owner.receive(alice, wire.encode({"type": "create_room", "game": "tictactoe"}))
     [room] = {o.message["room"] for o in out if "room" in getattr(o, "message", {})}  # type: ignore[union-attr]
     owner.drain()
-    owner.attach_remote("p_remote", "carol", "human")
-    owner._dispatch(owner.players["p_remote"], {"type": "join_room", "room": room})
+    owner.presence.attach_remote("p_remote", "carol", "human")
+    remote = Conn(TokenBucket(100.0, 100.0), pid="p_remote")  # as the forwarder's member conn
+    owner.receive(remote, wire.encode({"type": "join_room", "room": room}))
     rows = [r for r in owner.drain() if isinstance(r, PlayerRow)]
     assert rows == [] and owner.rooms.get(room).seat_of("p_remote") is not None  # type: ignore[union-attr]

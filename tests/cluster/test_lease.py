@@ -9,9 +9,11 @@ from typing import Any
 import psycopg
 import pytest
 
+from server.cluster import lease
 from server.cluster.lease import Fenced
 from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
-from server.storage.base import StoreUnavailable
+from server.storage.base import StoreLocked, StoreUnavailable
+from server.storage.locks import NODE_LOCK_CLASS, node_key
 from server.storage.postgres import PgStore
 
 pytestmark = pytest.mark.slow  # a real PostgreSQL
@@ -45,6 +47,16 @@ def lapsed(url: str, node: str) -> bool:
     return row is not None and row[0]
 
 
+def lose_name_lock(url: str, node: str) -> None:
+    """End the session holding ``node``'s name lock (PostgreSQL 14+ waits until it is gone)."""
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' "
+            "AND classid = %s AND objid = %s AND objsubid = 2",
+            (NODE_LOCK_CLASS, node_key(node) & 0xFFFFFFFF),
+        )
+
+
 def wait_until(check: Any, timeout: float = 30.0) -> None:
     """Poll ``check`` until it holds."""
     deadline = time.monotonic() + timeout
@@ -54,12 +66,16 @@ def wait_until(check: Any, timeout: float = 30.0) -> None:
 
 
 def test_a_node_restarted_owns_its_rooms_and_fences_its_old_process(pg_url: str) -> None:
-    old = PgStore(pg_url, node="a")
+    old = PgStore(pg_url, node="a", leases=lease)
     rooms_of(old, 2, alive_at=10.0)
-    again = PgStore(pg_url, node="a")  # the same name again: a new epoch
+    with pytest.raises(StoreLocked, match="node a is running already"):
+        PgStore(pg_url, node="a", leases=lease)  # refused while the name's lock is held
+    old.write([Heartbeat(10.5)])  # and the refused start fenced nothing
+    lose_name_lock(pg_url, "a")  # as a partition would: the old process runs on unseen
+    again = PgStore(pg_url, node="a", leases=lease)  # the same name again: a new epoch
     snap = again.load()
-    assert [r.room for r, _, _ in snap.rooms] == ["r0", "r1"] and snap.alive_at == 10.0
-    other = PgStore(pg_url, node="b").load()
+    assert [r.room for r, _, _ in snap.rooms] == ["r0", "r1"] and snap.alive_at == 10.5
+    other = PgStore(pg_url, node="b", leases=lease).load()
     assert other.rooms == []  # b owns nothing; it knows the players with a history only
     assert {p.pid for p in snap.players} == {p.pid for p in other.players} == {"a", "b"}
     with pytest.raises(StoreUnavailable, match="--node"):
@@ -71,9 +87,9 @@ def test_a_node_restarted_owns_its_rooms_and_fences_its_old_process(pg_url: str)
 
 
 def test_two_survivors_racing_adopt_each_room_exactly_once(pg_url: str) -> None:
-    dead = PgStore(pg_url, node="dead", lease_s=0.5)
+    dead = PgStore(pg_url, node="dead", lease_s=0.5, leases=lease)
     rooms = rooms_of(dead, ROOMS, alive_at=42.0)
-    survivors = [PgStore(pg_url, node=f"s{i}") for i in range(2)]
+    survivors = [PgStore(pg_url, node=f"s{i}", leases=lease) for i in range(2)]
     wait_until(lambda: lapsed(pg_url, "dead"))
     got: dict[str, list[tuple[str, Any]]] = {"s0": [], "s1": []}
     start = threading.Barrier(2)
@@ -109,15 +125,15 @@ def test_the_first_node_takes_the_rooms_a_single_server_left(pg_url: str) -> Non
     single = PgStore(pg_url)
     rooms = rooms_of(single, 2, alive_at=3.0)
     single.close()
-    first = PgStore(pg_url, node="first")
+    first = PgStore(pg_url, node="first", leases=lease)
     assert [r.room for r, _, _ in first.load().rooms] == rooms
-    assert PgStore(pg_url, node="second").load().rooms == []
+    assert PgStore(pg_url, node="second", leases=lease).load().rooms == []
 
 
 def test_a_clean_stop_hands_the_rooms_over_at_once(pg_url: str) -> None:
-    leaving = PgStore(pg_url, node="leaving", lease_s=3600.0)
+    leaving = PgStore(pg_url, node="leaving", lease_s=3600.0, leases=lease)
     rooms = rooms_of(leaving, 3, alive_at=7.0)
-    survivor = PgStore(pg_url, node="survivor")
+    survivor = PgStore(pg_url, node="survivor", leases=lease)
     assert survivor.adopt_lapsed() == []  # an hour of lease left: nothing to take
     leaving.close()
     [(node, snap)] = survivor.adopt_lapsed()

@@ -13,7 +13,8 @@ import pytest
 from support.servers import free_port
 
 from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
-from server.storage.base import StoreUnavailable, open_store
+from server.storage.base import StoreUnavailable
+from server.storage.factory import open_store
 from server.storage.pgschema import MIGRATIONS
 from server.storage.postgres import PgStore
 

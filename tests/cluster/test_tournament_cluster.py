@@ -23,7 +23,7 @@ from support.services import RedisServer
 from support.waiting import wait_for
 
 from bots.tournament.schedule import fixed_schedule
-from server.core.keys import add_key
+from server.admin import add_key
 
 pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 

@@ -8,8 +8,9 @@ import msgpack
 
 from server.core.arena import Arena
 from server.core.keys import new_key
-from server.core.peers import Limits, Reply
-from server.core.room import Send
+from server.core.limits import Limits
+from server.core.members import Send
+from server.core.outputs import Reply
 from support.clock import FakeClock
 
 

@@ -76,3 +76,27 @@ class ServerProcess:
         else:
             await c.hello(name, session=session)
         return c
+
+
+#: Three moves of a gomoku game, for a game to be under way on a server.
+MOVES = [(7, 7), (8, 8), (7, 8)]
+
+
+def second_server(db: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Start another ``python -m server`` on ``db``, expecting it to refuse at start-up."""
+    args = ["--no-bots", "--port", str(free_port()), "--db", db, *extra]
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+async def play(server: ServerProcess, moves: list[tuple[int, int]]) -> tuple[RawClient, str]:
+    """A game between two new players on ``server`` with ``moves`` made; a player and the room."""
+    alice, bob = await server.client("alice"), await server.client("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    for ply, (x, y) in enumerate(moves):
+        reply = await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y, ply=ply)
+        assert reply["type"] == "moved", reply  # sent once the move was committed
+    await bob.close()
+    return alice, room

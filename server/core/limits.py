@@ -1,0 +1,69 @@
+"""The server's policy limits: rates per kind of peer, quotas, and how long things are kept."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.variants import NAMES
+
+#: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
+GAME_NAMES = frozenset({*NAMES, "*"})
+#: Requests answered by the store off the event loop (bounded in flight).
+LOOKUPS = frozenset({"list_games", "get_game"})
+#: Seconds between two log lines about the same limit (or the same connection).
+LIMIT_LOG_INTERVAL = 60.0
+#: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.
+PEEK_LIMIT = 1024
+#: Bytes a ``hello`` may take besides its ``games`` list, and per entry of that list: a longer
+#: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
+HELLO_BYTES = 16384
+HELLO_GAME_BYTES = 128
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Tunable policy: rate limits per kind of peer, and how long rooms and seats are kept."""
+
+    human_rate: float = 20.0
+    human_burst: float = 40.0
+    #: Bots play many fast games on one connection: a tournament bot sends hundreds a second.
+    bot_rate: float = 2000.0
+    bot_burst: float = 4000.0
+    reconnect_grace: float = 60.0
+    bot_move_timeout: float = 60.0
+    room_linger: float = 30.0
+    lobby_push_interval: float = 0.25
+    #: One player may keep this many rooms waiting for an opponent, and play this many bots.
+    max_waiting_rooms: int = 5
+    max_bot_games: int = 4
+    #: How often every room is checked (grace, idle rooms, bots sitting on a move).
+    full_sweep_interval: float = 1.0
+    #: Open connections in all, and from one client address (the shell refuses the rest).
+    max_connections: int = 4096
+    max_connections_per_address: int = 64
+    #: Connections from one address that have not said ``hello`` yet (the shell refuses more),
+    #: and HTTP 503 answers per second to refused connections (past it they are dropped).
+    max_pending_per_address: int = 16
+    refusal_rate: float = 10.0
+    #: New connections per second from one address, and at once (each is a ``hello`` to come:
+    #: the shell refuses the rest at accept). The burst lets an address open its whole quota.
+    hello_rate: float = 4.0
+    hello_burst: float = 64.0
+    #: Seconds a new connection has to say ``hello`` before it is closed.
+    hello_timeout: float = 10.0
+    #: Undecodable or malformed frames a connection may send before it is closed with 1008.
+    max_bad_frames: int = 20
+    #: Rooms one player may be in at once (seated or watching), and keep alive having created.
+    max_rooms_per_player: int = 64
+    max_rooms_created: int = 32
+    #: Entries a bot's ``hello`` ``games`` list may hold.
+    max_hello_games: int = 32
+    #: History lookups (``list_games``/``get_game``) in flight per connection, and in all.
+    max_lookups_per_connection: int = 2
+    max_lookups: int = 32
+    #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
+    lookup_cost: float = 4.0
+    #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
+    max_page: int = 100
+    #: An offline player with no room and no game in the history is forgotten after this long.
+    player_ttl: float = 3600.0

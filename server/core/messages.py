@@ -1,0 +1,131 @@
+"""The one builder of each message a room sends (``moved``, ``game_over``, ``state``, its lobby
+line): a room uses them, and so does a cluster node answering for a room it adopted."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Protocol
+
+from protocol.rules import Game, Outcome, Variant
+from protocol.wire import Message
+from server.core.clock import Clock, ClockSpec
+from server.core.members import Member
+from server.core.opening import Opening
+
+
+class RoomView(Protocol):
+    """What the ``state`` and lobby builders read of a room."""
+
+    id: str
+    variant: Variant
+    options: dict[str, Any]
+    seats: list[Member | None]
+    spectators: dict[str, Member]
+    online: set[str]
+    game: Game
+    game_no: int
+    game_id: str
+    clock_spec: ClockSpec | None
+    clock: Clock | None
+    colours: tuple[int, int] | None
+    opening_rule: Opening | None
+    rematch: list[bool]
+    fault: str | None
+    chat_log: deque[Message]
+
+    def now(self) -> float: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def actor(self) -> int | None: ...
+    def seat_of(self, pid: str) -> int | None: ...
+    def forbidden(self) -> list[list[int]]: ...
+
+
+def moved(
+    room: str,
+    ply: int,
+    seat: int,
+    x: object,
+    y: object,
+    clocks: list[float] | None,
+    forbidden: list[list[int]] | None,
+) -> Message:
+    """A stone was played: ``forbidden`` is renju's cells black may not play next, if black
+    is to move."""
+    message: Message = {"type": "moved", "room": room, "ply": ply, "seat": seat, "x": x, "y": y}
+    if clocks is not None:
+        message["clocks"] = clocks
+    if forbidden is not None:
+        message["forbidden"] = forbidden
+    return message
+
+
+def result(outcome: Outcome, fault: str | None) -> Message:
+    """A finished game's ``result`` map: the winner, why, the winning line, a bot's fault."""
+    found: Message = {
+        "winner": outcome.winner,
+        "reason": str(outcome.termination),
+        "line": [[m.x, m.y] for m in outcome.line],
+    }
+    if fault is not None:
+        found["fault"] = fault
+    return found
+
+
+def game_over(
+    room: str, game_id: str, outcome: Outcome, fault: str | None, clocks: list[float] | None
+) -> Message:
+    """The game in ``room`` ended: its result, and the clocks where they stopped."""
+    over: Message = {"type": "game_over", "room": room, "game_id": game_id}
+    over |= result(outcome, fault)
+    if clocks is not None:
+        over["clocks"] = clocks
+    return over
+
+
+def lobby_line(room: RoomView) -> Message:
+    """The room's line in the lobby's ``rooms`` list."""
+    line: Message = {
+        "room": room.id,
+        "game": room.variant.name,
+        "status": room.status,
+        "players": [m.name if m else None for m in room.seats],
+        "spectators": len(room.spectators),
+    }
+    if room.opening_rule is not None:
+        line["opening_rule"] = room.opening_rule.rule
+    return line
+
+
+def state(room: RoomView, pid: str | None) -> Message:
+    """Everything a client needs to redraw the room from scratch, as seen by ``pid``."""
+    game, clock, seats, rule = room.game, room.clock, room.seats, room.opening_rule
+    outcome = game.outcome
+    return {
+        "type": "state",
+        "room": room.id,
+        "game": room.variant.describe(),
+        "options": room.options,
+        "players": [m.name if m else None for m in seats],
+        "player_ids": [m.pid if m else None for m in seats],
+        "kinds": [m.kind if m else None for m in seats],
+        "online": [m is not None and m.pid in room.online for m in seats],
+        "seat": None if pid is None else room.seat_of(pid),
+        "moves": [[m.x, m.y] for m in game.moves],
+        "ply": game.ply,
+        "to_move": room.actor,
+        "colours": list(room.colours) if room.colours else None,
+        "opening": rule.describe() if rule else None,
+        "forbidden": room.forbidden(),
+        "clock": room.clock_spec.describe() if room.clock_spec else None,
+        "clocks": clock.snapshot(room.now()) if clock else None,
+        "clock_running": clock.running if clock else None,
+        "status": room.status,
+        "result": None if outcome is None else result(outcome, room.fault),
+        "rematch": list(room.rematch),
+        "spectators": len(room.spectators),
+        "game_no": room.game_no,
+        "game_id": room.game_id,
+        "chat": list(room.chat_log),
+    }

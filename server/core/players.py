@@ -1,0 +1,85 @@
+"""A player and a connection as the core knows them, and how their tokens and ids are made."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+from protocol import wire
+from protocol.errors import ArenaError
+from protocol.wire import Message
+from server.core.limits import PEEK_LIMIT
+from server.core.members import Member
+from server.core.ratelimit import TokenBucket
+
+
+@dataclass(slots=True)
+class Player:
+    """An identity: seats belong to it, not to a socket, and its session token resumes it."""
+
+    pid: str
+    name: str
+    kind: str
+    token_hash: str
+    online: bool = False
+    rooms: set[str] = field(default_factory=set)
+    subscribed: bool = False
+    games: frozenset[str] = frozenset()
+    capacity: int = 0
+    #: Rooms this player created that still exist (bounded by ``max_rooms_created``).
+    created: set[str] = field(default_factory=set)
+    #: Whether a game with this player is in the history (such players are never pruned).
+    played: bool = False
+    #: When the player went offline (for pruning), or None while online.
+    offline_at: float | None = None
+    #: The key a bot proved on its connection (never stored): revoking it cuts the bot off.
+    key_hash: str | None = None
+    #: A bot's level: None plays whatever level a room asks, 1-10 only that level, 0 none (it
+    #: is seated only in rooms that name it).
+    level: int | None = None
+    #: Whether the store has this player's row. A human is written only once it matters (a
+    #: seat, a room, a watched game): a hello alone costs no write, so passers cost no commits.
+    saved: bool = False
+
+    def member(self) -> Member:
+        """How this player appears in a room."""
+        return Member(self.pid, self.name, self.kind)
+
+
+@dataclass(slots=True)
+class Conn:
+    """What the core knows of one connection: who said hello on it and its rate bucket."""
+
+    bucket: TokenBucket
+    pid: str | None = None
+    #: Frames that did not decode to a message; too many close the connection.
+    bad_frames: int = 0
+    #: History lookups sent to the store and not yet answered.
+    lookups: int = 0
+    #: A ``hello`` waiting for its session to be looked up in the shared store (one at a time).
+    hello: Message | None = None
+    #: When a limit that bit this connection was last logged (at most once a minute).
+    logged_limit_at: float = -math.inf
+
+
+def peek_id(frame: bytes | str) -> int | None:
+    """The ``id`` of a small refused frame, so its ``rate_limited`` error can echo it."""
+    if not isinstance(frame, bytes) or len(frame) > PEEK_LIMIT:
+        return None
+    try:
+        rid = wire.decode(frame).get("id")
+    except ArenaError:
+        return None
+    return rid if type(rid) is int else None
+
+
+def bot_pid(name: str) -> str:
+    """A bot's player id on a cluster none of whose nodes saved one yet: every node makes the
+    same, so two nodes greeting it at once make one player."""
+    return "p_" + hashlib.sha256(f"bot:{name}".encode()).hexdigest()[:12]
+
+
+def hash_token(token: str) -> str:
+    """Session tokens are stored hashed, so a leaked player table resumes nobody."""
+    return hashlib.sha256(token.encode()).hexdigest()

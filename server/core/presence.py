@@ -1,0 +1,103 @@
+"""Players coming online in rooms without a ``hello`` here: a cluster node's remote members
+(connected to another node) and the players of rooms this node just adopted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from protocol.rules import Termination
+from protocol.vocab import Status
+from server.core.journal import Snapshot
+from server.core.lobby import Lobby
+from server.core.members import Send
+from server.core.outputs import Out
+from server.core.players import Player
+from server.core.recovery import restore_room
+from server.core.registry import RoomRegistry
+from server.core.room import Room
+from server.core.roster import Roster, rooms_of
+
+
+class Presence:
+    """Marks players online or offline in rooms here, and gives those back the rooms' state."""
+
+    def __init__(self, rooms: RoomRegistry, roster: Roster, lobby: Lobby) -> None:
+        self.rooms, self.roster, self.lobby = rooms, roster, lobby
+
+    def restore(self, snapshot: Snapshot, clock: Callable[[], float]) -> list[Room]:
+        """The players and live rooms of ``snapshot`` (after a restart, or a lapsed node's),
+        everyone offline: a seated player's grace starts now, and no clock is charged for the
+        downtime. Players known already are kept as they are."""
+        now = clock()
+        self.roster.restore(snapshot, now)
+        players, rooms = self.roster.players, []
+        for room_row, game, moves in snapshot.rooms:
+            room = restore_room(room_row, game, moves, clock, snapshot.alive_at)
+            rooms.append(room)
+            for member in room.seats:
+                player = players.get(member.pid) if member is not None else None
+                if player is not None and room.status != Status.OVER:
+                    player.rooms.add(room.id)
+                    if not player.online:
+                        room.offline_since[player.pid] = now
+        self.lobby.changed()
+        return rooms
+
+    def offline(self, player: Player, now: float) -> list[Out]:
+        """``player``'s connection closed: offline in its seats (kept for the grace), gone from
+        the rooms it only watched (no dead weight)."""
+        out: list[Out] = []
+        for room in rooms_of(self.rooms, player):
+            if room.seat_of(player.pid) is None:
+                room.drop_spectator(player.pid)
+                player.rooms.discard(room.id)
+                self.lobby.changed()
+            else:
+                out += room.set_online(player.pid, False, now)
+        return out
+
+    def welcome_back(self, room_ids: Iterable[str]) -> list[Out]:
+        """Players online here seated in rooms just adopted (from a lapsed cluster node) are
+        online in them again, and get their state: their requests are no longer forwarded."""
+        out: list[Out] = []
+        players = self.roster.players
+        for room in filter(None, map(self.rooms.get, room_ids)):
+            for member in room.seats:
+                player = players.get(member.pid) if member is not None else None
+                if player is not None and player.online and player.pid not in room.online:
+                    out += room.set_online(player.pid, True)
+                    out.append(Send((player.pid,), room.state_for(player.pid)))
+        return out
+
+    def attach_remote(self, pid: str, name: str, kind: str, resend: bool = False) -> list[Out]:
+        """A player connected to another cluster node asks about a room here: it is online
+        here, and gets the state of each room it holds here (as a ``hello`` would give), also
+        when it was online already but ``resend`` (it came through another node)."""
+        player = self.roster.remote(pid, name, kind)
+        was_online = player.online
+        if was_online and not resend:
+            return []
+        self.roster.online(player)
+        out: list[Out] = []
+        for room in rooms_of(self.rooms, player):
+            if not was_online:
+                out += room.set_online(pid, True)
+            out.append(Send((pid,), room.state_for(pid)))
+        return out
+
+
+def expired_seats(room: Room, now: float, grace: float) -> list[Out]:
+    """End ``room``'s game if a seated player has been offline past ``grace``: lost by
+    ``disconnect``, or ``abandoned`` when both are gone."""
+    if room.status != Status.PLAYING or not room.offline_since:
+        return []
+    gone = [
+        seat
+        for seat, m in enumerate(room.seats)
+        if m is not None and now - room.offline_since.get(m.pid, now) >= grace
+    ]
+    if not gone:
+        return []
+    if len(gone) == 2:
+        return list(room.end(Termination.ABANDONED, None))
+    return list(room.end(Termination.DISCONNECT, 1 - gone[0]))

@@ -1,0 +1,99 @@
+"""History queries and session look-ups, answered on worker threads: a task each, cancelled with
+its connection, counted by the arena's admission until answered or dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from protocol import wire
+from protocol.errors import ArenaError, InternalError
+from server.core.arena import Arena
+from server.core.outputs import Lookup, Out, Resolve
+from server.shell.fanout import send_frame
+from server.shell.peer import Peer
+from server.storage.base import Storage
+
+log = logging.getLogger("mnk.server")
+
+#: Threads answering history lookups (their number in flight is bounded by the arena).
+LOOKUP_THREADS = 2
+
+
+class Lookups:
+    """Answers a connection's store look-ups off the event loop."""
+
+    def __init__(
+        self,
+        arena: Arena,
+        store: Storage,
+        answer: Callable[[Peer, str | None, list[Out]], None],
+        spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
+    ) -> None:
+        self.arena, self.store = arena, store
+        #: Delivers what a completed hello says (the server's answer path), and runs a task.
+        self.answer, self.spawn = answer, spawn
+        self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
+
+    def close(self) -> None:
+        """Stop the worker threads (queries under way are dropped)."""
+        self._readers.shutdown(wait=False, cancel_futures=True)
+
+    def start(self, peer: Peer, item: Lookup | Resolve) -> None:
+        """Answer ``item`` in a task cancelled with ``peer``'s connection (or drop it now)."""
+        if peer.closed:
+            if isinstance(item, Lookup):
+                self.arena.admission.done(peer.conn)
+            else:
+                self.arena.admission.drop_hello(peer.conn)
+            return
+        if isinstance(item, Lookup):
+            task = self.spawn(self._lookup(peer, item))
+        else:
+            task = self.spawn(self._resolve_session(peer, item))
+        peer.lookups.add(task)
+        task.add_done_callback(peer.lookups.discard)
+
+    async def _lookup(self, peer: Peer, item: Lookup) -> None:
+        """Answer a history query from the store on a worker thread."""
+        try:
+            query = getattr(self.store, item.query)  # list_games or get_game
+            loop = asyncio.get_running_loop()
+            reply = await loop.run_in_executor(self._readers, lambda: query(**item.params))
+        except ArenaError as exc:
+            reply = wire.error(exc.code, exc.message)
+        except asyncio.CancelledError:
+            return  # the asker left: nobody waits for the answer
+        except Exception:
+            log.exception("history query %s failed", item.query)
+            exc = InternalError("the server failed on this request")
+            reply = wire.error(exc.code, exc.message)
+        finally:
+            self.arena.admission.done(peer.conn)
+        if item.request_id is not None:
+            reply["id"] = item.request_id
+        send_frame([peer.ws], wire.encode(reply))
+
+    async def _resolve_session(self, peer: Peer, item: Resolve) -> None:
+        """Look a hello's session up in the shared players table on a worker thread, then
+        complete the hello (a resume, or ``bad_session``)."""
+        failed = False
+        row = None
+        try:
+            if item.bot is not None:  # a bot's one player, by its key's name
+                row = await asyncio.to_thread(self.store.bot_by_name, item.bot)
+            else:
+                row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
+        except asyncio.CancelledError:
+            self.arena.admission.drop_hello(peer.conn)  # the asker left: only uncounted
+            return
+        except Exception:
+            log.exception("looking a session up failed")
+            failed = True
+        if peer.closed:
+            self.arena.admission.drop_hello(peer.conn)
+            return
+        self.answer(peer, None, self.arena.session_resolved(peer.conn, row, failed))

@@ -1,0 +1,72 @@
+"""Where the server listens (:class:`ServerConfig`) and one open connection (:class:`Peer`)."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from dataclasses import dataclass, field
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol import wire
+from server.core.players import Conn
+from server.core.ratelimit import TokenBucket
+
+
+@dataclass
+class ServerConfig:
+    """Where to listen and how the transport behaves."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    max_frame: int = wire.MAX_FRAME
+    sweep_interval: float = 0.05
+    heartbeat_interval: float = 1.0
+    #: A certificate chain and its key: serve ``wss://`` (TLS) instead of ``ws://``.
+    certfile: str | None = None
+    keyfile: str | None = None
+    #: A reverse proxy on loopback says who the client is (``X-Forwarded-For``).
+    trust_proxy: bool = False
+    #: How often the bot keys are re-read from the database (``mnk-server keys`` edits it).
+    keys_interval: float = 2.0
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The server's TLS context, or None for plain ``ws://``."""
+        if self.certfile is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(self.certfile, self.keyfile)
+        return context
+
+
+@dataclass(eq=False, slots=True)
+class Peer:
+    """One open connection: its socket, what the arena knows of it, its history lookups."""
+
+    ws: ServerConnection
+    conn: Conn
+    lookups: set[asyncio.Task[None]] = field(default_factory=set)
+    closed: bool = False
+    #: Closes the connection if it has not said hello in time (cancelled by the hello).
+    deadline: asyncio.TimerHandle | None = None
+    #: ``rate_limited`` replies this connection may still get at once (made at its first one).
+    refusals: TokenBucket | None = None
+    #: When a throttled connection may be read again (arena clock; 0: it is not throttled).
+    resume_at: float = 0.0
+    #: A request waiting in the lobby lane, and what its later frames wait for meanwhile.
+    deferred: bytes | str | None = None
+    waiting: asyncio.Future[None] | None = None
+
+    def refused(self, now: float) -> float:
+        """A frame was refused for its rate: seconds to read nothing more from this peer.
+
+        A client past its limit gets as many ``rate_limited`` replies as its burst, then its
+        frames wait unread (in its socket) until it may be refused again: flooding costs the
+        server no more than twice the client's rate, however fast it sends.
+        """
+        bucket = self.conn.bucket
+        if self.refusals is None:
+            self.refusals = TokenBucket(bucket.rate, bucket.burst)
+        self.refusals.allow(now)
+        return self.refusals.wait(now)

@@ -1,0 +1,34 @@
+"""The games table's columns as both SQL stores write them (SQLite and PostgreSQL share them)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from server.core.journal import GameRow
+
+
+def game_values(r: GameRow) -> tuple[Any, ...]:
+    """A game header as the games table's columns, in their order (JSON where nested)."""
+    return (
+        r.game_id, r.room, r.game_no, json.dumps(r.variant), json_text(r.options),
+        None if r.clock is None else json.dumps(r.clock), *r.seats, *r.names, *r.kinds,
+        r.status, r.winner, r.reason, json_text(r.line), r.created_at, r.started_at,
+        r.ended_at, r.fault,
+    )  # fmt: skip
+
+
+#: The games table's columns in :func:`game_values`' order.
+GAME_COLUMNS = (
+    "game_id", "room", "game_no", "variant", "options", "clock", "seat0", "seat1", "name0",
+    "name1", "kind0", "kind1", "status", "winner", "reason", "line", "created_at", "started_at",
+    "ended_at", "fault",
+)  # fmt: skip
+
+
+def json_text(value: Any) -> str:
+    """``json.dumps`` of a dict or a sequence, without its cost for the empty ones most headers
+    carry (no line before the end; often no options)."""
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value)

@@ -1,0 +1,141 @@
+"""The server's layers as rules a change cannot break quietly: no import circle (``TYPE_CHECKING``
+imports included), each folder imports only the layers below it, modules stay readable in one
+sitting, and no module reaches into another object's private methods."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = ROOT / "server"
+#: What each folder of ``server/`` may import of ours, besides ``protocol`` (docs/ARCHITECTURE.md).
+MAY_IMPORT = {
+    "server.core": {"server.core"},
+    "server.storage": {"server.core", "server.storage"},
+    "server.shell": {"server.core", "server.storage", "server.shell"},
+    "server.cluster": {"server.core", "server.storage", "server.shell", "server.cluster"},
+}
+MAX_LINES = 450
+MAX_ARENA_LINES = 500
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the server package by dotted name."""
+    found = {}
+    for path in sorted(SERVER.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports(path: Path) -> Iterator[str]:
+    """Every module of ours ``path`` imports, anywhere in it (``TYPE_CHECKING`` blocks and
+    function bodies included)."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+
+
+def graph() -> dict[str, set[str]]:
+    """Module to the server modules it imports."""
+    known = modules()
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        edges[name] = {i for i in imports(path) if i in known and i != name}
+    return edges
+
+
+def test_no_module_of_the_server_is_part_of_an_import_circle() -> None:
+    edges = graph()
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    circles: list[list[str]] = []
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for other in sorted(edges[name]):
+            if state.get(other) == 1:
+                circles.append([*path[path.index(other) :], other])
+            elif other not in state:
+                visit(other, [*path, other])
+        state[name] = 2
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name, [name])
+    assert circles == []
+
+
+def test_the_walk_sees_an_import_under_type_checking(tmp_path: Path) -> None:
+    """The rule above would pass vacuously if the walk missed guarded imports."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import server.cli\n"
+    )
+    assert "server.cli" in set(imports(module))
+
+
+def test_each_folder_imports_only_the_layers_below_it() -> None:
+    wrong = []
+    for name, targets in graph().items():
+        folder = ".".join(name.split(".")[:2])
+        allowed = MAY_IMPORT.get(folder)
+        if allowed is None:  # server.cli, server.admin, server.__main__: the wiring, free
+            continue
+        for target in targets:
+            if ".".join(target.split(".")[:2]) not in allowed and target != "server":
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_server_client_and_bots_never_import_each_other() -> None:
+    wrong = []
+    for side in ("server", "client", "bots", "protocol"):
+        others = {"server", "client", "bots"} - {side}
+        for path in (ROOT / side).rglob("*.py"):
+            for target in imports(path):
+                if target.split(".")[0] in others:
+                    wrong.append(f"{path.relative_to(ROOT)} -> {target}")
+    assert wrong == []
+
+
+def test_modules_are_small_enough_to_read_in_one_sitting() -> None:
+    sizes = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
+    assert sizes["server.core.arena"] < MAX_ARENA_LINES
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def private_calls(path: Path) -> Iterator[str]:
+    """Calls of a ``_private`` method on anything but ``self``, ``cls`` or ``super()``."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        attr, owner = node.func.attr, node.func.value
+        if not attr.startswith("_") or attr.startswith("__"):
+            continue
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        if isinstance(owner, ast.Call) and getattr(owner.func, "id", None) == "super":
+            continue
+        yield f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node.func)}"
+
+
+def test_no_server_module_calls_another_object_s_private_method() -> None:
+    found = [call for path in modules().values() for call in private_calls(path)]
+    assert found == []
+
+
+def test_no_server_collaborator_is_typed_any_or_reached_through_an_ignored_attribute() -> None:
+    collaborator = re.compile(r"\b(server|store|arena|bus|forwarder|node|outbox|shell)\s*:\s*Any\b")
+    found = []
+    for path in modules().values():
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "type: ignore[attr-defined]" in line or collaborator.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
