@@ -161,7 +161,7 @@ def main() -> None:
         cluster = None
         url = args.db
         if url is None:
-            from cluster.services import PgCluster, pg_bin
+            from support.services import PgCluster, pg_bin
 
             bindir = pg_bin()
             if bindir is None:

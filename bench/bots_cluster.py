@@ -26,9 +26,9 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cluster.services import PgCluster, RedisServer, pg_bin, redis_bin  # noqa: E402
 from cluster_load import bus_sent, wait_port  # noqa: E402
 from loadtarget import free_port  # noqa: E402
+from support.services import PgCluster, RedisServer, pg_bin, redis_bin  # noqa: E402
 
 from server.core.keys import new_key  # noqa: E402
 

@@ -40,8 +40,8 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cluster.services import PgCluster, RedisServer, pg_bin, redis_bin  # noqa: E402
 from loadtarget import free_port, proc_cpu  # noqa: E402
+from support.services import PgCluster, RedisServer, pg_bin, redis_bin  # noqa: E402
 
 CELLS = [(x, y) for x in range(15) for y in range(15)]
 

@@ -7,69 +7,23 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import both_dbs
+from support.arena import Peer, arena_with, sweep_until
+from support.clock import FakeClock
+from support.stores import both_dbs
 
 from server.core.arena import Arena
 from server.core.journal import Heartbeat
-from server.core.keys import new_key
 from server.core.limits import Limits
-from server.core.members import Send
-from server.core.outputs import Reply
 from server.storage.factory import open_store
 
 #: The restart tests here run on SQLite and on PostgreSQL.
 db = both_dbs
 
 
-class FakeClock:
-    """Wall time that only moves when a test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Peer:
-    """One connection to an in-process arena; collects what it is sent."""
-
-    def __init__(self, arena: Arena, name: str, kind: str = "human", **hello: Any) -> None:
-        self.arena, self.conn = arena, arena.connect()
-        if kind == "bot" and "key" not in hello:  # the operator made this bot a key
-            hello["key"] = new_key()
-            arena.keys.add(name, hello["key"])
-        self.inbox: list[dict[str, Any]] = []
-        self.do(type="hello", protocol=1, name=name, kind=kind, **hello)
-        self.pid = self.conn.pid
-
-    def do(self, **message: Any) -> list[dict[str, Any]]:
-        """Send a request; return the replies to this connection (also kept in the inbox)."""
-        out = self.arena.receive(self.conn, msgpack.packb(message))
-        replies = [o.message for o in out if isinstance(o, Reply)]
-        replies += [o.message for o in out if isinstance(o, Send) and self.conn.pid in o.to]
-        self.inbox += replies
-        return replies
-
-
-def sweep_until(arena: Arena, clock: FakeClock, seconds: float) -> list[dict[str, Any]]:
-    """Advance the clock second by second, sweeping; every message sent."""
-    sent = []
-    for _ in range(int(seconds)):
-        clock.now += 1.0
-        sent += [o.message for o in arena.sweep() if isinstance(o, Send)]
-    return sent
-
-
 @pytest.fixture
 def clock() -> FakeClock:
     """A fake wall clock."""
     return FakeClock()
-
-
-def arena_with(clock: FakeClock, **limits: Any) -> Arena:
-    """An arena without a store, on the fake clock."""
-    return Arena(limits=Limits(full_sweep_interval=0.0, **limits), clock=clock, durable=False)
 
 
 def bot_game(arena: Arena, clock: dict[str, Any] | None = None) -> tuple[Peer, Peer, str]:

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import bot_env as keyed_env
-from test_bot_play import stop, wait_for_bot
+from support.bots import stop, wait_for_bot
+from support.servers import bot_env as keyed_env
+
+pytestmark = pytest.mark.slow  # real bot processes
 
 #: The custom bot of docs/BOTS.md, verbatim.
 GREEDY = '''

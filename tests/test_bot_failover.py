@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import until
+from support.waiting import until
 from websockets.asyncio.server import ServerConnection, serve
 
 import bots.runner as runner_module

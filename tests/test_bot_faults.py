@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_bot_play import start_bot, stop, wait_for_bot
-from test_piskvork import HANGER, executable
+from support.bots import HANGER, executable, start_bot, stop, wait_for_bot
+
+pytestmark = pytest.mark.slow  # real bot and brain processes
 
 MOODY = """
 import time

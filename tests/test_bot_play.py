@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from functools import cache
@@ -14,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import bot_env
+from support.bots import start_bot, stop, wait_for_bot
+
+pytestmark = pytest.mark.slow  # real bot processes
 
 BOARD = [(x, y) for y in range(3) for x in range(3)]
 LINES = [[(x, y) for x in range(3)] for y in range(3)] + [
@@ -41,13 +41,6 @@ def limits_override() -> dict[str, float]:
     return limits | {"hello_burst": 10_000}  # and opened faster than one address may
 
 
-async def start_bot(server: Any, engine: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
-    """Run ``python -m bots`` against the test ``server``, with a key for ``name``."""
-    cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", engine]
-    cmd += ["--name", name, "--log-level", os.environ.get("BOT_LOG", "WARNING"), *extra]
-    return subprocess.Popen(cmd, env=bot_env(server, name))
-
-
 @pytest.fixture
 async def bot(server: Any) -> AsyncIterator[subprocess.Popen[bytes]]:
     """The strongest engine as a bot process with room for eight games at once."""
@@ -55,23 +48,6 @@ async def bot(server: Any) -> AsyncIterator[subprocess.Popen[bytes]]:
     await wait_for_bot(server, "perfect")
     yield proc
     await stop(proc)
-
-
-async def stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM a bot and wait for it without blocking the loop the test server runs on."""
-    proc.terminate()
-    await asyncio.to_thread(proc.wait, 15)
-
-
-async def wait_for_bot(server: Any, name: str, timeout: float = 60.0) -> Any:
-    """Wait until a bot called ``name`` is online."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for p in server.arena.players.values():
-            if p.name == name and p.kind == "bot" and p.online:
-                return p
-        await asyncio.sleep(0.05)
-    raise TimeoutError(f"bot {name} did not connect")
 
 
 async def play_line(client_factory: Any, human_seat: int, choices: list[int]) -> tuple[list, int]:

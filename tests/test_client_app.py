@@ -12,7 +12,7 @@ from typing import Any
 
 import pygame
 import pytest
-from samples import state_message
+from support.samples import state_message
 
 from client import theme
 from client.app import ANY, App
@@ -543,6 +543,7 @@ def wire_values():
     )
 
 
+@pytest.mark.slow
 def test_random_server_messages_never_break_the_frame_loop() -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st

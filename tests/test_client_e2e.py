@@ -12,175 +12,24 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-import contextlib
-import signal
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pygame
 import pytest
+from support.app import SIZE, Driver, Ev, app_server, running_server
 
 from client import theme
-from client.app import ANY, App
-from client.net import NetClient
 from client.records import FinishedGame
-from client.room import RoomState
 from client.views.board import board_geometry
 from client.views.replay import room_layout
-from client.words import ERROR_WORDS
 
-ROOT = Path(__file__).resolve().parent.parent
-SIZE = (1100, 720)
-Ev = pygame.event.Event
 #: Tic-tac-toe cells in the order this test's player prefers them.
 TTT_ORDER = [(1, 1), (0, 0), (2, 2), (2, 0), (0, 2), (1, 0), (0, 1), (2, 1), (1, 2)]
 
-pytestmark = pytest.mark.timeout(90)
+#: The server process with history and its built-in bot, not conftest's in-process one.
+server = app_server
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def running_server(tmp_path: Path, *options: str) -> Iterator[str]:
-    """The real server on a free port; SIGTERM and wait for a clean exit at the end."""
-    port = free_port()
-    log_path = tmp_path / "server.log"
-    command = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [*command, *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                assert proc.poll() is None, log_path.read_text()
-                try:
-                    socket.create_connection(("127.0.0.1", port), 0.2).close()
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, "the server did not start listening"
-                    time.sleep(0.05)
-            yield f"ws://127.0.0.1:{port}"
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                assert proc.wait(10) == 0, log_path.read_text()[-3000:]
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    """The server with a fresh SQLite database (so: history) and its built-in minimax bot."""
-    with running_server(tmp_path, "--db", str(tmp_path / "a.sqlite3")) as url:
-        yield url
-
-
-class RecordingNet(NetClient):
-    """The real net client, remembering every request the app sent."""
-
-    def __init__(self, url: str, name: str) -> None:
-        super().__init__(url, name)
-        self.sent: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(dict(message))
-        return super().send(message)
-
-    def types(self) -> list[str]:
-        return [str(m.get("type")) for m in self.sent]
-
-
-class Driver:
-    """The App on a real NetClient, stepped like the window loop would step it."""
-
-    def __init__(self, url: str, name: str) -> None:
-        pygame.font.init()
-        self.net = RecordingNet(url, name)
-        self.app = App(self.net, name=name, size=SIZE)
-        self.net.start()
-
-    def close(self) -> None:
-        self.net.close()
-
-    @property
-    def room(self) -> RoomState:
-        """The room on screen (a fresh ``state`` replaces the object, so always look it up)."""
-        room = self.app.model.room
-        assert room is not None, "not in a room"
-        return room
-
-    def pump(self, until: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-        """Step frames (no events) until ``until()`` is truthy."""
-        deadline = time.monotonic() + timeout
-        while True:
-            self.app.step()
-            result = until()
-            if result:
-                return result
-            assert time.monotonic() < deadline, f"timed out waiting for {what or until}"
-            time.sleep(0.01)
-
-    def events(self, *events: Ev) -> None:
-        self.app.step(list(events))
-
-    def keys(self, *keys: int) -> None:
-        for k in keys:
-            self.events(Ev(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
-
-    def click_at(self, pos: tuple[int, int]) -> None:
-        self.events(
-            Ev(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
-            Ev(pygame.MOUSEBUTTONDOWN, pos=pos, button=1),
-        )
-
-    def click(self, action: str, arg: Any = ANY) -> None:
-        """Click the hotspot of ``action`` (``arg``) as drawn in the last frame."""
-        spot = self.app.hotspot(action, arg)
-        assert spot is not None, f"no hotspot {action} {arg!r} in scene {self.app.scene}"
-        self.click_at(spot.rect.center)
-
-    def save(self, path: Path) -> pygame.Surface:
-        """Write the last frame to ``path`` and read it back from the PNG."""
-        pygame.image.save(self.app.surface, str(path))
-        return pygame.image.load(str(path))
-
-    def create_vs_bot(self, game: str, level: int, timeout: float = 60.0) -> None:
-        """Fill the lobby form and create a room against the bot, retrying while none is free."""
-        app = self.app
-        self.click("form_game", game)
-        self.click("form_opponent", "bot")
-        while app.form.level != level:
-            self.click("form_step", ("level", 1 if app.form.level < level else -1))
-        self.click("form_seat", 0)
-        self.click("form_clock", 0)
-        deadline = time.monotonic() + timeout
-        no_bot = ERROR_WORDS["no_bot_available"]
-        while True:
-            last = app.model.toasts[-1] if app.model.toasts else None
-            self.click("create")
-            self.pump(
-                lambda: app.scene == "room" or (app.model.toasts or [last])[-1] is not last,  # noqa: B023
-                5,
-                "the answer to create_room",
-            )
-            if app.scene == "room":
-                break
-            assert app.model.toasts[-1].text == no_bot, app.model.toasts[-1].text
-            assert time.monotonic() < deadline, "no bot became available"
-            time.sleep(0.2)
-        self.pump(lambda: app.model.room and app.model.room.status == "playing", 10, "the start")
+pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]  # a real server process (with its bot)
 
 
 def test_tictactoe_and_gomoku_against_the_real_bot(server: str, tmp_path: Path) -> None:

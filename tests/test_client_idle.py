@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -12,7 +14,7 @@ import time
 from typing import Any
 
 import pygame
-from samples import state_message
+from support.samples import state_message
 
 from client.app import App
 
@@ -60,6 +62,7 @@ def idle_cpu_share() -> tuple[float, App]:
     return cpu / wall, app
 
 
+@pytest.mark.slow
 def test_an_idle_board_uses_under_five_percent_of_a_core() -> None:
     share, app = idle_cpu_share()
     print(f"idle client: {100 * share:.1f} % of a core")

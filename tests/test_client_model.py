@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from samples import state_message
+from support.samples import state_message
 
 from client.forms import LobbyForm, create_request
 from client.model import ClientModel

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pygame
 import pytest
+from support.render import GOMOKU_INFO, dark, light, render
 
 from client import theme
 from client.records import GameInfo
-from client.views.board import BoardPicture, board_geometry, draw_board
+from client.views.board import BoardPicture
 from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, TICTACTOE
 
-GOMOKU_INFO = GameInfo("gomoku", 15, 15, 5)
 TTT_INFO = GameInfo("tictactoe", 3, 3, 3)
 #: Black makes five on row 8 (H8..M8); D11 is a black stone off the line, A15/B14 white ones.
 WIN_MOVES = [
@@ -41,29 +41,9 @@ def _pygame() -> None:
     pygame.font.init()
 
 
-def dark(c: pygame.Color) -> bool:
-    """A black stone's colour."""
-    return c.r + c.g + c.b < 240
-
-
-def light(c: pygame.Color) -> bool:
-    """A white stone's colour."""
-    return min(c.r, c.g, c.b) > 170
-
-
 def woodish(c: pygame.Color) -> bool:
     """Within the wood grain's range of the board colour."""
     return all(abs(a - b) <= 40 for a, b in zip((c.r, c.g, c.b), theme.WOOD, strict=True))
-
-
-def render(pic: BoardPicture, size: tuple[int, int], path: Path):  # type: ignore[no-untyped-def]
-    """Draw ``pic`` into a fresh surface, save it as a PNG and reload it from disk."""
-    surface = pygame.Surface(size)
-    surface.fill(theme.BG)
-    geo = board_geometry(pic.game, pygame.Rect(0, 0, *size))
-    draw_board(surface, geo, pic)
-    pygame.image.save(surface, str(path))
-    return pygame.image.load(str(path)), geo
 
 
 @pytest.mark.parametrize("size", [(800, 800), (640, 480), (1000, 620)])

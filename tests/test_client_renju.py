@@ -9,10 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_client_e2e import ROOT, Driver, server  # noqa: F401  (the server fixture)
+from support.app import ROOT, Driver, app_server
+from support.render import GOMOKU_INFO, dark, light, render
 
 from client import theme
 from client.words import ERROR_WORDS
+
+#: The server process with history and its built-in bot, not conftest's in-process one.
+server = app_server
 
 pytestmark = pytest.mark.timeout(120)
 #: Black's open threes across and down meet at (7,7); white's stones are scattered.
@@ -57,7 +61,8 @@ def play(driver: Driver, cell: tuple[int, int]) -> None:
     driver.pump(lambda: driver.room.ply > ply, 10, f"the move {cell}")
 
 
-def test_renju_forbidden_points_are_marked_and_refused(server: str, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_renju_forbidden_points_are_marked_and_refused(server: str, tmp_path: Path) -> None:
     alice, bob = human_pair(server, "renju")
     try:
         for i, cell in enumerate(DOUBLE_THREE):
@@ -88,7 +93,8 @@ def test_renju_forbidden_points_are_marked_and_refused(server: str, tmp_path: Pa
         bob.close()
 
 
-def test_swap2_choice_buttons(server: str, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_swap2_choice_buttons(server: str, tmp_path: Path) -> None:
     alice, bob = human_pair(
         server, "renju", ("form_opening", "swap1"), ("form_opening", "swap2")
     )  # the rule button steps: no swap, swap1, swap2
@@ -120,8 +126,6 @@ def test_swap2_choice_buttons(server: str, tmp_path: Path) -> None:  # noqa: F81
 
 
 def test_a_set_up_position_is_drawn_and_followed(tmp_path: Path) -> None:
-    from test_client_render import GOMOKU_INFO, dark, light, render
-
     from client.room import apply_moved, room_from_state
     from client.views.board import BoardPicture
 

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, both_dbs, free_port
-from websockets.asyncio.client import connect
+from support.servers import ServerProcess
+from support.stores import both_dbs
 
 from protocol.records import read_psq
 from server.storage.factory import is_pg_url, open_store
@@ -23,52 +20,7 @@ from server.storage.sqlite import MIGRATIONS, Store
 db = both_dbs
 
 
-class ServerProcess:
-    """``python -m server`` on a fixed port and database, killable and restartable."""
-
-    def __init__(self, db: str, grace: float = 30.0, extra: tuple[str, ...] = ()) -> None:
-        self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
-        self.url = f"ws://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    async def start(self) -> None:
-        """Start the process and wait until it accepts connections."""
-        args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
-        for _ in range(200):
-            try:
-                async with connect(self.url):
-                    return
-            except OSError:
-                await asyncio.sleep(0.05)
-        raise RuntimeError("server did not start")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs at all."""
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    async def client(self, name: str, session: str | None = None) -> RawClient:
-        """A raw client that has said hello (resuming ``session`` if given)."""
-        c = RawClient(await connect(self.url, compression=None))
-        if session is None:
-            await c.hello(name)
-        else:
-            await c.hello(name, session=session)
-        return c
-
-
-@pytest.fixture
-async def proc(db: str) -> Any:
-    """A server process on a fresh database, killed after the test."""
-    server = ServerProcess(db)
-    yield server
-    if server.proc is not None and server.proc.poll() is None:
-        server.kill()
-
-
+@pytest.mark.slow
 async def test_sigkill_mid_game_then_finish_after_restart(proc: ServerProcess) -> None:
     await proc.start()
     alice, bob = await proc.client("alice"), await proc.client("bob")
@@ -110,6 +62,7 @@ async def test_sigkill_mid_game_then_finish_after_restart(proc: ServerProcess) -
         await c.close()
 
 
+@pytest.mark.slow
 async def test_every_seen_move_survives_a_kill(proc: ServerProcess) -> None:
     """Kill right after a peer saw `moved`, several times: the move is always back."""
     await proc.start()
@@ -143,6 +96,7 @@ async def test_migrations_are_versioned(tmp_path: Path) -> None:
         Store(path)
 
 
+@pytest.mark.slow
 async def test_restart_upgrades_an_empty_file_and_keeps_waiting_rooms(proc: ServerProcess) -> None:
     if not is_pg_url(proc.db):  # a fresh PostgreSQL database is empty already
         sqlite3.connect(proc.db).close()  # a version-0 file, as an old deploy might leave

@@ -81,6 +81,7 @@ def test_tables_match_the_reference_board(variant: Variant, stones: int, seed: i
     depth=st.integers(1, 4),
     threats=st.booleans(),
 )
+@pytest.mark.slow
 def test_compiled_core_matches_pure_python(
     variant: Variant, stones: int, seed: int, depth: int, threats: bool
 ) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import free_port
+from support.servers import free_port
 
 from bots.cli import refusal
 from protocol.session import HelloRefused
@@ -38,6 +38,7 @@ def url(tmp_path: Path):  # type: ignore[no-untyped-def]
     proc.wait(30)
 
 
+@pytest.mark.slow
 def test_a_bad_key_is_one_plain_line(url: str, tmp_path: Path) -> None:
     key = tmp_path / "my.key"
     key.write_text("not-a-key\n")
@@ -53,6 +54,7 @@ def test_a_bad_key_is_one_plain_line(url: str, tmp_path: Path) -> None:
     assert "[" not in last and "revoked" in last
 
 
+@pytest.mark.slow
 def test_piskvork_errors_carry_no_class_names() -> None:
     brain = subprocess.Popen(
         [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=2"],

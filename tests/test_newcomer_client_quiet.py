@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import free_port
+import pytest
+from support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Runs the real window loop (dummy video) against ``argv[1]`` and closes it after a second.
@@ -23,6 +24,7 @@ sys.exit(cli.main(["--server", sys.argv[1]]))
 """
 
 
+@pytest.mark.slow
 def test_an_offline_client_opens_and_closes_quietly() -> None:
     env = {k: v for k, v in os.environ.items() if k != "SDL_AUDIODRIVER"}  # as a user has it
     env["SDL_VIDEODRIVER"] = "dummy"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pygame
 import pytest
-from conftest import free_port
+from support.servers import free_port
 
 from client.app import App
 from client.net import NetClient
@@ -102,6 +102,7 @@ def notes(net: NetClient, key: str, want: str, deadline: float) -> list[dict[str
     return seen
 
 
+@pytest.mark.slow
 def test_a_real_server_refuses_a_bot_name_and_takes_another(server: str) -> None:
     net = NetClient(server, "minimax", retry_max_s=0.2)
     net.start()

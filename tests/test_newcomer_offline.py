@@ -11,7 +11,7 @@ from typing import Any
 
 import pygame
 import pytest
-from samples import state_message
+from support.samples import state_message
 
 from client.app import App
 from client.net import NetClient

@@ -10,7 +10,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 from typing import Any
 
 import pygame
-from samples import state_message
+from support.samples import state_message
 
 from client.app import App
 from client.model import ClientModel

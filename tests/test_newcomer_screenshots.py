@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pygame
-from samples import state_message
+from support.samples import state_message
 
 from client import theme
 from client.app import App

@@ -48,6 +48,7 @@ def test_sane_numbers_pass() -> None:
     assert build_parser().parse_args(["--hello-rate", "inf"]).hello_rate == float("inf")
 
 
+@pytest.mark.slow
 def test_a_wrapped_port_does_not_start(tmp_path: Path) -> None:
     done = subprocess.run(
         [MNK_SERVER, "--no-bots", "--port", "99999"],
@@ -63,6 +64,7 @@ def test_a_wrapped_port_does_not_start(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_keys_refuse_to_make_a_database(tmp_path: Path) -> None:
     for action in (["add", "mybot"], ["list"], ["revoke", "mybot"]):
         done = subprocess.run(
@@ -89,6 +91,7 @@ def test_keys_after_a_failed_start_still_find_no_database(tmp_path: Path) -> Non
     assert added.value.code == 1 and not Path(db).exists()
 
 
+@pytest.mark.slow
 def test_a_start_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -104,6 +107,7 @@ def test_a_start_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_unknown_bot_engine_is_refused_at_start(tmp_path: Path) -> None:
     done = subprocess.run(
         [MNK_SERVER, "--port", "0", "--bots", "minimax", "nosuchengine"],
@@ -120,11 +124,13 @@ def test_an_unknown_bot_engine_is_refused_at_start(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_mnk_bot_check_says_whether_an_engine_plays() -> None:
     ok = subprocess.run([sys.executable, "-m", "bots", "--engine", "random", "--check"], timeout=60)
     assert ok.returncode == 0
 
 
+@pytest.mark.slow
 def test_the_start_up_line_names_the_database(tmp_path: Path) -> None:
     from server.cli import db_label
 

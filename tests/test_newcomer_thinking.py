@@ -8,7 +8,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
-from samples import state_message
+from support.samples import state_message
 
 from bots.seats import Seat
 from client.model import ClientModel

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pygame
+import pytest
 from rich.console import Console
 
 from bots.tournament.chart import ROW_H, TOP, VALUE_W, WIDTH, draw_elo_chart
@@ -18,6 +19,7 @@ from bots.tournament.results import Standing
 MNK_TOURNAMENT = str(Path(sys.executable).parent / "mnk-tournament")
 
 
+@pytest.mark.slow
 def test_the_run_says_where_to_watch_and_what_it_wrote(tmp_path: Path) -> None:
     argv = ["--game", "tictactoe", "--bot", "a=minimax:level=10", "--bot", "b=random"]
     done = subprocess.run(

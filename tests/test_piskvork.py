@@ -5,54 +5,21 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import bot_env
+from support.bots import HANGER, OUR_BRAIN, Manager, executable
+from support.servers import bot_env
 
 from bots.piskvork import BrainError, PiskvorkBrain
 from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move
 
-
-class Manager:
-    """A minimal Gomocup manager: speaks Piskvork to a brain process over its stdin/stdout."""
-
-    def __init__(self, cmd: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
-
-    def send(self, line: str) -> None:
-        """One command line."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\r\n")
-        self.proc.stdin.flush()
-
-    def answer(self) -> str:
-        """The next line that is not chatter (MESSAGE/DEBUG)."""
-        assert self.proc.stdout is not None
-        while True:
-            line = self.proc.stdout.readline().strip()
-            if not line.startswith(("MESSAGE", "DEBUG")):
-                return line
-
-    def move(self) -> Move:
-        """The brain's move answer."""
-        x, y = (int(p) for p in self.answer().split(","))
-        return Move(x, y)
-
-    def close(self) -> int:
-        """END, then the brain must exit by itself."""
-        self.send("END")
-        return self.proc.wait(timeout=10)
-
-
 BRAIN = [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=6"]
 
 
+@pytest.mark.slow
 def test_our_brain_plays_a_full_gomoku_game_under_a_manager() -> None:
     """The manager plays random legal moves; our brain must win, every answer legal."""
     rng = random.Random(7)
@@ -79,6 +46,7 @@ def test_our_brain_plays_a_full_gomoku_game_under_a_manager() -> None:
     assert brain.close() == 0
 
 
+@pytest.mark.slow
 def test_board_takeback_restart_and_exact_five() -> None:
     brain = Manager(BRAIN)
     brain.send("START 15")
@@ -109,20 +77,6 @@ def test_board_takeback_restart_and_exact_five() -> None:
     assert brain.close() == 0
 
 
-def executable(path: Path, body: str) -> str:
-    """A brain script on disk, runnable as an executable like a pbrain-*.exe."""
-    path.write_text(f"#!{sys.executable}\n{body}")
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
-
-
-OUR_BRAIN = f"""
-import sys
-sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
-from bots.cli import main
-main(["--piskvork", "--engine", "minimax:level=3"])
-"""
-
 CRASHER = """
 import sys
 for line in sys.stdin:
@@ -142,14 +96,6 @@ for line in sys.stdin:
         print("the answer is 42", flush=True)
 """
 
-HANGER = """
-import sys, time
-for line in sys.stdin:
-    if line.startswith(("START", "RECTSTART")):
-        print("OK", flush=True)
-    elif line.startswith(("BEGIN", "TURN", "DONE")):
-        time.sleep(60)
-"""
 
 OCCUPIER = """
 import sys
@@ -161,6 +107,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow
 async def test_external_brain_drives_our_rules(tmp_path: Path) -> None:
     """piskvork:PATH engine: a real brain process plays legal moves through BEGIN/TURN/BOARD."""
     brain = PiskvorkBrain(executable(tmp_path / "pbrain-ours", OUR_BRAIN), GOMOKU_STANDARD, 0)
@@ -186,6 +133,7 @@ async def test_external_brain_drives_our_rules(tmp_path: Path) -> None:
     ("script", "fault"),
     [(CRASHER, "crash"), (GARBAGE, "error"), (HANGER, "hang"), (OCCUPIER, "illegal_move")],
 )
+@pytest.mark.slow
 async def test_faulty_brains_raise_with_the_right_fault(
     tmp_path: Path, script: str, fault: str
 ) -> None:
@@ -207,6 +155,7 @@ async def test_missing_brain_is_a_crash(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs a POSIX process model")
+@pytest.mark.slow
 async def test_bot_with_piskvork_engine_plays_on_the_server(
     client_factory: object, server: object, tmp_path: Path
 ) -> None:

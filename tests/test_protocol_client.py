@@ -7,7 +7,8 @@ import itertools
 from typing import Any
 
 import pytest
-from conftest import free_port, until
+from support.servers import free_port
+from support.waiting import until
 
 from protocol.connection import Connection, LinkClosed, Replaced, ServerError, split_urls
 from protocol.session import MAX_PENDING, HelloRefused, Session, handler_of

@@ -8,12 +8,12 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.renju_corpus import SIZE, load
 
 from protocol.errors import ForbiddenMove, GameOverError, IllegalMoveError
 from protocol.renju import DIRECTIONS, Foul, foul, fouls
 from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, RENJU, make_variant
-from tests.renju_corpus import SIZE, load
 
 B, W = 1, 2
 CENTRE = (7, 7)
@@ -226,6 +226,7 @@ region = st.tuples(st.integers(3, 11), st.integers(3, 11))
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(region, st.sampled_from([B, B, W])), min_size=4, max_size=30))
+@pytest.mark.slow
 def test_detector_matches_reference_on_random_positions(stones) -> None:
     cells = [0] * SIZE * SIZE
     for (x, y), colour in stones:

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from test_bot_play import start_bot, stop, wait_for_bot
-from test_piskvork import OUR_BRAIN, Manager, executable
+import pytest
+from support.bots import OUR_BRAIN, Manager, executable, start_bot, stop, wait_for_bot
 
 from bots.engine.limits import Limit
 from bots.piskvork import PiskvorkBrain
@@ -72,6 +72,7 @@ def test_engine_chooses_the_colour_the_search_favours() -> None:
     ) == ("white")
 
 
+@pytest.mark.slow
 def test_our_brain_speaks_rule_4_and_swap2board() -> None:
     brain = Manager([sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=3"])
     brain.send("START 15")
@@ -123,6 +124,7 @@ UNAWARE = fake_brain({"SWAP2BOARD": "UNKNOWN SWAP2BOARD", "BEGIN": "7,7", "TURN"
 CHEATER = fake_brain({"DONE": "7,7 7,7 8,8"})
 
 
+@pytest.mark.slow
 async def test_driven_brains_swap2_answers_are_validated(tmp_path: Path) -> None:
     ours = PiskvorkBrain(executable(tmp_path / "pbrain-ours", OUR_BRAIN), RENJU, 0)
     try:
@@ -142,6 +144,7 @@ async def test_driven_brains_swap2_answers_are_validated(tmp_path: Path) -> None
             await brain.close()
 
 
+@pytest.mark.slow
 async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server: Any) -> None:
     """The human opens (seat 0); the bot chooses; then the bot opens and the human chooses."""
     proc = await start_bot(server, "minimax:level=3", "swapper", "--capacity", "2")
@@ -191,6 +194,7 @@ async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server
         await stop(proc)
 
 
+@pytest.mark.slow
 async def test_unaware_brain_gets_the_default_choice(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
@@ -233,6 +237,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow
 async def test_driven_brains_are_told_rule_4_for_renju(tmp_path: Path) -> None:
     for variant, bits in ((RENJU, 4), (GOMOKU, 0)):
         brain = PiskvorkBrain(executable(tmp_path / "pbrain-echo", RULE_ECHO), variant, 0)

@@ -7,7 +7,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import RawClient, until
+from support.clients import RawClient
+from support.waiting import until
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidMessage, InvalidStatus
 from websockets.protocol import CLIENT, OPEN, Protocol
@@ -97,6 +98,7 @@ async def test_refusals_past_their_rate_are_dropped_before_the_handshake(
 
 
 @pytest.mark.parametrize("limits_override", [{"hello_rate": 0.5, "hello_burst": 3.0}])
+@pytest.mark.slow
 async def test_new_connections_per_address_are_capped_per_second(
     client_factory: Any, server: Any
 ) -> None:

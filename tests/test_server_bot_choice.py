@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import bot_key
+from support.servers import bot_key
 
 
 async def bot(client_factory: Any, name: str, level: int | None, capacity: int = 4) -> Any:

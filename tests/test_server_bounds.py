@@ -6,19 +6,13 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import RawClient, bot_key, until
+from support.clients import RawClient, closed_with
+from support.servers import bot_key
+from support.waiting import until
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import InvalidStatus
 
 FAST = {"human_rate": 10_000.0, "human_burst": 10_000.0}
-
-
-async def closed_with(client: RawClient, timeout: float = 10.0) -> int | None:
-    """Read until the server closes the connection; its close code."""
-    with pytest.raises(ConnectionClosed):
-        while True:
-            await client.recv(timeout)
-    return client.ws.close_code
 
 
 async def from_address(server: Any, host: str) -> RawClient:
@@ -165,6 +159,7 @@ async def test_connections_in_all_are_capped(client_factory: Any, server: Any) -
 
 
 @pytest.mark.parametrize("limits_override", [{**FAST, "max_lookups_per_connection": 2}])
+@pytest.mark.slow
 async def test_history_lookups_in_flight_are_bounded(client_factory: Any, server: Any) -> None:
     c = await client_factory("reader")
     for i in range(40):

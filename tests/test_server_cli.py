@@ -11,8 +11,12 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import RawClient, free_port
+import pytest
+from support.clients import RawClient
+from support.servers import free_port
 from websockets.asyncio.client import connect
+
+pytestmark = pytest.mark.slow  # real server processes
 
 ROOT = Path(__file__).resolve().parent.parent
 MNK_SERVER = str(Path(sys.executable).parent / "mnk-server")

@@ -13,7 +13,7 @@ from collections.abc import Generator
 
 import msgpack
 import pytest
-from conftest import TIMEOUT, until
+from support.waiting import TIMEOUT, until
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 

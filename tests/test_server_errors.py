@@ -9,21 +9,11 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import RawClient
+from support.clients import RawClient, seated_pair
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import all_codes
-
-
-async def seated_pair(client_factory: Any, game: str = "tictactoe") -> tuple[Any, ...]:
-    """Alice (seat 0) and Bob (seat 1) in a fresh playing room."""
-    alice = await client_factory("alice")
-    bob = await client_factory("bob")
-    room = (await alice.request(type="create_room", game=game, seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    await alice.expect("state", status="playing")
-    return alice, bob, room
 
 
 async def test_frame_level_errors_keep_the_connection(client_factory: Any) -> None:

@@ -6,7 +6,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from conftest import RawClient, until
+from support.clients import RawClient
+from support.waiting import until
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena

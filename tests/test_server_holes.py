@@ -1,15 +1,14 @@
-"""Small holes a hostile or unlucky peer could use: names, fault claims, self-play, rematch."""
+"""Small holes a hostile or unlucky peer could use: names, fault claims, self-play (a rematch
+after a lost grace: test_arena_grace.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import unicodedata
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_server_errors import seated_pair
+from support.clients import seated_pair
 
 from protocol.errors import BadMessage
 from protocol.wire import MAX_NAME
@@ -31,12 +30,6 @@ BAD_NAMES = [
     "  \u3000 ",
     "x" * 33,
 ]
-
-
-@pytest.fixture
-def limits_override() -> dict[str, float]:
-    """A short grace, so a seat can be lost within the test."""
-    return {"reconnect_grace": 0.6}
 
 
 async def test_names_hiding_characters_are_refused(client_factory: Any) -> None:
@@ -66,26 +59,6 @@ async def test_a_bot_is_never_its_own_opponent(client_factory: Any) -> None:
     joined = await lone.request(type="create_room", game="gomoku", opponent="bot", seat=0)
     state = await lone.expect("state", room=joined["room"], status="playing")
     assert state["players"] == ["lone", "other"]
-
-
-async def test_a_rematch_needs_both_players_online(client_factory: Any, server: Any) -> None:
-    alice, bob, room = await seated_pair(client_factory)
-    await alice.request(type="resign", room=room)
-    await bob.request(type="rematch", room=room)
-    session = bob.session
-    await bob.close()
-    await alice.expect("presence", online=False)
-    live = server.arena.rooms.get(room)
-    while server.arena.clock() - live.offline_since[bob.player] < 0.6:  # bob's grace ran out
-        await asyncio.sleep(0.05)
-    await alice.error("rematch_unavailable", type="rematch", room=room)
-    assert live.status == "over"
-    back = await client_factory()
-    await back.hello("bob", session=session)
-    offered = await alice.request(type="rematch", room=room)
-    assert offered["type"] == "rematch_offered"
-    await alice.expect("state", room=room, status="playing", game_no=2)
-    assert live.offline_since == {}  # both seats start the new game online, with a fresh grace
 
 
 @settings(max_examples=300, deadline=None)

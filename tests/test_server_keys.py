@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, bot_key, both_dbs, free_port
-from test_bot_play import start_bot, stop, wait_for_bot
+from support.bots import start_bot, stop, wait_for_bot
+from support.clients import RawClient
+from support.servers import bot_key, free_port
+from support.stores import both_dbs
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -106,6 +108,7 @@ async def test_a_bot_keeps_its_seats_across_a_new_process(client_factory: Any, s
     assert state["seat"] == 1 and again.player == bot.player
 
 
+@pytest.mark.slow
 async def test_session_files_are_private(server: Any, tmp_path: Path) -> None:
     session = tmp_path / "bot.session"
     session.write_text("stale")
@@ -122,6 +125,7 @@ async def test_session_files_are_private(server: Any, tmp_path: Path) -> None:
         await stop(proc)
 
 
+@pytest.mark.slow
 async def test_a_bot_with_a_bad_key_stops_with_a_clear_error(server: Any) -> None:
     cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", "random"]
     env = {**os.environ, "MNK_BOT_KEY": "wrong"}
@@ -190,6 +194,7 @@ def test_keys_file_lines(tmp_path: Path) -> None:
         read_keys_file(path)
 
 
+@pytest.mark.slow
 async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path, db: str) -> None:
     add_key(db, "firstbot")  # the database exists (mnk-server keys makes none: it would be empty)
     added = subprocess.run(
@@ -220,6 +225,7 @@ async def test_keys_added_and_revoked_on_a_running_server(tmp_path: Path, db: st
         await from_file.alive()
 
 
+@pytest.mark.slow
 async def test_the_real_built_in_bot_cannot_be_impersonated(tmp_path: Path) -> None:
     async with server_process(tmp_path, "--memory") as url:  # with its built-in bot pool
         human = RawClient(await connect(url))

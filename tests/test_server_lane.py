@@ -1,8 +1,10 @@
 """The lobby lane: moves never wait behind lobby work; lobby requests keep their connection's
 order, all get answered, and one sent just before its connection closes is still handled first.
 
-The server tests take the lane's budget away: every lobby request then waits for a later turn
-of the loop and one runs per turn, the most a burst of games ending together can make them wait.
+The rule tests time the lane on a fake clock (a job "takes" what it advances the clock by), so
+they hold however loaded the machine is. The server tests take the lane's budget away: every
+lobby request then waits for a later turn of the loop and one runs per turn, the most a burst of
+games ending together can make them wait.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
 import pytest
+from support.clock import FakeClock
 
 from server.shell.lane import LobbyLane, is_play
 
@@ -32,24 +36,25 @@ def test_moves_and_pings_are_told_from_lobby_requests_without_decoding() -> None
     assert not is_play(b"")
 
 
+def costing(clock: FakeClock, seconds: float, ran: list[int], n: int) -> Callable[[], None]:
+    """A lobby job ``n`` that takes ``seconds`` of the lane's (fake) clock and says it ran."""
+
+    def run() -> None:
+        ran.append(n)
+        clock.advance(seconds)
+
+    return run
+
+
 async def test_jobs_run_within_the_turns_budget_then_wait_their_turn_in_order() -> None:
-    lane = LobbyLane(budget=0.001, share=0.0)
+    clock = FakeClock(1000.0)
+    lane = LobbyLane(budget=0.001, share=0.0, clock=clock)
     ran: list[int] = []
-
-    def job(n: int, seconds: float = 0.0) -> Any:
-        def run() -> None:
-            ran.append(n)
-            end = asyncio.get_running_loop().time() + seconds
-            while asyncio.get_running_loop().time() < end:
-                pass
-
-        return run
-
     assert lane.has_room()
-    lane.run(job(1, 0.002))  # over the budget by itself: it ran, the turn's budget is spent
+    lane.run(costing(clock, 0.002, ran, 1))  # over the budget by itself: it ran, budget spent
     assert ran == [1] and not lane.has_room()
     for n in (2, 3, 4):
-        lane.defer(job(n))
+        lane.defer(costing(clock, 0.0, ran, n))
     assert ran == [1] and len(lane) == 3 and lane.deferred == 3
     await asyncio.sleep(0)  # the loop turns: the budget starts over, what waits runs in order
     assert ran == [1, 2, 3, 4] and len(lane) == 0
@@ -57,8 +62,20 @@ async def test_jobs_run_within_the_turns_budget_then_wait_their_turn_in_order() 
     assert lane.has_room() and lane.spent == 0.0
 
 
+async def test_a_turn_runs_waiting_jobs_until_its_budget_is_spent() -> None:
+    clock = FakeClock(1000.0)
+    lane = LobbyLane(budget=0.001, share=0.0, clock=clock)
+    ran: list[int] = []
+    for n in range(5):
+        lane.defer(costing(clock, 0.0004, ran, n))
+    await asyncio.sleep(0)  # 0.4 + 0.4 ms leave budget for a third job; 1.2 ms leave none
+    assert ran == [0, 1, 2] and len(lane) == 2 and not lane.has_room()
+    await asyncio.sleep(0)
+    assert ran == [0, 1, 2, 3, 4] and len(lane) == 0
+
+
 async def test_each_turn_runs_at_least_one_waiting_job_even_with_no_budget() -> None:
-    lane = LobbyLane(budget=0.0, share=0.0)
+    lane = LobbyLane(budget=0.0, share=0.0, clock=FakeClock(1000.0))
     ran: list[int] = []
     assert not lane.has_room()
     for n in range(3):
@@ -71,26 +88,39 @@ async def test_each_turn_runs_at_least_one_waiting_job_even_with_no_budget() -> 
 async def test_a_long_turn_allows_its_share_of_lobby_work() -> None:
     """At 1,000 games a turn of the loop handles hundreds of moves: lobby requests then get a
     share of the turn's length, not a fixed millisecond (or they would wait for seconds)."""
-    lane = LobbyLane(budget=0.001, share=0.25)
-    lane.defer(lambda: None)
-    await asyncio.sleep(0)
-    began = time.perf_counter()
-    lane.run(lambda: None)  # the turn's accounting starts over at the next turn
-    while time.perf_counter() - began < 0.040:  # a long turn: 40 ms of other work
-        pass
+    clock = FakeClock(1000.0)
+    lane = LobbyLane(budget=0.001, share=0.25, clock=clock)
+    ran: list[int] = []
+    lane.defer(costing(clock, 0.0001, ran, 1))
+    await asyncio.sleep(0)  # this turn's lobby work took time: the lane counts the next turn
+    assert lane.allowed == 0.001
+    lane.run(costing(clock, 0.0001, ran, 2))
+    clock.advance(0.040)  # a long turn: 40 ms of other work (moves)
     await asyncio.sleep(0)
     assert 0.010 <= lane.allowed < 0.040
+    assert lane.allowed == pytest.approx(0.25 * 0.0402)  # the whole turn, lobby work included
 
 
 async def test_a_turn_after_an_idle_spell_gets_the_budget_not_a_share_of_the_spell() -> None:
-    lane = LobbyLane(budget=0.001, share=0.25)
-    lane.run(lambda: None)
+    clock = FakeClock(1000.0)
+    lane = LobbyLane(budget=0.001, share=0.25, clock=clock)
+    ran: list[int] = []
+    lane.run(costing(clock, 0.0001, ran, 1))
     await asyncio.sleep(0)
     await asyncio.sleep(0)  # a turn with no lobby work: the lane goes idle
-    time.sleep(0.050)  # 50 ms of nothing for the lane
-    lane.run(lambda: None)
+    clock.advance(0.050)  # 50 ms of nothing for the lane
+    lane.run(costing(clock, 0.0001, ran, 2))
     await asyncio.sleep(0)
     assert lane.allowed == 0.001
+
+
+async def test_the_lane_times_jobs_with_the_real_clock_by_default() -> None:
+    """Without a clock given, the lane keeps the time a job really took."""
+    lane = LobbyLane(budget=1.0)
+    assert lane.clock is time.perf_counter
+    began = time.perf_counter()
+    lane.run(lambda: time.sleep(0.002))
+    assert 0.002 <= lane.spent <= time.perf_counter() - began
 
 
 async def test_a_failing_job_is_logged_and_the_others_still_run(

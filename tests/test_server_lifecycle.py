@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, free_port
+from support.clients import RawClient
+from support.servers import free_port
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -49,6 +50,7 @@ async def start_process(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.slow
 async def test_signal_shuts_down_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
     proc, url = await start_process(tmp_path)
     try:
@@ -84,7 +86,7 @@ async def test_dropped_player_returns_within_grace(client_factory: Any, server: 
         state = await back.expect("state", room=room)
         assert state["seat"] == 1 and state["moves"] == [[0, 0]] and state["to_move"] == 1
         assert (await alice.expect("presence"))["online"] is True
-        await asyncio.sleep(0.8)  # past the grace: being back in time must have cancelled it
+        # that being back in time cancels the forfeit for good: test_arena_grace.py, on a fake clock
         assert (await back.request(type="move", room=room, x=1, y=1))["type"] == "moved"
     finally:
         await back.close()
@@ -108,6 +110,7 @@ async def test_dropped_player_forfeits_after_grace(client_factory: Any, server: 
         await late.close()
 
 
+@pytest.mark.slow
 async def test_memory_mode_keeps_no_file_and_no_history(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import RawClient
+from support.clients import RawClient
 
 
 @pytest.fixture

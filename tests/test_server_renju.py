@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_durability import proc  # noqa: F401  (the restartable server fixture)
+import pytest
 
 # Black threes across and down meet at (7,7); white's stones are far away.
 DOUBLE_THREE = [(5, 7), (0, 0), (6, 7), (0, 2), (7, 5), (0, 4), (7, 6), (0, 6)]
@@ -162,7 +162,8 @@ async def test_choose_without_opening_rule_is_wrong_phase(client_factory: Any) -
     )
 
 
-async def test_swap2_choices_and_positions_survive_a_restart(proc: Any) -> None:  # noqa: F811
+@pytest.mark.slow
+async def test_swap2_choices_and_positions_survive_a_restart(proc: Any) -> None:
     await proc.start()
     alice, bob = await proc.client("alice"), await proc.client("bob")
     room = (

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterable
 
 import msgpack
 import pytest
-from conftest import TIMEOUT
+from support.waiting import TIMEOUT
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
@@ -80,6 +80,7 @@ async def test_a_closing_connection_is_skipped_and_the_others_still_served(pair)
     await asyncio.wait_for(closing, TIMEOUT)
 
 
+@pytest.mark.slow
 async def test_a_peer_that_does_not_read_is_cut_off(pair, monkeypatch) -> None:
     sides, clients = pair
     monkeypatch.setattr("server.shell.fanout.MAX_BACKLOG", 1 << 16)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import threading
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, until
+from support.clients import RawClient, connected
+from support.stores import HeldLock, loop_answers_while_a_commit_waits
+from support.waiting import until
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
@@ -20,28 +20,6 @@ from server.core.limits import Limits
 from server.shell.pipeline import Pipeline
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.sqlite import Store
-
-
-class HeldLock:
-    """A lock on the database held by another connection, in a thread of its own."""
-
-    def __init__(self) -> None:
-        self.taken = threading.Event()
-        self.release = threading.Event()
-        self.thread = threading.Thread(target=self._hold, daemon=True)
-
-    def _hold(self) -> None:
-        """Take the lock, set ``taken``, wait for ``release``, let go."""
-        raise NotImplementedError
-
-    async def __aenter__(self) -> HeldLock:
-        self.thread.start()
-        await asyncio.to_thread(self.taken.wait, 10)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.release.set()
-        await asyncio.to_thread(self.thread.join, 10)
 
 
 class WriteLock(HeldLock):
@@ -83,42 +61,13 @@ async def srv(tmp_path: Path) -> AsyncIterator[ArenaServer]:
         yield s
 
 
-async def client(url: str, name: str) -> RawClient:
-    """A raw client that has said hello."""
-    c = RawClient(await connect(url, compression=None))
-    await c.hello(name)
-    return c
-
-
-async def loop_answers_while_a_commit_waits(url: str, lock: HeldLock) -> None:
-    """While ``lock`` holds a move's commit back, pings are answered and the move is not sent."""
-    alice, bob = await client(url, "alice"), await client(url, "bob")
-    pinger = await client(url, "pinger")
-    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    async with lock:
-        await alice.send(type="move", room=room, x=7, y=7)
-        worst = 0.0
-        for _ in range(10):  # on main each ping waited out the 5 s busy timeout
-            started = time.monotonic()
-            await pinger.alive()
-            worst = max(worst, time.monotonic() - started)
-            await asyncio.sleep(0.1)
-        with pytest.raises(TimeoutError):  # nothing uncommitted leaves
-            await bob.expect("moved", timeout=0.3)
-    assert worst < 1.0
-    assert (await bob.expect("moved", timeout=10))["x"] == 7
-    for c in (alice, bob, pinger):
-        await c.close()
-
-
 async def test_a_held_write_lock_does_not_freeze_the_loop(srv: Any, tmp_path: Path) -> None:
     await loop_answers_while_a_commit_waits(srv.url, WriteLock(tmp_path / "arena.sqlite3"))
 
 
 async def test_a_store_that_stays_locked_stops_the_server_and_says_so(tmp_path: Path) -> None:
     async for server in make_server(tmp_path, commit_timeout=0.5):
-        alice = await client(server.url, "alice")  # type: ignore[attr-defined]
+        alice = await connected(server.url, "alice")  # type: ignore[attr-defined]
         async with WriteLock(tmp_path / "arena.sqlite3"):
             await alice.send(type="create_room", game="gomoku")
             assert (await alice.expect("server_shutdown", timeout=10))["type"]
@@ -128,15 +77,15 @@ async def test_a_store_that_stays_locked_stops_the_server_and_says_so(tmp_path: 
 
 
 async def test_players_without_seats_or_history_are_pruned(srv: Any, tmp_path: Path) -> None:
-    alice, bob = await client(srv.url, "alice"), await client(srv.url, "bob")
+    alice, bob = await connected(srv.url, "alice"), await connected(srv.url, "bob")
     room = (await alice.request(type="create_room", game="tictactoe", seat=0))["room"]
     await bob.request(type="join_room", room=room)
     for ply, (x, y) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]):
         await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y)
     await alice.request(type="leave_room", room=room)
     await bob.request(type="leave_room", room=room)
-    passers = [await client(srv.url, f"passer{i}") for i in range(20)]
-    waiting = await client(srv.url, "waiting")
+    passers = [await connected(srv.url, f"passer{i}") for i in range(20)]
+    waiting = await connected(srv.url, "waiting")
     await waiting.request(type="create_room", game="gomoku")
     for c in (*passers, alice, bob):
         await c.close()
@@ -159,6 +108,7 @@ async def test_players_without_seats_or_history_are_pruned(srv: Any, tmp_path: P
     await waiting.close()
 
 
+@pytest.mark.slow
 async def test_the_wal_is_cut_back_after_checkpoints(tmp_path: Path) -> None:
     store = Store(tmp_path / "w.sqlite3", wal_limit=256 * 1024)
     pipeline = Pipeline(store)

@@ -12,14 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, bot_env
+from support.clients import RawClient
+from support.servers import bot_env
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
 from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl"),
+    pytest.mark.slow,
+]  # a real bot process over wss
 
 
 @pytest.fixture(scope="module")

@@ -47,6 +47,7 @@ def test_symmetry_key_is_invariant() -> None:
     assert len(keys) == 1
 
 
+@pytest.mark.slow
 def test_5x5_k4_is_a_draw() -> None:
     """The stretch case: 5x5 k=4 is a known draw (about 10 s here)."""
     sol = solve(5, 5, 4, time_limit=120)

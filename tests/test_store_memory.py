@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from conftest import RawClient
+from support.clients import RawClient
 from websockets.asyncio.client import connect
 
 from protocol.errors import NoHistory

@@ -4,41 +4,17 @@ leaves no stale lock. ``mnk-server keys`` still edits the file while a server ru
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import RawClient, free_port
-from test_durability import ServerProcess
+from support.servers import MOVES, ServerProcess, play, second_server
 
 from server.admin import add_key, list_keys
 from server.storage.base import StoreLocked
 from server.storage.sqlite import Store
 
-MOVES = [(7, 7), (8, 8), (7, 8)]
 
-
-def second_server(db: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    """Start another ``python -m server`` on ``db``, expecting it to refuse at start-up."""
-    args = ["--no-bots", "--port", str(free_port()), "--db", db, *extra]
-    return subprocess.run(
-        [sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=60
-    )
-
-
-async def play(server: ServerProcess, moves: list[tuple[int, int]]) -> tuple[RawClient, str]:
-    """A game between two new players on ``server`` with ``moves`` made; a player and the room."""
-    alice, bob = await server.client("alice"), await server.client("bob")
-    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    for ply, (x, y) in enumerate(moves):
-        reply = await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y, ply=ply)
-        assert reply["type"] == "moved", reply  # sent once the move was committed
-    await bob.close()
-    return alice, room
-
-
+@pytest.mark.slow
 async def test_a_second_server_on_the_file_refuses_and_the_first_serves_on(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.sqlite3")
     first = ServerProcess(db)

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RawClient, until
+from support.clients import RawClient
+from support.waiting import until
 
 from bots.tournament.accounting import GameLost, over_result, record_result
 from bots.tournament.director import Director, Plan

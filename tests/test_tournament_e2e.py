@@ -14,6 +14,8 @@ import pytest
 
 from bots.tournament.schedule import fixed_schedule
 
+pytestmark = pytest.mark.slow  # real server, bot and director processes
+
 CRASH_BOT = '''
 import os
 from bots.sdk import Bot, RandomBot

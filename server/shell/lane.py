@@ -44,9 +44,16 @@ def is_play(frame: bytes | str) -> bool:
 class LobbyLane:
     """Runs lobby jobs now while the loop's turn has budget left and nobody waits, else later."""
 
-    def __init__(self, budget: float = BUDGET, share: float = SHARE) -> None:
+    def __init__(
+        self,
+        budget: float = BUDGET,
+        share: float = SHARE,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.budget = budget
         self.share = share
+        #: Seconds, monotonic: what jobs and turns are timed with (a test's fake clock, if given).
+        self.clock = clock
         #: Seconds of lobby work this turn may take (``budget``, or ``share`` of the last turn).
         self.allowed = budget
         #: Seconds of lobby work in this turn of the loop, and when the turn began (None: the
@@ -86,7 +93,7 @@ class LobbyLane:
     def _turn(self) -> None:
         """A new turn: the budget starts over; waiting jobs run, at least one, within it."""
         self._armed = False
-        now, began = time.perf_counter(), self._began
+        now, began = self.clock(), self._began
         last = 0.0 if began is None else now - began
         self.allowed = max(self.budget, self.share * last)
         self._began = now
@@ -102,10 +109,12 @@ class LobbyLane:
             self._began = None  # idle: an hour from now is not a turn's length
 
     def _time(self, job: Callable[[], None]) -> None:
-        start = time.perf_counter()
+        """Run ``job``, adding the time it took to this turn's lobby work."""
+        clock = self.clock
+        start = clock()
         try:
             job()
         except Exception:  # one request's failure is its own: the others still get their turn
             log.exception("a lobby request failed")
         finally:
-            self.spent += time.perf_counter() - start
+            self.spent += clock() - start

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cluster.services import missing, pg_bin, redis_bin
+import pytest
+from support.services import missing, pg_bin, redis_bin
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,11 +20,11 @@ import msgpack
 import psycopg
 import pytest
 import redis
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import start_nodes
-from test_durability import ServerProcess
-from test_nodes import moves_table, running, wait_for
+from support.clients import RawClient
+from support.cluster import moves_table, running, start_nodes
+from support.servers import ServerProcess
+from support.services import RedisServer
+from support.waiting import wait_for
 from websockets.asyncio.client import connect
 
 import server.cluster.bots as cluster_bots
@@ -38,6 +38,8 @@ from server.core.node import Standalone
 from server.core.outputs import Resolve
 from server.core.players import Conn, bot_pid, hash_token
 from server.shell.botpool import BotPool
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: The bots every node of these tests accepts (``--keys-file``).
 BOTS = ("deep", "quick", "solo")

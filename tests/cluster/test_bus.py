@@ -10,57 +10,30 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
 import pytest
 import redis
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_durability import ServerProcess
-from test_nodes import moves_table, owners, resume, running, wait_for
+from support.cluster import (
+    listed,
+    moves_table,
+    owners,
+    redis_lobby,
+    resume,
+    running,
+    start_nodes,
+)
+from support.services import RedisServer
+from support.waiting import wait_for
 
-#: Seconds of lease: longer than Redis is away in the restart test.
-LEASE = "10"
-
-
-def start_nodes(pg_url: str, redis_url: str, names: str, lease: str = LEASE) -> list[Any]:
-    """Node processes (not started yet) on one database and one Redis."""
-    extra = ("--lease", lease, "--redis", redis_url)
-    return [ServerProcess(pg_url, extra=("--node", n, *extra)) for n in names]
-
-
-@pytest.fixture
-async def cluster(pg_url: str, redis_server: RedisServer) -> AsyncIterator[dict[str, Any]]:
-    """Three started nodes a, b, c on a fresh database and Redis; all killed after the test."""
-    made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc"), strict=True))
-    async with running(made):
-        yield made
-
-
-def redis_lobby(url: str) -> dict[str, str]:
-    """Each room listed in Redis, with the node whose hash lists it."""
-    with redis.Redis.from_url(url) as r:
-        listed = {}
-        for key in r.keys("mnk:0:lobby:*"):
-            node = key.decode().rsplit(":", 1)[1]
-            listed |= {room.decode(): node for room in r.hkeys(key)}
-    return listed
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 
 def subscribers(url: str) -> int:
     """How many connections listen to the hello channel."""
     with redis.Redis.from_url(url) as r:
         return int(r.pubsub_numsub("mnk:0:hello")[0][1])
-
-
-async def listed(client: RawClient, want: set[str], first: dict[str, Any]) -> dict[str, Any]:
-    """The first ``rooms`` message (the reply ``first``, then pushes) listing exactly ``want``."""
-    message = first
-    while {r["room"] for r in message["rooms"]} != want:
-        message = await client.expect("rooms", timeout=30)
-    return message
 
 
 async def test_every_node_lists_every_node_s_rooms_and_their_adopter_keeps_them_listed(

@@ -13,6 +13,8 @@ from server.cluster import lease
 from server.cluster.codes import BATCH, LOW, CodeRegistry, collect
 from server.storage.postgres import PgStore
 
+pytestmark = pytest.mark.slow  # a real PostgreSQL
+
 
 @pytest.fixture
 def stores(pg_url: str) -> Iterator[tuple[PgStore, PgStore]]:

@@ -14,13 +14,25 @@ from typing import Any
 
 import pytest
 import redis
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import listed, redis_lobby, start_nodes
-from test_nodes import LEASE, MOVES, moves_table, owners, resume, running, wait_for
+from support.clients import RawClient
+from support.cluster import (
+    LEASE,
+    MOVES,
+    listed,
+    moves_table,
+    owners,
+    redis_lobby,
+    resume,
+    running,
+    start_nodes,
+)
+from support.services import RedisServer
+from support.waiting import wait_for
 from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: After MOVES, bob (seat 1) plays first; alice's (7, 10) then wins.
 REST = [(10, 10), (7, 6), (11, 11), (7, 10)]

@@ -9,8 +9,8 @@ import time
 from typing import Any
 
 import pytest
-from conftest import until
-from test_forward_units import Shell, Store, entry, node, say_hello
+from support.forwarding import Shell, Store, entry, node, say_hello
+from support.waiting import until
 
 from protocol import wire
 from protocol.errors import RateLimited

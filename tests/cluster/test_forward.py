@@ -10,15 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+import pytest
 import redis
-import test_bus
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import listed, start_nodes
-from test_nodes import moves_table, resume, running, wait_for
+from support.clients import RawClient
+from support.cluster import (
+    listed,
+    moves_table,
+    resume,
+    running,
+    start_nodes,
+)
+from support.services import RedisServer
+from support.waiting import wait_for
 
-#: Three started nodes a, b, c on a fresh database and Redis (the fixture of test_bus.py).
-cluster = test_bus.cluster
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: Alice (seat 0, first to move) gets five in a row on row 7; bob answers on row 8.
 GAME = [(7, 7), (8, 7), (7, 8), (8, 8), (7, 9), (8, 9), (7, 10), (8, 10), (7, 11)]

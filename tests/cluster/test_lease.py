@@ -16,6 +16,8 @@ from server.storage.base import StoreLocked, StoreUnavailable
 from server.storage.locks import NODE_LOCK_CLASS, node_key
 from server.storage.postgres import PgStore
 
+pytestmark = pytest.mark.slow  # a real PostgreSQL
+
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
 ROOMS = 40
 

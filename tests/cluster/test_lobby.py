@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_arena_core import Peer
+from support.arena import Peer
 
 from server.core.arena import Arena
 from server.core.limits import Limits

@@ -9,14 +9,15 @@ from collections.abc import Callable
 
 import psycopg
 import pytest
-from test_durability import ServerProcess
-from test_store_owner import MOVES, play, second_server
+from support.servers import MOVES, ServerProcess, play, second_server
 
 from server.cluster import lease
 from server.core.journal import Heartbeat
 from server.storage.base import Fenced, StoreLocked
 from server.storage.locks import NODE_LOCK_CLASS, node_key
 from server.storage.postgres import PgStore
+
+pytestmark = pytest.mark.slow  # real node processes on a real PostgreSQL
 
 
 def lock_held(url: str, node: str) -> bool:

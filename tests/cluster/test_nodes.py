@@ -10,35 +10,17 @@ test 3, SIGSTOP past the lease).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
-import psycopg
 import pytest
-from conftest import RawClient
-from test_durability import ServerProcess
-from websockets.asyncio.client import connect
+from support.clients import RawClient
+from support.cluster import LEASE, MOVES, moves_table, owners, resume, running
+from support.servers import ServerProcess
+from support.waiting import wait_for
 
-#: Seconds of lease: short, so that takeovers are quick; renewed every second by heartbeats.
-LEASE = "3"
-MOVES = [(7, 7), (8, 8), (7, 8), (9, 9), (7, 9)]
-
-
-@contextlib.asynccontextmanager
-async def running(made: dict[str, ServerProcess]) -> AsyncIterator[dict[str, ServerProcess]]:
-    """Start every node; on the way out kill those still running (stopped ones too)."""
-    try:
-        for node in made.values():
-            await node.start()
-        yield made
-    finally:
-        for node in made.values():
-            if node.proc is not None and node.proc.poll() is None:
-                node.proc.send_signal(signal.SIGCONT)
-                node.kill()
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 
 @pytest.fixture
@@ -47,48 +29,6 @@ async def nodes(pg_url: str) -> AsyncIterator[dict[str, ServerProcess]]:
     made = {n: ServerProcess(pg_url, extra=("--node", n, "--lease", LEASE)) for n in "abc"}
     async with running(made):
         yield made
-
-
-def owners(url: str) -> dict[str, tuple[str, int]]:
-    """Each live room's owner node and epoch, from PostgreSQL."""
-    with psycopg.connect(url) as db:
-        rows = db.execute("SELECT room, owner, epoch FROM rooms").fetchall()
-    return {room: (owner, epoch) for room, owner, epoch in rows}
-
-
-def moves_table(url: str, room: str) -> list[tuple[int, int]]:
-    """The moves of ``room``'s game, in order, as PostgreSQL has them."""
-    with psycopg.connect(url) as db:
-        rows = db.execute(
-            "SELECT x, y FROM moves JOIN rooms USING (game_id) WHERE room = %s ORDER BY ply",
-            (room,),
-        ).fetchall()
-    return [(x, y) for x, y in rows]
-
-
-async def wait_for(check: Any, timeout: float = 30.0) -> None:
-    """Poll ``check`` (a blocking function, run off the loop) until it holds."""
-    deadline = time.monotonic() + timeout
-    while not await asyncio.to_thread(check):
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.1)
-
-
-async def resume(node: ServerProcess, client: RawClient, timeout: float = 30.0) -> RawClient:
-    """Resume ``client``'s session on ``node``, retrying while the node has not adopted it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        c = RawClient(await connect(node.url, compression=None))
-        await c.send(type="hello", protocol=1, name="x", kind="human", session=client.session)
-        reply = await c.recv()
-        if reply["type"] == "welcome":
-            assert reply["player"] == client.player
-            c.session, c.player = reply["session"], reply["player"]
-            return c
-        assert reply["type"] == "error" and reply["code"] == "bad_session", reply
-        await c.close()
-        assert time.monotonic() < deadline, "the survivor never adopted the session"
-        await asyncio.sleep(0.1)
 
 
 async def timed_game(node: ServerProcess) -> tuple[RawClient, RawClient, str, list[float]]:

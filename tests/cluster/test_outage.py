@@ -12,11 +12,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from cluster.services import PgCluster, RedisServer
-from test_bus import listed, redis_lobby
-from test_durability import ServerProcess
-from test_nodes import moves_table, owners
-from test_server_store_bounds import HeldLock, loop_answers_while_a_commit_waits
+from support.cluster import listed, moves_table, owners, redis_lobby
+from support.servers import ServerProcess
+from support.services import PgCluster, RedisServer
+from support.stores import HeldLock, loop_answers_while_a_commit_waits
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: Longer than the outage below, so that no lease lapses while PostgreSQL is away.
 LEASE = "15"

@@ -10,13 +10,15 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import free_port
+from support.servers import free_port
 
 from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
 from server.storage.base import StoreUnavailable
 from server.storage.factory import open_store
 from server.storage.pgschema import MIGRATIONS
 from server.storage.postgres import PgStore
+
+pytestmark = pytest.mark.slow  # a real PostgreSQL
 
 VARIANT = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}
 

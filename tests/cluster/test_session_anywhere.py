@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import start_nodes
-from test_nodes import moves_table, running
-from test_server_bounds import closed_with
+import pytest
+from support.clients import RawClient, closed_with
+from support.cluster import moves_table, running, start_nodes
+from support.services import RedisServer
 from websockets.asyncio.client import connect
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 
 async def hello(node: Any, session: str | None) -> tuple[RawClient, dict[str, Any]]:

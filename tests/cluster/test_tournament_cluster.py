@@ -16,12 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from cluster.services import RedisServer
-from test_durability import ServerProcess
-from test_nodes import running, wait_for
+import pytest
+from support.cluster import running
+from support.servers import ServerProcess
+from support.services import RedisServer
+from support.waiting import wait_for
 
 from bots.tournament.schedule import fixed_schedule
 from server.admin import add_key
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
 
 #: A random player that takes a tenth of a second a move: a game lasts one or two seconds, so
 #: several are always under way when the node dies.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CORPUS = Path(__file__).parent / "data" / "renju_corpus.txt"
+CORPUS = Path(__file__).parent.parent / "data" / "renju_corpus.txt"
 SIZE = 15
 #: A mark in a diagram and the verdict it stands for (None: black may play there).
 VERDICTS = {"3": "double-three", "4": "double-four", "6": "overline", "-": None, "5": None}

@@ -1,0 +1,89 @@
+"""A cluster node's forwarder on a real arena without processes: the server and store it sees."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from protocol import wire
+from server.cluster.forward import Forwarder
+from server.cluster.node import ClusterNode
+from server.core.arena import Arena
+from server.core.outputs import Out
+from server.core.players import Conn
+
+
+class Shell:
+    """The server as the node sees it (its ``Outbox``): outputs kept, nothing waits for a
+    commit, no socket is here."""
+
+    def __init__(self) -> None:
+        self.sent: list[Out] = []
+        #: The players with a socket here.
+        self.here: set[str] = set()
+
+    def emit(self, out: list[Out]) -> None:
+        """Keep what the node would send, for the test to look at."""
+        self.sent.extend(out)
+
+    def after(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` now: there is no commit to wait for."""
+        callback()
+
+    def connected(self, pid: str) -> bool:
+        """Whether ``pid`` has a socket here (the test says, in ``here``)."""
+        return pid in self.here
+
+    def close_replaced(self, pid: str) -> None:
+        """Never called: no socket is here to close."""
+        raise AssertionError("no socket is here")
+
+
+class Store:
+    """The shared store as the node sees it: a lease held, no room anywhere."""
+
+    fenced = False
+    #: Whether the lease is still held (a node woken past it holds it no more).
+    held = True
+
+    def holds_lease(self) -> bool:
+        """Whether the node's lease is held (``held``)."""
+        return self.held
+
+    def room_owner(self, room: str) -> str | None:
+        """Nobody owns any room in this store."""
+        return None
+
+    def room_owners(self, rooms: Sequence[str]) -> dict[str, str]:
+        """Nobody owns any room in this store."""
+        return {}
+
+    def adopt_lapsed(self) -> list[Any]:
+        """No lapsed room to adopt."""
+        return []
+
+
+def node(
+    owners: dict[str, str] | None = None, name: str = "b", durable: bool = False
+) -> tuple[Forwarder, Arena, Shell]:
+    """Node ``name``: a real cluster node bound to an arena, never started (nothing leaves for
+    Redis), its lobby listing ``owners``."""
+    cluster = ClusterNode(name, "redis://127.0.0.1:1/0", Store(), 10.0)
+    arena, shell = Arena(durable=durable, node=cluster), Shell()
+    cluster.bind(arena, shell)
+    cluster.parts.bus.owners.update(owners or {})
+    return cluster.parts.forwarder, arena, shell
+
+
+def say_hello(arena: Arena, name: str) -> Conn:
+    """A connection of a new human player."""
+    conn = arena.connect()
+    arena.receive(
+        conn, wire.encode({"type": "hello", "protocol": 1, "name": name, "kind": "human"})
+    )
+    return conn
+
+
+def entry(sender: str, *ops: list[Any]) -> bytes:
+    """One bus entry's payload."""
+    return wire.encode_entry(sender, list(ops))

@@ -1,0 +1,102 @@
+"""Real servers for tests: free loopback ports, bot keys, and ``python -m server`` processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from typing import Any
+
+from websockets.asyncio.client import connect
+
+from support.clients import RawClient
+
+
+def bot_key(server: Any, name: str) -> str:
+    """The key the test ``server`` accepts for the bot ``name`` (as --keys-file would).
+
+    Made on first use and the same afterwards: two processes of one bot hold one key.
+    """
+    from server.core.keys import new_key
+
+    made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
+    if name not in made:
+        made[name] = new_key()
+        server.arena.keys.add(name, made[name])
+    return made[name]
+
+
+def bot_env(server: Any, name: str) -> dict[str, str]:
+    """The environment for a bot process named ``name``: its key in ``MNK_BOT_KEY``."""
+    return {**os.environ, "MNK_BOT_KEY": bot_key(server, name)}
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """``python -m server`` on a fixed port and database, killable and restartable."""
+
+    def __init__(self, db: str, grace: float = 30.0, extra: tuple[str, ...] = ()) -> None:
+        self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
+        self.url = f"ws://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    async def start(self) -> None:
+        """Start the process and wait until it accepts connections."""
+        args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
+        args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
+        self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
+        for _ in range(200):
+            try:
+                async with connect(self.url):
+                    return
+            except OSError:
+                await asyncio.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs at all."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    async def client(self, name: str, session: str | None = None) -> RawClient:
+        """A raw client that has said hello (resuming ``session`` if given)."""
+        c = RawClient(await connect(self.url, compression=None))
+        if session is None:
+            await c.hello(name)
+        else:
+            await c.hello(name, session=session)
+        return c
+
+
+#: Three moves of a gomoku game, for a game to be under way on a server.
+MOVES = [(7, 7), (8, 8), (7, 8)]
+
+
+def second_server(db: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Start another ``python -m server`` on ``db``, expecting it to refuse at start-up."""
+    args = ["--no-bots", "--port", str(free_port()), "--db", db, *extra]
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+async def play(server: ServerProcess, moves: list[tuple[int, int]]) -> tuple[RawClient, str]:
+    """A game between two new players on ``server`` with ``moves`` made; a player and the room."""
+    alice, bob = await server.client("alice"), await server.client("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    for ply, (x, y) in enumerate(moves):
+        reply = await (alice, bob)[ply % 2].request(type="move", room=room, x=x, y=y, ply=ply)
+        assert reply["type"] == "moved", reply  # sent once the move was committed
+    await bob.close()
+    return alice, room
