@@ -12,6 +12,7 @@ from typing import Any
 
 import pygame
 import pytest
+from support.fakenet import FakeNet
 from support.samples import state_message
 
 from client import theme
@@ -19,25 +20,6 @@ from client.app import ANY, App
 from client.views.lobby import lobby_layout
 
 Ev = pygame.event.Event
-
-
-class FakeNet:
-    """A transport double: records what the app sends, hands it queued server messages."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.inbox: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(dict(message, id=len(self.sent) + 1))
-        return len(self.sent)
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
-
-    def types(self) -> list[str]:
-        return [m["type"] for m in self.sent]
 
 
 def key(k: int) -> Ev:

@@ -10,27 +10,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 from typing import Any
 
 import pygame
+from support.fakenet import FakeNet
 
 from client.app import BOTS_REFRESH_S, App
-
-
-class FakeNet:
-    """Records requests; hands the app queued messages."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.inbox: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(message)
-        return len(self.sent)
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
-
-    def asked(self) -> int:
-        return sum(m["type"] == "list_bots" for m in self.sent)
 
 
 def bots(*names: str) -> dict[str, Any]:

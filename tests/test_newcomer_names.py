@@ -15,6 +15,7 @@ from typing import Any
 
 import pygame
 import pytest
+from support.fakenet import FakeNet
 from support.servers import free_port
 
 from client.app import App
@@ -28,28 +29,6 @@ REFUSAL = {
     "detail": "the name 'minimax' belongs to a bot; choose another",
     "code": "bad_message",
 }
-
-
-class FakeNet:
-    """Records requests and renames; hands the app queued messages."""
-
-    url = "ws://127.0.0.1:8765"
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.inbox: list[dict[str, Any]] = []
-        self.renamed: list[str] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(message)
-        return len(self.sent)
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
-
-    def rename(self, name: str) -> None:
-        self.renamed.append(name)
 
 
 def test_a_refused_name_is_said_and_another_one_can_be_typed() -> None:

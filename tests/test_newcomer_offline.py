@@ -7,30 +7,14 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from typing import Any
 
 import pygame
 import pytest
+from support.fakenet import FakeNet
 from support.samples import state_message
 
 from client.app import App
 from client.net import NetClient
-
-
-class FakeNet:
-    """Records what the app sends; hands it queued server messages."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.inbox: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(dict(message, id=len(self.sent) + 1))
-        return len(self.sent)
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
 
 
 def click(pos: tuple[int, int]) -> list[pygame.event.Event]:

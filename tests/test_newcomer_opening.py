@@ -10,27 +10,12 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 from typing import Any
 
 import pygame
+from support.fakenet import FakeNet
 from support.samples import state_message
 
 from client import theme
 from client.app import App
 from client.model import ClientModel
-
-
-class FakeNet:
-    """Records requests; hands the app queued messages."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.inbox: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(message)
-        return len(self.sent)
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
 
 
 def shown_words(app: App) -> list[str]:

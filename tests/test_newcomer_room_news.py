@@ -7,9 +7,9 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from typing import Any
 
 import pygame
+from support.fakenet import FakeNet
 from support.samples import state_message
 
 from client.app import App
@@ -42,22 +42,6 @@ def test_the_spectator_count_follows_the_rooms_list() -> None:
     row = {"room": "r1", "game": "tictactoe", "status": "playing", "spectators": 0}
     model.apply({"type": "rooms", "rooms": [row]})
     assert model.room.spectators == 0
-
-
-class FakeNet:
-    """Records requests; hands the app queued messages."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.inbox: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> int:
-        self.sent.append(dict(message, id=len(self.sent) + 1))
-        return len(self.sent)
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
 
 
 def test_a_finished_room_lost_in_a_restart_offers_no_rematch() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pygame
+from support.fakenet import FakeNet
 from support.samples import state_message
 
 from client import theme
@@ -22,22 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NOW = 1000.0
 WELCOME = {"type": "welcome", "player": "p_a", "session": "S", "name": "alice"}
 GOMOKU = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
-
-
-class FakeNet:
-    """Hands the app sample server messages; records nothing."""
-
-    url = "ws://127.0.0.1:8765"
-
-    def __init__(self, inbox: list[dict[str, Any]]) -> None:
-        self.inbox = inbox
-
-    def send(self, message: dict[str, Any]) -> int:
-        return 1
-
-    def poll(self) -> list[dict[str, Any]]:
-        out, self.inbox = self.inbox, []
-        return out
 
 
 def shoot(app: App, path: Path, name: str) -> list[str]:
