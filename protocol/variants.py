@@ -15,6 +15,8 @@ RENJU = Variant("renju", 15, 15, 5, WinRule.RENJU)
 FIXED: dict[str, Variant] = {v.name: v for v in (TICTACTOE, GOMOKU, GOMOKU_STANDARD, RENJU)}
 #: Every name ``make_variant`` accepts.
 NAMES = (*FIXED, "mnk")
+#: The options that make an ``mnk`` variant (the named games take none).
+MNK_OPTIONS = ("width", "height", "k", "rule")
 
 
 def _int_option(options: Mapping[str, object], key: str, default: int | None) -> int:

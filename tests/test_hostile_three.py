@@ -3,6 +3,8 @@ bot seats held by idle sockets, rematch loops."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgpack
 import pytest
 from test_arena_core import FakeClock, Peer, arena_with
@@ -34,3 +36,38 @@ def test_a_frame_announcing_a_move_that_decodes_as_another_type_is_bad_message(
     # the honest forms still work: type first, or a lobby request with type elsewhere
     assert alice.do(type="create_room", game="gomoku")[0]["type"] == "joined"
     assert arena.receive(alice.conn, _frame("id", 4, "type", "ping"))[0].message["type"] == "pong"  # type: ignore[attr-defined]
+
+
+def _code(replies: list[dict[str, Any]]) -> str:
+    """The code of the one error among ``replies``."""
+    return next(m["code"] for m in replies if m["type"] == "error")
+
+
+def test_junk_in_options_is_refused_and_a_valid_position_round_trips(clock: FakeClock) -> None:
+    arena = arena_with(clock)
+    alice, bob = Peer(arena, "alice"), Peer(arena, "bob")
+    junk = {"black": [[7, 7]], "white": [], "to_move": 0, "pad": [[]] * 64_917}
+    frame = msgpack.packb({"type": "create_room", "game": "renju", "options": {"position": junk}})
+    assert 60_000 < len(frame) < 65_536
+    out = arena.receive(alice.conn, frame)
+    assert [o.message["code"] for o in out] == ["bad_options"]  # type: ignore[attr-defined]
+    for options in (
+        {"junk": 1},
+        {"opening": [[7, 7]], "note": "x" * 100},
+        {"width": 15},  # gomoku is 15x15 whatever it is told: not an option of it
+        {"position": {"black": [[7, 7]], "extra": []}},
+        {"position": {"black": [[7, 7, 0]]}},
+        {"position": {"to_move": True}},
+        {"max_moves": "9"},
+    ):
+        refused = alice.do(type="create_room", game="gomoku", options=options)
+        assert _code(refused) == "bad_options", options
+    assert _code(alice.do(type="create_room", game="mnk", options={"k": 4, "width": 7, "hue": 1}))
+    assert not list(arena.rooms)
+    position = {"black": [[7, 7], [8, 8], [6, 6]], "white": [[7, 8]], "to_move": 1}
+    room = alice.do(type="create_room", game="renju", seat=0, options={"position": position})
+    bob.do(type="join_room", room=room[0]["room"])
+    state = next(m for m in bob.inbox if m["type"] == "state")
+    assert state["options"] == {"opponent": "human", "position": position}
+    (made,) = arena.rooms
+    assert made.record_options() == {"opponent": "human", "position": position}  # journaled
