@@ -7,7 +7,11 @@ from typing import Any
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_arena_core import FakeClock, Peer, arena_with
+
+from protocol.renju import FoulMap, fouls, star
 
 
 @pytest.fixture
@@ -71,3 +75,36 @@ def test_junk_in_options_is_refused_and_a_valid_position_round_trips(clock: Fake
     assert state["options"] == {"opponent": "human", "position": position}
     (made,) = arena.rooms
     assert made.record_options() == {"opponent": "human", "position": position}  # journaled
+
+
+def test_renju_is_refused_off_fifteen_by_fifteen(clock: FakeClock) -> None:
+    arena = arena_with(clock)
+    alice = Peer(arena, "alice")
+    pairs = [[x, y] for x in range(25) for y in range(25) if x % 3 < 2 and (x // 3 + y) % 2]
+    options = {"width": 25, "k": 5, "rule": "renju", "position": {"black": pairs[:153]}}
+    assert _code(alice.do(type="create_room", game="mnk", options=options)) == "bad_options"
+    options = {"width": 15, "k": 5, "rule": "renju"}
+    assert alice.do(type="create_room", game="mnk", options=options)[0]["type"] == "joined"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 224), st.sampled_from([0, 1, 1, 1, 2])), max_size=90))
+def test_the_kept_foul_map_always_agrees_with_a_full_look(changes: list[tuple[int, int]]) -> None:
+    kept = FoulMap(15, 15)
+    cells = [0] * 225
+    for index, colour in changes:
+        cells[index] = colour
+        assert kept.update(cells) == list(fouls(cells, 15, 15))
+
+
+def test_a_move_looks_again_only_near_where_it_was_played() -> None:
+    kept = FoulMap(15, 15)
+    cells = [0] * 225
+    kept.update(cells)
+    assert kept.looks == 225  # the first look is at every cell
+    for index, colour in ((7 * 15 + 7, 1), (8 * 15 + 8, 2), (0, 1), (224, 2)):
+        kept.looks = 0
+        cells[index] = colour
+        kept.update(cells)
+        assert 0 < kept.looks <= len(star(15, 15, index)) <= 41  # the windows through it only
+
