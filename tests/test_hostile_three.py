@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from test_arena_core import FakeClock, Peer, arena_with
 
 from protocol.renju import FoulMap, fouls, star
+from server.core.keys import new_key
+from server.core.names import name_key
 
 
 @pytest.fixture
@@ -108,3 +110,21 @@ def test_a_move_looks_again_only_near_where_it_was_played() -> None:
         kept.update(cells)
         assert 0 < kept.looks <= len(star(15, 15, index)) <= 41  # the windows through it only
 
+
+LOOK_ALIKES = ("minim\u0430x", "m\u0456n\u0456max", "\u13b7inimax", "rninimax", "minimax\u0307")
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_a_look_alike_of_a_bot_name_is_refused_to_a_human(clock: FakeClock, name: str) -> None:
+    arena = arena_with(clock)
+    arena.keys.add("minimax", new_key())
+    human = Peer(arena, name)
+    assert human.pid is None and _code(human.inbox) == "bad_message"
+
+
+def test_names_that_only_resemble_a_bot_name_still_pass(clock: FakeClock) -> None:
+    arena = arena_with(clock)
+    arena.keys.add("minimax", new_key())
+    for name in ("minimal", "maximin", "mini max", "alice", "José", "Ωmega", "東京"):
+        assert Peer(arena, name).pid is not None, name
+    assert name_key("bob") != name_key("b0") and name_key("b0b") == name_key("bob")
