@@ -58,6 +58,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "lookup_cost": "extra messages a history lookup counts for in the rate limit",
     "max_page": "entries in one page of rooms or bots",
     "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
+    "max_guest_games_per_hour": "games a guest (every human) may start an hour: creates, rematches",
 }
 
 

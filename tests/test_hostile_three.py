@@ -128,3 +128,24 @@ def test_names_that_only_resemble_a_bot_name_still_pass(clock: FakeClock) -> Non
     for name in ("minimal", "maximin", "mini max", "alice", "José", "Ωmega", "東京"):
         assert Peer(arena, name).pid is not None, name
     assert name_key("bob") != name_key("b0") and name_key("b0b") == name_key("bob")
+
+
+def test_a_rematch_loop_is_bounded_per_hour(clock: FakeClock) -> None:
+    arena = arena_with(clock, max_guest_games_per_hour=5)
+    alice, bob = Peer(arena, "alice"), Peer(arena, "bob")
+    room = alice.do(type="create_room", game="tictactoe", seat=0)[0]["room"]  # alice: game 1
+    bob.do(type="join_room", room=room)
+    for game in range(2, 6):  # four rematches: alice and bob each start games 2..5
+        alice.do(type="resign", room=room)
+        clock.now += 60.0
+        assert alice.do(type="rematch", room=room)[0]["type"] == "rematch_offered", game
+        assert bob.do(type="rematch", room=room)[0]["type"] == "rematch_offered", game
+    alice.do(type="resign", room=room)
+    assert _code(alice.do(type="rematch", room=room)) == "too_many_games"
+    assert _code(alice.do(type="create_room", game="gomoku")) == "too_many_games"
+    assert bob.do(type="rematch", room=room)[0]["type"] == "rematch_offered"  # bob's 5th
+    clock.now += 3600.0 - 4 * 60.0  # alice's first game is an hour old: one more is allowed
+    assert alice.do(type="rematch", room=room)[0]["type"] == "rematch_offered"
+    assert _code(alice.do(type="create_room", game="gomoku")) == "too_many_games"
+    carol = Peer(arena, "carol")
+    assert carol.do(type="create_room", game="gomoku")[0]["type"] == "joined"

@@ -285,6 +285,7 @@ class Arena:
         if named is None:
             rooms = rooms_of(self.rooms, player)
             self.admission.check_quota(player, rooms, bot=asked.wants_bot)
+            self.admission.check_games(player, self.clock())
         try:
             if named is not None:
                 bots = self.bots.named(named, variant.name, player)
@@ -308,6 +309,8 @@ class Arena:
             room_options["level"] = level
         self.admission.check_created(player, self.clock())
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
+        if named is None:  # a director watches its bots' games: it plays none of them
+            self.admission.started_game(player, self.clock())
         self.roster.keep(player)  # its creator owns a live room: written before the room is
         self._add_room(room)
         player.created.add(room.id)
@@ -383,7 +386,9 @@ class Arena:
     def _rematch(self, player: Player, msg: Message) -> list[Out]:
         self.lobby.changed()
         room = self._room(msg["room"])
+        self.admission.check_games(player, self.clock())
         out = list(room.ask_rematch(player.pid))
+        self.admission.started_game(player, self.clock())
         if room.clock is not None and room.status == Status.PLAYING:
             self._timed.add(room.id)  # the new game's clock needs the fast check again
         return out

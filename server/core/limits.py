@@ -67,3 +67,6 @@ class Limits:
     max_page: int = 100
     #: An offline player with no room and no game in the history is forgotten after this long.
     player_ttl: float = 3600.0
+    #: Games a guest (today every human) may start in an hour by ``create_room`` or
+    #: ``rematch``: each is a row on disk. Registered accounts would get a looser bound.
+    max_guest_games_per_hour: int = 60

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 from protocol import wire
@@ -41,6 +42,8 @@ class Player:
     #: Whether the store has this player's row. A human is written only once it matters (a
     #: seat, a room, a watched game): a hello alone costs no write, so passers cost no commits.
     saved: bool = False
+    #: When this player started each game of the last hour (``max_guest_games_per_hour``).
+    game_starts: deque[float] = field(default_factory=deque)
 
     def member(self) -> Member:
         """How this player appears in a room."""
