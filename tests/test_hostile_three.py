@@ -9,9 +9,10 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_arena_core import FakeClock, Peer, arena_with
+from test_arena_core import FakeClock, Peer, arena_with, sweep_until
 
 from protocol.renju import FoulMap, fouls, star
+from server.core.arena import Arena
 from server.core.keys import new_key
 from server.core.names import name_key
 
@@ -149,3 +150,69 @@ def test_a_rematch_loop_is_bounded_per_hour(clock: FakeClock) -> None:
     assert _code(alice.do(type="create_room", game="gomoku")) == "too_many_games"
     carol = Peer(arena, "carol")
     assert carol.do(type="create_room", game="gomoku")[0]["type"] == "joined"
+
+
+def _at(arena: Arena, name: str, address: str) -> Peer:
+    """A human whose connection the shell counted under ``address``."""
+    connect = arena.connect
+    arena.connect = lambda: connect(address)  # type: ignore[method-assign]
+    try:
+        return Peer(arena, name)
+    finally:
+        arena.connect = connect  # type: ignore[method-assign]
+
+
+def _overs(sent: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {m["room"]: m for m in sent if m["type"] == "game_over"}
+
+
+def test_one_address_gets_half_of_a_bots_seats(clock: FakeClock) -> None:
+    arena = arena_with(clock)
+    Peer(arena, "robo", "bot", games=["*"], capacity=4)
+    idle = [_at(arena, f"idle{i}", "2001:db8::/64") for i in range(3)]
+    for peer in idle[:2]:  # two sockets, one address: half of robo's four seats
+        assert peer.do(type="create_room", game="gomoku", opponent="bot")[0]["type"] == "joined"
+    assert _code(idle[2].do(type="create_room", game="gomoku", opponent="bot")) == (
+        "no_bot_available"
+    )
+    assert _code(idle[2].do(type="create_room", game="gomoku", bot="robo")) == "no_bot_available"
+    other = _at(arena, "other", "192.0.2.7")
+    assert other.do(type="create_room", game="gomoku", opponent="bot")[0]["type"] == "joined"
+    director = _at(arena, "director", "2001:db8::/64")  # a director's bots play each other
+    Peer(arena, "robo2", "bot", games=["*"], capacity=4)
+    made = director.do(type="create_room", game="gomoku", bots=["robo", "robo2"])
+    assert made[0]["type"] == "joined"
+
+
+def test_a_game_against_a_bot_whose_first_move_never_comes_is_abandoned(
+    clock: FakeClock,
+) -> None:
+    arena = arena_with(clock, first_move_timeout=30.0)
+    bot = Peer(arena, "robo", "bot", games=["*"], capacity=4)
+    human = Peer(arena, "human")
+    silent = human.do(type="create_room", game="gomoku", opponent="bot", seat=0)[0]["room"]
+    second = human.do(type="create_room", game="gomoku", opponent="bot", seat=1)[0]["room"]
+    bot.do(type="move", room=second, x=7, y=7)  # the bot opens; the human never answers
+    played = human.do(type="create_room", game="gomoku", opponent="bot", seat=0)[0]["room"]
+    human.do(type="move", room=played, x=7, y=7)
+    clock.now += 20.0
+    bot.do(type="move", room=played, x=8, y=8)
+    assert not _overs(sweep_until(arena, clock, 9))  # 29 s after the games began
+    overs = _overs(sweep_until(arena, clock, 2) + sweep_until(arena, clock, 60))
+    assert set(overs) == {silent, second}, "both seats' first moves came in the third game"
+    assert all(o["reason"] == "abandoned" and o["winner"] is None for o in overs.values())
+
+
+def test_an_untimed_bot_game_ends_when_its_human_stops_moving(clock: FakeClock) -> None:
+    arena = arena_with(clock, human_idle_timeout=600.0)
+    bot = Peer(arena, "robo", "bot", games=["*"], capacity=4)
+    human = Peer(arena, "human")
+    room = human.do(type="create_room", game="gomoku", opponent="bot", seat=0)[0]["room"]
+    human.do(type="move", room=room, x=7, y=7)
+    bot.do(type="move", room=room, x=8, y=8)
+    clock.now += 500.0
+    human.do(type="move", room=room, x=6, y=6)  # a move starts the ten minutes over
+    bot.do(type="move", room=room, x=9, y=9)
+    assert not _overs(sweep_until(arena, clock, 599))
+    (over,) = _overs(sweep_until(arena, clock, 2)).values()
+    assert over["reason"] == "timeout" and over["winner"] == 1  # the bot's seat wins

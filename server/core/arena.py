@@ -28,6 +28,7 @@ from protocol.errors import (
 )
 from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
+from server.core import deadlines
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
@@ -45,7 +46,7 @@ from server.core.node import Elsewhere, Node, Standalone
 from server.core.options import read_create
 from server.core.outputs import Close, Out, Reply, address, get_game, list_games
 from server.core.players import Conn, Player, peek_id
-from server.core.presence import Presence, expired_seats
+from server.core.presence import Presence
 from server.core.ratelimit import TokenBucket
 from server.core.recovery import Journal
 from server.core.registry import MemoryRegistry, RoomRegistry
@@ -110,10 +111,10 @@ class Arena:
 
     # -- connection life ---------------------------------------------------------------------
 
-    def connect(self) -> Conn:
-        """A new connection, before its ``hello``."""
+    def connect(self, address_key: str | None = None) -> Conn:
+        """A new connection, before its ``hello``, from the client address ``address_key``."""
         lim = self.limits
-        return Conn(TokenBucket(lim.human_rate, lim.human_burst))
+        return Conn(TokenBucket(lim.human_rate, lim.human_burst), address_key=address_key)
 
     def receive(self, conn: Conn, frame: bytes | str) -> list[Out]:
         """Handle one frame: the one place where errors become ``error`` replies.
@@ -214,13 +215,12 @@ class Arena:
             self.roster.save_watchers()
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
-        bot_move_timeout, grace = self.limits.bot_move_timeout, self.limits.reconnect_grace
         for room in rooms:
             status = room.status
             if status == Status.OVER or room.clock is None:
                 self._timed.discard(room.id)
             if status == Status.PLAYING:  # nothing expires in a room that is not playing
-                expired = room.expire(bot_move_timeout) + expired_seats(room, now, grace)
+                expired = deadlines.expired(room, now, self.limits)
                 if expired:
                     self._journal.touch(room)
                     self.lobby.changed()
@@ -291,7 +291,7 @@ class Arena:
                 bots = self.bots.named(named, variant.name, player)
                 room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
             elif msg.get("bot") is not None:  # a human picked the bot by name
-                bots = [self.bots.free_named(msg["bot"], variant.name, player)]
+                bots = [self.bots.free_named(msg["bot"], variant.name, player, against=True)]
                 room_options["opponent"] = "bot"
                 level = bots[0].level if bots[0].level is not None else level or 5
                 level = level or None  # a bot that plays no level shows none
