@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
+from functools import cache
 
 EMPTY, BLACK = 0, 1
 #: A cell off the board, as seen in a line window: neither empty nor black.
@@ -167,6 +168,12 @@ def fouls(cells: list[int], w: int, h: int) -> Iterator[tuple[int, Foul]]:
                 yield index, reason
 
 
+@cache
+def stars(w: int, h: int) -> tuple[tuple[int, ...], ...]:
+    """Every cell's :func:`star` on a ``w`` x ``h`` board (worked out once per board size)."""
+    return tuple(tuple(star(w, h, i)) for i in range(w * h))
+
+
 def star(w: int, h: int, index: int) -> list[int]:
     """The cells of the four windows through ``index`` (itself too): what a look at it reads."""
     x, y = index % w, index // w
@@ -193,7 +200,7 @@ class FoulMap:
         #: Per cell, the cells whose windows its last look read; per cell, who read its windows.
         self.read: list[list[int]] = [[] for _ in range(w * h)]
         self.readers: list[set[int]] = [set() for _ in range(w * h)]
-        self._stars = [star(w, h, i) for i in range(w * h)]
+        self._stars = stars(w, h)
         self._sorted: list[tuple[int, Foul]] = []
         #: Looks taken (each a call of :func:`foul`, recursion included), for tests and benches.
         self.looks = 0
@@ -224,8 +231,9 @@ class FoulMap:
         self.found.pop(index, None)
         read: list[int] = []
         if work[index] == EMPTY:
-            reason = foul(work, self.w, self.h, index, read)
-            if reason is not None:
+            if sum(work[i] == BLACK for i in self._stars[index]) < 4:
+                read.append(index)  # no foul without four black stones in the windows
+            elif (reason := foul(work, self.w, self.h, index, read)) is not None:
                 self.found[index] = reason
             self.looks += len(read)
         self.read[index] = read
