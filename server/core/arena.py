@@ -149,7 +149,7 @@ class Arena:
                     else self._dispatch(player, message)
                 )
             elif wire.misannounced(frame, kind):  # off the move path: a move here is not plain
-                raise BadMessage(f"this frame's first key announced a move or a ping, not {kind!r}")
+                raise BadMessage(f"its first key announced a move or a ping, not {kind[:40]!r}")
             elif conn.pid is None and (kind != "hello" or conn.hello is not None):
                 raise NotHello("say hello first, and wait for the welcome")
             elif conn.pid is None:
