@@ -31,6 +31,7 @@ ERROR_WORDS: dict[str, str] = {
     "forbidden_move": "Forbidden for black under renju (an overline, double four or double three).",
     "wrong_phase": "Not now: the opening asks for something else (see the side panel).",
     "bad_key": "Only a bot holding a key from the server's operator can sign in as a bot.",
+    "too_many_games": "You have started enough games for this hour; come back a little later.",
 }
 
 REASON_WORDS: dict[str, str] = {

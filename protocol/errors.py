@@ -175,6 +175,12 @@ class BadKey(ArenaError):
     code = "bad_key"
 
 
+class TooManyGames(ArenaError):
+    """A ``create_room`` or ``rematch`` past the games a player may start in an hour."""
+
+    code = "too_many_games"
+
+
 def all_codes() -> dict[str, type[ArenaError]]:
     """Every stable error code and the class that carries it (for docs and tests)."""
     found: dict[str, type[ArenaError]] = {}

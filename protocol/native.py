@@ -23,6 +23,7 @@ from types import ModuleType
 #: The build's manifest (``setup.py`` reads it): the modules compiled together, by name.
 COMPILED = (
     "protocol.rules",
+    "protocol.renju",
     "server.core.clock",
     "server.core.members",
     "server.core.messages",

@@ -115,11 +115,14 @@ class Variant:
             return None
         return renju.foul(board.cells, self.width, self.height, board.index(move.x, move.y))
 
-    def forbidden_points(self, board: Board) -> list[Move]:
-        """Every empty cell the side to move may not play now (only renju's black has any)."""
+    def forbidden_points(self, board: Board, kept: renju.FoulMap | None = None) -> list[Move]:
+        """Every empty cell the side to move may not play now (only renju's black has any);
+        ``kept`` (for this board's size) is brought up to date instead of looking at every cell."""
         if self.rule is not WinRule.RENJU or board.to_move != 0:
             return []
-        return [Move(*board.xy(i)) for i, _ in renju.fouls(board.cells, self.width, self.height)]
+        cells = board.cells
+        found = kept.update(cells) if kept else renju.fouls(cells, self.width, self.height)
+        return [Move(*board.xy(i)) for i, _ in found]
 
     def describe(self) -> dict[str, object]:
         """The variant as the wire's ``game`` map."""

@@ -15,6 +15,8 @@ RENJU = Variant("renju", 15, 15, 5, WinRule.RENJU)
 FIXED: dict[str, Variant] = {v.name: v for v in (TICTACTOE, GOMOKU, GOMOKU_STANDARD, RENJU)}
 #: Every name ``make_variant`` accepts.
 NAMES = (*FIXED, "mnk")
+#: The options that make an ``mnk`` variant (the named games take none).
+MNK_OPTIONS = ("width", "height", "k", "rule")
 
 
 def _int_option(options: Mapping[str, object], key: str, default: int | None) -> int:
@@ -48,8 +50,8 @@ def make_variant(name: object, options: Mapping[str, object] | None = None) -> V
         raise BadOptions(f"width and height must be {MIN_SIDE}..{MAX_SIDE}")
     if not 3 <= k <= max(width, height):
         raise BadOptions("k must be between 3 and the longer side")
-    if rule == WinRule.RENJU and k != 5:
-        raise BadOptions("the renju rule needs k = 5")
+    if rule == WinRule.RENJU and (k != 5 or (width, height) != (15, 15)):
+        raise BadOptions("the renju rule is for 15x15 boards and k = 5 (as the RIF plays it)")
     return Variant("mnk", width, height, k, WinRule(rule))
 
 
@@ -58,4 +60,7 @@ def variant_from_description(game: Mapping[str, object]) -> Variant:
     name = game.get("name")
     if isinstance(name, str) and name in FIXED:
         return FIXED[name]
+    if game.get("rule") == WinRule.RENJU.value and game.get("k") == 5:  # made before renju was
+        v = make_variant("mnk", {**game, "rule": WinRule.EXACT.value})  # 15x15 only: still read
+        return Variant("mnk", v.width, v.height, 5, WinRule.RENJU)
     return make_variant("mnk", game)

@@ -182,6 +182,17 @@ def validate(message: Message) -> Message:
     return message
 
 
+#: How a move and a ping start, as clients send them (a map whose first key is ``type``): the
+#: server handles these at once, anything else in its lobby lane (docs/PROTOCOL.md).
+PLAY = (b"\xa4type\xa4move", b"\xa4type\xa4ping")
+
+
+def misannounced(frame: bytes | str, kind: str) -> bool:
+    """Whether ``frame`` announced a move or a ping by its first key but decoded as ``kind``
+    (a later duplicate ``type`` wins in msgpack): such a frame would take the wrong lane."""
+    return type(frame) is bytes and frame.startswith(PLAY, 1) and frame[7:11] != kind.encode()
+
+
 def plain_move(message: Message) -> bool:
     """Whether ``message`` is a well-formed ``move`` (what :func:`validate` accepts), in one go.
 

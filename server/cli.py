@@ -65,6 +65,10 @@ LIMIT_OPTIONS: dict[str, str] = {
     "lookup_cost": "extra messages a history lookup counts for in the rate limit",
     "max_page": "entries in one page of rooms or bots",
     "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
+    "max_guest_games_per_hour": "games a guest (every human) may start an hour: creates, rematches",
+    "first_move_timeout": "seconds a game against a bot waits for each seat's first move",
+    "human_idle_timeout": "seconds an untimed game against a bot waits for its human's move",
+    "bot_seat_share": "share of each bot's seats the humans of one address may hold at once",
 }
 
 

@@ -30,8 +30,8 @@ CLOCK = {"initial_s": 60.0, "increment_s": 0.0, "move_s": 2.0}
 
 @pytest.fixture
 def limits_override() -> dict[str, float]:
-    """Raw clients here move at machine speed."""
-    return {"human_rate": 1000.0, "human_burst": 1000.0}
+    """Raw clients here move at machine speed; one human plays two games of a bot of two seats."""
+    return {"human_rate": 1000.0, "human_burst": 1000.0, "bot_seat_share": 1.0}
 
 
 async def bot_game(human: Any, game: str, **extra: Any) -> str:

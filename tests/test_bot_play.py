@@ -38,6 +38,7 @@ def value(moves: tuple[tuple[int, int], ...]) -> int:
 def limits_override() -> dict[str, float]:
     """Games at machine speed, by more clients on 127.0.0.1 than one address may open."""
     limits = {"human_rate": 1000.0, "human_burst": 1000.0, "max_connections_per_address": 10_000}
+    limits |= {"bot_seat_share": 1.0}  # eight humans of one address play one bot at once
     return limits | {"hello_burst": 10_000}  # and opened faster than one address may
 
 

@@ -12,8 +12,8 @@ from support.renju_corpus import SIZE, load
 
 from protocol.errors import ForbiddenMove, GameOverError, IllegalMoveError
 from protocol.renju import DIRECTIONS, Foul, foul, fouls
-from protocol.rules import Game, Move
-from protocol.variants import GOMOKU, RENJU, make_variant
+from protocol.rules import Game, Move, Variant, WinRule
+from protocol.variants import GOMOKU, RENJU, make_variant, variant_from_description
 
 B, W = 1, 2
 CENTRE = (7, 7)
@@ -305,10 +305,13 @@ def test_white_wins_with_an_overline_black_does_not() -> None:
         game.push(Move(3, 7))
 
 
-def test_renju_by_options_needs_k_five() -> None:
-    assert make_variant("mnk", {"width": 19, "k": 5, "rule": "renju"}).rule == "renju"
-    with pytest.raises(Exception, match="k = 5"):
-        make_variant("mnk", {"width": 19, "k": 6, "rule": "renju"})
+def test_renju_by_options_needs_k_five_on_fifteen_by_fifteen() -> None:
+    assert make_variant("mnk", {"width": 15, "k": 5, "rule": "renju"}).rule == "renju"
+    for options in ({"width": 15, "k": 6}, {"width": 19, "k": 5}, {"width": 15, "height": 14}):
+        with pytest.raises(Exception, match="15x15 boards and k = 5"):
+            make_variant("mnk", {"k": 5, **options, "rule": "renju"})
+    old = {"name": "mnk", "width": 19, "height": 19, "k": 5, "rule": "renju"}  # stored before
+    assert variant_from_description(old) == Variant("mnk", 19, 19, 5, WinRule.RENJU)
 
 
 def test_position_sets_stones_and_side_to_move() -> None:

@@ -153,3 +153,21 @@ async def test_a_long_read_is_parsed_in_slices_between_other_sockets(
 def _port(client: RawClient) -> int:
     """The local port of a client's connection (the server sees it as the peer's)."""
     return client.ws.local_address[1]
+
+
+@pytest.mark.parametrize("limits_override", [{"max_guest_games_per_hour": 1}])
+async def test_a_second_game_in_the_hour_is_refused_over_the_wire(client_factory: Any) -> None:
+    alice = await client_factory("alice")
+    assert (await alice.request(type="create_room", game="tictactoe"))["type"] == "joined"
+    await alice.error("too_many_games", type="create_room", game="tictactoe")
+
+
+async def test_two_sockets_of_one_address_share_a_real_servers_bot(client_factory: Any) -> None:
+    await client_factory("robo", "bot", games=["*"], capacity=2)
+    first, second = await client_factory("first"), await client_factory("second")
+    joined = await first.request(type="create_room", game="tictactoe", opponent="bot")
+    assert joined["type"] == "joined"
+    await second.error("no_bot_available", type="create_room", game="tictactoe", opponent="bot")
+    await first.request(type="leave_room", room=joined["room"])  # resigns: the seat is free
+    again = await second.request(type="create_room", game="tictactoe", opponent="bot")
+    assert again["type"] == "joined"

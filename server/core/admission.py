@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import math
 
-from protocol.errors import RateLimited, TooManyRooms
+from protocol.errors import RateLimited, TooManyGames, TooManyRooms
 from protocol.vocab import Status
 from protocol.wire import Message
 from server.core.limits import LIMIT_LOG_INTERVAL, Limits
@@ -16,6 +16,8 @@ from server.core.players import Conn, Player
 from server.core.room import Room
 
 log = logging.getLogger("mnk.arena")
+#: Seconds over which a player's games are counted (``Limits.max_guest_games_per_hour``).
+GAMES_WINDOW = 3600.0
 
 
 class Admission:
@@ -106,3 +108,19 @@ class Admission:
             ]
             if len(bot_games) >= self.limits.max_bot_games:
                 raise TooManyRooms("finish or leave a game against a bot first")
+
+    def check_games(self, player: Player, now: float) -> None:
+        """Refuse a human one more game past ``max_guest_games_per_hour`` (a rematch loop
+        otherwise writes game rows without end); bots play what humans and directors ask."""
+        starts = player.game_starts
+        while starts and now - starts[0] >= GAMES_WINDOW:
+            starts.popleft()
+        if player.kind != "bot" and len(starts) >= self.limits.max_guest_games_per_hour:
+            self.note(None, "max_guest_games_per_hour", now)
+            wait = math.ceil((starts[0] + GAMES_WINDOW - now) / 60)
+            raise TooManyGames(f"you started {len(starts)} games this hour; wait {wait} min")
+
+    def started_game(self, player: Player, now: float) -> None:
+        """``player`` started a game (checked by :meth:`check_games` first)."""
+        if player.kind != "bot":
+            player.game_starts.append(now)

@@ -28,6 +28,7 @@ from protocol.errors import (
 )
 from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
+from server.core import deadlines
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
@@ -45,7 +46,7 @@ from server.core.node import Elsewhere, Node, Standalone
 from server.core.options import read_create
 from server.core.outputs import Close, Out, Reply, address, get_game, list_games
 from server.core.players import Conn, Player, peek_id
-from server.core.presence import Presence, expired_seats
+from server.core.presence import Presence
 from server.core.ratelimit import TokenBucket
 from server.core.recovery import Journal
 from server.core.registry import MemoryRegistry, RoomRegistry
@@ -110,10 +111,10 @@ class Arena:
 
     # -- connection life ---------------------------------------------------------------------
 
-    def connect(self) -> Conn:
-        """A new connection, before its ``hello``."""
+    def connect(self, address_key: str | None = None) -> Conn:
+        """A new connection, before its ``hello``, from the client address ``address_key``."""
         lim = self.limits
-        return Conn(TokenBucket(lim.human_rate, lim.human_burst))
+        return Conn(TokenBucket(lim.human_rate, lim.human_burst), address_key=address_key)
 
     def receive(self, conn: Conn, frame: bytes | str) -> list[Out]:
         """Handle one frame: the one place where errors become ``error`` replies.
@@ -147,6 +148,8 @@ class Arena:
                     if self.node.standalone
                     else self._dispatch(player, message)
                 )
+            elif wire.misannounced(frame, kind):  # off the move path: a move here is not plain
+                raise BadMessage(f"its first key announced a move or a ping, not {kind[:40]!r}")
             elif conn.pid is None and (kind != "hello" or conn.hello is not None):
                 raise NotHello("say hello first, and wait for the welcome")
             elif conn.pid is None:
@@ -212,13 +215,12 @@ class Arena:
             self.roster.save_watchers()
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
-        bot_move_timeout, grace = self.limits.bot_move_timeout, self.limits.reconnect_grace
         for room in rooms:
             status = room.status
             if status == Status.OVER or room.clock is None:
                 self._timed.discard(room.id)
             if status == Status.PLAYING:  # nothing expires in a room that is not playing
-                expired = room.expire(bot_move_timeout) + expired_seats(room, now, grace)
+                expired = deadlines.expired(room, now, self.limits)
                 if expired:
                     self._journal.touch(room)
                     self.lobby.changed()
@@ -283,12 +285,13 @@ class Arena:
         if named is None:
             rooms = rooms_of(self.rooms, player)
             self.admission.check_quota(player, rooms, bot=asked.wants_bot)
+            self.admission.check_games(player, self.clock())
         try:
             if named is not None:
                 bots = self.bots.named(named, variant.name, player)
                 room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
             elif msg.get("bot") is not None:  # a human picked the bot by name
-                bots = [self.bots.free_named(msg["bot"], variant.name, player)]
+                bots = [self.bots.free_named(msg["bot"], variant.name, player, against=True)]
                 room_options["opponent"] = "bot"
                 level = bots[0].level if bots[0].level is not None else level or 5
                 level = level or None  # a bot that plays no level shows none
@@ -306,6 +309,8 @@ class Arena:
             room_options["level"] = level
         self.admission.check_created(player, self.clock())
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
+        if named is None:  # a director watches its bots' games: it plays none of them
+            self.admission.started_game(player, self.clock())
         self.roster.keep(player)  # its creator owns a live room: written before the room is
         self._add_room(room)
         player.created.add(room.id)
@@ -381,7 +386,9 @@ class Arena:
     def _rematch(self, player: Player, msg: Message) -> list[Out]:
         self.lobby.changed()
         room = self._room(msg["room"])
+        self.admission.check_games(player, self.clock())
         out = list(room.ask_rematch(player.pid))
+        self.admission.started_game(player, self.clock())
         if room.clock is not None and room.status == Status.PLAYING:
             self._timed.add(room.id)  # the new game's clock needs the fast check again
         return out

@@ -129,13 +129,16 @@ class BotDesk:
             raise Elsewhere(away)
         return found
 
-    def free_named(self, name: str, game: str, asker: Player) -> Player:
-        """The bot ``name``, free to play ``game`` (lent by its node, or connected here)."""
+    def free_named(self, name: str, game: str, asker: Player, against: bool = False) -> Player:
+        """The bot ``name``, free to play ``game`` (lent by its node, or connected here); one
+        to play ``against`` the asker must also have a seat free for the asker's address."""
         granted = self.granted.get(name)
         if granted is not None:  # its node lent it a seat (and checked it)
             return granted
         bots = [p for p in self._online_bots(asker) if p.name == name]
         free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
+        if against and free and not self._fair(free[0], asker):
+            raise NoBotAvailable(f"your address already plays its share of {name!r}'s seats")
         if not free:
             if not bots and self.node.bot_elsewhere(name, game, asker.pid):
                 raise Elsewhere([name])
@@ -185,12 +188,30 @@ class BotDesk:
         ]
         load = {p.pid: self.active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
+        fair = [p for p in free if self._fair(p, asker)]
+        if free and not fair:
+            raise NoBotAvailable("your address already plays its share of every free bot's seats")
+        free = fair
         if not free:
             away = self.node.idle_bot_elsewhere(game, level, asker.pid)
             if away is not None:
                 raise Elsewhere([away])
             raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
         return min(free, key=lambda p: (load[p.pid], p.level is None))
+
+    def _fair(self, bot: Player, asker: Player) -> bool:
+        """Whether ``asker``'s client address holds fewer than its share of ``bot``'s seats
+        (``bot_seat_share`` of its capacity, at least one): two idle sockets cannot take all."""
+        key, players = asker.address_key, self.roster.players
+        if key is None:
+            return True
+        held = 0
+        for room in rooms_of(self.rooms, bot):
+            if room.status != Status.OVER:
+                for m in room.seats:
+                    opponent = players.get(m.pid) if m is not None and m.pid != bot.pid else None
+                    held += opponent is not None and opponent.address_key == key
+        return held < max(1, int(bot.capacity * self.limits.bot_seat_share))
 
     def active_games(self, player: Player) -> int:
         """Games ``player`` (a bot) is playing: here, and in seats lent to other nodes."""

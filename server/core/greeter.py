@@ -67,6 +67,7 @@ class Greeter:
         else:
             player, token = roster.resume(name, session), session
         pid = conn.pid = player.pid
+        player.address_key = conn.address_key if player.kind == "human" else None
         roster.online(player)
         welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
         welcome |= {"session": token, "name": player.name}

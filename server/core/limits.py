@@ -67,3 +67,14 @@ class Limits:
     max_page: int = 100
     #: An offline player with no room and no game in the history is forgotten after this long.
     player_ttl: float = 3600.0
+    #: Games a guest (today every human) may start in an hour by ``create_room`` or
+    #: ``rematch``: each is a row on disk. Registered accounts would get a looser bound.
+    max_guest_games_per_hour: int = 60
+    #: Seconds a game against a bot waits for each seat's first move before it is abandoned
+    #: (no result), and an untimed one for its human's next move before the human loses on
+    #: time: a human holds one of a bot's few seats while the game lasts.
+    first_move_timeout: float = 30.0
+    human_idle_timeout: float = 600.0
+    #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may
+    #: hold at once (at least one seat): two idle sockets cannot take every seat of a bot.
+    bot_seat_share: float = 0.5

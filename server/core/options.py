@@ -1,5 +1,6 @@
 """A ``create_room`` request read into one value before anything is made of it: the variant, the
-level, the clock and the options the room keeps (nothing else of the request is kept)."""
+level, the clock and the options the room keeps, each rebuilt from checked values (nothing of
+the raw request is kept: an unknown key anywhere in ``options`` is ``bad_options``)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from typing import Any
 
 from protocol.errors import BadOptions
 from protocol.rules import Variant
-from protocol.variants import make_variant
+from protocol.variants import MNK_OPTIONS, make_variant
 from protocol.wire import Message
 from server.core.clock import ClockSpec
+from server.core.position import points
 
 #: The options a room keeps from ``create_room``'s ``options`` (the variant reads the rest).
 KEPT = ("opening", "max_moves", "position", "opening_rule")
+#: The keys of ``options.position``.
+POSITION_KEYS = ("black", "white", "to_move")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +45,50 @@ def read_create(msg: Message) -> RoomRequest:
         raise BadOptions("level must be 1..10")
     clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
     kept: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
-    kept |= {k: options[k] for k in KEPT if k in options}
+    kept |= canonical(msg["game"], options)
     named = msg.get("bots")
     if "position" in options and (named is not None or kept["opponent"] == "bot"):
         raise BadOptions("set-up positions are for games between humans (bots see moves only)")
     wants_bot = kept["opponent"] == "bot" or "bot" in msg
     return RoomRequest(variant, level, clock, kept, named, wants_bot)
+
+
+def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The kept options of ``options`` rebuilt from checked values; BadOptions for a key the
+    game does not take (at any level) or a value of the wrong shape (legality is the room's)."""
+    known = (*KEPT, *MNK_OPTIONS) if game == "mnk" else KEPT
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        raise BadOptions(
+            f"unknown option {str(unknown[0])[:40]!r}; {game} takes {', '.join(known)}"
+        )
+    kept: dict[str, Any] = {}
+    if "opening" in options:
+        kept["opening"] = [[m.x, m.y] for m in points(options["opening"], "opening")]
+    if "max_moves" in options:
+        if type(options["max_moves"]) is not int:
+            raise BadOptions("max_moves must be an integer")
+        kept["max_moves"] = options["max_moves"]
+    if "position" in options:
+        kept["position"] = _position(options["position"])
+    if "opening_rule" in options:
+        if not isinstance(options["opening_rule"], str):
+            raise BadOptions("opening_rule must be a string")
+        kept["opening_rule"] = options["opening_rule"]
+    return kept
+
+
+def _position(raw: object) -> dict[str, Any]:
+    """``options.position`` as ``{"black": [[x, y], …], "white": […], "to_move": 0|1}``."""
+    if not isinstance(raw, dict) or any(k not in POSITION_KEYS for k in raw):
+        raise BadOptions('position must be {"black": [...], "white": [...], "to_move": 0|1}')
+    to_move = raw.get("to_move", 0)
+    if type(to_move) is not int or to_move not in (0, 1):
+        raise BadOptions("position.to_move must be 0 or 1")
+    black = points(raw.get("black", []), "position.black")
+    white = points(raw.get("white", []), "position.white")
+    return {
+        "black": [[m.x, m.y] for m in black],
+        "white": [[m.x, m.y] for m in white],
+        "to_move": to_move,
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 from protocol import wire
@@ -41,6 +42,11 @@ class Player:
     #: Whether the store has this player's row. A human is written only once it matters (a
     #: seat, a room, a watched game): a hello alone costs no write, so passers cost no commits.
     saved: bool = False
+    #: When this player started each game of the last hour (``max_guest_games_per_hour``).
+    game_starts: deque[float] = field(default_factory=deque)
+    #: The client address of the human's latest ``hello`` (``Conn.address_key``): one address
+    #: gets a fair share of each bot's seats.
+    address_key: str | None = None
 
     def member(self) -> Member:
         """How this player appears in a room."""
@@ -61,6 +67,8 @@ class Conn:
     hello: Message | None = None
     #: When a limit that bit this connection was last logged (at most once a minute).
     logged_limit_at: float = -math.inf
+    #: The client's address as the shell counts it (an IPv6 /64 is one), None if unknown.
+    address_key: str | None = None
 
 
 def peek_id(frame: bytes | str) -> int | None:

@@ -25,6 +25,7 @@ from protocol.vocab import Status
 from protocol.wire import MAX_CHAT, Message
 from server.core import messages
 from server.core.clock import Clock, ClockSpec
+from server.core.forbidden import Forbidden
 from server.core.members import CHAT_HISTORY, Member, Send, new_game_id
 from server.core.opening import Opening
 from server.core.position import Position, base_game, check_setup, opening_moves, start_position
@@ -71,7 +72,7 @@ class Room:
     position: Position | None = field(init=False, default=None)
     opening_rule: Opening | None = field(init=False, default=None)
     colours: tuple[int, int] | None = field(init=False, default=(0, 1))
-    _forbidden: tuple[object, list[list[int]]] = field(init=False, default=((), []))
+    _forbidden: Forbidden = field(init=False, repr=False, compare=False)
     #: :attr:`audience`, kept until someone joins, leaves, drops or comes back (every move
     #: broadcasts to it); None when it must be worked out again.
     _audience: tuple[str, ...] | None = field(init=False, default=None, repr=False, compare=False)
@@ -87,6 +88,7 @@ class Room:
     def _new_game(self) -> None:
         """A fresh game with the opening stones already on the board."""
         self.game = base_game(self.variant, self.position)
+        self._forbidden = Forbidden(self.game)
         rule = self.options.get("opening_rule")
         self.opening_rule = Opening(rule) if rule else None
         self.colours = None if rule else (0, 1)
@@ -110,13 +112,8 @@ class Room:
         return self.colours.index(game.board.to_move)
 
     def forbidden(self) -> list[list[int]]:
-        """The cells black may not play now (renju), computed once per position."""
-        game = self.game
-        key = (self.game_id, game.ply)
-        if self._forbidden[0] != key:
-            cells = [] if game.over else self.variant.forbidden_points(game.board)
-            self._forbidden = (key, [[m.x, m.y] for m in cells])
-        return self._forbidden[1]
+        """The cells black may not play now (renju), worked out once per position."""
+        return self._forbidden.at(self.game_id, self.game)
 
     @property
     def started(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import ipaddress
 import logging
 import math
 import time
@@ -50,6 +51,20 @@ def address_of(ws: ServerConnection, request: Request | None = None, proxied: bo
             return forwarded.rsplit(",", 1)[-1].strip()[:64]
     peer = ws.remote_address
     return str(peer[0]) if peer else "?"
+
+
+def address_key(ws: ServerConnection) -> str:
+    """The client a connection is known by in the core (``Conn.address_key``): its address as
+    counted here, an IPv6 address by its /64 (one subscriber's usual allocation: an address
+    each would let one client take a bot's every seat)."""
+    address = getattr(ws, "address", None) or address_of(ws)
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.ip_network((ip, 64), strict=False))
+    return str(getattr(ip, "ipv4_mapped", None) or ip)
 
 
 class GuardedConnection(ArenaConnection):

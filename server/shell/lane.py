@@ -23,6 +23,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from protocol.wire import PLAY
+
 log = logging.getLogger("mnk.server")
 
 #: Seconds of lobby work per turn of the event loop before lobby requests wait for the next...
@@ -30,10 +32,10 @@ BUDGET = 0.001
 #: ... or this share of the last turn's length, when more: at 1,000 games a turn handles
 #: hundreds of moves, and a fixed millisecond would leave lobby requests waiting for seconds.
 SHARE = 0.25
-#: How a move and a ping start, as clients send them (a map whose first key is ``type``):
-#: handled at once. Anything else (a ``type`` elsewhere too) goes through the lane: slower under
-#: load, never wrong; and a lobby request cannot pass itself off as a move this way.
-PLAY = (b"\xa4type\xa4move", b"\xa4type\xa4ping")
+#: A move or a ping whose first key is ``type`` (``protocol.wire.PLAY``) is handled at once.
+#: Anything else (a ``type`` elsewhere too) goes through the lane: slower under load, never
+#: wrong; a lobby request cannot pass itself off as a move this way (the arena refuses a frame
+#: whose decoded ``type`` is not the one its first key announced).
 
 
 def is_play(frame: bytes | str) -> bool:

@@ -19,7 +19,7 @@ from server.core.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply, Resolve
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
-from server.shell.guard import ConnectionGuard
+from server.shell.guard import ConnectionGuard, address_key
 from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
@@ -169,7 +169,7 @@ class ArenaServer:
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
         arena = self.arena
-        peer = Peer(ws, arena.connect())
+        peer = Peer(ws, arena.connect(address_key(ws)))
         deadline = peer.deadline = asyncio.get_running_loop().call_later(
             arena.limits.hello_timeout, self._hello_deadline, peer
         )
