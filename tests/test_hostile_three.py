@@ -15,6 +15,7 @@ from protocol.renju import FoulMap, fouls, star
 from server.core.arena import Arena
 from server.core.keys import new_key
 from server.core.names import name_key
+from server.core.recovery import record_options
 
 
 @pytest.fixture
@@ -77,7 +78,7 @@ def test_junk_in_options_is_refused_and_a_valid_position_round_trips(clock: Fake
     state = next(m for m in bob.inbox if m["type"] == "state")
     assert state["options"] == {"opponent": "human", "position": position}
     (made,) = arena.rooms
-    assert made.record_options() == {"opponent": "human", "position": position}  # journaled
+    assert record_options(made) == {"opponent": "human", "position": position}  # journaled
 
 
 def test_renju_is_refused_off_fifteen_by_fifteen(clock: FakeClock) -> None:
