@@ -8,7 +8,8 @@ and come back under their adopter. Every node reads the others' hashes each roun
 arena's lobby. A hello on one node is published on a channel; the node holding an older socket
 of that player closes it with 4000. Pub/sub is at-most-once, and redis-py's asyncio PubSub does
 not subscribe again after a reconnect, so the listener is made anew after every outage. A
-node's lease is renewed only as far as its last round that reached Redis (``lease_left``).
+node's lease does not depend on Redis (PostgreSQL alone renews it): a node cut off from Redis
+keeps its rooms and rejoins when Redis answers again (docs/CLUSTER.md says why).
 """
 
 from __future__ import annotations
@@ -112,10 +113,6 @@ class RedisBus:
     async def nodes(self) -> list[str]:
         """Every node that joined the bus (this one included)."""
         return [member.decode() for member in await self.redis.smembers(self.nodes_key)]
-
-    def lease_left(self) -> float:
-        """Seconds this node's lease may be renewed for: no further than its last Redis round."""
-        return max(0.0, self.lease_s - (time.monotonic() - self.reached))
 
     # -- sessions ----------------------------------------------------------------------------
 

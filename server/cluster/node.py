@@ -111,10 +111,6 @@ class ClusterNode:
         parts.bus.hello(pid)
         parts.forwarder.hello(pid)
 
-    def lease_left(self) -> float:
-        """Seconds this node's lease may be renewed for (no further than its last bus round)."""
-        return self.parts.bus.lease_left()
-
     # -- what crosses between the parts ------------------------------------------------------
 
     def queue(self, node: str, op: Op) -> bool:
