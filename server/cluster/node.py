@@ -197,5 +197,5 @@ class ClusterNode:
         if self._parts is None:
             raise NoBotAvailable("the bots named are not free right now")
         if not self._parts.bus.up:
-            raise NodeUnavailableError("the bots named are on other nodes, out of reach now")
+            raise NodeUnavailableError("that bot is on another node, out of reach now; try again")
         return self._parts.bots.hold(player, msg, names, game)

@@ -10,6 +10,7 @@ import msgpack
 import pytest
 
 from protocol import wire
+from protocol.errors import NodeUnavailableError
 from server.cluster import forward
 from server.cluster.forward import Forwarder
 from server.cluster.node import ClusterNode
@@ -190,3 +191,14 @@ def test_when_the_bus_is_back_remote_members_get_their_rooms_state_again() -> No
     [state] = shell.sent
     assert isinstance(state, Send) and state.to == ("p_1",)
     assert state.message["type"] == "state" and state.message["room"] == room
+
+
+def test_while_the_bus_is_down_a_room_needing_another_node_s_bot_is_refused() -> None:
+    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), 10.0)
+    arena = Arena(node=cluster)
+    cluster.bind(arena, Shell())
+    cluster.parts.bus._down = True
+    bob = arena.players[say_hello(arena, "bob").pid]
+    create = {"type": "create_room", "game": "gomoku", "bot": "minimax@a", "id": 2}
+    with pytest.raises(NodeUnavailableError):
+        cluster.hold(bob, create, ["minimax@a"], "gomoku")
