@@ -30,6 +30,7 @@ ERROR_WORDS: dict[str, str] = {
     "internal_error": "The server hit a problem with that request. Please try again.",
     "forbidden_move": "Forbidden for black under renju (an overline, double four or double three).",
     "wrong_phase": "Not now: the opening asks for something else (see the side panel).",
+    "node_unavailable": "That room is on another server, out of reach for now; try again soon.",
     "bad_key": "Only a bot holding a key from the server's operator can sign in as a bot.",
     "too_many_games": "You have started enough games for this hour; come back a little later.",
 }

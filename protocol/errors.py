@@ -168,6 +168,13 @@ class WrongPhase(ArenaError):
     code = "wrong_phase"
 
 
+class NodeUnavailableError(ArenaError):
+    """The room is held by another cluster node, which this node cannot reach right now (the
+    nodes' bus is down): the request was not sent; try again, or connect to that node."""
+
+    code = "node_unavailable"
+
+
 class BadKey(ArenaError):
     """A ``hello`` as a bot without a valid key (missing, unknown or revoked), or a bot's session
     resumed without its key."""

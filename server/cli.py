@@ -300,7 +300,6 @@ async def serve_forever(args: argparse.Namespace) -> None:
         except NodeUnavailable as exc:
             store.close()
             raise SystemExit(f"mnk-server: {exc}; check --redis") from None
-        store.renew_lease_with(cluster.lease_left)
     await server.start()
     args.listening = True  # from here on the database is in use: never removed on failure
     keeper = None

@@ -133,6 +133,7 @@ async def test_every_error_code_is_provoked_over_the_wire() -> None:
     """The server tests together provoke the whole error tree, so no code goes untested."""
     here = Path(__file__).parent
     files = [*here.glob("test_server_*.py"), here / "test_durability.py"]
+    files += here.glob("cluster/test_*.py")  # codes only a cluster has
     source = "".join(f.read_text() for f in files)
     provoked = re.compile(r'(?:error\(\s*|\["code"\] == )"([a-z_]+)"')
     assert set(all_codes()) - set(provoked.findall(source)) == set()

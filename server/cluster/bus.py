@@ -8,7 +8,8 @@ and come back under their adopter. Every node reads the others' hashes each roun
 arena's lobby. A hello on one node is published on a channel; the node holding an older socket
 of that player closes it with 4000. Pub/sub is at-most-once, and redis-py's asyncio PubSub does
 not subscribe again after a reconnect, so the listener is made anew after every outage. A
-node's lease is renewed only as far as its last round that reached Redis (``lease_left``).
+node's lease does not depend on Redis (PostgreSQL alone renews it): a node cut off from Redis
+keeps its rooms and rejoins when Redis answers again (docs/CLUSTER.md says why).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class RedisBus:
         lease_s: float,
         directory: BotDirectory,
         on_remote_hello: Callable[[str, str], None],
+        on_back: Callable[[], None],
     ) -> None:
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
@@ -67,8 +69,7 @@ class RedisBus:
         #: This node's lobby lines, rendered at the arena's ``lobby_version`` ``_version``.
         self._lines: dict[str, str] = {}
         self._version = -1
-        #: When a round last reached Redis (monotonic seconds).
-        self.reached = time.monotonic()
+        #: Set while rounds fail: requests for other nodes' rooms are refused meanwhile.
         self._down = False
         #: Wall-clock time each player's socket here said hello (older sockets are closed).
         self._hello_at: dict[str, float] = {}
@@ -78,6 +79,8 @@ class RedisBus:
         self._publishing: set[asyncio.Task[Any]] = set()
         #: Told of a hello on another node (player, node): a forwarder routes its rooms there.
         self.on_remote_hello = on_remote_hello
+        #: Told when a round reaches Redis again after an outage (what was lost is re-sent).
+        self.on_back = on_back
         #: The node whose lobby hash lists each other node's room (where requests are forwarded).
         self.owners: dict[str, str] = {}
         #: The directory of bots, written and read in the same round trips as the lobby.
@@ -109,13 +112,14 @@ class RedisBus:
         except (RedisError, OSError, TimeoutError):
             log.warning("could not take this node's rooms out of the lobby; they expire")
 
+    @property
+    def up(self) -> bool:
+        """Whether the last round reached Redis (the bus carries requests to other nodes)."""
+        return not self._down
+
     async def nodes(self) -> list[str]:
         """Every node that joined the bus (this one included)."""
         return [member.decode() for member in await self.redis.smembers(self.nodes_key)]
-
-    def lease_left(self) -> float:
-        """Seconds this node's lease may be renewed for: no further than its last Redis round."""
-        return max(0.0, self.lease_s - (time.monotonic() - self.reached))
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -191,11 +195,19 @@ class RedisBus:
                 self._down = True
             else:
                 if self._down or self._listener is None or self._listener.done():
-                    if self._down:
-                        log.info("Redis is back: lobby written again, hello channel resubscribed")
                     self._relisten()
-                self._down = False
+                if self._down:
+                    self._down = False
+                    log.info("Redis is back: lobby written again, hello channel resubscribed")
+                    self._back()
             await asyncio.sleep(ROUND)
+
+    def _back(self) -> None:
+        """Tell the node the bus is back (a failure there never stops the rounds)."""
+        try:
+            self.on_back()
+        except Exception:
+            log.exception("catching up after Redis came back failed")
 
     async def round(self) -> None:
         """Write this node's lobby lines (what changed, or all), then read every other node's."""
@@ -242,5 +254,4 @@ class RedisBus:
                     remote[room_id] = json.loads(line)
                     owners[room_id] = other
         self.owners = owners
-        self.reached = time.monotonic()
         self.arena.lobby.set_remote(remote)

@@ -34,7 +34,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from protocol import wire
-from protocol.errors import ArenaError, BadFrame, NoSuchRoom, RateLimited
+from protocol.errors import ArenaError, BadFrame, NodeUnavailableError, NoSuchRoom, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
 from server.cluster.failover import Failover
 from server.cluster.fanout import ClusterFanOut
@@ -190,6 +190,9 @@ class Forwarder:
                 self.outbox.emit([Send((player.pid,), error)])
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
+        if not self.lobbies.up:  # refused, never sent: it cannot arrive late, nor twice
+            where = f"room {msg['room']!r} is on another node"
+            raise NodeUnavailableError(f"{where}, out of reach while the bus is down; try again")
         self.went_via(player.pid, owner)
         frame = wire.encode(msg)
         seq = self.rerouter.sent(owner, player.pid, msg, frame, time.monotonic())
@@ -234,6 +237,17 @@ class Forwarder:
                 self.queue(node, Attach(pid, player.name, player.kind))
 
     # -- the owner ---------------------------------------------------------------------------
+
+    def rejoined(self) -> None:
+        """The bus is back after an outage: every remote member gets its rooms' state here
+        again (their outputs of that time were lost), and plays on from it."""
+        out: list[Out] = []
+        for pid in list(self.remote):
+            player = self.arena.players.get(pid)
+            if player is not None and player.rooms:
+                out += self.arena.presence.attach_remote(pid, player.name, player.kind, True)
+        if out:
+            self.outbox.emit(out)
 
     def remote_hello(self, pid: str, node: str) -> None:
         """``pid`` said hello on ``node`` (the hello channel): if it has rooms here, its

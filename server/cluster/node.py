@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 
-from protocol.errors import NoBotAvailable, NoSuchRoom
+from protocol.errors import NoBotAvailable, NodeUnavailableError, NoSuchRoom
 from protocol.wire import MAX_ROOM_ID, Message
 from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
@@ -62,7 +62,14 @@ class ClusterNode:
     def bind(self, arena: Arena, outbox: Outbox) -> None:
         """Make the node's parts for ``arena``, sending through ``outbox`` (the server)."""
         bus = RedisBus(
-            self.redis_url, self.name, arena, outbox, self.lease_s, self, self._remote_hello
+            self.redis_url,
+            self.name,
+            arena,
+            outbox,
+            self.lease_s,
+            self,
+            self._remote_hello,
+            self._bus_back,
         )
         forwarder = Forwarder(
             self.redis_url, self.name, arena, outbox, self.store, bus, self.fanout, self._other_op
@@ -111,10 +118,6 @@ class ClusterNode:
         parts.bus.hello(pid)
         parts.forwarder.hello(pid)
 
-    def lease_left(self) -> float:
-        """Seconds this node's lease may be renewed for (no further than its last bus round)."""
-        return self.parts.bus.lease_left()
-
     # -- what crosses between the parts ------------------------------------------------------
 
     def queue(self, node: str, op: Op) -> bool:
@@ -127,6 +130,9 @@ class ClusterNode:
 
     def _remote_hello(self, pid: str, node: str) -> None:
         self.parts.forwarder.remote_hello(pid, node)
+
+    def _bus_back(self) -> None:
+        self.parts.forwarder.rejoined()
 
     def _other_op(self, node: str, op: Op) -> None:
         self.parts.bots.handle(node, op)
@@ -190,4 +196,6 @@ class ClusterNode:
         """Hold a ``create_room`` while the named bots' nodes lend seats."""
         if self._parts is None:
             raise NoBotAvailable("the bots named are not free right now")
+        if not self._parts.bus.up:
+            raise NodeUnavailableError("that bot is on another node, out of reach now; try again")
         return self._parts.bots.hold(player, msg, names, game)

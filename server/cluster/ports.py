@@ -67,6 +67,11 @@ class Lobbies(Protocol):
         """The node whose lobby lists each other node's room."""
         ...
 
+    @property
+    def up(self) -> bool:
+        """Whether the bus reaches Redis now (requests may be sent to other nodes)."""
+        ...
+
     async def nodes(self) -> list[str]:
         """Every node known to the bus (this one included)."""
         ...

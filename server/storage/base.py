@@ -9,7 +9,6 @@ picks one for a ``--db`` value; this module imports none of them, so each may im
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from server.core.journal import KeyRow, PlayerRow, Record, Snapshot
@@ -65,11 +64,6 @@ class Storage(Protocol):
 
     def upkeep(self) -> None:
         """Housekeeping that :meth:`write_now` left for the writer thread."""
-        ...
-
-    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
-        """From now on, each commit of a cluster node renews its lease for ``seconds()``
-        (the cluster's bus ties the lease to reaching Redis too)."""
         ...
 
     def load(self) -> Snapshot:

@@ -8,7 +8,6 @@ answer ``no_history``, as docs/PROTOCOL.md says a server without a database does
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from protocol.errors import NoHistory
@@ -40,9 +39,6 @@ class MemoryStore:
 
     def upkeep(self) -> None:
         """Nothing to do: nothing is kept."""
-
-    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
-        """Nothing to renew: a memory server holds no lease."""
 
     def load(self) -> Snapshot:
         """Nothing to restore: every start is a fresh server."""

@@ -16,7 +16,6 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import psycopg
@@ -115,8 +114,6 @@ class PgStore(History):
         self.node, self.lease_s, self.epoch, self.leases = node, lease_s, 0, leases
         #: Set when a commit was refused because another node may own this node's rooms now.
         self.fenced = False
-        #: Seconds each commit renews the lease for, if not ``lease_s`` (the bus ties it to Redis).
-        self.renew_for: Callable[[], float] | None = None
         #: A node's own connection, holding its name's lock until the process ends.
         self._name_lock: psycopg.Connection[Any] | None = None
         #: Until when (monotonic) this node surely holds its lease: the start of its last
@@ -186,10 +183,6 @@ class PgStore(History):
     def upkeep(self) -> None:
         """Nothing to do: PostgreSQL keeps its own tables."""
 
-    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
-        """From now on each fenced commit renews this node's lease for ``seconds()``."""
-        self.renew_for = seconds
-
     # -- writing -----------------------------------------------------------------------------
 
     def write(self, records: list[Record]) -> None:
@@ -224,7 +217,7 @@ class PgStore(History):
         started, renewed = time.monotonic(), None
         statements = batch_sql(records, self.node)
         if self.node is not None:
-            renewed = self._renewal()
+            renewed = self.lease_s
             statements.insert(0, (FENCE_SQL, (self.node, self.epoch, renewed)))
         # One simple-protocol message with every statement, values quoted by psycopg: the
         # server runs it as one transaction (the fence aborts all of it), in one round trip
@@ -257,13 +250,9 @@ class PgStore(History):
         woken from SIGSTOP must send nothing more, even before a commit finds it fenced)."""
         return not self.fenced and time.monotonic() < self.held_until
 
-    def _renewal(self) -> float:
-        """Seconds a commit renews this node's lease for."""
-        return self.lease_s if self.renew_for is None else self.renew_for()
-
     def _fence(self, db: psycopg.Connection[Any]) -> None:
         """Renew this node's lease in ``db``'s transaction, which aborts if it lapsed."""
-        db.execute(FENCE_SQL, (self.node, self.epoch, self._renewal()))
+        db.execute(FENCE_SQL, (self.node, self.epoch, self.lease_s))
 
     def _drop_writer(self) -> None:
         if self._writer is not None:

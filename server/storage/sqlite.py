@@ -169,9 +169,6 @@ class Store(History):
         self.db.close()
         self.owner.release()
 
-    def renew_lease_with(self, seconds: Callable[[], float]) -> None:
-        """Nothing to renew: a SQLite file is one server's own, with no lease."""
-
     def checkpoint(self, truncate: bool = False) -> None:
         """Copy committed WAL pages into the database file (from a worker thread).
 

@@ -8,6 +8,7 @@ import pytest
 from support.forwarding import entry, node, say_hello
 
 from protocol import wire
+from protocol.errors import NodeUnavailableError
 from server.cluster import forward
 from server.core.arena import Arena
 from server.core.journal import PlayerRow
@@ -86,3 +87,45 @@ def test_the_player_s_own_node_saves_its_row_and_the_owner_never_overwrites_it()
     owner.receive(remote, wire.encode({"type": "join_room", "room": room}))
     rows = [r for r in owner.drain() if isinstance(r, PlayerRow)]
     assert rows == [] and owner.rooms.get(room).seat_of("p_remote") is not None  # type: ignore[union-attr]
+
+
+def test_while_the_bus_is_down_a_request_for_another_node_s_room_is_refused_not_sent() -> None:
+    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), 10.0)
+    arena, shell = Arena(node=cluster), Shell()
+    cluster.bind(arena, shell)
+    bus, fwd = cluster.parts.bus, cluster.parts.forwarder
+    bus.owners.update({"abcdef": "a"})
+    bus._down = True  # as its rounds set it while Redis does not answer
+    conn = say_hello(arena, "bob")
+    move = {"type": "move", "room": "abcdef", "x": 1, "y": 2, "id": 7}
+    [reply] = arena.receive(conn, wire.encode(move))
+    assert (reply.message["code"], reply.message["id"]) == ("node_unavailable", 7)  # type: ignore[union-attr]
+    assert fwd._outbox == {} and fwd.rerouter.pending == {}  # nothing waits for an answer
+    bus._down = False
+    assert arena.receive(conn, wire.encode({**move, "id": 8})) == []  # forwarded again
+    assert len(fwd._outbox["a"]) == 1
+
+
+def test_when_the_bus_is_back_remote_members_get_their_rooms_state_again() -> None:
+    fwd, arena, shell = node(name="a")
+    alice = say_hello(arena, "alice")
+    out = arena.receive(alice, wire.encode({"type": "create_room", "game": "tictactoe"}))
+    [room] = {o.message["room"] for o in out if "room" in getattr(o, "message", {})}  # type: ignore[union-attr]
+    join = wire.encode({"type": "join_room", "room": room, "id": 1})
+    fwd.handle(entry("b", ["req", "p_1", "carol", "human", join, None, False]))
+    shell.sent.clear()
+    fwd.rejoined()  # the outputs of the outage were lost: the state says what they said
+    [state] = shell.sent
+    assert isinstance(state, Send) and state.to == ("p_1",)
+    assert state.message["type"] == "state" and state.message["room"] == room
+
+
+def test_while_the_bus_is_down_a_room_needing_another_node_s_bot_is_refused() -> None:
+    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), 10.0)
+    arena = Arena(node=cluster)
+    cluster.bind(arena, Shell())
+    cluster.parts.bus._down = True
+    bob = arena.players[say_hello(arena, "bob").pid]
+    create = {"type": "create_room", "game": "gomoku", "bot": "minimax@a", "id": 2}
+    with pytest.raises(NodeUnavailableError):
+        cluster.hold(bob, create, ["minimax@a"], "gomoku")

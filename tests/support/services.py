@@ -13,6 +13,7 @@ import glob
 import itertools
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -162,6 +163,16 @@ class RedisServer:
                 return s.recv(16).startswith(b"+PONG")
         except OSError:
             return False
+
+    def pause(self) -> None:
+        """SIGSTOP: it holds its connections and data but answers nothing (a stall)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT after :meth:`pause`: it answers again, with what it held."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
 
     def kill(self) -> None:
         """SIGKILL: everything it held is gone."""
