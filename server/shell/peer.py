@@ -70,3 +70,13 @@ class Peer:
             self.refusals = TokenBucket(bucket.rate, bucket.burst)
         self.refusals.allow(now)
         return self.refusals.wait(now)
+
+    def control(self, now: float) -> bool:
+        """A ping or pong came (websockets answered a ping already): charge it like a message.
+
+        True once it is past the rate and past its refusals too: the connection is to be cut,
+        since nothing queues control frames, so holding its messages would not stop them.
+        """
+        if self.conn.bucket.allow(now):
+            return False
+        return self.refused(now) > 0

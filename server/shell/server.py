@@ -174,7 +174,7 @@ class ArenaServer:
             arena.limits.hello_timeout, self._hello_deadline, peer
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
-            ws.serve(functools.partial(self._receive, peer))
+            ws.serve(functools.partial(self._receive, peer), functools.partial(self._control, peer))
         try:
             async for frame in ws:  # what websockets queued: text, fragments, a held peer's
                 if peer.waiting is not None:  # its request before this one waits in the lane
@@ -217,6 +217,16 @@ class ArenaServer:
             if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
                 peer.ws.hold()
             self.lane.defer(functools.partial(self._undefer, peer))
+
+    def _control(self, peer: Peer) -> None:
+        """A ping or pong of ``peer``, charged to its rate; past it, closed (1008), unread."""
+        now = self.arena.clock()
+        ws = peer.ws
+        if peer.control(now) and isinstance(ws, ArenaConnection):
+            ws.on_control = None  # once: what it sends until the close times out is not read
+            ws.transport.pause_reading()
+            self.arena.admission.note(peer.conn, "control_frames", now)
+            self._spawn(ws.close(CloseCode.POLICY, "too many pings"))
 
     def _handle(self, peer: Peer, frame: bytes | str) -> None:
         """One message of ``peer`` through the arena; its outputs leave once committed."""
