@@ -143,6 +143,8 @@ class ArenaConnection(ServerConnection):
         self._served: Callable[[bytes], None] | None = None
         #: Whether incoming bytes are parsed here (see the module's docstring).
         self.direct = False
+        #: Read no more (see :meth:`mute`).
+        self.muted = False
 
     def serve(
         self, on_message: Callable[[bytes], None], on_control: Callable[[], None] | None = None
@@ -173,6 +175,12 @@ class ArenaConnection(ServerConnection):
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
         self.on_message = self._served = self.on_control = None
+
+    def mute(self) -> None:
+        """Read nothing more from this connection (it is being closed for what it sent)."""
+        self.on_control = None
+        self.muted = True
+        self.transport.pause_reading()
 
     @property
     def held(self) -> bool:

@@ -91,6 +91,9 @@ class GuardedConnection(ArenaConnection):
 
     def data_received(self, data: bytes) -> None:
         """Parse at most ``READ_SLICE`` bytes now; the rest on later loop turns, in order."""
+        if self.muted:  # reading resumed by websockets' queue: still nothing is read
+            self.transport.pause_reading()
+            return
         if self.unparsed:  # (reading resumed for websockets' queue) behind the earlier slices
             self.unparsed += data
             self.transport.pause_reading()
@@ -102,9 +105,14 @@ class GuardedConnection(ArenaConnection):
             data = data[:READ_SLICE]
         super().data_received(data)
 
+    def mute(self) -> None:
+        """Read nothing more, and drop what was read but not parsed yet."""
+        self.unparsed.clear()
+        super().mute()
+
     def _parse_more(self) -> None:
         """Parse the next slice of a long read; read again once none is left."""
-        if self._lost or not self.unparsed:
+        if self._lost or not self.unparsed or self.muted:
             return
         chunk = bytes(self.unparsed[:READ_SLICE])
         del self.unparsed[:READ_SLICE]

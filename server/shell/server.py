@@ -223,8 +223,7 @@ class ArenaServer:
         now = self.arena.clock()
         ws = peer.ws
         if peer.control(now) and isinstance(ws, ArenaConnection):
-            ws.on_control = None  # once: what it sends until the close times out is not read
-            ws.transport.pause_reading()
+            ws.mute()  # once: what it sends until the close times out is not read
             self.arena.admission.note(peer.conn, "control_frames", now)
             self._spawn(ws.close(CloseCode.POLICY, "too many pings"))
 
