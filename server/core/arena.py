@@ -115,6 +115,12 @@ class Arena:
         lim = self.limits
         return Conn(TokenBucket(lim.human_rate, lim.human_burst))
 
+    def engaged(self, conn: Conn) -> bool:
+        """Whether ``conn``'s player is in a room (seated, waiting or watching) or is a bot: a
+        connection that must not be closed for being idle."""
+        player = self.players.get(conn.pid) if conn.pid is not None else None
+        return player is not None and (bool(player.rooms) or player.kind == "bot")
+
     def receive(self, conn: Conn, frame: bytes | str) -> list[Out]:
         """Handle one frame: the one place where errors become ``error`` replies.
 

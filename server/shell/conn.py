@@ -139,6 +139,8 @@ class ArenaConnection(ServerConnection):
         self.on_message: Callable[[bytes], None] | None = None
         #: Called with each ping or pong the client sends (after websockets answered a ping).
         self.on_control: Callable[[], None] | None = None
+        #: Seconds the connection has been idle (see ``Peer.quiet``), once it is served.
+        self.quiet: Callable[[], float] | None = None
         #: What :meth:`serve` was given, for :meth:`resume` after a :meth:`hold`.
         self._served: Callable[[bytes], None] | None = None
         #: Whether incoming bytes are parsed here (see the module's docstring).
@@ -147,16 +149,20 @@ class ArenaConnection(ServerConnection):
         self.muted = False
 
     def serve(
-        self, on_message: Callable[[bytes], None], on_control: Callable[[], None] | None = None
+        self,
+        on_message: Callable[[bytes], None],
+        on_control: Callable[[], None] | None = None,
+        quiet: Callable[[], float] | None = None,
     ) -> None:
         """Hand messages to ``on_message`` from now on; let the handshake's headers go.
 
         Call it once the handler has read what it needs from the request (the client's address):
         at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
         Without the direct paths (see :func:`self_check`) messages stay queued for the handler.
-        ``on_control`` is told of every ping and pong either way (websockets never queues them).
+        ``on_control`` is told of every ping and pong either way (websockets never queues them);
+        ``quiet`` says how long the connection has been idle (the guard may close it when full).
         """
-        self.on_control = on_control
+        self.on_control, self.quiet = on_control, quiet
         if _direct_allowed():
             self.on_message = self._served = on_message
         for message in (self.request, self.response):
@@ -174,7 +180,7 @@ class ArenaConnection(ServerConnection):
 
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
-        self.on_message = self._served = self.on_control = None
+        self.on_message = self._served = self.on_control = self.quiet = None
 
     def mute(self) -> None:
         """Read nothing more from this connection (it is being closed for what it sent)."""

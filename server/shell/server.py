@@ -73,6 +73,7 @@ class ArenaServer:
             lim.refusal_rate,
             lim.hello_rate,
             lim.hello_burst,
+            lim.idle_evict_after,
         )
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
@@ -174,7 +175,8 @@ class ArenaServer:
             arena.limits.hello_timeout, self._hello_deadline, peer
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
-            ws.serve(functools.partial(self._receive, peer), functools.partial(self._control, peer))
+            receive, control = (functools.partial(f, peer) for f in (self._receive, self._control))
+            ws.serve(receive, control, functools.partial(peer.quiet, arena))
         try:
             async for frame in ws:  # what websockets queued: text, fragments, a held peer's
                 if peer.waiting is not None:  # its request before this one waits in the lane
