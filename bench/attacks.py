@@ -3,12 +3,14 @@
 Run by ``bench/hostile.py`` in a process of its own (so the attackers' CPU does not slow the
 honest clients' event loop): ``python bench/attacks.py URL SECONDS SCALE`` prints one JSON map
 of counters per attack class (``MNK_ATTACKS=a,b`` runs only those). Every attacker comes from
-a 127.0.0.x address of its own class (127.0.0.2 …), never 127.0.0.1.
+a loopback address of its own class (127.0.0.2 …; the crowd's 127.0.1.x, its newcomers'
+127.0.2.x), never 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
@@ -244,6 +246,85 @@ async def lookups(url: str, until: float, scale: float) -> Stats:
     return stats
 
 
+def ping_frame() -> bytes:
+    """A client's masked WebSocket ping with a 125-byte payload (the most a ping may carry)."""
+    mask = os.urandom(4)
+    payload = bytes(b ^ mask[i % 4] for i, b in enumerate(b"p" * 125))
+    return bytes((0x89, 0x80 | 125)) + mask + payload
+
+
+async def ping_flood(url: str, until: float, scale: float) -> Stats:
+    """20,000 WebSocket pings from a raw socket that never reads its pongs (round three, 1)."""
+    stats: Stats = Counter()
+    host, port = url.removeprefix("ws://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(
+        host, int(port), local_addr=("127.0.0.27", 0), limit=1024
+    )
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    stats["status_" + head.split()[1].decode()] += 1
+    batch, sent = ping_frame() * 100, 0
+    try:
+        while sent < int(20_000 * scale) and (not sent or time.monotonic() < until):
+            writer.write(batch)
+            await asyncio.wait_for(writer.drain(), 2.0)
+            sent += 100
+    except TimeoutError:
+        stats["not_read"] += 1  # the server stopped reading the socket
+    except ConnectionError:
+        stats["closed_by_server"] += 1
+    stats["pings_sent"] = sent
+    writer.transport.abort()
+    return stats
+
+
+async def crowd(url: str, until: float, scale: float) -> Stats:
+    """64 addresses x 64 idle connections fill the server; half the time left later, 20
+    newcomers from fresh addresses try to get in (round three, 6); the crowd counts its closes."""
+    stats: Stats = Counter()
+    per = max(1, int(64 * scale))
+
+    async def fill(address: int) -> list[ClientConnection]:
+        held = []
+        for i in range(per):
+            if time.monotonic() > until:
+                break
+            ws = await open_from(url, f"127.0.1.{address + 1}", stats)
+            if ws is None:
+                break
+            with contextlib.suppress(ConnectionClosed, TimeoutError):
+                await hello(ws, f"crowd{address}x{i}")
+            held.append(ws)
+        return held
+
+    sockets = [ws for held in await asyncio.gather(*(fill(a) for a in range(64))) for ws in held]
+    stats["opened"] = len(sockets)
+    await asyncio.sleep(max(0.0, (until - time.monotonic()) / 2))  # the crowd sits idle
+    refused: Stats = Counter()
+    newcomers = []
+    for n in range(20):  # honest newcomers, each from an address of its own, staying
+        ws = await open_from(url, f"127.0.2.{n + 1}", refused)
+        if ws is not None:
+            newcomers.append(ws)
+    stats["newcomer_in"], stats["newcomer_refused"] = len(newcomers), sum(refused.values())
+
+    async def wait_closed(ws: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await asyncio.wait_for(ws.wait_closed(), max(0.1, until - time.monotonic()))
+        if ws.close_code is not None:
+            stats[f"closed_{ws.close_code}"] += 1
+        await ws.close()
+
+    await asyncio.gather(*(wait_closed(ws) for ws in sockets))
+    for ws in newcomers:
+        await ws.close()
+    return stats
+
+
 ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "games_flood": games_flood,
     "spectators": spectators,
@@ -253,6 +334,8 @@ ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "garbage": garbage,
     "no_hello": no_hello,
     "lookups": lookups,
+    "ping_flood": ping_flood,
+    "crowd": crowd,
 }
 
 

@@ -21,6 +21,10 @@ are on other machines), this process's own event-loop lag, and an honest ping's 
 (pings wait for no commit, moves do). ``--profile F`` runs the server under cProfile for one
 phase (``--profile-phase calm|attack``); read it with ``bench/profile_server.py --show F``.
 
+Round three adds a ping flood (a raw socket pinging, never reading) and a crowd (64 addresses
+x 64 idle connections, then 20 newcomers from fresh addresses); with ``--idle-evict-after 10``
+the crowd's connections are quiet long enough within a 30 s attack for newcomers to get in.
+
 Run: ``python bench/hostile.py [--games 50] [--bot-games 10] [--seconds 30] [--json F]``.
 """
 
@@ -65,9 +69,14 @@ def make_bot_keys(names: list[str], path: Path) -> Path:
     return path
 
 
-def server_args(port: int, db: Path, keys_file: Path) -> list[str]:
-    """How the benchmark starts the server: default limits, nothing tuned for the attack."""
+def server_args(
+    port: int, db: Path, keys_file: Path, idle_evict_after: float | None = None
+) -> list[str]:
+    """How the benchmark starts the server: default limits, nothing tuned for the attack
+    (unless ``--idle-evict-after`` asks for a shorter quiet time than the crowd's attack)."""
     args = ["--port", str(port), "--db", str(db), "--no-bots", "--log-level", "WARNING"]
+    if idle_evict_after is not None:
+        args += ["--idle-evict-after", str(idle_evict_after)]
     return [*args, "--keys-file", str(keys_file)]
 
 
@@ -302,10 +311,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"]
     keys_file = make_bot_keys(names, tmp / "bot-keys")
-    argv = [sys.executable, "-m", "server", *server_args(port, db, keys_file)]
+    served = server_args(port, db, keys_file, args.idle_evict_after)
+    argv = [sys.executable, "-m", "server", *served]
     if args.profile:  # the same server under cProfile, profiling one phase only
         wrapper = [str(ROOT / "bench" / "profile_server.py"), "--out", args.profile, "--"]
-        argv = [sys.executable, *wrapper, *server_args(port, db, keys_file)]
+        argv = [sys.executable, *wrapper, *served]
     server = subprocess.Popen(argv, env=env)
     honest = Honest()
     lag = asyncio.create_task(watch_loop(honest))
@@ -465,6 +475,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=float, default=5.0, help="unmeasured start (default 5 s)")
     p.add_argument("--scale", type=float, default=1.0, help="attack counts x this (1 = issue's)")
     p.add_argument("--lock-seconds", type=float, default=2.0, help="write lock hold (default 2)")
+    p.add_argument(
+        "--idle-evict-after",
+        type=float,
+        help="the server's quiet time before it may close a crowd's connection (default 60 s)",
+    )
     p.add_argument("--json", help="write the result as JSON here")
     p.add_argument("--profile", help="run the server under cProfile; write the profile here")
     p.add_argument(

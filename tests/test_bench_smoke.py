@@ -57,6 +57,8 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     assert attacks["games_flood"]["bad_message"] > 0  # the 60 KB games lists are refused
     assert attacks["garbage"]["closed_1008"] > 0  # repeated garbage closes the connection
     assert attacks["lookups"]["rate_limited"] > 0  # lookups in flight are bounded
+    assert attacks["ping_flood"]["status_101"] == 1 and attacks["ping_flood"]["pings_sent"] > 0
+    assert attacks["crowd"]["opened"] > 0 and attacks["crowd"]["newcomer_in"] == 20
 
 
 def test_writer_benchmark_tiny_run() -> None:

@@ -237,7 +237,7 @@ def test_a_file_of_schema_4_keeps_every_move(tmp_path: Path) -> None:
             )
     db.close()
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 5
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) >= 5
     tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"moves", "move_log"}.isdisjoint(tables)
     assert store._moves(store.db, replace(header(finished, "r", "over"))) == [

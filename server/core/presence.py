@@ -11,7 +11,7 @@ from server.core.journal import Snapshot
 from server.core.lobby import Lobby
 from server.core.members import Send
 from server.core.outputs import Out
-from server.core.players import Player
+from server.core.players import Conn, Player
 from server.core.recovery import restore_room
 from server.core.registry import RoomRegistry
 from server.core.room import Room
@@ -55,6 +55,12 @@ class Presence:
             else:
                 out += room.set_online(player.pid, False, now)
         return out
+
+    def engaged(self, conn: Conn) -> bool:
+        """Whether ``conn``'s player is in a room (seated, waiting or watching) or is a bot: a
+        connection that must not be closed for being idle."""
+        player = self.roster.players.get(conn.pid) if conn.pid is not None else None
+        return player is not None and (bool(player.rooms) or player.kind == "bot")
 
     def welcome_back(self, room_ids: Iterable[str]) -> list[Out]:
         """Players online here seated in rooms just adopted (from a lapsed cluster node) are

@@ -42,6 +42,11 @@ except ImportError:  # pragma: no cover  (websockets without its C extension)
 log = logging.getLogger("mnk.server")
 
 BINARY = Opcode.BINARY
+#: Control frames a client may send: each is charged like a message (a ping costs a pong).
+CONTROL = frozenset((Opcode.PING, Opcode.PONG))
+#: A peer that lets this much pile up unread in its socket buffer is cut off (whatever was
+#: written: the arena's frames, or the pongs websockets answers pings with).
+MAX_BACKLOG = 1 << 20
 #: What a served connection's handshake keeps as headers (shared; nothing writes to it).
 _NO_HEADERS = Headers()
 #: The first byte of a final binary frame with no extension bits (all the direct mode takes).
@@ -132,18 +137,32 @@ class ArenaConnection(ServerConnection):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
         self.on_message: Callable[[bytes], None] | None = None
+        #: Called with each ping or pong the client sends (after websockets answered a ping).
+        self.on_control: Callable[[], None] | None = None
+        #: Seconds the connection has been idle (see ``Peer.quiet``), once it is served.
+        self.quiet: Callable[[], float] | None = None
         #: What :meth:`serve` was given, for :meth:`resume` after a :meth:`hold`.
         self._served: Callable[[bytes], None] | None = None
         #: Whether incoming bytes are parsed here (see the module's docstring).
         self.direct = False
+        #: Read no more (see :meth:`mute`).
+        self.muted = False
 
-    def serve(self, on_message: Callable[[bytes], None]) -> None:
+    def serve(
+        self,
+        on_message: Callable[[bytes], None],
+        on_control: Callable[[], None] | None = None,
+        quiet: Callable[[], float] | None = None,
+    ) -> None:
         """Hand messages to ``on_message`` from now on; let the handshake's headers go.
 
         Call it once the handler has read what it needs from the request (the client's address):
         at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
         Without the direct paths (see :func:`self_check`) messages stay queued for the handler.
+        ``on_control`` is told of every ping and pong either way (websockets never queues them);
+        ``quiet`` says how long the connection has been idle (the guard may close it when full).
         """
+        self.on_control, self.quiet = on_control, quiet
         if _direct_allowed():
             self.on_message = self._served = on_message
         for message in (self.request, self.response):
@@ -161,7 +180,13 @@ class ArenaConnection(ServerConnection):
 
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
-        self.on_message = self._served = None
+        self.on_message = self._served = self.on_control = self.quiet = None
+
+    def mute(self) -> None:
+        """Read nothing more from this connection (it is being closed for what it sent)."""
+        self.on_control = None
+        self.muted = True
+        self.transport.pause_reading()
 
     @property
     def held(self) -> bool:
@@ -178,6 +203,10 @@ class ArenaConnection(ServerConnection):
             super().data_received(rest)
         else:
             super().data_received(data)
+        if self.transport.get_write_buffer_size() > MAX_BACKLOG:  # pongs websockets just wrote
+            log.warning("closing a connection that does not read its pongs")
+            self.transport.abort()
+            return
         self._enter_direct()
 
     def _take(self, data: bytes) -> bytes | None:
@@ -256,4 +285,10 @@ class ArenaConnection(ServerConnection):
             except Exception:  # never into websockets' reader: it would drop the connection
                 log.exception("handling a message failed")
             return
+        on_control = self.on_control
+        if on_control is not None and type(event) is Frame and event.opcode in CONTROL:
+            try:
+                on_control()
+            except Exception:
+                log.exception("charging a control frame failed")
         super().process_event(event)  # type: ignore[arg-type]

@@ -12,11 +12,9 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.protocol import OPEN
 
 from server.shell import conn
+from server.shell.conn import MAX_BACKLOG
 
 log = logging.getLogger("mnk.server")
-
-#: A peer that lets this much pile up unread in its socket buffer is cut off.
-MAX_BACKLOG = 1 << 20
 
 
 class FanOut(Protocol):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import heapq
 import ipaddress
 import logging
 import math
@@ -23,6 +24,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 
@@ -36,6 +38,24 @@ MIN_ARRIVALS_KEPT = 1024
 #: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
 #: socket's callbacks run between two of them.
 READ_SLICE = 4096
+#: When the server is full, the heaviest addresses looked at for an idle connection to close,
+#: and how often per second (and at once) that is tried: a full server's arrivals stay cheap.
+EVICT_ADDRESSES = 8
+EVICT_RATE = 20.0
+
+
+def address_key(address: str) -> str:
+    """What limits count an address under: an IPv6 address's /64 (one host often holds a whole
+    /64), an IPv4-mapped IPv6 address as its IPv4 address, anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return address
 
 
 def address_of(ws: ServerConnection, request: Request | None = None, proxied: bool = False) -> str:
@@ -48,23 +68,21 @@ def address_of(ws: ServerConnection, request: Request | None = None, proxied: bo
     if proxied and request is not None:
         forwarded = request.headers.get("X-Forwarded-For")
         if forwarded:
-            return forwarded.rsplit(",", 1)[-1].strip()[:64]
+            return address_key(forwarded.rsplit(",", 1)[-1].strip()[:64])
     peer = ws.remote_address
-    return str(peer[0]) if peer else "?"
+    return address_key(str(peer[0])) if peer else "?"
 
 
-def address_key(ws: ServerConnection) -> str:
+#: Why a connection is refused when the server holds all the connections it may.
+FULL = "too many connections to this server"
+
+
+def client_key(ws: ServerConnection) -> str:
     """The client a connection is known by in the core (``Conn.address_key``): its address as
-    counted here, an IPv6 address by its /64 (one subscriber's usual allocation: an address
-    each would let one client take a bot's every seat)."""
-    address = getattr(ws, "address", None) or address_of(ws)
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
-        return str(ipaddress.ip_network((ip, 64), strict=False))
-    return str(getattr(ip, "ipv4_mapped", None) or ip)
+    the limits count it (an IPv6 address by its /64: an address each would let one client take
+    a bot's every seat)."""
+    address = getattr(ws, "address", None)
+    return address if isinstance(address, str) else address_of(ws)
 
 
 class GuardedConnection(ArenaConnection):
@@ -77,6 +95,8 @@ class GuardedConnection(ArenaConnection):
         self.address: str | None = None
         #: Whether it is counted as not having said ``hello`` yet.
         self.pending = False
+        #: When it was counted in (``time.monotonic``): a newer one is never idle.
+        self.since = 0.0
         #: Why it was refused (it gets a 503), or None.
         self.refusal: str | None = None
         #: Refused and dropped before anything was read: websockets never sees it.
@@ -90,7 +110,8 @@ class GuardedConnection(ArenaConnection):
         guard = self.guard
         if not guard.proxied:
             peer = transport.get_extra_info("peername")
-            if not guard.arrive(self, str(peer[0]) if peer else "?") and not guard.answer():
+            address = address_key(str(peer[0])) if peer else "?"
+            if not guard.arrive(self, address) and not guard.answer():
                 self.dropped = True
                 transport.abort()
                 return
@@ -106,6 +127,9 @@ class GuardedConnection(ArenaConnection):
 
     def data_received(self, data: bytes) -> None:
         """Parse at most ``READ_SLICE`` bytes now; the rest on later loop turns, in order."""
+        if self.muted:  # reading resumed by websockets' queue: still nothing is read
+            self.transport.pause_reading()
+            return
         if self.unparsed:  # (reading resumed for websockets' queue) behind the earlier slices
             self.unparsed += data
             self.transport.pause_reading()
@@ -117,9 +141,14 @@ class GuardedConnection(ArenaConnection):
             data = data[:READ_SLICE]
         super().data_received(data)
 
+    def mute(self) -> None:
+        """Read nothing more, and drop what was read but not parsed yet."""
+        self.unparsed.clear()
+        super().mute()
+
     def _parse_more(self) -> None:
         """Parse the next slice of a long read; read again once none is left."""
-        if self._lost or not self.unparsed:
+        if self._lost or not self.unparsed or self.muted:
             return
         chunk = bytes(self.unparsed[:READ_SLICE])
         del self.unparsed[:READ_SLICE]
@@ -150,6 +179,7 @@ class ConnectionGuard:
         refusal_rate: float = 10.0,
         hello_rate: float = math.inf,
         hello_burst: float = 64.0,
+        idle_after: float = math.inf,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
         #: Connections from one address that have not said ``hello`` yet.
@@ -164,9 +194,16 @@ class ConnectionGuard:
         self.arrivals: dict[str, TokenBucket] = {}
         self._prune_arrivals_at = MIN_ARRIVALS_KEPT
         self.open: Counter[str] = Counter()
+        #: Each address's counted connections, and how long one must have been quiet before a
+        #: full server closes it for a connection from a lighter address.
+        self.held: dict[str, set[GuardedConnection]] = {}
+        self.idle_after = idle_after
+        self.evictions = TokenBucket(EVICT_RATE, EVICT_RATE)
+        self.evicted = 0
+        self._closing: set[asyncio.Task[None]] = set()
         self.pending: Counter[str] = Counter()
         self.total = 0
-        self.opened = self.closed = self.refused = 0
+        self.opened = self.closed = self.refused = self.evicted = 0
         #: Refused connections dropped unanswered (since the start).
         self.dropped = 0
         self._last_report = 0.0
@@ -178,7 +215,7 @@ class ConnectionGuard:
     def full(self, address: str) -> str | None:
         """Why a new connection from ``address`` is refused now, or None."""
         if self.total >= self.max_total:
-            return "too many connections to this server"
+            return FULL
         if self.open[address] >= self.max_per_address:
             return "too many connections from your address"
         if self.pending[address] >= self.max_pending:
@@ -186,18 +223,52 @@ class ConnectionGuard:
         return None
 
     def arrive(self, conn: GuardedConnection, address: str) -> bool:
-        """Count a new connection in; False when it is refused (``conn.refusal`` says why)."""
-        reason = self.full(address) or self._too_fast(address)
+        """Count a new connection in; False when it is refused (``conn.refusal`` says why).
+
+        A full server first closes an idle connection of its heaviest addresses for it, so a
+        few addresses filling the server cannot keep a new one out.
+        """
+        reason = self.full(address)
+        if reason is FULL and self._make_room(address):
+            reason = self.full(address)
+        reason = reason or self._too_fast(address)
         if reason is not None:
             self.refused += 1
             conn.refusal = reason
             return False
-        conn.address, conn.pending = address, True
+        conn.address, conn.pending, conn.since = address, True, time.monotonic()
+        self.held.setdefault(address, set()).add(conn)
         self.open[address] += 1
         self.pending[address] += 1
         self.total += 1
         self.opened += 1
         return True
+
+    def _make_room(self, address: str) -> bool:
+        """Close one idle connection (quiet for ``idle_after``, in no room) of an address that
+        holds more than ``address`` plus one, heaviest first; whether one was closed."""
+        now = time.monotonic()
+        if math.isinf(self.idle_after) or not self.evictions.allow(now):
+            return False
+        mine = self.open[address]
+        heaviest = heapq.nlargest(EVICT_ADDRESSES, self.open.items(), key=lambda item: item[1])
+        for heavy, count in heaviest:
+            if count <= mine + 1:
+                return False
+            for conn in self.held.get(heavy, ()):
+                quiet = conn.quiet
+                if quiet is not None and min(now - conn.since, quiet()) >= self.idle_after:
+                    self._evict(conn)
+                    return True
+        return False
+
+    def _evict(self, conn: GuardedConnection) -> None:
+        """Count ``conn`` out now (its place goes to the newcomer) and close it with 1013."""
+        self.evicted += 1
+        self.leave(conn)
+        task = asyncio.ensure_future(conn.close(CloseCode.TRY_LATER, "idle; the server is full"))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def _too_fast(self, address: str) -> str | None:
         """Charge ``address``'s bucket of new connections: why it is refused now, or None.
@@ -254,6 +325,11 @@ class ConnectionGuard:
             conn.pending = False
             self._uncount(self.pending, address)
         self._uncount(self.open, address)
+        held = self.held.get(address)
+        if held is not None:
+            held.discard(conn)
+            if not held:
+                del self.held[address]
         self.total -= 1
         self.closed += 1
 
@@ -274,5 +350,7 @@ class ConnectionGuard:
             )  # fmt: skip
             if self.refused:
                 log.warning("limit connections: %d refused in the last minute", self.refused)
+            if self.evicted:
+                log.warning("limit connections: %d idle closed for newcomers", self.evicted)
         self._last_report = now
-        self.opened = self.closed = self.refused = 0
+        self.opened = self.closed = self.refused = self.evicted = 0

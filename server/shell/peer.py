@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import ssl
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection
 
 from protocol import wire
+from server.core.arena import Arena
 from server.core.players import Conn
 from server.core.ratelimit import TokenBucket
 
@@ -70,3 +72,21 @@ class Peer:
             self.refusals = TokenBucket(bucket.rate, bucket.burst)
         self.refusals.allow(now)
         return self.refusals.wait(now)
+
+    def control(self, now: float) -> bool:
+        """A ping or pong came (websockets answered a ping already): charge it like a message.
+
+        True once it is past the rate and past its refusals too: the connection is to be cut,
+        since nothing queues control frames, so holding its messages would not stop them.
+        """
+        if self.conn.bucket.allow(now):
+            return False
+        return self.refused(now) > 0
+
+    def quiet(self, arena: Arena) -> float:
+        """Seconds since this connection last sent a frame (inf: never); 0 while it is in a
+        room or is a bot, so that the guard never closes it for being idle."""
+        if self.closed or arena.presence.engaged(self.conn):
+            return 0.0
+        bucket = self.conn.bucket
+        return math.inf if bucket.tokens < 0 else arena.clock() - bucket.stamp

@@ -19,7 +19,7 @@ from server.core.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply, Resolve
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
-from server.shell.guard import ConnectionGuard, address_key
+from server.shell.guard import ConnectionGuard, client_key
 from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
@@ -73,6 +73,7 @@ class ArenaServer:
             lim.refusal_rate,
             lim.hello_rate,
             lim.hello_burst,
+            lim.idle_evict_after,
         )
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
@@ -169,12 +170,13 @@ class ArenaServer:
     async def handle(self, ws: ServerConnection) -> None:
         """One connection: frames in order through the arena, outputs delivered at once."""
         arena = self.arena
-        peer = Peer(ws, arena.connect(address_key(ws)))
+        peer = Peer(ws, arena.connect(client_key(ws)))
         deadline = peer.deadline = asyncio.get_running_loop().call_later(
             arena.limits.hello_timeout, self._hello_deadline, peer
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
-            ws.serve(functools.partial(self._receive, peer))
+            receive, control = (functools.partial(f, peer) for f in (self._receive, self._control))
+            ws.serve(receive, control, functools.partial(peer.quiet, arena))
         try:
             async for frame in ws:  # what websockets queued: text, fragments, a held peer's
                 if peer.waiting is not None:  # its request before this one waits in the lane
@@ -217,6 +219,15 @@ class ArenaServer:
             if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
                 peer.ws.hold()
             self.lane.defer(functools.partial(self._undefer, peer))
+
+    def _control(self, peer: Peer) -> None:
+        """A ping or pong of ``peer``, charged to its rate; past it, closed (1008), unread."""
+        now = self.arena.clock()
+        ws = peer.ws
+        if peer.control(now) and isinstance(ws, ArenaConnection):
+            ws.mute()  # once: what it sends until the close times out is not read
+            self.arena.admission.note(peer.conn, "control_frames", now)
+            self._spawn(ws.close(CloseCode.POLICY, "too many pings"))
 
     def _handle(self, peer: Peer, frame: bytes | str) -> None:
         """One message of ``peer`` through the arena; its outputs leave once committed."""

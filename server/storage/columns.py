@@ -26,6 +26,18 @@ GAME_COLUMNS = (
 )  # fmt: skip
 
 
+#: The indexes ``list_games`` reads (server/storage/history.py): each player column, then the
+#: page order, so a player's page or a page after (before, before_id) is a range, not a scan.
+GAMES_INDEXES = """
+    DROP INDEX IF EXISTS games_by_end;
+    CREATE INDEX games_by_end ON games (status, ended_at, game_id);
+    CREATE INDEX games_by_seat0 ON games (seat0, status, ended_at, game_id);
+    CREATE INDEX games_by_seat1 ON games (seat1, status, ended_at, game_id);
+    CREATE INDEX games_by_name0 ON games (name0, status, ended_at, game_id);
+    CREATE INDEX games_by_name1 ON games (name1, status, ended_at, game_id);
+"""
+
+
 def json_text(value: Any) -> str:
     """``json.dumps`` of a dict or a sequence, without its cost for the empty ones most headers
     carry (no line before the end; often no options)."""

@@ -16,6 +16,8 @@ from protocol.rules import Move, WinRule
 from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 
 MAX_PAGE = 100
+#: The columns a player is found by in ``list_games`` (each has its index).
+PLAYER_COLUMNS = ("seat0", "seat1", "name0", "name1")
 
 
 class History(ABC):
@@ -93,19 +95,26 @@ class History(ABC):
         Ties on ``ended_at`` are ordered by ``game_id``, so paging with both never skips a game.
         """
         limit = max(1, min(limit, MAX_PAGE))
-        sql = "SELECT * FROM games WHERE status = 'over'"
-        args: list[Any] = []
-        if player:
-            sql += " AND (seat0 = ? OR seat1 = ? OR name0 = ? OR name1 = ?)"
-            args += [player] * 4
-        if before is not None and before_id is not None:
-            sql += " AND (ended_at < ? OR (ended_at = ? AND game_id < ?))"
-            args += [before, before, before_id]
+        where = "status = 'over'"
+        paging: list[Any] = []
+        if before is not None and before_id is not None:  # a range of the index, then ties
+            where += " AND ended_at <= ? AND (ended_at < ? OR game_id < ?)"
+            paging += [before, before, before_id]
         elif before is not None:
-            sql += " AND ended_at < ?"
-            args.append(before)
-        sql += " ORDER BY ended_at DESC, game_id DESC LIMIT ?"
-        args.append(limit + 1)
+            where += " AND ended_at < ?"
+            paging.append(before)
+        order = " ORDER BY ended_at DESC, game_id DESC LIMIT ?"
+        if player:  # one page of each player column's index, merged: never the whole table
+            parts = (
+                f"SELECT * FROM (SELECT * FROM games WHERE {c} = ? AND {where}{order}) AS by_{c}"
+                for c in PLAYER_COLUMNS
+            )
+            sql = f"SELECT * FROM ({' UNION '.join(parts)}) AS mine{order}"
+            args = [a for _ in PLAYER_COLUMNS for a in (player, *paging, limit + 1)]
+            args.append(limit + 1)
+        else:
+            sql = f"SELECT * FROM games WHERE {where}{order}"
+            args = [*paging, limit + 1]
         rows = self._reader().execute(sql, args).fetchall()
         games = [_summary(_row_to_game(r)) for r in rows[:limit]]
         more = len(rows) > limit

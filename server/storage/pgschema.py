@@ -21,7 +21,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, game_values
+from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -80,6 +80,8 @@ MIGRATIONS: tuple[str, ...] = (
     LEASES_MIGRATION,
     # 3: room codes reserved by nodes, unique cluster-wide
     CODES_MIGRATION,
+    # 4: history pages by player and by (ended_at, game_id) read an index, never the whole table
+    GAMES_INDEXES,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).

@@ -21,7 +21,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, game_values, json_text
+from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values, json_text
 from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
@@ -68,6 +68,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     # 5: a commit's moves are logged as one row, a game's moves kept as one row once it ends
     # (server/movelog.py): nothing is folded on the commit path
     migrate_moves,
+    # 6: history pages by player and by (ended_at, game_id) read an index, never the whole table
+    GAMES_INDEXES,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).

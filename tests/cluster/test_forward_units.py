@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from support.forwarding import entry, node, say_hello
+from support.forwarding import Shell, Store, entry, node, say_hello
 
 from protocol import wire
 from protocol.errors import NodeUnavailableError
 from server.cluster import forward
+from server.cluster.node import ClusterNode
 from server.core.arena import Arena
 from server.core.journal import PlayerRow
 from server.core.members import Send
