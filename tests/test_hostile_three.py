@@ -9,7 +9,8 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_arena_core import FakeClock, Peer, arena_with, sweep_until
+from support.arena import Peer, arena_with, sweep_until
+from support.clock import FakeClock
 
 from protocol.renju import FoulMap, fouls, star
 from server.core.arena import Arena

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import RawClient, until
+from support.clients import RawClient
+from support.waiting import until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

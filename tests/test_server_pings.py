@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import until
+from support.waiting import until
 
 from server.shell.fanout import MAX_BACKLOG
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import psycopg
 import pytest
-import redis
 from support.cluster import (
     listed,
     moves_table,
@@ -23,17 +22,12 @@ from support.cluster import (
     resume,
     running,
     start_nodes,
+    subscribers,
 )
 from support.services import RedisServer
 from support.waiting import wait_for
 
 pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)
-
-
-def subscribers(url: str) -> int:
-    """How many connections listen to the hello channel."""
-    with redis.Redis.from_url(url) as r:
-        return int(r.pubsub_numsub("mnk:0:hello")[0][1])
 
 
 async def test_every_node_lists_every_node_s_rooms_and_their_adopter_keeps_them_listed(

@@ -13,10 +13,17 @@ import time
 from typing import Any
 
 import psycopg
-from cluster.services import RedisServer
-from conftest import RawClient
-from test_bus import redis_lobby, start_nodes, subscribers
-from test_nodes import moves_table, owners, running, wait_for
+from support.clients import RawClient
+from support.cluster import (
+    moves_table,
+    owners,
+    redis_lobby,
+    running,
+    start_nodes,
+    subscribers,
+)
+from support.services import RedisServer
+from support.waiting import wait_for
 
 #: Seconds Redis is stopped, and each node's lease: the stall is three leases long.
 STALL = 10.0

@@ -96,3 +96,9 @@ async def listed(client: RawClient, want: set[str], first: dict[str, Any]) -> di
     while {r["room"] for r in message["rooms"]} != want:
         message = await client.expect("rooms", timeout=30)
     return message
+
+
+def subscribers(url: str) -> int:
+    """How many connections listen to the hello channel."""
+    with redis.Redis.from_url(url) as r:
+        return int(r.pubsub_numsub("mnk:0:hello")[0][1])
