@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 from typing import Any
 
 import psycopg
@@ -131,7 +132,14 @@ async def test_a_node_without_redis_does_not_start_but_one_that_loses_it_keeps_i
         room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
         await bob.request(type="join_room", room=room)
         redis_server.kill()
-        await asyncio.sleep(4)  # past its 3 s lease: PostgreSQL alone renews it
+        killed = time.time()
+
+        def renewed_past_its_lease() -> bool:
+            with psycopg.connect(pg_url) as db:
+                row = db.execute("SELECT lease_until FROM nodes WHERE node = 'a'").fetchone()
+            return row is not None and row[0] > killed + 3.5  # renewed, by PostgreSQL alone
+
+        await wait_for(renewed_past_its_lease)
         await alice.request(type="move", room=room, x=7, y=7, ply=0)
         await bob.expect("moved", ply=0)
         assert a.proc.poll() is None
