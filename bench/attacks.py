@@ -325,6 +325,95 @@ async def crowd(url: str, until: float, scale: float) -> Stats:
     return stats
 
 
+async def junk_options(url: str, until: float, scale: float) -> Stats:
+    """300 create_room whose ``options.position`` carries junk: 5,000-stone lists, unknown keys,
+    a 10 KB string (round three, 2); each must be refused, and nothing of it kept."""
+    stats: Stats = Counter()
+    ws = await must_open(url, "127.0.0.28", stats, "junker")
+    junk = [
+        {"position": {"black": [[0, 0]] * 5000, "white": []}},
+        {"position": {"black": [[7, 7]], "white": [[8, 8]], "junk": "x" * 10_000}},
+        {"position": {"black": [["a", None]], "white": [[1e300, -1]]}},
+    ]
+    for i in range(int(300 * scale)):
+        if time.monotonic() > until:
+            break
+        await ws.send(pack(type="create_room", game="gomoku", options=junk[i % 3], id=i))
+        tally(stats, await read(ws))
+    await ws.close()
+    return stats
+
+
+async def bot_hog(url: str, until: float, scale: float) -> Stats:
+    """Two sockets of one address ask for bot games until refused and never move (round three,
+    4): the address may hold only its share of the bot's seats; the rest stay for others."""
+    stats: Stats = Counter()
+    hogs = [await must_open(url, "127.0.0.29", stats, f"hog{i}") for i in range(2)]
+    for i in range(int(40 * scale)):
+        if time.monotonic() > until:
+            break
+        ws = hogs[i % 2]
+        await ws.send(pack(type="create_room", game="tictactoe", opponent="bot", id=i))
+        while True:
+            reply = await read(ws)
+            if reply.get("id") == i:
+                tally(stats, reply)
+                break
+    with contextlib.suppress(TimeoutError):
+        await asyncio.sleep(max(0.0, until - time.monotonic()))  # hold the seats, idle
+    for ws in hogs:
+        await ws.close()
+    return stats
+
+
+async def renju_load(url: str, until: float, scale: float) -> Stats:
+    """Renju on a 25x25 board (refused: round three, 7), then two sockets play 15x15 renju
+    as fast as the server answers, black crowding the centre where forbidden points are
+    dearest to find."""
+    stats: Stats = Counter()
+    a = await must_open(url, "127.0.0.30", stats, "renjua")
+    b = await must_open(url, "127.0.0.30", stats, "renjub")
+    big = {"width": 25, "height": 25, "k": 5, "rule": "renju"}
+    for i in range(int(20 * scale)):
+        await a.send(pack(type="create_room", game="mnk", options=big, id=i))
+        tally(stats, await read(a))
+    cells = sorted(((x, y) for x in range(15) for y in range(15)),
+                   key=lambda c: abs(c[0] - 7) + abs(c[1] - 7))  # fmt: skip
+    games = 0
+    while time.monotonic() < until and games < int(50 * scale):
+        await a.send(pack(type="create_room", game="mnk", options=big | {"width": 15,
+                          "height": 15}, seat=0, id=-1))  # fmt: skip
+        made = await read(a)
+        while made.get("id") != -1:
+            made = await read(a)
+        if made["type"] == "error":  # rate_limited after the refused ones: wait a little
+            tally(stats, made)
+            await asyncio.sleep(0.5)
+            continue
+        room = made["room"]
+        await b.send(pack(type="join_room", room=room, id=-2))
+        over, ply, left = False, 0, list(cells)
+        while left and not over and time.monotonic() < until:
+            x, y = left[0]
+            mover = (a, b)[ply % 2]
+            await mover.send(pack(type="move", room=room, x=x, y=y, ply=ply, id=ply))
+            while (reply := await read(mover)).get("id") != ply:
+                over = over or (reply["type"] == "game_over" and reply["room"] == room)
+            tally(stats, reply)
+            if reply["type"] == "error" and reply["code"] == "rate_limited":
+                await asyncio.sleep(0.2)  # then the same cell again
+                continue
+            left.pop(0)  # played, or refused (a forbidden point: black tries the next one)
+            ply += reply["type"] == "moved"
+        games += 1
+        for ws in (a, b):
+            await ws.send(pack(type="leave_room", room=room))
+    stats["games"] = games
+    for ws in (a, b):
+        await ws.close()
+    return stats
+
+
 ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "games_flood": games_flood,
     "spectators": spectators,
@@ -336,6 +425,9 @@ ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "lookups": lookups,
     "ping_flood": ping_flood,
     "crowd": crowd,
+    "junk_options": junk_options,
+    "bot_hog": bot_hog,
+    "renju_load": renju_load,
 }
 
 

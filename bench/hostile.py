@@ -21,9 +21,12 @@ are on other machines), this process's own event-loop lag, and an honest ping's 
 (pings wait for no commit, moves do). ``--profile F`` runs the server under cProfile for one
 phase (``--profile-phase calm|attack``); read it with ``bench/profile_server.py --show F``.
 
-Round three adds a ping flood (a raw socket pinging, never reading) and a crowd (64 addresses
-x 64 idle connections, then 20 newcomers from fresh addresses); with ``--idle-evict-after 10``
-the crowd's connections are quiet long enough within a 30 s attack for newcomers to get in.
+Round three adds a ping flood (a raw socket pinging, never reading), junk in
+``options.position``, a bot hog (two idle sockets of one address asking for every seat of the
+server's one tic-tac-toe bot, while an honest human of another address asks for it mid-attack),
+renju on a 25x25 board and played fast on 15x15, and a crowd (64 addresses x 64 idle
+connections, then 20 newcomers from fresh addresses); with ``--idle-evict-after 10`` the crowd's
+connections are quiet long enough within a 30 s attack for newcomers to get in.
 
 Run: ``python bench/hostile.py [--games 50] [--bot-games 10] [--seconds 30] [--json F]``.
 """
@@ -151,7 +154,7 @@ async def open_side(url: str, host: str, name: str, kind: str, honest: Honest) -
 async def pair(url: str, index: int, bot: bool, honest: Honest) -> None:
     """Two honest players playing gomoku games one after another until told to stop."""
     kind = "bot" if bot else "human"
-    host = f"127.0.1.{1 + index % 200}"  # honest players have addresses of their own
+    host = f"127.0.4.{1 + index % 200}"  # honest players: addresses no attacker uses
     a = await open_side(url, host, f"{kind[0]}{index}a", kind, honest)
     b = await open_side(url, host, f"{kind[0]}{index}b", kind, honest)
     rng = random.Random(index)
@@ -192,6 +195,59 @@ async def pair(url: str, index: int, bot: bool, honest: Honest) -> None:
                 await side.ws.close()
 
 
+async def seater(url: str) -> None:
+    """The server's one tic-tac-toe bot (4 seats): it plays the first free cell whenever it is
+    to move. The ``bot_hog`` attack tries to take all its seats from one address."""
+    ws = await connect(url, compression=None, local_addr=("127.0.4.252", 0), max_size=None)
+    hello = {"type": "hello", "protocol": 1, "name": "seater", "kind": "bot", "capacity": 4,
+             "key": BOT_KEYS["seater"], "games": ["tictactoe"]}  # fmt: skip
+    await ws.send(msgpack.packb(hello))
+    try:
+        await play_first_free(ws)
+    finally:
+        await ws.close()  # a socket left unread would hold the server's shutdown
+
+
+async def play_first_free(ws: ClientConnection) -> None:
+    """The seater's game loop: track each room's stones, play the first free cell."""
+    rooms: dict[str, tuple[int, set[tuple[int, int]], int]] = {}  # seat, stones, to move
+    async for frame in ws:
+        msg = msgpack.unpackb(frame, raw=False)
+        room = msg.get("room")
+        if msg["type"] == "state" and msg["status"] == "playing":
+            stones = {(x, y) for x, y in msg["moves"]}
+            rooms[room] = (msg["seat"], stones, msg["to_move"])
+        elif msg["type"] == "moved" and room in rooms:
+            seat, stones, _ = rooms[room]
+            stones.add((msg["x"], msg["y"]))
+            rooms[room] = (seat, stones, 1 - msg["seat"])
+        elif msg["type"] == "game_over":
+            rooms.pop(room, None)
+            continue
+        if room in rooms and rooms[room][0] == rooms[room][2]:
+            free = [(x, y) for y in range(3) for x in range(3) if (x, y) not in rooms[room][1]]
+            if free:
+                x, y = free[0]
+                await ws.send(msgpack.packb({"type": "move", "room": room, "x": x, "y": y}))
+                rooms[room] = (rooms[room][0], rooms[room][1], -1)  # until its moved arrives
+
+
+async def bot_seat_probe(url: str, honest: Honest, at: float) -> dict[str, Any]:
+    """Halfway through the attack, an honest human of an address of its own asks for a game
+    against the bot: does it get a seat while the ``bot_hog`` attacker holds what it can?"""
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    human = await open_side(url, "127.0.4.253", "newbie", "human", honest)
+    human.closing = True
+    started = time.perf_counter()
+    reply = await human.request(type="create_room", game="tictactoe", opponent="bot")
+    took = round(1000 * (time.perf_counter() - started), 1)
+    if reply["type"] == "joined":
+        await human.request(type="leave_room", room=reply["room"])
+    await human.ws.close()
+    return {"seated": reply["type"] == "joined", "reply": reply.get("code", reply["type"]),
+            "ms": took}  # fmt: skip
+
+
 def hold_write_lock(db: Path, seconds: float, taken: threading.Event) -> None:
     """Another connection holding the SQLite write lock (as another process might)."""
     conn = sqlite3.connect(db, isolation_level=None)
@@ -205,7 +261,7 @@ def hold_write_lock(db: Path, seconds: float, taken: threading.Event) -> None:
 async def lock_phase(url: str, db: Path, seconds: float, honest: Honest) -> float:
     """Hold the write lock while a probe pings; the probe's worst round trip in ms."""
     honest.phase = "lock"
-    probe = await open_side(url, "127.0.1.250", "probe", "human", honest)
+    probe = await open_side(url, "127.0.4.250", "probe", "human", honest)
     taken = threading.Event()
     holder = threading.Thread(target=hold_write_lock, args=(db, seconds, taken))
     holder.start()
@@ -246,7 +302,7 @@ def profile(
 async def ping_probe(url: str, honest: Honest) -> None:
     """An honest human pinging 20 times a second: the server's loop delay without the commit
     moves wait for (a slow move with a fast ping is the store's doing, not the loop's)."""
-    probe = await open_side(url, "127.0.1.251", "pinger", "human", honest)
+    probe = await open_side(url, "127.0.4.251", "pinger", "human", honest)
     probe.closing = True  # cancelled at the end of the attack: that is no disconnect
     try:
         while True:
@@ -309,7 +365,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"]
+    names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"] + ["seater"]
     keys_file = make_bot_keys(names, tmp / "bot-keys")
     served = server_args(port, db, keys_file, args.idle_evict_after)
     argv = [sys.executable, "-m", "server", *served]
@@ -325,6 +381,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         bots = [pair(url, 1000 + i, True, honest) for i in range(args.bot_games)]
         games = [asyncio.create_task(g) for g in (*humans, *bots)]
         pinger = asyncio.create_task(ping_probe(url, honest))
+        bot = asyncio.create_task(seater(url))
         # 100 connections, hellos and first rooms at once are no steady state: not measured.
         await asyncio.sleep(args.warmup)
         honest.phase = "calm"
@@ -346,6 +403,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         own_attack, children = own_cpu(), children_cpu()
         busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
+        probe = asyncio.create_task(bot_seat_probe(url, honest, attack_started + args.seconds / 2))
         # The attackers would be on other machines: at the lowest priority their CPU does not
         # starve the server or the honest clients of this 2-core box (what they send is the
         # same: every attack is bounded in count, and the table shows what each one got).
@@ -359,9 +417,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         own_attack, attackers_cpu = own_cpu() - own_attack, children_cpu() - children
         others_attack = machine_busy() - busy_attack - own_attack - cpu_attack - attackers_cpu
         attacks = json.loads(out or b"{}")
+        bot_seat = await probe
         attack_s = time.monotonic() - attack_started
         honest.phase = "after"
         pinger.cancel()
+        bot.cancel()
         await asyncio.sleep(min(3.0, args.seconds))
         worst_ping = await lock_phase(url, db, args.lock_seconds, honest)
         honest.stopping = True
@@ -408,6 +468,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "honest_errors": sorted(set(honest.errors)),
         "slow_moves": honest.slow,
         "attacks": attacks,
+        "honest_bot_seat": bot_seat,
     }
 
 
@@ -452,6 +513,7 @@ def render(result: dict[str, Any]) -> str:
         f"- worst ping while the write lock was held: {result['lock_worst_ping_ms']} ms",
         f"- server peak RSS: {result['peak_rss_mb_before_attack']} MB before the attack, "
         f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",
+        f"- a human of another address asking for the bot mid-attack: {result['honest_bot_seat']}",
         f"- honest disconnects: {result['honest_disconnects']}; honest errors: "
         f"{result['honest_errors'] or 'none'}",
         "",
