@@ -11,15 +11,20 @@ import pytest
 from support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Runs the real window loop (dummy video) against ``argv[1]`` and closes it after a second.
+#: Runs the real window loop (dummy video) against ``argv[1]`` and closes it once the client
+#: has found the server offline (nobody listens there).
 SCRIPT = """
-import sys, threading, time
+import sys
 import client.cli as cli
 import pygame
-def close() -> None:
-    time.sleep(1.0)
-    pygame.event.post(pygame.event.Event(pygame.QUIT))
-threading.Thread(target=close, daemon=True).start()
+from client.net import NetClient
+polled = NetClient.poll
+def poll(self):
+    notes = polled(self)
+    if any(n.get("status") == "offline" for n in notes):
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+    return notes
+NetClient.poll = poll
 sys.exit(cli.main(["--server", sys.argv[1]]))
 """
 
