@@ -21,7 +21,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values
+from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -82,6 +82,8 @@ MIGRATIONS: tuple[str, ...] = (
     CODES_MIGRATION,
     # 4: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
+    # 5 (SQLite's 7): accounts (humans with a password, bots by their key's name), sessions
+    ACCOUNTS_MIGRATION.format(real="DOUBLE PRECISION"),
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
