@@ -21,6 +21,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
+from server.storage.accounts import ACCOUNT_RECORDS, account_statement
 from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
@@ -123,10 +124,15 @@ Statement = tuple[str, Any]
 
 def _player(r: PlayerRow, node: str | None) -> Statement:
     sql = (
-        "INSERT INTO players VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pid) "
-        "DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"
+        "INSERT INTO players VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, account = excluded.account"
     )
-    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at)
+    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at, r.account)
+
+
+def _account(r: Any, node: str | None) -> Statement:
+    sql, params = account_statement(r)
+    return sql.replace("?", "%s"), params
 
 
 def _game(r: GameRow, node: str | None) -> Statement:
@@ -188,6 +194,7 @@ _ROW_SQL: dict[type, Any] = {
     RoomGone: _room_gone,
     Heartbeat: _heartbeat,
     PlayerGone: _player_gone,
+    **dict.fromkeys(ACCOUNT_RECORDS, _account),
 }
 
 

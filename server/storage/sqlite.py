@@ -21,7 +21,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.accounts import read_bot_keys
+from server.storage.accounts import ACCOUNT_RECORDS, read_bot_keys, write_account
 from server.storage.columns import (
     ACCOUNTS_MIGRATION,
     GAME_COLUMNS,
@@ -371,9 +371,9 @@ class Store(History):
 
 def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     db.execute(
-        "INSERT INTO players VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(pid) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash",
-        (r.pid, r.name, r.kind, r.token_hash, r.created_at),
+        "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, account = excluded.account",
+        (r.pid, r.name, r.kind, r.token_hash, r.created_at, r.account),
     )
 
 
@@ -426,4 +426,5 @@ _WRITERS: dict[type, Any] = {
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
     PlayerGone: _write_player_gone,
+    **dict.fromkeys(ACCOUNT_RECORDS, write_account),
 }
