@@ -23,8 +23,8 @@ from server.shell.guard import ConnectionGuard, client_key
 from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
-from server.shell.web import WebDoor
 from server.shell.pipeline import Pipeline
+from server.shell.web import WebDoor
 from server.storage.base import Storage
 from server.storage.memory import MEMORY
 

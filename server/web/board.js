@@ -28,6 +28,7 @@ export class Board {
     this.confirm = false;
     this.numbers = false;
     this.enabled = false;
+    this.onBlocked = null; // told of a pick while the board takes none (offline, not your turn)
     this.root.addEventListener("keydown", (e) => this.key(e));
   }
 
@@ -125,7 +126,11 @@ export class Board {
   pick(x, y) {
     this.moveCursor(x, y);
     const cell = this.cell(x, y);
-    if (!this.enabled || cell.dataset.stone) return;
+    if (cell.dataset.stone) return;
+    if (!this.enabled) {
+      if (this.onBlocked) this.onBlocked(x, y);
+      return;
+    }
     if (this.confirm) {
       const same = this.pending && this.pending[0] === x && this.pending[1] === y;
       if (!same) {

@@ -25,9 +25,11 @@ export class Lobby {
     };
     for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);
     if (net.online) this.load();
+    this.botTimer = setInterval(() => this.loadBots(), 5000); // bots come and go
   }
 
   close() {
+    clearInterval(this.botTimer);
     for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
     if (this.net.online) {
       try {
@@ -93,10 +95,14 @@ export class Lobby {
   load() {
     this.nameInput.value = this.net.name;
     this.net.request({ type: "list_rooms", subscribe: true }).then((r) => this.showRooms(r.rooms)).catch(() => {});
-    this.net.request({ type: "list_bots" }).then((r) => this.showBots(r.bots)).catch(() => {});
+    this.loadBots();
     this.net.request({ type: "list_games", limit: 8 }).then((r) => this.showGames(r.games)).catch(() => {
       this.games.replaceChildren(h("li", {}, "No history on this server."));
     });
+  }
+
+  loadBots() {
+    if (this.net.online) this.net.request({ type: "list_bots" }).then((r) => this.showBots(r.bots)).catch(() => {});
   }
 
   showRooms(rooms) {

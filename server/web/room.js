@@ -16,6 +16,9 @@ export class RoomView {
     this.st = null;
     this.clockAt = performance.now();
     this.board = new Board((x, y) => this.play(x, y));
+    this.board.onBlocked = () => {
+      if (!this.net.online) this.say("Offline: the move was not sent. Wait for the connection to come back.");
+    };
     this.board.confirm = setting("confirm", matchMedia("(pointer: coarse)").matches);
     this.board.numbers = setting("numbers", false);
     this.root = this.layout();
@@ -259,11 +262,9 @@ export class RoomView {
       return this.draw();
     }
     if ((st.forbidden || []).some(([fx, fy]) => fx === x && fy === y)) {
-      this.status.textContent = `${coordName(x, y, st.game.height)} is forbidden for black (renju): choose another point.`;
-      this.status.classList.add("refused");
+      this.say(`${coordName(x, y, st.game.height)} is forbidden for black (renju): choose another point.`);
       return;
     }
-    this.status.classList.remove("refused");
     this.act({ type: "move", room: this.code, x, y, ply: st.moves.length });
   }
 

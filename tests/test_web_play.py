@@ -1,0 +1,168 @@
+"""Games played in the real chromium against a real server process: two pages to five in a
+row with a third watching every move, a page against the built-in bot, renju's forbidden
+points, a page from another origin, and a server killed with -9 mid-game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.browser import WebServer, cell, new_page, stones, wait_stones, wait_turn
+
+pytestmark = pytest.mark.slow
+
+
+def open_room(page: Any, url: str, game: str, **choices: str) -> str:
+    """Create a room from the lobby's form; its link (the page is in the room)."""
+    page.goto(url + "/")
+    page.wait_for_selector("#net.online")
+    page.select_option("#game", game)
+    for name, choice in choices.items():
+        page.select_option(f"#{name}", choice)
+    page.click("#create")
+    page.wait_for_url("**/r/*")
+    return page.input_value("#room-link")
+
+
+def play(page: Any, x: int, y: int, count: int) -> None:
+    """Wait for the page's turn, place at (x, y), and wait for the board to show it."""
+    wait_turn(page)
+    cell(page, x, y).click()
+    wait_stones(page, count)
+
+
+def test_two_pages_play_gomoku_to_five_while_a_third_watches_every_move(
+    browser: Any, web_server: WebServer
+) -> None:
+    alice, bob, carol = (new_page(browser) for _ in range(3))
+    link = open_room(alice, web_server.url, "gomoku", seat="0", clock="300+3")
+    assert "Waiting for an opponent" in alice.text_content("#status")
+    bob.goto(link)  # the friend's link: takes the free seat
+    wait_turn(alice)
+    carol.goto(link)  # the room is full: watches
+    carol.wait_for_selector("#status:has-text('to move')")
+    carol.check("#opt-numbers")
+    carol.wait_for_selector("#spectators:has-text('1')")
+    black = [(7, 7), (8, 7), (9, 7), (10, 7), (11, 7)]
+    white = [(7, 8), (8, 8), (9, 8), (10, 8)]
+    order: list[tuple[int, int]] = []
+    for turn in range(9):
+        page, (x, y) = (alice, black[turn // 2]) if turn % 2 == 0 else (bob, white[turn // 2])
+        play(page, x, y, turn + 1)
+        order.append((x, y))
+        wait_stones(carol, turn + 1)  # the watcher sees each move, the last one marked
+        assert carol.get_attribute(".cell.last", "data-x") == str(x)
+        assert carol.get_attribute(".cell.last", "data-y") == str(y)
+    for page in (alice, bob, carol):
+        page.wait_for_selector("#status:has-text('wins: five in a row')")
+        assert len(page.query_selector_all(".cell.win")) == 5
+    numbered = [cell(carol, x, y).text_content() for x, y in order]
+    assert numbered == [str(n) for n in range(1, 10)]  # every move, in order
+    assert stones(carol) == stones(alice) == stones(bob)
+    assert alice.is_visible("#rematch") and not carol.is_visible("#rematch")
+    alice.fill("#chat-input", "gg")
+    alice.press("#chat-input", "Enter")
+    carol.wait_for_selector("#chat-log:has-text('gg')")
+    assert alice.script_errors == bob.script_errors == carol.script_errors == []
+
+
+def test_a_page_plays_the_built_in_bot_at_tictactoe_to_the_end(
+    browser: Any, web_server: WebServer
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#bots:has-text('minimax')")  # the built-in bot is online
+    page.select_option("#game", "tictactoe")
+    page.select_option("#opponent", "bot")
+    page.select_option("#level", "3")
+    page.select_option("#seat", "0")
+    page.click("#create")
+    page.wait_for_url("**/r/*")
+    for _ in range(5):
+        page.wait_for_selector("#status:has-text('Your move'), #status:has-text('wins'), "
+                               "#status:has-text('Draw')")  # fmt: skip
+        status = page.text_content("#status") or ""
+        if "Your move" not in status:
+            break
+        free = page.locator(".cell:not([data-stone])").first
+        x, y = free.get_attribute("data-x"), free.get_attribute("data-y")
+        free.click()
+        page.wait_for_selector(f'.cell[data-x="{x}"][data-y="{y}"][data-stone="black"]')
+    page.wait_for_selector("#status:has-text('wins'), #status:has-text('Draw')")
+    assert page.is_visible("#rematch")
+    assert page.script_errors == []
+
+
+def test_a_renju_forbidden_point_is_shown_and_refused(browser: Any, web_server: WebServer) -> None:
+    black_page, white_page = new_page(browser), new_page(browser)
+    link = open_room(black_page, web_server.url, "renju", seat="0")
+    white_page.goto(link)
+    black = [(7, 7), (6, 7), (8, 6), (8, 5)]  # (8, 7) makes two open threes: forbidden
+    white = [(0, 0), (0, 2), (0, 4), (0, 6)]
+    for turn in range(8):
+        page, (x, y) = (black_page, black[turn // 2]) if turn % 2 == 0 else (
+            white_page, white[turn // 2])  # fmt: skip
+        play(page, x, y, turn + 1)
+    wait_turn(black_page)
+    for page in (black_page, white_page):  # both see it marked
+        page.wait_for_selector('.cell.forbidden[data-x="8"][data-y="7"]')
+    cell(black_page, 8, 7).click()
+    black_page.wait_for_selector("#notice:has-text('forbidden for black')")
+    assert len(stones(black_page)) == 8 and len(stones(white_page)) == 8
+    play(black_page, 3, 3, 9)  # another point is played
+    assert black_page.script_errors == white_page.script_errors == []
+
+
+def test_a_page_from_another_origin_cannot_open_a_game_socket(
+    browser: Any, web_server: WebServer
+) -> None:
+    probe = """new Promise((done) => {
+        const ws = new WebSocket("ws://127.0.0.1:PORT/");
+        ws.onopen = () => { done("open"); ws.close(); };
+        ws.onclose = () => done("refused");
+    })""".replace("PORT", str(web_server.port))
+    evil = new_page(browser)
+    evil.route(
+        "http://evil.test/**",
+        lambda route: route.fulfill(status=200, content_type="text/html", body="<p>hi</p>"),
+    )
+    evil.goto("http://evil.test/")
+    assert evil.evaluate(probe) == "refused"
+    own = new_page(browser)
+    own.goto(web_server.url + "/")
+    assert own.evaluate(probe) == "open"  # the same script on the server's own page
+
+
+def test_pages_resume_after_the_server_is_killed_mid_game(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, "--no-bots")
+    server.start()
+    try:
+        alice, bob = new_page(browser), new_page(browser)
+        link = open_room(alice, server.url, "gomoku", seat="0")
+        bob.goto(link)
+        black = [(3, 3), (4, 4), (5, 5), (6, 6), (7, 7)]
+        white = [(3, 4), (4, 5), (5, 6), (6, 7)]
+        for turn in range(4):
+            page, (x, y) = (alice, black[turn // 2]) if turn % 2 == 0 else (bob, white[turn // 2])
+            play(page, x, y, turn + 1)
+        wait_turn(alice)
+        server.kill()
+        for page in (alice, bob):
+            page.wait_for_selector("#net.offline")
+            page.wait_for_selector("#status:has-text('Offline')")
+        cell(alice, 5, 5).click()  # never queued: said, not placed
+        alice.wait_for_selector("#notice:has-text('Offline')")
+        assert len(stones(alice)) == 4
+        server.start()
+        for page in (alice, bob):
+            page.wait_for_selector("#net.online")
+        wait_stones(bob, 4)
+        for turn in range(4, 9):
+            page, (x, y) = (alice, black[turn // 2]) if turn % 2 == 0 else (bob, white[turn // 2])
+            play(page, x, y, turn + 1)
+        for page in (alice, bob):
+            page.wait_for_selector("#status:has-text('wins: five in a row')")
+        assert alice.script_errors == bob.script_errors == []
+    finally:
+        server.stop()
