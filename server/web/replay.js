@@ -19,9 +19,9 @@ export class Replay {
     this.root = h("section", { class: "replay" },
       h("div", { class: "room-main" }, this.board.root, this.info,
         h("div", { class: "actions" },
-          step("⏮", "first", () => 0), step("◀", "prev", () => this.at - 1),
+          step("« First", "first", () => 0), step("‹ Back", "prev", () => this.at - 1),
           this.slider,
-          step("▶", "next", () => this.at + 1), step("⏭", "last", () => this.moves().length),
+          step("Next ›", "next", () => this.at + 1), step("Last »", "last", () => this.moves().length),
           h("a", { href: "/", class: "button", "data-nav": "" }, "Lobby"))),
       h("aside", { class: "room-side" }, h("h2", { id: "replay-title" }, "Replay"), this.list));
     this.onOnline = () => this.load();

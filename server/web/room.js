@@ -183,7 +183,8 @@ export class RoomView {
       const badge = colour === null ? "?" : marks ? "XO"[colour] : "";
       const turn = st.status === "playing" && st.to_move === seat;
       const box = this.players[seat];
-      box.className = `player${turn ? " turn" : ""}${st.seat === seat ? " me" : ""}`;
+      const bottom = seat === (st.seat === 1 ? 1 : 0); // your own seat at the bottom
+      box.className = `player ${bottom ? "at-bottom" : "at-top"}${turn ? " turn" : ""}${st.seat === seat ? " me" : ""}`;
       box.replaceChildren(...[
         h("span", { class: `badge c${colour}${marks ? " mark" : ""}` }, badge),
         h("span", { class: "name" }, name === null ? "(free seat)" : name),
@@ -216,7 +217,10 @@ export class RoomView {
     }
     const n = st.moves.length;
     const last = n ? ` Last: ${coordName(...st.moves[n - 1], st.game.height)}.` : "";
-    if (this.myTurn()) return `Your move.${last}`;
+    if (this.myTurn()) {
+      const marked = (st.forbidden || []).length ? " × marks points forbidden for black." : "";
+      return `Your move.${last}${marked}`;
+    }
     return `${st.players[st.to_move]} to move.${last}`;
   }
 
