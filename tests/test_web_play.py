@@ -1,6 +1,7 @@
 """Games played in the real chromium against a real server process: two pages to five in a
 row with a third watching every move, a page against the built-in bot, renju's forbidden
-points, a page from another origin, and a server killed with -9 mid-game."""
+points, a page from another origin, a server killed with -9 mid-game, and a page against the
+pygame client."""
 
 from __future__ import annotations
 
@@ -166,3 +167,87 @@ def test_pages_resume_after_the_server_is_killed_mid_game(browser: Any, tmp_path
         assert alice.script_errors == bob.script_errors == []
     finally:
         server.stop()
+
+
+def test_a_browser_page_and_the_pygame_client_play_each_other(
+    browser: Any, web_server: WebServer
+) -> None:
+    from support.app import Driver  # pygame, headless
+
+    alice = new_page(browser)
+    link = open_room(alice, web_server.url, "gomoku", seat="0")
+    bob = Driver(f"ws://127.0.0.1:{web_server.port}", "bob")
+    try:
+        app = bob.app
+        bob.pump(lambda: app.model.connection == "online", 20, "the desktop client online")
+        app.act("join", link.rsplit("/", 1)[1])  # the code from the room's link
+        bob.pump(lambda: app.model.room and app.model.room.status == "playing", 20, "the start")
+        black = [(7, 7), (7, 8), (7, 9), (7, 10), (7, 11)]
+        white = [(8, 7), (8, 8), (8, 9), (8, 10)]
+        for turn in range(9):
+            if turn % 2 == 0:
+                play(alice, *black[turn // 2], turn + 1)
+                continue
+            bob.pump(lambda: bob.room.my_turn, 20, "the desktop client's turn")
+            geo = app.geo
+            assert geo is not None
+            bob.click_at(geo.center(*white[turn // 2]))
+            bob.pump(lambda: bob.room.ply == turn + 1, 20, "its move")  # noqa: B023
+            wait_stones(alice, turn + 1)
+        alice.wait_for_selector("#status:has-text('wins: five in a row')")
+        room = bob.pump(lambda: bob.room.status == "over" and bob.room, 20, "the end")
+        assert room.result is not None and (room.result.winner, room.result.reason) == (0, "line")
+        assert stones(alice) == sorted(
+            [(x, y, "black") for x, y in black] + [(x, y, "white") for x, y in white]
+        )
+        assert alice.script_errors == []
+    finally:
+        bob.close()
+
+
+def test_a_phone_taps_twice_a_keyboard_plays_tv_follows_and_the_replay_steps(
+    browser: Any, web_server: WebServer
+) -> None:
+    small = {"width": 390, "height": 844}
+    phone = new_page(browser, viewport=small, is_mobile=True, has_touch=True)
+    link = open_room(phone, web_server.url, "tictactoe", seat="0")
+    if not phone.is_checked("#opt-confirm"):
+        phone.check("#opt-confirm")
+    keyboard = new_page(browser)
+    keyboard.goto(link)
+    tv = new_page(browser)
+    tv.goto(web_server.url + "/tv")  # the only game being played
+    tv.wait_for_selector("#status:has-text('to move')")
+    wait_turn(phone)
+    cell(phone, 1, 1).tap()  # the first tap only shows where the mark would go
+    phone.wait_for_selector('.cell.ghost[data-x="1"][data-y="1"]')
+    assert stones(phone) == []
+    cell(phone, 1, 1).tap()  # the second tap places it
+    wait_stones(phone, 1)
+    wait_turn(keyboard)
+    keyboard.locator(".cell[tabindex='0']").focus()  # the board's cursor starts in the middle
+    keyboard.keyboard.press("ArrowLeft")
+    keyboard.keyboard.press("Enter")
+    wait_stones(keyboard, 2)
+    assert (0, 1, "white") in stones(keyboard)
+    for x, y, count in ((0, 0, 3), (2, 1, 4), (2, 2, 5)):
+        page = phone if count % 2 == 1 else keyboard
+        wait_turn(page)
+        if page is phone:
+            cell(page, x, y).tap()
+            cell(page, x, y).tap()
+        else:
+            cell(page, x, y).click()
+        wait_stones(page, count)
+    for page in (phone, keyboard, tv):
+        page.wait_for_selector("#status:has-text('wins')")
+    assert stones(tv) == stones(phone)
+    games = phone.evaluate("window.mnk.net.request({type: 'list_games', limit: 1})")
+    keyboard.goto(f"{web_server.url}/g/{games['games'][0]['game_id']}")
+    keyboard.wait_for_selector("#status:has-text('Move 5 of 5')")
+    keyboard.click("#first")
+    wait_stones(keyboard, 0)
+    keyboard.click("#next")
+    wait_stones(keyboard, 1)
+    assert stones(keyboard) == [(1, 1, "black")]
+    assert phone.script_errors == keyboard.script_errors == tv.script_errors == []

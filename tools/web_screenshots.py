@@ -12,7 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
-
 from support.browser import CHROMIUM, WebServer, cell, wait_stones, wait_turn  # noqa: E402
 
 DESKTOP = {"width": 1280, "height": 820}
@@ -62,7 +61,7 @@ def main() -> None:
 
 
 def shoot(browser: Any, url: str, out: Path) -> None:
-    alice, bob, carol = page_as(browser, "alice"), page_as(browser, "bob"), page_as(browser, "carol")
+    alice, bob, carol = (page_as(browser, name) for name in ("alice", "bob", "carol"))
     # A finished gomoku game, for the replay and the lobby's recent games.
     link = room(alice, url, "gomoku", seat="0")
     bob.goto(link)
