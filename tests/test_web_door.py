@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from server.shell.web import ASSET, load_assets, same_origin
 
@@ -77,12 +78,12 @@ async def test_nothing_outside_the_web_folder_is_served(server: Any, path: str) 
 
 async def test_a_game_socket_from_another_origin_is_refused(server: Any) -> None:
     with pytest.raises(InvalidStatus) as refused:
-        async with connect(server.url, origin="http://evil.example"):  # type: ignore[arg-type]
+        async with connect(server.url, origin=Origin("http://evil.example")):
             pass
     assert refused.value.response.status_code == 403
     port = server.port
-    for origin in (f"http://127.0.0.1:{port}", None):  # its own page, and a non-browser client
-        async with connect(server.url, origin=origin) as ws:  # type: ignore[arg-type]
+    for origin in (Origin(f"http://127.0.0.1:{port}"), None):  # its own page; a non-browser
+        async with connect(server.url, origin=origin) as ws:
             await ws.send(b"\x81\xa4type\xa4ping")
             assert await asyncio.wait_for(ws.recv(), 10)
 
@@ -90,6 +91,8 @@ async def test_a_game_socket_from_another_origin_is_refused(server: Any) -> None
 def test_same_origin_compares_scheme_and_host_with_the_request_host() -> None:
     assert same_origin("http://127.0.0.1:8765", "127.0.0.1:8765")
     assert same_origin("https://Arena.Example", "arena.example")
+    assert same_origin("https://arena.example", "arena.example:443")
+    assert not same_origin("http://arena.example", "arena.example:443")
     assert not same_origin("http://127.0.0.1:8766", "127.0.0.1:8765")
     assert not same_origin("null", "127.0.0.1:8765")
     assert not same_origin("file://", "")

@@ -82,7 +82,10 @@ def same_origin(origin: str, host: str | None, allowed: Iterable[str] = ()) -> b
     if host is None:
         return False
     parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+    if parts.scheme not in ("http", "https"):
+        return False
+    default = ":443" if parts.scheme == "https" else ":80"
+    return parts.netloc.lower().removesuffix(default) == host.lower().removesuffix(default)
 
 
 class WebDoor:

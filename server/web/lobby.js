@@ -177,6 +177,8 @@ export class Lobby {
 
   rename() {
     const name = this.nameInput.value.trim();
-    if (name && name !== this.net.name) this.net.rename(name);
+    if (!name || name === this.net.name) return;
+    const seated = "A new name is a new guest: if you sit in a game now, it is left to time out. Go on?";
+    if (confirm(seated)) this.net.rename(name);
   }
 }
