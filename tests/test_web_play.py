@@ -251,3 +251,24 @@ def test_a_phone_taps_twice_a_keyboard_plays_tv_follows_and_the_replay_steps(
     wait_stones(keyboard, 1)
     assert stones(keyboard) == [(1, 1, "black")]
     assert phone.script_errors == keyboard.script_errors == tv.script_errors == []
+
+
+def test_a_swap2_opening_is_placed_and_chosen_in_the_page(
+    browser: Any, web_server: WebServer
+) -> None:
+    alice, bob = new_page(browser), new_page(browser)
+    link = open_room(alice, web_server.url, "renju", seat="0", opening="swap2")
+    bob.goto(link)
+    alice.wait_for_selector("#status:has-text('You: place 3 more opening stones')")
+    for count, (x, y) in enumerate([(7, 7), (8, 7), (7, 8)], 1):
+        alice.wait_for_selector("#status:has-text('You: place')")
+        cell(alice, x, y).click()
+        wait_stones(alice, count)
+    assert stones(alice) == [(7, 7, "black"), (7, 8, "black"), (8, 7, "white")]
+    bob.click(".choice[data-choice='black']")  # bob takes black: alice is white, to move
+    wait_turn(alice)
+    assert alice.get_attribute(".player.me .badge", "class") == "badge c1"
+    play(alice, 9, 9, 4)
+    wait_turn(bob)
+    assert (9, 9, "white") in stones(bob)
+    assert alice.script_errors == bob.script_errors == []
