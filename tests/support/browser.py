@@ -35,9 +35,13 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless chromium for the whole session; each test opens its own contexts."""
+    """One headless chromium per test module; each test opens its own contexts.
+
+    Per module, not per session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, and pytest-asyncio cannot run the async tests of later modules
+    beside it (a module using this fixture holds only sync tests)."""
     path = chromium_path()
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
