@@ -118,8 +118,17 @@ def new_page(browser: Any, **options: Any) -> Any:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: _console(message, errors))
     page.script_errors = errors
     return page
+
+
+def _console(message: Any, errors: list[str]) -> None:
+    """Keep the console's errors (a CSP violation is one), but not a socket that failed while
+    the server was down: that is what the page is meant to ride out."""
+    text = message.text
+    if message.type == "error" and "WebSocket connection to" not in text:
+        errors.append(text)
 
 
 def cell(page: Any, x: int, y: int) -> Any:
