@@ -272,3 +272,17 @@ def test_a_swap2_opening_is_placed_and_chosen_in_the_page(
     wait_turn(bob)
     assert (9, 9, "white") in stones(bob)
     assert alice.script_errors == bob.script_errors == []
+
+
+def test_a_custom_board_is_created_and_drawn(browser: Any, web_server: WebServer) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#net.online")
+    page.select_option("#game", "mnk")
+    page.fill("#width", "7")
+    page.fill("#height", "6")
+    page.fill("#k", "4")
+    page.click("#create")
+    page.wait_for_selector("h2:has-text('7\u00d76, 4 in a row')")
+    assert page.locator(".cell").count() == 42
+    assert page.script_errors == []

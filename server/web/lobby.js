@@ -52,9 +52,17 @@ export class Lobby {
     this.opening = select("opening", [["", "no opening rule"], ["swap1", "swap1"], ["swap2", "swap2"]]);
     const botRow = h("p", { class: "bot-row" }, h("label", {}, "Bot ", this.botName), " ", h("label", {}, "Strength ", this.level));
     const openingRow = h("p", {}, h("label", {}, "Opening ", this.opening));
+    const number = (id, value, min, max) => h("input", { id, type: "number", value, min, max, class: "num" });
+    this.width = number("width", 7, 3, 25);
+    this.height = number("height", 6, 3, 25);
+    this.k = number("k", 4, 3, 25);
+    const sizeRow = h("p", { class: "size-row" }, h("label", {}, "Width ", this.width), " ",
+      h("label", {}, "Height ", this.height), " ", h("label", {}, "In a row ", this.k));
     const sync = () => {
       botRow.hidden = this.opponent.value !== "bot";
-      openingRow.hidden = this.game.value === "tictactoe" || this.opponent.value === "bot";
+      const big = this.game.value !== "tictactoe" && this.game.value !== "mnk";
+      openingRow.hidden = !big || this.opponent.value === "bot";
+      sizeRow.hidden = this.game.value !== "mnk";
     };
     this.opponent.addEventListener("change", sync);
     this.game.addEventListener("change", sync);
@@ -69,6 +77,7 @@ export class Lobby {
         h("h2", {}, "New game"),
         h("form", { id: "new-game", onsubmit: (e) => { e.preventDefault(); this.create(); } },
           h("p", {}, h("label", {}, "Game ", this.game)),
+          sizeRow,
           h("p", {}, h("label", {}, "Clock ", this.clock)),
           h("p", {}, h("label", {}, "Opponent ", this.opponent)),
           botRow, openingRow,
@@ -162,7 +171,9 @@ export class Lobby {
       const [initial, increment] = this.clock.value.split("+").map(Number);
       msg.clock = { initial_s: initial, increment_s: increment };
     }
-    if (this.opening.value && this.game.value !== "tictactoe" && opponent !== "bot") {
+    if (this.game.value === "mnk") {
+      msg.options = { width: Number(this.width.value), height: Number(this.height.value), k: Number(this.k.value) };
+    } else if (this.opening.value && this.game.value !== "tictactoe" && opponent !== "bot") {
       msg.options = { opening_rule: this.opening.value };
     }
     this.net.request(msg).then((joined) => this.go(`/r/${joined.room}`))

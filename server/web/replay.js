@@ -1,7 +1,7 @@
 // A finished game's replay (/g/GAME): step through its moves, each with the time it took.
 
 import { Board, coordName } from "./board.js";
-import { GAMES, h, resultText } from "./ui.js";
+import { gameTitle, h, resultText } from "./ui.js";
 
 export class Replay {
   constructor(net, gameId, say) {
@@ -44,7 +44,7 @@ export class Replay {
       const g = this.game;
       this.slider.max = String(g.moves.length);
       this.root.querySelector("#replay-title").textContent =
-        `${GAMES[g.game.name] || g.game.name}: ${g.players[0]} vs ${g.players[1]}`;
+        `${gameTitle(g.game)}: ${g.players[0]} vs ${g.players[1]}`;
       this.list.replaceChildren(...g.moves.map((m, i) => h("li", {},
         h("button", { class: "link", onclick: () => this.show(i + 1) },
           `${coordName(m.x, m.y, g.game.height)}`), ` ${(m.ms / 1000).toFixed(1)} s`)));

@@ -3,7 +3,7 @@
 // `moved`, `game_over`, `chat`, `presence` and `rematch_offered`.
 
 import { Board, coordName } from "./board.js";
-import { GAMES, clockText, h, resultText, saveSetting, setting } from "./ui.js";
+import { clockText, gameTitle, h, resultText, saveSetting, setting } from "./ui.js";
 
 export class RoomView {
   /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv). */
@@ -165,7 +165,7 @@ export class RoomView {
     this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [] });
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
-    this.title.textContent = `${GAMES[st.game.name] || st.game.name} · room ${this.code}`;
+    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}`;
     this.watchers.textContent = String(st.spectators || 0);
     this.drawPlayers();
     this.status.textContent = this.statusText();

@@ -23,7 +23,14 @@ export const GAMES = {
   gomoku: "Gomoku (freestyle)",
   "gomoku-standard": "Gomoku (exactly five)",
   renju: "Renju",
+  mnk: "Custom m,n,k",
 };
+
+/** A game's name for people: "Renju", or "7×6, 4 in a row" for a custom board. */
+export function gameTitle(game) {
+  if (game.name === "mnk") return `${game.width}×${game.height}, ${game.k} in a row`;
+  return GAMES[game.name] || game.name;
+}
 
 const REASONS = {
   line: "in a row",
