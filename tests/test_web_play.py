@@ -61,6 +61,10 @@ def test_two_pages_play_gomoku_to_five_while_a_third_watches_every_move(
     numbered = [cell(carol, x, y).text_content() for x, y in order]
     assert numbered == [str(n) for n in range(1, 10)]  # every move, in order
     assert stones(carol) == stones(alice) == stones(bob)
+    carol.click(".so-far summary")
+    assert carol.locator("#room-moves li").all_text_contents() == [
+        "H8", "H7", "J8", "J7", "K8", "K7", "L8", "L7", "M8"
+    ]  # fmt: skip
     assert alice.is_visible("#rematch") and not carol.is_visible("#rematch")
     alice.fill("#chat-input", "gg")
     alice.press("#chat-input", "Enter")

@@ -101,8 +101,6 @@ class WebDoor:
         self.guard = guard
         self.origins = frozenset(origins)
         self.assets = load_assets() if assets is None else assets
-        #: Requests answered here (pages, assets, refusals), for tests and logs.
-        self.served = 0
 
     def __call__(self, ws: ServerConnection, request: Request) -> Response | None:
         """Answer ``request`` here, or None to let the WebSocket handshake go on."""
@@ -115,7 +113,6 @@ class WebDoor:
             if origin is None or same_origin(origin, headers.get("Host"), self.origins):
                 return None  # non-browser clients send no Origin: they go on as ever
             return self._plain(HTTPStatus.FORBIDDEN, "cross-origin game sockets are refused\n")
-        self.served += 1
         path = request.path.split("?", 1)[0]
         if PAGES.match(path):
             return self._file("index.html", request)

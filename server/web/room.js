@@ -60,6 +60,7 @@ export class RoomView {
     const numbers = h("input", { type: "checkbox", id: "opt-numbers", checked: this.board.numbers,
       onchange: (e) => { this.board.numbers = e.target.checked; saveSetting("numbers", e.target.checked); this.draw(); } });
     this.title = h("h2", {}, `Room ${this.code}`);
+    this.moveList = h("ol", { class: "moves", id: "room-moves" });
     const linkBox = h("input", { id: "room-link", value: link, readonly: true, onfocus: (e) => e.target.select() });
     return h("section", { class: "room" },
       h("div", { class: "room-main" },
@@ -72,7 +73,8 @@ export class RoomView {
         h("p", { class: "options" },
           h("label", {}, confirm, " confirm moves with a second tap"), h("br"),
           h("label", {}, numbers, " move numbers")),
-        h("h3", {}, "Chat"), this.chatLog, chatForm));
+        h("h3", {}, "Chat"), this.chatLog, chatForm,
+        h("details", { class: "so-far" }, h("summary", {}, "Moves so far"), this.moveList)));
   }
 
   join() {
@@ -168,6 +170,7 @@ export class RoomView {
     this.title.textContent = `${gameTitle(st.game)} · room ${this.code}`;
     this.watchers.textContent = String(st.spectators || 0);
     this.drawPlayers();
+    this.drawMoves();
     this.status.textContent = this.statusText();
     this.drawActions();
     this.tick();
@@ -191,6 +194,15 @@ export class RoomView {
         st.kinds && st.kinds[seat] === "bot" ? h("span", { class: "tag" }, "bot") : null,
         name !== null && st.online && !st.online[seat] ? h("span", { class: "tag off" }, "offline") : null,
         st.clock ? h("span", { class: "clock", dataset: { seat } }, "") : null].filter(Boolean));
+    }
+  }
+
+  drawMoves() {
+    const { moves, game } = this.st;
+    const list = this.moveList;
+    if (list.children.length > moves.length) list.replaceChildren();
+    for (let i = list.children.length; i < moves.length; i++) {
+      list.append(h("li", {}, coordName(moves[i][0], moves[i][1], game.height)));
     }
   }
 
