@@ -77,14 +77,14 @@ def shoot(browser: Any, url: str, out: Path) -> None:
     live = [(7, 7), (8, 7), (8, 8), (6, 6), (9, 9), (10, 10), (7, 9), (6, 10), (8, 9), (6, 9)]
     live += [(9, 8), (10, 7), (9, 10), (9, 7), (8, 10)]
     moves(alice, bob, live)
-    carol.goto(link)
-    carol.wait_for_selector("#status:has-text('to move')")
     bob.fill("#chat-input", "gl hf")
     bob.press("#chat-input", "Enter")
     alice.fill("#chat-input", "you too! nice shape")
     alice.press("#chat-input", "Enter")
     bob.wait_for_selector("#chat-log:has-text('nice shape')")
     bob.screenshot(path=str(out / "screenshot-web-gomoku.png"))
+    carol.goto(link)  # a watcher (players learn the count from the room's next state)
+    carol.wait_for_selector("#status:has-text('to move')")
     # A renju game: black's double three at J8 is marked.
     dave, erin = page_as(browser, "dave"), page_as(browser, "erin")
     link = room(dave, url, "renju", seat="0", clock="600+5")
