@@ -12,6 +12,7 @@ from websockets.asyncio.client import connect
 
 pytest.register_assert_rewrite("support")  # the helpers' asserts explain themselves as tests' do
 
+from support.browser import browser, web_server  # noqa: E402, F401  (fixtures for all)
 from support.clients import RawClient  # noqa: E402
 from support.servers import ServerProcess, bot_key  # noqa: E402
 from support.services import pg_cluster, pg_url, redis_server  # noqa: E402, F401  (fixtures for all)

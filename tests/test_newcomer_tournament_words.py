@@ -32,6 +32,7 @@ def test_the_run_says_where_to_watch_and_what_it_wrote(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("watch it live: mnk-client --server 127.0.0.1:")
+    assert lines[1].startswith("or in a browser: http://127.0.0.1:") and "/tv " in lines[1]
     assert "chart:   runs/t/elo.png" in lines and (tmp_path / "runs/t/elo.png").exists()
     assert any(line.startswith("games:   runs/t/games/") for line in lines)
 

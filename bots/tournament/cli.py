@@ -271,6 +271,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await wait_listening(urls[0], server)
     where = urls[0].removeprefix("ws://")
     print(f"watch it live: mnk-client --server {where} (its games are in the lobby)", flush=True)
+    page = urls[0].replace("wss://", "https://", 1).replace("ws://", "http://", 1).rstrip("/")
+    print(f"or in a browser: {page}/tv (the most watched game; all are in the lobby)", flush=True)
     capacity = args.concurrency
     started = [(name, spec) for name, spec in config["bots"] if spec != "remote"]
     children = [

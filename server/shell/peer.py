@@ -31,6 +31,8 @@ class ServerConfig:
     trust_proxy: bool = False
     #: How often the bot keys are re-read from the database (``mnk-server keys`` edits it).
     keys_interval: float = 2.0
+    #: Origins besides the server's own whose pages may open a game socket (browsers only).
+    origins: tuple[str, ...] = ()
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""

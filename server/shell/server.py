@@ -24,6 +24,7 @@ from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
 from server.shell.pipeline import Pipeline
+from server.shell.web import WebDoor
 from server.storage.base import Storage
 from server.storage.memory import MEMORY
 
@@ -75,6 +76,8 @@ class ArenaServer:
             lim.hello_burst,
             lim.idle_evict_after,
         )
+        #: Every request before its handshake: the guard's refusals, pages, the Origin check.
+        self.door = WebDoor(self.guard.process_request, self.config.origins)
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
         self.internal: Server | None = None
@@ -120,7 +123,7 @@ class ArenaServer:
             compression=None,
             max_size=cfg.max_frame,
             server_header=None,
-            process_request=self.guard.process_request,
+            process_request=self.door,
             create_connection=self.guard.connection_factory(),
             ssl=cfg.ssl_context(),
         )
@@ -132,7 +135,7 @@ class ArenaServer:
                 compression=None,
                 max_size=cfg.max_frame,
                 server_header=None,
-                process_request=self.guard.process_request,
+                process_request=self.door,
                 create_connection=self.guard.connection_factory(),
             )
         self._sweeper = asyncio.create_task(self._sweep_forever())

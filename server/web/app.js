@@ -1,0 +1,119 @@
+// The page: one socket for the whole visit and a view per path — the lobby at /, a room at
+// /r/CODE, a finished game's replay at /g/GAME, the most watched live game at /tv.
+
+import { Net } from "./net.js";
+import { Lobby } from "./lobby.js";
+import { Replay } from "./replay.js";
+import { RoomView } from "./room.js";
+import { h } from "./ui.js";
+
+const net = new Net();
+const main = document.getElementById("main");
+const netBox = document.getElementById("net");
+const notice = document.getElementById("notice");
+const nameBox = document.getElementById("me");
+let view = null;
+let noticeTimer = null;
+
+/** Show a short message under the header (errors, copies, renames). */
+function say(text) {
+  notice.textContent = text;
+  notice.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { notice.hidden = true; }, 6000);
+}
+
+function showNet() {
+  netBox.textContent = net.online ? "online" : "offline: reconnecting…";
+  netBox.className = net.online ? "online" : "offline";
+  document.body.classList.toggle("is-offline", !net.online);
+  nameBox.textContent = net.online ? net.name : "";
+}
+
+net.addEventListener("online", showNet);
+net.addEventListener("offline", (e) => { showNet(); if (e.detail.why) say(e.detail.why); });
+net.addEventListener("notice", (e) => say(e.detail.text));
+net.addEventListener("error", (e) => {
+  if (e.detail.code !== "stale_ply") say(e.detail.message);
+});
+
+/** The most watched game being played (for /tv), or null. */
+async function busiest() {
+  const reply = await net.request({ type: "list_rooms" });
+  const live = reply.rooms.filter((r) => r.status === "playing");
+  live.sort((a, b) => b.spectators - a.spectators);
+  return live.length ? live[0].room : null;
+}
+
+class Tv {
+  constructor() {
+    this.root = h("section", { class: "tv" }, h("p", { class: "status" }, "Looking for a game to watch…"));
+    this.room = null;
+    this.timer = null;
+    this.onOnline = () => { if (!this.room) this.next(); };
+    net.addEventListener("online", this.onOnline);
+    if (net.online) this.next();
+  }
+
+  next() {
+    clearTimeout(this.timer);
+    busiest().then((code) => {
+      if (this.closed) return;
+      if (!code) {
+        this.timer = setTimeout(() => this.next(), 3000);
+        return;
+      }
+      if (this.room) this.room.close();
+      this.room = new RoomView(net, code, { spectate: true, say, onOver: () => {
+        this.timer = setTimeout(() => this.next(), 5000);
+      } });
+      this.root.replaceChildren(h("h2", {}, "mnk TV: the most watched game"), this.room.root);
+    }).catch(() => { this.timer = setTimeout(() => this.next(), 3000); });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    net.removeEventListener("online", this.onOnline);
+    if (this.room) this.room.close();
+  }
+}
+
+function route() {
+  if (view) view.close();
+  const path = location.pathname;
+  let m;
+  if ((m = path.match(/^\/r\/([A-Za-z0-9_-]+)$/))) {
+    view = new RoomView(net, m[1], { say });
+    document.title = `Room ${m[1]} · mnk-arena`;
+  } else if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) {
+    view = new Replay(net, m[1], say);
+    document.title = "Replay · mnk-arena";
+  } else if (path === "/tv") {
+    view = new Tv();
+    document.title = "TV · mnk-arena";
+  } else {
+    view = new Lobby(net, say, go);
+    document.title = "mnk-arena";
+  }
+  main.replaceChildren(view.root);
+}
+
+/** Open `path` in this page (the socket stays). */
+export function go(path) {
+  if (path !== location.pathname) history.pushState(null, "", path);
+  route();
+}
+
+document.addEventListener("click", (e) => {
+  const link = e.target.closest("a[data-nav]");
+  if (!link || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+  e.preventDefault();
+  go(new URL(link.href).pathname);
+});
+window.addEventListener("popstate", route);
+
+showNet();
+route();
+net.start();
+window.mnk = { net, go }; // for the curious (and the browser tests)

@@ -1,0 +1,165 @@
+// The board: tic-tac-toe marks or gomoku/renju stones on a grid of buttons, with coordinates,
+// the last move, the winning line, renju's forbidden points, move numbers, a keyboard cursor
+// and (for touch screens) an optional confirm on a second tap.
+
+export const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"; // as gomoku boards print them: no I
+
+/** "H8" for x=7, y=7 on a 15-row board (rows counted from the bottom, as boards print them). */
+export function coordName(x, y, height) {
+  return `${LETTERS[x]}${height - y}`;
+}
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export class Board {
+  /** `onPick(x, y)` is called when the player picks an empty cell (after a confirm if asked). */
+  constructor(onPick) {
+    this.onPick = onPick;
+    this.root = el("div", "board-wrap");
+    this.width = this.height = 0;
+    this.cells = [];
+    this.cursor = null;
+    this.pending = null; // a cell tapped once, waiting for its confirming tap
+    this.confirm = false;
+    this.numbers = false;
+    this.enabled = false;
+    this.onBlocked = null; // told of a pick while the board takes none (offline, not your turn)
+    this.root.addEventListener("keydown", (e) => this.key(e));
+  }
+
+  /** Lay out an empty grid for `game` ({width, height, name}). */
+  setup(game) {
+    const marks = game.width <= 4 && game.height <= 4;
+    if (game.width === this.width && game.height === this.height && marks === this.marks) return;
+    this.width = game.width;
+    this.height = game.height;
+    this.marks = marks;
+    this.root.replaceChildren();
+    this.root.classList.toggle("marks", marks);
+    this.root.classList.toggle("stones", !marks);
+    this.root.style.setProperty("--cols", String(game.width));
+    this.root.style.setProperty("--rows", String(game.height));
+    const grid = el("div", "board");
+    grid.setAttribute("role", "grid");
+    grid.setAttribute("aria-label", "board");
+    this.grid = grid;
+    this.cells = [];
+    for (let y = 0; y < game.height; y++) {
+      const label = el("span", "coord row", String(game.height - y));
+      grid.append(label);
+      for (let x = 0; x < game.width; x++) {
+        const cell = el("button", "cell");
+        cell.type = "button";
+        cell.dataset.x = String(x);
+        cell.dataset.y = String(y);
+        cell.tabIndex = -1;
+        cell.setAttribute("aria-label", coordName(x, y, game.height));
+        if (x === 0) cell.classList.add("el");
+        if (x === game.width - 1) cell.classList.add("er");
+        if (y === 0) cell.classList.add("et");
+        if (y === game.height - 1) cell.classList.add("eb");
+        cell.append(el("span", "stone"));
+        cell.addEventListener("click", () => this.pick(x, y));
+        grid.append(cell);
+        this.cells.push(cell);
+      }
+    }
+    grid.append(el("span", "coord corner"));
+    for (let x = 0; x < game.width; x++) grid.append(el("span", "coord col", LETTERS[x]));
+    this.root.append(grid);
+    this.cursor = [Math.floor(game.width / 2), Math.floor(game.height / 2)];
+    this.cell(...this.cursor).tabIndex = 0;
+  }
+
+  cell(x, y) {
+    return this.cells[y * this.width + x];
+  }
+
+  /**
+   * Draw a position: `stones` [[x, y, colour, number]], `last` [x, y] or null, `line` [[x, y]],
+   * `forbidden` [[x, y]].
+   */
+  draw({ stones, last, line, forbidden }) {
+    const marks = this.marks;
+    for (const cell of this.cells) {
+      cell.classList.remove("b", "w", "last", "win", "forbidden", "ghost");
+      cell.firstChild.textContent = "";
+      cell.setAttribute("aria-label", coordName(+cell.dataset.x, +cell.dataset.y, this.height));
+      delete cell.dataset.stone;
+    }
+    for (const [x, y, colour, number] of stones) {
+      const cell = this.cell(x, y);
+      cell.classList.add(colour === 0 ? "b" : "w");
+      cell.dataset.stone = colour === 0 ? "black" : "white";
+      cell.setAttribute("aria-label", `${coordName(x, y, this.height)} ${marks ? "XO"[colour] : cell.dataset.stone}`);
+      if (marks) cell.firstChild.textContent = "XO"[colour];
+      else if (this.numbers) cell.firstChild.textContent = String(number);
+    }
+    if (last) this.cell(...last).classList.add("last");
+    for (const [x, y] of line || []) this.cell(x, y).classList.add("win");
+    for (const [x, y] of forbidden || []) {
+      const cell = this.cell(x, y);
+      if (!cell.dataset.stone) cell.classList.add("forbidden");
+    }
+    this.forbidden = new Set((forbidden || []).map(([x, y]) => `${x},${y}`));
+    if (this.pending) {
+      const cell = this.cell(...this.pending);
+      if (cell.dataset.stone) this.pending = null;
+      else cell.classList.add("ghost");
+    }
+  }
+
+  setEnabled(on) {
+    this.enabled = on;
+    this.root.classList.toggle("active", on);
+    if (!on && this.pending) {
+      this.cell(...this.pending).classList.remove("ghost");
+      this.pending = null;
+    }
+  }
+
+  pick(x, y) {
+    this.moveCursor(x, y);
+    const cell = this.cell(x, y);
+    if (cell.dataset.stone) return;
+    if (!this.enabled) {
+      if (this.onBlocked) this.onBlocked(x, y);
+      return;
+    }
+    if (this.confirm) {
+      const same = this.pending && this.pending[0] === x && this.pending[1] === y;
+      if (!same) {
+        if (this.pending) this.cell(...this.pending).classList.remove("ghost");
+        this.pending = [x, y];
+        cell.classList.add("ghost");
+        return;
+      }
+      cell.classList.remove("ghost");
+      this.pending = null;
+    }
+    this.onPick(x, y);
+  }
+
+  moveCursor(x, y) {
+    if (this.cursor) this.cell(...this.cursor).tabIndex = -1;
+    this.cursor = [x, y];
+    const cell = this.cell(x, y);
+    cell.tabIndex = 0;
+    return cell;
+  }
+
+  key(e) {
+    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    const step = steps[e.key];
+    if (!step || !this.cursor) return;
+    e.preventDefault();
+    const x = Math.min(this.width - 1, Math.max(0, this.cursor[0] + step[0]));
+    const y = Math.min(this.height - 1, Math.max(0, this.cursor[1] + step[1]));
+    this.moveCursor(x, y).focus();
+  }
+}

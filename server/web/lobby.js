@@ -1,0 +1,195 @@
+// The lobby: your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
+// by name and level), join by code, the open rooms, the bots online and recent games.
+
+import { GAMES, h } from "./ui.js";
+
+const CLOCKS = [
+  ["", "no clock"],
+  ["60+0", "1 min"],
+  ["180+2", "3 min + 2 s"],
+  ["300+3", "5 min + 3 s"],
+  ["600+5", "10 min + 5 s"],
+  ["1800+20", "30 min + 20 s"],
+];
+
+export class Lobby {
+  constructor(net, say, go) {
+    this.net = net;
+    this.say = say;
+    this.go = go;
+    this.bots = [];
+    this.root = this.layout();
+    this.handlers = {
+      online: () => this.load(),
+      rooms: (e) => this.showRooms(e.detail.rooms),
+    };
+    for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);
+    if (net.online) this.load();
+    this.botTimer = setInterval(() => this.loadBots(), 5000); // bots come and go
+  }
+
+  close() {
+    clearInterval(this.botTimer);
+    for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
+    if (this.net.online) {
+      try {
+        this.net.send({ type: "list_rooms", subscribe: false });
+      } catch { /* offline */ }
+    }
+  }
+
+  layout() {
+    const select = (id, options) => h("select", { id, name: id },
+      options.map(([value, label]) => h("option", { value }, label)));
+    this.game = select("game", Object.entries(GAMES));
+    this.game.value = "gomoku";
+    this.clock = select("clock", CLOCKS);
+    this.opponent = select("opponent", [["friend", "a friend (send the link)"], ["human", "anyone in the lobby"], ["bot", "a bot"]]);
+    this.botName = select("bot", [["", "any bot"]]);
+    this.level = select("level", Array.from({ length: 10 }, (_, i) => [String(i + 1), `level ${i + 1}`]));
+    this.level.value = "3";
+    this.seat = select("seat", [["", "random colour"], ["0", "move first"], ["1", "move second"]]);
+    this.opening = select("opening", [["", "no opening rule"], ["swap1", "swap1"], ["swap2", "swap2"]]);
+    const botRow = h("p", { class: "bot-row" }, h("label", {}, "Bot ", this.botName), " ", h("label", {}, "Strength ", this.level));
+    const openingRow = h("p", {}, h("label", {}, "Opening ", this.opening));
+    const number = (id, value, min, max) => h("input", { id, type: "number", value, min, max, class: "num" });
+    this.width = number("width", 7, 3, 25);
+    this.height = number("height", 6, 3, 25);
+    this.k = number("k", 4, 3, 25);
+    const sizeRow = h("p", { class: "size-row" }, h("label", {}, "Width ", this.width), " ",
+      h("label", {}, "Height ", this.height), " ", h("label", {}, "In a row ", this.k));
+    const sync = () => {
+      botRow.hidden = this.opponent.value !== "bot";
+      const big = this.game.value !== "tictactoe" && this.game.value !== "mnk";
+      openingRow.hidden = !big || this.opponent.value === "bot";
+      sizeRow.hidden = this.game.value !== "mnk";
+    };
+    this.opponent.addEventListener("change", sync);
+    this.game.addEventListener("change", sync);
+    sync();
+    this.nameInput = h("input", { id: "name", maxlength: 32, value: this.net.name, autocomplete: "nickname" });
+    this.code = h("input", { id: "code", maxlength: 64, placeholder: "k7m2qx", autocomplete: "off" });
+    this.rooms = h("tbody", { id: "rooms" });
+    this.botList = h("ul", { id: "bots" });
+    this.games = h("ul", { id: "games" });
+    return h("section", { class: "lobby" },
+      h("div", { class: "panel new" },
+        h("h2", {}, "New game"),
+        h("form", { id: "new-game", onsubmit: (e) => { e.preventDefault(); this.create(); } },
+          h("p", {}, h("label", {}, "Game ", this.game)),
+          sizeRow,
+          h("p", {}, h("label", {}, "Clock ", this.clock)),
+          h("p", {}, h("label", {}, "Opponent ", this.opponent)),
+          botRow, openingRow,
+          h("p", {}, h("label", {}, "Colour ", this.seat)),
+          h("p", {}, h("button", { type: "submit", id: "create", class: "primary" }, "Play")))),
+      h("div", { class: "panel" },
+        h("h2", {}, "Join by code"),
+        h("form", { id: "join", onsubmit: (e) => { e.preventDefault(); this.join(); } },
+          this.code, " ", h("button", { type: "submit" }, "Join")),
+        h("h2", {}, "Your name"),
+        h("form", { id: "rename", onsubmit: (e) => { e.preventDefault(); this.rename(); } },
+          this.nameInput, " ", h("button", { type: "submit" }, "Save")),
+        h("p", {}, h("a", { href: "/tv", "data-nav": "" }, "Watch the most watched game live (TV)"))),
+      h("div", { class: "panel wide" },
+        h("h2", {}, "Open rooms"),
+        h("table", { class: "rooms" },
+          h("thead", {}, h("tr", {}, h("th", {}, "Room"), h("th", {}, "Game"), h("th", {}, "Players"),
+            h("th", {}, "Status"), h("th", {}, "Watching"), h("th", {}, ""))),
+          this.rooms)),
+      h("div", { class: "panel" }, h("h2", {}, "Bots online"), this.botList),
+      h("div", { class: "panel" }, h("h2", {}, "Recent games"), this.games));
+  }
+
+  load() {
+    this.nameInput.value = this.net.name;
+    this.net.request({ type: "list_rooms", subscribe: true }).then((r) => this.showRooms(r.rooms)).catch(() => {});
+    this.loadBots();
+    this.net.request({ type: "list_games", limit: 8 }).then((r) => this.showGames(r.games)).catch(() => {
+      this.games.replaceChildren(h("li", {}, "No history on this server."));
+    });
+  }
+
+  loadBots() {
+    if (this.net.online) this.net.request({ type: "list_bots" }).then((r) => this.showBots(r.bots)).catch(() => {});
+  }
+
+  showRooms(rooms) {
+    if (!rooms.length) {
+      this.rooms.replaceChildren(h("tr", {}, h("td", { colspan: 6 }, "No open rooms: start one.")));
+      return;
+    }
+    this.rooms.replaceChildren(...rooms.map((r) => {
+      const open = r.status === "waiting";
+      return h("tr", { dataset: { room: r.room } },
+        h("td", {}, h("code", {}, r.room)),
+        h("td", {}, GAMES[r.game] || r.game, r.opening_rule ? ` (${r.opening_rule})` : ""),
+        h("td", {}, r.players.map((p) => p || "—").join(" vs ")),
+        h("td", {}, r.status),
+        h("td", {}, String(r.spectators)),
+        h("td", {}, h("a", { href: `/r/${r.room}`, "data-nav": "", class: "button" }, open ? "Join" : "Watch")));
+    }));
+  }
+
+  showBots(bots) {
+    this.bots = bots.filter((b) => b.online);
+    const current = this.botName.value;
+    this.botName.replaceChildren(h("option", { value: "" }, "any bot"),
+      ...this.bots.map((b) => h("option", { value: b.name }, b.name)));
+    this.botName.value = current;
+    if (!this.bots.length) {
+      this.botList.replaceChildren(h("li", {}, "No bot is connected."));
+      return;
+    }
+    this.botList.replaceChildren(...this.bots.map((b) => {
+      const level = b.level === null ? "any level 1–10" : b.level === 0 ? "its own strength" : `level ${b.level}`;
+      const games = b.games.includes("*") ? "every game" : b.games.join(", ");
+      return h("li", {}, h("b", {}, b.name), ` · ${level} · ${games} · ${b.active}/${b.capacity} games`);
+    }));
+  }
+
+  showGames(games) {
+    if (!games.length) {
+      this.games.replaceChildren(h("li", {}, "No finished games yet."));
+      return;
+    }
+    this.games.replaceChildren(...games.map((g) => h("li", {},
+      h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),
+      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`}`)));
+  }
+
+  create() {
+    const msg = { type: "create_room", game: this.game.value };
+    const opponent = this.opponent.value;
+    msg.opponent = opponent === "bot" ? "bot" : "human";
+    if (opponent === "bot") {
+      msg.level = Number(this.level.value);
+      if (this.botName.value) msg.bot = this.botName.value;
+    }
+    if (this.seat.value !== "") msg.seat = Number(this.seat.value);
+    if (this.clock.value) {
+      const [initial, increment] = this.clock.value.split("+").map(Number);
+      msg.clock = { initial_s: initial, increment_s: increment };
+    }
+    if (this.game.value === "mnk") {
+      msg.options = { width: Number(this.width.value), height: Number(this.height.value), k: Number(this.k.value) };
+    } else if (this.opening.value && this.game.value !== "tictactoe" && opponent !== "bot") {
+      msg.options = { opening_rule: this.opening.value };
+    }
+    this.net.request(msg).then((joined) => this.go(`/r/${joined.room}`))
+      .catch((err) => this.say(err.message.startsWith("offline") ? "Offline: not sent." : err.message));
+  }
+
+  join() {
+    const code = this.code.value.trim();
+    if (/^[A-Za-z0-9_-]{1,64}$/.test(code)) this.go(`/r/${code}`);
+    else this.say("A room code is letters and digits, like k7m2qx.");
+  }
+
+  rename() {
+    const name = this.nameInput.value.trim();
+    if (!name || name === this.net.name) return;
+    const seated = "A new name is a new guest: if you sit in a game now, it is left to time out. Go on?";
+    if (confirm(seated)) this.net.rename(name);
+  }
+}

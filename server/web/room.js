@@ -1,0 +1,318 @@
+// A room: the board, both players and clocks, the status line, resign/rematch, the swap
+// choices, chat, who is watching and the room's link. Drawn from `state`, kept up by
+// `moved`, `game_over`, `chat`, `presence` and `rematch_offered`.
+
+import { Board, coordName } from "./board.js";
+import { clockText, gameTitle, h, resultText, saveSetting, setting } from "./ui.js";
+
+export class RoomView {
+  /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv). */
+  constructor(net, code, { spectate = false, onOver = null, say }) {
+    this.net = net;
+    this.code = code;
+    this.spectate = spectate;
+    this.onOver = onOver;
+    this.say = say;
+    this.st = null;
+    this.clockAt = performance.now();
+    this.board = new Board((x, y) => this.play(x, y));
+    this.board.onBlocked = () => {
+      if (!this.net.online) this.say("Offline: the move was not sent. Wait for the connection to come back.");
+    };
+    this.board.confirm = setting("confirm", matchMedia("(pointer: coarse)").matches);
+    this.board.numbers = setting("numbers", false);
+    this.root = this.layout();
+    this.handlers = {};
+    for (const type of ["state", "moved", "game_over", "chat", "presence", "rematch_offered", "online", "offline"]) {
+      this.handlers[type] = (e) => this.on(type, e.detail);
+      net.addEventListener(type, this.handlers[type]);
+    }
+    this.ticker = setInterval(() => this.tick(), 100);
+    if (net.online) this.join();
+  }
+
+  close() {
+    clearInterval(this.ticker);
+    for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
+    if (this.net.online && (this.spectate || this.seat() === null)) {
+      try {
+        this.net.send({ type: "leave_room", room: this.code });
+      } catch { /* offline: the server drops a spectator that leaves anyway */ }
+    }
+  }
+
+  seat() {
+    return this.st ? this.st.seat : null;
+  }
+
+  layout() {
+    this.players = [0, 1].map((i) => h("div", { class: "player", dataset: { seat: i } }));
+    this.status = h("p", { class: "status", id: "status", "aria-live": "polite" });
+    this.actions = h("div", { class: "actions" });
+    this.chatLog = h("ul", { class: "chat-log", id: "chat-log" });
+    this.chatInput = h("input", { id: "chat-input", maxlength: 500, placeholder: "say something", autocomplete: "off" });
+    const chatForm = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); this.chat(); } },
+      this.chatInput, h("button", { type: "submit" }, "Send"));
+    const link = `${location.origin}/r/${this.code}`;
+    this.watchers = h("span", { id: "spectators" }, "0");
+    const confirm = h("input", { type: "checkbox", id: "opt-confirm", checked: this.board.confirm,
+      onchange: (e) => { this.board.confirm = e.target.checked; saveSetting("confirm", e.target.checked); } });
+    const numbers = h("input", { type: "checkbox", id: "opt-numbers", checked: this.board.numbers,
+      onchange: (e) => { this.board.numbers = e.target.checked; saveSetting("numbers", e.target.checked); this.draw(); } });
+    this.title = h("h2", {}, `Room ${this.code}`);
+    this.moveList = h("ol", { class: "moves", id: "room-moves" });
+    const linkBox = h("input", { id: "room-link", value: link, readonly: true, onfocus: (e) => e.target.select() });
+    return h("section", { class: "room" },
+      h("div", { class: "room-main" },
+        this.players[1], this.board.root, this.players[0], this.status, this.actions),
+      h("aside", { class: "room-side" },
+        this.title,
+        h("p", { class: "invite" }, "Send this link to a friend: ",
+          linkBox, h("button", { id: "copy-link", onclick: () => copy(linkBox, this.say) }, "Copy")),
+        h("p", {}, "Watching: ", this.watchers),
+        h("p", { class: "options" },
+          h("label", {}, confirm, " confirm moves with a second tap"), h("br"),
+          h("label", {}, numbers, " move numbers")),
+        h("h3", {}, "Chat"), this.chatLog, chatForm,
+        h("details", { class: "so-far" }, h("summary", {}, "Moves so far"), this.moveList)));
+  }
+
+  join() {
+    const ask = (spectate) => this.net.request({ type: "join_room", room: this.code, spectate });
+    ask(this.spectate).catch((err) => {
+      if (err.code === "room_full") {
+        this.spectate = true;
+        return ask(true);
+      }
+      throw err;
+    }).catch((err) => {
+      if (err.code === "no_such_room") this.status.textContent = `There is no room ${this.code} (any more).`;
+      else if (err.message !== "offline") this.say(err.message);
+    });
+  }
+
+  on(type, msg) {
+    if (type === "online") return this.join();
+    if (type === "offline") return this.draw();
+    if (msg.room !== this.code) return;
+    const st = this.st;
+    if (type === "state") {
+      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [] };
+      this.clockAt = performance.now();
+      this.renderChat();
+    } else if (!st) {
+      return;
+    } else if (type === "moved") {
+      if (msg.ply !== st.moves.length) return; // a state will follow
+      st.moves.push([msg.x, msg.y]);
+      st.ply = msg.ply + 1;
+      st.to_move = 1 - msg.seat;
+      st.forbidden = msg.forbidden || [];
+      if (msg.clocks) {
+        st.clocks = msg.clocks;
+        st.clock_running = st.to_move;
+        this.clockAt = performance.now();
+      }
+    } else if (type === "game_over") {
+      st.status = "over";
+      st.result = { winner: msg.winner, reason: msg.reason, line: msg.line || [] };
+      st.clock_running = null;
+      st.forbidden = [];
+      if (msg.clocks) st.clocks = msg.clocks;
+      st.rematch = [false, false];
+      if (this.onOver) this.onOver();
+    } else if (type === "chat") {
+      st.chat.push(msg);
+      this.renderChat();
+      return;
+    } else if (type === "presence") {
+      st.online[msg.seat] = msg.online;
+    } else if (type === "rematch_offered") {
+      st.rematch[msg.seat] = true;
+    }
+    this.draw();
+  }
+
+  /** The colour (0 black / X, 1 white / O) of each seat, or null while a swap choice is due. */
+  colours() {
+    return this.st.colours || null;
+  }
+
+  stones() {
+    const st = this.st;
+    const out = [];
+    const position = st.options && st.options.position;
+    let first = 0;
+    if (position) {
+      for (const [x, y] of position.black) out.push([x, y, 0, ""]);
+      for (const [x, y] of position.white) out.push([x, y, 1, ""]);
+      first = position.to_move || 0;
+    }
+    st.moves.forEach(([x, y], i) => out.push([x, y, (first + i) % 2, i + 1]));
+    return out;
+  }
+
+  myTurn() {
+    const st = this.st;
+    return !!st && st.status === "playing" && st.seat !== null && st.seat !== undefined
+      && st.to_move === st.seat && !(st.opening && st.opening.phase === "choose");
+  }
+
+  draw() {
+    const st = this.st;
+    if (!st) return;
+    this.board.setup(st.game);
+    const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
+    const line = st.result ? st.result.line : [];
+    this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [] });
+    this.board.setEnabled(this.myTurn() && this.net.online);
+    this.board.root.classList.toggle("offline", !this.net.online);
+    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}`;
+    this.watchers.textContent = String(st.spectators || 0);
+    this.drawPlayers();
+    this.drawMoves();
+    this.status.textContent = this.statusText();
+    this.drawActions();
+    this.tick();
+  }
+
+  drawPlayers() {
+    const st = this.st;
+    const colours = this.colours();
+    const marks = st.game.width <= 4 && st.game.height <= 4;
+    for (const seat of [0, 1]) {
+      const name = st.players[seat];
+      const colour = colours ? colours[seat] : null;
+      const badge = colour === null ? "?" : marks ? "XO"[colour] : "";
+      const turn = st.status === "playing" && st.to_move === seat;
+      const box = this.players[seat];
+      const bottom = seat === (st.seat === 1 ? 1 : 0); // your own seat at the bottom
+      box.className = `player ${bottom ? "at-bottom" : "at-top"}${turn ? " turn" : ""}${st.seat === seat ? " me" : ""}`;
+      box.replaceChildren(...[
+        h("span", { class: `badge c${colour}${marks ? " mark" : ""}` }, badge),
+        h("span", { class: "name" }, name === null ? "(free seat)" : name),
+        st.kinds && st.kinds[seat] === "bot" ? h("span", { class: "tag" }, "bot") : null,
+        name !== null && st.online && !st.online[seat] ? h("span", { class: "tag off" }, "offline") : null,
+        st.clock ? h("span", { class: "clock", dataset: { seat } }, "") : null].filter(Boolean));
+    }
+  }
+
+  drawMoves() {
+    const { moves, game } = this.st;
+    const list = this.moveList;
+    if (list.children.length > moves.length) list.replaceChildren();
+    for (let i = list.children.length; i < moves.length; i++) {
+      list.append(h("li", {}, coordName(moves[i][0], moves[i][1], game.height)));
+    }
+  }
+
+  statusText() {
+    const st = this.st;
+    if (!this.net.online) return "Offline: reconnecting… (moves are not sent while offline)";
+    if (st.status === "waiting") {
+      return st.seat === null ? "Waiting for players." : "Waiting for an opponent: send them this room's link.";
+    }
+    if (st.status === "over") {
+      const k = st.game.k;
+      const text = resultText(st.result, st.players, k);
+      const offers = st.rematch || [false, false];
+      const other = st.seat === null ? null : 1 - st.seat;
+      if (other !== null && offers[other] && !offers[st.seat]) return `${text}. ${st.players[other]} offers a rematch.`;
+      if (st.seat !== null && offers[st.seat]) return `${text}. Rematch asked: waiting for the other player.`;
+      return `${text}.`;
+    }
+    const op = st.opening;
+    if (op && op.phase !== "done" && op.actor !== null) {
+      const who = op.actor === st.seat ? "You" : st.players[op.actor];
+      if (op.phase === "choose") return `${who}: choose ${op.choices.join(" or ")}.`;
+      return `${who}: place ${op.left} more opening stone${op.left === 1 ? "" : "s"}.`;
+    }
+    const n = st.moves.length;
+    const last = n ? ` Last: ${coordName(...st.moves[n - 1], st.game.height)}.` : "";
+    if (this.myTurn()) {
+      const marked = (st.forbidden || []).length ? " × marks points forbidden for black." : "";
+      return `Your move.${last}${marked}`;
+    }
+    return `${st.players[st.to_move]} to move.${last}`;
+  }
+
+  drawActions() {
+    const st = this.st;
+    const buttons = [];
+    const seated = st.seat !== null && st.seat !== undefined;
+    const op = st.opening;
+    if (seated && st.status === "playing" && op && op.phase === "choose" && op.actor === st.seat) {
+      for (const choice of op.choices) {
+        buttons.push(h("button", { class: "choice", dataset: { choice },
+          onclick: () => this.act({ type: "choose", room: this.code, choice }) }, `Choose ${choice}`));
+      }
+    }
+    if (seated && st.status === "playing") {
+      buttons.push(h("button", { id: "resign", onclick: () => {
+        if (confirm("Resign this game?")) this.act({ type: "resign", room: this.code });
+      } }, "Resign"));
+    }
+    if (seated && st.status === "over" && !(st.rematch || [])[st.seat]) {
+      buttons.push(h("button", { id: "rematch", onclick: () => this.act({ type: "rematch", room: this.code }) }, "Rematch"));
+    }
+    buttons.push(h("a", { href: "/", class: "button", "data-nav": "" }, "Lobby"));
+    this.actions.replaceChildren(...buttons);
+  }
+
+  tick() {
+    const st = this.st;
+    if (!st || !st.clock || !st.clocks) return;
+    const spent = (performance.now() - this.clockAt) / 1000;
+    for (const node of this.root.querySelectorAll(".clock")) {
+      const seat = Number(node.dataset.seat);
+      const running = st.status === "playing" && st.clock_running === seat;
+      node.textContent = clockText(st.clocks[seat] - (running ? spent : 0));
+      node.classList.toggle("running", running);
+    }
+  }
+
+  play(x, y) {
+    const st = this.st;
+    if (!this.net.online) {
+      this.say("Offline: the move was not sent. Wait for the connection to come back.");
+      return this.draw();
+    }
+    if ((st.forbidden || []).some(([fx, fy]) => fx === x && fy === y)) {
+      this.say(`${coordName(x, y, st.game.height)} is forbidden for black (renju): choose another point.`);
+      return;
+    }
+    this.act({ type: "move", room: this.code, x, y, ply: st.moves.length });
+  }
+
+  act(message) {
+    try {
+      this.net.send(message); // errors come back as `error` (the page says them)
+    } catch {
+      this.say("Offline: not sent. Wait for the connection to come back.");
+    }
+  }
+
+  chat() {
+    const text = this.chatInput.value.trim();
+    if (!text) return;
+    this.act({ type: "chat", room: this.code, text });
+    if (this.net.online) this.chatInput.value = "";
+  }
+
+  renderChat() {
+    if (!this.st) return;
+    this.chatLog.replaceChildren(...this.st.chat.map((line) =>
+      h("li", {}, h("b", {}, line.from), `: ${line.text}`)));
+    this.chatLog.scrollTop = this.chatLog.scrollHeight;
+  }
+}
+
+function copy(input, say) {
+  input.select();
+  const done = () => say("Link copied: send it to your friend.");
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(input.value).then(done, () => say("Copy the selected link."));
+  } else {
+    say(document.execCommand && document.execCommand("copy") ? "Link copied: send it to your friend." : "Copy the selected link.");
+  }
+}

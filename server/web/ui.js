@@ -1,0 +1,74 @@
+// Small shared helpers: building elements, words for results, clocks and settings.
+
+/** An element: `h("a", {href: "/"}, "text", child…)`; attributes named on* are listeners. */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (value === true) node.setAttribute(key, "");
+    else node.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export const GAMES = {
+  tictactoe: "Tic-tac-toe",
+  gomoku: "Gomoku (freestyle)",
+  "gomoku-standard": "Gomoku (exactly five)",
+  renju: "Renju",
+  mnk: "Custom m,n,k",
+};
+
+/** A game's name for people: "Renju", or "7×6, 4 in a row" for a custom board. */
+export function gameTitle(game) {
+  if (game.name === "mnk") return `${game.width}×${game.height}, ${game.k} in a row`;
+  return GAMES[game.name] || game.name;
+}
+
+const REASONS = {
+  line: "in a row",
+  draw: "the board is full",
+  resign: "resigned",
+  forfeit: "forfeit",
+  timeout: "on time",
+  disconnect: "the opponent left",
+  abandoned: "abandoned",
+  adjudicated: "move limit reached",
+};
+
+/** Why a game ended, in words: "alice wins: five in a row". */
+export function resultText(result, players, k) {
+  if (!result) return "";
+  const { winner, reason } = result;
+  let why = REASONS[reason] || reason;
+  if (reason === "line") why = `${k === 5 ? "five" : k} in a row`;
+  if (reason === "resign" && winner !== null) why = `${players[1 - winner] || "?"} resigned`;
+  if (winner === null || winner === undefined) return `Draw: ${why}`;
+  return `${players[winner] || "?"} wins: ${why}`;
+}
+
+/** Seconds as m:ss (tenths under ten seconds). */
+export function clockText(seconds) {
+  const s = Math.max(0, seconds);
+  if (s < 10) return s.toFixed(1);
+  const m = Math.floor(s / 60);
+  const rest = Math.floor(s % 60);
+  return `${m}:${String(rest).padStart(2, "0")}`;
+}
+
+/** A setting kept in this browser (booleans). */
+export function setting(name, fallback) {
+  const value = localStorage.getItem(`mnk.${name}`);
+  return value === null ? fallback : value === "1";
+}
+
+export function saveSetting(name, on) {
+  localStorage.setItem(`mnk.${name}`, on ? "1" : "0");
+}

@@ -1,0 +1,157 @@
+"""Real browser pages for tests: Debian's chromium driven by Playwright (launched on the system
+browser, never a downloaded one) against a real ``python -m server`` process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.servers import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Where Debian puts its chromium (``.ci/run`` installs it when missing).
+CHROMIUM = os.environ.get("MNK_CHROMIUM", "/usr/bin/chromium")
+#: How long a page may take to show what a test waits for (ms): generous, never slept.
+WAIT_MS = 20_000
+
+
+def chromium_path() -> str:
+    """The system chromium, or a skip (a failure where CI requires its services)."""
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if path is None:
+        if os.environ.get("MNK_REQUIRE_SERVICES"):
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed")
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium per test module; each test opens its own contexts.
+
+    Per module, not per session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, and pytest-asyncio cannot run the async tests of later modules
+    beside it (a module using this fixture holds only sync tests)."""
+    path = chromium_path()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class WebServer:
+    """``python -m server`` on a fixed port and database: its pages' URL, killable with -9."""
+
+    def __init__(self, tmp: Path, *options: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.db = str(tmp / "web.sqlite3")
+        self.log = tmp / "server.log"
+        self.options = options
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start the process and wait until it accepts connections."""
+        command = [sys.executable, "-m", "server", "--port", str(self.port), "--db", self.db]
+        command += ["--rate", "1000", "--hello-rate", "1000", "--hello-burst", "1000"]
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [*command, *self.options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start listening"
+                time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs at all."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        """SIGTERM and wait (SIGKILL past ten seconds)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def web_server(tmp_path: Path) -> Iterator[WebServer]:
+    """The real server with a SQLite database and its built-in minimax bot."""
+    server = WebServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def new_page(browser: Any, **options: Any) -> Any:
+    """A page in a context of its own (its own localStorage: another player), failing the test
+    on any script error."""
+    context = browser.new_context(**options)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: _console(message, errors))
+    page.script_errors = errors
+    return page
+
+
+def _console(message: Any, errors: list[str]) -> None:
+    """Keep the console's errors (a CSP violation is one), but not a socket that failed while
+    the server was down: that is what the page is meant to ride out."""
+    text = message.text
+    if message.type == "error" and "WebSocket connection to" not in text:
+        errors.append(text)
+
+
+def cell(page: Any, x: int, y: int) -> Any:
+    """The board's button at column ``x``, row ``y`` (0-based from the top left)."""
+    return page.locator(f'.cell[data-x="{x}"][data-y="{y}"]')
+
+
+def stones(page: Any) -> list[tuple[int, int, str]]:
+    """Every stone or mark on the page's board: (x, y, "black"|"white")."""
+    found = page.eval_on_selector_all(
+        ".cell[data-stone]",
+        "cells => cells.map(c => [+c.dataset.x, +c.dataset.y, c.dataset.stone])",
+    )
+    return sorted((x, y, colour) for x, y, colour in found)
+
+
+def wait_stones(page: Any, count: int) -> None:
+    """Wait until the page's board shows ``count`` stones."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".cell[data-stone]")).to_have_count(count, timeout=WAIT_MS)
+
+
+def wait_turn(page: Any) -> None:
+    """Wait until it is the page's player's move."""
+    page.wait_for_selector("#status:has-text('Your move')")

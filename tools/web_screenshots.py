@@ -1,0 +1,120 @@
+"""Take the browser screenshots of docs/ (lobby, live gomoku, renju, replay, phone) from a real
+server and Debian's chromium: ``.venv/bin/python tools/web_screenshots.py [OUT_DIR]``."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+from support.browser import CHROMIUM, WebServer, cell, wait_stones, wait_turn  # noqa: E402
+
+DESKTOP = {"width": 1280, "height": 820}
+PHONE = {"width": 390, "height": 844}
+
+
+def page_as(browser: Any, name: str, viewport: dict[str, int] = DESKTOP, **extra: Any) -> Any:
+    """A page of its own player called ``name``."""
+    context = browser.new_context(viewport=viewport, **extra)
+    context.add_init_script(f"localStorage.setItem('mnk.name', {name!r})")
+    context.set_default_timeout(20_000)
+    return context.new_page()
+
+
+def room(page: Any, url: str, game: str, **choices: str) -> str:
+    """Create a room from the lobby; its link."""
+    page.goto(url + "/")
+    page.wait_for_selector("#net.online")
+    page.select_option("#game", game)
+    for name, choice in choices.items():
+        page.select_option(f"#{name}", choice)
+    page.click("#create")
+    page.wait_for_url("**/r/*")
+    return page.input_value("#room-link")
+
+
+def moves(first: Any, second: Any, cells: list[tuple[int, int]], start: int = 0) -> None:
+    """Play ``cells`` alternately, ``first`` on the even plies."""
+    for i, (x, y) in enumerate(cells):
+        page = first if (start + i) % 2 == 0 else second
+        wait_turn(page)
+        cell(page, x, y).click()
+        wait_stones(page, start + i + 1)
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs"
+    server = WebServer(Path(tempfile.mkdtemp()))
+    server.start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            shoot(browser, server.url, out)
+            browser.close()
+    finally:
+        server.stop()
+
+
+def shoot(browser: Any, url: str, out: Path) -> None:
+    alice, bob, carol = (page_as(browser, name) for name in ("alice", "bob", "carol"))
+    # A finished gomoku game, for the replay and the lobby's recent games.
+    link = room(alice, url, "gomoku", seat="0")
+    bob.goto(link)
+    game = [(7, 7), (8, 8), (8, 6), (9, 5), (6, 6), (5, 8), (7, 6), (7, 5), (6, 7), (5, 7)]
+    game += [(5, 6), (4, 6), (4, 5), (8, 7), (6, 5), (6, 9), (6, 4), (7, 8), (6, 8)]
+    moves(alice, bob, game)
+    alice.wait_for_selector("#status:has-text('wins')")
+    replay = alice.evaluate("window.mnk.net.request({type: 'list_games', limit: 1})")
+    game_id = replay["games"][0]["game_id"]
+    # A live gomoku game with a clock, chat and a watcher.
+    link = room(alice, url, "gomoku", seat="0", clock="300+3")
+    bob.goto(link)
+    live = [(7, 7), (8, 7), (8, 8), (6, 6), (9, 9), (10, 10), (7, 9), (6, 10), (8, 9), (6, 9)]
+    live += [(9, 8), (10, 7), (9, 10), (9, 7), (8, 10)]
+    moves(alice, bob, live)
+    bob.fill("#chat-input", "gl hf")
+    bob.press("#chat-input", "Enter")
+    alice.fill("#chat-input", "you too! nice shape")
+    alice.press("#chat-input", "Enter")
+    bob.wait_for_selector("#chat-log:has-text('nice shape')")
+    bob.screenshot(path=str(out / "screenshot-web-gomoku.png"))
+    carol.goto(link)  # a watcher (players learn the count from the room's next state)
+    carol.wait_for_selector("#status:has-text('to move')")
+    # A renju game: black's double three at J8 is marked.
+    dave, erin = page_as(browser, "dave"), page_as(browser, "erin")
+    link = room(dave, url, "renju", seat="0", clock="600+5")
+    erin.goto(link)
+    moves(dave, erin, [(7, 7), (7, 8), (6, 7), (9, 6), (8, 6), (6, 9), (8, 5), (10, 5)])
+    wait_turn(dave)
+    dave.check("#opt-numbers")
+    dave.wait_for_selector(".cell.forbidden")
+    dave.screenshot(path=str(out / "screenshot-web-renju.png"))
+    # The phone: the same game on a small screen.
+    dave.set_viewport_size(PHONE)
+    dave.screenshot(path=str(out / "screenshot-web-phone.png"))
+    # A waiting room, then the lobby.
+    frank = page_as(browser, "frank")
+    room(frank, url, "tictactoe", seat="0")
+    lobby = page_as(browser, "grace")
+    lobby.goto(url + "/")
+    lobby.wait_for_selector("#bots:has-text('minimax')")
+    lobby.wait_for_selector("#games a")
+    lobby.wait_for_selector("#rooms tr[data-room]")
+    lobby.screenshot(path=str(out / "screenshot-web-lobby.png"), full_page=True)
+    # The replay of the first game, stopped at move 13.
+    viewer = page_as(browser, "henry")
+    viewer.goto(f"{url}/g/{game_id}")
+    viewer.wait_for_selector("#moves li")
+    for _ in range(6):
+        viewer.click("#prev")
+    viewer.wait_for_selector("#status:has-text('Move 13 of 19')")
+    viewer.screenshot(path=str(out / "screenshot-web-replay.png"))
+
+
+if __name__ == "__main__":
+    main()
