@@ -29,6 +29,7 @@ from protocol.errors import (
 from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core import deadlines
+from server.core.actions import Actions
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
@@ -85,6 +86,8 @@ class Arena:
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
         self.greeter = Greeter(self.roster, self.bots, self.admission, self.rooms, self.clock)
+        #: Draw offers, takebacks, aborts and claims (core/actions.py).
+        self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
         self._idle_since: dict[str, float] = {}
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
@@ -107,6 +110,7 @@ class Arena:
             "get_game": lambda _player, msg: [get_game(msg)],
             "list_bots": self.bots.list_bots,
             "choose": self._choose,
+            **self.actions.handlers(),
         }
 
     # -- connection life ---------------------------------------------------------------------
@@ -412,6 +416,7 @@ class Arena:
         return room
 
     def _add_room(self, room: Room) -> None:
+        self.actions.attach(room)
         self.rooms.add(room)
         self.lobby.opened(room)
 

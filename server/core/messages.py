@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
-from protocol.rules import Game, Outcome, Variant
+from protocol.rules import Game, Move, Outcome, Variant
 from protocol.wire import Message
 from server.core.clock import Clock, ClockSpec
 from server.core.members import Member
+from server.core.offers import Offers
 from server.core.opening import Opening
 
 
@@ -32,6 +33,9 @@ class RoomView(Protocol):
     rematch: list[bool]
     fault: str | None
     chat_log: deque[Message]
+    offers: Offers | None
+    turn_since: float | None
+    opening: tuple[Move, ...]
 
     def now(self) -> float: ...
     @property
@@ -128,4 +132,15 @@ def state(room: RoomView, pid: str | None) -> Message:
         "game_no": room.game_no,
         "game_id": room.game_id,
         "chat": list(room.chat_log),
+        "actions": actions(room),
     }
+
+
+def actions(room: RoomView) -> Message | None:
+    """The game actions' part of ``state`` (core/offers.py), None in a room that has none."""
+    offers = room.offers
+    if offers is None:
+        return None
+    playing = room.status == "playing"
+    since = room.turn_since if playing else None
+    return offers.describe(room.game_id, room.game.ply, len(room.opening), since, room.now())
