@@ -97,6 +97,7 @@ class Offers:
             left = round(max(0.0, self.first_move_s - (now - turn_since)), 3)
         return {
             "offers": self.view(game_id, ply),
+            "start_ply": first,
             "first_move_s": self.first_move_s,
             "first_move_left": left,
             "claim_s": self.claim_s,
