@@ -122,6 +122,17 @@ def test_a_takeback_undoes_one_or_two_plies_and_gives_back_the_clocks(clock: Fak
     assert state(bob, room)["moves"] == [[7, 7], [8, 8]]
 
 
+def test_a_takeback_accepted_after_a_flag_fell_ends_the_game_on_time(clock: FakeClock) -> None:
+    arena = arena_with(clock)
+    alice, bob, room = pair(arena, clock=CLOCK)
+    play((alice, bob), room, [(7, 7), (8, 8), (9, 9)])
+    alice.do(type="takeback_offer", room=room)
+    clock.advance(400)  # bob's clock ran out before he answered (no sweep in between)
+    over = bob.do(type="takeback_answer", room=room, accept=True)
+    assert over[0]["type"] == "game_over" and over[0]["reason"] == "timeout"
+    assert over[0]["winner"] == 0 and state(alice, room)["ply"] == 3
+
+
 def test_takebacks_are_refused_in_rated_games(clock: FakeClock) -> None:
     arena = arena_with(clock)
     alice, bob, room = pair(arena)

@@ -215,7 +215,9 @@ class Actions:
     def _take_back(self, room: Room, offers: Offers, asker: int) -> list[Out]:
         """Undo the asker's last move (and the opponent's after it): the asker moves again,
         the clocks as they stood then; the move log gets tombstones (core/offers.py)."""
-        now = self.clock()
+        now, clock = self.clock(), room.clock
+        if clock is not None and clock.running is not None and clock.flagged(now):
+            return self._end(room, Termination.TIMEOUT, 1 - clock.running)  # a flag fell first
         game = room.game
         plies = _undo(room, asker)
         keep = game.ply - plies
@@ -226,7 +228,6 @@ class Actions:
             game.board.undo()
         del room.times[keep:]
         del room.clocks[keep:]
-        clock = room.clock
         if clock is not None:
             stood = room.clocks[keep - 1] if keep else None
             clock.remaining = list(stood) if stood else [clock.spec.initial_s] * 2
