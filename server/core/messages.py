@@ -31,11 +31,11 @@ class RoomView(Protocol):
     colours: tuple[int, int] | None
     opening_rule: Opening | None
     rematch: list[bool]
-    fault: str | None
-    chat_log: deque[Message]
     offers: Offers | None
     turn_since: float | None
     opening: tuple[Move, ...]
+    fault: str | None
+    chat_log: deque[Message]
 
     def now(self) -> float: ...
     @property
@@ -128,11 +128,11 @@ def state(room: RoomView, pid: str | None) -> Message:
         "status": room.status,
         "result": None if outcome is None else result(outcome, room.fault),
         "rematch": list(room.rematch),
+        "actions": actions(room),
         "spectators": len(room.spectators),
         "game_no": room.game_no,
         "game_id": room.game_id,
         "chat": list(room.chat_log),
-        "actions": actions(room),
     }
 
 

@@ -110,19 +110,6 @@ class Journal:
         self._records.append(_move_row(gid, room, ply - 1))
         self._saved_moves[gid] = ply
 
-    def undone(self, room: Room, ply: int, at: float) -> None:
-        """A takeback at ``at`` will leave ``room``'s game ``ply`` moves: its later moves are
-        saved (if they were not) and then taken back by tombstones, in that order."""
-        if not self.enabled:
-            return
-        self._touched[room.id] = room
-        self._collect()
-        gid = room.game_id
-        for i in range(ply, len(room.game.moves)):
-            self._records.append(tombstone(gid, i, at))
-        self._saved_moves[gid] = ply
-        self._touched[room.id] = room
-
     def player(self, pid: str, name: str, kind: str, token_hash: str, now: float) -> None:
         """A new identity, or a new name for one."""
         if self.enabled:
@@ -139,6 +126,19 @@ class Journal:
         self._headers[room.game_id] = game_row(room)
         self._room_game[room.id] = room.game_id
         self._saved_moves[room.game_id] = room.game.ply
+
+    def undone(self, room: Room, ply: int, at: float) -> None:
+        """A takeback at ``at`` will leave ``room``'s game ``ply`` moves: its later moves are
+        saved (if they were not) and then taken back by tombstones, in that order."""
+        if not self.enabled:
+            return
+        self._touched[room.id] = room
+        self._collect()
+        gid = room.game_id
+        for i in range(ply, len(room.game.moves)):
+            self._records.append(tombstone(gid, i, at))
+        self._saved_moves[gid] = ply
+        self._touched[room.id] = room
 
     def drop(self, room: Room) -> None:
         """The room is being removed: save its last changes, and forget a game never played."""
