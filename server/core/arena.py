@@ -86,8 +86,6 @@ class Arena:
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
         self.greeter = Greeter(self.roster, self.bots, self.admission, self.rooms, self.clock)
-        #: Draw offers, takebacks, aborts and claims (core/actions.py).
-        self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
         self._idle_since: dict[str, float] = {}
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
@@ -96,8 +94,11 @@ class Arena:
         self._hello_bytes = HELLO_BYTES + HELLO_GAME_BYTES * lim.max_hello_games
         #: Who created each live room (for the ``max_rooms_created`` quota).
         self._creator: dict[str, str] = {}
+        #: Draw offers, takebacks, aborts and claims (core/actions.py).
+        self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": lambda _player, _msg: [Reply({"type": "pong"})],
+            **self.actions.handlers(),
             "list_rooms": self._list_rooms,
             "create_room": self._create_room,
             "join_room": self._join_room,
@@ -110,7 +111,6 @@ class Arena:
             "get_game": lambda _player, msg: [get_game(msg)],
             "list_bots": self.bots.list_bots,
             "choose": self._choose,
-            **self.actions.handlers(),
         }
 
     # -- connection life ---------------------------------------------------------------------
@@ -416,9 +416,9 @@ class Arena:
         return room
 
     def _add_room(self, room: Room) -> None:
-        self.actions.attach(room)
         self.rooms.add(room)
         self.lobby.opened(room)
+        self.actions.attach(room)
 
     def _seat(
         self, player: Player, room: Room, *, seat: int | None = None, spectate: bool = False

@@ -14,7 +14,6 @@ from protocol.errors import NoSuchGame
 from protocol.records import PsqRecord, write_psq
 from protocol.rules import Move, WinRule
 from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
-from server.core.offers import played
 
 MAX_PAGE = 100
 #: The columns a player is found by in ``list_games`` (each has its index).
@@ -150,20 +149,20 @@ class History(ABC):
 
     @staticmethod
     def _moves(db: Any, game: GameRow) -> list[MoveRow]:
-        rows = db.execute("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game.game_id,))
-        return played(
-            [  # a takeback's tombstones (core/offers.py) are not moves
-                MoveRow(
-                    r["game_id"],
-                    r["ply"],
-                    r["x"],
-                    r["y"],
-                    r["at"],
-                    None if r["clock0"] is None else (r["clock0"], r["clock1"]),
-                )
-                for r in rows
-            ]
-        )
+        # x < 0: a takeback's tombstone (core/offers.py), not a move
+        sql = "SELECT * FROM moves WHERE game_id = ? AND x >= 0 ORDER BY ply"
+        rows = db.execute(sql, (game.game_id,))
+        return [
+            MoveRow(
+                r["game_id"],
+                r["ply"],
+                r["x"],
+                r["y"],
+                r["at"],
+                None if r["clock0"] is None else (r["clock0"], r["clock1"]),
+            )
+            for r in rows
+        ]
 
 
 def _row_to_game(r: Any) -> GameRow:
