@@ -39,6 +39,8 @@ HANG_SLACK_S = 5.0
 #: (a dead node's rooms reappear on a survivor after its lease), and how often.
 REJOIN_FOR_S = 60.0
 REJOIN_EVERY_S = 1.0
+#: The longest an engine thinks about an opponent's draw offer (its clock is not running).
+OFFER_BUDGET_S = 1.0
 
 
 #: Without SWAP2BOARD support a brain opens with these stones and always takes white.
@@ -224,6 +226,30 @@ class BotRunner:
         seat = self._seat_of(msg)
         if seat is not None and msg.get("seat") != seat.seat and seat.status == Status.OVER:
             await self._send({"type": "rematch", "room": seat.room})
+
+    async def on_offer(self, msg: dict[str, Any]) -> None:
+        """The opponent offers a draw or a takeback: the engine's ``on_draw_offer`` or
+        ``on_takeback_offer`` decides (an external brain declines: it cannot be asked)."""
+        seat = self._seat_of(msg)
+        kind = msg.get("kind")
+        if seat is None or msg.get("by") == seat.seat or kind not in ("draw", "takeback"):
+            return
+        accept = False
+        if self.pool is not None and seat.status == Status.PLAYING:
+            budget = min(seat.budget(), OFFER_BUDGET_S)
+            try:
+                accept = bool(await self._pool_run(seat, budget, (kind, None)))
+            except Exception as exc:  # an engine that fails to answer declines
+                log.warning("engine failed on a %s offer in room %s: %s", kind, seat.room, exc)
+        await self._send({"type": f"{kind}_answer", "room": seat.room, "accept": accept})
+
+    async def on_taken_back(self, msg: dict[str, Any]) -> None:
+        """Moves were taken back: a search of the old position is dropped (the ``state`` that
+        follows gives the new one, and thinking starts again if it is this bot's turn)."""
+        seat = self._seat_of(msg)
+        if seat is not None and seat.thinking is not None and not seat.thinking.done():
+            seat.thinking.cancel()
+            seat.thinking = None
 
     async def on_presence(self, msg: dict[str, Any]) -> None:
         """The opponent left a finished game: so do we."""

@@ -83,6 +83,15 @@ class Bot(ABC):
         """The colour to take after an opening (or swap2's ``place``); by default white."""
         return WHITE
 
+    def on_draw_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
+        """Whether to accept the opponent's draw offer after ``moves``; by default no."""
+        return False
+
+    def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
+        """Whether to let the opponent take back its last move (and this bot's reply, if it
+        made one since) after ``moves``; by default no."""
+        return False
+
 
 class RandomBot(Bot):
     """Plays a uniformly random legal move (a baseline and a smoke-test opponent)."""
@@ -126,3 +135,12 @@ class MinimaxBot(Bot):
         _, result = analyse(variant, moves, level, limit.time_s and limit.time_s / 2)
         score = result.score if result is not None else 0
         return WHITE if score >= 0 else BLACK
+
+    def on_draw_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
+        """Accept only a position the search proves drawn (solved, score 0)."""
+        _, result = analyse(variant, moves, self.level, limit.time_s)
+        return result is not None and result.solved and result.score == 0
+
+    def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
+        """The easy levels (1-5) forgive a mis-click; the strong ones play on."""
+        return self.level <= 5

@@ -38,7 +38,8 @@ def think(
     """Worker-process entry: the engine's move for a position (engines are cached per worker).
 
     ``task`` asks for an opening decision instead: ``("place", n)`` gives n stones as
-    ``[[x, y], …]``, ``("choose", choices)`` one of the choices.
+    ``[[x, y], …]``, ``("choose", choices)`` one of the choices; or for the answer to an
+    opponent's offer: ``("draw", None)`` or ``("takeback", None)``, True to accept.
     """
     key = (spec_text, level)
     bot = _bots.get(key)
@@ -46,6 +47,9 @@ def think(
         bot = _bots[key] = make_bot(parse_spec(spec_text), level, seed=random.randrange(1 << 30))
     variant = variant_from_description(game)
     position, limit = [Move(x, y) for x, y in moves], Limit(time_s=budget)
+    if task is not None and task[0] in ("draw", "takeback"):
+        answer = bot.on_draw_offer if task[0] == "draw" else bot.on_takeback_offer
+        return bool(answer(variant, position, limit))
     if task is not None and task[0] == "place":
         return [[m.x, m.y] for m in bot.place_opening(variant, position, task[1], limit)]
     if task is not None:

@@ -277,6 +277,32 @@ class Actions:
         self.confirm = None
         self.send({"type": "resign", "room": room.room})
 
+    def do_offer(self, kind: str, pos: Any = None) -> None:
+        """Offer a draw (``draw``) or ask for a takeback (``takeback``) in this room."""
+        room = self.model.room
+        if room is not None and room.seat is not None and room.status == "playing":
+            self.send({"type": f"{kind}_offer", "room": room.room})
+
+    def do_answer(self, arg: tuple[str, bool], pos: Any = None) -> None:
+        """Accept or decline the opponent's standing offer of ``arg[0]``."""
+        room, (kind, accept) = self.model.room, arg
+        if room is None or room.seat is None:
+            return
+        room.acts.answered(kind, 1 - room.seat)
+        self.send({"type": f"{kind}_answer", "room": room.room, "accept": accept})
+
+    def do_abort(self, arg: Any, pos: Any = None) -> None:
+        """End the game before both have moved (no result)."""
+        room = self.model.room
+        if room is not None and room.seat is not None and room.status == "playing":
+            self.send({"type": "abort", "room": room.room})
+
+    def do_claim(self, arg: Any, pos: Any = None) -> None:
+        """Claim the win over an opponent gone past half the reconnect grace."""
+        room = self.model.room
+        if room is not None and room.seat is not None and room.status == "playing":
+            self.send({"type": "claim_victory", "room": room.room})
+
     def do_leave(self, arg: Any, pos: Any = None) -> None:
         """Leave the room (confirming first when that resigns a game in progress)."""
         room = self.model.room

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
+from client.offers import KIND_WORDS
 from client.records import (
     BotSummary,
     ChatLine,
@@ -203,6 +204,42 @@ class ClientModel:
         room.rematch[int(seat)] = True
         who = "You" if seat == room.seat else room.name(int(seat))
         room.chat.append(ChatLine("", None, f"{who} asked for a rematch.", True))
+
+    def _on_offer(self, msg: Message, now: float) -> None:
+        room, by = self.rooms.get(str(msg.get("room"))), msg.get("by")
+        if room is None or by not in (0, 1) or room.status != "playing":
+            return
+        kind = str(msg.get("kind"))
+        room.acts.offered(kind, int(by), now)
+        who = "You" if by == room.seat else room.name(int(by))
+        what = KIND_WORDS.get(kind, kind)
+        room.chat.append(ChatLine("", None, f"{who} offered {what}.", True))
+
+    def _on_offer_declined(self, msg: Message, now: float) -> None:
+        room, by = self.rooms.get(str(msg.get("room"))), msg.get("by")
+        if room is None or by not in (0, 1):
+            return
+        kind = str(msg.get("kind"))
+        room.acts.answered(kind, int(by))
+        what = KIND_WORDS.get(kind, kind).capitalize()
+        room.chat.append(ChatLine("", None, f"{what} was declined.", True))
+
+    def _on_taken_back(self, msg: Message, now: float) -> None:
+        room, by = self.rooms.get(str(msg.get("room"))), msg.get("by")
+        if room is not None and by in (0, 1):  # the ``state`` that follows redraws the board
+            who = "Your" if by == room.seat else f"{room.name(int(by))}'s"
+            room.chat.append(ChatLine("", None, f"{who} move was taken back.", True))
+
+    def _on_presence(self, msg: Message, now: float) -> None:
+        room, seat = self.rooms.get(str(msg.get("room"))), msg.get("seat")
+        if room is None or seat not in (0, 1):
+            return
+        online = bool(msg.get("online"))
+        room.online[int(seat)] = online
+        if online:
+            room.acts.gone_since.pop(int(seat), None)
+        else:
+            room.acts.gone_since[int(seat)] = now
 
     def _on_chosen(self, msg: Message, now: float) -> None:
         room = self.rooms.get(str(msg.get("room")))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from client.offers import RoomActions, actions_from_state
 from client.records import (
     Cell,
     ChatLine,
@@ -105,6 +106,10 @@ class RoomState:
     turn_since: float = 0.0
     #: The server no longer has this room (it did not survive a restart): nothing to ask of it.
     gone: bool = False
+    #: Offers standing, the first-move countdown, claims (client/offers.py).
+    acts: RoomActions = field(default_factory=RoomActions)
+    #: Whether the room's games are rated (no takebacks there).
+    rated: bool = False
 
     @property
     def ply(self) -> int:
@@ -200,6 +205,8 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         level=level_of(msg.get("options")),
         turn_since=now,
         chat=chat_of(msg.get("chat")),
+        acts=actions_from_state(msg.get("actions"), online + [True] * (2 - len(online)), now),
+        rated=bool((msg.get("options") or {}).get("rated")),
         **_position(msg.get("options")),
     )
 
@@ -255,6 +262,7 @@ def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
     playing = room.status == "playing"
     room.to_move = seat if room.in_opening else _mover(room, room.ply) if playing else None
     room.turn_since = now
+    room.acts.moved(int(seat or 0), room.ply, now)
     clocks = parse_clocks(msg, room.to_move, now)
     if clocks is not None:
         room.clocks = clocks
@@ -280,6 +288,8 @@ def apply_game_over(room: RoomState, msg: Message, now: float) -> None:
     room.clocks = clocks
     room.status = "over"
     room.to_move = None
+    room.acts.offers.clear()
+    room.acts.first_move_due = None
     room.result = result
     game_id = msg.get("game_id")
     if isinstance(game_id, str) and game_id:

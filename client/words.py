@@ -30,6 +30,12 @@ ERROR_WORDS: dict[str, str] = {
     "internal_error": "The server hit a problem with that request. Please try again.",
     "forbidden_move": "Forbidden for black under renju (an overline, double four or double three).",
     "wrong_phase": "Not now: the opening asks for something else (see the side panel).",
+    "too_early": "Not yet: each side must have moved (a takeback needs a move of yours).",
+    "too_late": "Too late to abort: both sides have moved. Resign or offer a draw.",
+    "offer_too_soon": "You offered that recently; wait a few moves before offering again.",
+    "no_offer": "That offer no longer stands.",
+    "rated_game": "Takebacks are for casual games only.",
+    "cannot_claim": "Not yet: your opponent may still come back.",
     "node_unavailable": "That room is on another server, out of reach for now; try again soon.",
     "bad_key": "Only a bot holding a key from the server's operator can sign in as a bot.",
     "too_many_games": "You have started enough games for this hour; come back a little later.",
@@ -56,6 +62,9 @@ REASON_WORDS: dict[str, str] = {
     "adjudicated": "Adjudicated: {winner} wins",
     "forbidden": "{loser} played a forbidden move, {winner} wins",
     "forfeit": "{loser} forfeits ({fault}), {winner} wins",
+    "draw_agreed": "Draw agreed",
+    "aborted": "Game aborted: no result",
+    "opponent_gone": "{loser} left the game, {winner} wins",
 }
 
 #: Why a player forfeits, as a few words (the ``fault`` of a ``forfeit``).

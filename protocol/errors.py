@@ -168,6 +168,43 @@ class WrongPhase(ArenaError):
     code = "wrong_phase"
 
 
+class TooEarly(ArenaError):
+    """A draw offer before each side has moved, or a takeback with no move of yours to undo."""
+
+    code = "too_early"
+
+
+class TooLate(ArenaError):
+    """An ``abort`` once both sides have moved: resign or offer a draw instead."""
+
+    code = "too_late"
+
+
+class OfferTooSoon(ArenaError):
+    """A second draw offer within 20 plies of your last, or a takeback asked again before a
+    move (your offer stands, or was just declined)."""
+
+    code = "offer_too_soon"
+
+
+class NoOffer(ArenaError):
+    """A ``draw_answer`` or ``takeback_answer`` when no offer of your opponent's stands."""
+
+    code = "no_offer"
+
+
+class RatedGame(ArenaError):
+    """A takeback in a rated game: takebacks are for casual games only."""
+
+    code = "rated_game"
+
+
+class CannotClaim(ArenaError):
+    """A ``claim_victory`` while the opponent is online, or gone less than half the grace."""
+
+    code = "cannot_claim"
+
+
 class NodeUnavailableError(ArenaError):
     """The room is held by another cluster node, which this node cannot reach right now (the
     nodes' bus is down): the request was not sent; try again, or connect to that node."""

@@ -107,6 +107,12 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "move": {"room": (_STR, True), "x": (_INT, True), "y": (_INT, True), "ply": (_INT, False)},
     "resign": {"room": (_STR, True), "fault": (_STR, False)},
     "rematch": {"room": (_STR, True)},
+    "draw_offer": {"room": (_STR, True)},
+    "draw_answer": {"room": (_STR, True), "accept": (_BOOL, True)},
+    "takeback_offer": {"room": (_STR, True)},
+    "takeback_answer": {"room": (_STR, True), "accept": (_BOOL, True)},
+    "abort": {"room": (_STR, True)},
+    "claim_victory": {"room": (_STR, True)},
     "chat": {"room": (_STR, True), "text": (_STR, True)},
     "list_games": {
         "player": (_STR, False),

@@ -186,7 +186,7 @@ def test_one_address_gets_half_of_a_bots_seats(clock: FakeClock) -> None:
     assert made[0]["type"] == "joined"
 
 
-def test_a_game_against_a_bot_whose_first_move_never_comes_is_abandoned(
+def test_a_game_against_a_bot_whose_first_move_never_comes_is_aborted(
     clock: FakeClock,
 ) -> None:
     arena = arena_with(clock, first_move_timeout=30.0)
@@ -202,7 +202,7 @@ def test_a_game_against_a_bot_whose_first_move_never_comes_is_abandoned(
     assert not _overs(sweep_until(arena, clock, 9))  # 29 s after the games began
     overs = _overs(sweep_until(arena, clock, 2) + sweep_until(arena, clock, 60))
     assert set(overs) == {silent, second}, "both seats' first moves came in the third game"
-    assert all(o["reason"] == "abandoned" and o["winner"] is None for o in overs.values())
+    assert all(o["reason"] == "aborted" and o["winner"] is None for o in overs.values())
 
 
 def test_an_untimed_bot_game_ends_when_its_human_stops_moving(clock: FakeClock) -> None:

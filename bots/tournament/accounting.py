@@ -15,8 +15,9 @@ from typing import Any
 from bots.tournament.results import GameResult, fault_of
 from bots.tournament.schedule import GameSpec
 
-#: Ends that are no result: nobody played the game out (both players were gone).
-NO_RESULT = frozenset({"abandoned"})
+#: Ends that are no result: nobody played the game out (both players were gone, or a first
+#: move never came in time: ``aborted``).
+NO_RESULT = frozenset({"abandoned", "aborted"})
 #: Error codes met while a room changes node (not adopted yet, or already gone): ask again.
 TRANSIENT = frozenset({"no_such_room", "no_such_game", "rate_limited", "internal_error"})
 

@@ -74,7 +74,7 @@ def fault_of(reason: str, fault: str | None) -> str | None:
         return fault if fault in FAULTS else "error"
     if reason in ("timeout", "disconnect"):
         return reason
-    if reason == "abandoned":
+    if reason in ("abandoned", "aborted"):
         return "disconnect"
     return None
 

@@ -11,6 +11,7 @@ from client.geometry import cell_name
 from client.records import Cell, ChatLine, GameInfo
 from client.room import RoomState
 from client.views.board import draw_mark, stone_sprite
+from client.views.gameactions import draw_game_actions
 from client.widgets import Frame, TextInput, draw_input, panel
 
 
@@ -248,6 +249,7 @@ def draw_room_panel(
             size=14,
         )
     y += 46
+    y = draw_game_actions(frame, inner, y, room, now) if live else y
 
     rest = inner.bottom - y
     moves_h = max(60, int(rest * 0.4))

@@ -24,10 +24,12 @@ import time
 from redis.exceptions import RedisError
 
 from protocol import wire
-from protocol.errors import BadFrame
+from protocol.errors import BadFrame, StalePly
+from protocol.rules import WinRule
 from server.cluster.ops import Adopted, Attach, Op, Request, Watch
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.reroute import Pending, Rerouter
+from server.core import messages
 from server.core.arena import Arena
 from server.core.members import Send
 from server.core.outputs import Out, Reply
@@ -174,13 +176,19 @@ class Failover:
 
     def applied(self, pid: str, frame: bytes) -> list[Out]:
         """A retried move its room already has (the dead owner committed it but its answer
-        was lost): that move's ``moved`` again, not ``stale_ply``; else nothing."""
+        was lost): that move's ``moved`` again, not ``stale_ply``; a retried move the owner
+        committed and a takeback then took off: ``stale_ply`` (never played twice); else
+        nothing."""
         try:
             msg = wire.decode(frame)
         except BadFrame:
             return []
         room = self.arena.rooms.get(str(msg.get("room")))
-        moved = None if room is None or msg.get("type") != "move" else played(room, pid, msg)
+        if room is None or msg.get("type") != "move":
+            return []
+        moved = played(room, pid, msg)
+        if moved is None and taken_back(room, msg):
+            moved = wire.error(StalePly.code, f"ply {msg.get('ply')} was taken back")
         if moved is None:
             return []
         if "id" in msg:
@@ -199,4 +207,24 @@ def played(room: Room, pid: str, msg: wire.Message) -> wire.Message | None:
     colour = (room.game.board.first + ply) & 1
     if (moves[ply].x, moves[ply].y) != (x, y) or colours[seat] != colour:
         return None
-    return room.moved_again(ply, seat)
+    return moved_again(room, ply, seat)
+
+
+def taken_back(room: Room, msg: wire.Message) -> bool:
+    """Whether ``msg``'s stone at its ply is one the room's last takeback took off (its move
+    was committed, then undone: playing it again would undo the takeback)."""
+    offers = room.offers
+    if offers is None or offers.game_id != room.game_id:
+        return False
+    return (msg.get("ply"), msg.get("x"), msg.get("y")) in offers.undone
+
+
+def moved_again(room: Room, ply: int, seat: int) -> wire.Message:
+    """The ``moved`` of the stone ``seat`` played at ``ply``, again: a cluster node that
+    adopted the room answers a retried move whose first answer was lost."""
+    move, clocks = room.game.moves[ply], room.clocks[ply] if ply < len(room.clocks) else None
+    snapshot = [round(c, 3) for c in clocks] if clocks else None
+    last = ply == len(room.game.moves) - 1
+    renju_black = room.variant.rule is WinRule.RENJU and room.game.to_move == 0
+    forbidden = room.forbidden() if last and renju_black else None
+    return messages.moved(room.id, ply, seat, move.x, move.y, snapshot, forbidden)

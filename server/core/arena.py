@@ -30,6 +30,7 @@ from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core import deadlines
 from server.core.accounts import ACCOUNT_REQUESTS, Accounts
+from server.core.actions import Actions
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
@@ -91,8 +92,11 @@ class Arena:
         self._hello_bytes = HELLO_BYTES + HELLO_GAME_BYTES * lim.max_hello_games
         #: Who created each live room (for the ``max_rooms_created`` quota).
         self._creator: dict[str, str] = {}
+        #: Draw offers, takebacks, aborts and claims (core/actions.py).
+        self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": lambda _player, _msg: [Reply({"type": "pong"})],
+            **self.actions.handlers(),
             "list_rooms": self._list_rooms,
             "create_room": self._create_room,
             "join_room": self._join_room,
@@ -414,6 +418,7 @@ class Arena:
     def _add_room(self, room: Room) -> None:
         self.rooms.add(room)
         self.lobby.opened(room)
+        self.actions.attach(room)
 
     def _seat(
         self, player: Player, room: Room, *, seat: int | None = None, spectate: bool = False

@@ -1,11 +1,12 @@
 """What the sweep ends in a room when time runs out: the clock, a bot sitting on a move, a seat
 offline past its grace, and a human holding a bot's seat without playing.
 
-A human against a bot holds one of that bot's seats (a scarce thing: a few per bot) while the
-game lasts. A game whose first moves do not come within ``first_move_timeout`` (each seat's
-first, as Lichess aborts one) ends ``abandoned`` with no winner; an untimed game whose human
-does not move for ``human_idle_timeout`` is lost by that human on ``timeout``, as a bot sitting
-on a move for ``bot_move_timeout`` loses it.
+A timed game whose first moves (each seat's first) do not come within the room's first-move
+deadline (core/actions.py: Lichess's 15-35 s by speed) ends ``aborted``, with no result; so
+does an untimed game against a bot after ``first_move_timeout``: a human against a bot holds
+one of that bot's seats (a scarce thing: a few per bot) while the game lasts. An untimed game
+whose human does not move for ``human_idle_timeout`` is lost by that human on ``timeout``, as a
+bot sitting on a move for ``bot_move_timeout`` loses it.
 """
 
 from __future__ import annotations
@@ -25,20 +26,27 @@ def expired(room: Room, now: float, limits: Limits) -> list[Out]:
 
 
 def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
-    """End a game against a bot whose human, to move, let a deadline pass (see the module)."""
+    """End a game whose first moves did not come in time (any timed game, and an untimed one
+    against a bot), or an untimed one against a bot whose human sat past the idle limit."""
     first, second = room.seats
     if first is None or second is None:  # the caller looks only at playing rooms
         return []
-    if (first.kind == "bot") == (second.kind == "bot"):
-        return []  # the common case, looked at every second in every room: no bot, or two
+    timed = room.clock is not None
+    if not timed and (first.kind == "bot") == (second.kind == "bot"):
+        return []  # the common untimed case, looked at every second: no bot, or two
+    waited = now - (room.turn_since or now)
+    early = len(room.game.moves) - len(room.opening) < 2
+    if timed:
+        limit = room.offers.first_move_s if room.offers is not None else None
+        aborted = early and limit is not None and waited >= limit
+        return list(room.end(Termination.ABORTED, None)) if aborted else []
     seat = room.actor
     member = room.seats[seat] if seat is not None else None
     if member is None or member.kind == "bot":
         return []
-    waited = now - (room.turn_since or now)
-    if len(room.game.moves) - len(room.opening) < 2 and waited >= limits.first_move_timeout:
-        return list(room.end(Termination.ABANDONED, None))
-    if room.clock is None and waited >= limits.human_idle_timeout:
+    if early and waited >= limits.first_move_timeout:
+        return list(room.end(Termination.ABORTED, None))
+    if waited >= limits.human_idle_timeout:
         assert seat is not None
         return list(room.end(Termination.TIMEOUT, 1 - seat))
     return []

@@ -29,3 +29,7 @@ class Forbidden:
             found = [] if game.over else game.variant.forbidden_points(game.board, self._map)
             self._key, self._cells = key, [[m.x, m.y] for m in found]
         return self._cells
+
+    def forget(self) -> None:
+        """Stones were taken off (a takeback): the next look is fresh (the map diffs the board)."""
+        self._key = None

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
-from protocol.rules import Game, Outcome, Variant
+from protocol.rules import Game, Move, Outcome, Variant
 from protocol.wire import Message
 from server.core.clock import Clock, ClockSpec
 from server.core.members import Member
+from server.core.offers import Offers
 from server.core.opening import Opening
 
 
@@ -30,6 +31,9 @@ class RoomView(Protocol):
     colours: tuple[int, int] | None
     opening_rule: Opening | None
     rematch: list[bool]
+    offers: Offers | None
+    turn_since: float | None
+    opening: tuple[Move, ...]
     fault: str | None
     chat_log: deque[Message]
 
@@ -126,8 +130,19 @@ def state(room: RoomView, pid: str | None) -> Message:
         "status": room.status,
         "result": None if outcome is None else result(outcome, room.fault),
         "rematch": list(room.rematch),
+        "actions": actions(room),
         "spectators": len(room.spectators),
         "game_no": room.game_no,
         "game_id": room.game_id,
         "chat": list(room.chat_log),
     }
+
+
+def actions(room: RoomView) -> Message | None:
+    """The game actions' part of ``state`` (core/offers.py), None in a room that has none."""
+    offers = room.offers
+    if offers is None:
+        return None
+    playing = room.status == "playing"
+    since = room.turn_since if playing else None
+    return offers.describe(room.game_id, room.game.ply, len(room.opening), since, room.now())

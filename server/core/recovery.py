@@ -11,6 +11,7 @@ from protocol.vocab import Status
 from server.core.clock import Clock, ClockSpec
 from server.core.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
 from server.core.members import Member
+from server.core.offers import Offers, played, tombstone
 from server.core.position import base_game
 from server.core.room import Room
 
@@ -41,10 +42,15 @@ def game_row(room: Room) -> GameRow:
 
 
 def record_options(room: Room) -> dict[str, Any]:
-    """The options as recorded with the game: the opening's choices ride along."""
-    if room.opening_rule is None or not room.opening_rule.made:
-        return room.options
-    return room.options | {"opening_made": [list(m) for m in room.opening_rule.made]}
+    """The options as recorded with the game: the opening's choices and the game actions'
+    state (offers, the last takeback: core/offers.py) ride along."""
+    extra: dict[str, Any] = {}
+    if room.opening_rule is not None and room.opening_rule.made:
+        extra["opening_made"] = [list(m) for m in room.opening_rule.made]
+    actions = room.offers.record(room.game_id) if room.offers is not None else None
+    if actions is not None:
+        extra["actions"] = actions
+    return room.options | extra if extra else room.options
 
 
 def header_key(room: Room) -> tuple[object, ...]:
@@ -58,6 +64,7 @@ def header_key(room: Room) -> tuple[object, ...]:
         room.ended_at,
         room.fault,
         len(room.opening_rule.made) if room.opening_rule else 0,
+        room.offers.version if room.offers is not None else 0,
     )
 
 
@@ -127,6 +134,19 @@ class Journal:
         self._room_game[room.id] = room.game_id
         self._saved_moves[room.game_id] = room.game.ply
 
+    def undone(self, room: Room, ply: int, at: float) -> None:
+        """A takeback at ``at`` will leave ``room``'s game ``ply`` moves: its later moves are
+        saved (if they were not) and then taken back by tombstones, in that order."""
+        if not self.enabled:
+            return
+        self._touched[room.id] = room
+        self._collect()
+        gid = room.game_id
+        for i in range(ply, len(room.game.moves)):
+            self._records.append(tombstone(gid, i, at))
+        self._saved_moves[gid] = ply
+        self._touched[room.id] = room
+
     def drop(self, room: Room) -> None:
         """The room is being removed: save its last changes, and forget a game never played."""
         if not self.enabled:
@@ -195,8 +215,10 @@ def restore_room(
 ) -> Room:
     """Rebuild a live room from its records; the running clock is charged up to ``alive_at``."""
     spec = ClockSpec.parse(game.clock) if game.clock else None
+    moves = played(moves)  # a takeback's tombstones are not moves
     options = dict(game.options)
     made = [(seat, choice) for seat, choice in options.pop("opening_made", [])]
+    offers = Offers.parse(options.pop("actions", None), game.game_id)
     room = Room(
         row.room,
         variant_from_description(game.variant),
@@ -214,6 +236,7 @@ def restore_room(
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
     room.people_changed()
+    room.offers = offers
     replay(room, [Move(m.x, m.y) for m in moves], made)
     room.fault = game.fault
     room.times = [m.at for m in moves]
@@ -238,6 +261,8 @@ def _restore_clock(
         seat = room.actor or 0
         # opening stones carry the room's creation time: the turn began at the start at earliest
         since = max(last.at if last else now, room.started_at or now)
+        if room.offers is not None and room.offers.turn_at is not None:  # after a takeback
+            since = max(since, room.offers.turn_at)
         used = max(0.0, (alive_at or since) - since)
         clock.remaining[seat] = max(0.0, clock.remaining[seat] - used)
         clock.start(seat, now)

@@ -27,6 +27,7 @@ from server.core import messages
 from server.core.clock import Clock, ClockSpec
 from server.core.forbidden import Forbidden
 from server.core.members import CHAT_HISTORY, Member, Send, new_game_id
+from server.core.offers import Offers
 from server.core.opening import Opening
 from server.core.position import Position, base_game, check_setup, opening_moves, start_position
 
@@ -66,6 +67,8 @@ class Room:
     turn_since: float | None = None
     #: Seated players who left a finished game: they keep the seat in the record, not the news.
     gone: set[str] = field(default_factory=set)
+    #: Draw and takeback offers, the last takeback, the first-move deadline (core/actions.py).
+    offers: Offers | None = None
     #: The last chat lines (in memory only), sent in ``state`` so a late spectator can read them.
     chat_log: deque[Message] = field(default_factory=lambda: deque(maxlen=CHAT_HISTORY))
     #: The set-up position (``options.position``), the opening rule's phase, each seat's colour.
@@ -114,6 +117,10 @@ class Room:
     def forbidden(self) -> list[list[int]]:
         """The cells black may not play now (renju), worked out once per position."""
         return self._forbidden.at(self.game_id, self.game)
+
+    def rewound(self) -> None:
+        """A takeback took stones off: the forbidden cells are looked at again from here."""
+        self._forbidden.forget()
 
     @property
     def started(self) -> bool:
@@ -312,15 +319,6 @@ class Room:
         if self.variant.rule is WinRule.RENJU and self.game.to_move == 0:
             return self.forbidden()
         return None
-
-    def moved_again(self, ply: int, seat: int) -> Message:
-        """The ``moved`` of the stone ``seat`` played at ``ply``, again: a cluster node that
-        adopted the room answers a retried move whose first answer was lost."""
-        move, clocks = self.game.moves[ply], self.clocks[ply] if ply < len(self.clocks) else None
-        last = ply == len(self.game.moves) - 1
-        snapshot = [round(c, 3) for c in clocks] if clocks else None
-        forbidden = self._forbidden_next() if last else None
-        return messages.moved(self.id, ply, seat, move.x, move.y, snapshot, forbidden)
 
     def expire(self, bot_move_s: float | None = None) -> list[Send]:
         """End the game on time: the clock fell, or (untimed) a bot sat past ``bot_move_s``."""

@@ -150,7 +150,9 @@ class History(AccountReads, ABC):
 
     @staticmethod
     def _moves(db: Any, game: GameRow) -> list[MoveRow]:
-        rows = db.execute("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game.game_id,))
+        # x < 0: a takeback's tombstone (core/offers.py), not a move
+        sql = "SELECT * FROM moves WHERE game_id = ? AND x >= 0 ORDER BY ply"
+        rows = db.execute(sql, (game.game_id,))
         return [
             MoveRow(
                 r["game_id"],

@@ -23,6 +23,7 @@ from typing import Any
 
 from protocol.wire import pack, unpack
 from server.core.journal import MoveRow
+from server.core.offers import played
 
 #: Batches between two trims of the log's front (a trim is one range ``DELETE``).
 TRIM_EVERY = 64
@@ -195,7 +196,7 @@ def read_moves(db: Any, game_id: str, later: list[MoveRow]) -> list[MoveRow]:
     row = db.execute("SELECT moves FROM game_moves WHERE game_id = ?", (game_id,)).fetchone()
     by_ply = {m[0]: move_row(game_id, m) for m in (unpack(row[0]) if row else ())}
     by_ply.update((m.ply, m) for m in later)
-    return [by_ply[ply] for ply in sorted(by_ply)]
+    return played([by_ply[ply] for ply in sorted(by_ply)])  # a takeback's tombstones go
 
 
 def migrate_moves(db: sqlite3.Connection) -> None:

@@ -187,3 +187,32 @@ def test_a_retried_renju_move_is_answered_with_black_s_forbidden_points_as_the_f
     [again] = [s.message for s in shell.sent if isinstance(s, Send)]
     assert again == {k: v for k, v in first.items() if k != "clocks"}
     assert len(arena.rooms.get(room).game.moves) == 8  # type: ignore[union-attr]
+
+
+def test_a_retried_move_a_takeback_took_off_is_refused_as_stale_not_played_again() -> None:
+    """The dead owner committed bob's move and then a takeback of it (both answers lost): the
+    adopter must not play it again on the retry (that would undo the takeback)."""
+    owner, arena, shell = node(name="c")
+    alice = say_hello(arena, "alice")
+    out = arena.receive(
+        alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0, "id": 1})
+    )
+    room = out[0].message["room"]  # type: ignore[union-attr]
+    owner.handle(entry("b", req("p_bob", {"type": "join_room", "room": room, "id": 2}, 5)))
+    arena.receive(alice, wire.encode({"type": "move", "room": room, "x": 7, "y": 7, "ply": 0}))
+    move = {"type": "move", "room": room, "x": 8, "y": 8, "ply": 1, "id": 3}
+    owner.handle(entry("b", req("p_bob", move, 6)))
+    owner.handle(entry("b", req("p_bob", {"type": "takeback_offer", "room": room, "id": 4}, 7)))
+    arena.receive(alice, wire.encode({"type": "takeback_answer", "room": room, "accept": True}))
+    game = arena.rooms.get(room).game  # type: ignore[union-attr]
+    assert [(m.x, m.y) for m in game.moves] == [(7, 7)]
+    shell.sent.clear()
+    owner.handle(entry("b", req("p_bob", move, 6, retry=True)))  # the move's answer was lost
+    [error] = [s.message for s in shell.sent if isinstance(s, Send)]
+    assert error["code"] == "stale_ply" and error["id"] == 3
+    assert [(m.x, m.y) for m in game.moves] == [(7, 7)]
+    shell.sent.clear()  # bob plays a new stone there: a retry of that one is answered with it
+    other = {"type": "move", "room": room, "x": 9, "y": 9, "ply": 1, "id": 5}
+    owner.handle(entry("b", req("p_bob", other, 8)))
+    owner.handle(entry("b", req("p_bob", other, 8, retry=True)))
+    assert [(m.x, m.y) for m in game.moves] == [(7, 7), (9, 9)]
