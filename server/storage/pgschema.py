@@ -17,11 +17,13 @@ from server.core.journal import (
     MoveRow,
     PlayerGone,
     PlayerRow,
+    RatingChange,
     Record,
     RoomGone,
     RoomRow,
 )
 from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values
+from server.storage.ratings import PG_MIGRATION, pg_change
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -82,6 +84,8 @@ MIGRATIONS: tuple[str, ...] = (
     CODES_MIGRATION,
     # 4: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
+    # 8: ratings per (account, pool) and each rated game's changes, saved once per (game, account)
+    PG_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -186,6 +190,7 @@ _ROW_SQL: dict[type, Any] = {
     RoomGone: _room_gone,
     Heartbeat: _heartbeat,
     PlayerGone: _player_gone,
+    RatingChange: pg_change,
 }
 
 

@@ -17,6 +17,7 @@ from server.core.journal import (
     MoveRow,
     PlayerGone,
     PlayerRow,
+    RatingChange,
     Record,
     RoomGone,
     RoomRow,
@@ -25,6 +26,7 @@ from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values, jso
 from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
+from server.storage.ratings import SQLITE_MIGRATION, write_change
 
 log = logging.getLogger("mnk.store")
 
@@ -70,6 +72,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     migrate_moves,
     # 6: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
+    # 8: ratings per (account, pool) and each rated game's changes, saved once per (game, account)
+    SQLITE_MIGRATION,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
@@ -442,4 +446,5 @@ _WRITERS: dict[type, Any] = {
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
     PlayerGone: _write_player_gone,
+    RatingChange: write_change,
 }
