@@ -33,6 +33,12 @@ ERROR_WORDS: dict[str, str] = {
     "node_unavailable": "That room is on another server, out of reach for now; try again soon.",
     "bad_key": "Only a bot holding a key from the server's operator can sign in as a bot.",
     "too_many_games": "You have started enough games for this hour; come back a little later.",
+    "rated_needs_account": "Rated games are for accounts: log in or register first.",
+    "rated_needs_clock": "A rated game needs a clock.",
+    "unrated_game": "This game is played casual only (no rating pool for it).",
+    "rated_position": "Rated games start from the empty board.",
+    "unknown_pool": "There is no such rating pool.",
+    "bad_page": "There is no such leaderboard page.",
 }
 
 REASON_WORDS: dict[str, str] = {

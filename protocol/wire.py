@@ -101,6 +101,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "clock": ((dict, type(None)), False),
         "bots": ((list,), False),
         "bot": (_STR, False),
+        "rated": (_BOOL, False),
     },
     "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
     "leave_room": {"room": (_STR, True)},
@@ -117,6 +118,8 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "get_game": {"game_id": (_STR, True), "format": (_STR, False)},
     "list_bots": {"limit": (_INT, False), "cursor": (_STR, False)},
     "choose": {"room": (_STR, True), "choice": (_STR, True)},
+    "leaderboard": {"pool": (_STR, True), "bots": (_BOOL, False), "page": (_INT, False)},
+    "profile": {"name": (_STR, True), "before": ((int, float), False), "before_id": (_STR, False)},
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {

@@ -6,14 +6,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from protocol.errors import BadPage, UnknownPool
 from server.core.glicko2 import PROVISIONAL_RD
 from server.core.journal import RatingChange, RatingRow
-from server.core.pools import POOLS
+from server.core.ratings import check_board
 
-#: A leaderboard page, and how many pages there are at most.
+#: A leaderboard page (:data:`server.core.ratings.BOARD_PAGES` pages at most).
 BOARD_PAGE = 50
-BOARD_PAGES = 10
 #: Who is on a leaderboard: a settled rating, played lately.
 BOARD_MAX_RD = 75.0
 BOARD_RECENT_S = 30 * 86400.0
@@ -90,14 +88,6 @@ def read_ratings(db: Any) -> tuple[RatingRow, ...]:
     rows = db.execute("SELECT account, pool, rating, rd, vol, games, at, bot FROM ratings")
     keys = ("account", "pool", "rating", "rd", "vol", "games", "at")
     return tuple(RatingRow(*(r[k] for k in keys), bool(r["bot"])) for r in rows)
-
-
-def check_board(pool: object, page: object) -> None:
-    """``unknown_pool`` or ``bad_page`` for a leaderboard request that cannot be answered."""
-    if pool not in POOLS:
-        raise UnknownPool(f"no pool {str(pool)[:40]!r}; pools: {', '.join(POOLS)}")
-    if type(page) is not int or not 0 <= page < BOARD_PAGES:
-        raise BadPage(f"page must be 0..{BOARD_PAGES - 1}")
 
 
 class RatingQueries:
