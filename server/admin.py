@@ -15,9 +15,10 @@ from protocol.errors import ArenaError
 from server.core.journal import KeyRow
 from server.core.keys import hash_key, new_key
 from server.core.names import clean_name, name_key
+from server.storage.accounts import put_bot_key, read_bot_keys, revoke_bot_key
 from server.storage.base import StoreUnavailable
 from server.storage.factory import is_pg_url
-from server.storage.sqlite import connect, migrate, put_bot_key, read_bot_keys, revoke_bot_key
+from server.storage.sqlite import connect, migrate
 
 #: The server's database when ``--db`` is not given: a SQLite file in the working directory.
 DB = "mnk-arena.sqlite3"

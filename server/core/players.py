@@ -47,7 +47,7 @@ class Player:
     #: The client address of the human's latest ``hello`` (``Conn.address_key``): one address
     #: gets a fair share of each bot's seats.
     address_key: str | None = None
-    #: The account's name for a logged-in human or a bot account, None for a guest.
+    #: The account's name for a logged-in human or a bot account; None for a guest.
     account: str | None = None
 
     def member(self) -> Member:

@@ -22,7 +22,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values
+from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
 from server.storage.ratings import PG_MIGRATION, pg_change
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
@@ -84,7 +84,10 @@ MIGRATIONS: tuple[str, ...] = (
     CODES_MIGRATION,
     # 4: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
-    # 8: ratings per (account, pool) and each rated game's changes, saved once per (game, account)
+    # 5 (SQLite's 7): accounts (humans with a password, bots by their key's name), sessions
+    ACCOUNTS_MIGRATION.format(real="DOUBLE PRECISION"),
+    # 6 (SQLite's 8): ratings per (account, pool) and each rated game's changes, once per (game,
+    # account)
     PG_MIGRATION,
 )
 

@@ -22,7 +22,14 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values, json_text
+from server.storage.accounts import read_bot_keys
+from server.storage.columns import (
+    ACCOUNTS_MIGRATION,
+    GAME_COLUMNS,
+    GAMES_INDEXES,
+    game_values,
+    json_text,
+)
 from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
@@ -72,6 +79,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     migrate_moves,
     # 6: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
+    # 7: accounts (humans with a password, bots by their key's name) and their sessions
+    ACCOUNTS_MIGRATION.format(real="REAL"),
     # 8: ratings per (account, pool) and each rated game's changes, saved once per (game, account)
     SQLITE_MIGRATION,
 )
@@ -359,31 +368,6 @@ class Store(History):
         if db is None:
             db = self._readers.db = connect(self.path)
         return db
-
-
-# -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
-
-
-def read_bot_keys(db: Any) -> list[KeyRow]:
-    """Every row of the bot keys table, by name."""
-    rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
-    return [KeyRow(r["name"], r["key_hash"], r["created_at"], r["revoked_at"]) for r in rows]
-
-
-def put_bot_key(db: sqlite3.Connection, row: KeyRow) -> None:
-    """Store a new key for ``row.name``, replacing any earlier (revoked) one of that name."""
-    db.execute(
-        "INSERT OR REPLACE INTO bot_keys VALUES (?, ?, ?, ?)",
-        (row.name, row.key_hash, row.created_at, row.revoked_at),
-    )
-
-
-def revoke_bot_key(db: sqlite3.Connection, name: str, at: float) -> bool:
-    """Mark the live key of ``name`` revoked; False if it has none."""
-    cur = db.execute(
-        "UPDATE bot_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (at, name)
-    )
-    return cur.rowcount > 0
 
 
 # -- row codecs ------------------------------------------------------------------------------
