@@ -39,6 +39,17 @@ ERROR_WORDS: dict[str, str] = {
     "rated_position": "Rated games start from the empty board.",
     "unknown_pool": "There is no such rating pool.",
     "bad_page": "There is no such leaderboard page.",
+    "name_taken": "That name (or one that looks just like it) is taken; choose another.",
+    "weak_password": "That password is too easy to guess: at least 8 characters, not the name.",
+    "long_password": "That password is too long: at most 128 characters.",
+    "bad_login": "Wrong name or password.",
+    "account_disabled": "This account is disabled by the server's operator.",
+    "too_many_logins": "Too many login attempts; wait a few minutes and try again.",
+    "too_many_registrations": "Too many accounts made from here; try again in an hour.",
+    "in_game": "Finish or leave your game first.",
+    "busy": "The server is busy; try again in a moment.",
+    "no_accounts": "This server keeps no accounts; play as a guest.",
+    "not_logged_in": "Log in first.",
 }
 
 REASON_WORDS: dict[str, str] = {

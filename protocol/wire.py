@@ -120,6 +120,10 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "choose": {"room": (_STR, True), "choice": (_STR, True)},
     "leaderboard": {"pool": (_STR, True), "bots": (_BOOL, False), "page": (_INT, False)},
     "profile": {"name": (_STR, True), "before": ((int, float), False), "before_id": (_STR, False)},
+    "register": {"name": (_STR, True), "password": (_STR, True)},
+    "login": {"name": (_STR, True), "password": (_STR, True)},
+    "logout": {},
+    "change_password": {"old": (_STR, True), "new": (_STR, True)},
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {

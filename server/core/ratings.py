@@ -112,10 +112,15 @@ class RatingDesk:
 
     # -- rated rooms -------------------------------------------------------------------------
 
-    def check_create(self, player: Player, asked: RoomRequest, bots: list[Player]) -> bool:
-        """True if ``player`` may make the rated room it asks for, else the error: the
+    def check_create(
+        self, player: Player, msg: Message, asked: RoomRequest, bots: list[Player]
+    ) -> dict[str, bool]:
+        """The options a ``create_room`` (``msg``) adds for ratings: ``rated`` if asked and
+        ``player`` may make that rated room, else the error that refuses it: the
         creator (or, in a director's room, both bots) must be accounts, the game timed, in a
         pool, and played from the empty board."""
+        if not msg.get("rated"):
+            return {}
         seated = bots if asked.named is not None else [player, *bots]
         if any(p.account is None for p in seated):
             raise RatedNeedsAccount("rated games are between accounts: log in or register")
@@ -126,7 +131,7 @@ class RatingDesk:
             raise UnratedGame(f"{asked.variant.name} on this board is played casual only")
         if "position" in asked.options:
             raise RatedPosition("rated games start from the empty board")
-        return True
+        return {"rated": True}
 
     def check_join(self, player: Player, room: Room, spectate: bool) -> None:
         """A guest may watch a rated room, not take its seat."""

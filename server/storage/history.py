@@ -14,6 +14,7 @@ from protocol.errors import NoSuchGame
 from protocol.records import PsqRecord, write_psq
 from protocol.rules import Move, WinRule
 from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
+from server.storage.accounts import AccountReads
 from server.storage.ratings import RatingQueries, read_ratings
 
 MAX_PAGE = 100
@@ -21,7 +22,7 @@ MAX_PAGE = 100
 PLAYER_COLUMNS = ("seat0", "seat1", "name0", "name1")
 
 
-class History(RatingQueries, ABC):
+class History(AccountReads, RatingQueries, ABC):
     """Reading back: the start-up snapshot (from ``self.db``) and history queries (off the loop).
 
     Works over any connection whose ``execute`` takes ``?`` placeholders and yields rows

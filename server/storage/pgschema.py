@@ -22,6 +22,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
+from server.storage.accounts import ACCOUNT_RECORDS, account_statement
 from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
 from server.storage.ratings import PG_MIGRATION, pg_change
 
@@ -128,10 +129,15 @@ Statement = tuple[str, Any]
 
 def _player(r: PlayerRow, node: str | None) -> Statement:
     sql = (
-        "INSERT INTO players VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pid) "
-        "DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"
+        "INSERT INTO players VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, account = excluded.account"
     )
-    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at)
+    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at, r.account)
+
+
+def _account(r: Any, node: str | None) -> Statement:
+    sql, params = account_statement(r)
+    return sql.replace("?", "%s"), params
 
 
 def _game(r: GameRow, node: str | None) -> Statement:
@@ -194,6 +200,7 @@ _ROW_SQL: dict[type, Any] = {
     Heartbeat: _heartbeat,
     PlayerGone: _player_gone,
     RatingChange: pg_change,
+    **dict.fromkeys(ACCOUNT_RECORDS, _account),
 }
 
 

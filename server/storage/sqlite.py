@@ -22,7 +22,7 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.accounts import read_bot_keys
+from server.storage.accounts import ACCOUNT_RECORDS, read_bot_keys, write_account
 from server.storage.columns import (
     ACCOUNTS_MIGRATION,
     GAME_COLUMNS,
@@ -375,9 +375,9 @@ class Store(History):
 
 def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     db.execute(
-        "INSERT INTO players VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(pid) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash",
-        (r.pid, r.name, r.kind, r.token_hash, r.created_at),
+        "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, account = excluded.account",
+        (r.pid, r.name, r.kind, r.token_hash, r.created_at, r.account),
     )
 
 
@@ -431,4 +431,5 @@ _WRITERS: dict[type, Any] = {
     Heartbeat: _write_heartbeat,
     PlayerGone: _write_player_gone,
     RatingChange: write_change,
+    **dict.fromkeys(ACCOUNT_RECORDS, write_account),
 }
