@@ -7,7 +7,8 @@ import pytest
 from support.stores import both_dbs
 
 from protocol.errors import BadPage, UnknownPool
-from server.core.journal import GameRow, RatingChange
+from server.core.journal import AccountRow, GameRow, RatingChange
+from server.core.names import name_key
 from server.storage.factory import open_store
 
 db = both_dbs
@@ -17,7 +18,7 @@ NOW = 1_800_000_000.0
 def change(game: str, account: str, score: float, rating: float, rd: float, at: float = NOW):
     """A rated game's change for ``account`` in gomoku-blitz."""
     return RatingChange(
-        game, account, f"p_{account}", account.title(), account.startswith("bot"), "gomoku-blitz",
+        game, account.title(), f"p_{account}", account.title(), account.startswith("bot"), "gomoku-blitz",
         score, 1500.0, rating, rd, 0.09, at,
     )  # fmt: skip
 
@@ -36,6 +37,7 @@ def test_a_batch_written_twice_rates_once(db: str) -> None:
     store = open_store(db)
     try:
         batch = [
+            AccountRow("Alice", name_key("Alice"), "p_alice", "human", "hash", NOW - 100),
             header("g1", "alice", "bob", 0),
             change("g1", "alice", 1.0, 1700, 300),
             change("g1", "bob", 0.0, 1300, 300),
@@ -44,12 +46,12 @@ def test_a_batch_written_twice_rates_once(db: str) -> None:
         store.write(batch)  # a retried commit, a failover's re-applied batch
         snap = store.load()
         rows = {r.account: r for r in snap.ratings}
-        assert (rows["alice"].rating, rows["alice"].games) == (1700, 1)
-        assert (rows["bob"].rating, rows["bob"].games) == (1300, 1)
+        assert (rows["Alice"].rating, rows["Alice"].games) == (1700, 1)
+        assert (rows["Bob"].rating, rows["Bob"].games) == (1300, 1)
         second = [change("g2", "alice", 0.5, 1690, 250, NOW + 86400)]
         store.write(second)
         store.write(second)
-        profile = store.profile("alice")
+        profile = store.profile("ALICE")  # found by its look-alike form
         assert profile["ratings"] == {
             "gomoku-blitz": {"rating": 1690, "rd": 250, "provisional": True, "games": 2}
         }

@@ -8,7 +8,9 @@ from typing import Any
 
 from server.core.glicko2 import PROVISIONAL_RD
 from server.core.journal import RatingChange, RatingRow
+from server.core.names import name_key
 from server.core.ratings import check_board
+from server.storage.accounts import account_by_key
 
 #: A leaderboard page (:data:`server.core.ratings.BOARD_PAGES` pages at most).
 BOARD_PAGE = 50
@@ -137,22 +139,23 @@ class RatingQueries:
         self, name: str, before: float | None = None, before_id: str | None = None
     ) -> dict[str, Any]:
         """An account's ratings, record, rating history (a point a day) and a page of its
-        games; a name without one answers the same shape, empty."""
+        games; a name without an account answers the same shape, empty (found by its
+        look-alike form, as names are unique among accounts)."""
         db = self._reader()
-        rows = db.execute("SELECT * FROM ratings WHERE account = ?", (name,)).fetchall()
+        account = account_by_key(db, name_key(name)) if name.strip() else None
         reply: dict[str, Any] = {
             "type": "profile",
-            "name": name,
-            "bot": any(bool(r["bot"]) for r in rows),
+            "name": name if account is None else account.name,
+            "bot": account is not None and account.kind == "bot",
             "ratings": {},
             "record": {"played": 0, "won": 0, "drawn": 0, "lost": 0},
             "history": {},
             "games": {"type": "games", "games": [], "more": False},
         }
-        if not rows:
+        if account is None:
             return reply
         record = reply["record"]
-        for r in rows:
+        for r in db.execute("SELECT * FROM ratings WHERE account = ?", (account.name,)):
             reply["ratings"][r["pool"]] = {
                 "rating": round(r["rating"]),
                 "rd": round(r["rd"]),
@@ -162,11 +165,8 @@ class RatingQueries:
             for key in ("won", "drawn", "lost"):
                 record[key] += r[key]
             record["played"] += r["games"]
-        reply["name"] = max(rows, key=lambda r: r["at"])["name"]
-        reply["history"] = self._history(db, name)
-        pid = max(rows, key=lambda r: r["at"])["pid"]
-        games = self.list_games(pid, before, PROFILE_GAMES, before_id)
-        reply["games"] = games
+        reply["history"] = self._history(db, account.name)
+        reply["games"] = self.list_games(account.pid, before, PROFILE_GAMES, before_id)
         return reply
 
     @staticmethod
