@@ -18,8 +18,8 @@ NOW = 1_800_000_000.0
 def change(game: str, account: str, score: float, rating: float, rd: float, at: float = NOW):
     """A rated game's change for ``account`` in gomoku-blitz."""
     return RatingChange(
-        game, account.title(), f"p_{account}", account.title(), account.startswith("bot"), "gomoku-blitz",
-        score, 1500.0, rating, rd, 0.09, at,
+        game, account.title(), f"p_{account}", account.title(), account.startswith("bot"),
+        "gomoku-blitz", score, 1500.0, rating, rd, 0.09, at,
     )  # fmt: skip
 
 
