@@ -132,3 +132,28 @@ def test_leaderboard_and_profile_are_checked_then_asked_of_the_store(clock: Fake
     assert error(guest.do(type="profile", name="x", before=float("inf"))) == "bad_message"
     out = arena.receive(guest.conn, msgpack.packb({"type": "profile", "name": "a"}))
     assert [type(o).__name__ for o in out] == ["Lookup"]
+
+
+def test_a_bot_is_a_bot_account_and_is_rated_on_its_own_board(clock: FakeClock) -> None:
+    arena = Arena(clock=clock, limits=Limits(full_sweep_interval=0.0))
+    bot = Peer(arena, "robo", "bot", games=["*"], capacity=4)
+    alice = account(Peer(arena, "alice"))
+    ask = {"type": "create_room", "game": "gomoku", "seat": 0, "rated": True, "clock": BLITZ}
+    room = alice.do(**ask, opponent="bot")[0]["room"]
+    assert arena.players[bot.pid].account == "robo"
+    over = next(m for m in alice.do(type="resign", room=room) if m["type"] == "game_over")
+    assert over["ratings"][1]["after"] > 1500
+    changes = [r for r in arena.drain() if isinstance(r, RatingChange)]
+    assert {(c.account, c.bot, c.score) for c in changes} == {("alice", False, 0), ("robo", True, 1)}
+
+
+def test_a_director_s_rated_room_needs_bot_accounts_only(clock: FakeClock) -> None:
+    arena = Arena(clock=clock, durable=False)
+    for name in ("alpha", "beta"):
+        Peer(arena, name, "bot", games=["*"], capacity=2)
+    director = Peer(arena, "director")  # a guest: it plays none of the games
+    ask = {"type": "create_room", "game": "gomoku", "rated": True, "clock": BLITZ}
+    replies = director.do(**ask, bots=["alpha", "beta"])
+    state = [m for m in replies if m["type"] == "state"][-1]
+    assert replies[0]["seat"] is None and state["rated"] is True
+    assert [r["rating"] for r in state["ratings"]] == [1500, 1500]
