@@ -144,7 +144,10 @@ def test_a_bot_is_a_bot_account_and_is_rated_on_its_own_board(clock: FakeClock) 
     over = next(m for m in alice.do(type="resign", room=room) if m["type"] == "game_over")
     assert over["ratings"][1]["after"] > 1500
     changes = [r for r in arena.drain() if isinstance(r, RatingChange)]
-    assert {(c.account, c.bot, c.score) for c in changes} == {("alice", False, 0), ("robo", True, 1)}
+    assert {(c.account, c.bot, c.score) for c in changes} == {
+        ("alice", False, 0),
+        ("robo", True, 1),
+    }
 
 
 def test_a_director_s_rated_room_needs_bot_accounts_only(clock: FakeClock) -> None:
