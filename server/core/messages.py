@@ -101,6 +101,7 @@ def lobby_line(room: RoomView) -> Message:
         "game": room.variant.name,
         "status": room.status,
         "players": [m.name if m else None for m in room.seats],
+        "accounts": [m is not None and m.account for m in room.seats],
         "spectators": len(room.spectators),
     }
     if room.opening_rule is not None:
