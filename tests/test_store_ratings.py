@@ -15,11 +15,19 @@ db = both_dbs
 NOW = 1_800_000_000.0
 
 
-def change(game: str, account: str, score: float, rating: float, rd: float, at: float = NOW):
+def change(
+    game: str,
+    account: str,
+    score: float,
+    rating: float,
+    rd: float,
+    at: float = NOW,
+    before: float = 1500.0,
+) -> RatingChange:
     """A rated game's change for ``account`` in gomoku-blitz."""
     return RatingChange(
         game, account.title(), f"p_{account}", account.title(), account.startswith("bot"),
-        "gomoku-blitz", score, 1500.0, rating, rd, 0.09, at,
+        "gomoku-blitz", score, before, rating, rd, 0.09, at,
     )  # fmt: skip
 
 
@@ -48,7 +56,7 @@ def test_a_batch_written_twice_rates_once(db: str) -> None:
         rows = {r.account: r for r in snap.ratings}
         assert (rows["Alice"].rating, rows["Alice"].games) == (1700, 1)
         assert (rows["Bob"].rating, rows["Bob"].games) == (1300, 1)
-        second = [change("g2", "alice", 0.5, 1690, 250, NOW + 86400)]
+        second = [change("g2", "alice", 0.5, 1690, 250, NOW + 86400, before=1700)]
         store.write(second)
         store.write(second)
         profile = store.profile("ALICE")  # found by its look-alike form
@@ -59,6 +67,18 @@ def test_a_batch_written_twice_rates_once(db: str) -> None:
         assert profile["name"] == "Alice" and profile["bot"] is False
         assert [p[1] for p in profile["history"]["gomoku-blitz"]] == [1700, 1690]
         assert [g["game_id"] for g in profile["games"]["games"]] == ["g1"]
+    finally:
+        store.close()
+
+
+def test_a_change_moves_the_stored_rating_by_its_difference(db: str) -> None:
+    """Another node rated the account meanwhile (this node's book is behind): both count."""
+    store = open_store(db)
+    try:
+        store.write([change("g1", "alice", 1, 1600, 300)])  # 1500 -> 1600 on node a
+        store.write([change("g2", "alice", 1, 1580, 300, NOW + 1)])  # 1500 -> 1580 on node b
+        (row,) = store.load().ratings
+        assert (row.rating, row.games) == (1680, 2)
     finally:
         store.close()
 

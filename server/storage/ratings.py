@@ -46,19 +46,23 @@ _CHANGE = (
     "INSERT INTO rating_changes (game_id, account, pool, score, before, rating, rd, at) "
     "VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}, {p}) ON CONFLICT (game_id, account) DO NOTHING"
 )
-#: The rating it sets, with the game counted in the pool's record.
+#: The rating it sets, with the game counted in the pool's record. A stored rating moves by
+#: the change (``after - before``): where another cluster node rated the account meanwhile
+#: (its book ahead of this node's), no update is lost; alone, that is exactly ``after``.
 _RATING = (
     "INSERT INTO ratings (account, pool, pid, name, bot, rating, rd, vol, games, won, drawn, "
     "lost, at) {source} ON CONFLICT (account, pool) DO UPDATE SET pid = excluded.pid, "
-    "name = excluded.name, rating = excluded.rating, rd = excluded.rd, vol = excluded.vol, "
+    "name = excluded.name, rating = ratings.rating + excluded.rating - {p}, rd = excluded.rd, "
+    "vol = excluded.vol, "
     "games = ratings.games + 1, won = ratings.won + excluded.won, "
     "drawn = ratings.drawn + excluded.drawn, lost = ratings.lost + excluded.lost, at = excluded.at"
 )
 _SQLITE_CHANGE = _CHANGE.format(p="?")
-_SQLITE_RATING = _RATING.format(source=f"VALUES ({', '.join('?' * 13)})")
+_SQLITE_RATING = _RATING.format(source=f"VALUES ({', '.join('?' * 13)})", p="?")
 #: PostgreSQL: one statement (a batch is one message), the rating set only by a new change.
 PG_RATING_SQL = f"WITH new AS ({_CHANGE.format(p='%s')} RETURNING account) " + _RATING.format(
-    source="SELECT %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s FROM new WHERE true"
+    source="SELECT %s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s FROM new WHERE true",
+    p="%s",
 )
 
 
@@ -77,12 +81,13 @@ def write_change(db: Any, r: RatingChange) -> None:
     """Save ``r`` in SQLite's open transaction: the rating moves only if the change is new."""
     if db.execute(_SQLITE_CHANGE, _change_values(r)).rowcount:
         account, pool, pid, name, bot, rating, rd, vol, *rest = _rating_values(r)
-        db.execute(_SQLITE_RATING, (account, pool, pid, name, bot, rating, rd, vol, 1, *rest))
+        values = (account, pool, pid, name, bot, rating, rd, vol, 1, *rest, r.before)
+        db.execute(_SQLITE_RATING, values)
 
 
 def pg_change(r: RatingChange, node: str | None) -> tuple[str, Any]:
     """The PostgreSQL statement that saves ``r`` at most once."""
-    return PG_RATING_SQL, (*_change_values(r), *_rating_values(r))
+    return PG_RATING_SQL, (*_change_values(r), *_rating_values(r), r.before)
 
 
 def read_ratings(db: Any) -> tuple[RatingRow, ...]:
