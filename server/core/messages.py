@@ -14,6 +14,14 @@ from server.core.offers import Offers
 from server.core.opening import Opening
 
 
+class Rater(Protocol):
+    """What a rated room asks of the arena's ratings: a seat's rating for ``state`` and the
+    rating of its game when it ends (``server.core.ratings.RatingDesk``)."""
+
+    def seat(self, pid: str, pool: str) -> Message | None: ...
+    def settle(self, room: Any, over: Message) -> None: ...
+
+
 class RoomView(Protocol):
     """What the ``state`` and lobby builders read of a room."""
 
@@ -36,6 +44,8 @@ class RoomView(Protocol):
     opening: tuple[Move, ...]
     fault: str | None
     chat_log: deque[Message]
+    pool: str | None
+    rater: Rater | None
 
     def now(self) -> float: ...
     @property
@@ -100,6 +110,8 @@ def lobby_line(room: RoomView) -> Message:
     }
     if room.opening_rule is not None:
         line["opening_rule"] = room.opening_rule.rule
+    if room.pool is not None:
+        line["rated"] = True
     return line
 
 
@@ -107,6 +119,7 @@ def state(room: RoomView, pid: str | None) -> Message:
     """Everything a client needs to redraw the room from scratch, as seen by ``pid``."""
     game, clock, seats, rule = room.game, room.clock, room.seats, room.opening_rule
     outcome = game.outcome
+    pool, rater = room.pool, room.rater
     return {
         "type": "state",
         "room": room.id,
@@ -135,6 +148,12 @@ def state(room: RoomView, pid: str | None) -> Message:
         "game_no": room.game_no,
         "game_id": room.game_id,
         "chat": list(room.chat_log),
+        "rated": pool is not None,
+        "pool": pool,
+        "ratings": [
+            None if m is None or pool is None or rater is None else rater.seat(m.pid, pool)
+            for m in seats
+        ],
     }
 
 
