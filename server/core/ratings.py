@@ -67,6 +67,10 @@ def check_board(pool: object, page: object) -> None:
         raise BadPage(f"page must be 0..{BOARD_PAGES - 1}")
 
 
+#: Endings with no result: nobody's rating moves.
+UNRATED = frozenset((Termination.ABANDONED, Termination.ABORTED))
+
+
 class RatingDesk:
     """The ratings book and everything a rated room asks of it."""
 
@@ -155,9 +159,10 @@ class RatingDesk:
     def settle(self, room: Room, over: Message) -> None:
         """``room``'s rated game ended with ``over``: update the book, journal each change
         (before the drain that writes the game's final header: one batch, one transaction)
-        and add them to the ``game_over``. An aborted game (``abandoned``) is not rated."""
+        and add them to the ``game_over``. A game with no result (``abandoned``, ``aborted``)
+        is not rated."""
         pool, outcome = room.pool, room.game.outcome
-        if pool is None or outcome is None or outcome.termination == Termination.ABANDONED:
+        if pool is None or outcome is None or outcome.termination in UNRATED:
             return
         seated = [self.players.get(m.pid) if m is not None else None for m in room.seats]
         first, second = seated
