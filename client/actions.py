@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import pygame
 
 from client.address import server_url
-from client.forms import LobbyForm, create_request
+from client.forms import CLOCKS, RATED_CLOCK, LobbyForm, create_request
 from client.model import ClientModel
 from client.records import Cell, FinishedGame, Message
 from client.views.lobby import finished_rows
@@ -214,7 +214,7 @@ class Actions:
         """Create a room from the "new game" form (it is sent once the server is reached)."""
         if self.model.connection != "online":
             self.model.toast("Not connected yet: the game starts once the server answers.")
-        self.send(create_request(self.form))
+        self.send(create_request(self.form, self.model.account))
 
     def do_form_game(self, game: str, pos: Any = None) -> None:
         """Pick the game in the form."""
@@ -244,8 +244,16 @@ class Actions:
         self.form.seat = seat
 
     def do_form_clock(self, index: int, pos: Any = None) -> None:
-        """Pick a clock preset."""
+        """Pick a clock preset ("No clock" makes the game casual: rated games need a clock)."""
         self.form.clock = index
+        if CLOCKS[index][0] is None:
+            self.form.rated = False
+
+    def do_form_rated(self, arg: Any, pos: Any = None) -> None:
+        """Toggle a rated game (picking a clock when there is none: rated games need one)."""
+        self.form.rated = not self.form.rated
+        if self.form.rated and CLOCKS[self.form.clock][0] is None:
+            self.form.clock = RATED_CLOCK
 
     def do_form_opening(self, rule: str | None, pos: Any = None) -> None:
         """Pick the opening rule (swap1, swap2 or none) for 15x15 games."""
@@ -329,7 +337,9 @@ class Actions:
         """
         game = self.model.finished.get(game_id)
         if game is None:
-            listed = any(h.game_id == game_id for h in self.model.history)
+            profile = self.model.profile
+            rows = [*self.model.history, *(profile.games if profile is not None else ())]
+            listed = any(h.game_id == game_id for h in rows)
             if listed and self.replay_wanted != game_id:
                 self.replay_wanted = game_id
                 self.replay_request = self.send({"type": "get_game", "game_id": game_id})
@@ -367,7 +377,10 @@ class Actions:
 
     def do_replay_back(self, arg: Any, pos: Any = None) -> None:
         """Leave the replay for where it was opened from."""
-        self.scene = "room" if self.replay_from == "room" and self.model.room else "lobby"
+        back = self.replay_from
+        if (back == "room" and self.model.room is None) or back not in ("room", "profile"):
+            back = "lobby"
+        self.scene = back
 
     @property
     def replay_game(self) -> FinishedGame | None:
