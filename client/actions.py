@@ -14,6 +14,7 @@ from client.address import server_url
 from client.forms import CLOCKS, RATED_CLOCK, LobbyForm, create_request
 from client.model import ClientModel
 from client.records import Cell, FinishedGame, Message
+from client.settings import Settings
 from client.views.lobby import finished_rows
 from client.widgets import TextInput
 from client.words import ERROR_WORDS
@@ -59,6 +60,8 @@ class Actions:
     running: bool
     history_scroll: int
     history_page_asked: bool
+    settings: Settings
+    resuming: bool
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -181,11 +184,17 @@ class Actions:
         if url is None or switch is None:
             self.model.toast("Type a server address such as 192.168.1.20 or ws://host:8765.")
             return
-        switch(url)
+        remembered = self.settings.load(url)  # how we signed in there last time, if we did
+        session = remembered.session if remembered is not None else None
+        if session is not None:
+            switch(url, session)
+        else:
+            switch(url)
+        self.resuming = session is not None
         self.server_field.text = ""
         self.focus = None
         self.model = ClientModel(name=self.model.name, connection_detail=url)
-        self.scene = "lobby"
+        self.scene = "lobby" if remembered is not None or not self.settings.path else "login"
         self.model.toast(f"Connecting to {url}…")
 
     def do_focus_name(self, arg: Any, pos: Any = None) -> None:

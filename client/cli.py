@@ -104,15 +104,27 @@ def local_server() -> Iterator[str]:
                 proc.wait()
 
 
-def run_client(url: str, name: str) -> None:
-    """Open the window and play until it is closed."""
+def run_client(url: str, name: str, *, ask: bool = True) -> None:
+    """Open the window and play until it is closed.
+
+    The start screen (log in / register / guest) shows unless a choice is remembered for this
+    server (client/settings.py): an account's session then resumes it, a guest goes straight
+    to the lobby. ``ask`` False (``--local``: a throwaway server) starts as a guest.
+    """
     from client.app import App
     from client.net import NetClient
+    from client.settings import Settings, default_path
 
-    net = NetClient(url, name)
+    settings = Settings(default_path()) if ask else Settings(None)
+    remembered = settings.load(url)
+    session = remembered.session if remembered is not None else None
+    if remembered is not None and remembered.name:
+        name = remembered.name
+    net = NetClient(url, name, session=session)
     net.start()
+    scene = "lobby" if remembered is not None or not ask else "login"
     try:
-        App(net, name=name).run()
+        App(net, name=name, scene=scene, settings=settings, resuming=session is not None).run()
     finally:
         net.close()
         import pygame
@@ -127,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.local:
             with local_server() as url:
-                run_client(url, name)
+                run_client(url, name, ask=False)
         else:
             run_client(args.server, name)
     except RuntimeError as exc:

@@ -33,6 +33,26 @@ ERROR_WORDS: dict[str, str] = {
     "node_unavailable": "That room is on another server, out of reach for now; try again soon.",
     "bad_key": "Only a bot holding a key from the server's operator can sign in as a bot.",
     "too_many_games": "You have started enough games for this hour; come back a little later.",
+    # accounts
+    "bad_login": "Wrong name or password.",
+    "name_taken": "That name is taken (or looks too much like one that is): pick another.",
+    "weak_password": (
+        "That password is too weak: use 8 to 128 characters, not your name and not a "
+        "common password."
+    ),
+    "long_password": "That password is too long: at most 128 characters.",
+    "too_many_logins": "Too many login attempts: wait a few minutes and try again.",
+    "too_many_registrations": "Too many new accounts from here: try again in an hour.",
+    "account_disabled": "This account is disabled: ask the server's operator.",
+    "in_game": "Finish or leave the game you are playing first.",
+    "busy": "The server is busy right now: try again in a moment.",
+    # ratings
+    "rated_needs_account": "Rated games are for players with an account: log in first.",
+    "rated_needs_clock": "Rated games need a clock: pick one.",
+    "unrated_game": "This game type is casual only (custom boards are not rated).",
+    "rated_position": "A rated game cannot start from a set-up position.",
+    "unknown_pool": "There is no leaderboard for that game and speed.",
+    "bad_page": "There is no such leaderboard page.",
 }
 
 REASON_WORDS: dict[str, str] = {
