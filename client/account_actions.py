@@ -38,6 +38,8 @@ class AuthForm:
     error: str = ""
     #: The id of the ``login``/``register`` awaiting its answer.
     pending: int | None = None
+    #: Opened from the lobby ("Log in" in the top bar): Esc goes back there.
+    from_lobby: bool = False
 
 
 @dataclass
@@ -126,7 +128,7 @@ class AccountActions:
     def do_show_login(self, arg: Any, pos: Any = None) -> None:
         """Open the start screen to log in (from the lobby, as a guest)."""
         self.auth.error = ""
-        self.auth.mode = "login"
+        self.auth.mode, self.auth.from_lobby = "login", True
         self.scene, self.focus = "login", "auth_name"
 
     def do_logout(self, arg: Any, pos: Any = None) -> None:
@@ -148,6 +150,7 @@ class AccountActions:
         elif kind == "logged_out":
             self.settings.forget(self.url)
             self.auth.mode, self.scene, self.focus = "login", "login", None
+            self.auth.from_lobby = False
             self.model.toast("Logged out: you are a guest now.", "info")
         elif kind == "error" and msg.get("id") == auth.pending and auth.pending is not None:
             auth.pending = None

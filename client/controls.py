@@ -100,6 +100,8 @@ class Controls(Actions):
             result = field.feed(event)
             if result == "cancel":
                 self.focus = None
+                if self.scene == "login":  # the form is all the screen has: Esc leaves it
+                    self.login_key(pygame.K_ESCAPE)
             elif result == "submit":
                 submit = {
                     "chat": "send_chat",
@@ -124,11 +126,14 @@ class Controls(Actions):
         handler.get(self.scene, self.lobby_key)(event.key)
 
     def login_key(self, key: int) -> None:
-        """Start screen keys: Enter submits, Tab types the name, Esc asks to quit."""
+        """Start screen keys: Enter submits, Tab types the name, Esc goes back to the lobby
+        (when opened from there) or asks to quit."""
         if key in ENTER:
             self.act("auth_submit", None)
         elif key == pygame.K_TAB:
             self.focus = "auth_name"
+        elif key == pygame.K_ESCAPE and self.auth.from_lobby:
+            self.scene = "lobby"
         elif key == pygame.K_ESCAPE:
             self.act("quit", None)
 

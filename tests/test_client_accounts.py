@@ -211,6 +211,9 @@ def test_log_out_and_in_from_the_header(settings: Settings) -> None:
     a, net = start(settings, welcome(), scene="lobby")
     click(a, "show_login")
     assert a.scene == "login" and a.hotspot("leaderboard") is None
+    a.step([key(pygame.K_ESCAPE)])  # changed my mind: back to the lobby, still a guest
+    assert a.scene == "lobby" and a.confirm is None
+    click(a, "show_login")
     a.auth.password.text = "correct horse"
     click(a, "auth_submit")
     net.inbox.append(logged_in(rid=net.sent[-1]["id"]))

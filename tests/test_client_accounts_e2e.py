@@ -1,0 +1,103 @@
+"""The pygame client's start screen against the real server: register, a refused login shown in
+the form, log out, log in, and a restart that resumes the remembered session (no password)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pygame
+import pytest
+from support.app import RecordingNet, app_server  # noqa: F401 - app_server is a fixture
+
+from client.app import App
+from client.settings import Settings
+from client.words import ERROR_WORDS
+
+pytestmark = pytest.mark.slow
+Ev = pygame.event.Event
+
+
+class Client:
+    """One client window (headless) with its own net thread and settings file."""
+
+    def __init__(self, url: str, settings: Settings, name: str = "erin") -> None:
+        pygame.font.init()
+        remembered = settings.load(url)
+        session = remembered.session if remembered is not None else None
+        self.net = RecordingNet(url, remembered.name if remembered else name)
+        self.net.state.session = session
+        scene = "lobby" if remembered is not None else "login"
+        self.app = App(
+            self.net,
+            name=name,
+            size=(1100, 720),
+            scene=scene,
+            settings=settings,
+            resuming=session is not None,
+        )
+        self.net.start()
+
+    def pump(self, until: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while not (result := until()):
+            self.app.step()
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.01)
+        return result
+
+    def submit(self, mode: str, name: str, password: str) -> None:
+        auth = self.app.auth
+        self.app.do_auth_mode(mode)
+        auth.name.text, auth.password.text = name, password
+        self.app.do_auth_submit(None)
+        self.pump(lambda: auth.pending is None, f"the answer to {mode}")
+        self.app.step()
+
+    def skip_without_accounts(self) -> None:
+        if self.app.auth.error == ERROR_WORDS["unknown_type"]:
+            pytest.skip("this server has no accounts yet (branch acc not merged)")
+
+
+@pytest.fixture
+def client_factory(app_server: str, tmp_path: Path) -> Iterator[Callable[[], Client]]:  # noqa: F811
+    made: list[Client] = []
+    settings_path = tmp_path / "client.json"
+
+    def make() -> Client:
+        client = Client(app_server, Settings(settings_path))
+        made.append(client)
+        client.pump(lambda: client.app.model.connection == "online", "online")
+        return client
+
+    yield make
+    for client in made:
+        client.net.close()
+
+
+def test_register_log_out_log_in_and_resume(client_factory: Callable[[], Client]) -> None:
+    c = client_factory()
+    assert c.app.scene == "login"
+    c.submit("register", "erin", "erin")
+    c.skip_without_accounts()
+    assert c.app.auth.error == ERROR_WORDS["weak_password"] and c.app.scene == "login"
+    c.submit("register", "erin", "a decent passphrase")
+    assert c.app.scene == "lobby" and c.app.model.account, c.app.auth.error
+    remembered = c.app.settings.load(c.net.url)
+    assert remembered is not None and remembered.mode == "account" and remembered.session
+    assert "passphrase" not in Path(str(c.app.settings.path)).read_text()
+
+    c.app.do_logout(None)
+    c.pump(lambda: c.app.scene == "login" and not c.app.model.account, "logged_out")
+    c.submit("login", "erin", "not the passphrase")
+    assert c.app.auth.error == ERROR_WORDS["bad_login"]
+    c.submit("login", "ERIN", "a decent passphrase")
+    assert c.app.scene == "lobby" and c.app.model.account and c.app.model.name == "erin"
+    c.net.close()
+
+    again = client_factory()  # a restart: the remembered session logs in, no form, no password
+    assert again.app.scene == "lobby"
+    again.pump(lambda: again.app.model.account, "the resumed account")
+    assert again.app.model.name == "erin"
