@@ -197,7 +197,8 @@ class App(Controls, AccountActions):
         if self.scene == "room" and room is not None:
             what = f"{room.game.title}: {room.name(0)} vs {room.name(1)}"
         else:
-            what = "replay" if self.scene == "replay" else "lobby"
+            words = {"login": "sign in", "profile": f"{self.profile_name}'s profile"}
+            what = words.get(self.scene, self.scene if self.scene != "room" else "lobby")
         server = str(getattr(self.net, "url", "")).removeprefix("ws://").removeprefix("wss://")
         who = f"{self.model.name} @ {server}" if server else self.model.name
         return f"{what} — {who} — mnk-arena"

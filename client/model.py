@@ -234,6 +234,11 @@ class ClientModel:
         if room.changes:
             moves = ", ".join(f"{room.name(c.seat)} {c.label}" for c in room.changes)
             room.chat.append(ChatLine("", None, f"Rated game: {moves}.", True))
+        mine = room.change(room.seat) if room.seat is not None else None
+        if mine is not None and self.account:  # our own rating moved: the form shows it
+            old = self.ratings.get(mine.pool)
+            games = old.games + 1 if old is not None else 1
+            self.ratings[mine.pool] = Rating(mine.after, 0, mine.provisional, games)
 
     def _on_rematch_offered(self, msg: Message, now: float) -> None:
         room = self.rooms.get(str(msg.get("room")))

@@ -13,6 +13,7 @@ from support.accounts import (
     profile,
     rated_game_over,
     rated_state,
+    rating,
     welcome,
 )
 from support.fakenet import FakeNet
@@ -81,11 +82,11 @@ def test_the_start_screen(tmp_path: Path, size: tuple[int, int]) -> None:
 
 
 def test_the_lobby_marks_guests_and_offers_rated_games(tmp_path: Path) -> None:
-    a = app_with(welcome(account=True), ROOMS)
+    a = app_with(welcome(account=True, gomoku_blitz=rating(1523, 80, games=30)), ROOMS)
     a.do_form_rated(None)
     shot = shoot(a, tmp_path / "lobby.png")
     assert shot.shows("bob (guest) vs") and shot.shows("dave vs erin (guest)")
-    assert shot.shows("Renju · rated") and shot.shows("rated: Gomoku blitz")
+    assert shot.shows("Renju · rated") and shot.shows("rated: Gomoku blitz, you 1523")
     assert shot.shows("Log out") and shot.shows("Leaderboard")
     guest = app_with(welcome(), ROOMS)
     shot = shoot(guest, tmp_path / "lobby-guest.png")
@@ -94,12 +95,15 @@ def test_the_lobby_marks_guests_and_offers_rated_games(tmp_path: Path) -> None:
     assert guest.hotspot("form_rated") is None
 
 
-def test_the_end_of_a_rated_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [SIZE, (900, 600)])
+def test_the_end_of_a_rated_game(tmp_path: Path, size: tuple[int, int]) -> None:
     playing = rated_state(status="playing", result=None, to_move=1, moves=[], ply=0)
-    a = app_with(welcome(account=True), {"type": "joined", "room": "k7m2qx", "seat": 0}, playing)
+    joined = {"type": "joined", "room": "k7m2qx", "seat": 0}
+    a = app_with(welcome(account=True), joined, playing, size=size)
     a.net.inbox += [rated_state(), rated_game_over()]  # type: ignore[attr-defined]
-    shot = shoot(a, tmp_path / "rated.png", "screenshot-rated.png")
-    assert shot.shows("alice (you)") and shot.shows("1541") and shot.shows("+18")
+    shot = shoot(a, tmp_path / "rated.png", "screenshot-rated.png" if size == SIZE else None)
+    you = "alice (you)" if size == SIZE else "alice"  # a narrow panel keeps the rating instead
+    assert shot.shows(you) and shot.shows("1541") and shot.shows("+18")
     assert shot.shows("\u221218") and shot.shows("rated Gomoku blitz")
     assert shot.shows("Rated game: alice 1523 \u2192 1541 (+18)")
     assert not [t for t in shot.clipped if t.startswith(("alice", "minimax"))], shot.clipped

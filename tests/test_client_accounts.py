@@ -284,6 +284,7 @@ def test_the_rating_change_of_a_rated_game(settings: Settings) -> None:
         (1, 1610, 1592, -18),
     ]
     assert "1523 \u2192 1541 (+18)" in room.chat[-1].text
+    assert a.model.ratings["gomoku-blitz"].rating == 1541  # our own, for the next game's form
     net.inbox.append(rated_state())  # a fresh state of the same game keeps what game_over said
     a.step()
     assert a.model.room is not None and len(a.model.room.changes) == 2
@@ -310,6 +311,9 @@ def test_the_rated_toggle(settings: Settings) -> None:
 
 def test_leaderboard_and_profile(settings: Settings) -> None:
     a, net = start(settings, welcome(account=True), scene="lobby")
+    click(a, "profile", "alice")  # an account's own name in the top bar: its profile
+    assert a.scene == "profile" and net.sent[-1]["name"] == "alice"
+    a.step([key(pygame.K_ESCAPE)])
     click(a, "leaderboard")
     assert a.scene == "leaderboard"
     assert net.sent[-1] | {"id": 0} == {

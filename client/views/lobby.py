@@ -223,8 +223,7 @@ def _new_game_panel(
     frame: Frame,
     rect: pygame.Rect,
     form: LobbyForm,
-    bots: Sequence[BotSummary] = (),
-    account: bool = False,
+    model: ClientModel,
 ) -> None:
     """The "new game" form; in a short window the captions go, so every control still fits."""
     surf = frame.surface
@@ -266,7 +265,7 @@ def _new_game_panel(
     )
     y += 40
     if form.opponent == "bot":
-        y = _bot_rows(frame, x, y, w, form, bots)
+        y = _bot_rows(frame, x, y, w, form, model.bots)
     caption("Your seat (colours come from the opening)" if swap else "You play")
     names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
     if swap:  # the opening decides the colours: the seat says who opens
@@ -274,7 +273,7 @@ def _new_game_panel(
     seats = [(names[0], 0), (names[1], 1), ("Random", None)]
     _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
     y += 40
-    caption(f"Clock \u00b7 {_rated_note(form, account)}")
+    caption(f"Clock \u00b7 {_rated_note(form, model)}")
     _choice_row(
         frame,
         x,
@@ -284,7 +283,7 @@ def _new_game_panel(
     )
     y += 40 if compact else 46  # a small window: the opening rule's line takes this
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
-    block = rated_block(form, account)
+    block = rated_block(form, model.account)
     frame.button(
         pygame.Rect(x, y, 96, 42),
         ("\u2713 Rated" if form.rated and block is None else "Rated"),
@@ -308,13 +307,16 @@ def _new_game_panel(
             y += 18
 
 
-def _rated_note(form: LobbyForm, account: bool) -> str:
-    """Rated or casual, and why (under the clock: a rated game needs one)."""
-    block = rated_block(form, account)
+def _rated_note(form: LobbyForm, model: ClientModel) -> str:
+    """Rated or casual, and why (under the clock: a rated game needs one), with our rating."""
+    block = rated_block(form, model.account)
     if block is not None:
         return block.replace(": log in.", " (log in)").rstrip(".").lower()
     pool = pool_of(form.game, CLOCKS[form.clock][0])
-    return f"rated: {pool_label(pool)}" if rated(form, account) and pool else "casual"
+    if not rated(form, model.account) or not pool:
+        return "casual"
+    mine = model.ratings.get(pool)
+    return f"rated: {pool_label(pool)}" + (f", you {mine.label}" if mine is not None else "")
 
 
 def _bot_rows(
@@ -421,5 +423,5 @@ def draw_lobby(
     layout = lobby_layout(frame.surface.get_size())
     _rooms_panel(frame, layout["rooms"], model, selected)
     _finished_panel(frame, layout["finished"], model, history_scroll, loading)
-    _new_game_panel(frame, layout["new"], form, model.bots, model.account)
+    _new_game_panel(frame, layout["new"], form, model)
     _join_panel(frame, layout["join"], code, server, focus, url)

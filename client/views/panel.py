@@ -107,6 +107,8 @@ def _player_card(
     delta = f"{change.delta:+d}".replace("-", "\u2212") if change is not None else ""
     if beside:
         room_for_name -= theme.font(13, True).size(f"{beside} {delta}")[0] + 8
+    if seat == room.seat and theme.font(16, active).size(name)[0] > room_for_name:
+        name = room.name(seat)  # a narrow panel: the rating matters more than "(you)"
     shown = theme.text(
         surf,
         name,
