@@ -225,6 +225,9 @@ class App(Controls, AccountActions):
         kind = msg.get("type")
         if kind in ("logged_in", "logged_out", "error"):
             self.on_auth_reply(msg)
+        if kind == "_net" and msg.get("status") != "online" and self.auth.pending is not None:
+            self.auth.pending = None  # its answer may never come: let the user try again
+            self.auth.error = "The connection dropped before the server answered: try again."
         if kind == "welcome":
             self.resuming = False
             if was_account and not model.account:

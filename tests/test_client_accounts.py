@@ -121,7 +121,13 @@ def test_log_in_from_the_start_screen_remembers_the_session_not_the_password(
 
 @pytest.mark.parametrize(
     ("code", "focus"),
-    [("bad_login", "auth_password"), ("too_many_logins", None), ("account_disabled", None)],
+    [
+        ("bad_login", "auth_password"),
+        ("too_many_logins", None),
+        ("account_disabled", None),
+        ("in_game", None),
+        ("busy", None),
+    ],
 )
 def test_a_refused_login_says_why_in_the_form(
     settings: Settings, code: str, focus: str | None
@@ -137,6 +143,20 @@ def test_a_refused_login_says_why_in_the_form(
     assert a.auth.pending is None and a.focus == focus
     assert (a.auth.password.text == "") == (code == "bad_login")
     assert settings.load(URL) is None
+
+
+def test_a_login_cut_off_by_a_dropped_link_can_be_sent_again(settings: Settings) -> None:
+    a, net = start(settings, welcome())
+    a.auth.password.text = "correct horse"
+    click(a, "auth_submit")
+    assert a.hotspot("auth_submit") is None  # sent: the button waits for the answer
+    net.inbox.append({"type": "_net", "status": "offline", "detail": "lost"})
+    a.step()
+    assert a.auth.pending is None and "dropped" in a.auth.error
+    net.inbox += [ONLINE, welcome()]
+    a.step()
+    click(a, "auth_submit")
+    assert net.asked("login") == 2
 
 
 def test_register_errors_and_success(settings: Settings) -> None:
