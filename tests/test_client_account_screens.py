@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pygame
 import pytest
-from support.accounts import (
+from support.client_accounts import (
     ONLINE,
     leaderboard,
     profile,
@@ -16,8 +16,8 @@ from support.accounts import (
     rating,
     welcome,
 )
+from support.client_shots import shoot
 from support.fakenet import FakeNet
-from support.shots import shoot
 
 from client.app import App
 from client.settings import Settings

@@ -16,7 +16,7 @@ from typing import Any
 
 import pygame
 import pytest
-from support.accounts import (
+from support.client_accounts import (
     ONLINE,
     leaderboard,
     logged_in,
