@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from client.address import server_url
+from client.settings import Settings
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
@@ -104,6 +105,16 @@ def local_server() -> Iterator[str]:
                 proc.wait()
 
 
+def start_choice(
+    settings: Settings, url: str, name: str, ask: bool = True
+) -> tuple[str, str | None, str]:
+    """The name, the session to resume (None: a fresh guest) and the first scene for ``url``."""
+    remembered = settings.load(url)
+    if remembered is None:
+        return name, None, "login" if ask else "lobby"
+    return remembered.name or name, remembered.session, "lobby"
+
+
 def run_client(url: str, name: str, *, ask: bool = True) -> None:
     """Open the window and play until it is closed.
 
@@ -113,16 +124,12 @@ def run_client(url: str, name: str, *, ask: bool = True) -> None:
     """
     from client.app import App
     from client.net import NetClient
-    from client.settings import Settings, default_path
+    from client.settings import default_path
 
     settings = Settings(default_path()) if ask else Settings(None)
-    remembered = settings.load(url)
-    session = remembered.session if remembered is not None else None
-    if remembered is not None and remembered.name:
-        name = remembered.name
+    name, session, scene = start_choice(settings, url, name, ask)
     net = NetClient(url, name, session=session)
     net.start()
-    scene = "lobby" if remembered is not None or not ask else "login"
     try:
         App(net, name=name, scene=scene, settings=settings, resuming=session is not None).run()
     finally:

@@ -29,6 +29,7 @@ from support.fakenet import FakeNet
 from support.samples import state_message
 
 from client.app import ANY, App
+from client.cli import start_choice
 from client.net import NetClient
 from client.settings import Remembered, Settings
 from client.words import ERROR_WORDS
@@ -398,6 +399,16 @@ def test_the_net_client_resumes_whom_the_last_login_made_us() -> None:
     assert net.session == "T_new" and net.poll()[0]["type"] == "logged_in"
     net._deliver({"type": "logged_out", "player": "p", "session": "G", "name": "alice"})
     assert net.session == "G"
+
+
+def test_what_the_command_line_starts_with(settings: Settings) -> None:
+    assert start_choice(settings, URL, "alice") == ("alice", None, "login")
+    assert start_choice(settings, URL, "alice", ask=False) == ("alice", None, "lobby")
+    settings.save(URL, Remembered("guest", "al"))
+    assert start_choice(settings, URL, "alice") == ("al", None, "lobby")
+    settings.save(URL, Remembered("account", "Alice", "T"))
+    assert start_choice(settings, URL, "alice") == ("Alice", "T", "lobby")
+    assert start_choice(settings, "ws://elsewhere:1", "alice") == ("alice", None, "login")
 
 
 def test_a_damaged_settings_file_is_ignored(tmp_path: Path) -> None:
