@@ -73,6 +73,8 @@ class AccountActions:
     profile_pool: str | None
     profile_name: str
     board_scroll: int
+    #: The profile's pages of games gone through: each the (ended_at, game_id) it starts after.
+    profile_pages: list[tuple[float, str]]
 
     send: Callable[[Message], int]  # Actions.send
 
@@ -219,9 +221,31 @@ class AccountActions:
         if self.scene not in ("leaderboard", "profile"):
             self.back_to = self.scene
         self.model.profile = None  # "loading" until the answer
-        self.profile_pool, self.profile_name = None, name
+        self.profile_pool, self.profile_name, self.profile_pages = None, name, []
         self.scene, self.focus = "profile", None
         self.send({"type": "profile", "name": name})
+
+    def do_profile_older(self, arg: Any = None, pos: Any = None) -> None:
+        """The profile's next page of older games."""
+        profile = self.model.profile
+        last = profile.games[-1] if profile is not None and profile.games else None
+        if last is None or last.ended_at is None or not profile or not profile.more:
+            return
+        self.profile_pages.append((last.ended_at, last.game_id))
+        self.ask_profile_page()
+
+    def do_profile_newer(self, arg: Any = None, pos: Any = None) -> None:
+        """Back to the profile's page of newer games."""
+        if self.profile_pages:
+            self.profile_pages.pop()
+            self.ask_profile_page()
+
+    def ask_profile_page(self) -> None:
+        """Ask for the profile again, its games starting after the page cursor (if any)."""
+        msg: Message = {"type": "profile", "name": self.profile_name}
+        if self.profile_pages:
+            msg["before"], msg["before_id"] = self.profile_pages[-1]
+        self.send(msg)
 
     def do_profile_pool(self, pool: str, pos: Any = None) -> None:
         """Chart another pool's rating history."""

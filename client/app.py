@@ -81,6 +81,7 @@ class App(Controls, AccountActions):
         self.profile_pool: str | None = None
         #: The name whose profile was asked for last (shown while it loads).
         self.profile_name = ""
+        self.profile_pages: list[tuple[float, str]] = []
         self.form = LobbyForm()
         self.code = TextInput(max_len=64)
         self.chat = TextInput(max_len=500)
@@ -348,6 +349,7 @@ class App(Controls, AccountActions):
                 self.profile_name,
                 self.profile_pool,
                 self.replay_wanted,
+                bool(self.profile_pages),
             )
         else:
             self.scene = "lobby"

@@ -366,6 +366,20 @@ def test_leaderboard_and_profile(settings: Settings) -> None:
     prof = a.model.profile
     assert prof is not None and prof.record.played == 236 and len(prof.games) == 8
     assert prof.ratings["renju-rapid"].label == "1500?"
+    assert a.hotspot("profile_newer") is None  # the newest page
+    click(a, "profile_older")
+    last = profile()["games"]["games"][-1]
+    assert net.sent[-1] | {"id": 0} == {
+        "type": "profile",
+        "name": "carol",
+        "before": last["ended_at"],
+        "before_id": last["game_id"],
+        "id": 0,
+    }
+    net.inbox.append(profile())
+    a.step()
+    click(a, "profile_newer")
+    assert net.sent[-1] | {"id": 0} == {"type": "profile", "name": "carol", "id": 0}
     click(a, "profile_pool", "tictactoe-bullet")
     assert a.profile_pool == "tictactoe-bullet"
     click(a, "replay", "g_3")

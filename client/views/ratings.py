@@ -194,7 +194,12 @@ def chart_pool(profile: Profile, chosen: str | None) -> str | None:
 
 
 def draw_profile(
-    frame: Frame, profile: Profile | None, wanted: str, chosen: str | None, loading: str | None
+    frame: Frame,
+    profile: Profile | None,
+    wanted: str,
+    chosen: str | None,
+    loading: str | None,
+    paged: bool = False,
 ) -> None:
     """A player's (or bot's) ratings, record, rating history and recent games."""
     surf = frame.surface
@@ -244,7 +249,22 @@ def draw_profile(
     draw_chart(surf, chart.move(0, 22).inflate(0, -22), profile.history.get(pool or "", ()))
     y = max(ty, chart.bottom + 10) + 10
     theme.text(surf, "RECENT GAMES \u00b7 REPLAY", (x, y), 12, theme.MUTED, bold=True)
-    y += 22
+    if paged or profile.more:  # the games come a page at a time
+        frame.button(
+            pygame.Rect(inner.right - 196, y - 6, 94, 24),
+            "\u2039 Newer",
+            "profile_newer",
+            enabled=paged,
+            size=12,
+        )
+        frame.button(
+            pygame.Rect(inner.right - 94, y - 6, 94, 24),
+            "Older \u203a",
+            "profile_older",
+            enabled=profile.more,
+            size=12,
+        )
+    y += 24
     for game in profile.games:
         if y + 28 > inner.bottom:
             break
