@@ -53,6 +53,8 @@ ERROR_WORDS: dict[str, str] = {
     "rated_position": "A rated game cannot start from a set-up position.",
     "unknown_pool": "There is no leaderboard for that game and speed.",
     "bad_page": "There is no such leaderboard page.",
+    "no_accounts": "This server keeps no accounts; play as a guest.",
+    "not_logged_in": "Log in first.",
 }
 
 REASON_WORDS: dict[str, str] = {

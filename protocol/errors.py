@@ -188,6 +188,72 @@ class TooManyGames(ArenaError):
     code = "too_many_games"
 
 
+class NameTaken(ArenaError):
+    """``register``: an account or a bot key has this name, or one that would pass for it."""
+
+    code = "name_taken"
+
+
+class WeakPassword(ArenaError):
+    """The password is shorter than 8 characters, the name itself, or a very common one."""
+
+    code = "weak_password"
+
+
+class LongPassword(ArenaError):
+    """The password is longer than 128 characters."""
+
+    code = "long_password"
+
+
+class BadLogin(ArenaError):
+    """Wrong name or password (an unknown account and a bot account answer the same)."""
+
+    code = "bad_login"
+
+
+class AccountDisabled(ArenaError):
+    """The operator disabled this account (said only after a correct password)."""
+
+    code = "account_disabled"
+
+
+class TooManyLogins(ArenaError):
+    """Too many login attempts for this account or from this address; wait a few minutes."""
+
+    code = "too_many_logins"
+
+
+class TooManyRegistrations(ArenaError):
+    """Too many accounts registered from this address this hour."""
+
+    code = "too_many_registrations"
+
+
+class InGame(ArenaError):
+    """Logging in or registering while seated in a game still being played."""
+
+    code = "in_game"
+
+
+class Busy(ArenaError):
+    """The server's password hashing queue is full; try again in a moment."""
+
+    code = "busy"
+
+
+class NoAccounts(ArenaError):
+    """This server keeps no accounts (it runs without a database, ``--memory``)."""
+
+    code = "no_accounts"
+
+
+class NotLoggedIn(ArenaError):
+    """``logout`` or ``change_password`` on a connection that is a guest."""
+
+    code = "not_logged_in"
+
+
 def all_codes() -> dict[str, type[ArenaError]]:
     """Every stable error code and the class that carries it (for docs and tests)."""
     found: dict[str, type[ArenaError]] = {}

@@ -117,6 +117,10 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "get_game": {"game_id": (_STR, True), "format": (_STR, False)},
     "list_bots": {"limit": (_INT, False), "cursor": (_STR, False)},
     "choose": {"room": (_STR, True), "choice": (_STR, True)},
+    "register": {"name": (_STR, True), "password": (_STR, True)},
+    "login": {"name": (_STR, True), "password": (_STR, True)},
+    "logout": {},
+    "change_password": {"old": (_STR, True), "new": (_STR, True)},
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {

@@ -1,5 +1,6 @@
-"""``mnk-server keys``: the operator's command for the bot keys in a server's database (a
-SQLite file or PostgreSQL), which a running server re-reads within seconds."""
+"""``mnk-server keys`` and ``mnk-server accounts``: the operator's commands for the bot keys
+(which a running server re-reads within seconds) and the accounts in a server's database (a
+SQLite file or PostgreSQL; a running server reads an account at its next hello or login)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,17 @@ from protocol.errors import ArenaError
 from server.core.journal import KeyRow
 from server.core.keys import hash_key, new_key
 from server.core.names import clean_name, name_key
+from server.storage.accounts import (
+    account_by_key,
+    put_bot_key,
+    read_accounts,
+    read_bot_keys,
+    revoke_bot_key,
+    set_disabled,
+)
 from server.storage.base import StoreUnavailable
 from server.storage.factory import is_pg_url
-from server.storage.sqlite import connect, migrate, put_bot_key, read_bot_keys, revoke_bot_key
+from server.storage.sqlite import connect, migrate
 
 #: The server's database when ``--db`` is not given: a SQLite file in the working directory.
 DB = "mnk-arena.sqlite3"
@@ -70,6 +79,12 @@ def add_key(db_path: str, name: str, now: float | None = None) -> str:
         name = clean_name(name)
     except ArenaError as exc:
         raise ValueError(exc.message) from None
+    taken = None
+    if is_pg_url(db_path) or Path(db_path).exists():
+        with account_table(db_path) as db:
+            taken = account_by_key(db, name_key(name))
+    if taken is not None and taken.kind == "human":
+        raise ValueError(f"{taken.name!r} is a player's account: choose another name")
     with key_table(db_path, create=True) as table:
         for row in table.read():
             if row.revoked_at is None and name_key(row.name) == name_key(name):
@@ -134,5 +149,75 @@ def keys_main(argv: list[str]) -> int:
             return 1
     except (ValueError, StoreUnavailable) as exc:
         print(f"mnk-server keys: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# -- accounts ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def account_table(db_path: str) -> Iterator[Any]:
+    """A connection to ``--db`` taking ``?`` placeholders, its schema up to date, committed and
+    closed after (a SQLite file must exist: a server makes it)."""
+    if is_pg_url(db_path):
+        from server.storage.pgschema import migrate as pg_migrate
+        from server.storage.postgres import Qmark
+        from server.storage.postgres import connect as pg_connect
+
+        conn = pg_connect(db_path)
+        try:
+            pg_migrate(conn)
+            yield Qmark(conn)
+        finally:
+            conn.close()
+        return
+    if not Path(db_path).exists():
+        raise ValueError(f"no database at {db_path}")
+    db = connect(db_path)
+    try:
+        migrate(db)
+        yield db
+    finally:
+        db.close()
+
+
+def accounts_parser() -> argparse.ArgumentParser:
+    """The command line of ``mnk-server accounts``."""
+    db = argparse.ArgumentParser(add_help=False)
+    db.add_argument(
+        "--db",
+        default=argparse.SUPPRESS,
+        help=f"the server's SQLite file or postgresql:// URL ({DB})",
+    )
+    p = argparse.ArgumentParser(
+        prog="mnk-server accounts", description="List, disable or enable accounts.", parents=[db]
+    )
+    sub = p.add_subparsers(dest="action", required=True)
+    sub.add_parser("list", parents=[db], help="list accounts: name, kind, state, created")
+    for action, what in (("disable", "log out and refuse"), ("enable", "let back in")):
+        one = sub.add_parser(action, parents=[db], help=f"{what} the account NAME")
+        one.add_argument("name")
+    return p
+
+
+def accounts_main(argv: list[str]) -> int:
+    """``mnk-server accounts list | disable NAME | enable NAME``; returns the exit status."""
+    args = accounts_parser().parse_args(argv)
+    db_path = getattr(args, "db", DB)
+    try:
+        with account_table(db_path) as db:
+            if args.action == "list":
+                for row in read_accounts(db):
+                    made = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.created_at))
+                    state = "active" if row.disabled_at is None else "disabled"
+                    print(f"{row.name}\t{row.kind}\t{state}\tcreated {made} UTC")
+                return 0
+            at = time.time() if args.action == "disable" else None
+            if not set_disabled(db, args.name, at):
+                print(f"mnk-server accounts: no account {args.name!r}", file=sys.stderr)
+                return 1
+    except (ValueError, StoreUnavailable) as exc:
+        print(f"mnk-server accounts: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from server.admin import DB, keys_main, keys_parser
+from server.admin import DB, accounts_main, keys_main, keys_parser
 from server.cluster import lease
 from server.cluster.codes import CodeRegistry
 from server.cluster.keeper import NodeKeeper
@@ -358,8 +358,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``mnk-server`` console script."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["keys"]:
-        raise SystemExit(keys_command(argv[1:]))
+    if argv[:1] in (["keys"], ["accounts"]):
+        raise SystemExit(keys_command(argv[1:]) if argv[0] == "keys" else accounts_main(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.node is not None and args.memory:

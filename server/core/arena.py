@@ -29,17 +29,13 @@ from protocol.errors import (
 from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core import deadlines
+from server.core.accounts import ACCOUNT_REQUESTS, Accounts
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
-from server.core.journal import PlayerRow, Record, Snapshot
+from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
-from server.core.limits import (
-    HELLO_BYTES,
-    HELLO_GAME_BYTES,
-    LOOKUPS,
-    Limits,
-)
+from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits
 from server.core.lobby import Lobby
 from server.core.members import Send
 from server.core.node import Elsewhere, Node, Standalone
@@ -85,6 +81,8 @@ class Arena:
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
         self.greeter = Greeter(self.roster, self.bots, self.admission, self.rooms, self.clock)
+        parts = (self.roster, self.rooms, self.keys, self.greeter, self.presence, self.node)
+        self.accounts = Accounts(*parts, self._journal, self.clock)
         self._idle_since: dict[str, float] = {}
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
@@ -161,6 +159,8 @@ class Arena:
                     self.admission.check_lookup(conn, now)
                     out = self._dispatch(player, message)
                     self.admission.started(conn)
+                elif kind in ACCOUNT_REQUESTS:
+                    out = self.accounts.request(conn, player, message)
                 else:
                     out = self._dispatch(player, message)
         except ArenaError as exc:
@@ -171,10 +171,10 @@ class Arena:
         return address(conn.pid, out, request_id)
 
     def session_resolved(
-        self, conn: Conn, row: PlayerRow | None, failed: bool = False
+        self, conn: Conn, row: PlayerRow | AccountRow | None, failed: bool = False
     ) -> list[Out]:
-        """The shared store's answer to ``conn``'s ``Resolve``: the player ``row`` (None: nobody
-        has that session) is loaded here and the waiting ``hello`` completes as a resume."""
+        """The store's answer to ``conn``'s ``Resolve``: an account whose session it is, or a
+        player ``row`` (None: nobody's) loaded here; the waiting ``hello`` completes with it."""
         msg = conn.hello
         self.admission.drop_hello(conn)
         if msg is None or conn.pid is not None:
@@ -182,9 +182,9 @@ class Arena:
         request_id = msg.get("id")
         if failed:
             return [_internal_error(request_id)]
-        self.greeter.found(row)
+        account = self.greeter.found(row)
         try:
-            out = self.greeter.hello(conn, msg, resolved=True)
+            out = self.greeter.hello(conn, msg, resolved=True, account=account)
         except ArenaError as exc:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:

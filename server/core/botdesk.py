@@ -9,9 +9,11 @@ from collections.abc import Collection
 from protocol.errors import BadKey, BadMessage, BadOptions, NoBotAvailable
 from protocol.vocab import Status
 from protocol.wire import Message
+from server.core.journal import AccountRow
 from server.core.keys import KeyRing, hash_key
 from server.core.limits import GAME_NAMES, Limits
 from server.core.members import Send
+from server.core.names import name_key
 from server.core.node import Elsewhere, Node
 from server.core.outputs import Out, Reply
 from server.core.paging import bot_cursor, page, page_size
@@ -57,6 +59,7 @@ class BotDesk:
         pid = self.roster.bot_pid.get(owner)
         player = self.roster.players.get(pid) if pid is not None else None
         token = msg.get("session")
+        made = player is None
         if player is None and self.node.shared_sessions:  # the same id on every node, even when
             player = self.roster.players.get(bot_pid(owner))  # two nodes make it at once; maybe a
             if player is not None:  # remote member here already
@@ -72,6 +75,13 @@ class BotDesk:
             self.roster.retoken(player, hash_token(token))
             self.roster.save(player)
         player.key_hash = hash_key(key)
+        if player.account != owner or made:  # new, of an older release, or a remote member
+            player.account = owner
+            self.roster.save(player)
+            now = self.roster.clock()  # its bot account (an insert that may find it made)
+            self.roster.journal.record(
+                AccountRow(owner, name_key(owner), player.pid, "bot", None, now)
+            )
         games = msg.get("games") or []
         # only names this server knows are kept: what a bot lists cannot grow its record
         player.games = frozenset(g for g in games if isinstance(g, str) and g in GAME_NAMES)

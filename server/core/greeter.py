@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from protocol import wire
 from protocol.errors import BadMessage, NotHello, UnsupportedProtocol
 from protocol.wire import Message
 from server.core.admission import Admission
 from server.core.botdesk import BotDesk
-from server.core.journal import PlayerRow
+from server.core.journal import AccountRow, PlayerRow
 from server.core.names import clean_name
 from server.core.outputs import Out, Reply, Resolve
-from server.core.players import Conn, hash_token
+from server.core.players import Conn, Player, hash_token
 from server.core.ratelimit import TokenBucket
 from server.core.registry import RoomRegistry
 from server.core.roster import Roster, rooms_of
@@ -39,8 +40,15 @@ class Greeter:
         #: The desk's: the bot keys, the limits, and the node (whether sessions are shared).
         self.keys, self.limits, self.node = bots.keys, bots.limits, bots.node
 
-    def hello(self, conn: Conn, msg: Message, resolved: bool = False) -> list[Out]:
-        """Welcome ``conn``'s player, or park the ``hello`` while its session is looked up."""
+    def hello(
+        self,
+        conn: Conn,
+        msg: Message,
+        resolved: bool = False,
+        account: AccountRow | None = None,
+    ) -> list[Out]:
+        """Welcome ``conn``'s player, or park the ``hello`` while its session is looked up (an
+        account's session, or a cluster's shared player: ``account`` is what that found)."""
         if msg["type"] != "hello":
             raise NotHello("say hello first")
         if msg["protocol"] != wire.PROTOCOL_VERSION:
@@ -49,37 +57,58 @@ class Greeter:
         if len(msg.get("games") or ()) > self.limits.max_hello_games:
             raise BadMessage(f"games lists at most {self.limits.max_hello_games} games")
         session = msg.get("session")
-        ask = self.node.shared_sessions and not resolved  # the shared table may know more
+        # the store may know more: an account's session (never kept here), a cluster's player
+        ask = (self.node.shared_sessions or self.roster.journal.enabled) and not resolved
         roster = self.roster
         if msg["kind"] == "bot":
             owner = self.bots.owner(msg)
-            if ask and owner not in roster.bot_pid:  # known elsewhere?
+            if ask and self.node.shared_sessions and owner not in roster.bot_pid:
                 return self.admission.park_hello(conn, msg, Resolve("", bot=owner), self.clock())
             player, token = self.bots.hello(msg, owner)
             conn.bucket = TokenBucket(self.limits.bot_rate, self.limits.bot_burst)
             log.info("bot %s (%s) joined, capacity %d", player.name, player.pid, player.capacity)
         elif ask and session is not None and hash_token(session) not in roster.by_token:
             return self.admission.park_hello(conn, msg, Resolve(hash_token(session)), self.clock())
+        elif account is not None and account.disabled_at is None and account.kind == "human":
+            assert session is not None
+            player, token = roster.account_player(account), session
+            conn.session_hash = hash_token(session)
         elif self.keys.owns(name):
             raise BadMessage(f"the name {name!r} belongs to a bot; choose another")
-        elif session is None:
+        elif session is None or account is not None:  # a disabled account's: a fresh guest
             player, token = roster.new_human(name)
         else:
             player, token = roster.resume(name, session), session
+        conn.guest_name = name
+        return self.welcome(conn, player, token)
+
+    def welcome(self, conn: Conn, player: Player, token: str) -> list[Out]:
+        """``player`` online on ``conn`` (its session ``token``), with its rooms' state."""
         pid = conn.pid = player.pid
         player.address_key = conn.address_key if player.kind == "human" else None
-        roster.online(player)
+        self.roster.online(player)
         welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
-        welcome |= {"session": token, "name": player.name}
+        welcome |= {"session": token, "name": player.name, "account": player.account is not None}
+        if player.account is not None:
+            welcome["ratings"] = self.ratings(player)
         out: list[Out] = [Reply(welcome)]
         for room in rooms_of(self.rooms, player):
             out += room.set_online(pid, True)
             out.append(Reply(room.state_for(pid)))
         return out
 
-    def found(self, row: PlayerRow | None) -> None:
-        """The shared table's answer to a parked ``hello``: load the player it names."""
+    def ratings(self, player: Player) -> dict[str, Any]:
+        """An account's ratings by pool, as ``welcome`` and ``logged_in`` carry them (none
+        until the ratings part fills them)."""
+        return {}
+
+    def found(self, row: PlayerRow | AccountRow | None) -> AccountRow | None:
+        """The store's answer to a parked ``hello``: the account whose session it is, or the
+        player it names (loaded here)."""
+        if isinstance(row, AccountRow):
+            return row
         if row is not None and row.token_hash not in self.roster.by_token:
             self.roster.load(row)
         if row is not None and row.kind == "bot":  # one identity per bot in the cluster
             self.roster.bot_pid.setdefault(row.name, row.pid)
+        return None

@@ -15,6 +15,8 @@ class PlayerRow:
     kind: str
     token_hash: str
     created_at: float
+    #: The account this player is (a registered human's or a bot's name), None for a guest.
+    account: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +97,49 @@ class KeyRow:
     revoked_at: float | None = None
 
 
-Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat | PlayerGone
+@dataclass(frozen=True, slots=True)
+class AccountRow:
+    """An account: a human with a password hash (Argon2id), or a bot (no password) by its key's
+    name; ``name_key`` is the name's look-alike form, unique among accounts."""
+
+    name: str
+    name_key: str
+    pid: str
+    kind: str
+    password_hash: str | None
+    created_at: float
+    disabled_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PasswordRow:
+    """An account's new password hash (``change_password``)."""
+
+    name: str
+    password_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    """One device's session of an account: only the token's hash is kept."""
+
+    token_hash: str
+    name: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SessionGone:
+    """Revoke the session ``token_hash`` (logout), or when it is None every session of the
+    account ``name`` but ``keep`` (a password changed)."""
+
+    name: str
+    token_hash: str | None = None
+    keep: str | None = None
+
+
+AccountRecord = AccountRow | PasswordRow | SessionRow | SessionGone
+Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat | PlayerGone | AccountRecord
 
 
 @dataclass(frozen=True, slots=True)

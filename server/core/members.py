@@ -23,6 +23,8 @@ class Member:
     pid: str
     name: str
     kind: str = "human"
+    #: Whether the player is an account (a registered human's or a bot's), not a guest.
+    account: bool = False
 
 
 @dataclass(slots=True)

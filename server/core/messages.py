@@ -110,6 +110,7 @@ def state(room: RoomView, pid: str | None) -> Message:
         "players": [m.name if m else None for m in seats],
         "player_ids": [m.pid if m else None for m in seats],
         "kinds": [m.kind if m else None for m in seats],
+        "accounts": [m is not None and m.account for m in seats],
         "online": [m is not None and m.pid in room.online for m in seats],
         "seat": None if pid is None else room.seat_of(pid),
         "moves": [[m.x, m.y] for m in game.moves],

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.errors import BadMessage
 from protocol.wire import Message
+from server.core.journal import AccountRow
 from server.core.members import Send
 
 
@@ -39,6 +40,32 @@ class Resolve:
 
 
 @dataclass(frozen=True, slots=True)
+class Auth:
+    """A password job for the shell, off the event loop: ``register`` (is the name free? hash
+    the password), ``login`` (verify it against the account's hash, or a dummy's) or
+    ``change_password`` (verify ``password``, hash ``new``); the answer goes back through
+    :meth:`Arena.auth_done`. The passwords never show in a repr (nor so in a log)."""
+
+    action: str
+    name: str
+    name_key: str
+    password: str = field(repr=False)
+    new: str | None = field(default=None, repr=False)
+    request_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuthResult:
+    """What the shell found for an :class:`Auth`: the account (None: no such one), whether the
+    password matched, the new hash made, and whether the job failed (the store, a thread)."""
+
+    account: AccountRow | None = None
+    verified: bool = False
+    password_hash: str | None = None
+    failed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Close:
     """Close the requesting connection (after the replies before it): it broke a policy."""
 
@@ -46,7 +73,7 @@ class Close:
     reason: str
 
 
-Out = Reply | Send | Lookup | Resolve | Close
+Out = Reply | Send | Lookup | Resolve | Auth | Close
 
 
 def address(pid: str | None, out: list[Out], request_id: int | None) -> list[Out]:

@@ -47,10 +47,12 @@ class Player:
     #: The client address of the human's latest ``hello`` (``Conn.address_key``): one address
     #: gets a fair share of each bot's seats.
     address_key: str | None = None
+    #: The account's name for a logged-in human or a bot account; None for a guest.
+    account: str | None = None
 
     def member(self) -> Member:
         """How this player appears in a room."""
-        return Member(self.pid, self.name, self.kind)
+        return Member(self.pid, self.name, self.kind, self.account is not None)
 
 
 @dataclass(slots=True)
@@ -69,6 +71,12 @@ class Conn:
     logged_limit_at: float = -math.inf
     #: The client's address as the shell counts it (an IPv6 /64 is one), None if unknown.
     address_key: str | None = None
+    #: The hash of this connection's account session (None for a guest's): logout revokes it.
+    session_hash: str | None = None
+    #: The name this connection had as a guest, given back on logout.
+    guest_name: str | None = None
+    #: Whether a password job of this connection is in flight (one at a time).
+    auth: bool = False
 
 
 def peek_id(frame: bytes | str) -> int | None:

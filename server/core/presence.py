@@ -34,8 +34,10 @@ class Presence:
         for room_row, game, moves in snapshot.rooms:
             room = restore_room(room_row, game, moves, clock, snapshot.alive_at)
             rooms.append(room)
-            for member in room.seats:
+            for seat, member in enumerate(room.seats):
                 player = players.get(member.pid) if member is not None else None
+                if player is not None and player.account is not None:  # shown as an account
+                    room.seats[seat] = player.member()
                 if player is not None and room.status != Status.OVER:
                     player.rooms.add(room.id)
                     if not player.online:

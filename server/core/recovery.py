@@ -103,10 +103,17 @@ class Journal:
         self._records.append(_move_row(gid, room, ply - 1))
         self._saved_moves[gid] = ply
 
-    def player(self, pid: str, name: str, kind: str, token_hash: str, now: float) -> None:
+    def player(
+        self, pid: str, name: str, kind: str, token_hash: str, now: float, account: str | None
+    ) -> None:
         """A new identity, or a new name for one."""
         if self.enabled:
-            self._records.append(PlayerRow(pid, name, kind, token_hash, now))
+            self._records.append(PlayerRow(pid, name, kind, token_hash, now, account))
+
+    def record(self, record: Record) -> None:
+        """A fact that needs no look at a room (an account's, a session's): saved as it is."""
+        if self.enabled:
+            self._records.append(record)
 
     def player_gone(self, pid: str) -> None:
         """A pruned identity: its row goes."""

@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Callable
 
 from protocol.errors import BadKey, BadSession
-from server.core.journal import PlayerRow, Snapshot
+from server.core.journal import AccountRow, PlayerRow, Snapshot
 from server.core.players import Player, hash_token
 from server.core.recovery import Journal
 from server.core.registry import RoomRegistry
@@ -42,7 +42,7 @@ class Roster:
     def save(self, p: Player) -> None:
         """Write ``p``'s row (again: its name or token changed)."""
         p.saved = True
-        self.journal.player(p.pid, p.name, p.kind, p.token_hash, self.clock())
+        self.journal.player(p.pid, p.name, p.kind, p.token_hash, self.clock(), p.account)
 
     def keep(self, player: Player, *, watching: bool = False) -> None:
         """``player`` now matters after a restart: a seat or a created room needs its row in
@@ -73,7 +73,7 @@ class Roster:
         player.online = False
         player.subscribed = False
         player.offline_at = now
-        if not player.played:
+        if not player.played and player.account is None:  # an account's id is kept forever
             self._offline[player.pid] = now
 
     def resume(self, name: str, token: str) -> Player:
@@ -84,6 +84,8 @@ class Roster:
         player = self.players[pid]
         if player.kind == "bot":
             raise BadKey("this session is a bot's: it resumes only with the bot's key")
+        if player.account is not None:  # its sessions are the account's, looked up in the store
+            raise BadSession("unknown session; say hello without one to start anew")
         if player.name != name:
             player.name = name
             if player.saved:  # else the new name is written with the row, when it is
@@ -103,13 +105,26 @@ class Roster:
         player = self.players.get(row.pid)
         if player is None:
             player = self.players[row.pid] = Player(
-                row.pid, row.name, row.kind, row.token_hash, saved=True
+                row.pid, row.name, row.kind, row.token_hash, saved=True, account=row.account
             )
         else:  # a remote member here (no token known), or one whose token changed meanwhile
             self.by_token.pop(player.token_hash, None)
             player.token_hash = row.token_hash
         player.played = True
         self.by_token[row.token_hash] = row.pid
+
+    def account_player(self, account: AccountRow) -> Player:
+        """The one player of ``account`` (made here when its row is only in the store, or on
+        another node: saved again when it first matters, an upsert of the same row)."""
+        player = self.players.get(account.pid)
+        if player is None:  # its players row's token is never given out: it resumes nobody
+            token_hash = hash_token(secrets.token_urlsafe(24))
+            player = Player(account.pid, account.name, account.kind, token_hash)
+            self.add(player)
+        player.account = account.name
+        if player.name != account.name:  # a guest name it had on another node before
+            player.name = account.name
+        return player
 
     def remote(self, pid: str, name: str, kind: str) -> Player:
         """A player connected to another node, here as a member of rooms here (its own node
@@ -126,10 +141,11 @@ class Roster:
             if row.pid in self.players:
                 continue
             player = Player(row.pid, row.name, row.kind, row.token_hash, saved=True)
+            player.account = row.account
             self.players[row.pid] = player
             self.by_token[row.token_hash] = row.pid
             player.played = row.pid in snapshot.played
-            if not player.played:
+            if not player.played and row.account is None:
                 self._offline[row.pid] = now
             if row.kind == "bot":  # the newest player of a bot's name, unless one is connected
                 current = self.players.get(self.bot_pid.get(row.name, ""))

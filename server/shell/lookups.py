@@ -1,5 +1,5 @@
-"""History queries and session look-ups, answered on worker threads: a task each, cancelled with
-its connection, counted by the arena's admission until answered or dropped."""
+"""History queries, session look-ups and password jobs, answered on worker threads: a task
+each, cancelled with its connection, counted by the arena until answered or dropped."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from typing import Any
 from protocol import wire
 from protocol.errors import ArenaError, InternalError
 from server.core.arena import Arena
-from server.core.outputs import Lookup, Out, Resolve
+from server.core.outputs import Auth, Lookup, Out, Resolve
 from server.shell.fanout import send_frame
+from server.shell.hasher import Hasher
 from server.shell.peer import Peer
 from server.storage.base import Storage
 
@@ -37,13 +38,19 @@ class Lookups:
         #: Delivers what a completed hello says (the server's answer path), and runs a task.
         self.answer, self.spawn = answer, spawn
         self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
+        #: Password jobs, on threads of their own.
+        self.hasher = Hasher(arena, store, answer, spawn)
 
     def close(self) -> None:
         """Stop the worker threads (queries under way are dropped)."""
         self._readers.shutdown(wait=False, cancel_futures=True)
+        self.hasher.close()
 
-    def start(self, peer: Peer, item: Lookup | Resolve) -> None:
+    def start(self, peer: Peer, item: Lookup | Resolve | Auth) -> None:
         """Answer ``item`` in a task cancelled with ``peer``'s connection (or drop it now)."""
+        if isinstance(item, Auth):
+            self.hasher.start(peer, item)
+            return
         if peer.closed:
             if isinstance(item, Lookup):
                 self.arena.admission.done(peer.conn)
@@ -81,12 +88,14 @@ class Lookups:
         """Look a hello's session up in the shared players table on a worker thread, then
         complete the hello (a resume, or ``bad_session``)."""
         failed = False
-        row = None
+        row = account = None
         try:
             if item.bot is not None:  # a bot's one player, by its key's name
                 row = await asyncio.to_thread(self.store.bot_by_name, item.bot)
-            else:
-                row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
+            else:  # an account's session, else a player's (saved by another node)
+                account = await asyncio.to_thread(self.store.session_account, item.token_hash)
+                if account is None:
+                    row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
         except asyncio.CancelledError:
             self.arena.admission.drop_hello(peer.conn)  # the asker left: only uncounted
             return
@@ -96,4 +105,4 @@ class Lookups:
         if peer.closed:
             self.arena.admission.drop_hello(peer.conn)
             return
-        self.answer(peer, None, self.arena.session_resolved(peer.conn, row, failed))
+        self.answer(peer, None, self.arena.session_resolved(peer.conn, account or row, failed))

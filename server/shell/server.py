@@ -16,7 +16,7 @@ from protocol.vocab import CloseCode
 from server.core.arena import Arena
 from server.core.journal import Heartbeat, Record
 from server.core.members import Send
-from server.core.outputs import Close, Lookup, Out, Reply, Resolve
+from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
 from server.shell.guard import ConnectionGuard, client_key
@@ -258,6 +258,10 @@ class ArenaServer:
                 peer.deadline.cancel()
             self.guard.said_hello(peer.ws)
             self._register(conn.pid, peer.ws)
+        elif before is not None and conn.pid is not None and conn.pid != before:  # logged in/out
+            if self.fanout.sockets.get(before) is peer.ws:
+                del self.fanout.sockets[before]
+            self._register(conn.pid, peer.ws)
         self._emit(peer, out, arena.drain())
         if out and _rate_limited(out[0]):
             now = arena.clock()
@@ -370,7 +374,7 @@ class ArenaServer:
 
     def _deliver(self, peer: Peer | None, out: list[Out]) -> None:
         for item in out:
-            if isinstance(item, Lookup | Resolve):  # answered off the loop, in its own task
+            if isinstance(item, Lookup | Resolve | Auth):  # answered off the loop, in a task
                 if peer is not None:
                     self.lookups.start(peer, item)
                 continue

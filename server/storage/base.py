@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from server.core.journal import KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 
 
 class StoreUnavailable(Exception):
@@ -80,6 +80,14 @@ class Storage(Protocol):
 
     def bot_by_name(self, name: str) -> PlayerRow | None:
         """The newest player of the bot ``name`` (a cluster node asks: saved anywhere)."""
+        ...
+
+    def account(self, name_key: str) -> AccountRow | None:
+        """The account whose name's look-alike form is ``name_key`` (on a worker thread)."""
+        ...
+
+    def session_account(self, token_hash: str) -> AccountRow | None:
+        """The account whose session token hashes to ``token_hash`` (on a worker thread)."""
         ...
 
     def list_games(

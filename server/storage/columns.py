@@ -38,6 +38,22 @@ GAMES_INDEXES = """
 """
 
 
+#: Accounts (a human's name and password hash, or a bot's name: one player id each, kept
+#: forever, and named on its player's row; ``name_key`` is :func:`server.core.names.name_key`,
+#: unique so no two accounts look alike) and their sessions (one per device, only the token's
+#: hash kept). SQLite's REAL is PostgreSQL's DOUBLE PRECISION: ``{real}`` is filled in per store.
+ACCOUNTS_MIGRATION = """
+    CREATE TABLE accounts (
+        name TEXT PRIMARY KEY, name_key TEXT NOT NULL UNIQUE, pid TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL, password_hash TEXT, created_at {real} NOT NULL,
+        disabled_at {real});
+    CREATE TABLE account_sessions (
+        token_hash TEXT PRIMARY KEY, name TEXT NOT NULL, created_at {real} NOT NULL);
+    CREATE INDEX account_sessions_by_name ON account_sessions (name);
+    ALTER TABLE players ADD COLUMN account TEXT;
+"""
+
+
 def json_text(value: Any) -> str:
     """``json.dumps`` of a dict or a sequence, without its cost for the empty ones most headers
     carry (no line before the end; often no options)."""

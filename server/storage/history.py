@@ -14,13 +14,14 @@ from protocol.errors import NoSuchGame
 from protocol.records import PsqRecord, write_psq
 from protocol.rules import Move, WinRule
 from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
+from server.storage.accounts import AccountReads
 
 MAX_PAGE = 100
 #: The columns a player is found by in ``list_games`` (each has its index).
 PLAYER_COLUMNS = ("seat0", "seat1", "name0", "name1")
 
 
-class History(ABC):
+class History(AccountReads, ABC):
     """Reading back: the start-up snapshot (from ``self.db``) and history queries (off the loop).
 
     Works over any connection whose ``execute`` takes ``?`` placeholders and yields rows

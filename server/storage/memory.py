@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.errors import NoHistory
-from server.core.journal import KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 
 
 class MemoryStore:
@@ -54,6 +54,14 @@ class MemoryStore:
 
     def bot_by_name(self, name: str) -> PlayerRow | None:
         """None: players live in the arena's memory only (asked by cluster nodes, not here)."""
+        return None
+
+    def account(self, name_key: str) -> AccountRow | None:
+        """None: a memory server keeps no accounts (its arena refuses them first)."""
+        return None
+
+    def session_account(self, token_hash: str) -> AccountRow | None:
+        """None: a memory server keeps no accounts, so no session of one resumes."""
         return None
 
     def list_games(

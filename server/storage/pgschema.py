@@ -21,7 +21,8 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values
+from server.storage.accounts import ACCOUNT_RECORDS, account_statement
+from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -82,6 +83,8 @@ MIGRATIONS: tuple[str, ...] = (
     CODES_MIGRATION,
     # 4: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
+    # 5 (SQLite's 7): accounts (humans with a password, bots by their key's name), sessions
+    ACCOUNTS_MIGRATION.format(real="DOUBLE PRECISION"),
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -121,10 +124,15 @@ Statement = tuple[str, Any]
 
 def _player(r: PlayerRow, node: str | None) -> Statement:
     sql = (
-        "INSERT INTO players VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pid) "
-        "DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash"
+        "INSERT INTO players VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, account = excluded.account"
     )
-    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at)
+    return sql, (r.pid, r.name, r.kind, r.token_hash, r.created_at, r.account)
+
+
+def _account(r: Any, node: str | None) -> Statement:
+    sql, params = account_statement(r)
+    return sql.replace("?", "%s"), params
 
 
 def _game(r: GameRow, node: str | None) -> Statement:
@@ -186,6 +194,7 @@ _ROW_SQL: dict[type, Any] = {
     RoomGone: _room_gone,
     Heartbeat: _heartbeat,
     PlayerGone: _player_gone,
+    **dict.fromkeys(ACCOUNT_RECORDS, _account),
 }
 
 

@@ -21,7 +21,14 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.columns import GAME_COLUMNS, GAMES_INDEXES, game_values, json_text
+from server.storage.accounts import ACCOUNT_RECORDS, read_bot_keys, write_account
+from server.storage.columns import (
+    ACCOUNTS_MIGRATION,
+    GAME_COLUMNS,
+    GAMES_INDEXES,
+    game_values,
+    json_text,
+)
 from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
@@ -70,6 +77,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     migrate_moves,
     # 6: history pages by player and by (ended_at, game_id) read an index, never the whole table
     GAMES_INDEXES,
+    # 7: accounts (humans with a password, bots by their key's name) and their sessions
+    ACCOUNTS_MIGRATION.format(real="REAL"),
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
@@ -357,39 +366,14 @@ class Store(History):
         return db
 
 
-# -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
-
-
-def read_bot_keys(db: Any) -> list[KeyRow]:
-    """Every row of the bot keys table, by name."""
-    rows = db.execute("SELECT name, key_hash, created_at, revoked_at FROM bot_keys ORDER BY name")
-    return [KeyRow(r["name"], r["key_hash"], r["created_at"], r["revoked_at"]) for r in rows]
-
-
-def put_bot_key(db: sqlite3.Connection, row: KeyRow) -> None:
-    """Store a new key for ``row.name``, replacing any earlier (revoked) one of that name."""
-    db.execute(
-        "INSERT OR REPLACE INTO bot_keys VALUES (?, ?, ?, ?)",
-        (row.name, row.key_hash, row.created_at, row.revoked_at),
-    )
-
-
-def revoke_bot_key(db: sqlite3.Connection, name: str, at: float) -> bool:
-    """Mark the live key of ``name`` revoked; False if it has none."""
-    cur = db.execute(
-        "UPDATE bot_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (at, name)
-    )
-    return cur.rowcount > 0
-
-
 # -- row codecs ------------------------------------------------------------------------------
 
 
 def _write_player(db: sqlite3.Connection, r: PlayerRow) -> None:
     db.execute(
-        "INSERT INTO players VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(pid) DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash",
-        (r.pid, r.name, r.kind, r.token_hash, r.created_at),
+        "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(pid) DO UPDATE SET "
+        "name = excluded.name, token_hash = excluded.token_hash, account = excluded.account",
+        (r.pid, r.name, r.kind, r.token_hash, r.created_at, r.account),
     )
 
 
@@ -442,4 +426,5 @@ _WRITERS: dict[type, Any] = {
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
     PlayerGone: _write_player_gone,
+    **dict.fromkeys(ACCOUNT_RECORDS, write_account),
 }
