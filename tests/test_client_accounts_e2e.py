@@ -39,6 +39,13 @@ class Client:
             resuming=session is not None,
         )
         self.net.start()
+        self.closed = False
+
+    def close(self) -> None:
+        """Close the net client once (its thread and connection)."""
+        if not self.closed:
+            self.closed = True
+            self.net.close()
 
     def pump(self, until: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
         deadline = time.monotonic() + timeout
@@ -74,7 +81,7 @@ def client_factory(app_server: str, tmp_path: Path) -> Iterator[Callable[[], Cli
 
     yield make
     for client in made:
-        client.net.close()
+        client.close()
 
 
 def test_register_log_out_log_in_and_resume(client_factory: Callable[[], Client]) -> None:
@@ -95,9 +102,33 @@ def test_register_log_out_log_in_and_resume(client_factory: Callable[[], Client]
     assert c.app.auth.error == ERROR_WORDS["bad_login"]
     c.submit("login", "ERIN", "a decent passphrase")
     assert c.app.scene == "lobby" and c.app.model.account and c.app.model.name == "erin"
-    c.net.close()
+    c.close()
 
     again = client_factory()  # a restart: the remembered session logs in, no form, no password
     assert again.app.scene == "lobby"
     again.pump(lambda: again.app.model.account, "the resumed account")
     assert again.app.model.name == "erin"
+
+
+def test_an_account_and_a_guest_in_one_room(client_factory: Callable[[], Client]) -> None:
+    host = client_factory()
+    host.submit("register", "fiona", "another fine passphrase")
+    host.skip_without_accounts()
+    assert host.app.model.account, host.app.auth.error
+    host.app.settings.forget(host.net.url)  # the next window is someone else, as a guest
+    host.app.do_form_opponent("human")
+    host.app.do_create(None)
+    room = host.pump(lambda: host.app.model.room, "the room")
+    guest = client_factory()
+    assert guest.app.scene == "login"
+    guest.app.do_play_guest(None)
+    guest.app.do_join(room.room)
+    guest.pump(lambda: guest.app.model.room and guest.app.model.room.status == "playing", "start")
+    for c in (host, guest):
+        seen = c.pump(lambda c=c: c.app.model.room and c.app.model.room.players[1], "both seats")
+        assert seen
+        c.app.step()
+        room = c.app.model.room
+        assert room is not None and room.accounts is not None
+        assert not room.guest(0) and room.guest(1), room.accounts  # fiona, then the guest
+        assert c.app.hotspot("profile", "fiona") is not None  # her name opens her profile
