@@ -13,6 +13,7 @@ import pytest
 from support.app import RecordingNet, app_server  # noqa: F401 - app_server is a fixture
 
 from client.app import App
+from client.room import RoomState
 from client.settings import Settings
 from client.words import ERROR_WORDS
 
@@ -132,3 +133,43 @@ def test_an_account_and_a_guest_in_one_room(client_factory: Callable[[], Client]
         assert room is not None and room.accounts is not None
         assert not room.guest(0) and room.guest(1), room.accounts  # fiona, then the guest
         assert c.app.hotspot("profile", "fiona") is not None  # her name opens her profile
+
+
+def test_a_rated_game_moves_both_ratings(client_factory: Callable[[], Client]) -> None:
+    fiona = client_factory()
+    fiona.submit("register", "fiona", "another fine passphrase")
+    fiona.skip_without_accounts()
+    fiona.app.settings.forget(fiona.net.url)  # the next window is another player
+    app = fiona.app
+    app.do_form_opponent("human")
+    app.do_form_clock(1)  # 1+0: bullet
+    app.do_form_rated(None)
+    app.do_create(None)
+    room = fiona.pump(lambda: app.model.room or app.model.toasts, "the room")
+    if not isinstance(room, RoomState) or not room.rated:
+        pytest.skip("this server does not rate games yet (branch rate not merged)")
+    assert room.pool == "gomoku-bullet"
+
+    outsider = client_factory()  # a guest may not sit in a rated room
+    outsider.app.do_play_guest(None)
+    outsider.app.do_join(room.room)
+    words = ERROR_WORDS["rated_needs_account"]
+    outsider.pump(lambda: any(t.text == words for t in outsider.app.model.toasts), "refusal")
+    outsider.close()
+
+    gina = client_factory()
+    gina.submit("register", "gina", "yet another passphrase")
+    gina.app.do_join(room.room)
+    gina.pump(lambda: gina.app.model.room and gina.app.model.room.status == "playing", "start")
+    fiona.pump(lambda: app.model.room and app.model.room.status == "playing", "start")
+    app.do_resign(None)
+    app.do_resign(None)  # confirmed
+    for c in (fiona, gina):
+        c.pump(lambda c=c: c.app.model.room and c.app.model.room.changes, "the rating changes")
+    changes = {c.seat: c for c in gina.app.model.room.changes}  # type: ignore[union-attr]
+    assert changes[0].delta < 0 < changes[1].delta  # fiona resigned, gina won
+    assert gina.app.model.ratings["gomoku-bullet"].rating == changes[1].after
+    gina.app.do_profile("fiona")
+    prof = gina.pump(lambda: gina.app.model.profile, "fiona's profile")
+    assert prof.ratings["gomoku-bullet"].rating == changes[0].after
+    assert prof.record.lost == 1 and prof.games
