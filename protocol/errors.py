@@ -188,6 +188,42 @@ class TooManyGames(ArenaError):
     code = "too_many_games"
 
 
+class RatedNeedsAccount(ArenaError):
+    """A rated room asked for, or joined, by a guest: rated games are between accounts."""
+
+    code = "rated_needs_account"
+
+
+class RatedNeedsClock(ArenaError):
+    """A rated room without a clock: untimed games are casual."""
+
+    code = "rated_needs_clock"
+
+
+class UnratedGame(ArenaError):
+    """A rated room for a game that has no rating pool (another board or rule)."""
+
+    code = "unrated_game"
+
+
+class RatedPosition(ArenaError):
+    """A rated room from a set-up position: rated games start from the empty board."""
+
+    code = "rated_position"
+
+
+class UnknownPool(ArenaError):
+    """A ``leaderboard`` for a pool the server does not have."""
+
+    code = "unknown_pool"
+
+
+class BadPage(ArenaError):
+    """A ``leaderboard`` page out of range."""
+
+    code = "bad_page"
+
+
 class NameTaken(ArenaError):
     """``register``: an account or a bot key has this name, or one that would pass for it."""
 

@@ -106,6 +106,8 @@ async def test_a_logged_in_session_resumes_after_a_restart(tmp_path: Path) -> No
         assert welcome["name"] == "carol"
         state = await d.expect("state", room=room)
         assert state["accounts"] == [True, False] and state["players"][0] == "carol"
+        line = (await d.request(type="list_rooms"))["rooms"][0]
+        assert line["players"] == ["carol", None] and line["accounts"] == [True, False]
         await d.close()
     finally:
         await srv.stop()
@@ -124,6 +126,8 @@ async def test_bad_logins_all_look_the_same(client_factory: Any, server: Any) ->
     await registered(client_factory, "dave")
     await client_factory("robot", kind="bot", games=["tictactoe"])  # a bot account now
     c = await client_factory("someone")
+    bots = (await c.request(type="list_bots"))["bots"]
+    assert [(b["name"], b["account"]) for b in bots] == [("robot", True)]
     errors = [
         await c.error("bad_login", type="login", name="dave", password="wrong password"),
         await c.error("bad_login", type="login", name="nobody-here", password=PASSWORD),

@@ -156,7 +156,8 @@ async def test_lobby_lists_and_pushes_rooms(client_factory: Any) -> None:
         pushed = await watcher.expect("rooms")
     assert pushed["rooms"] == [
         {"room": joined["room"], "game": "mnk", "status": "waiting",
-         "players": ["alice", None] if joined["seat"] == 0 else [None, "alice"], "spectators": 0}
+         "players": ["alice", None] if joined["seat"] == 0 else [None, "alice"],
+         "accounts": [False, False], "spectators": 0}
     ]  # fmt: skip
     state = await alice.expect("state")
     assert state["game"] == {"name": "mnk", "width": 7, "height": 7, "k": 4, "rule": "freestyle"}

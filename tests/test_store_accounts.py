@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from protocol.errors import LongPassword, TooManyLogins, TooManyRegistrations, WeakPassword
-from server.admin import add_key, list_keys
+from server.admin import accounts_main, add_key, list_keys
 from server.core.journal import AccountRow, PasswordRow, PlayerRow, SessionGone, SessionRow
 from server.core.logins import LOGIN_WINDOW, Floods
 from server.core.names import name_key
@@ -69,7 +69,7 @@ def test_a_version_6_sqlite_file_gets_accounts(tmp_path: Path) -> None:
     assert [k.name for k in list_keys(str(path))] == ["oldbot"]
 
 
-def test_keys_and_accounts_share_names(tmp_path: Path) -> None:
+def test_keys_and_accounts_share_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "arena.sqlite3"
     store = open_store(str(path))
     store.write([alice()])
@@ -82,6 +82,13 @@ def test_keys_and_accounts_share_names(tmp_path: Path) -> None:
     db = sqlite_store.connect(path)
     assert set_disabled(db, "alice", 9.0) and not set_disabled(db, "nobody", 9.0)
     db.close()
+    assert accounts_main(["list", "--db", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("alice\thuman\tdisabled\tcreated 1970-01-01")
+    assert accounts_main(["enable", "alice", "--db", str(path)]) == 0
+    assert accounts_main(["--db", str(path), "list"]) == 0
+    assert "\tactive\t" in capsys.readouterr().out
+    assert accounts_main(["list", "--db", str(tmp_path / "none.sqlite3")]) == 1
+    assert not (tmp_path / "none.sqlite3").exists()
 
 
 @pytest.mark.slow

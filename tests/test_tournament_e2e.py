@@ -203,6 +203,7 @@ def test_resume_after_a_kill_mid_game_is_not_held_up_by_the_killed_games(tmp_pat
         ["--bot", "y=nonsense"],
         ["--bot", "y=random", "--openings", "FILE"],  # 9,9 is off the 3x3 board
         ["--bot", "y=random", "--openings", "missing.txt"],
+        ["--bot", "y=random", "--rated", "--clock", "60+1"],  # the embedded server is casual
     ],
 )
 def test_bad_command_lines_fail_early(tmp_path: Path, bad: list[str]) -> None:

@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed for openings and pairings")
     p.add_argument("--server", default=None, help="use this server (default: start one)")
     p.add_argument(
+        "--rated",
+        action="store_true",
+        help="with --server(s) and a clock: rated games (the bots' ratings there move)",
+    )
+    p.add_argument(
         "--servers",
         default=None,
         metavar="URL,URL,…",
@@ -256,6 +261,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Start what is needed, play, stop everything; returns results.json's document."""
     config, plan, variant, clock = settings(args)
     urls = server_urls(args)
+    if args.rated and (urls is None or clock is None):
+        raise ValueError("--rated needs --server (the embedded server stays casual) and --clock")
     keys = given_keys(args, config["bots"]) if urls is not None else {}
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -287,6 +294,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         clock,
         args.max_moves,
         rate=500.0 if server is not None else 15.0,
+        rated=args.rated,
     )
     director = Director(
         plan, referee, out, variant, make_reporter(args.plain), args.concurrency, config

@@ -76,8 +76,11 @@ class ServerReferee:
         rate: float = 15.0,
         rewatch_s: float = 60.0,
         ask_s: float = 5.0,
+        rated: bool = False,
     ) -> None:
         self.url, self.game = url, game
+        #: Whether its rooms are rated (the bots' accounts' ratings move with each game).
+        self.rated = rated
         self.game_options = dict(game_options or {})
         self.clock, self.max_moves = clock, max_moves
         self.bot_wait_s, self.stall_s, self.rate = bot_wait_s, stall_s, rate
@@ -129,6 +132,8 @@ class ServerReferee:
         msg["bots"] = list(spec.players)
         if self.clock:
             msg["clock"] = dict(self.clock)
+        if self.rated:
+            msg["rated"] = True
         return msg
 
     async def play(self, spec: GameSpec) -> Played:

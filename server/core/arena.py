@@ -20,7 +20,6 @@ from protocol.errors import (
     ArenaError,
     BadFrame,
     BadMessage,
-    InternalError,
     NoBotAvailable,
     NoSuchRoom,
     NotHello,
@@ -40,10 +39,11 @@ from server.core.lobby import Lobby
 from server.core.members import Send
 from server.core.node import Elsewhere, Node, Standalone
 from server.core.options import read_create
-from server.core.outputs import Close, Out, Reply, address, get_game, list_games
+from server.core.outputs import Close, Out, Reply, address, get_game, internal_error, list_games
 from server.core.players import Conn, Player, peek_id
 from server.core.presence import Presence
 from server.core.ratelimit import TokenBucket
+from server.core.ratings import RatingDesk
 from server.core.recovery import Journal
 from server.core.registry import MemoryRegistry, RoomRegistry
 from server.core.room import Room
@@ -80,7 +80,9 @@ class Arena:
         self.admission = Admission(lim)
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
-        self.greeter = Greeter(self.roster, self.bots, self.admission, self.rooms, self.clock)
+        self.ratings = RatingDesk(self.players, self._journal, self.clock)
+        parts = (self.roster, self.bots, self.admission, self.rooms, self.clock, self.ratings)
+        self.greeter = Greeter(*parts)
         parts = (self.roster, self.rooms, self.keys, self.greeter, self.presence, self.node)
         self.accounts = Accounts(*parts, self._journal, self.clock)
         self._idle_since: dict[str, float] = {}
@@ -105,7 +107,7 @@ class Arena:
             "get_game": lambda _player, msg: [get_game(msg)],
             "list_bots": self.bots.list_bots,
             "choose": self._choose,
-        }
+        } | self.ratings.handlers()
 
     # -- connection life ---------------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class Arena:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:
             log.exception("handler failed on a %s frame", type(frame).__name__)
-            return [_internal_error(request_id)]
+            return [internal_error(request_id)]
         return address(conn.pid, out, request_id)
 
     def session_resolved(
@@ -181,7 +183,7 @@ class Arena:
             return []
         request_id = msg.get("id")
         if failed:
-            return [_internal_error(request_id)]
+            return [internal_error(request_id)]
         account = self.greeter.found(row)
         try:
             out = self.greeter.hello(conn, msg, resolved=True, account=account)
@@ -189,7 +191,7 @@ class Arena:
             return [Reply(wire.error(exc.code, exc.message, request_id))]
         except Exception:
             log.exception("handler failed on a resolved hello")
-            return [_internal_error(request_id)]
+            return [internal_error(request_id)]
         return address(conn.pid, out, request_id)
 
     def disconnect(self, conn: Conn) -> list[Out]:
@@ -243,8 +245,9 @@ class Arena:
 
         Seated players' reconnect grace starts now, and no clock is charged for the downtime.
         A cluster node adopting a lapsed node's rooms restores them the same way: players it
-        knows already are kept as they are.
+        knows already are kept as they are (ratings newer than the book's are taken).
         """
+        self.ratings.load(snapshot.ratings)
         for room in self.presence.restore(snapshot, self.clock):
             self._add_room(room)
             self._journal.adopt(room)
@@ -307,6 +310,7 @@ class Arena:
             return self.node.hold(player, msg, away.names, variant.name)
         if level is not None and bots:
             room_options["level"] = level
+        room_options |= self.ratings.check_create(player, msg, asked, bots)
         self.admission.check_created(player, self.clock())
         room = Room(self.rooms.new_id(), variant, room_options, clock, now=self.clock)
         if named is None:  # a director watches its bots' games: it plays none of them
@@ -353,6 +357,7 @@ class Arena:
 
     def _join_room(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"])
+        self.ratings.check_join(player, room, msg.get("spectate", False))
         return self._seat(player, room, spectate=msg.get("spectate", False))
 
     def _leave_room(self, player: Player, msg: Message) -> list[Out]:
@@ -412,6 +417,7 @@ class Arena:
         return room
 
     def _add_room(self, room: Room) -> None:
+        self.ratings.attach(room)
         self.rooms.add(room)
         self.lobby.opened(room)
 
@@ -442,9 +448,3 @@ class Arena:
             if player is not None:
                 player.rooms.discard(room.id)
         self.lobby.changed()
-
-
-def _internal_error(request_id: int | None) -> Reply:
-    """What a client gets when the server failed on its request (nothing internal leaks)."""
-    exc = InternalError("the server failed on this request")
-    return Reply(wire.error(exc.code, exc.message, request_id))

@@ -120,6 +120,7 @@ class BotDesk:
             "active": self.active_games(p),
             "online": p.online,
             "level": p.level,
+            "account": p.account is not None,  # a keyed bot is its bot account
         }
 
     def named(self, names: list[object], game: str, asker: Player) -> list[Player]:

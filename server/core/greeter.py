@@ -17,6 +17,7 @@ from server.core.names import clean_name
 from server.core.outputs import Out, Reply, Resolve
 from server.core.players import Conn, Player, hash_token
 from server.core.ratelimit import TokenBucket
+from server.core.ratings import RatingDesk
 from server.core.registry import RoomRegistry
 from server.core.roster import Roster, rooms_of
 
@@ -33,10 +34,13 @@ class Greeter:
         admission: Admission,
         rooms: RoomRegistry,
         clock: Callable[[], float],
+        book: RatingDesk | None = None,
     ) -> None:
         self.roster, self.bots, self.admission, self.rooms, self.clock = (
             roster, bots, admission, rooms, clock
         )  # fmt: skip
+        #: The ratings ``welcome`` and ``logged_in`` show (none without).
+        self.book = book
         #: The desk's: the bot keys, the limits, and the node (whether sessions are shared).
         self.keys, self.limits, self.node = bots.keys, bots.limits, bots.node
 
@@ -98,9 +102,8 @@ class Greeter:
         return out
 
     def ratings(self, player: Player) -> dict[str, Any]:
-        """An account's ratings by pool, as ``welcome`` and ``logged_in`` carry them (none
-        until the ratings part fills them)."""
-        return {}
+        """An account's ratings by pool, as ``welcome`` and ``logged_in`` carry them."""
+        return {} if self.book is None else self.book.of(player.account)
 
     def found(self, row: PlayerRow | AccountRow | None) -> AccountRow | None:
         """The store's answer to a parked ``hello``: the account whose session it is, or the

@@ -98,6 +98,41 @@ class KeyRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingRow:
+    """An account's rating in one pool as stored: Glicko-2's three numbers, its games and
+    results there, and when it last played (idle time grows its RD from then)."""
+
+    account: str
+    pool: str
+    rating: float
+    rd: float
+    vol: float
+    games: int
+    at: float
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """A rated game's update of one account in its pool, journaled with the game's final
+    header: saved at most once per (game, account), so a batch written again rates nobody
+    twice. ``score`` is 1, 0.5 or 0; ``before`` the rating it had; the rest the new rating."""
+
+    game_id: str
+    account: str
+    pid: str
+    name: str
+    bot: bool
+    pool: str
+    score: float
+    before: float
+    rating: float
+    rd: float
+    vol: float
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class AccountRow:
     """An account: a human with a password hash (Argon2id), or a bot (no password) by its key's
     name; ``name_key`` is the name's look-alike form, unique among accounts."""
@@ -139,7 +174,17 @@ class SessionGone:
 
 
 AccountRecord = AccountRow | PasswordRow | SessionRow | SessionGone
-Record = PlayerRow | GameRow | MoveRow | RoomRow | RoomGone | Heartbeat | PlayerGone | AccountRecord
+Record = (
+    PlayerRow
+    | GameRow
+    | MoveRow
+    | RoomRow
+    | RoomGone
+    | Heartbeat
+    | PlayerGone
+    | AccountRecord
+    | RatingChange
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +196,5 @@ class Snapshot:
     alive_at: float | None
     #: The players with a game in the history (never pruned).
     played: frozenset[str] = frozenset()
+    #: Every account's rating in every pool it played in.
+    ratings: tuple[RatingRow, ...] = ()

@@ -9,7 +9,7 @@ from protocol.variants import NAMES
 #: What a bot may list in ``games``: the variants this server knows, or ``*`` for all.
 GAME_NAMES = frozenset({*NAMES, "*"})
 #: Requests answered by the store off the event loop (bounded in flight).
-LOOKUPS = frozenset({"list_games", "get_game"})
+LOOKUPS = frozenset({"list_games", "get_game", "leaderboard", "profile"})
 #: Seconds between two log lines about the same limit (or the same connection).
 LIMIT_LOG_INTERVAL = 60.0
 #: Longest refused frame still decoded to echo its ``id`` in the ``rate_limited`` error.

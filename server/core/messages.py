@@ -13,6 +13,14 @@ from server.core.members import Member
 from server.core.opening import Opening
 
 
+class Rater(Protocol):
+    """What a rated room asks of the arena's ratings: a seat's rating for ``state`` and the
+    rating of its game when it ends (``server.core.ratings.RatingDesk``)."""
+
+    def seat(self, pid: str, pool: str) -> Message | None: ...
+    def settle(self, room: Any, over: Message) -> None: ...
+
+
 class RoomView(Protocol):
     """What the ``state`` and lobby builders read of a room."""
 
@@ -32,6 +40,8 @@ class RoomView(Protocol):
     rematch: list[bool]
     fault: str | None
     chat_log: deque[Message]
+    pool: str | None
+    rater: Rater | None
 
     def now(self) -> float: ...
     @property
@@ -91,10 +101,13 @@ def lobby_line(room: RoomView) -> Message:
         "game": room.variant.name,
         "status": room.status,
         "players": [m.name if m else None for m in room.seats],
+        "accounts": [m is not None and m.account for m in room.seats],
         "spectators": len(room.spectators),
     }
     if room.opening_rule is not None:
         line["opening_rule"] = room.opening_rule.rule
+    if room.pool is not None:
+        line["rated"] = True
     return line
 
 
@@ -102,6 +115,7 @@ def state(room: RoomView, pid: str | None) -> Message:
     """Everything a client needs to redraw the room from scratch, as seen by ``pid``."""
     game, clock, seats, rule = room.game, room.clock, room.seats, room.opening_rule
     outcome = game.outcome
+    pool, rater = room.pool, room.rater
     return {
         "type": "state",
         "room": room.id,
@@ -129,4 +143,10 @@ def state(room: RoomView, pid: str | None) -> Message:
         "game_no": room.game_no,
         "game_id": room.game_id,
         "chat": list(room.chat_log),
+        "rated": pool is not None,
+        "pool": pool,
+        "ratings": [
+            None if m is None or pool is None or rater is None else rater.seat(m.pid, pool)
+            for m in seats
+        ],
     }

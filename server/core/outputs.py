@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.errors import BadMessage
+from protocol import wire
+from protocol.errors import BadMessage, InternalError
 from protocol.wire import Message
 from server.core.journal import AccountRow
 from server.core.members import Send
@@ -95,6 +96,12 @@ def address(pid: str | None, out: list[Out], request_id: int | None) -> list[Out
             result[i] = Reply({**item.message, "id": request_id})
             break
     return result
+
+
+def internal_error(request_id: int | None) -> Reply:
+    """What a client gets when the server failed on its request (nothing internal leaks)."""
+    exc = InternalError("the server failed on this request")
+    return Reply(wire.error(exc.code, exc.message, request_id))
 
 
 def list_games(msg: Message) -> Lookup:

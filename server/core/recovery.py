@@ -9,7 +9,16 @@ from protocol.rules import Move, Outcome, Termination
 from protocol.variants import variant_from_description
 from protocol.vocab import Status
 from server.core.clock import Clock, ClockSpec
-from server.core.journal import GameRow, MoveRow, PlayerGone, PlayerRow, Record, RoomGone, RoomRow
+from server.core.journal import (
+    GameRow,
+    MoveRow,
+    PlayerGone,
+    PlayerRow,
+    RatingChange,
+    Record,
+    RoomGone,
+    RoomRow,
+)
 from server.core.members import Member
 from server.core.position import base_game
 from server.core.room import Room
@@ -114,6 +123,12 @@ class Journal:
         """A fact that needs no look at a room (an account's, a session's): saved as it is."""
         if self.enabled:
             self._records.append(record)
+
+    def rated(self, change: RatingChange) -> None:
+        """A rated game's change, journaled before the drain that writes the game's final
+        header: both go in one batch, committed in one transaction."""
+        if self.enabled:
+            self._records.append(change)
 
     def player_gone(self, pid: str) -> None:
         """A pruned identity: its row goes."""

@@ -72,6 +72,9 @@ class Room:
     position: Position | None = field(init=False, default=None)
     opening_rule: Opening | None = field(init=False, default=None)
     colours: tuple[int, int] | None = field(init=False, default=(0, 1))
+    #: A rated room's pool (None: casual) and the ratings that show its seats and rate its games.
+    pool: str | None = field(init=False, default=None)
+    rater: messages.Rater | None = field(init=False, default=None)
     _forbidden: Forbidden = field(init=False, repr=False, compare=False)
     #: :attr:`audience`, kept until someone joins, leaves, drops or comes back (every move
     #: broadcasts to it); None when it must be worked out again.
@@ -441,4 +444,6 @@ class Room:
             self.clock.stop(self.ended_at)
         clocks = self.clock.snapshot(self.ended_at) if self.clock is not None else None
         over = messages.game_over(self.id, self.game_id, outcome, self.fault, clocks)
+        if self.rater is not None:  # a rated game: rated once, as it ends, never per move
+            self.rater.settle(self, over)
         return [Send(self.audience, over, reply=reply)]

@@ -104,6 +104,18 @@ class Storage(Protocol):
         """One game with every move."""
         ...
 
+    def leaderboard(
+        self, pool: str, bots: bool = False, page: int = 0, now: float | None = None
+    ) -> dict[str, Any]:
+        """A page of a pool's leaderboard (``leaderboard`` reply)."""
+        ...
+
+    def profile(
+        self, name: str, before: float | None = None, before_id: str | None = None
+    ) -> dict[str, Any]:
+        """An account's ratings, record, history and a page of its games (``profile`` reply)."""
+        ...
+
     def checkpoint(self, truncate: bool = False) -> None:
         """Move the write-ahead log into the database where the store manages that itself."""
         ...

@@ -15,13 +15,14 @@ from protocol.records import PsqRecord, write_psq
 from protocol.rules import Move, WinRule
 from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 from server.storage.accounts import AccountReads
+from server.storage.ratings import RatingQueries, read_ratings
 
 MAX_PAGE = 100
 #: The columns a player is found by in ``list_games`` (each has its index).
 PLAYER_COLUMNS = ("seat0", "seat1", "name0", "name1")
 
 
-class History(AccountReads, ABC):
+class History(AccountReads, RatingQueries, ABC):
     """Reading back: the start-up snapshot (from ``self.db``) and history queries (off the loop).
 
     Works over any connection whose ``execute`` takes ``?`` placeholders and yields rows
@@ -58,7 +59,7 @@ class History(AccountReads, ABC):
                 "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
             )
         )
-        return Snapshot(players, rooms, alive_at, played)
+        return Snapshot(players, rooms, alive_at, played, read_ratings(db))
 
     def player_by_token(self, token_hash: str) -> PlayerRow | None:
         """The player a session token's hash resumes, saved by whichever node: a session resumes

@@ -78,6 +78,18 @@ class MemoryStore:
         """Refused with ``no_history``: finished games are not kept."""
         raise NoHistory("this server keeps no game history")
 
+    def leaderboard(
+        self, pool: str, bots: bool = False, page: int = 0, now: float | None = None
+    ) -> dict[str, Any]:
+        """Refused with ``no_history``: no ratings are kept."""
+        raise NoHistory("this server keeps no ratings")
+
+    def profile(
+        self, name: str, before: float | None = None, before_id: str | None = None
+    ) -> dict[str, Any]:
+        """Refused with ``no_history``: no ratings are kept."""
+        raise NoHistory("this server keeps no ratings")
+
     def checkpoint(self, truncate: bool = False) -> None:
         """Nothing to do: there is no write-ahead log."""
 

@@ -17,12 +17,14 @@ from server.core.journal import (
     MoveRow,
     PlayerGone,
     PlayerRow,
+    RatingChange,
     Record,
     RoomGone,
     RoomRow,
 )
 from server.storage.accounts import ACCOUNT_RECORDS, account_statement
 from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
+from server.storage.ratings import PG_MIGRATION, pg_change
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -85,6 +87,9 @@ MIGRATIONS: tuple[str, ...] = (
     GAMES_INDEXES,
     # 5 (SQLite's 7): accounts (humans with a password, bots by their key's name), sessions
     ACCOUNTS_MIGRATION.format(real="DOUBLE PRECISION"),
+    # 6 (SQLite's 8): ratings per (account, pool) and each rated game's changes, once per (game,
+    # account)
+    PG_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -194,6 +199,7 @@ _ROW_SQL: dict[type, Any] = {
     RoomGone: _room_gone,
     Heartbeat: _heartbeat,
     PlayerGone: _player_gone,
+    RatingChange: pg_change,
     **dict.fromkeys(ACCOUNT_RECORDS, _account),
 }
 

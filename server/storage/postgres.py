@@ -289,7 +289,7 @@ class PgStore(History):
             return full
         seated = {pid for _, game, _ in full.rooms for pid in game.seats if pid is not None}
         players = [p for p in full.players if p.pid in seated or p.pid in full.played]
-        return Snapshot(players, full.rooms, alive_at, full.played)
+        return Snapshot(players, full.rooms, alive_at, full.played, full.ratings)
 
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
         """Take the rooms of every node whose lease lapsed; each adopted node with its rooms.

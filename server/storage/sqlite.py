@@ -17,6 +17,7 @@ from server.core.journal import (
     MoveRow,
     PlayerGone,
     PlayerRow,
+    RatingChange,
     Record,
     RoomGone,
     RoomRow,
@@ -32,6 +33,7 @@ from server.storage.columns import (
 from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
+from server.storage.ratings import SQLITE_MIGRATION, write_change
 
 log = logging.getLogger("mnk.store")
 
@@ -79,6 +81,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     GAMES_INDEXES,
     # 7: accounts (humans with a password, bots by their key's name) and their sessions
     ACCOUNTS_MIGRATION.format(real="REAL"),
+    # 8: ratings per (account, pool) and each rated game's changes, saved once per (game, account)
+    SQLITE_MIGRATION,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
@@ -426,5 +430,6 @@ _WRITERS: dict[type, Any] = {
     RoomGone: _write_room_gone,
     Heartbeat: _write_heartbeat,
     PlayerGone: _write_player_gone,
+    RatingChange: write_change,
     **dict.fromkeys(ACCOUNT_RECORDS, write_account),
 }

@@ -145,6 +145,7 @@ async def test_every_node_lists_every_node_s_bots_and_rebuilds_them_after_redis_
         "active": 0,
         "online": True,
         "level": None,
+        "account": True,
     }
     assert (listed["quick"]["player"], listed["quick"]["level"]) == (quick.player, 4)
     redis_server.kill()
