@@ -11,6 +11,7 @@ from typing import Any
 import pygame
 import pytest
 from support.app import RecordingNet, app_server  # noqa: F401 - app_server is a fixture
+from support.client_shots import shoot
 
 from client.app import App
 from client.room import RoomState
@@ -135,7 +136,9 @@ def test_an_account_and_a_guest_in_one_room(client_factory: Callable[[], Client]
         assert c.app.hotspot("profile", "fiona") is not None  # her name opens her profile
 
 
-def test_a_rated_game_moves_both_ratings(client_factory: Callable[[], Client]) -> None:
+def test_a_rated_game_moves_both_ratings(
+    client_factory: Callable[[], Client], tmp_path: Path
+) -> None:
     fiona = client_factory()
     fiona.submit("register", "fiona", "another fine passphrase")
     fiona.skip_without_accounts()
@@ -170,7 +173,11 @@ def test_a_rated_game_moves_both_ratings(client_factory: Callable[[], Client]) -
     changes = {c.seat: c for c in gina.app.model.room.changes}  # type: ignore[union-attr]
     assert changes[0].delta < 0 < changes[1].delta  # fiona resigned, gina won
     assert gina.app.model.ratings["gomoku-bullet"].rating == changes[1].after
+    shot = shoot(gina.app, tmp_path / "rated-real.png", now=time.monotonic())
+    assert shot.shows(f"+{changes[1].delta}") and shot.shows("fiona resigned, gina wins")
     gina.app.do_profile("fiona")
     prof = gina.pump(lambda: gina.app.model.profile, "fiona's profile")
     assert prof.ratings["gomoku-bullet"].rating == changes[0].after
     assert prof.record.lost == 1 and prof.games
+    shot = shoot(gina.app, tmp_path / "profile-real.png", now=time.monotonic())
+    assert shot.shows("Gomoku bullet") and not shot.clipped, shot.clipped

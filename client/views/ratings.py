@@ -218,7 +218,8 @@ def draw_profile(
         theme.text(surf, "No rated games and no games on record.", (x, y + 6), 15, theme.MUTED)
         return
     dot = " \u00b7 "
-    line = f"{rec.played} games{dot}{rec.won} won{dot}{rec.drawn} drawn{dot}{rec.lost} lost"
+    games = "1 game" if rec.played == 1 else f"{rec.played} games"
+    line = f"{games}{dot}{rec.won} won{dot}{rec.drawn} drawn{dot}{rec.lost} lost"
     theme.text(surf, line, (x, y), 15)
     y += 34
     left_w = min(360, w // 2 - 10)
