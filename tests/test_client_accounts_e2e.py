@@ -181,3 +181,11 @@ def test_a_rated_game_moves_both_ratings(
     assert prof.record.lost == 1 and prof.games
     shot = shoot(gina.app, tmp_path / "profile-real.png", now=time.monotonic())
     assert shot.shows("Gomoku bullet") and not shot.clipped, shot.clipped
+    gina.app.do_leaderboard()
+    gina.app.do_board_speed("bullet")
+    board = gina.pump(
+        lambda: (b := gina.app.model.leaderboard) is not None and b.pool == "gomoku-bullet" and b,
+        "the leaderboard",
+    )
+    assert board.players == ()  # one game leaves RD far above the board's 75
+    assert shoot(gina.app, tmp_path / "board-real.png").shows("No ranked players in Gomoku bullet")
