@@ -11,9 +11,10 @@ from typing import Any, Protocol
 import pygame
 
 from client.address import server_url
-from client.forms import LobbyForm, create_request
+from client.forms import CLOCKS, RATED_CLOCK, LobbyForm, create_request
 from client.model import ClientModel
 from client.records import Cell, FinishedGame, Message
+from client.settings import Settings
 from client.views.lobby import finished_rows
 from client.widgets import TextInput
 from client.words import ERROR_WORDS
@@ -59,6 +60,8 @@ class Actions:
     running: bool
     history_scroll: int
     history_page_asked: bool
+    settings: Settings
+    resuming: bool
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -181,11 +184,17 @@ class Actions:
         if url is None or switch is None:
             self.model.toast("Type a server address such as 192.168.1.20 or ws://host:8765.")
             return
-        switch(url)
+        remembered = self.settings.load(url)  # how we signed in there last time, if we did
+        session = remembered.session if remembered is not None else None
+        if session is not None:
+            switch(url, session)
+        else:
+            switch(url)
+        self.resuming = session is not None
         self.server_field.text = ""
         self.focus = None
         self.model = ClientModel(name=self.model.name, connection_detail=url)
-        self.scene = "lobby"
+        self.scene = "lobby" if remembered is not None or not self.settings.path else "login"
         self.model.toast(f"Connecting to {url}…")
 
     def do_focus_name(self, arg: Any, pos: Any = None) -> None:
@@ -214,7 +223,7 @@ class Actions:
         """Create a room from the "new game" form (it is sent once the server is reached)."""
         if self.model.connection != "online":
             self.model.toast("Not connected yet: the game starts once the server answers.")
-        self.send(create_request(self.form))
+        self.send(create_request(self.form, self.model.account))
 
     def do_form_game(self, game: str, pos: Any = None) -> None:
         """Pick the game in the form."""
@@ -244,8 +253,16 @@ class Actions:
         self.form.seat = seat
 
     def do_form_clock(self, index: int, pos: Any = None) -> None:
-        """Pick a clock preset."""
+        """Pick a clock preset ("No clock" makes the game casual: rated games need a clock)."""
         self.form.clock = index
+        if CLOCKS[index][0] is None:
+            self.form.rated = False
+
+    def do_form_rated(self, arg: Any, pos: Any = None) -> None:
+        """Toggle a rated game (picking a clock when there is none: rated games need one)."""
+        self.form.rated = not self.form.rated
+        if self.form.rated and CLOCKS[self.form.clock][0] is None:
+            self.form.clock = RATED_CLOCK
 
     def do_form_opening(self, rule: str | None, pos: Any = None) -> None:
         """Pick the opening rule (swap1, swap2 or none) for 15x15 games."""
@@ -355,7 +372,9 @@ class Actions:
         """
         game = self.model.finished.get(game_id)
         if game is None:
-            listed = any(h.game_id == game_id for h in self.model.history)
+            profile = self.model.profile
+            rows = [*self.model.history, *(profile.games if profile is not None else ())]
+            listed = any(h.game_id == game_id for h in rows)
             if listed and self.replay_wanted != game_id:
                 self.replay_wanted = game_id
                 self.replay_request = self.send({"type": "get_game", "game_id": game_id})
@@ -393,7 +412,10 @@ class Actions:
 
     def do_replay_back(self, arg: Any, pos: Any = None) -> None:
         """Leave the replay for where it was opened from."""
-        self.scene = "room" if self.replay_from == "room" and self.model.room else "lobby"
+        back = self.replay_from
+        if (back == "room" and self.model.room is None) or back not in ("room", "profile"):
+            back = "lobby"
+        self.scene = back
 
     @property
     def replay_game(self) -> FinishedGame | None:

@@ -16,6 +16,7 @@ from typing import Any
 import pygame
 
 from client import theme
+from client.account_actions import AccountActions, AuthForm, BoardChoice
 from client.actions import Transport
 from client.controls import Controls
 from client.forms import LobbyForm
@@ -23,10 +24,13 @@ from client.geometry import BoardGeometry
 from client.model import ClientModel
 from client.records import Cell, Message
 from client.room import RoomState
+from client.settings import Settings
+from client.views.account import draw_auth
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import draw_confirm, draw_header, draw_offline_banner, draw_toasts
 from client.views.lobby import draw_lobby
 from client.views.panel import draw_room_panel
+from client.views.ratings import draw_leaderboard, draw_profile
 from client.views.replay import draw_replay, room_layout
 from client.widgets import Frame, Hotspot, TextInput
 
@@ -42,8 +46,9 @@ DEFAULT_SIZE = (1200, 680)
 log = logging.getLogger("mnk.client")
 
 
-class App(Controls):
-    """The client application: scenes lobby / room / replay over one model and one link."""
+class App(Controls, AccountActions):
+    """The client application: scenes login / lobby / room / replay / leaderboard / profile
+    over one model and one link."""
 
     def __init__(
         self,
@@ -52,14 +57,31 @@ class App(Controls):
         name: str = "",
         surface: pygame.Surface | None = None,
         size: tuple[int, int] = DEFAULT_SIZE,
+        scene: str = "lobby",
+        settings: Settings | None = None,
+        resuming: bool = False,
     ) -> None:
+        """``scene`` "login" opens on the start screen (no choice remembered yet); ``resuming``
+        says the net resumes a remembered account session (if the server no longer takes it,
+        the start screen comes back); ``settings`` is where choices are remembered."""
         if not pygame.font.get_init():
             pygame.font.init()
         self.net = net
         self.model = ClientModel(name=name)
         self.surface = surface if surface is not None else pygame.Surface(size)
         self.frame = Frame(self.surface)
-        self.scene = "lobby"
+        self.scene = scene
+        self.settings = settings if settings is not None else Settings(None)
+        self.resuming = resuming
+        self.auth = AuthForm()
+        self.auth.name.text = name if scene == "login" else ""
+        self.board = BoardChoice()
+        self.board_scroll = 0
+        self.back_to = "lobby"
+        self.profile_pool: str | None = None
+        #: The name whose profile was asked for last (shown while it loads).
+        self.profile_name = ""
+        self.profile_pages: list[tuple[float, str]] = []
         self.form = LobbyForm()
         self.code = TextInput(max_len=64)
         self.chat = TextInput(max_len=500)
@@ -176,7 +198,8 @@ class App(Controls):
         if self.scene == "room" and room is not None:
             what = f"{room.game.title}: {room.name(0)} vs {room.name(1)}"
         else:
-            what = "replay" if self.scene == "replay" else "lobby"
+            words = {"login": "sign in", "profile": f"{self.profile_name}'s profile"}
+            what = words.get(self.scene, self.scene if self.scene != "room" else "lobby")
         server = str(getattr(self.net, "url", "")).removeprefix("ws://").removeprefix("wss://")
         who = f"{self.model.name} @ {server}" if server else self.model.name
         return f"{what} — {who} — mnk-arena"
@@ -198,11 +221,27 @@ class App(Controls):
         """Feed one server message to the model and follow up (subscriptions, scene changes)."""
         model = self.model
         had_room = model.current
+        was_account = model.account or self.resuming
         model.apply(msg, now)
         kind = msg.get("type")
+        if kind in ("logged_in", "logged_out", "error"):
+            self.on_auth_reply(msg)
+        if kind == "_net" and msg.get("status") != "online" and self.auth.pending is not None:
+            self.auth.pending = None  # its answer may never come: let the user try again
+            self.auth.error = "The connection dropped before the server answered: try again."
+        if kind == "welcome":
+            self.resuming = False
+            if was_account and not model.account:
+                self.on_session_lost()
+            elif model.account:
+                self.remember_session(msg.get("session"))
         if kind == "_net" and model.refused:  # e.g. a bot's name: let the player type another
             self.focus = "name"
             self.name_field.text = ""
+        if kind in ("logged_in", "logged_out"):  # another player now: the lobby anew
+            self.send({"type": "list_rooms", "subscribe": True})
+            self.ask_bots()
+            self.refresh_history()
         if kind == "welcome":
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.pending_ply = self.move_request = None  # so was a move without its answer
@@ -221,7 +260,7 @@ class App(Controls):
             self.pending_ply = self.move_request = None
             self.cursor = None
             self.confirm = None
-            if model.current is not None and self.scene == "lobby":
+            if model.current is not None and self.scene in ("lobby", "leaderboard", "profile"):
                 self.scene = "room"
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
@@ -273,7 +312,7 @@ class App(Controls):
         if game_id is None or game_id != self.replay_wanted:
             return
         self.replay_wanted = self.replay_request = None
-        if self.scene == "lobby" and game_id in self.model.finished:
+        if self.scene in ("lobby", "profile") and game_id in self.model.finished:
             self.do_replay(game_id)
 
     # -- drawing ----------------------------------------------------------------------------------
@@ -295,6 +334,23 @@ class App(Controls):
         elif self.scene == "room":
             draw_header(self.frame, self.model, "", self.typing_name)
             theme.text(surf, "Joining…", surf.get_rect().center, 20, theme.MUTED, anchor="center")
+        elif self.scene == "login":
+            draw_header(self.frame, self.model, "sign in", menus=False)
+            online = self.model.connection == "online"
+            draw_auth(self.frame, self.auth, self.focus, self.model.name, online)
+        elif self.scene == "leaderboard":
+            draw_header(self.frame, self.model, "leaderboard", self.typing_name)
+            draw_leaderboard(self.frame, self.board, self.model.leaderboard, self.board_scroll)
+        elif self.scene == "profile":
+            draw_header(self.frame, self.model, "profile", self.typing_name)
+            draw_profile(
+                self.frame,
+                self.model.profile,
+                self.profile_name,
+                self.profile_pool,
+                self.replay_wanted,
+                bool(self.profile_pages),
+            )
         else:
             self.scene = "lobby"
             draw_header(self.frame, self.model, "lobby", self.typing_name)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from client.address import server_url
+from client.settings import Settings
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
@@ -104,15 +105,33 @@ def local_server() -> Iterator[str]:
                 proc.wait()
 
 
-def run_client(url: str, name: str) -> None:
-    """Open the window and play until it is closed."""
+def start_choice(
+    settings: Settings, url: str, name: str, ask: bool = True
+) -> tuple[str, str | None, str]:
+    """The name, the session to resume (None: a fresh guest) and the first scene for ``url``."""
+    remembered = settings.load(url)
+    if remembered is None:
+        return name, None, "login" if ask else "lobby"
+    return remembered.name or name, remembered.session, "lobby"
+
+
+def run_client(url: str, name: str, *, ask: bool = True) -> None:
+    """Open the window and play until it is closed.
+
+    The start screen (log in / register / guest) shows unless a choice is remembered for this
+    server (client/settings.py): an account's session then resumes it, a guest goes straight
+    to the lobby. ``ask`` False (``--local``: a throwaway server) starts as a guest.
+    """
     from client.app import App
     from client.net import NetClient
+    from client.settings import default_path
 
-    net = NetClient(url, name)
+    settings = Settings(default_path()) if ask else Settings(None)
+    name, session, scene = start_choice(settings, url, name, ask)
+    net = NetClient(url, name, session=session)
     net.start()
     try:
-        App(net, name=name).run()
+        App(net, name=name, scene=scene, settings=settings, resuming=session is not None).run()
     finally:
         net.close()
         import pygame
@@ -127,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.local:
             with local_server() as url:
-                run_client(url, name)
+                run_client(url, name, ask=False)
         else:
             run_client(args.server, name)
     except RuntimeError as exc:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pygame
 
+from client.account_actions import AuthForm
 from client.actions import Actions
 from client.geometry import BoardGeometry
 from client.records import Cell
 from client.views.lobby import lobby_layout
+from client.views.ratings import leaderboard_rows
 from client.widgets import Frame
 
 ARROWS = {
@@ -29,6 +31,8 @@ class Controls(Actions):
     numbers: bool
     running: bool
     display: bool
+    auth: AuthForm
+    board_scroll: int
 
     def handle_event(self, event: pygame.event.Event) -> None:
         """Handle one pygame event (keyboard, mouse, text input, resize, quit)."""
@@ -47,6 +51,8 @@ class Controls(Actions):
             self.click(event.pos)
         elif event.type == pygame.MOUSEWHEEL and self.scene == "replay":
             self.replay_step(-event.y)
+        elif event.type == pygame.MOUSEWHEEL and self.scene == "leaderboard":
+            self.scroll_board(-event.y)
         elif event.type == pygame.MOUSEWHEEL and self.scene == "lobby":
             if lobby_layout(self.surface.get_size())["finished"].collidepoint(self.frame.mouse):
                 self.scroll_history(-event.y)
@@ -57,7 +63,7 @@ class Controls(Actions):
         """A left click: a button or input under the pointer, else a board cell."""
         spot = self.frame.hit(pos)
         if spot is not None:
-            if spot.action not in ("focus_chat", "focus_code", "focus_server", "focus_name"):
+            if not spot.action.startswith("focus_"):
                 self.focus = None
             self.act(spot.action, spot.arg, pos)
             return
@@ -82,28 +88,68 @@ class Controls(Actions):
             "code": self.code,
             "server": self.server_field,
             "name": self.name_field,
+            "auth_name": self.auth.name,
+            "auth_password": self.auth.password,
         }
         field = fields.get(self.focus or "")
         if field is not None:
-            if down and event.key == pygame.K_TAB:
-                self.focus = None
+            if down and event.key == pygame.K_TAB:  # the start screen: name <-> password
+                pair = {"auth_name": "auth_password", "auth_password": "auth_name"}
+                self.focus = pair.get(self.focus or "")
                 return
             result = field.feed(event)
             if result == "cancel":
                 self.focus = None
+                if self.scene == "login":  # the form is all the screen has: Esc leaves it
+                    self.login_key(pygame.K_ESCAPE)
             elif result == "submit":
                 submit = {
                     "chat": "send_chat",
                     "code": "join_code",
                     "server": "connect",
                     "name": "rename",
+                    "auth_name": "auth_submit",
+                    "auth_password": "auth_submit",
                 }
                 self.act(submit[self.focus or "code"], None)
             return
         if not down:
             return
-        handler = {"lobby": self.lobby_key, "room": self.room_key, "replay": self.replay_key_press}
-        handler[self.scene](event.key)
+        handler = {
+            "lobby": self.lobby_key,
+            "room": self.room_key,
+            "replay": self.replay_key_press,
+            "login": self.login_key,
+            "leaderboard": self.board_key,
+            "profile": self.board_key,
+        }
+        handler.get(self.scene, self.lobby_key)(event.key)
+
+    def login_key(self, key: int) -> None:
+        """Start screen keys: Enter submits, Tab types the name, Esc goes back to the lobby
+        (when opened from there) or asks to quit."""
+        if key in ENTER:
+            self.act("auth_submit", None)
+        elif key == pygame.K_TAB:
+            self.focus = "auth_name"
+        elif key == pygame.K_ESCAPE and self.auth.from_lobby:
+            self.scene = "lobby"
+        elif key == pygame.K_ESCAPE:
+            self.act("quit", None)
+
+    def board_key(self, key: int) -> None:
+        """Leaderboard and profile keys: Esc goes back, ↑↓ scroll the board."""
+        if key in (pygame.K_ESCAPE, pygame.K_BACKSPACE):
+            self.act("back", None)
+        elif key in (pygame.K_UP, pygame.K_DOWN) and self.scene == "leaderboard":
+            self.scroll_board(1 if key == pygame.K_DOWN else -1)
+
+    def scroll_board(self, delta: int) -> None:
+        """Scroll the leaderboard's rows by ``delta``."""
+        page = self.model.leaderboard
+        rows = leaderboard_rows(self.surface.get_size())
+        last = max(0, len(page.players) - rows) if page is not None else 0
+        self.board_scroll = max(0, min(last, self.board_scroll + delta))
 
     def lobby_key(self, key: int) -> None:
         """Lobby keys: ↑↓ pick a room, J join, W watch, Enter create, Tab type a code, Esc quit."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from client.ratings import FORM_POOL_GAME
+
 #: (wire name, button label) of every game the form offers.
 GAMES: tuple[tuple[str, str], ...] = (
     ("tictactoe", "Tic-tac-toe"),
@@ -49,6 +51,8 @@ class LobbyForm:
     bot: str | None = None
     #: Which page of the bots online the form shows (:data:`BOTS_PER_PAGE` a page).
     bot_page: int = 0
+    #: A rated game (needs an account, a clock and a rated game type: see :func:`rated_block`).
+    rated: bool = False
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""
@@ -66,8 +70,27 @@ class LobbyForm:
         self.k = max(3, min(max(self.width, self.height), self.k))
 
 
-def create_request(form: LobbyForm) -> dict[str, Any]:
-    """The ``create_room`` message for the form as it stands."""
+#: The clock a rated game gets when "Rated" is picked with no clock (a blitz game).
+RATED_CLOCK = 2
+
+
+def rated_block(form: LobbyForm, account: bool) -> str | None:
+    """Why this form cannot make a rated game (None: it can). The clock is not one of the
+    reasons: picking "Rated" picks a clock too, and "No clock" makes the game casual."""
+    if not account:
+        return "Rated games need an account: log in."
+    if form.game not in FORM_POOL_GAME:
+        return "Custom boards are casual only."
+    return None
+
+
+def rated(form: LobbyForm, account: bool) -> bool:
+    """Whether the game the form makes now is rated."""
+    return form.rated and CLOCKS[form.clock][0] is not None and rated_block(form, account) is None
+
+
+def create_request(form: LobbyForm, account: bool = False) -> dict[str, Any]:
+    """The ``create_room`` message for the form as it stands (rated when it may be)."""
     msg: dict[str, Any] = {
         "type": "create_room",
         "game": form.game,
@@ -90,4 +113,6 @@ def create_request(form: LobbyForm) -> dict[str, Any]:
     preset = CLOCKS[form.clock][0]
     if preset is not None:
         msg["clock"] = {"initial_s": preset[0], "increment_s": preset[1]}
+    if rated(form, account):
+        msg["rated"] = True
     return msg

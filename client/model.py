@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
 from client.offers import KIND_WORDS
+from client.ratings import Leaderboard, Profile, Rating, ratings_by_pool
 from client.records import (
     BotSummary,
     ChatLine,
@@ -76,6 +77,14 @@ class ClientModel:
     #: for one means the room did not survive a server restart).
     probes: dict[int, str] = field(default_factory=dict)
 
+    #: Whether we are logged in to an account (``welcome.account``, ``logged_in``), and its
+    #: ratings by pool; a guest plays unrated.
+    account: bool = False
+    ratings: dict[str, Rating] = field(default_factory=dict)
+    #: The last ``leaderboard`` page and ``profile`` answered (their scenes show them).
+    leaderboard: Leaderboard | None = None
+    profile: Profile | None = None
+
     @property
     def room(self) -> RoomState | None:
         """The room on screen, if any."""
@@ -129,7 +138,33 @@ class ClientModel:
         self.player = msg.get("player")
         self.session = msg.get("session")
         self.name = str(msg.get("name", self.name))
+        self.account = msg.get("account") is True
+        self.ratings = ratings_by_pool(msg.get("ratings")) if self.account else {}
         self.connection, self.ever_online = "online", True
+
+    def _on_logged_in(self, msg: Message, now: float) -> None:
+        self._new_identity(msg)
+        self.account = True
+        self.ratings = ratings_by_pool(msg.get("ratings"))
+
+    def _on_logged_out(self, msg: Message, now: float) -> None:
+        self._new_identity(msg)
+        self.account, self.ratings = False, {}
+
+    def _new_identity(self, msg: Message) -> None:
+        """Another player now (logged in or out): rooms seen as the old one are not ours."""
+        if msg.get("player") != self.player:
+            self.rooms.clear()
+            self.current = None
+        self.player = msg.get("player") or self.player
+        self.session = msg.get("session") or self.session
+        self.name = str(msg.get("name") or self.name)[:32]
+
+    def _on_leaderboard(self, msg: Message, now: float) -> None:
+        self.leaderboard = Leaderboard.from_wire(msg)
+
+    def _on_profile(self, msg: Message, now: float) -> None:
+        self.profile = Profile.from_wire(msg)
 
     # -- lobby ------------------------------------------------------------------------------
 
@@ -175,6 +210,8 @@ class ClientModel:
         old = self.rooms.get(fresh.room)
         if old is not None and (old.chat or not fresh.chat):
             fresh.chat = old.chat  # ours has the notices too; a late joiner takes the server's
+            if old.game_id == fresh.game_id:
+                fresh.changes = old.changes  # a rated game's result: state does not repeat it
             if old.game_no != fresh.game_no and fresh.status == "playing":
                 fresh.chat.append(ChatLine("", None, f"Game {fresh.game_no} starts.", True))
         self.rooms[fresh.room] = fresh
@@ -195,6 +232,14 @@ class ClientModel:
             return
         apply_game_over(room, msg, now)
         self._archive(room.finished())
+        if room.changes:
+            moves = ", ".join(f"{room.name(c.seat)} {c.label}" for c in room.changes)
+            room.chat.append(ChatLine("", None, f"Rated game: {moves}.", True))
+        mine = room.change(room.seat) if room.seat is not None else None
+        if mine is not None and self.account:  # our own rating moved: the form shows it
+            old = self.ratings.get(mine.pool)
+            games = old.games + 1 if old is not None else 1
+            self.ratings[mine.pool] = Rating(mine.after, 0, mine.provisional, games)
 
     def _on_rematch_offered(self, msg: Message, now: float) -> None:
         room = self.rooms.get(str(msg.get("room")))

@@ -36,10 +36,17 @@ class NetClient:
     """A reconnecting protocol client running on its own thread; thread-safe send and poll."""
 
     def __init__(
-        self, url: str, name: str, *, kind: str = "human", retry_max_s: float = 5.0
+        self,
+        url: str,
+        name: str,
+        *,
+        kind: str = "human",
+        retry_max_s: float = 5.0,
+        session: str | None = None,
     ) -> None:
         self.url = url
-        self.state = Session(name, kind)
+        #: ``session``: a remembered account session, resumed by the first ``hello``.
+        self.state = Session(name, kind, session=session)
         self.retry_max_s = retry_max_s
         self._inbox: queue.Queue[Message] = queue.Queue()
         self._outbox: deque[Message] = deque()
@@ -130,7 +137,7 @@ class NetClient:
                     open_timeout=5,
                 )
                 try:
-                    await conn.run(self._inbox.put)
+                    await conn.run(self._deliver)
                 except HelloRefused as exc:  # the server will not have us (say why)
                     why = str(exc).removeprefix(f"{exc.code}: ")
                     self._inbox.put(net_note("offline", why, exc.code))
@@ -143,6 +150,18 @@ class NetClient:
                     self._switched.clear()
         finally:
             writer.cancel()
+
+    def _deliver(self, msg: Message) -> None:
+        """Pass a server message on; a login or logout changes whom the next ``hello`` resumes.
+
+        ``logged_in`` and ``logged_out`` each carry the connection's new session: a dropped
+        socket then comes back as the account (or the fresh guest), not as who we were before.
+        """
+        if msg.get("type") in ("logged_in", "logged_out") and isinstance(msg.get("session"), str):
+            with self._lock:
+                self.state.session = msg["session"]
+                self.state.name = str(msg.get("name") or self.state.name)
+        self._inbox.put(msg)
 
     def rename(self, name: str) -> None:
         """Try this server again as ``name`` (after it refused the name we had)."""
@@ -163,11 +182,12 @@ class NetClient:
                 self._outbox.extend(kept)
         self._inbox.put(net_note(status, detail))
 
-    def switch(self, url: str) -> None:
-        """Leave this server for the one at ``url`` (a new player there; the outbox is dropped)."""
+    def switch(self, url: str, session: str | None = None) -> None:
+        """Leave this server for the one at ``url`` (a new player there, or the account whose
+        remembered ``session`` is given; the outbox is dropped)."""
         with self._lock:
             self.url = url
-            self.state = Session(self.state.name, self.state.kind)
+            self.state = Session(self.state.name, self.state.kind, session=session)
             self._outbox.clear()
         loop, conn, switched = self._loop, self._conn, self._switched
         if loop is None or conn is None or switched is None:

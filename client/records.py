@@ -130,11 +130,15 @@ class RoomSummary:
     spectators: int
     #: ``swap1`` / ``swap2`` when the room opens with that rule.
     opening_rule: str | None = None
+    #: Which seats are accounts (None: the server does not say) and whether the room is rated.
+    accounts: tuple[bool, bool] | None = None
+    rated: bool = False
 
     @classmethod
     def from_wire(cls, row: Message) -> RoomSummary:
         """Build from a row of ``rooms``."""
         rule = row.get("opening_rule")
+        accounts = row.get("accounts")
         return cls(
             room=str(row.get("room", "?")),
             game=str(row.get("game", "?")),
@@ -142,7 +146,19 @@ class RoomSummary:
             players=players_of(row.get("players")),
             spectators=count_of(row.get("spectators")),
             opening_rule=rule if isinstance(rule, str) else None,
+            accounts=(bool(accounts[0]), bool(accounts[1]))
+            if isinstance(accounts, list) and len(accounts) == 2
+            else None,
+            rated=row.get("rated") is True,
         )
+
+    def shown_name(self, seat: int) -> str:
+        """A seat's name as the lobby shows it: a dash when empty, guests marked."""
+        name = self.players[seat]
+        if not name:
+            return "\u2014"
+        guest = self.accounts is not None and not self.accounts[seat]
+        return f"{name} (guest)" if guest else name
 
 
 @dataclass(frozen=True, slots=True)

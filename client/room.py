@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from client.offers import RoomActions, actions_from_state
+from client.ratings import Rating, RatingChange, rating_changes, seat_flags, seat_ratings
 from client.records import (
     Cell,
     ChatLine,
@@ -108,8 +109,21 @@ class RoomState:
     gone: bool = False
     #: Offers standing, the first-move countdown, claims (client/offers.py).
     acts: RoomActions = field(default_factory=RoomActions)
-    #: Whether the room's games are rated (no takebacks there).
+    #: Which seats are accounts (None: an older server that does not say), whether the game is
+    #: rated and in which pool, each seat's rating, and a rated game's changes once it is over.
+    accounts: list[bool] | None = None
     rated: bool = False
+    pool: str | None = None
+    ratings: list[Rating | None] = field(default_factory=lambda: [None, None])
+    changes: list[RatingChange] = field(default_factory=list)
+
+    def guest(self, seat: int) -> bool:
+        """Whether a seated player is a guest (unknown on an older server: no)."""
+        return self.accounts is not None and bool(self.players[seat]) and not self.accounts[seat]
+
+    def change(self, seat: int) -> RatingChange | None:
+        """The rating change of ``seat`` in the finished rated game, if any."""
+        return next((c for c in self.changes if c.seat == seat), None)
 
     @property
     def ply(self) -> int:
@@ -206,7 +220,10 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         turn_since=now,
         chat=chat_of(msg.get("chat")),
         acts=actions_from_state(msg.get("actions"), online + [True] * (2 - len(online)), now),
-        rated=bool((msg.get("options") or {}).get("rated")),
+        accounts=seat_flags(msg.get("accounts")),
+        rated=msg.get("rated") is True,
+        pool=msg.get("pool") if isinstance(msg.get("pool"), str) else None,
+        ratings=seat_ratings(msg.get("ratings")),
         **_position(msg.get("options")),
     )
 
@@ -294,3 +311,4 @@ def apply_game_over(room: RoomState, msg: Message, now: float) -> None:
     game_id = msg.get("game_id")
     if isinstance(game_id, str) and game_id:
         room.game_id = game_id
+    room.changes = rating_changes(msg.get("ratings"))

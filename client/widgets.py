@@ -109,8 +109,10 @@ def draw_input(
     placeholder: str,
     action: str,
     size: int = 15,
+    secret: bool = False,
 ) -> None:
-    """Draw a text box; clicking it triggers ``action`` (usually: focus it)."""
+    """Draw a text box; clicking it triggers ``action`` (usually: focus it); a ``secret`` one
+    (a password) shows a dot per character."""
     rect = pygame.Rect(rect)
     pygame.draw.rect(frame.surface, (26, 31, 40), rect, border_radius=6)
     pygame.draw.rect(
@@ -119,7 +121,7 @@ def draw_input(
     inner = rect.inflate(-16, 0)
     if field_.text:
         f = theme.font(size)
-        shown = field_.text
+        shown = "\u2022" * len(field_.text) if secret else field_.text
         while shown and f.size(shown)[0] > inner.w - 8:
             shown = shown[1:]
         r = theme.text(frame.surface, shown, (inner.x, rect.centery), size, anchor="midleft")

@@ -14,10 +14,15 @@ HEADER_H = 52
 
 
 def draw_header(
-    frame: Frame, model: ClientModel, subtitle: str = "", name_field: TextInput | None = None
+    frame: Frame,
+    model: ClientModel,
+    subtitle: str = "",
+    name_field: TextInput | None = None,
+    menus: bool = True,
 ) -> None:
-    """The top bar: the name of the app, where we are, and who we are connected as (a click on
-    the name edits it in ``name_field``)."""
+    """The top bar: the name of the app, where we are, and who we are connected as. A click on
+    a guest's name edits it in ``name_field``, on an account's opens its profile; ``menus``
+    adds the leaderboard and log in / log out buttons."""
     surf = frame.surface
     w = surf.get_width()
     pygame.draw.rect(surf, (28, 33, 42), (0, 0, w, HEADER_H))
@@ -25,10 +30,11 @@ def draw_header(
     surf.blit(stone_sprite(0, 10), (12, HEADER_H // 2 - 10))
     surf.blit(stone_sprite(1, 10), (33, HEADER_H // 2 - 10))
     r = theme.text(surf, "mnk-arena", (62, HEADER_H // 2), 21, bold=True, anchor="midleft")
+    left = r.right
     if subtitle:
-        theme.text(
+        left = theme.text(
             surf, subtitle, (r.right + 14, HEADER_H // 2 + 1), 15, theme.MUTED, anchor="midleft"
-        )
+        ).right
     colors = {"online": theme.OK, "connecting": theme.WARN, "offline": theme.DANGER}
     label = {"online": "online", "connecting": "connecting…", "offline": "offline"}.get(
         model.connection, model.connection
@@ -39,12 +45,34 @@ def draw_header(
             frame, who, name_field, focused=True, placeholder="your name", action="focus_name"
         )
     else:
-        who = theme.text(surf, model.name or "", (w - 16, HEADER_H // 2), 16, anchor="midright")
-        frame.add(who.inflate(8, 8), "focus_name", None)  # click the name to change it
+        right = w - 16
+        if not model.account and model.player is not None:  # "alice (guest)"
+            mark = theme.text(
+                surf, "(guest)", (right, HEADER_H // 2), 13, theme.MUTED, anchor="midright"
+            )
+            right = mark.x - 6
+        who = theme.text(surf, model.name or "", (right, HEADER_H // 2), 16, anchor="midright")
+        if right != w - 16:
+            who = who.union(mark)
+        if menus:  # a guest renames itself; an account's name opens its profile
+            action, arg = ("profile", model.name) if model.account else ("focus_name", None)
+            frame.add(who.inflate(8, 8), action, arg)
     lab = theme.text(surf, label, (who.x - 14, HEADER_H // 2), 13, theme.MUTED, anchor="midright")
     pygame.draw.circle(
         surf, colors.get(model.connection, theme.MUTED), (lab.x - 10, HEADER_H // 2), 5
     )
+    if not menus:
+        return
+    right = lab.x - 26
+    for text, action in (
+        ("Log out", "logout") if model.account else ("Log in", "show_login"),
+        ("Leaderboard", "leaderboard"),
+    ):
+        bw = theme.font(13).size(text)[0] + 22
+        if right - bw < left + 16:
+            break  # a narrow window: the title wins
+        frame.button(pygame.Rect(right - bw, HEADER_H // 2 - 14, bw, 28), text, action, size=13)
+        right -= bw + 8
 
 
 def draw_offline_banner(frame: Frame, model: ClientModel) -> None:

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import pygame
 
 from client import theme
-from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm
+from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm, rated, rated_block
 from client.model import ClientModel
+from client.ratings import pool_label, pool_of
 from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary, game_title
 from client.views.common import HEADER_H
 from client.widgets import Frame, TextInput, draw_input, panel
@@ -75,9 +76,11 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
     title = game_title(row.game) if row.game != "mnk" else "Custom m,n,k"
     if row.opening_rule:
         title += f" · {row.opening_rule}"
+    if row.rated:
+        title += " · rated"
     theme.text(surf, title, (x, cy - 9), 15, bold=True, anchor="midleft", max_width=title_w)
     theme.text(surf, row.room, (x, cy + 10), 12, theme.MUTED, anchor="midleft")
-    a, b = (p or "\u2014" for p in row.players)
+    a, b = row.shown_name(0), row.shown_name(1)
     vs_x = x + title_w + 12
     theme.text(surf, f"{a} vs {b}", (vs_x, cy), 14, anchor="midleft", max_width=chip.x - vs_x - 8)
 
@@ -217,7 +220,10 @@ def _stepper(frame: Frame, x: int, y: int, label: str, value: str, field: str) -
 
 
 def _new_game_panel(
-    frame: Frame, rect: pygame.Rect, form: LobbyForm, bots: Sequence[BotSummary] = ()
+    frame: Frame,
+    rect: pygame.Rect,
+    form: LobbyForm,
+    model: ClientModel,
 ) -> None:
     """The "new game" form; in a short window the captions go, so every control still fits."""
     surf = frame.surface
@@ -259,7 +265,7 @@ def _new_game_panel(
     )
     y += 40
     if form.opponent == "bot":
-        y = _bot_rows(frame, x, y, w, form, bots)
+        y = _bot_rows(frame, x, y, w, form, model.bots)
     caption("Your seat (colours come from the opening)" if swap else "You play")
     names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
     if swap:  # the opening decides the colours: the seat says who opens
@@ -267,7 +273,7 @@ def _new_game_panel(
     seats = [(names[0], 0), (names[1], 1), ("Random", None)]
     _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
     y += 40
-    caption("Clock")
+    caption(f"Clock \u00b7 {_rated_note(form, model)}")
     _choice_row(
         frame,
         x,
@@ -277,7 +283,18 @@ def _new_game_panel(
     )
     y += 40 if compact else 46  # a small window: the opening rule's line takes this
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
-    frame.button(pygame.Rect(x, y, w, 42), f"{label}  (Enter)", "create", kind="primary", size=16)
+    block = rated_block(form, model.account)
+    frame.button(
+        pygame.Rect(x, y, 96, 42),
+        ("\u2713 Rated" if form.rated and block is None else "Rated"),
+        "form_rated",
+        selected=form.rated and block is None,
+        enabled=block is None,
+        size=14,
+    )
+    frame.button(
+        pygame.Rect(x + 104, y, w - 104, 42), f"{label}  (Enter)", "create", kind="primary", size=16
+    )
     y += 62
     tips = (
         "In a game: click or use the arrow keys and Enter to play, N shows move numbers, "
@@ -288,6 +305,18 @@ def _new_game_panel(
         for line in lines:
             theme.text(surf, line, (x, y), 13, theme.MUTED)
             y += 18
+
+
+def _rated_note(form: LobbyForm, model: ClientModel) -> str:
+    """Rated or casual, and why (under the clock: a rated game needs one), with our rating."""
+    block = rated_block(form, model.account)
+    if block is not None:
+        return block.replace(": log in.", " (log in)").rstrip(".").lower()
+    pool = pool_of(form.game, CLOCKS[form.clock][0])
+    if not rated(form, model.account) or not pool:
+        return "casual"
+    mine = model.ratings.get(pool)
+    return f"rated: {pool_label(pool)}" + (f", you {mine.label}" if mine is not None else "")
 
 
 def _bot_rows(
@@ -394,5 +423,5 @@ def draw_lobby(
     layout = lobby_layout(frame.surface.get_size())
     _rooms_panel(frame, layout["rooms"], model, selected)
     _finished_panel(frame, layout["finished"], model, history_scroll, loading)
-    _new_game_panel(frame, layout["new"], form, model.bots)
+    _new_game_panel(frame, layout["new"], form, model)
     _join_panel(frame, layout["join"], code, server, focus, url)

@@ -8,6 +8,7 @@ import pygame
 
 from client import theme
 from client.geometry import cell_name
+from client.ratings import pool_label
 from client.records import Cell, ChatLine, GameInfo
 from client.room import RoomState
 from client.views.board import draw_mark, stone_sprite
@@ -70,6 +71,20 @@ def status_line(room: RoomState, now: float | None = None) -> tuple[str, theme.C
     return "", theme.MUTED
 
 
+def _beside_name(room: RoomState, seat: int) -> tuple[str, theme.Color]:
+    """What follows a seat's name: its rating (and, after a rated game, the change), or
+    "(guest)" for a player without an account."""
+    if not room.players[seat]:
+        return "", theme.MUTED
+    if room.guest(seat):
+        return "(guest)", theme.MUTED
+    change = room.change(seat)
+    if change is not None:
+        return str(change.after) + ("?" if change.provisional else ""), theme.TEXT
+    rating = room.ratings[seat] if seat < len(room.ratings) else None
+    return (rating.label, theme.MUTED) if rating is not None else ("", theme.MUTED)
+
+
 def _player_card(
     frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float, live: bool
 ) -> None:
@@ -87,15 +102,46 @@ def _player_card(
         name += " (you)"
     color = theme.TEXT if room.players[seat] else theme.MUTED
     clock_w = 86 if room.clocks else 0
-    theme.text(
+    beside, beside_color = _beside_name(room, seat)
+    room_for_name = rect.w - 56 - clock_w
+    change = room.change(seat)
+    delta = f"{change.delta:+d}".replace("-", "\u2212") if change is not None else ""
+    if beside:
+        room_for_name -= theme.font(13, True).size(f"{beside} {delta}")[0] + 8
+    if seat == room.seat and theme.font(16, active).size(name)[0] > room_for_name:
+        name = room.name(seat)  # a narrow panel: the rating matters more than "(you)"
+    shown = theme.text(
         surf,
         name,
         (rect.x + 44, rect.y + 9),
         16,
         color,
         bold=active,
-        max_width=rect.w - 56 - clock_w,
+        max_width=max(40, room_for_name),
     )
+    if beside:
+        after = theme.text(
+            surf,
+            beside,
+            (shown.right + 8, shown.bottom - 2),
+            13,
+            beside_color,
+            bold=beside_color == theme.TEXT,
+            anchor="bottomleft",
+        )
+        if change is not None:  # a rated game's result: how far the rating moved
+            good = theme.OK if change.delta > 0 else theme.DANGER if change.delta else theme.MUTED
+            theme.text(
+                surf,
+                delta,
+                (after.right + 5, after.bottom),
+                13,
+                good,
+                bold=True,
+                anchor="bottomleft",
+            )
+    if room.players[seat] and not room.guest(seat) and room.accounts is not None:
+        frame.add(shown, "profile", room.players[seat])  # a click on a name: its profile
     detail = "bot" if seat < len(room.kinds) and room.kinds[seat] == "bot" else "human"
     if detail == "bot" and room.level is not None:
         detail += f" · level {room.level}"
@@ -212,8 +258,18 @@ def draw_room_panel(
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
     watchers = f"{room.spectators} watching · " if room.spectators else ""
+    kind = (
+        f" · rated {pool_label(room.pool)}"
+        if room.rated and room.pool
+        else (" · rated" if room.rated else " · casual" if room.accounts is not None else "")
+    )
     theme.text(
-        surf, f"{watchers}move {room.ply} · game {room.game_no}", (inner.x, y + 2), 12, theme.MUTED
+        surf,
+        f"{watchers}move {room.ply} · game {room.game_no}{kind}",
+        (inner.x, y + 2),
+        12,
+        theme.MUTED,
+        max_width=inner.w,
     )
     y += 24
 

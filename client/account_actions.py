@@ -1,0 +1,259 @@
+"""What the account and rating buttons do: log in, register, guest, log out, the leaderboard
+and profiles (a mixin of :class:`client.app.App`, beside :class:`client.actions.Actions`).
+
+The login form's password lives only in its text box: it is sent once, in ``login`` or
+``register``, and wiped when the answer comes. What is remembered (client/settings.py) is the
+choice and, for an account, the session token the server gave this device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.model import ClientModel
+from client.ratings import POOL_GAMES, SPEEDS
+from client.records import Message
+from client.settings import Remembered, Settings
+from client.widgets import TextInput
+from client.words import error_text
+
+#: Names and passwords as the spec bounds them (a longer password gets ``long_password``; the
+#: box stops a little beyond 128 so the server, not the box, says why).
+NAME_MAX, PASSWORD_MAX = 32, 160
+#: Leaderboard pages the server serves at most.
+MAX_PAGES = 10
+
+
+@dataclass
+class AuthForm:
+    """The start screen's form: log in or register, the two boxes, and what came back."""
+
+    mode: str = "login"  # "login" | "register"
+    name: TextInput = field(default_factory=lambda: TextInput(max_len=NAME_MAX))
+    password: TextInput = field(default_factory=lambda: TextInput(max_len=PASSWORD_MAX))
+    remember: bool = True
+    #: The error the server gave the last attempt, in words (shown in the form, in red).
+    error: str = ""
+    #: The id of the ``login``/``register`` awaiting its answer.
+    pending: int | None = None
+    #: Opened from the lobby ("Log in" in the top bar): Esc goes back there.
+    from_lobby: bool = False
+
+
+@dataclass
+class BoardChoice:
+    """Which leaderboard is on screen: a pool (game and speed), players or bots, a page."""
+
+    game: str = "gomoku"
+    speed: str = "blitz"
+    bots: bool = False
+    page: int = 0
+
+    @property
+    def pool(self) -> str:
+        """The wire name of the pool, e.g. ``gomoku-blitz``."""
+        return f"{self.game}-{self.speed}"
+
+
+class AccountActions:
+    """Log in / register / guest / log out, leaderboard and profile actions."""
+
+    model: ClientModel
+    net: Any
+    scene: str
+    focus: str | None
+    auth: AuthForm
+    board: BoardChoice
+    settings: Settings
+    #: Where the leaderboard or profile was opened from (Esc goes back there).
+    back_to: str
+    #: The profile's pool whose history the chart shows (None: the one with most games).
+    profile_pool: str | None
+    profile_name: str
+    board_scroll: int
+    #: The profile's pages of games gone through: each the (ended_at, game_id) it starts after.
+    profile_pages: list[tuple[float, str]]
+
+    send: Callable[[Message], int]  # Actions.send
+
+    @property
+    def url(self) -> str:
+        """The server this client talks to (the key of its remembered settings)."""
+        return str(getattr(self.net, "url", ""))
+
+    # -- the start screen -------------------------------------------------------------------
+
+    def do_auth_mode(self, mode: str, pos: Any = None) -> None:
+        """Switch the form between logging in and registering."""
+        self.auth.mode, self.auth.error = mode, ""
+        self.focus = "auth_name" if not self.auth.name.text else "auth_password"
+
+    def do_focus_auth_name(self, arg: Any, pos: Any = None) -> None:
+        """Type the account's name."""
+        self.focus = "auth_name"
+
+    def do_focus_auth_password(self, arg: Any, pos: Any = None) -> None:
+        """Type the password."""
+        self.focus = "auth_password"
+
+    def do_auth_remember(self, arg: Any, pos: Any = None) -> None:
+        """Toggle "remember me on this computer"."""
+        self.auth.remember = not self.auth.remember
+
+    def do_auth_submit(self, arg: Any, pos: Any = None) -> None:
+        """Send ``login`` or ``register`` with what was typed (once; the answer is awaited)."""
+        auth = self.auth
+        name, password = auth.name.text.strip(), auth.password.text
+        if not name:
+            auth.error, self.focus = "Type your name first.", "auth_name"
+            return
+        if not password:
+            auth.error, self.focus = "Type your password.", "auth_password"
+            return
+        if auth.pending is not None:
+            return
+        auth.error = ""
+        auth.pending = self.send({"type": auth.mode, "name": name, "password": password})
+        self.model.quiet_ids.add(auth.pending)  # its error goes to the form, not a toast
+        self.focus = None
+
+    def do_play_guest(self, arg: Any, pos: Any = None) -> None:
+        """Play without an account (remembered, so the next start goes straight to the lobby)."""
+        self.auth.password.text = ""
+        self.auth.error = ""
+        if self.auth.remember:
+            self.settings.save(self.url, Remembered("guest", self.model.name))
+        self.scene, self.focus = "lobby", None
+
+    def do_show_login(self, arg: Any, pos: Any = None) -> None:
+        """Open the start screen to log in (from the lobby, as a guest)."""
+        self.auth.error = ""
+        self.auth.mode, self.auth.from_lobby = "login", True
+        self.scene, self.focus = "login", "auth_name"
+
+    def do_logout(self, arg: Any, pos: Any = None) -> None:
+        """Log out this device (the server revokes its session; we become a guest again)."""
+        self.send({"type": "logout"})
+        self.settings.forget(self.url)
+
+    def on_auth_reply(self, msg: Message) -> None:
+        """A ``logged_in``/``logged_out``, or the error of our login: update form and memory."""
+        kind, auth = msg.get("type"), self.auth
+        if kind == "logged_in":
+            auth.pending, auth.error, auth.password.text = None, "", ""
+            session = msg.get("session")
+            if auth.remember and isinstance(session, str):
+                self.settings.save(self.url, Remembered("account", self.model.name, session))
+            self.model.toast(f"Logged in as {self.model.name}.", "info")
+            if self.scene == "login":
+                self.scene, self.focus = "lobby", None
+        elif kind == "logged_out":
+            self.settings.forget(self.url)
+            self.auth.mode, self.scene, self.focus = "login", "login", None
+            self.auth.from_lobby = False
+            self.model.toast("Logged out: you are a guest now.", "info")
+        elif kind == "error" and msg.get("id") == auth.pending and auth.pending is not None:
+            auth.pending = None
+            code = str(msg.get("code", ""))
+            auth.error = error_text(code, str(msg.get("message", "")))
+            if code in ("bad_login", "weak_password", "long_password"):
+                auth.password.text = ""
+                self.focus = "auth_password"
+            elif code == "name_taken":
+                self.focus = "auth_name"
+
+    def remember_session(self, session: object) -> None:
+        """A resumed account's ``welcome``: keep its session if the server gave a new one."""
+        old = self.settings.load(self.url)
+        fresh = isinstance(session, str) and old is not None and session != old.session
+        if fresh and old is not None and old.mode == "account" and isinstance(session, str):
+            self.settings.save(self.url, Remembered("account", self.model.name, session))
+
+    def on_session_lost(self) -> None:
+        """The remembered account session did not resume (revoked, expired or disabled)."""
+        self.settings.forget(self.url)
+        self.auth.error = "Your saved login is no longer valid: log in again, or play as a guest."
+        self.auth.name.text = self.auth.name.text or self.model.name
+        self.scene, self.focus = "login", "auth_password"
+
+    # -- leaderboard and profiles -----------------------------------------------------------
+
+    def ask_leaderboard(self) -> None:
+        """Ask for the leaderboard page chosen (the old one stays until the answer comes)."""
+        b = self.board
+        self.send({"type": "leaderboard", "pool": b.pool, "bots": b.bots, "page": b.page})
+
+    def do_leaderboard(self, arg: Any = None, pos: Any = None) -> None:
+        """Open the leaderboard (of the pool last looked at)."""
+        if self.scene not in ("leaderboard", "profile"):
+            self.back_to = self.scene
+        self.scene, self.focus = "leaderboard", None
+        self.ask_leaderboard()
+
+    def do_board_game(self, game: str, pos: Any = None) -> None:
+        """Show another game's leaderboard (first page)."""
+        if game in dict(POOL_GAMES):
+            self.board.game, self.board.page, self.board_scroll = game, 0, 0
+            self.ask_leaderboard()
+
+    def do_board_speed(self, speed: str, pos: Any = None) -> None:
+        """Show another speed's leaderboard (first page)."""
+        if speed in dict(SPEEDS):
+            self.board.speed, self.board.page, self.board_scroll = speed, 0, 0
+            self.ask_leaderboard()
+
+    def do_board_bots(self, bots: bool, pos: Any = None) -> None:
+        """Players' board or bots' board."""
+        self.board.bots, self.board.page, self.board_scroll = bool(bots), 0, 0
+        self.ask_leaderboard()
+
+    def do_board_page(self, page: int, pos: Any = None) -> None:
+        """Another page of the board (the server serves at most :data:`MAX_PAGES`)."""
+        self.board.page, self.board_scroll = max(0, min(MAX_PAGES - 1, page)), 0
+        self.ask_leaderboard()
+
+    def do_profile(self, name: str, pos: Any = None) -> None:
+        """Open ``name``'s profile (a click on a name)."""
+        if not name:
+            return
+        if self.scene not in ("leaderboard", "profile"):
+            self.back_to = self.scene
+        self.model.profile = None  # "loading" until the answer
+        self.profile_pool, self.profile_name, self.profile_pages = None, name, []
+        self.scene, self.focus = "profile", None
+        self.send({"type": "profile", "name": name})
+
+    def do_profile_older(self, arg: Any = None, pos: Any = None) -> None:
+        """The profile's next page of older games."""
+        profile = self.model.profile
+        last = profile.games[-1] if profile is not None and profile.games else None
+        if last is None or last.ended_at is None or not profile or not profile.more:
+            return
+        self.profile_pages.append((last.ended_at, last.game_id))
+        self.ask_profile_page()
+
+    def do_profile_newer(self, arg: Any = None, pos: Any = None) -> None:
+        """Back to the profile's page of newer games."""
+        if self.profile_pages:
+            self.profile_pages.pop()
+            self.ask_profile_page()
+
+    def ask_profile_page(self) -> None:
+        """Ask for the profile again, its games starting after the page cursor (if any)."""
+        msg: Message = {"type": "profile", "name": self.profile_name}
+        if self.profile_pages:
+            msg["before"], msg["before_id"] = self.profile_pages[-1]
+        self.send(msg)
+
+    def do_profile_pool(self, pool: str, pos: Any = None) -> None:
+        """Chart another pool's rating history."""
+        self.profile_pool = pool
+
+    def do_back(self, arg: Any = None, pos: Any = None) -> None:
+        """Leave the leaderboard or a profile for where it was opened from."""
+        back = self.back_to if self.back_to in ("lobby", "room") else "lobby"
+        if back == "room" and self.model.room is None:
+            back = "lobby"
+        self.scene, self.focus = back, None
