@@ -294,19 +294,8 @@ class Arena:
             self.admission.check_quota(player, rooms, bot=asked.wants_bot)
             self.admission.check_games(player, self.clock())
         try:
-            if named is not None:
-                bots = self.bots.named(named, variant.name, player)
-                room_options |= {"opponent": "bot", "bots": [b.name for b in bots]}
-            elif msg.get("bot") is not None:  # a human picked the bot by name
-                bots = [self.bots.free_named(msg["bot"], variant.name, player, against=True)]
-                room_options["opponent"] = "bot"
-                level = bots[0].level if bots[0].level is not None else level or 5
-                level = level or None  # a bot that plays no level shows none
-            elif room_options["opponent"] == "bot":
-                level = level or 5
-                bots = [self.bots.idle(variant.name, level, player)]
-            else:
-                bots = []
+            bots, level, chosen = self.bots.chosen(asked, msg.get("bot"), player)
+            room_options |= chosen
         except Elsewhere as away:  # seats of bots on other nodes: made once they are lent
             self.admission.check_created(player, self.clock())
             if self.bots.granted:

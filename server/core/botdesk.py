@@ -15,6 +15,7 @@ from server.core.limits import GAME_NAMES, Limits
 from server.core.members import Send
 from server.core.names import name_key
 from server.core.node import Elsewhere, Node
+from server.core.options import RoomRequest
 from server.core.outputs import Out, Reply
 from server.core.paging import bot_cursor, page, page_size
 from server.core.players import Player, bot_pid, hash_token
@@ -122,6 +123,23 @@ class BotDesk:
             "level": p.level,
             "account": p.account is not None,  # a keyed bot is its bot account
         }
+
+    def chosen(
+        self, asked: RoomRequest, by_name: str | None, asker: Player
+    ) -> tuple[list[Player], int | None, Message]:
+        """The bots a ``create_room`` asks for, the level they play and the options that say
+        so (Elsewhere: some are on other nodes; NoBotAvailable: none is free)."""
+        game, level = asked.variant.name, asked.level
+        if asked.named is not None:  # a director's two bots
+            bots = self.named(asked.named, game, asker)
+            return bots, level, {"opponent": "bot", "bots": [b.name for b in bots]}
+        if by_name is not None:  # a human picked the bot by name
+            bot = self.free_named(by_name, game, asker, against=True)
+            level = bot.level if bot.level is not None else level or 5
+            return [bot], level or None, {"opponent": "bot"}  # a bot of no level shows none
+        if asked.options["opponent"] == "bot":
+            return [self.idle(game, level or 5, asker)], level or 5, {}
+        return [], level, {}
 
     def named(self, names: list[object], game: str, asker: Player) -> list[Player]:
         """The two bots a director's room names, free here (Elsewhere: some are on other
