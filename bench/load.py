@@ -35,6 +35,7 @@ against one SQLite server; its own options).
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import multiprocessing as mp
 import os
@@ -55,7 +56,9 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = Path(__file__).resolve().parent / "out"
 #: ``server`` is the durable default (SQLite journal); ``memory`` runs ``--memory`` (no disk).
 #: ``relay`` is the stock-asyncio baseline; ``relay_uv`` the same relay on uvloop.
-TARGETS = ("server", "memory", "relay", "relay_uv")
+#: ``pages`` is ``server`` while another process fetches its browser page every ``--page-every``
+#: seconds (each a new HTTP connection, from 50 loopback addresses): what serving pages costs.
+TARGETS = ("server", "memory", "relay", "relay_uv", "pages")
 
 
 # -- the parent: targets, workers, measurement --------------------------------------------------
@@ -105,18 +108,52 @@ def _reap(procs: list[Any], finished: bool) -> None:
             p.join(1.0)
 
 
+def page_worker(url: str, every: float, conn: Connection) -> None:
+    """Fetch ``url`` every ``every`` seconds between the window's bounds (sent by the parent),
+    each on a new connection from one of 50 loopback addresses; report counts and latency."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    t0, t1 = conn.recv()
+    statuses: dict[int, int] = {}
+    latencies: list[float] = []
+    due = t0
+    while due < t1:
+        time.sleep(max(0.0, due - time.monotonic()))
+        due += every
+        source = (f"127.0.5.{1 + len(latencies) % 50}", 0)
+        started = time.perf_counter()
+        try:
+            page = http.client.HTTPConnection(host, int(port), timeout=5, source_address=source)
+            page.request("GET", "/")
+            reply = page.getresponse()
+            reply.read()
+            page.close()
+            statuses[reply.status] = statuses.get(reply.status, 0) + 1
+        except OSError:
+            statuses[0] = statuses.get(0, 0) + 1
+        latencies.append(time.perf_counter() - started)
+    latencies.sort()
+    conn.send({"statuses": statuses, "p50_ms": 1000 * (_percentile(latencies, 0.5) or 0),
+               "p99_ms": 1000 * (_percentile(latencies, 0.99) or 0)})  # fmt: skip
+
+
 def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
     """One measurement of one target at ``games`` concurrent games."""
     nworkers = max(1, min(cfg.workers, games))
     shares = [games // nworkers + (i < games % nworkers) for i in range(nworkers)]
     procs: list[Any] = []
     finished = False
+    pages: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="mnk-bench-") as tmp:
-        target = Target(kind, Path(tmp), cfg.src, cfg.profile, cfg.server_loop)
+        served = "server" if kind == "pages" else kind
+        target = Target(served, Path(tmp), cfg.src, cfg.profile, cfg.server_loop)
         try:
             target.wait_ready()
             argsets = [(target.url, share, i, cfg) for i, share in enumerate(shares)]
             procs, pipes = _spawn(worker, argsets)
+            if kind == "pages":
+                http_url = target.url.replace("ws://", "http://", 1)
+                fetchers, page_pipes = _spawn(page_worker, [(http_url, cfg.page_every)])
+                procs += fetchers
             ready = _answers(pipes, time.monotonic() + cfg.setup_timeout, f"{kind} setup")
             if any(msg != "ready" for msg in ready):
                 raise RuntimeError(f"{kind}: worker failed during setup: {ready}")
@@ -125,6 +162,8 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
             hard = t1 + 20.0
             for pipe in pipes:
                 pipe.send((t0, t1, hard))
+            if kind == "pages":
+                page_pipes[0].send((t0, t1))
             time.sleep(max(0.0, t0 - time.monotonic()))
             target.signal(signal.SIGUSR1)
             pid = target.proc.pid
@@ -133,6 +172,8 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
             cpu1, threads1, w1 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
             target.signal(signal.SIGUSR2)
             results: list[dict[str, Any]] = _answers(pipes, hard + 15.0, kind)
+            if kind == "pages":
+                pages = _answers(page_pipes, hard + 15.0, "pages")[0]
             finished = True
         finally:
             _reap(procs, finished)
@@ -169,6 +210,7 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
         "games_done": sum(r["games_done"] for r in results),
         "errors": [e for r in results for e in r["errors"]][:20],
         "error_count": sum(len(r["errors"]) for r in results),
+        "pages": pages,
     }
 
 
@@ -239,7 +281,7 @@ def summarize(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     for games in sorted({r["games"] for r in runs}):
         relay = medians(games, "relay")
-        for mode in ("server", "memory", "relay_uv"):
+        for mode in ("server", "pages", "memory", "relay_uv"):
             s = medians(games, mode)
             if not s["runs"]:
                 continue
@@ -332,6 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=10_000,
         help="also measure memory per idle connection at this many (0: skip)",
     )
+    p.add_argument(
+        "--page-every", type=float, default=0.01, help="the pages target's seconds between fetches"
+    )
     p.add_argument("--json", type=Path, default=None, help="where to write the JSON results")
     return p
 
@@ -360,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         profile=args.profile,
         server_loop=args.server_loop,
         client=args.client,
+        page_every=args.page_every,
     )
     raise_fd_limit(max(4 * max(games_list), 2 * args.idle) + 256)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks
@@ -381,6 +427,8 @@ def main(argv: list[str] | None = None) -> int:
                     f"sent {run['sent']} acked {run['acked']} errors {run['error_count']}",
                     flush=True,
                 )
+                if run["pages"] is not None:
+                    print(f"{'':>16}pages beside the games: {run['pages']}", flush=True)
     rows = summarize(runs) if "relay" in targets and len(targets) > 1 else []
     if rows:
         print()
@@ -388,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     idle = []
     if args.idle > 0:
         print()
-        for kind in [t for t in targets if t != "memory"]:
+        for kind in [t for t in targets if t not in ("memory", "pages")]:
             got = measure_idle(kind, args.idle, cfg)
             idle.append(got)
             print(

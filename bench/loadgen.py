@@ -57,6 +57,8 @@ class Config:
     server_loop: str = "auto"
     #: The game workers' client: ``raw`` (bench/wsclient.py) or ``websockets``' own.
     client: str = "raw"
+    #: Seconds between the ``pages`` target's page fetches (bench/load.py).
+    page_every: float = 0.01
 
 
 @dataclass
