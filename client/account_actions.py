@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from client.model import ClientModel
-from client.ratings import POOL_GAMES, SPEEDS
+from client.ratings import POOL_GAMES, SPEEDS, Leaderboard
 from client.records import Message
 from client.settings import Remembered, Settings
 from client.widgets import TextInput
@@ -184,6 +184,10 @@ class AccountActions:
         """Ask for the leaderboard page chosen (the old one stays until the answer comes)."""
         b = self.board
         self.send({"type": "leaderboard", "pool": b.pool, "bots": b.bots, "page": b.page})
+
+    def shown_board(self) -> Leaderboard | None:
+        """The page answered for the board on screen, if it has come (None: loading)."""
+        return self.model.leaderboards.get((self.board.pool, self.board.bots, self.board.page))
 
     def do_leaderboard(self, arg: Any = None, pos: Any = None) -> None:
         """Open the leaderboard (of the pool last looked at)."""

@@ -340,7 +340,7 @@ class App(Controls, AccountActions):
             draw_auth(self.frame, self.auth, self.focus, self.model.name, online)
         elif self.scene == "leaderboard":
             draw_header(self.frame, self.model, "leaderboard", self.typing_name)
-            draw_leaderboard(self.frame, self.board, self.model.leaderboard, self.board_scroll)
+            draw_leaderboard(self.frame, self.board, self.shown_board(), self.board_scroll)
         elif self.scene == "profile":
             draw_header(self.frame, self.model, "profile", self.typing_name)
             draw_profile(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pygame
 
 from client.account_actions import AuthForm
 from client.actions import Actions
 from client.geometry import BoardGeometry
+from client.ratings import Leaderboard
 from client.records import Cell
 from client.views.lobby import lobby_layout
 from client.views.ratings import leaderboard_rows
@@ -33,6 +36,7 @@ class Controls(Actions):
     display: bool
     auth: AuthForm
     board_scroll: int
+    shown_board: Callable[[], Leaderboard | None]  # AccountActions.shown_board
 
     def handle_event(self, event: pygame.event.Event) -> None:
         """Handle one pygame event (keyboard, mouse, text input, resize, quit)."""
@@ -146,7 +150,7 @@ class Controls(Actions):
 
     def scroll_board(self, delta: int) -> None:
         """Scroll the leaderboard's rows by ``delta``."""
-        page = self.model.leaderboard
+        page = self.shown_board()
         rows = leaderboard_rows(self.surface.get_size())
         last = max(0, len(page.players) - rows) if page is not None else 0
         self.board_scroll = max(0, min(last, self.board_scroll + delta))

@@ -36,6 +36,10 @@ CHOICE_WORDS = {
 GONE_NOTICE = "This room is gone: the server restarted without it. Leave to start another game."
 
 
+#: Leaderboard pages kept at once (16 pools x players/bots x a few pages each).
+MAX_BOARD_PAGES = 64
+
+
 @dataclass
 class ClientModel:
     """All client state that comes from the server, updated only by :meth:`apply`."""
@@ -81,8 +85,11 @@ class ClientModel:
     #: ratings by pool; a guest plays unrated.
     account: bool = False
     ratings: dict[str, Rating] = field(default_factory=dict)
-    #: The last ``leaderboard`` page and ``profile`` answered (their scenes show them).
+    #: The last ``leaderboard`` page and ``profile`` answered (their scenes show them), and the
+    #: pages answered by (pool, bots, page): replies come back in any order (the server reads
+    #: them off its loop), so the board on screen is looked up, never the last one to arrive.
     leaderboard: Leaderboard | None = None
+    leaderboards: dict[tuple[str, bool, int], Leaderboard] = field(default_factory=dict)
     profile: Profile | None = None
 
     @property
@@ -161,7 +168,10 @@ class ClientModel:
         self.name = str(msg.get("name") or self.name)[:32]
 
     def _on_leaderboard(self, msg: Message, now: float) -> None:
-        self.leaderboard = Leaderboard.from_wire(msg)
+        self.leaderboard = board = Leaderboard.from_wire(msg)
+        if len(self.leaderboards) >= MAX_BOARD_PAGES:  # bounded whatever a server sends
+            self.leaderboards.pop(next(iter(self.leaderboards)))
+        self.leaderboards[(board.pool, board.bots, board.page)] = board
 
     def _on_profile(self, msg: Message, now: float) -> None:
         self.profile = Profile.from_wire(msg)

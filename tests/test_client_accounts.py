@@ -434,3 +434,16 @@ def test_a_damaged_settings_file_is_ignored(tmp_path: Path) -> None:
     assert Settings(path).load(URL) == Remembered("guest", "zoe")
     s.forget(URL)
     assert Settings(path).load(URL) is None
+
+
+def test_a_late_leaderboard_reply_does_not_replace_the_board_on_screen(settings: Settings) -> None:
+    a, net = start(settings, welcome(account=True), scene="lobby")
+    click(a, "leaderboard")  # asks gomoku-blitz
+    click(a, "board_speed", "rapid")  # then gomoku-rapid
+    net.inbox.append(leaderboard("gomoku-rapid", False))  # answered first (off the loop)
+    a.step()
+    net.inbox.append(leaderboard())  # the blitz page arrives late
+    a.step()
+    shown = a.shown_board()
+    assert shown is not None and shown.pool == "gomoku-rapid"
+    assert a.hotspot("profile", "carol") is not None  # its rows are the ones drawn

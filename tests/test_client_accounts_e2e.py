@@ -183,9 +183,7 @@ def test_a_rated_game_moves_both_ratings(
     assert shot.shows("Gomoku bullet") and not shot.clipped, shot.clipped
     gina.app.do_leaderboard()
     gina.app.do_board_speed("bullet")
-    board = gina.pump(
-        lambda: (b := gina.app.model.leaderboard) is not None and b.pool == "gomoku-bullet" and b,
-        "the leaderboard",
-    )
+    board = gina.pump(lambda: gina.app.shown_board(), "the leaderboard on screen")
+    assert board.pool == "gomoku-bullet"
     assert board.players == ()  # one game leaves RD far above the board's 75
     assert shoot(gina.app, tmp_path / "board-real.png").shows("No ranked players in Gomoku bullet")
