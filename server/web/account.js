@@ -62,12 +62,12 @@ export class AccountBar {
     const name = net.account
       ? h("a", { href: `/@/${encodeURIComponent(net.name)}`, "data-nav": "", id: "me-name" }, net.name)
       : h("span", { id: "me-name" }, net.name);
-    this.box.replaceChildren(name,
-      net.account ? null : h("span", { class: "guest" }, " (guest)"),
-      " ",
-      net.account
-        ? h("button", { id: "logout", class: "small", onclick: () => this.logout() }, "Log out")
-        : h("button", { id: "login-open", class: "small", onclick: () => this.open() }, "Log in / Register"));
+    const guest = h("span", { class: "guest" }, "(guest)");
+    const button = net.account
+      ? h("button", { id: "logout", class: "small", onclick: () => this.logout() }, "Log out")
+      : h("button", { id: "login-open", class: "small", onclick: () => this.open() },
+        "Log in", h("span", { class: "wide-only" }, " / Register"));
+    this.box.replaceChildren(...(net.account ? [name, button] : [name, guest, button]));
   }
 
   open() {

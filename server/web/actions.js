@@ -81,7 +81,7 @@ export class GameActions {
     const out = [];
     if (n < 2) {
       out.push(h("button", { id: "abort", onclick: send("abort") }, "Abort"));
-    } else if (myTurn) {
+    } else if (myTurn && !this.offers().some((o) => o.kind === "draw" && o.by !== seat)) {
       out.push(h("button", { id: "offer-draw", disabled: mine("draw"), onclick: send("draw_offer") },
         mine("draw") ? "Draw offered" : "Offer draw"));
     }

@@ -2,7 +2,7 @@
 // and an account's profile (/@/NAME: its rating in each pool, its record, its rating by day,
 // and its recent games, each a link to the replay).
 
-import { POOLS, h, poolTitle, profilePath, ratingText } from "./ui.js";
+import { POOLS, gameTitle, h, poolTitle, profilePath, ratingText } from "./ui.js";
 
 /** Run `load` now if online and again at every reconnect; returns the close function. */
 function whenOnline(net, load) {
@@ -102,17 +102,19 @@ export class Profile {
       const pools = Object.entries(reply.ratings || {});
       const r = reply.record || { played: 0, won: 0, drawn: 0, lost: 0 };
       this.info.textContent = pools.length ? "" : "No rated games yet.";
+      this.info.hidden = !!pools.length;
       this.record.textContent = `Rated games: ${r.played} · won ${r.won} · drawn ${r.drawn} · lost ${r.lost}`;
       this.ratings.replaceChildren(...pools.map(([pool, rating]) => h("tr", {},
         h("td", {}, h("a", { href: `/leaderboard?pool=${pool}`, "data-nav": "" }, poolTitle(pool))),
         h("td", { class: "rating" }, ratingText(rating)), h("td", {}, String(Math.round(rating.rd))),
         h("td", {}, String(rating.games)))));
-      this.history.replaceChildren(...Object.entries(reply.history || {}).map(([pool, points]) =>
-        h("p", {}, h("b", {}, `${poolTitle(pool)}: `),
+      const days = Object.entries(reply.history || {});
+      this.history.replaceChildren(days.length ? h("h3", {}, "Rating by day (the last ten)") : "",
+        ...days.map(([pool, points]) => h("p", {}, h("b", {}, `${poolTitle(pool)}: `),
           points.slice(-10).map(([day, rating]) => `${day} ${rating}`).join(" · "))));
       this.games.replaceChildren();
       this.showGames(reply.games || { games: [], more: false });
-    }).catch((err) => { this.info.textContent = failure(err); });
+    }).catch((err) => { this.info.hidden = false; this.info.textContent = failure(err); });
   }
 
   loadGames() {
@@ -120,7 +122,7 @@ export class Profile {
     const { ended_at: before, game_id: beforeId } = this.last;
     this.net.request({ type: "profile", name: this.name, before, before_id: beforeId })
       .then((reply) => this.showGames(reply.games || { games: [], more: false }))
-      .catch((err) => { this.info.textContent = failure(err); });
+      .catch((err) => { this.info.hidden = false; this.info.textContent = failure(err); });
   }
 
   showGames(page) {
@@ -133,7 +135,7 @@ export class Profile {
       const when = new Date(g.ended_at * 1000).toISOString().slice(0, 16).replace("T", " ");
       this.games.append(h("li", {},
         h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),
-        ` · ${g.game.name} · ${outcome} · ${when}`));
+        ` · ${gameTitle(g.game)} · ${outcome} · ${when}`));
     }
     this.last = games.length ? games[games.length - 1] : this.last;
     this.more.hidden = !page.more;
