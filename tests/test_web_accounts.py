@@ -5,6 +5,7 @@ guests take a move back and agree a draw."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,3 +128,34 @@ def test_guests_take_a_move_back_and_agree_a_draw(browser: Any, web_server: WebS
         page.wait_for_selector("#status:has-text('Draw: agreed')")
         assert not page.is_visible("#offer")
     assert alice.script_errors == bob.script_errors == []
+
+
+def test_an_abort_then_a_win_claimed_from_an_opponent_gone(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, "--no-bots", "--reconnect-grace", "8")  # a claim after 4 s
+    server.start()
+    try:
+        alice, bob = new_page(browser), new_page(browser)
+        alice.goto(server.url + "/")
+        alice.wait_for_selector("#net.online")
+        alice.select_option("#game", "gomoku")
+        alice.select_option("#seat", "0")
+        alice.click("#create")
+        alice.wait_for_url("**/r/*")
+        bob.goto(alice.input_value("#room-link"))
+        wait_turn(alice)
+        alice.click("#abort")  # before both have moved: no result
+        for page in (alice, bob):
+            page.wait_for_selector("#status:has-text('Aborted: no result')")
+        alice.click("#rematch")
+        bob.click("#rematch")
+        play(bob, 7, 7, 1)  # colours swapped: bob moves first
+        play(alice, 8, 8, 2)
+        assert not alice.is_visible("#abort") and not alice.is_visible("#claim")
+        bob.context.close()  # bob is gone
+        alice.wait_for_selector("#claim:has-text('Claim win in')")
+        assert alice.is_disabled("#claim")
+        alice.click("#claim:not([disabled])")  # waits for the claim to open
+        alice.wait_for_selector("#status:has-text('wins: claimed: the opponent is gone')")
+        assert alice.script_errors == []
+    finally:
+        server.stop()

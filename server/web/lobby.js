@@ -24,7 +24,7 @@ export class Lobby {
     this.handlers = {
       online: () => this.load(),
       logged_in: () => this.sync(),
-      logged_out: () => this.sync(),
+      logged_out: () => { this.nameInput.value = this.net.name; this.sync(); },
       rooms: (e) => this.showRooms(e.detail.rooms),
     };
     for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);

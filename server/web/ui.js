@@ -42,7 +42,7 @@ const REASONS = {
   abandoned: "abandoned",
   adjudicated: "move limit reached",
   draw_agreed: "agreed",
-  opponent_gone: "the opponent left",
+  opponent_gone: "claimed: the opponent is gone",
 };
 
 /** Why a game ended, in words: "alice wins: five in a row". */
