@@ -98,6 +98,7 @@ export class Profile {
   load() {
     this.net.request({ type: "profile", name: this.name }).then((reply) => {
       this.loaded = true;
+      this.name = reply.name || this.name; // as the account spells it (its games name it so)
       this.root.querySelector("#profile-name").textContent = `${reply.name}${reply.bot ? " (bot)" : ""}`;
       const pools = Object.entries(reply.ratings || {});
       const r = reply.record || { played: 0, won: 0, drawn: 0, lost: 0 };
