@@ -110,9 +110,11 @@ export class Profile {
         h("td", { class: "rating" }, ratingText(rating)), h("td", {}, String(Math.round(rating.rd))),
         h("td", {}, String(rating.games)))));
       const days = Object.entries(reply.history || {});
-      this.history.replaceChildren(days.length ? h("h3", {}, "Rating by day (the last ten)") : "",
+      const said = ([day, rating]) => `${rating} (${day})`;
+      this.history.replaceChildren(days.length ? h("h3", {}, "Rating by day") : "",
         ...days.map(([pool, points]) => h("p", {}, h("b", {}, `${poolTitle(pool)}: `),
-          points.slice(-10).map(([day, rating]) => `${day} ${rating}`).join(" · "))));
+          points.length > 1 ? `${said(points[0])} \u2192 ${said(points[points.length - 1])}` : said(points[0]),
+          sparkline(points))));
       this.games.replaceChildren();
       this.showGames(reply.games || { games: [], more: false });
     }).catch((err) => { this.info.hidden = false; this.info.textContent = failure(err); });
@@ -141,4 +143,25 @@ export class Profile {
     this.last = games.length ? games[games.length - 1] : this.last;
     this.more.hidden = !page.more;
   }
+}
+
+/** A pool's rating by day as a small line (an SVG drawn here: no inline style, no library). */
+function sparkline(points) {
+  if (points.length < 2) return null;
+  const ns = "http://www.w3.org/2000/svg";
+  const [width, height, pad] = [240, 48, 4];
+  const values = points.map(([, rating]) => rating);
+  const low = Math.min(...values);
+  const span = Math.max(1, Math.max(...values) - low);
+  const at = values.map((v, i) => [pad + (i * (width - 2 * pad)) / (values.length - 1),
+    height - pad - ((v - low) * (height - 2 * pad)) / span]);
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "spark");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `rating from ${values[0]} to ${values[values.length - 1]}`);
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", at.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" "));
+  svg.append(line);
+  return svg;
 }
