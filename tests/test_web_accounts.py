@@ -1,7 +1,8 @@
 """Accounts, ratings and game actions in the real chromium against a real server process: two
 pages register (one refused first, one logging out and in again), play a rated game whose end
-shows both rating changes, and open the profile, a replay from it and the leaderboard; two
-guests take a move back and agree a draw."""
+shows both rating changes (a guest only watching it), and open the profile, a replay from it and
+the leaderboard; two guests take a move back and agree a draw; a game aborted, then a win
+claimed from an opponent gone past half the reconnect grace."""
 
 from __future__ import annotations
 
@@ -67,8 +68,11 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_profile_and_leader
     alice.select_option("#seat", "0")
     alice.click("#create")
     alice.wait_for_url("**/r/*")
+    carol = new_page(browser)  # a guest: may watch a rated game, not sit in it
+    carol.goto(alice.input_value("#room-link"))
+    carol.wait_for_selector("#notice:has-text('log in to take a seat')")
     bob.goto(alice.input_value("#room-link"))
-    for page in (alice, bob):
+    for page in (alice, bob, carol):
         page.wait_for_selector("h2:has-text('rated')")
         page.wait_for_selector(".player .rating:has-text('1500?') >> nth=1")
         assert not page.is_visible("#takeback")  # never in a rated game
@@ -96,7 +100,7 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_profile_and_leader
     alice.wait_for_selector("#status:has-text('Tic-tac-toe bullet')")
     alice.select_option("#pool", "gomoku-blitz")
     alice.wait_for_selector("#status:has-text('Gomoku blitz: nobody')")
-    assert alice.script_errors == bob.script_errors == []
+    assert alice.script_errors == bob.script_errors == carol.script_errors == []
 
 
 def test_guests_take_a_move_back_and_agree_a_draw(browser: Any, web_server: WebServer) -> None:

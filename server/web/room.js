@@ -89,7 +89,8 @@ export class RoomView {
   join() {
     const ask = (spectate) => this.net.request({ type: "join_room", room: this.code, spectate });
     ask(this.spectate).catch((err) => {
-      if (err.code === "room_full") {
+      if (err.code === "room_full" || err.code === "rated_needs_account") {
+        if (err.code !== "room_full") this.say("A rated game: log in to take a seat. Watching meanwhile.");
         this.spectate = true;
         return ask(true);
       }
