@@ -74,7 +74,7 @@ export class Net extends EventTarget {
     };
     ws.onclose = (event) => {
       if (ws !== this.ws) return;
-      this.wentOffline(event.code === 4000 ? "this game is open in another tab" : "");
+      this.wentOffline(event.code === 4000 ? "you are playing in another tab or on another device: reload to play here" : "");
       if (event.code === 4000 || this.stopped) return;
       this.timer = setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 4000);
