@@ -1,10 +1,15 @@
-"""Take the browser screenshots of docs/ (lobby, live gomoku, renju, replay, phone) from a real
-server and Debian's chromium: ``.venv/bin/python tools/web_screenshots.py [OUT_DIR]``."""
+"""Take the browser screenshots of docs/ (lobby, live gomoku, renju, replay, phone, a rated room
+with its actions, a profile, the leaderboard) from a real server and Debian's chromium:
+``.venv/bin/python tools/web_screenshots.py [OUT_DIR]``. The leaderboard's people are seeded
+straight into the database (a place there needs dozens of rated games); the rest is played."""
 
 from __future__ import annotations
 
+import random
+import sqlite3
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +37,10 @@ def room(page: Any, url: str, game: str, **choices: str) -> str:
     page.wait_for_selector("#net.online")
     page.select_option("#game", game)
     for name, choice in choices.items():
-        page.select_option(f"#{name}", choice)
+        if name == "rated":
+            page.check("#rated")
+        else:
+            page.select_option(f"#{name}", choice)
     page.click("#create")
     page.wait_for_url("**/r/*")
     return page.input_value("#room-link")
@@ -54,6 +62,7 @@ def main() -> None:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            shoot_ratings(browser, server, out)
             shoot(browser, server.url, out)
             browser.close()
     finally:
@@ -114,6 +123,74 @@ def shoot(browser: Any, url: str, out: Path) -> None:
         viewer.click("#prev")
     viewer.wait_for_selector("#status:has-text('Move 13 of 19')")
     viewer.screenshot(path=str(out / "screenshot-web-replay.png"))
+
+
+def register(page: Any, url: str, name: str) -> None:
+    """Register ``name`` through the top bar's dialog."""
+    page.goto(url + "/")
+    page.wait_for_selector("#net.online")
+    page.click("#login-open")
+    page.fill("#acc-name", name)
+    page.fill("#acc-password", f"{name} plays gomoku well")
+    page.click("#do-register")
+    page.wait_for_selector("#logout")
+
+
+def seed_leaderboard(db: str) -> None:
+    """Settled ratings for a leaderboard worth a picture (RD under 75, played today)."""
+    rng = random.Random(7)
+    names = ["tengen", "renjuka", "meijin", "fivefold", "kuromaru", "shiroi", "openfour"]
+    names += ["vcf_hunter", "sanan", "doublethree", "hoshi", "tsumego", "katachi", "sabaki"]
+    now = time.time()
+    with sqlite3.connect(db, timeout=30) as conn:
+        for i, name in enumerate(names):
+            rating = 2150 - i * 41 - rng.randint(0, 30)
+            games = rng.randint(40, 400)
+            won = games * rng.randint(45, 65) // 100
+            drawn = games // 12
+            conn.execute(
+                "INSERT INTO ratings (account, pool, pid, name, bot, rating, rd, vol, games, won, "
+                "drawn, lost, at) VALUES (?, 'gomoku-blitz', ?, ?, 0, ?, ?, 0.06, ?, ?, ?, ?, ?)",
+                (name, f"p_seed{i}", name, rating, rng.randint(46, 74), games, won, drawn,
+                 games - won - drawn, now),
+            )  # fmt: skip
+
+
+def shoot_ratings(browser: Any, server: WebServer, out: Path) -> None:
+    """Two accounts: two rated tic-tac-toe games (a profile), a rated gomoku game with a draw
+    offer standing, and the leaderboard."""
+    url = server.url
+    alice, bob = page_as(browser, "alice-guest"), page_as(browser, "bob-guest")
+    register(alice, url, "alice")
+    register(bob, url, "bob")
+    link = room(alice, url, "tictactoe", seat="0", clock="60+0", rated="on")
+    bob.goto(link)
+    moves(alice, bob, [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)])
+    bob.wait_for_selector(".rating-change >> nth=1")
+    bob.screenshot(path=str(out / "screenshot-web-rating-change.png"))
+    alice.click("#rematch")
+    bob.click("#rematch")
+    moves(bob, alice, [(1, 1), (0, 0), (0, 1), (2, 1), (1, 0), (2, 0), (1, 2)])
+    alice.wait_for_selector(".rating-change >> nth=1")
+    # A rated gomoku blitz game: bob offers a draw on his move, alice sees it with her actions.
+    link = room(alice, url, "gomoku", seat="0", clock="180+2", rated="on")
+    bob.goto(link)
+    moves(alice, bob, [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6), (6, 9), (9, 6)])
+    wait_turn(alice)
+    cell(alice, 9, 8).click()
+    wait_stones(alice, 9)
+    wait_turn(bob)
+    bob.click("#offer-draw")
+    cell(bob, 5, 10).click()
+    alice.wait_for_selector("#offer:has-text('offers a draw')")
+    alice.screenshot(path=str(out / "screenshot-web-rated.png"), full_page=True)
+    bob.goto(url + "/@/alice")
+    bob.wait_for_selector("#profile-games a")
+    bob.screenshot(path=str(out / "screenshot-web-profile.png"))
+    seed_leaderboard(server.db)
+    bob.goto(url + "/leaderboard?pool=gomoku-blitz")
+    bob.wait_for_selector("#leaders tr")
+    bob.screenshot(path=str(out / "screenshot-web-leaderboard.png"))
 
 
 if __name__ == "__main__":

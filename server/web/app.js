@@ -1,7 +1,11 @@
 // The page: one socket for the whole visit and a view per path — the lobby at /, a room at
-// /r/CODE, a finished game's replay at /g/GAME, the most watched live game at /tv.
+// /r/CODE, a finished game's replay at /g/GAME, the most watched live game at /tv, the
+// leaderboard at /leaderboard and an account's profile at /@/NAME. The top bar holds the
+// account (log in, register, log out).
 
+import { AccountBar } from "./account.js";
 import { Net } from "./net.js";
+import { Leaderboard, Profile } from "./ranks.js";
 import { Lobby } from "./lobby.js";
 import { Replay } from "./replay.js";
 import { RoomView } from "./room.js";
@@ -27,7 +31,6 @@ function showNet() {
   netBox.textContent = net.online ? "online" : "offline: reconnecting…";
   netBox.className = net.online ? "online" : "offline";
   document.body.classList.toggle("is-offline", !net.online);
-  nameBox.textContent = net.online ? net.name : "";
 }
 
 net.addEventListener("online", showNet);
@@ -89,6 +92,16 @@ function route() {
   } else if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) {
     view = new Replay(net, m[1], say);
     document.title = "Replay · mnk-arena";
+  } else if ((m = path.match(/^\/@\/(.+)$/))) {
+    let name = m[1];
+    try {
+      name = decodeURIComponent(name);
+    } catch { /* shown as typed */ }
+    view = new Profile(net, name);
+    document.title = `${name} · mnk-arena`;
+  } else if (path === "/leaderboard") {
+    view = new Leaderboard(net);
+    document.title = "Leaderboard · mnk-arena";
   } else if (path === "/tv") {
     view = new Tv();
     document.title = "TV · mnk-arena";
@@ -101,7 +114,7 @@ function route() {
 
 /** Open `path` in this page (the socket stays). */
 export function go(path) {
-  if (path !== location.pathname) history.pushState(null, "", path);
+  if (path !== location.pathname + location.search) history.pushState(null, "", path);
   route();
 }
 
@@ -109,10 +122,12 @@ document.addEventListener("click", (e) => {
   const link = e.target.closest("a[data-nav]");
   if (!link || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
   e.preventDefault();
-  go(new URL(link.href).pathname);
+  const url = new URL(link.href);
+  go(url.pathname + url.search);
 });
 window.addEventListener("popstate", route);
 
+new AccountBar(net, say, nameBox);
 showNet();
 route();
 net.start();

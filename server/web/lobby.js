@@ -1,7 +1,8 @@
 // The lobby: your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
-// by name and level), join by code, the open rooms, the bots online and recent games.
+// by name and level; rated for an account with a clock), join by code, the open rooms, the
+// bots online and recent games.
 
-import { GAMES, h } from "./ui.js";
+import { GAMES, h, profilePath } from "./ui.js";
 
 const CLOCKS = [
   ["", "no clock"],
@@ -19,8 +20,11 @@ export class Lobby {
     this.go = go;
     this.bots = [];
     this.root = this.layout();
+    this.sync();
     this.handlers = {
       online: () => this.load(),
+      logged_in: () => this.sync(),
+      logged_out: () => { this.nameInput.value = this.net.name; this.sync(); },
       rooms: (e) => this.showRooms(e.detail.rooms),
     };
     for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);
@@ -58,7 +62,17 @@ export class Lobby {
     this.k = number("k", 4, 3, 25);
     const sizeRow = h("p", { class: "size-row" }, h("label", {}, "Width ", this.width), " ",
       h("label", {}, "Height ", this.height), " ", h("label", {}, "In a row ", this.k));
+    this.rated = h("input", { type: "checkbox", id: "rated" });
+    this.ratedHint = h("span", { class: "hint", id: "rated-hint" });
+    const ratedRow = h("p", {}, h("label", {}, this.rated, " Rated"), " ", this.ratedHint);
     const sync = () => {
+      const timed = !!this.clock.value;
+      const rateable = ["tictactoe", "gomoku", "gomoku-standard", "renju"].includes(this.game.value);
+      this.rated.disabled = !this.net.account || !timed || !rateable;
+      if (this.rated.disabled) this.rated.checked = false;
+      this.ratedHint.textContent = !this.net.account ? "(log in to play rated games)"
+        : !rateable ? "(this board has no rating)" : !timed ? "(needs a clock)" : "";
+      if (this.nameForm) this.nameForm.hidden = this.net.account;
       botRow.hidden = this.opponent.value !== "bot";
       const big = this.game.value !== "tictactoe" && this.game.value !== "mnk";
       openingRow.hidden = !big || this.opponent.value === "bot";
@@ -66,7 +80,8 @@ export class Lobby {
     };
     this.opponent.addEventListener("change", sync);
     this.game.addEventListener("change", sync);
-    sync();
+    this.clock.addEventListener("change", sync);
+    this.sync = sync;
     this.nameInput = h("input", { id: "name", maxlength: 32, value: this.net.name, autocomplete: "nickname" });
     this.code = h("input", { id: "code", maxlength: 64, placeholder: "k7m2qx", autocomplete: "off" });
     this.rooms = h("tbody", { id: "rooms" });
@@ -79,6 +94,7 @@ export class Lobby {
           h("p", {}, h("label", {}, "Game ", this.game)),
           sizeRow,
           h("p", {}, h("label", {}, "Clock ", this.clock)),
+          ratedRow,
           h("p", {}, h("label", {}, "Opponent ", this.opponent)),
           botRow, openingRow,
           h("p", {}, h("label", {}, "Colour ", this.seat)),
@@ -87,9 +103,10 @@ export class Lobby {
         h("h2", {}, "Join by code"),
         h("form", { id: "join", onsubmit: (e) => { e.preventDefault(); this.join(); } },
           this.code, " ", h("button", { type: "submit" }, "Join")),
-        h("h2", {}, "Your name"),
-        h("form", { id: "rename", onsubmit: (e) => { e.preventDefault(); this.rename(); } },
-          this.nameInput, " ", h("button", { type: "submit" }, "Save")),
+        this.nameForm = h("div", {}, h("h2", {}, "Your name"),
+          h("form", { id: "rename", onsubmit: (e) => { e.preventDefault(); this.rename(); } },
+            this.nameInput, " ", h("button", { type: "submit" }, "Save"))),
+        h("p", {}, h("a", { href: "/leaderboard", "data-nav": "" }, "Leaderboard")),
         h("p", {}, h("a", { href: "/tv", "data-nav": "" }, "Watch the most watched game live (TV)"))),
       h("div", { class: "panel wide" },
         h("h2", {}, "Open rooms"),
@@ -103,6 +120,7 @@ export class Lobby {
 
   load() {
     this.nameInput.value = this.net.name;
+    this.sync();
     this.net.request({ type: "list_rooms", subscribe: true }).then((r) => this.showRooms(r.rooms)).catch(() => {});
     this.loadBots();
     this.net.request({ type: "list_games", limit: 8 }).then((r) => this.showGames(r.games)).catch(() => {
@@ -123,8 +141,9 @@ export class Lobby {
       const open = r.status === "waiting";
       return h("tr", { dataset: { room: r.room } },
         h("td", {}, h("code", {}, r.room)),
-        h("td", {}, GAMES[r.game] || r.game, r.opening_rule ? ` (${r.opening_rule})` : ""),
-        h("td", {}, r.players.map((p) => p || "—").join(" vs ")),
+        h("td", {}, GAMES[r.game] || r.game, r.opening_rule ? ` (${r.opening_rule})` : "",
+          r.rated ? h("span", { class: "tag rated" }, "rated") : null),
+        h("td", {}, ...r.players.flatMap((p, i) => [i ? " vs " : "", seatName(p, r.accounts && r.accounts[i])])),
         h("td", {}, r.status),
         h("td", {}, String(r.spectators)),
         h("td", {}, h("a", { href: `/r/${r.room}`, "data-nav": "", class: "button" }, open ? "Join" : "Watch")));
@@ -171,6 +190,7 @@ export class Lobby {
       const [initial, increment] = this.clock.value.split("+").map(Number);
       msg.clock = { initial_s: initial, increment_s: increment };
     }
+    if (this.rated.checked && !this.rated.disabled) msg.rated = true;
     if (this.game.value === "mnk") {
       msg.options = { width: Number(this.width.value), height: Number(this.height.value), k: Number(this.k.value) };
     } else if (this.opening.value && this.game.value !== "tictactoe" && opponent !== "bot") {
@@ -192,4 +212,11 @@ export class Lobby {
     const seated = "A new name is a new guest: if you sit in a game now, it is left to time out. Go on?";
     if (confirm(seated)) this.net.rename(name);
   }
+}
+
+/** A room's seat in the list: "—" when free, a profile link for an account, "(guest)" else. */
+function seatName(name, account) {
+  if (name === null || name === undefined) return "—";
+  if (account) return h("a", { href: profilePath(name), "data-nav": "" }, name);
+  return h("span", {}, name, h("span", { class: "guest" }, " (guest)"));
 }

@@ -1,6 +1,7 @@
 // The game socket: protocol v1 over a WebSocket to the server that served this page, the
 // session kept in localStorage (a dropped connection or a restarted server resumes it), and
-// never a silently queued request: while offline `send` refuses and says so.
+// never a silently queued request: while offline `send` refuses and says so. Logging in or out
+// swaps the session kept (a logged-in session resumes the account, as a guest's resumes it).
 
 import { decode, encode } from "./msgpack.js";
 
@@ -35,6 +36,8 @@ export class Net extends EventTarget {
     this.online = false; // said hello and got welcome on the current socket
     this.player = null;
     this.name = savedName();
+    this.account = false; // whether this connection is a logged-in account
+    this.ratings = {}; // the account's ratings by pool
     this.nextId = 1;
     this.waiting = new Map(); // request id -> {resolve, reject}
     this.delay = 250;
@@ -53,7 +56,7 @@ export class Net extends EventTarget {
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     ws.onopen = () => {
-      const hello = { type: "hello", protocol: 1, name: this.name, kind: "human" };
+      const hello = { type: "hello", protocol: 1, name: savedName(), kind: "human" };
       const session = localStorage.getItem(SESSION);
       if (session) hello.session = session;
       ws.send(encode(hello));
@@ -71,7 +74,7 @@ export class Net extends EventTarget {
     };
     ws.onclose = (event) => {
       if (ws !== this.ws) return;
-      this.wentOffline(event.code === 4000 ? "this game is open in another tab" : "");
+      this.wentOffline(event.code === 4000 ? "you are playing in another tab or on another device: reload to play here" : "");
       if (event.code === 4000 || this.stopped) return;
       this.timer = setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 4000);
@@ -91,6 +94,8 @@ export class Net extends EventTarget {
       localStorage.setItem(SESSION, msg.session);
       this.player = msg.player;
       this.name = msg.name;
+      this.account = !!msg.account;
+      this.ratings = msg.ratings || {};
       this.online = true;
       this.delay = 250;
       this.emit("online", msg);
@@ -99,7 +104,7 @@ export class Net extends EventTarget {
     if (!this.online && msg.type === "error") {
       if (msg.code === "bad_session") { // forgotten (or a fresh database): start afresh
         localStorage.removeItem(SESSION);
-        this.ws.send(encode({ type: "hello", protocol: 1, name: this.name, kind: "human" }));
+        this.ws.send(encode({ type: "hello", protocol: 1, name: savedName(), kind: "human" }));
         return;
       }
       if (msg.code === "bad_message") { // a name the server will not give
@@ -109,6 +114,13 @@ export class Net extends EventTarget {
         this.emit("notice", { text: `${msg.message}: playing as ${this.name}` });
         return;
       }
+    }
+    if (msg.type === "logged_in" || msg.type === "logged_out") {
+      localStorage.setItem(SESSION, msg.session);
+      this.player = msg.player;
+      this.name = msg.name;
+      this.account = msg.type === "logged_in";
+      this.ratings = msg.ratings || {};
     }
     if (msg.type === "server_shutdown") this.emit("notice", { text: "the server is restarting" });
     const pending = msg.id !== undefined ? this.waiting.get(msg.id) : undefined;

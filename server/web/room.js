@@ -1,9 +1,16 @@
-// A room: the board, both players and clocks, the status line, resign/rematch, the swap
-// choices, chat, who is watching and the room's link. Drawn from `state`, kept up by
-// `moved`, `game_over`, `chat`, `presence` and `rematch_offered`.
+// A room: the board, both players (guest or account, rating) and clocks, the status line,
+// resign/rematch and the game actions, the swap choices, chat, who is watching and the room's
+// link. Drawn from `state`, kept up by `moved`, `game_over` (with a rated game's rating
+// changes), `chat`, `presence`, `rematch_offered` and the actions' messages.
 
+import { GameActions } from "./actions.js";
 import { Board, coordName } from "./board.js";
-import { clockText, gameTitle, h, resultText, saveSetting, setting } from "./ui.js";
+import {
+  clockText, gameTitle, h, poolTitle, profilePath, ratingText, resultText, saveSetting, setting, signed,
+} from "./ui.js";
+
+const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "rematch_offered",
+  "offer", "offer_declined", "taken_back", "online", "offline"];
 
 export class RoomView {
   /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv). */
@@ -21,9 +28,10 @@ export class RoomView {
     };
     this.board.confirm = setting("confirm", matchMedia("(pointer: coarse)").matches);
     this.board.numbers = setting("numbers", false);
+    this.gameActions = new GameActions(this);
     this.root = this.layout();
     this.handlers = {};
-    for (const type of ["state", "moved", "game_over", "chat", "presence", "rematch_offered", "online", "offline"]) {
+    for (const type of MESSAGES) {
       this.handlers[type] = (e) => this.on(type, e.detail);
       net.addEventListener(type, this.handlers[type]);
     }
@@ -64,7 +72,8 @@ export class RoomView {
     const linkBox = h("input", { id: "room-link", value: link, readonly: true, onfocus: (e) => e.target.select() });
     return h("section", { class: "room" },
       h("div", { class: "room-main" },
-        this.players[1], this.board.root, this.players[0], this.status, this.actions),
+        this.players[1], this.board.root, this.players[0], this.status, this.gameActions.countdown,
+        this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
         h("p", { class: "invite" }, "Send this link to a friend: ",
@@ -80,7 +89,8 @@ export class RoomView {
   join() {
     const ask = (spectate) => this.net.request({ type: "join_room", room: this.code, spectate });
     ask(this.spectate).catch((err) => {
-      if (err.code === "room_full") {
+      if (err.code === "room_full" || err.code === "rated_needs_account") {
+        if (err.code !== "room_full") this.say("A rated game: log in to take a seat. Watching meanwhile.");
         this.spectate = true;
         return ask(true);
       }
@@ -97,7 +107,7 @@ export class RoomView {
     if (msg.room !== this.code) return;
     const st = this.st;
     if (type === "state") {
-      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [] };
+      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null };
       this.clockAt = performance.now();
       this.renderChat();
     } else if (!st) {
@@ -120,6 +130,7 @@ export class RoomView {
       st.forbidden = [];
       if (msg.clocks) st.clocks = msg.clocks;
       st.rematch = [false, false];
+      st.changes = msg.ratings || null; // a rated game's: [{seat, pool, before, after, provisional}]
       if (this.onOver) this.onOver();
     } else if (type === "chat") {
       st.chat.push(msg);
@@ -129,7 +140,11 @@ export class RoomView {
       st.online[msg.seat] = msg.online;
     } else if (type === "rematch_offered") {
       st.rematch[msg.seat] = true;
+    } else if (type === "taken_back") {
+      this.gameActions.on(type, msg);
+      return; // its state follows
     }
+    this.gameActions.on(type, msg);
     this.draw();
   }
 
@@ -167,7 +182,8 @@ export class RoomView {
     this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [] });
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
-    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}`;
+    const rated = st.rated ? ` · rated${st.pool ? ` (${poolTitle(st.pool)})` : ""}` : "";
+    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}`;
     this.watchers.textContent = String(st.spectators || 0);
     this.drawPlayers();
     this.drawMoves();
@@ -190,11 +206,37 @@ export class RoomView {
       box.className = `player ${bottom ? "at-bottom" : "at-top"}${turn ? " turn" : ""}${st.seat === seat ? " me" : ""}`;
       box.replaceChildren(...[
         h("span", { class: `badge c${colour}${marks ? " mark" : ""}` }, badge),
-        h("span", { class: "name" }, name === null ? "(free seat)" : name),
+        this.nameOf(seat),
         st.kinds && st.kinds[seat] === "bot" ? h("span", { class: "tag" }, "bot") : null,
+        this.ratingOf(seat),
         name !== null && st.online && !st.online[seat] ? h("span", { class: "tag off" }, "offline") : null,
         st.clock ? h("span", { class: "clock", dataset: { seat } }, "") : null].filter(Boolean));
     }
+  }
+
+  /** A seat's name: a link to an account's profile, "(guest)" beside a guest's. */
+  nameOf(seat) {
+    const st = this.st;
+    const name = st.players[seat];
+    if (name === null) return h("span", { class: "name" }, "(free seat)");
+    const account = st.accounts ? st.accounts[seat] : false;
+    if (account) return h("a", { class: "name", href: profilePath(name), "data-nav": "" }, name);
+    const bot = st.kinds && st.kinds[seat] === "bot";
+    return h("span", { class: "name" }, name, bot ? null : h("span", { class: "guest" }, " (guest)"));
+  }
+
+  /** A seat's rating ("1500?" while provisional), or its change once a rated game ended. */
+  ratingOf(seat) {
+    const st = this.st;
+    const change = (st.changes || []).find((c) => c.seat === seat);
+    if (change) {
+      const delta = change.after - change.before;
+      const mood = delta > 0 ? "up" : delta < 0 ? "down" : "";
+      return h("span", { class: `rating rating-change ${mood}`, dataset: { seat } },
+        `${change.after}${change.provisional ? "?" : ""} (${signed(delta)})`);
+    }
+    const rating = st.ratings ? st.ratings[seat] : null;
+    return rating ? h("span", { class: "rating", dataset: { seat } }, ratingText(rating)) : null;
   }
 
   drawMoves() {
@@ -214,7 +256,10 @@ export class RoomView {
     }
     if (st.status === "over") {
       const k = st.game.k;
-      const text = resultText(st.result, st.players, k);
+      let text = resultText(st.result, st.players, k);
+      if (st.changes) {
+        text += `. Ratings: ${st.changes.map((c) => `${st.players[c.seat]} ${c.after} (${signed(c.after - c.before)})`).join(", ")}`;
+      }
       const offers = st.rematch || [false, false];
       const other = st.seat === null ? null : 1 - st.seat;
       if (other !== null && offers[other] && !offers[st.seat]) return `${text}. ${st.players[other]} offers a rematch.`;
@@ -248,6 +293,7 @@ export class RoomView {
       }
     }
     if (seated && st.status === "playing") {
+      buttons.push(...this.gameActions.buttons());
       buttons.push(h("button", { id: "resign", onclick: () => {
         if (confirm("Resign this game?")) this.act({ type: "resign", room: this.code });
       } }, "Resign"));
@@ -257,10 +303,12 @@ export class RoomView {
     }
     buttons.push(h("a", { href: "/", class: "button", "data-nav": "" }, "Lobby"));
     this.actions.replaceChildren(...buttons);
+    this.gameActions.drawOffer();
   }
 
   tick() {
     const st = this.st;
+    if (st) this.gameActions.tick();
     if (!st || !st.clock || !st.clocks) return;
     const spent = (performance.now() - this.clockAt) / 1000;
     for (const node of this.root.querySelectorAll(".clock")) {

@@ -41,12 +41,15 @@ const REASONS = {
   disconnect: "the opponent left",
   abandoned: "abandoned",
   adjudicated: "move limit reached",
+  draw_agreed: "agreed",
+  opponent_gone: "claimed: the opponent is gone",
 };
 
 /** Why a game ended, in words: "alice wins: five in a row". */
 export function resultText(result, players, k) {
   if (!result) return "";
   const { winner, reason } = result;
+  if (reason === "aborted") return "Aborted: no result";
   let why = REASONS[reason] || reason;
   if (reason === "line") why = `${k === 5 ? "five" : k} in a row`;
   if (reason === "resign" && winner !== null) why = `${players[1 - winner] || "?"} resigned`;
@@ -71,4 +74,31 @@ export function setting(name, fallback) {
 
 export function saveSetting(name, on) {
   localStorage.setItem(`mnk.${name}`, on ? "1" : "0");
+}
+
+/** Every rating pool, `<game>-<speed>` (docs/PROTOCOL.md, Ratings). */
+export const POOL_GAMES = { tictactoe: "Tic-tac-toe", gomoku: "Gomoku", exact: "Gomoku (exactly five)", renju: "Renju" };
+export const SPEEDS = ["bullet", "blitz", "rapid", "classical"];
+export const POOLS = Object.keys(POOL_GAMES).flatMap((game) => SPEEDS.map((speed) => `${game}-${speed}`));
+
+/** A pool's name for people: "Gomoku blitz". */
+export function poolTitle(pool) {
+  const cut = pool.lastIndexOf("-");
+  const game = POOL_GAMES[pool.slice(0, cut)] || pool.slice(0, cut);
+  return `${game} ${pool.slice(cut + 1)}`;
+}
+
+/** A rating as shown beside a name: "1500?" while provisional. */
+export function ratingText(r) {
+  return r ? `${Math.round(r.rating)}${r.provisional ? "?" : ""}` : "";
+}
+
+/** A signed change: "+12", "−7", "±0". */
+export function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\u00b10";
+}
+
+/** A profile's link for `name`. */
+export function profilePath(name) {
+  return `/@/${encodeURIComponent(name)}`;
 }
