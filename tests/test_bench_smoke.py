@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_load_generator_tiny_run(tmp_path: Path) -> None:
-    """2 games x 20 moves (one room each) against every target: every move is acknowledged."""
+    """2 games x 20 moves (one room each) against every target: every move is acknowledged, and
+    the pages target's page fetches beside them are all answered."""
     out = tmp_path / "load.json"
     cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2"]
     cmd += ["--moves-per-game", "20", "--rounds", "1", "--repeat", "1", "--workers", "1"]
@@ -24,7 +25,9 @@ def test_load_generator_tiny_run(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())
     runs = result["runs"]
-    assert sorted(r["target"] for r in runs) == ["memory", "relay", "relay_uv", "server"]
+    assert sorted(r["target"] for r in runs) == ["memory", "pages", "relay", "relay_uv", "server"]
+    [pages] = [r["pages"] for r in runs if r["target"] == "pages"]
+    assert set(pages["statuses"]) == {"200"} and sum(pages["statuses"].values()) >= 50
     idle = {got["target"]: got for got in result["idle"]}
     assert sorted(idle) == ["relay", "relay_uv", "server"]
     assert all(got["rss_after_kib"] > got["rss_before_kib"] for got in idle.values())
