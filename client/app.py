@@ -22,8 +22,10 @@ from client.controls import Controls
 from client.forms import LobbyForm
 from client.geometry import BoardGeometry
 from client.model import ClientModel
+from client.pairing_actions import PairingActions
 from client.records import Cell, Message
 from client.room import RoomState
+from client.seeks import PairingChoice
 from client.settings import Settings
 from client.views.account import draw_auth
 from client.views.board import BoardPicture, board_geometry, draw_board
@@ -46,7 +48,7 @@ DEFAULT_SIZE = (1200, 680)
 log = logging.getLogger("mnk.client")
 
 
-class App(Controls, AccountActions):
+class App(Controls, AccountActions, PairingActions):
     """The client application: scenes login / lobby / room / replay / leaderboard / profile
     over one model and one link."""
 
@@ -83,6 +85,8 @@ class App(Controls, AccountActions):
         self.profile_name = ""
         self.profile_pages: list[tuple[float, str]] = []
         self.form = LobbyForm()
+        #: The lobby's pairing panel: its tab, the tiles' game and the custom seek form.
+        self.pairing = PairingChoice()
         self.code = TextInput(max_len=64)
         self.chat = TextInput(max_len=500)
         #: A server address being typed (the lobby's "Connect").
@@ -144,6 +148,8 @@ class App(Controls, AccountActions):
         if self.scene == "lobby" and online and now - self.bots_asked >= BOTS_REFRESH_S:
             self.bots_asked = now
             self.ask_bots()
+        if not self.running or (self.scene != self.shown_scene and self.shown_scene == "lobby"):
+            self.cancel_seeks()  # our seeks live while the lobby is on screen
         if self.scene != self.shown_scene:
             if self.scene == "lobby":
                 self.refresh_history()  # back in the lobby: games may have ended meanwhile
@@ -240,12 +246,14 @@ class App(Controls, AccountActions):
             self.name_field.text = ""
         if kind in ("logged_in", "logged_out"):  # another player now: the lobby anew
             self.send({"type": "list_rooms", "subscribe": True})
+            self.subscribe_seeks()
             self.ask_bots()
             self.refresh_history()
         if kind == "welcome":
             self.replay_wanted = self.replay_request = None  # an answer in flight was lost
             self.pending_ply = self.move_request = None  # so was a move without its answer
             self.send({"type": "list_rooms", "subscribe": True})
+            self.subscribe_seeks()
             self.ask_bots()
             self.refresh_history()
             room = model.room
@@ -264,6 +272,8 @@ class App(Controls, AccountActions):
                 self.scene = "room"
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
+        if kind == "seeking":
+            self.on_seeking_elsewhere(msg)
         if kind == "game_over" and str(msg.get("room")) in model.rooms:
             self.refresh_history()  # one of our games ended: the history has a new row
         elif kind == "games":
@@ -365,6 +375,8 @@ class App(Controls, AccountActions):
                 self.history_scroll,
                 self.replay_wanted,
                 str(getattr(self.net, "url", "")),
+                self.pairing,
+                now,
             )
         draw_offline_banner(self.frame, self.model)
         if self.confirm == "resign":

@@ -24,6 +24,7 @@ from client.records import (
     Toast,
 )
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
+from client.seeks import SeekBook
 from client.words import ERROR_WORDS, error_text
 
 #: An opening choice (``chosen``) as the room's chat announces it, after the chooser's name.
@@ -91,6 +92,8 @@ class ClientModel:
     leaderboard: Leaderboard | None = None
     leaderboards: dict[tuple[str, bool, int], Leaderboard] = field(default_factory=dict)
     profile: Profile | None = None
+    #: Quick pairing: the pools, the open seeks on screen and our own seeks (client/seeks.py).
+    seeks: SeekBook = field(default_factory=SeekBook)
 
     @property
     def room(self) -> RoomState | None:
@@ -148,6 +151,9 @@ class ClientModel:
         self.account = msg.get("account") is True
         self.ratings = ratings_by_pool(msg.get("ratings")) if self.account else {}
         self.connection, self.ever_online = "online", True
+        self.seeks.mine.clear()  # seeks die with their player's last connection
+        self.seeks.pending.clear()
+        self.seeks.forget_pages()
 
     def _on_logged_in(self, msg: Message, now: float) -> None:
         self._new_identity(msg)
@@ -160,6 +166,7 @@ class ClientModel:
 
     def _new_identity(self, msg: Message) -> None:
         """Another player now (logged in or out): rooms seen as the old one are not ours."""
+        self.seeks.mine.clear()  # the server ends the old identity's seeks
         if msg.get("player") != self.player:
             self.rooms.clear()
             self.current = None
@@ -175,6 +182,22 @@ class ClientModel:
 
     def _on_profile(self, msg: Message, now: float) -> None:
         self.profile = Profile.from_wire(msg)
+
+    # -- quick pairing ------------------------------------------------------------------------
+
+    def _on_seeks(self, msg: Message, now: float) -> None:
+        self.seeks.on_seeks(msg)
+
+    def _on_seeking(self, msg: Message, now: float) -> None:
+        self.seeks.on_seeking(msg, now)
+
+    def _on_seek_cancelled(self, msg: Message, now: float) -> None:
+        self.seeks.ended(msg.get("seek"))
+
+    def _on_seek_ended(self, msg: Message, now: float) -> None:
+        gone = self.seeks.ended(msg.get("seek"))
+        if gone is not None and msg.get("reason") == "expired":
+            self.toast(f"Nobody took your {gone.seek.terms} seek in 30 minutes.", "info", now)
 
     # -- lobby ------------------------------------------------------------------------------
 
@@ -199,6 +222,8 @@ class ClientModel:
 
     def _on_joined(self, msg: Message, now: float) -> None:
         self.probes.pop(msg.get("id"), None)  # type: ignore[arg-type]  (the room is there)
+        if msg.get("seek") is not None:  # a pairing: that seek of ours is done
+            self.seeks.ended(msg.get("seek"))
         self.current = str(msg.get("room"))
         self.ignored.discard(self.current)
         # In a room now: earlier failures to get into one (e.g. retries for a bot) are moot.
@@ -322,9 +347,11 @@ class ClientModel:
     def _on_error(self, msg: Message, now: float) -> None:
         code = str(msg.get("code", "internal_error"))
         rid = msg.get("id")
+        pairing = rid is not None and rid == self.seeks.subscribe_request
+        self.seeks.failed(rid)
         if isinstance(rid, int) and rid in self.quiet_ids:
             self.quiet_ids.discard(rid)
-            if code in ("unknown_type", "no_history"):
+            if code in ("unknown_type", "no_history") and not pairing:
                 self.history_supported = False
             return
         if code == "stale_ply" and self.current:

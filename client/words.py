@@ -61,6 +61,11 @@ ERROR_WORDS: dict[str, str] = {
     "bad_page": "There is no such leaderboard page.",
     "no_accounts": "This server keeps no accounts; play as a guest.",
     "not_logged_in": "Log in first.",
+    # quick pairing
+    "no_such_seek": "That seek is gone: it was taken or cancelled.",
+    "own_seek": "That is your own seek: wait for someone to accept it.",
+    "too_many_seeks": "You are seeking enough games already (3 at most, 30 a minute).",
+    "out_of_range": "Your rating is outside the range that seek asks for.",
 }
 
 REASON_WORDS: dict[str, str] = {

@@ -84,6 +84,7 @@ def test_the_start_screen(tmp_path: Path, size: tuple[int, int]) -> None:
 def test_the_lobby_marks_guests_and_offers_rated_games(tmp_path: Path) -> None:
     a = app_with(welcome(account=True, gomoku_blitz=rating(1523, 80, games=30)), ROOMS)
     a.do_form_rated(None)
+    a.do_lobby_tab("rooms")
     shot = shoot(a, tmp_path / "lobby.png")
     assert shot.shows("bob (guest) vs") and shot.shows("dave vs erin (guest)")
     assert shot.shows("Renju · rated") and shot.shows("rated: Gomoku blitz, you 1523")

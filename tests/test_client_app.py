@@ -88,6 +88,7 @@ def test_join_from_list_and_by_code(app: tuple[App, FakeNet]) -> None:
     ]
     net.inbox.append({"type": "rooms", "rooms": rooms})
     a.step()
+    click_action(a, "lobby_tab", "rooms")  # the lobby opens on Quick pairing
     click_action(a, "join", "r7")
     assert net.sent[-1]["type"] == "join_room" and net.sent[-1]["room"] == "r7"
     a.step([key(pygame.K_w)])

@@ -98,6 +98,7 @@ def test_the_lobby_picture(tmp_path: Path) -> None:
     ]
     app = App(FakeNet(inbox), name="alice", size=(1200, 680))
     app.step(now=NOW)
+    app.do_lobby_tab("rooms")  # the open rooms' tab (Quick pairing has its own picture)
     shown = shoot(app, tmp_path / "lobby.png", "screenshot-lobby.png")
     assert "k7m2qx" in shown and "more 1/2" in shown
     assert any(t.startswith("Opening rule: none") for t in shown)

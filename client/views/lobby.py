@@ -12,7 +12,9 @@ from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm, ra
 from client.model import ClientModel
 from client.ratings import pool_label, pool_of
 from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary, game_title
+from client.seeks import PairingChoice
 from client.views.common import HEADER_H
+from client.views.pairing import draw_pairing_panel
 from client.widgets import Frame, TextInput, draw_input, panel
 from client.words import result_text
 
@@ -87,7 +89,11 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
 
 def _rooms_panel(frame: Frame, rect: pygame.Rect, model: ClientModel, selected: int) -> None:
     title = f"Open rooms ({len(model.lobby)})  \u00b7  \u2191\u2193 select, J join, W watch"
-    inner = panel(frame.surface, rect, title)
+    _room_rows(frame, panel(frame.surface, rect, title), model, selected)
+
+
+def _room_rows(frame: Frame, inner: pygame.Rect, model: ClientModel, selected: int) -> None:
+    """The open rooms in ``inner`` (scrolled so the selected one shows), or a tip."""
     if not model.lobby:
         theme.text(frame.surface, "No rooms yet.", (inner.x, inner.y + 10), 17, bold=True)
         tip = "Start a game on the right: play a bot right away, or open a room and share its code."
@@ -418,10 +424,20 @@ def draw_lobby(
     history_scroll: int = 0,
     loading: str | None = None,
     url: str = "",
+    pairing: PairingChoice | None = None,
+    now: float = 0.0,
 ) -> None:
-    """The whole lobby scene (below the header); ``loading`` is a game id being fetched."""
+    """The whole lobby scene (below the header); ``loading`` is a game id being fetched;
+    ``pairing`` (the app's) puts the open rooms under a tab beside Quick pairing."""
     layout = lobby_layout(frame.surface.get_size())
-    _rooms_panel(frame, layout["rooms"], model, selected)
+    if pairing is None or model.seeks.supported is False:  # a server that does not pair
+        _rooms_panel(frame, layout["rooms"], model, selected)
+    else:
+
+        def rooms(frame: Frame, inner: pygame.Rect) -> None:
+            _room_rows(frame, inner, model, selected)
+
+        draw_pairing_panel(frame, layout["rooms"], model, pairing, now, rooms)
     _finished_panel(frame, layout["finished"], model, history_scroll, loading)
     _new_game_panel(frame, layout["new"], form, model)
     _join_panel(frame, layout["join"], code, server, focus, url)

@@ -1,0 +1,350 @@
+"""Quick pairing as the client reads and writes it (pure, no pygame): seeks, the pools' tiles,
+the open-seeks pages, this player's own seeks and the custom seek form (docs/PROTOCOL.md,
+Pairing). Every parser is lenient: an odd field reads as absent, never as an exception."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.ratings import pool_of
+from client.records import Message
+
+#: (wire name, label) of the games a seek may name (custom boards are played through rooms).
+SEEK_GAMES: tuple[tuple[str, str], ...] = (
+    ("tictactoe", "Tic-tac-toe"),
+    ("gomoku", "Gomoku"),
+    ("gomoku-standard", "Exact five"),
+    ("renju", "Renju"),
+)
+#: The custom seek form's clocks: (initial s, increment s), or None for an untimed casual game.
+SEEK_CLOCKS: tuple[tuple[int, int] | None, ...] = (
+    None,
+    (60, 0),
+    (180, 0),
+    (180, 2),
+    (300, 3),
+    (600, 5),
+    (900, 10),
+    (1800, 0),
+)
+#: The custom form's rating ranges: how far from our own rating an opponent may be (0: any).
+RANGES = (0, 100, 200, 300, 500)
+#: The custom form's "play a bot after N s" choices (0: never; the server takes 5 to 600).
+BOT_AFTER = (0, 15, 30, 60, 120)
+#: Seeks asked for per page of the open-seeks list.
+SEEK_PAGE = 8
+#: Rating bounds of a seek's range (the server refuses others).
+RATING_MIN, RATING_MAX = 0, 4000
+#: Seeks and pools kept at most, whatever a server sends.
+MAX_ROWS = 100
+#: The rating a guest or an unrated account counts as.
+DEFAULT_RATING = 1500
+FRACTIONS = {15: "\u00bc", 30: "\u00bd", 45: "\u00be"}
+
+
+def _int(value: object) -> int | None:
+    return round(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def clock_of(raw: object) -> tuple[int, int] | None:
+    """A wire clock ``{initial_s, increment_s}`` as (initial, increment) seconds, or None."""
+    if not isinstance(raw, dict):
+        return None
+    initial, increment = _int(raw.get("initial_s")), _int(raw.get("increment_s"))
+    if initial is None:
+        return None
+    return initial, increment or 0
+
+
+def clock_label(clock: tuple[int, int] | None) -> str:
+    """``3+2`` (minutes + seconds a move), ``½+0`` for 30 s, ``∞`` for no clock."""
+    if clock is None:
+        return "\u221e"
+    initial, increment = clock
+    minutes = FRACTIONS.get(initial) if initial < 60 else None
+    if minutes is None:
+        minutes = f"{initial / 60:g}"
+    return f"{minutes}+{increment}"
+
+
+def game_label(game: str) -> str:
+    """The short name of a seek's game."""
+    return dict(SEEK_GAMES).get(game, game)
+
+
+@dataclass(frozen=True, slots=True)
+class Seek:
+    """One seek as the server shows it everywhere (``seeking``, ``seeks``)."""
+
+    seek: str
+    game: str
+    clock: tuple[int, int] | None
+    rated: bool
+    range: tuple[int, int] | None
+    player: str
+    name: str
+    account: bool
+    kind: str
+    rating: int | None
+    provisional: bool
+    pool: str
+
+    @classmethod
+    def from_wire(cls, raw: object) -> Seek | None:
+        """Parse a SEEK map (None when it names no seek)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("seek"), str):
+            return None
+        span = raw.get("range")
+        ends = [_int(v) for v in span] if isinstance(span, list | tuple) and len(span) == 2 else []
+        lo_hi = (
+            (ends[0], ends[1])
+            if len(ends) == 2 and ends[0] is not None and ends[1] is not None
+            else None
+        )
+        game = str(raw.get("game", ""))[:32]
+        clock = clock_of(raw.get("clock"))
+        rated = raw.get("rated") is True
+        return cls(
+            seek=str(raw["seek"])[:64],
+            game=game,
+            clock=clock,
+            rated=rated,
+            range=lo_hi,
+            player=str(raw.get("player", ""))[:64],
+            name=str(raw.get("name", "?"))[:32],
+            account=raw.get("account") is True,
+            kind="bot" if raw.get("kind") == "bot" else "human",
+            rating=_int(raw.get("rating")),
+            provisional=raw.get("provisional") is True,
+            pool=str(raw.get("pool") or pool_name(game, clock, rated))[:64],
+        )
+
+    @property
+    def rating_label(self) -> str:
+        """``1523``, ``1500?`` while provisional, ``guest`` for a guest, else a dash."""
+        if self.rating is None:
+            return "guest" if not self.account else "\u2013"
+        return f"{self.rating}{'?' if self.provisional else ''}"
+
+    @property
+    def terms(self) -> str:
+        """``Gomoku 3+2 · rated`` (with the range when it has one)."""
+        words = f"{game_label(self.game)} {clock_label(self.clock)} \u00b7 "
+        words += "rated" if self.rated else "casual"
+        if self.range is not None:
+            words += f" \u00b7 {self.range[0]}\u2013{self.range[1]}"
+        return words
+
+
+def pool_name(game: str, clock: tuple[int, int] | None, rated: bool) -> str:
+    """The pool's label as the server writes it: ``gomoku 3+2 rated``."""
+    return f"{game} {clock_label(clock)} {'rated' if rated else 'casual'}"
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTile:
+    """A pairing pool (a Quick pairing tile) and how many seeks wait in it."""
+
+    pool: str
+    game: str
+    clock: tuple[int, int] | None
+    rated: bool
+    waiting: int
+
+    @classmethod
+    def from_wire(cls, raw: object) -> PoolTile | None:
+        """Parse one of ``seeks.pools`` (None when it has no game)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("game"), str):
+            return None
+        game, clock, rated = (
+            str(raw["game"])[:32],
+            clock_of(raw.get("clock")),
+            raw.get("rated") is True,
+        )
+        return cls(
+            pool=str(raw.get("pool") or pool_name(game, clock, rated))[:64],
+            game=game,
+            clock=clock,
+            rated=rated,
+            waiting=max(0, _int(raw.get("waiting")) or 0),
+        )
+
+    @property
+    def label(self) -> str:
+        """The tile's big words: its clock."""
+        return clock_label(self.clock)
+
+
+@dataclass
+class OwnSeek:
+    """A seek of ours that is open, and when (monotonic) this client heard it was placed."""
+
+    seek: Seek
+    since: float
+
+
+@dataclass
+class SeekBook:
+    """What the lobby knows of pairing: the pools, the open seeks page shown, our own seeks.
+
+    The first page of open seeks is pushed whenever seeks change; later pages are asked for
+    with the cursor of the page before, and while one of them is on screen the pushes only
+    refresh the tiles. ``cursors`` holds the cursor of each page after the first.
+    """
+
+    pools: list[PoolTile] = field(default_factory=list)
+    rows: list[Seek] = field(default_factory=list)
+    next: Any = None
+    cursors: list[Any] = field(default_factory=list)
+    #: The id of the ``list_seeks`` awaited for a later page (its answer replaces ``rows``).
+    page_request: int | None = None
+    mine: dict[str, OwnSeek] = field(default_factory=dict)
+    #: ``seek`` requests awaiting their answer: id -> pool label (the tile shows "placing").
+    pending: dict[int, str] = field(default_factory=dict)
+    #: Whether the server answered ``list_seeks`` at all (an older one does not know it), and
+    #: the id of the subscribing ``list_seeks`` (its error says the server has no pairing).
+    supported: bool | None = None
+    subscribe_request: int | None = None
+
+    @property
+    def page(self) -> int:
+        """The page of open seeks shown (0: the first, kept fresh by the server)."""
+        return len(self.cursors)
+
+    def on_seeks(self, msg: Message) -> None:
+        """A ``seeks`` page: the tiles always; the rows when it is the page on screen."""
+        self.supported = True
+        pools = [PoolTile.from_wire(p) for p in (msg.get("pools") or ())[:MAX_ROWS]]
+        if isinstance(msg.get("pools"), list):
+            self.pools = [p for p in pools if p is not None]
+        rid = msg.get("id")
+        pushed_or_first = rid is None or rid != self.page_request
+        if pushed_or_first and self.page:
+            return  # a later page is on screen: it stays until the player pages back
+        if rid is not None and rid == self.page_request:
+            self.page_request = None
+        rows = [Seek.from_wire(s) for s in (msg.get("seeks") or ())[:MAX_ROWS]]
+        self.rows = [s for s in rows if s is not None]
+        self.next = msg.get("next")
+        for seek in self.rows:  # a seek of ours placed before a reconnect is still ours
+            if seek.seek in self.mine:
+                self.mine[seek.seek].seek = seek
+
+    def on_seeking(self, msg: Message, now: float) -> None:
+        """Our ``seek`` was placed."""
+        self.failed(msg.get("id"))
+        seek = Seek.from_wire(msg.get("seek"))
+        if seek is not None:
+            self.mine[seek.seek] = OwnSeek(seek, now)
+
+    def ended(self, seek_id: object) -> OwnSeek | None:
+        """A seek of ours ended (cancelled, expired, paired): forget it; what it was."""
+        return self.mine.pop(str(seek_id), None)
+
+    def failed(self, rid: object) -> None:
+        """A request of ours got an error: a ``seek`` placing stops, a page ask is forgotten,
+        and a refused subscription means no pairing on this server."""
+        if rid is not None and rid == self.subscribe_request:
+            self.supported, self.subscribe_request = False, None
+        if isinstance(rid, int):
+            self.pending.pop(rid, None)
+        if rid is not None and rid == self.page_request:
+            self.page_request = None
+            if self.cursors:
+                self.cursors.pop()
+
+    def seeking_in(self, pool: str) -> OwnSeek | None:
+        """Our open seek in ``pool``, if any."""
+        return next((s for s in self.mine.values() if s.seek.pool == pool), None)
+
+    def placing(self, pool: str) -> bool:
+        """Whether a seek in ``pool`` was asked for and not answered yet."""
+        return pool in self.pending.values()
+
+    def tiles(self, game: str) -> list[PoolTile]:
+        """The tiles of ``game``: rated pools first, each by clock (shortest first)."""
+        pools = [p for p in self.pools if p.game == game]
+        return sorted(pools, key=lambda p: (not p.rated, p.clock is None, p.clock or (0, 0)))
+
+    def forget_pages(self) -> None:
+        """Back to the first page (a reconnect, or a fresh subscription)."""
+        self.cursors.clear()
+        self.page_request = None
+
+
+@dataclass
+class SeekForm:
+    """The custom seek form: game, clock, rated, rating range and "a bot after N s"."""
+
+    game: str = "gomoku"
+    clock: int = 3
+    rated: bool = False
+    range: int = 0
+    bot_after: int = 0
+
+    def step(self, what: str, delta: int) -> None:
+        """Step one choice (cycling through its values)."""
+        if what == "clock":
+            self.clock = (self.clock + delta) % len(SEEK_CLOCKS)
+            if SEEK_CLOCKS[self.clock] is None:
+                self.rated = False
+        elif what == "range":
+            self.range = (self.range + delta) % len(RANGES)
+        elif what == "bot_after":
+            self.bot_after = (self.bot_after + delta) % len(BOT_AFTER)
+
+    def toggle_rated(self) -> None:
+        """Rated or casual (a rated seek needs a clock: the form picks 3+2 when it has none)."""
+        self.rated = not self.rated
+        if self.rated and SEEK_CLOCKS[self.clock] is None:
+            self.clock = SEEK_CLOCKS.index((180, 2))
+
+
+def own_rating(ratings: dict[str, Any], game: str, clock: tuple[int, int] | None) -> int:
+    """Our rating in the rating pool of ``game`` at ``clock`` (1500 when not rated there)."""
+    pool = pool_of(game, clock)
+    mine = ratings.get(pool) if pool else None
+    rating = getattr(mine, "rating", None)
+    return rating if isinstance(rating, int) else DEFAULT_RATING
+
+
+def seek_request(form: SeekForm, account: bool, rating: int = DEFAULT_RATING) -> Message:
+    """The ``seek`` message for the custom form (a guest's is casual and without a range)."""
+    clock = SEEK_CLOCKS[form.clock]
+    rated = form.rated and account and clock is not None
+    msg: Message = {"type": "seek", "game": form.game, "rated": rated}
+    if clock is not None:
+        msg["clock"] = {"initial_s": clock[0], "increment_s": clock[1]}
+    width = RANGES[form.range]
+    if width and account:
+        lo, hi = max(RATING_MIN, rating - width), min(RATING_MAX, rating + width)
+        msg["range"] = [lo, hi]
+    if BOT_AFTER[form.bot_after]:
+        msg["bot_after_s"] = BOT_AFTER[form.bot_after]
+    return msg
+
+
+def tile_request(tile: PoolTile) -> Message:
+    """The ``seek`` message for a Quick pairing tile."""
+    msg: Message = {"type": "seek", "game": tile.game, "rated": tile.rated}
+    if tile.clock is not None:
+        msg["clock"] = {"initial_s": tile.clock[0], "increment_s": tile.clock[1]}
+    return msg
+
+
+def elapsed(seconds: float) -> str:
+    """``0:07``, ``12:34``: how long a seek has waited."""
+    s = max(0, int(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+@dataclass
+class PairingChoice:
+    """What the lobby's pairing panel shows: its tab, the tiles' game, the custom form."""
+
+    tab: str = "quick"  # "quick" | "seeks" | "rooms"
+    game: str = "gomoku"
+    form: SeekForm = field(default_factory=SeekForm)
+    #: The custom seek form is open (in place of the tiles).
+    custom: bool = False
