@@ -13,7 +13,7 @@ import pytest
 from support.client_accounts import ONLINE, rating, welcome
 from support.client_shots import shoot
 from support.fakenet import FakeNet
-from support.pairing import OTHERS, label, seek, seeks_page
+from support.seek_samples import OTHERS, label, seek, seeks_page
 from support.samples import state_message
 
 from client.app import App
