@@ -273,7 +273,7 @@ class App(Controls, AccountActions, PairingActions):
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
         if kind == "seeking":
-            self.on_seeking_elsewhere(msg)
+            self.on_seeking(msg)
         if kind == "game_over" and str(msg.get("room")) in model.rooms:
             self.refresh_history()  # one of our games ended: the history has a new row
         elif kind == "games":

@@ -348,7 +348,8 @@ class ClientModel:
         code = str(msg.get("code", "internal_error"))
         rid = msg.get("id")
         pairing = rid is not None and rid == self.seeks.subscribe_request
-        self.seeks.failed(rid)
+        if self.seeks.failed(rid):
+            return
         if isinstance(rid, int) and rid in self.quiet_ids:
             self.quiet_ids.discard(rid)
             if code in ("unknown_type", "no_history") and not pairing:

@@ -47,10 +47,18 @@ class PairingActions:
         for seek_id in list(self.model.seeks.mine):
             self.do_cancel_seek(seek_id)
 
-    def on_seeking_elsewhere(self, msg: Message) -> None:
-        """A ``seeking`` that came after we left the lobby: cancel that seek at once."""
+    def on_seeking(self, msg: Message) -> None:
+        """A ``seeking``: the answer to a seek of ours that came after we left the lobby is
+        cancelled at once; one without an id is a seek the server put back in its pool (the
+        game it paired was aborted: the opponent never moved), and it is said so."""
         seek = msg.get("seek")
-        if self.scene != "lobby" and isinstance(seek, dict) and seek.get("seek"):
+        if not isinstance(seek, dict) or not seek.get("seek"):
+            return
+        if msg.get("id") is None:
+            mine = self.model.seeks.mine.get(str(seek["seek"]))
+            terms = mine.seek.terms if mine is not None else "game"
+            self.model.toast(f"Your opponent did not move: you are seeking a {terms} again.")
+        elif self.scene != "lobby":
             self.do_cancel_seek(str(seek["seek"]))
 
     # -- the panel ----------------------------------------------------------------------------
@@ -82,8 +90,10 @@ class PairingActions:
 
     def do_cancel_seek(self, seek_id: str, pos: Any = None) -> None:
         """Cancel a seek of ours (forgotten at once; the server confirms)."""
-        self.model.seeks.ended(seek_id)
-        self.send({"type": "cancel_seek", "seek": seek_id})
+        book = self.model.seeks
+        book.ended(seek_id)
+        book.cancels.add(self.send({"type": "cancel_seek", "seek": seek_id}))
+        book.cancels.difference_update(sorted(book.cancels)[:-64])  # bounded, whatever comes
 
     def do_accept_seek(self, seek_id: str, pos: Any = None) -> None:
         """Accept someone's open seek: the server answers with the new room."""

@@ -138,8 +138,10 @@ class Seek:
 
 
 def pool_name(game: str, clock: tuple[int, int] | None, rated: bool) -> str:
-    """The pool's label as the server writes it: ``gomoku 3+2 rated``."""
-    return f"{game} {clock_label(clock)} {'rated' if rated else 'casual'}"
+    """The pool's label as the server writes it: ``gomoku 3+2 rated``, ``renju 1.5+1
+    casual``, ``tictactoe untimed casual``."""
+    speed = "untimed" if clock is None else f"{clock[0] / 60:g}+{clock[1]}"
+    return f"{game} {speed} {'rated' if rated else 'casual'}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,8 @@ class SeekBook:
     mine: dict[str, OwnSeek] = field(default_factory=dict)
     #: ``seek`` requests awaiting their answer: id -> pool label (the tile shows "placing").
     pending: dict[int, str] = field(default_factory=dict)
+    #: ``cancel_seek`` requests: their ``no_such_seek`` (the seek ended meanwhile) is no news.
+    cancels: set[int] = field(default_factory=set)
     #: Whether the server answered ``list_seeks`` at all (an older one does not know it), and
     #: the id of the subscribing ``list_seeks`` (its error says the server has no pairing).
     supported: bool | None = None
@@ -242,9 +246,13 @@ class SeekBook:
         """A seek of ours ended (cancelled, expired, paired): forget it; what it was."""
         return self.mine.pop(str(seek_id), None)
 
-    def failed(self, rid: object) -> None:
+    def failed(self, rid: object) -> bool:
         """A request of ours got an error: a ``seek`` placing stops, a page ask is forgotten,
-        and a refused subscription means no pairing on this server."""
+        and a refused subscription means no pairing on this server. True when the error is
+        no news (a cancel of a seek that had ended anyway)."""
+        if isinstance(rid, int) and rid in self.cancels:
+            self.cancels.discard(rid)
+            return True
         if rid is not None and rid == self.subscribe_request:
             self.supported, self.subscribe_request = False, None
         if isinstance(rid, int):
@@ -253,6 +261,7 @@ class SeekBook:
             self.page_request = None
             if self.cursors:
                 self.cursors.pop()
+        return False
 
     def seeking_in(self, pool: str) -> OwnSeek | None:
         """Our open seek in ``pool``, if any."""

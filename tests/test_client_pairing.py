@@ -13,8 +13,8 @@ import pytest
 from support.client_accounts import ONLINE, rating, welcome
 from support.client_shots import shoot
 from support.fakenet import FakeNet
-from support.seek_samples import OTHERS, label, seek, seeks_page
 from support.samples import state_message
+from support.seek_samples import OTHERS, label, seek, seeks_page
 
 from client.app import App
 from client.seeks import Seek, SeekForm, clock_label, seek_request
@@ -152,7 +152,7 @@ def test_the_open_seeks_accept_and_pages(tmp_path: Path) -> None:
     assert ask["type"] == "list_seeks" and ask["cursor"] == "c_2" and "subscribe" not in ask
     net.inbox.append(seeks_page([seek("s_zed", "zed")], waiting=WAITING))  # a push: page 1
     app.step(now=NOW)
-    assert [s.seek for s in app.model.seeks.rows][0] == "s_bob"  # page 2 not answered yet
+    assert next(s.seek for s in app.model.seeks.rows) == "s_bob"  # page 2 not answered yet
     net.inbox.append(seeks_page([seek("s_zoe", "zoe")], rid=ask["id"]))
     app.step(now=NOW)
     net.inbox.append(seeks_page([seek("s_zed", "zed")], waiting=WAITING))  # pushes wait
@@ -250,3 +250,39 @@ def test_the_custom_seek_form(tmp_path: Path, account: bool) -> None:
     assert request["bot_after_s"] == 30 and request["rated"] is account
     assert ("range" in request) is account
     assert not app.pairing.custom
+
+
+def test_the_servers_own_endings_are_no_news() -> None:
+    app, net = lobby()
+    place(app, net, RATED_32, "s_me")
+    place(app, net, label("gomoku", (60, 0), False), "s_me2")
+    state = state_message("gomoku", room="k7m2qx", players=["bob", "alice"], status="playing")
+    net.inbox += [  # the server ends our other seek itself, in the same breath
+        {"type": "joined", "room": "k7m2qx", "seat": 1, "seek": "s_me"},
+        state,
+        {"type": "seek_ended", "seek": "s_me2", "reason": "cancelled"},
+    ]
+    app.step(now=NOW)
+    assert app.scene == "room" and not sent(net, "cancel_seek")
+    app.act("leave", None)  # (the game: a confirm first)
+    app.act("leave", None)
+    app.step(now=NOW)
+    place(app, net, RATED_32, "s_me3")
+    app.act("cancel_seek", "s_me3")
+    rid = net.sent[-1]["id"]  # taken meanwhile: the server says it is gone
+    net.inbox.append({"type": "error", "id": rid, "code": "no_such_seek", "message": "gone"})
+    app.step(now=NOW)
+    assert not app.model.toasts
+
+
+def test_a_seek_put_back_after_an_abort_stays(tmp_path: Path) -> None:
+    app, net = lobby()
+    place(app, net, RATED_32, "s_me")
+    state = state_message("gomoku", room="k7m2qx", players=["bob", "alice"], status="playing")
+    net.inbox += [{"type": "joined", "room": "k7m2qx", "seat": 1, "seek": "s_me"}, state]
+    app.step(now=NOW)
+    back = seek("s_me", "alice", rated=True, rating=1540)
+    net.inbox.append({"type": "seeking", "seek": back})  # no id: the server put it back
+    app.step(now=NOW + 30)
+    assert not sent(net, "cancel_seek") and "s_me" in app.model.seeks.mine
+    assert "seeking a Gomoku 3+2 \u00b7 rated again" in app.model.toasts[-1].text

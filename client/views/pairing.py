@@ -157,9 +157,7 @@ def _tile(
         anchor="midtop",
     )
     mode = "Rated" if tile.rated else "Casual"
-    theme.text(
-        surf, mode, (cx, rect.bottom - 30), 13, fg, anchor="midbottom"
-    )
+    theme.text(surf, mode, (cx, rect.bottom - 30), 13, fg, anchor="midbottom")
     if mine is not None:
         status, color = f"seeking {elapsed(now - mine.since)}", theme.TEXT
     elif book.placing(tile.pool):

@@ -16,7 +16,7 @@ STANDARD = {
 
 def label(game: str, clock: tuple[int, int] | None, rated: bool) -> str:
     """A pool's label, ``gomoku 3+2 rated``."""
-    minutes = f"{clock[0] / 60:g}+{clock[1]}" if clock else "\u221e"
+    minutes = f"{clock[0] / 60:g}+{clock[1]}" if clock else "untimed"
     return f"{game} {minutes} {'rated' if rated else 'casual'}"
 
 
