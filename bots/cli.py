@@ -13,6 +13,7 @@ from pathlib import Path
 from bots.pbrain import serve
 from bots.private import read_key
 from bots.runner import BotRunner
+from bots.seeking import SeekPlan
 from bots.specs import check_engine, make_bot, parse_spec
 from protocol.connection import split_urls
 from protocol.session import HelloRefused
@@ -36,6 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--capacity", type=int, default=4, help="games played at once (default 4)")
     p.add_argument(
         "--games", default="*", help="comma-separated games it plays (default * = every game)"
+    )
+    p.add_argument(
+        "--seek",
+        default=None,
+        metavar='"GAME M+I"',
+        help='seek games by itself, e.g. "gomoku 3+2": one seek open per free seat of '
+        "--capacity, and a new one whenever a game ends (quick pairing)",
+    )
+    p.add_argument(
+        "--seek-rated", action="store_true", help="the --seek games are rated (needs a clock)"
     )
     p.add_argument(
         "--piskvork",
@@ -95,6 +106,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
         parent_pid=args.parent_pid,
         hang_slack=args.hang_slack,
         key=key,
+        seek_plan=args.seek_plan,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -110,6 +122,11 @@ def main(argv: list[str] | None = None) -> None:
         spec = parse_spec(args.engine)
         check_engine(spec)
         args.server = split_urls(args.server)
+        args.seek_plan = (
+            SeekPlan.from_text(args.seek, args.seek_rated, args.capacity) if args.seek else None
+        )
+        if args.seek_rated and not args.seek:
+            raise ValueError("--seek-rated goes with --seek GAME")
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
     if args.check:  # mnk-server --bots SPEC asks this before it starts

@@ -17,6 +17,7 @@ from typing import Any
 from bots.piskvork import PiskvorkBrain
 from bots.private import write_private
 from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, think
+from bots.seeking import Seeking, SeekPlan
 from bots.specs import EngineSpec
 from bots.workers import WorkerPool
 from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
@@ -48,7 +49,7 @@ DEFAULT_OPENING = ((7, 7), (8, 6), (8, 8))
 DEFAULT_CHOICE = "white"
 
 
-class BotRunner:
+class BotRunner(Seeking):
     """One bot identity on one server (or a cluster's nodes, failing over along them), playing
     up to ``capacity`` games at once."""
 
@@ -64,8 +65,11 @@ class BotRunner:
         parent_pid: int | None = None,
         hang_slack: float = HANG_SLACK_S,
         key: str | None = None,
+        seek_plan: SeekPlan | None = None,
     ) -> None:
         self.spec = spec
+        #: ``--seek``: the games it seeks by itself (bots/seeking.py), one per free seat.
+        self.seek_plan = seek_plan
         #: Where the session is kept, so a restarted bot is the same player in the same games.
         self.session_file = session_file
         self.parent_pid = parent_pid
@@ -166,6 +170,9 @@ class BotRunner:
         self._undescribed = {r for r, seat in self.seats.items() if seat.status == Status.PLAYING}
         if self._undescribed:
             self._rejoining = asyncio.create_task(self._rejoin())
+        if self.seek_plan is not None:  # seeks die with a connection: seek anew
+            self.seek_plan.reset()
+            await self.seek_more()
 
     async def _rejoin(self) -> None:
         """Ask again for every game in play that the server did not describe after the welcome.
@@ -185,7 +192,8 @@ class BotRunner:
                 await self._send({"type": "join_room", "room": room})
 
     async def on_joined(self, msg: dict[str, Any]) -> None:
-        """Note the level a human asked for."""
+        """Note the level a human asked for, and a seek of ours that was paired."""
+        self.seek_paired(msg)
         if msg.get("level") is not None:
             self.levels[msg["room"]] = msg["level"]
 
@@ -216,6 +224,7 @@ class BotRunner:
             return
         seat.status = Status.OVER
         await self._forget(seat)
+        await self.seek_more()  # a seat is free: seek the next game
         if seat.director:  # tournament rooms never rematch: free the room at once
             await self._leave(seat)
         else:  # stay a while: the human may ask for a rematch
@@ -258,8 +267,9 @@ class BotRunner:
             await self._leave(seat)
 
     async def on_error(self, msg: dict[str, Any]) -> None:
-        """An error reply (see :meth:`_on_error`)."""
-        await self._on_error(msg)
+        """An error reply (see :meth:`_on_error`; a refused seek: :meth:`seek_refused`)."""
+        if not self.seek_refused(msg):
+            await self._on_error(msg)
 
     async def _on_error(self, msg: dict[str, Any]) -> None:
         """A refused move is sent again (rate limit) or the room is re-read (stale view)."""
@@ -321,6 +331,7 @@ class BotRunner:
                 await self._leave(seat)
             return
         self._maybe_think(seat)
+        await self.seek_more()  # one seat fewer is free: a seek beyond them is withdrawn
 
     # -- thinking --------------------------------------------------------------------------------
 
