@@ -1,5 +1,5 @@
-"""Take the browser screenshots of docs/ (lobby, live gomoku, renju, replay, phone, a rated room
-with its actions, a profile, the leaderboard) from a real server and Debian's chromium:
+"""Take the browser screenshots of docs/ (lobby, quick pairing with a seek waiting, live gomoku,
+renju, replay, phone, a rated room with its actions, a profile, the leaderboard) from a real server and Debian's chromium:
 ``.venv/bin/python tools/web_screenshots.py [OUT_DIR]``. The leaderboard's people are seeded
 straight into the database (a place there needs dozens of rated games); the rest is played."""
 
@@ -64,6 +64,7 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM)
             shoot_ratings(browser, server, out)
             shoot(browser, server.url, out)
+            shoot_pairing(browser, server.url, out)
             browser.close()
     finally:
         server.stop()
@@ -123,6 +124,29 @@ def shoot(browser: Any, url: str, out: Path) -> None:
         viewer.click("#prev")
     viewer.wait_for_selector("#status:has-text('Move 13 of 19')")
     viewer.screenshot(path=str(out / "screenshot-web-replay.png"))
+
+
+def shoot_pairing(browser: Any, url: str, out: Path) -> None:
+    """The lobby's Quick pairing: others seeking (a tile with one waiting, the open seeks) and
+    our own seek waiting a few seconds, with its Cancel."""
+    for name, game, pool in (
+        ("ivy", "gomoku", "gomoku 1+0 casual"),
+        ("jack", "renju", "renju 5+3 casual"),
+    ):
+        other = page_as(browser, name)
+        other.goto(url + "/")
+        other.click(f".seek-game[data-game='{game}']")
+        other.click(f'.tile[data-pool="{pool}"]')
+        other.wait_for_selector("#seeking .waiting")
+    kate = page_as(browser, "kate")
+    kate.goto(url + "/")
+    kate.wait_for_selector(
+        '.tile[data-pool="gomoku 1+0 casual"] .tile-status:has-text("1 waiting")'
+    )
+    kate.click('.tile[data-pool="gomoku 3+2 casual"]')
+    kate.wait_for_selector("#seeking .elapsed:has-text('0:04')")
+    kate.wait_for_selector("#seeks tr:has-text('jack')")
+    kate.screenshot(path=str(out / "screenshot-web-pairing.png"))
 
 
 def register(page: Any, url: str, name: str) -> None:

@@ -1,7 +1,8 @@
-// The lobby: your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
+// The lobby: Quick pairing and the open seeks (pairing.js), your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
 // by name and level; rated for an account with a clock), join by code, the open rooms, the
 // bots online and recent games.
 
+import { Pairing } from "./pairing.js";
 import { GAMES, h, profilePath } from "./ui.js";
 
 const CLOCKS = [
@@ -19,6 +20,7 @@ export class Lobby {
     this.say = say;
     this.go = go;
     this.bots = [];
+    this.pairing = new Pairing(net, say, go);
     this.root = this.layout();
     this.sync();
     this.handlers = {
@@ -33,6 +35,7 @@ export class Lobby {
   }
 
   close() {
+    this.pairing.close();
     clearInterval(this.botTimer);
     for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
     if (this.net.online) {
@@ -87,7 +90,9 @@ export class Lobby {
     this.rooms = h("tbody", { id: "rooms" });
     this.botList = h("ul", { id: "bots" });
     this.games = h("ul", { id: "games" });
+    const [quick, seeks] = this.pairing.root;
     return h("section", { class: "lobby" },
+      quick,
       h("div", { class: "panel new" },
         h("h2", {}, "New game"),
         h("form", { id: "new-game", onsubmit: (e) => { e.preventDefault(); this.create(); } },
@@ -108,6 +113,7 @@ export class Lobby {
             this.nameInput, " ", h("button", { type: "submit" }, "Save"))),
         h("p", {}, h("a", { href: "/leaderboard", "data-nav": "" }, "Leaderboard")),
         h("p", {}, h("a", { href: "/tv", "data-nav": "" }, "Watch the most watched game live (TV)"))),
+      seeks,
       h("div", { class: "panel wide" },
         h("h2", {}, "Open rooms"),
         h("table", { class: "rooms" },
