@@ -1,7 +1,8 @@
 """Take the browser screenshots of docs/ (lobby, quick pairing with a seek waiting, live gomoku,
-renju, replay, phone, a rated room with its actions, a profile, the leaderboard) from a real server and Debian's chromium:
-``.venv/bin/python tools/web_screenshots.py [OUT_DIR]``. The leaderboard's people are seeded
-straight into the database (a place there needs dozens of rated games); the rest is played."""
+renju, replay, phone, a rated room with its actions, a profile, the leaderboard) from a real
+server and Debian's chromium: ``.venv/bin/python tools/web_screenshots.py [OUT_DIR]``. The
+leaderboard's people are seeded straight into the database (a place there needs dozens of rated
+games); the rest is played."""
 
 from __future__ import annotations
 
