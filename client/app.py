@@ -172,6 +172,8 @@ class App(Controls, AccountActions, PairingActions):
             and room.thinking(time.monotonic()) is not None
         ):
             return 0.5  # the bot's thinking indicator counts the seconds
+        if self.scene == "lobby" and self.model.seeks.mine:
+            return 0.5  # a seek waiting counts the seconds
         return 0.5 if self.model.toasts else 5.0  # toasts expire; else nothing moves by itself
 
     def run(self, fps: int = 60) -> None:

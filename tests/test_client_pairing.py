@@ -106,6 +106,7 @@ def test_the_tiles_a_seek_waiting_and_its_cancel(tmp_path: Path) -> None:
         {"type": "seeking", "id": net.sent[-1]["id"], "seek": seek("s_me", "alice", rated=True)}
     )
     app.step(now=NOW)
+    assert app.redraw_interval() == 0.5  # the waiting time counts up on an idle screen
     shot = shoot(app, tmp_path / "pairing.png", "screenshot-pairing.png", now=NOW + 12)
     assert shot.shows("Seeking Gomoku 3+2 \u00b7 rated \u00b7 0:12") and shot.shows("seeking 0:12")
     assert not shot.clipped, shot.clipped
