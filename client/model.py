@@ -198,6 +198,10 @@ class ClientModel:
         gone = self.seeks.ended(msg.get("seek"))
         if gone is not None and msg.get("reason") == "expired":
             self.toast(f"Nobody took your {gone.seek.terms} seek in 30 minutes.", "info", now)
+        elif gone is not None and msg.get("message"):  # e.g. no more games this hour
+            self.toast(
+                f"Your {gone.seek.terms} seek ended: {str(msg['message'])[:200]}", "info", now
+            )
 
     # -- lobby ------------------------------------------------------------------------------
 

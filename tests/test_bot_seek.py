@@ -1,6 +1,6 @@
 """``mnk-bot --seek``: the plan (one seek per free seat, seek again after a game or a refusal),
-and two real bot processes on a real server that pair with each other, finish a game and seek
-again."""
+and two real bot processes on a real server that pair with each other in a rated pool, finish
+a game and seek again."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ async def bot_games(watcher: Any, names: set[str]) -> list[dict[str, Any]]:
 @pytest.mark.slow
 async def test_two_seeking_bots_pair_play_and_seek_again(server: Any) -> None:
     names = {"seeker-a", "seeker-b"}
-    seek = ("--seek", "tictactoe 1+0", "--capacity", "1")
+    seek = ("--seek", "tictactoe 1+0", "--seek-rated", "--capacity", "1")
     bots = [await start_bot(server, "random", name, *seek) for name in sorted(names)]
     watcher = await connected(server.url, "watcher")
     try:
@@ -87,7 +87,8 @@ async def test_two_seeking_bots_pair_play_and_seek_again(server: Any) -> None:
         assert all(g["reason"] in ("line", "draw") for g in games), games
         assert seen, "no seek of theirs was ever listed"
         for s in seen.values():
-            assert s["kind"] == "bot" and s["pool"] == "tictactoe 1+0 casual", s
+            assert s["kind"] == "bot" and s["pool"] == "tictactoe 1+0 rated", s
+            assert s["account"] is True and s["rating"] is not None, s  # a keyed bot is rated
     finally:
         await watcher.close()
         for proc in bots:

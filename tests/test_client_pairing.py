@@ -209,6 +209,13 @@ def test_the_end_of_a_seek_and_its_errors() -> None:
     app.step(now=NOW)
     assert not app.model.seeks.mine
     assert "30 minutes" in app.model.toasts[-1].text
+    place(app, net, RATED_32, "s_quota")
+    why = "you have started enough games for this hour"
+    net.inbox.append(
+        {"type": "seek_ended", "seek": "s_quota", "reason": "cancelled", "message": why}
+    )
+    app.step(now=NOW)
+    assert app.model.toasts[-1].text.endswith(why) and not app.model.seeks.mine
     app.act("seek_tile", RATED_32)
     rid = net.sent[-1]["id"]
     net.inbox.append({"type": "error", "id": rid, "code": "too_many_seeks", "message": "x"})
