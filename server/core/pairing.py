@@ -280,6 +280,8 @@ class Pairing:
         """Seeks past ``SEEK_TTL`` end ``expired``; those past ``bot_after_s`` get a bot."""
         out: list[Out] = []
         for seek in list(self.book.listed(None)):
+            if self.book.get(seek.id) is not seek:
+                continue  # ended by a bot's pairing of this loop (its player's other seeks)
             if now - seek.since >= SEEK_TTL:
                 self.book.take(seek.id)
                 self._dirty = True
