@@ -44,7 +44,7 @@ READ_SLICE = 4096
 EVICT_ADDRESSES = 8
 EVICT_RATE = 20.0
 #: The first byte of a client's close frame: what follows it is parsed as a connection's end.
-CLOSE_FRAME = b"\x88"
+CLOSE_FRAME = 0x88
 #: A connection that sent a frame this recently (seconds) ends before idle ones (see ``Ends``).
 RECENT = 1.0
 
@@ -145,7 +145,7 @@ class GuardedConnection(ArenaConnection):
             self.unparsed += data
             self.transport.pause_reading()
             return
-        if data[:1] == CLOSE_FRAME:  # (or a payload byte that looks like one: in order anyway)
+        if data[0] == CLOSE_FRAME:  # (or a payload byte that looks like one: in order anyway)
             self.unparsed += data  # parsed when the guard's ends have room, as an EOF would be
             self.transport.pause_reading()
             self._end(self._parse_more)
