@@ -74,15 +74,21 @@ class Burst:
     #: The longest turn of the loop but one (CPU seconds of its thread).
     long_turn: float
     took: float
+    #: Crowd players still online when a player in a room who left mid-burst was seen offline.
+    crowd_left: int
 
 
 async def burst(server: Any, client_factory: Any, base: int, kill: bool = True) -> Burst:
     """Kill (or close) a crowd while an honest client pings every 2 ms, from then until every
-    crowd player is offline."""
+    crowd player is offline; mid-burst a player in a room drops, and its opponent waits for
+    the news."""
     crowd = await asyncio.to_thread(start_crowd, server.url, base)
     try:
         honest = await client_factory(f"honest{base}")
-        await until(lambda: len(server.fanout.sockets) == CROWD + 1)
+        alice, bob = await client_factory(f"alice{base}"), await client_factory(f"bob{base}")
+        room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+        await bob.request(type="join_room", room=room)
+        await until(lambda: len(server.fanout.sockets) == CROWD + 3)
         worst, done = 0.0, False
 
         async def pinger() -> None:
@@ -105,14 +111,20 @@ async def burst(server: Any, client_factory: Any, base: int, kill: bool = True) 
             assert crowd.stdin is not None
             crowd.stdin.write("close\n")
             crowd.stdin.flush()
-        await until(lambda: len(server.fanout.sockets) == 1, timeout=60)
+        if server.guard.ends.budget < math.inf:  # the crowd's ends wait their turns
+            await until(lambda: len(server.guard.ends) >= 50, timeout=30)
+        bob.ws.transport.abort()  # gone without a word, as a player's lost network goes
+        await alice.expect("presence", room=room, seat=1, online=False)
+        crowd_left = len(server.fanout.sockets) - 2  # all but the pinger and alice
+        await until(lambda: len(server.fanout.sockets) == 2, timeout=60)
         took = time.perf_counter() - start
         turns.on = done = True
         await task
         crowd_players = [p for p in server.arena.players.values() if p.name.startswith("idle")]
         assert len(crowd_players) >= CROWD and not any(p.online for p in crowd_players)
         await honest.close()
-        return Burst(worst, turns.longest[0], took)
+        await alice.close()
+        return Burst(worst, turns.longest[0], took, crowd_left)
     finally:
         if crowd.poll() is None:
             crowd.kill()
@@ -137,7 +149,9 @@ async def test_a_crowd_closing_at_once_leaves_honest_pings_answered(
     for name, b in (("at once", stall), ("budgeted", spread)):
         turn, ping, took = b.long_turn * 1e3, b.worst_ping * 1e3, b.took * 1e3
         print(f"{CROWD} ends {name}: longest turn but one {turn:.1f} ms of CPU, ", end="")
-        print(f"worst ping {ping:.1f} ms, all offline in {took:.0f} ms")
+        print(f"worst ping {ping:.1f} ms, all offline in {took:.0f} ms; ", end="")
+        print(f"a player in a room seen offline with {b.crowd_left} of the crowd still on")
     assert stall.long_turn > 0.015, "ends at once no longer stall the loop: a larger crowd"
     assert spread.long_turn < stall.long_turn / 3, (spread, stall)
     assert spread.worst_ping < stall.worst_ping, (spread, stall)
+    assert spread.crowd_left > 0, "the player in a room waited behind the whole crowd"
