@@ -434,7 +434,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         honest.stopping = True
         lag.cancel()
         server.terminate()
-        server.wait(10)
+        try:  # its honest peers (this process, blocked here) answer no close: 10 s each
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
     phases = ("calm", "attack", "lock")
     moves = {
         "human_ms": {p: summary(honest.latencies.get(p, [])) for p in phases},

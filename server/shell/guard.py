@@ -27,6 +27,7 @@ from websockets.http11 import Request, Response
 from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
+from server.shell.ends import Ends
 
 log = logging.getLogger("mnk.server")
 
@@ -42,6 +43,10 @@ READ_SLICE = 4096
 #: and how often per second (and at once) that is tried: a full server's arrivals stay cheap.
 EVICT_ADDRESSES = 8
 EVICT_RATE = 20.0
+#: The first byte of a client's close frame: what follows it is parsed as a connection's end.
+CLOSE_FRAME = 0x88
+#: A connection that sent a frame this recently (seconds) ends before idle ones (see ``Ends``).
+RECENT = 1.0
 
 
 def address_key(address: str) -> str:
@@ -104,6 +109,10 @@ class GuardedConnection(ArenaConnection):
         #: Input read but not parsed yet (reading is paused meanwhile): a slice per loop turn.
         self.unparsed = bytearray()
         self._lost = False
+        #: The peer's end of input was seen (its handling may wait in the guard's ``ends``).
+        self._eof = False
+        #: Whether its ends go first (decided at its first end: see :meth:`_end`).
+        self._first: bool | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Count the connection in, or drop it before reading a byte of its request."""
@@ -118,21 +127,28 @@ class GuardedConnection(ArenaConnection):
         super().connection_made(transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """Count the connection out."""
+        """Count the connection out now; websockets learns of it (and the handler ends) when
+        the guard's ``ends`` have room (this turn, or a later one in a burst of ends)."""
         self._lost = True
         self.unparsed.clear()
         self.guard.leave(self)
         if not self.dropped:
-            super().connection_lost(exc)
+            self._end(functools.partial(super().connection_lost, exc))
 
     def data_received(self, data: bytes) -> None:
-        """Parse at most ``READ_SLICE`` bytes now; the rest on later loop turns, in order."""
+        """Parse at most ``READ_SLICE`` bytes now; the rest on later loop turns, in order (a
+        close frame as a connection's end: when the guard's ``ends`` have room)."""
         if self.muted:  # reading resumed by websockets' queue: still nothing is read
             self.transport.pause_reading()
             return
         if self.unparsed:  # (reading resumed for websockets' queue) behind the earlier slices
             self.unparsed += data
             self.transport.pause_reading()
+            return
+        if data[0] == CLOSE_FRAME:  # (or a payload byte that looks like one: in order anyway)
+            self.unparsed += data  # parsed when the guard's ends have room, as an EOF would be
+            self.transport.pause_reading()
+            self._end(self._parse_more)
             return
         if len(data) > READ_SLICE:
             self.unparsed += memoryview(data)[READ_SLICE:]
@@ -154,12 +170,41 @@ class GuardedConnection(ArenaConnection):
         del self.unparsed[:READ_SLICE]
         if self.unparsed:
             self.loop.call_soon(self._parse_more)
-        elif not self.recv_messages.paused:  # else websockets resumes when its queue drains
+        elif not self.recv_messages.paused and not self._eof:  # (else websockets resumes it)
             self.transport.resume_reading()
         super().data_received(chunk)
 
     def eof_received(self) -> bool | None:
-        """The peer is done sending: parse what is left of its input first, then the end."""
+        """The peer is done sending: its end is handled when the guard's ``ends`` have room.
+
+        Until then the transport stays open (half-closed: True keeps it so), then it closes as
+        websockets would have it. A TLS transport cannot stay half-open: handled at once.
+        """
+        if self._eof:
+            return True
+        self._eof = True
+        if not self.transport.can_write_eof():
+            return self._end_of_input()
+        self._end(self._end_input)
+        return True
+
+    def _end(self, job: Callable[[], None]) -> None:
+        """Hand one of this connection's ends to the guard's ``ends``, always in one queue: the
+        first queue if its player is in a room, a bot, or sent a frame lately."""
+        if self._first is None:
+            quiet = self.quiet
+            self._first = quiet is not None and quiet() < RECENT
+        self.guard.ends.run(job, self._first)
+
+    def _end_input(self) -> None:
+        """The peer's EOF, handled on its turn: the transport closes unless websockets keeps it."""
+        if self._lost:  # lost meanwhile: its loss, queued behind, tells websockets the rest
+            return
+        if not self._end_of_input():
+            self.transport.close()
+
+    def _end_of_input(self) -> bool | None:
+        """Parse what is left of the peer's input first, then give websockets the end."""
         if self.unparsed and not self._lost:
             chunk = bytes(self.unparsed)
             self.unparsed.clear()
@@ -201,6 +246,8 @@ class ConnectionGuard:
         self.evictions = TokenBucket(EVICT_RATE, EVICT_RATE)
         self.evicted = 0
         self._closing: set[asyncio.Task[None]] = set()
+        #: Connections' ends: a bounded share of each loop turn, players' in rooms first.
+        self.ends = Ends()
         self.pending: Counter[str] = Counter()
         self.total = 0
         self.opened = self.closed = self.refused = self.evicted = 0
