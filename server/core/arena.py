@@ -35,6 +35,7 @@ from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
 from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
+from server.core.lag import allowed
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits
 from server.core.lobby import Lobby
 from server.core.members import Send
@@ -364,8 +365,9 @@ class Arena:
 
     def _move(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"], touch=False)
+        lag = allowed(player.lag, msg.get("lag_ms"), self.limits.max_lag_refund)
         try:
-            sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"))
+            sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"), lag)
         except BaseException:
             self._journal.touch(room)  # refused: look at the room whole, as any other request
             raise

@@ -81,3 +81,6 @@ class Limits:
     #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may
     #: hold at once (at least one seat): two idle sockets cannot take every seat of a bot.
     bot_seat_share: float = 0.5
+    #: The most seconds of network lag one timed move gets back (core/lag.py); 0 turns lag
+    #: compensation off. Each clock also bounds it (3 x its quota gain: at most 3 s).
+    max_lag_refund: float = 3.0

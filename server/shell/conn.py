@@ -133,6 +133,12 @@ def _direct_allowed() -> bool:
 class ArenaConnection(ServerConnection):
     """A :class:`ServerConnection` with ``on_message``: called with each binary message at once."""
 
+    #: Called with each round trip websockets measures (a pong answering a ping of ours sets
+    #: ``latency``): the player's lag (server/shell/lagprobe.py). A class default: websockets'
+    #: ``__init__`` sets ``latency`` before this class's own attributes exist.
+    on_latency: Callable[[float], None] | None = None
+    _latency: float = 0.0
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
@@ -180,7 +186,22 @@ class ArenaConnection(ServerConnection):
 
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
-        self.on_message = self._served = self.on_control = self.quiet = None
+        self.on_message = self._served = self.on_control = self.quiet = self.on_latency = None
+
+    @property
+    def latency(self) -> float:
+        """The last round trip a ping measured (websockets' ``latency``), 0 before any."""
+        return self._latency
+
+    @latency.setter
+    def latency(self, value: float) -> None:
+        self._latency = value
+        on_latency = self.on_latency
+        if on_latency is not None:
+            try:
+                on_latency(value)
+            except Exception:  # never into websockets' reader
+                log.exception("noting a round trip failed")
 
     def mute(self) -> None:
         """Read nothing more from this connection (it is being closed for what it sent)."""
