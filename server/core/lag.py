@@ -42,7 +42,7 @@ def gain_for(initial_s: float, increment_s: float, move_s: float | None = None) 
 def allowed(measured: float, claimed: object, most: float) -> float:
     """The lag a move may be refunded for: the server's ``measured`` round trip, or the client's
     ``claimed`` milliseconds (``lag_ms``) when lower, and never above ``most`` (0: none)."""
-    lag = measured if measured < most else most
+    lag = most if measured >= most else measured  # a NaN measure: NaN, then nothing
     if type(claimed) is int:
         told = claimed / 1000.0
         if told < lag:
@@ -83,7 +83,7 @@ class LagTracker:
         most = self.quota[seat]
         if self.cap < most:
             most = self.cap
-        if lag < most:
+        if not lag >= most:  # a NaN lag too: then nothing
             most = lag
         return most if most > 0.0 else 0.0
 
@@ -95,5 +95,5 @@ class LagTracker:
             comp = used if used > 0.0 else 0.0
         quota = self.quota[seat] - comp + self.gain
         self.quota[seat] = quota if quota < self.ceiling else self.ceiling
-        self.lags[seat] = lag
+        self.lags[seat] = lag if lag > 0.0 else 0.0
         return comp
