@@ -365,7 +365,9 @@ class Arena:
 
     def _move(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"], touch=False)
-        lag = allowed(player.lag, msg.get("lag_ms"), self.limits.max_lag_refund)
+        lag = 0.0
+        if room.clock is not None:  # timed: the move gets its lag back (core/lag.py)
+            lag = allowed(player.lag, msg.get("lag_ms"), self.limits.max_lag_refund)
         try:
             sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"), lag)
         except BaseException:
