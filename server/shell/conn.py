@@ -42,8 +42,10 @@ except ImportError:  # pragma: no cover  (websockets without its C extension)
 log = logging.getLogger("mnk.server")
 
 BINARY = Opcode.BINARY
-#: Control frames a client may send: each is charged like a message (a ping costs a pong).
+#: Control frames a client may send: each is charged like a message (a ping costs a pong),
+#: but a pong that answers one of the server's own pings (the keepalive's, the lag probe's).
 CONTROL = frozenset((Opcode.PING, Opcode.PONG))
+PONG = Opcode.PONG
 #: A peer that lets this much pile up unread in its socket buffer is cut off (whatever was
 #: written: the arena's frames, or the pongs websockets answers pings with).
 MAX_BACKLOG = 1 << 20
@@ -143,7 +145,8 @@ class ArenaConnection(ServerConnection):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
         self.on_message: Callable[[bytes], None] | None = None
-        #: Called with each ping or pong the client sends (after websockets answered a ping).
+        #: Called with each ping the client sends (after websockets answered it) and each pong
+        #: the server did not ask for.
         self.on_control: Callable[[], None] | None = None
         #: Seconds the connection has been idle (see ``Peer.quiet``), once it is served.
         self.quiet: Callable[[], float] | None = None
@@ -165,7 +168,8 @@ class ArenaConnection(ServerConnection):
         Call it once the handler has read what it needs from the request (the client's address):
         at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
         Without the direct paths (see :func:`self_check`) messages stay queued for the handler.
-        ``on_control`` is told of every ping and pong either way (websockets never queues them);
+        ``on_control`` is told of every ping and unasked pong either way (websockets never queues
+        them);
         ``quiet`` says how long the connection has been idle (the guard may close it when full).
         """
         self.on_control, self.quiet = on_control, quiet
@@ -289,6 +293,11 @@ class ArenaConnection(ServerConnection):
         if _AT_BOUNDARY is not None and getattr(inner, "gi_code", None) is _AT_BOUNDARY:
             self.direct = True
 
+    def asked(self, data: bytes | bytearray | memoryview) -> bool:
+        """Whether a pong with ``data`` answers a ping of the server's own (websockets keeps
+        them in ``pending_pings`` until their pong): it is measured, not charged."""
+        return bytes(data) in getattr(self, "pending_pings", ())
+
     def process_event(self, event: object) -> None:
         """Hand a complete binary message to ``on_message`` when nothing is queued before it."""
         on_message = self.on_message
@@ -307,7 +316,12 @@ class ArenaConnection(ServerConnection):
                 log.exception("handling a message failed")
             return
         on_control = self.on_control
-        if on_control is not None and type(event) is Frame and event.opcode in CONTROL:
+        if (
+            on_control is not None
+            and type(event) is Frame
+            and event.opcode in CONTROL
+            and not (event.opcode is PONG and self.asked(event.data))
+        ):
             try:
                 on_control()
             except Exception:
