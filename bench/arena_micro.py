@@ -5,7 +5,9 @@ encodes every output as the shell does (``wire.encode`` per item), then does the
 for the same frames (decode, build ``moved``, encode once). Both are timed with CPU time, so the
 numbers hold on a busy machine. ``--profile`` adds a cProfile of the arena path.
 
-Usage: ``python bench/arena_micro.py [--moves 50000] [--src DIR] [--profile]``.
+Usage: ``python bench/arena_micro.py [--moves 50000] [--src DIR] [--profile] [--clock 3600+0]``
+(``--clock``: the games are timed, so the clock's per-move work, lag compensation included, is
+in the figure).
 """
 
 from __future__ import annotations
@@ -44,12 +46,15 @@ def frames(count: int, per_game: int, seed: int = 1) -> list[tuple[int, int, int
 
 
 def arena_path(
-    moves: list[tuple[int, int, int]], per_game: int, durable: bool = False
+    moves: list[tuple[int, int, int]],
+    per_game: int,
+    durable: bool = False,
+    clock: dict[str, float] | None = None,
 ) -> Callable[[], int]:
     """A closure playing ``moves`` through a fresh arena; returns how many were ``moved``.
 
     ``durable``: the arena journals, and its records are drained after every message (as the
-    shell does before handing them to the commit pipeline)."""
+    shell does before handing them to the commit pipeline). ``clock``: every game is timed."""
     from protocol import wire
     from server.core.arena import Arena
     from server.core.limits import Limits
@@ -64,7 +69,9 @@ def arena_path(
         arena.receive(conn, pack(hello))
 
     def new_room() -> str:
-        create = {"type": "create_room", "game": "gomoku", "seat": 0, "id": 1}
+        create: dict[str, Any] = {"type": "create_room", "game": "gomoku", "seat": 0, "id": 1}
+        if clock is not None:
+            create["clock"] = clock
         out = arena.receive(conns[0], pack(create))
         room = out[0].message["room"]
         arena.receive(conns[1], pack({"type": "join_room", "room": room, "id": 2}))
@@ -120,7 +127,12 @@ def main() -> None:
     p.add_argument("--src", default=str(ROOT), help="directory with server/ and protocol/")
     p.add_argument("--profile", action="store_true", help="also print a cProfile of the arena")
     p.add_argument("--durable", action="store_true", help="the arena journals (drained per move)")
+    p.add_argument("--clock", default=None, help="time every game: INITIAL+INCREMENT seconds")
     args = p.parse_args()
+    clock = None
+    if args.clock is not None:
+        initial, _, increment = args.clock.partition("+")
+        clock = {"initial_s": float(initial), "increment_s": float(increment or 0)}
     sys.path.insert(0, str(Path(args.src).resolve()))
     moves = frames(args.moves, args.per_game)
     results: dict[str, Any] = {}
@@ -128,7 +140,7 @@ def main() -> None:
         best = float("inf")
         for _ in range(args.repeat):
             if name == "arena":
-                run = arena_path(moves, args.per_game, args.durable)
+                run = arena_path(moves, args.per_game, args.durable, clock)
             else:
                 run = relay_path(moves)
             cpu, n = timed(run)
@@ -138,7 +150,7 @@ def main() -> None:
         print(f"{name:>6}: {1e6 * best:7.2f} µs/move (CPU, best of {args.repeat})")
     if args.profile:
         prof = cProfile.Profile(time.process_time)
-        prof.runcall(arena_path(moves, args.per_game, args.durable))
+        prof.runcall(arena_path(moves, args.per_game, args.durable, clock))
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 

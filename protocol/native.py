@@ -25,6 +25,7 @@ COMPILED = (
     "protocol.rules",
     "protocol.renju",
     "server.core.clock",
+    "server.core.lag",
     "server.core.members",
     "server.core.messages",
     "server.core.journal",

@@ -105,7 +105,13 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     },
     "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
     "leave_room": {"room": (_STR, True)},
-    "move": {"room": (_STR, True), "x": (_INT, True), "y": (_INT, True), "ply": (_INT, False)},
+    "move": {
+        "room": (_STR, True),
+        "x": (_INT, True),
+        "y": (_INT, True),
+        "ply": (_INT, False),
+        "lag_ms": (_INT, False),
+    },
     "resign": {"room": (_STR, True), "fault": (_STR, False)},
     "rematch": {"room": (_STR, True)},
     "draw_offer": {"room": (_STR, True)},
@@ -234,6 +240,7 @@ def plain_move(message: Message) -> bool:
         and type(get("x")) is int
         and type(get("y")) is int
         and type(ply) is int
+        and type(get("lag_ms", 0)) is int
     )
 
 

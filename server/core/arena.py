@@ -35,6 +35,7 @@ from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
 from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
+from server.core.lag import allowed
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits
 from server.core.lobby import Lobby
 from server.core.members import Send
@@ -110,11 +111,11 @@ class Arena:
             "move": self._move,
             "resign": self._resign,
             "rematch": self._rematch,
-            "chat": self._chat,
+            "chat": lambda p, msg: list(self._room(msg["room"]).chat(p.pid, msg["text"])),
             "list_games": lambda _player, msg: [list_games(msg)],
             "get_game": lambda _player, msg: [get_game(msg)],
             "list_bots": self.bots.list_bots,
-            "choose": self._choose,
+            "choose": lambda p, msg: list(self._room(msg["room"]).choose(p.pid, msg["choice"])),
         } | self.ratings.handlers()
 
     # -- connection life ---------------------------------------------------------------------
@@ -369,8 +370,11 @@ class Arena:
 
     def _move(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"], touch=False)
+        lag = 0.0
+        if room.clock is not None:  # timed: the move gets its lag back (core/lag.py)
+            lag = allowed(player.lag, msg.get("lag_ms"), self.limits.max_lag_refund)
         try:
-            sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"))
+            sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"), lag)
         except BaseException:
             self._journal.touch(room)  # refused: look at the room whole, as any other request
             raise
@@ -395,12 +399,6 @@ class Arena:
         if room.clock is not None and room.status == Status.PLAYING:
             self._timed.add(room.id)  # the new game's clock needs the fast check again
         return out
-
-    def _choose(self, player: Player, msg: Message) -> list[Out]:
-        return list(self._room(msg["room"]).choose(player.pid, msg["choice"]))
-
-    def _chat(self, player: Player, msg: Message) -> list[Out]:
-        return list(self._room(msg["room"]).chat(player.pid, msg["text"]))
 
     # -- helpers -----------------------------------------------------------------------------
 

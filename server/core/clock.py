@@ -1,4 +1,5 @@
-"""Server-side Fischer clocks with an optional cap per move, driven by timestamps passed in."""
+"""Server-side Fischer clocks with an optional cap per move, driven by timestamps passed in, and
+each move's refund for its network lag (core/lag.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from protocol.errors import BadOptions
+from server.core.lag import LagTracker
 
 MAX_CLOCK_S = 24 * 3600.0
 
@@ -53,16 +55,25 @@ class ClockSpec:
 
 @dataclass(slots=True)
 class Clock:
-    """Both seats' remaining time; at most one runs, from ``since``."""
+    """Both seats' remaining time; at most one runs, from ``since``.
+
+    A move's ``lag`` (the seconds its trip took, core/lag.py) is given back within the seat's
+    lag quota, never more than the move was charged: ``remaining`` after a move is at most what
+    it was when the turn began, plus the increment. The running seat's flag falls that refund
+    later (by the lag its last move came with), so a move sent in time is not lost in transit.
+    """
 
     spec: ClockSpec
     remaining: list[float] = field(default_factory=list)
     running: int | None = None
     since: float = 0.0
+    lag: LagTracker = field(init=False)
 
     def __post_init__(self) -> None:
+        spec = self.spec
         if not self.remaining:
-            self.remaining = [self.spec.initial_s, self.spec.initial_s]
+            self.remaining = [spec.initial_s, spec.initial_s]
+        self.lag = LagTracker.for_clock(spec.initial_s, spec.increment_s, spec.move_s)
 
     def start(self, seat: int, now: float) -> None:
         """Start ``seat``'s clock at ``now``."""
@@ -77,32 +88,38 @@ class Clock:
         """Both seats' remaining seconds at ``now``, rounded to milliseconds for the wire."""
         return [round(self.left(seat, now), 3) for seat in (0, 1)]
 
-    def deadline(self) -> float | None:
-        """When the running seat's flag falls (its time, or the per-move cap), or None."""
-        if self.running is None:
+    def deadline(self, lag: float = -1.0) -> float | None:
+        """When the running seat's flag falls (its time, or the per-move cap, and the refund a
+        move with ``lag`` could get; -1: the lag its last move came with), or None."""
+        seat = self.running
+        if seat is None:
             return None
-        budget = self.remaining[self.running]
+        budget = self.remaining[seat]
         if self.spec.move_s is not None:
             budget = min(budget, self.spec.move_s)
-        return self.since + budget
+        tracker = self.lag
+        return self.since + budget + tracker.grace(seat, tracker.lags[seat] if lag < 0 else lag)
 
-    def flagged(self, now: float) -> bool:
-        """Whether the running seat is out of time at ``now``."""
-        deadline = self.deadline()
+    def flagged(self, now: float, lag: float = -1.0) -> bool:
+        """Whether the running seat is out of time at ``now`` (for a move with ``lag``)."""
+        deadline = self.deadline(lag)
         return deadline is not None and now >= deadline
 
-    def press(self, now: float) -> None:
-        """The running seat moved at ``now``: charge it, add the increment, start the other."""
+    def press(self, now: float, lag: float = 0.0) -> None:
+        """The running seat moved at ``now`` (its move ``lag`` seconds on the way): charge it,
+        less the lag refund, add the increment, start the other."""
         seat = self.running
         if seat is None:
             return
-        self.remaining[seat] = self.left(seat, now) + self.spec.increment_s
+        self._charge(seat, now, lag)
+        self.remaining[seat] += self.spec.increment_s
         self.start(1 - seat, now)
 
-    def hand(self, seat: int, now: float) -> None:
-        """Charge the running seat up to ``now`` (no increment) and run ``seat``'s clock instead."""
+    def hand(self, seat: int, now: float, lag: float = 0.0) -> None:
+        """Charge the running seat up to ``now`` (less the lag refund, no increment) and run
+        ``seat``'s clock instead."""
         if self.running is not None:
-            self.remaining[self.running] = self.left(self.running, now)
+            self._charge(self.running, now, lag)
         self.running, self.since = seat, now
 
     def stop(self, now: float) -> None:
@@ -110,3 +127,9 @@ class Clock:
         if self.running is not None:
             self.remaining[self.running] = self.left(self.running, now)
             self.running = None
+
+    def _charge(self, seat: int, now: float, lag: float) -> None:
+        """Charge the running ``seat`` for its move at ``now``, less what its lag gets back."""
+        used = now - self.since
+        left = self.remaining[seat] - used + self.lag.refund(seat, lag, used)
+        self.remaining[seat] = left if left > 0.0 else 0.0

@@ -83,3 +83,6 @@ class Limits:
     bot_seat_share: float = 0.5
     #: Open seeks the server holds in all (``busy`` past it; core/pairing.py).
     max_seeks: int = 10_000
+    #: The most seconds of network lag one timed move gets back (core/lag.py); 0 turns lag
+    #: compensation off. Each clock also bounds it (3 x its quota gain: at most 3 s).
+    max_lag_refund: float = 3.0

@@ -49,6 +49,9 @@ class Player:
     address_key: str | None = None
     #: The account's name for a logged-in human or a bot account; None for a guest.
     account: str | None = None
+    #: Seconds a round trip to this player's connection takes, as the server's pings measured
+    #: it (smoothed, core/lag.py): what its timed moves may get back. 0 until measured.
+    lag: float = 0.0
 
     def member(self) -> Member:
         """How this player appears in a room."""

@@ -269,8 +269,10 @@ class Room:
         others = tuple(p for p in self.audience if p != pid)
         return [Send(others, note)] if others else []
 
-    def move(self, pid: str, x: object, y: object, ply: int | None = None) -> list[Send]:
-        """Play a stone for ``pid``'s seat; everyone gets ``moved`` and maybe ``game_over``."""
+    def move(
+        self, pid: str, x: object, y: object, ply: int | None = None, lag: float = 0.0
+    ) -> list[Send]:
+        """Play ``pid``'s stone, sent ``lag`` s before it came (core/lag.py); all get ``moved``."""
         seat = self._seat_or_raise(pid)
         game = self.game
         if game.outcome is not None:
@@ -294,7 +296,7 @@ class Room:
         move = Game.parse(x, y)
         now = self.now()
         clock = self.clock
-        if clock is not None and clock.flagged(now):
+        if clock is not None and clock.flagged(now, lag):
             return self._finish(game.end(Termination.TIMEOUT, 1 - seat), reply=True)
         outcome = game.push(move)
         self.times.append(now)
@@ -302,9 +304,9 @@ class Room:
         if rule is not None:
             rule.placed()
         if clock is not None and rule is not None:
-            clock.hand(rule.actor, now)
+            clock.hand(rule.actor, now, lag)
         elif clock is not None:
-            clock.press(now)
+            clock.press(now, lag)
         self.clocks.append(list(clock.remaining) if clock else None)
         snapshot = clock.snapshot(now) if clock is not None else None
         moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
@@ -394,7 +396,7 @@ class Room:
         if not self.started:
             raise NotYourTurn("waiting for an opponent")
         now = self.now()
-        if self.clock is not None and self.clock.flagged(now):
+        if self.clock is not None and self.clock.flagged(now, 0.0):
             return self._finish(self.game.end(Termination.TIMEOUT, 1 - seat), reply=True)
         self.opening_rule.choose(seat, choice)
         if self.opening_rule.colours:

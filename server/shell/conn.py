@@ -43,8 +43,10 @@ except ImportError:  # pragma: no cover  (websockets without its C extension)
 log = logging.getLogger("mnk.server")
 
 BINARY = Opcode.BINARY
-#: Control frames a client may send: each is charged like a message (a ping costs a pong).
+#: Control frames a client may send: each is charged like a message (a ping costs a pong),
+#: but a pong that answers one of the server's own pings (the keepalive's, the lag probe's).
 CONTROL = frozenset((Opcode.PING, Opcode.PONG))
+PONG = Opcode.PONG
 #: A peer that lets this much pile up unread in its socket buffer is cut off (whatever was
 #: written: the arena's frames, or the pongs websockets answers pings with).
 MAX_BACKLOG = 1 << 20
@@ -134,11 +136,18 @@ def _direct_allowed() -> bool:
 class ArenaConnection(ServerConnection):
     """A :class:`ServerConnection` with ``on_message``: called with each binary message at once."""
 
+    #: Called with each round trip websockets measures (a pong answering a ping of ours sets
+    #: ``latency``): the player's lag (server/shell/lagprobe.py). A class default: websockets'
+    #: ``__init__`` sets ``latency`` before this class's own attributes exist.
+    on_latency: Callable[[float], None] | None = None
+    _latency: float = 0.0
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
         self.on_message: Callable[[bytes], None] | None = None
-        #: Called with each ping or pong the client sends (after websockets answered a ping).
+        #: Called with each ping the client sends (after websockets answered it) and each pong
+        #: the server did not ask for.
         self.on_control: Callable[[], None] | None = None
         #: Seconds the connection has been idle (see ``Peer.quiet``), once it is served.
         self.quiet: Callable[[], float] | None = None
@@ -160,7 +169,8 @@ class ArenaConnection(ServerConnection):
         Call it once the handler has read what it needs from the request (the client's address):
         at 10,000 idle connections, the two header sets kept for nothing are over 2 KB each.
         Without the direct paths (see :func:`self_check`) messages stay queued for the handler.
-        ``on_control`` is told of every ping and pong either way (websockets never queues them);
+        ``on_control`` is told of every ping and unasked pong either way (websockets never queues
+        them);
         ``quiet`` says how long the connection has been idle (the guard may close it when full).
         """
         self.on_control, self.quiet = on_control, quiet
@@ -181,7 +191,22 @@ class ArenaConnection(ServerConnection):
 
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
-        self.on_message = self._served = self.on_control = self.quiet = None
+        self.on_message = self._served = self.on_control = self.quiet = self.on_latency = None
+
+    @property
+    def latency(self) -> float:
+        """The last round trip a ping measured (websockets' ``latency``), 0 before any."""
+        return self._latency
+
+    @latency.setter
+    def latency(self, value: float) -> None:
+        self._latency = value
+        on_latency = self.on_latency
+        if on_latency is not None:
+            try:
+                on_latency(value)
+            except Exception:  # never into websockets' reader
+                log.exception("noting a round trip failed")
 
     def mute(self) -> None:
         """Read nothing more from this connection (it is being closed for what it sent)."""
@@ -287,6 +312,11 @@ class ArenaConnection(ServerConnection):
         if _AT_BOUNDARY is not None and getattr(inner, "gi_code", None) is _AT_BOUNDARY:
             self.direct = True
 
+    def asked(self, data: bytes | bytearray | memoryview) -> bool:
+        """Whether a pong with ``data`` answers a ping of the server's own (websockets keeps
+        them in ``pending_pings`` until their pong): it is measured, not charged."""
+        return bytes(data) in getattr(self, "pending_pings", ())
+
     def process_event(self, event: object) -> None:
         """Hand a complete binary message to ``on_message`` when nothing is queued before it."""
         on_message = self.on_message
@@ -305,7 +335,12 @@ class ArenaConnection(ServerConnection):
                 log.exception("handling a message failed")
             return
         on_control = self.on_control
-        if on_control is not None and type(event) is Frame and event.opcode in CONTROL:
+        if (
+            on_control is not None
+            and type(event) is Frame
+            and event.opcode in CONTROL
+            and not (event.opcode is PONG and self.asked(event.data))
+        ):
             try:
                 on_control()
             except Exception:

@@ -17,6 +17,7 @@ from server.core.arena import Arena
 from server.core.journal import Heartbeat, Record
 from server.core.members import Send
 from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
+from server.shell import lagprobe
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
 from server.shell.guard import ConnectionGuard, client_key
@@ -261,6 +262,7 @@ class ArenaServer:
                 peer.deadline.cancel()
             self.guard.said_hello(peer.ws)
             self._register(conn.pid, peer.ws)
+            lagprobe.watch(peer.ws, arena, conn, self._spawn)
         elif before is not None and conn.pid is not None and conn.pid != before:  # logged in/out
             if self.fanout.sockets.get(before) is peer.ws:
                 del self.fanout.sockets[before]

@@ -1,0 +1,53 @@
+"""Each player's network lag as the server measures it: the round trips of its WebSocket pings.
+
+websockets pings every connection (its keepalive, every 20 s) and keeps the last round trip as
+``latency``; :class:`ArenaConnection` reports each one. A connection is also pinged once as it
+says hello, so that a game started at once has a measure. The player's estimate (smoothed,
+``core/lag.py``) bounds what its timed moves get back; a client's own ``lag_ms`` may only lower
+it. A client that delays its pongs raises its estimate: the clock's quota bounds what that buys.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from server.core.arena import Arena
+from server.core.lag import smoothed
+from server.core.players import Conn
+from server.shell.conn import ArenaConnection
+
+log = logging.getLogger("mnk.server")
+
+
+def watch(ws: ServerConnection, arena: Arena, conn: Conn, spawn: Callable[[Any], object]) -> None:
+    """From now on note each round trip measured on ``ws`` as the lag of ``conn``'s player (the
+    one who said hello on it, whoever that is by then), and measure one now."""
+    if not isinstance(ws, ArenaConnection):
+        return  # websockets' plain connection reports no round trips: no lag, no refunds
+    ws.on_latency = functools.partial(noted, arena, conn)
+    spawn(probe(ws))
+
+
+def noted(arena: Arena, conn: Conn, rtt: float) -> None:
+    """One round trip ``rtt`` measured on ``conn``'s connection: its player's lag moves to it."""
+    pid = conn.pid
+    player = arena.players.get(pid) if pid is not None else None
+    if player is not None:
+        player.lag = smoothed(player.lag, rtt)
+
+
+async def probe(ws: ServerConnection) -> None:
+    """Ping ``ws`` once; its pong sets ``latency`` (noted as above). Nothing waits for it: a
+    client that never answers is one websockets' keepalive closes."""
+    try:
+        await ws.ping()
+    except ConnectionClosed:
+        pass
+    except Exception:  # a closing transport, a concurrency error: no measure this time
+        log.debug("probing a connection's lag failed", exc_info=True)
