@@ -53,7 +53,8 @@ def test_a_game_keeps_rd_within_45_to_500_and_moves_at_most_700(
 ) -> None:
     for before, after in zip((first, second), game(first, second, score), strict=True):
         assert 45 <= after.rd <= 500
-        assert abs(after.rating - before.rating) <= 700
+        # the change itself is clamped to 700; rating + 700 - rating may round one ulp above
+        assert abs(after.rating - before.rating) <= 700 + 1e-9
         assert 0 < after.vol <= 0.1
 
 
