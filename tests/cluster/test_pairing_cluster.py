@@ -1,0 +1,269 @@
+"""Quick pairing across cluster nodes (issue 29): one pool for every node, each player paired at
+most once even when nodes race, one room per pair with the other node's player seated there as
+a remote member, a dead node's seeks leaving every list, and ``node_unavailable`` while Redis is
+out of reach.
+
+Every node is a real ``python -m server`` process on a real PostgreSQL and a real Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+from support.clients import RawClient
+from support.cluster import owners
+from support.services import RedisServer
+
+pytestmark = pytest.mark.slow  # real node processes on PostgreSQL and Redis
+
+BLITZ = {"initial_s": 180, "increment_s": 2}
+RAPID = {"initial_s": 600, "increment_s": 5}
+#: Seconds a pairing may take: a wave every 2 s, plus a round to read the pool.
+WAVES = 15.0
+
+
+async def seeking(client: RawClient, **seek: Any) -> dict[str, Any]:
+    """Place a seek; its SEEK."""
+    reply = await client.request(type="seek", **seek)
+    assert reply["type"] == "seeking", reply
+    return reply["seek"]
+
+
+async def listing(client: RawClient, **ask: Any) -> dict[str, Any]:
+    """The first page of ``list_seeks``."""
+    reply = await client.request(type="list_seeks", **ask)
+    assert reply["type"] == "seeks", reply
+    return reply
+
+
+async def listed_ids(client: RawClient, want: set[str], **ask: Any) -> dict[str, Any]:
+    """Ask ``list_seeks`` until it lists exactly the seeks ``want`` (the pool is read each
+    round); that page."""
+    deadline = time.monotonic() + 30.0
+    while True:
+        page = await listing(client, **ask)
+        if {s["seek"] for s in page["seeks"]} == want:
+            return page
+        assert time.monotonic() < deadline, f"never listed {want}: {page['seeks']}"
+        await asyncio.sleep(0.1)
+
+
+def waiting(page: dict[str, Any], label: str) -> int:
+    """How many seeks wait in the pool ``label`` as the page's counts say."""
+    return next((p["waiting"] for p in page["pools"] if p["pool"] == label), 0)
+
+
+async def paired(client: RawClient, seek: str | None = None) -> tuple[dict[str, Any], Any]:
+    """The ``joined`` of a pairing (naming ``seek`` if given) and the room's ``state``."""
+    fields = {} if seek is None else {"seek": seek}
+    joined = await client.expect("joined", timeout=WAVES, **fields)
+    assert "seek" in joined, joined
+    state = await client.expect("state", room=joined["room"])
+    return joined, state
+
+
+async def test_players_on_two_nodes_are_paired_within_a_wave_and_play(
+    cluster: dict[str, Any], pg_url: str
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
+    first = await seeking(alice, game="gomoku", clock=BLITZ)
+    label = first["pool"]
+    assert label == "gomoku 3+2 casual"
+    # every node lists it, and counts it in its pool
+    for watcher in (carol, bob):
+        page = await listed_ids(watcher, {first["seek"]})
+        assert page["seeks"][0]["name"] == "alice" and waiting(page, label) == 1
+    second = await seeking(bob, game="gomoku", clock=BLITZ)
+    (joined_a, state_a), (joined_b, state_b) = await asyncio.gather(
+        paired(alice, first["seek"]), paired(bob, second["seek"])
+    )
+    room = joined_a["room"]
+    assert joined_b["room"] == room and "id" not in joined_a and "id" not in joined_b
+    assert {joined_a["seat"], joined_b["seat"]} == {0, 1}
+    assert sorted(state_a["players"]) == ["alice", "bob"] == sorted(state_b["players"])
+    assert owners(pg_url)[room][0] in ("a", "b")  # made on one of the two players' nodes
+    # a move each, each seen by the other
+    first_mover, second_mover = (alice, bob) if joined_a["seat"] == 0 else (bob, alice)
+    assert (await first_mover.request(type="move", room=room, x=7, y=7, ply=0))["type"] == "moved"
+    await second_mover.expect("moved", room=room, ply=0)
+    assert (await second_mover.request(type="move", room=room, x=8, y=8, ply=1))["type"] == "moved"
+    await first_mover.expect("moved", room=room, ply=1)
+    page = await listed_ids(carol, set())  # both seeks left the pool on every node
+    assert waiting(page, label) == 0
+
+
+async def test_accept_seek_takes_a_seek_of_another_node(cluster: dict[str, Any]) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
+    seek = await seeking(alice, game="tictactoe", clock={"initial_s": 60, "increment_s": 0})
+    await listed_ids(bob, {seek["seek"]})
+    await listed_ids(carol, {seek["seek"]})
+    await bob.error("no_such_seek", type="cancel_seek", seek=seek["seek"])  # not his
+    await alice.error("own_seek", type="accept_seek", seek=seek["seek"])
+    reply = await bob.request(type="accept_seek", seek=seek["seek"])
+    assert reply["type"] == "joined" and reply["seek"] == seek["seek"], reply
+    room = reply["room"]
+    joined, state = await paired(alice, seek["seek"])
+    assert joined["room"] == room and "id" not in joined
+    assert sorted(state["players"]) == ["alice", "bob"]
+    assert (await bob.expect("state", room=room))["status"] == "playing"
+    await carol.error("no_such_seek", type="accept_seek", seek=seek["seek"])  # taken
+    mover, other = (alice, bob) if joined["seat"] == 0 else (bob, alice)
+    assert (await mover.request(type="move", room=room, x=1, y=1, ply=0))["type"] == "moved"
+    await other.expect("moved", room=room, ply=0)
+    # a cancel on the seeker's node takes its seek out of every node's list
+    again = await seeking(carol, game="renju", clock=RAPID)
+    await listed_ids(alice, {again["seek"]})
+    assert (await carol.request(type="cancel_seek", seek=again["seek"]))["type"] == "seek_cancelled"
+    await listed_ids(alice, set())
+    await bob.error("no_such_seek", type="accept_seek", seek=again["seek"])
+
+
+async def test_many_players_seeking_on_three_nodes_at_once_are_each_paired_at_most_once(
+    cluster: dict[str, Any], pg_url: str
+) -> None:
+    nodes = [cluster[n] for n in "abc"]
+    seekers = await asyncio.gather(*(nodes[i % 3].client(f"s{i}") for i in range(40)))
+    takers = await asyncio.gather(*(nodes[i % 3].client(f"t{i}") for i in range(4)))
+    seeks = await asyncio.gather(*(seeking(s, game="gomoku", clock=BLITZ) for s in seekers))
+    # two seeks each accepted from two nodes at the same instant, while the waves run
+    race = [seeks[0]["seek"], seeks[0]["seek"], seeks[1]["seek"], seeks[1]["seek"]]
+    await asyncio.gather(*(listed_ids_contains(t, set(race)) for t in takers))
+    answers = await asyncio.gather(
+        *(t.request(type="accept_seek", seek=s) for t, s in zip(takers, race, strict=True))
+    )
+    kinds = Counter(reply["type"] for reply in answers)
+    for seek_id in set(race):  # never both accepters of one seek
+        got = [r for r, s in zip(answers, race, strict=True) if s == seek_id]
+        assert sum(r["type"] == "joined" for r in got) <= 1, got
+        assert all(r["type"] == "joined" or r["code"] == "no_such_seek" for r in got), got
+    # the waves pair the rest: at most one seeker of an odd count is left waiting
+    watcher = takers[0]
+
+    async def left() -> int:
+        return len((await listing(watcher))["seeks"])
+
+    deadline = time.monotonic() + 60.0
+    while await left() > 1:
+        assert time.monotonic() < deadline, "the waves did not pair the pool"
+        await asyncio.sleep(0.2)
+    clients = [*seekers, *takers]
+    # every paired player gets its room's state: wait for that, then check what arrived
+    names = [*(f"s{i}" for i in range(40)), *(f"t{i}" for i in range(4))]
+    for client in clients:  # drain what arrived so far
+        with contextlib.suppress(TimeoutError):
+            while True:
+                await client.recv(timeout=0.05)
+    joins = {
+        name: [m for m in client.seen if m["type"] == "joined" and "seek" in m]
+        for client, name in zip(clients, names, strict=True)
+    }
+    rooms: dict[str, list[str]] = {}
+    for name, got in joins.items():
+        assert len(got) <= 1, (name, got)  # nobody paired twice
+        for joined in got:
+            rooms.setdefault(joined["room"], []).append(name)
+    paired_seekers = sum(1 for i in range(40) if joins[f"s{i}"])
+    assert paired_seekers == 40 - await left()
+    assert kinds["joined"] == sum(1 for i in range(4) if joins[f"t{i}"])
+    table = owners(pg_url)
+    for room, names in rooms.items():  # one room per pair, both seated in it
+        assert len(names) == 2, (room, names)
+        assert room in table
+    # each seek was paired once, into one room, and it was one of that room's players'
+    owner_of = {s["seek"]: f"s{i}" for i, s in enumerate(seeks)}
+    used: list[str] = []
+    for names in rooms.values():
+        named = {j["seek"] for n in names for j in joins[n]}
+        assert {owner_of[s] for s in named} <= set(names), (names, named)
+        used += named
+    assert len(used) == len(set(used))
+    # the pairs play: seat 0 moves in every room and seat 1 sees it (a few of them)
+    for room in list(rooms)[:4]:
+        pair = [clients_by_name(clients, n) for n in rooms[room]]
+        seats = {j["seat"]: c for c, n in zip(pair, rooms[room], strict=True) for j in joins[n]}
+        await wait_state(seats[0], room)
+        reply = await seats[0].request(type="move", room=room, x=7, y=7, ply=0)
+        assert reply["type"] == "moved", reply
+        await seats[1].expect("moved", room=room, ply=0)
+
+
+async def listed_ids_contains(client: RawClient, want: set[str]) -> None:
+    """Ask ``list_seeks`` until every seek of ``want`` is listed."""
+    deadline = time.monotonic() + 30.0
+    while not want <= {s["seek"] for s in (await listing(client, limit=100))["seeks"]}:
+        assert time.monotonic() < deadline, f"never listed {want}"
+        await asyncio.sleep(0.05)
+
+
+def clients_by_name(clients: list[RawClient], name: str) -> RawClient:
+    """The client whose ``hello`` named ``name`` (its ``joined`` told us its name)."""
+    index = int(name[1:]) if name[0] == "s" else 40 + int(name[1:])
+    return clients[index]
+
+
+async def wait_state(client: RawClient, room: str) -> None:
+    """Until ``client`` got ``room``'s first state."""
+    if not any(m["type"] == "state" and m.get("room") == room for m in client.seen):
+        await client.expect("state", room=room)
+
+
+async def test_a_killed_node_s_seeks_leave_every_node_s_list(
+    cluster: dict[str, Any], pg_url: str
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
+    gone = await seeking(alice, game="gomoku", clock=BLITZ)
+    kept = await seeking(bob, game="renju", clock=RAPID)  # another pool: nobody is paired
+    await listed_ids(carol, {gone["seek"], kept["seek"]})
+    a.kill()  # -9: nothing tidies up; its seeks leave with its lease
+    page = await listed_ids(carol, {kept["seek"]})
+    assert waiting(page, gone["pool"]) == 0 and waiting(page, kept["pool"]) == 1
+    await listed_ids(bob, {kept["seek"]})
+    await carol.error("no_such_seek", type="accept_seek", seek=gone["seek"])
+    # a new seek in the dead node's pool waits: no ghost takes it
+    dave = await c.client("dave")
+    fresh = await seeking(dave, game="gomoku", clock=BLITZ)
+    page = await listed_ids(bob, {kept["seek"], fresh["seek"]})
+    assert waiting(page, fresh["pool"]) == 1
+
+
+async def test_a_redis_outage_refuses_seeks_and_accepts_and_they_work_when_it_is_back(
+    cluster: dict[str, Any], redis_server: RedisServer
+) -> None:
+    a, b = cluster["a"], cluster["b"]
+    alice, bob = await a.client("alice"), await b.client("bob")
+    seek = await seeking(alice, game="gomoku", clock=RAPID)
+    await listed_ids(bob, {seek["seek"]})
+    redis_server.pause()
+    try:
+        deadline = time.monotonic() + 30.0
+        while True:  # the node notices within a round and a command's timeout
+            reply = await bob.request(type="seek", game="renju", clock=BLITZ)
+            if reply["type"] == "error":
+                assert reply["code"] == "node_unavailable", reply
+                break
+            assert time.monotonic() < deadline, "seeks were never refused"
+            await bob.request(type="cancel_seek", seek=reply["seek"]["seek"])
+            await asyncio.sleep(0.2)
+        await bob.error("node_unavailable", type="accept_seek", seek=seek["seek"])
+    finally:
+        redis_server.resume()
+
+    async def back() -> bool:
+        reply = await bob.request(type="seek", game="renju", clock=BLITZ)
+        return reply["type"] == "seeking"
+
+    deadline = time.monotonic() + 30.0
+    while not await back():
+        assert time.monotonic() < deadline, "seeks were refused after Redis came back"
+        await asyncio.sleep(0.2)
+    reply = await bob.request(type="accept_seek", seek=seek["seek"])
+    assert reply["type"] == "joined" and reply["seek"] == seek["seek"], reply
+    await paired(alice, seek["seek"])
