@@ -77,6 +77,8 @@ class ClusterBook:
         self.home: dict[str, str] = {}
         self.accounts: dict[str, str | None] = {}
         self._lines: dict[str, str] = {}
+        #: How many of the other nodes' seeks wait in each pool.
+        self._sizes: dict[str, int] = {}
         #: Own seeks placed and not written yet; own seeks taken out here, to claim away.
         self.unwritten: dict[str, Seek] = {}
         self.dying: set[str] = set()
@@ -117,11 +119,11 @@ class ClusterBook:
         seeks = self.own.pool(label) + [s for s in self.others.values() if s.pool == label]
         return sorted(seeks, key=_order)
 
-    def pools(self) -> dict[str, list[Seek]]:
-        found: dict[str, list[Seek]] = {}
-        for seek in self.listed(None):
-            found.setdefault(seek.pool, []).append(seek)
-        return found
+    def size(self, label: str) -> int:
+        return self.own.size(label) + self._sizes.get(label, 0)
+
+    def labels(self) -> list[str]:
+        return list(dict.fromkeys([*self.own.labels(), *self._sizes]))
 
     def listed(self, game: str | None) -> Iterator[Seek]:
         seeks = [
@@ -151,6 +153,7 @@ class ClusterBook:
         if seek.id not in self.others:
             self.others[seek.id], self.home[seek.id], self.accounts[seek.id] = seek, node, account
             self._lines[seek.id] = encode(seek, account)
+            self._sizes[seek.pool] = self._sizes.get(seek.pool, 0) + 1
 
     def forget(self, seek_id: str) -> Seek | None:
         """Drop seek ``seek_id`` from the book: claimed already (here or by another node)."""
@@ -160,6 +163,11 @@ class ClusterBook:
             self.home.pop(seek_id, None)
             self.accounts.pop(seek_id, None)
             self._lines.pop(seek_id, None)
+            left = self._sizes.get(seek.pool, 1) - 1
+            if left > 0:
+                self._sizes[seek.pool] = left
+            else:
+                self._sizes.pop(seek.pool, None)
         if seek is not None:
             self._changed()
         return seek
@@ -189,7 +197,14 @@ class ClusterBook:
         if lines.keys() != self._lines.keys():
             self._changed(wake=False)
         self.others, self.home, self.accounts, self._lines = others, home, accounts, lines
+        self._count()
         return bad
+
+    def _count(self) -> None:
+        sizes: dict[str, int] = {}
+        for seek in self.others.values():
+            sizes[seek.pool] = sizes.get(seek.pool, 0) + 1
+        self._sizes = sizes
 
     def _changed(self, wake: bool = True) -> None:
         self.version += 1

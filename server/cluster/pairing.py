@@ -276,6 +276,14 @@ class ClusterPairing:
         seeker = self.arena.players.get(a.pid)
         if self.book.own.get(a.id) is not a or seeker is None or not seeker.online:
             return  # its player left meanwhile: the other seek waits for the next wave
+        try:
+            self.desk.check_accept(seeker, b)  # one more game now, as a wave here checks
+        except ArenaError as exc:  # it cannot play now: its seek ends (b waits on)
+            self.book.take(a.id)
+            self.desk.changed()
+            note = {"type": "seek_ended", "seek": a.id, "reason": "cancelled"}
+            self.outbox.emit([Send((a.pid,), note | {"message": exc.message})])
+            return
 
         def done(ok: bool) -> list[Out]:
             if not ok:
@@ -327,8 +335,11 @@ class ClusterPairing:
             self.book.forget(op.seek)
             self.desk.changed()
             self.seats.went_via(op.pid, node)
-            if not self.outbox.connected(op.pid):  # gone meanwhile: it is offline there
+            player = self.arena.players.get(op.pid)
+            if not self.outbox.connected(op.pid) or player is None:  # gone meanwhile
                 self.seats.queue(node, Offline(op.pid))
+            else:  # a human plays one game at a time: its other seeks end
+                self.outbox.emit(self.desk.drop_others(player))
         else:
             raise ValueError(f"not a pairing op: {op!r}")
 
