@@ -61,6 +61,10 @@ ERROR_WORDS: dict[str, str] = {
     "bad_page": "There is no such leaderboard page.",
     "no_accounts": "This server keeps no accounts; play as a guest.",
     "not_logged_in": "Log in first.",
+    "no_such_seek": "That seek is gone: someone took it, or it was cancelled.",
+    "own_seek": "That seek is your own.",
+    "too_many_seeks": "You are seeking enough games already; cancel one or wait a moment.",
+    "out_of_range": "Your rating is outside the range that player asked for.",
 }
 
 REASON_WORDS: dict[str, str] = {

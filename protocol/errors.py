@@ -310,7 +310,7 @@ class InGame(ArenaError):
 
 
 class Busy(ArenaError):
-    """The server's password hashing queue is full; try again in a moment."""
+    """The server's password hashing queue (or its book of seeks) is full; try again later."""
 
     code = "busy"
 
@@ -325,6 +325,30 @@ class NotLoggedIn(ArenaError):
     """``logout`` or ``change_password`` on a connection that is a guest."""
 
     code = "not_logged_in"
+
+
+class NoSuchSeek(ArenaError):
+    """The seek does not exist: never placed, cancelled, expired or just taken by another."""
+
+    code = "no_such_seek"
+
+
+class OwnSeek(ArenaError):
+    """``accept_seek`` of one of your own seeks."""
+
+    code = "own_seek"
+
+
+class TooManySeeks(ArenaError):
+    """A player's open seeks, or seeks placed this minute, are at their bound."""
+
+    code = "too_many_seeks"
+
+
+class OutOfRange(ArenaError):
+    """``accept_seek`` by a player whose rating lies outside the seek's ``range``."""
+
+    code = "out_of_range"
 
 
 def all_codes() -> dict[str, type[ArenaError]]:

@@ -115,6 +115,21 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "abort": {"room": (_STR, True)},
     "claim_victory": {"room": (_STR, True)},
     "chat": {"room": (_STR, True), "text": (_STR, True)},
+    "seek": {
+        "game": (_STR, True),
+        "clock": ((dict, type(None)), False),
+        "rated": (_BOOL, False),
+        "range": ((list, type(None)), False),
+        "bot_after_s": ((int, float, type(None)), False),
+    },
+    "cancel_seek": {"seek": (_STR, True)},
+    "list_seeks": {
+        "game": (_STR, False),
+        "limit": (_INT, False),
+        "cursor": (_STR, False),
+        "subscribe": (_BOOL, False),
+    },
+    "accept_seek": {"seek": (_STR, True)},
     "list_games": {
         "player": (_STR, False),
         "before": ((int, float), False),

@@ -73,3 +73,19 @@ def test_writer_benchmark_tiny_run() -> None:
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()[1:]}
     assert sorted(rows) == ["rows", "store"]
     assert all(float(row[1]) > 0 for row in rows.values())
+
+
+def test_pairing_benchmark_tiny_run(tmp_path: Path) -> None:
+    """40 seekers: the core pairs all in one wave, and on the real server every seeker of both
+    regimes (one pool, spread over pools) gets its ``joined``."""
+    out = tmp_path / "pairing.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "pairing.py"), "--players", "40"]
+    cmd += ["--seconds", "30", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(out.read_text())
+    assert result["core"]["paired"] == 40 and result["core"]["seeks_per_s"] > 0
+    assert 0 < result["core"]["rated_paired"] <= 40
+    assert [row["regime"] for row in result["server"]] == ["one pool", "spread"]
+    assert all(row["joined"] == 40 for row in result["server"]), result["server"]
+    assert "seeks/s" in done.stdout

@@ -41,6 +41,7 @@ from server.core.members import Send
 from server.core.node import Elsewhere, Node, Standalone
 from server.core.options import read_create
 from server.core.outputs import Close, Out, Reply, address, get_game, internal_error, list_games
+from server.core.pairing import Pairing, Seating
 from server.core.players import Conn, Player, peek_id
 from server.core.presence import Presence
 from server.core.ratelimit import TokenBucket
@@ -96,9 +97,12 @@ class Arena:
         self._creator: dict[str, str] = {}
         #: Draw offers, takebacks, aborts and claims (core/actions.py).
         self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
+        parts = (self.roster, self.rooms, self.ratings, self.admission, self.bots)  # seeks, waves
+        self.pairing = Pairing(*parts, Seating(self._add_room, self._timed.add, self._seat))
         self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
             "ping": lambda _player, _msg: [Reply({"type": "pong"})],
             **self.actions.handlers(),
+            **self.pairing.handlers(),
             "list_rooms": self._list_rooms,
             "create_room": self._create_room,
             "join_room": self._join_room,
@@ -208,12 +212,13 @@ class Arena:
         if player.kind == "bot":
             log.info("bot %s (%s) left", player.name, player.pid)
         self.node.offline(player)
+        self.pairing.offline(player)  # its seeks die with its last connection
         return self.presence.offline(player, now)
 
     def sweep(self) -> list[Out]:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
-        out: list[Out] = []
+        out: list[Out] = self.pairing.sweep(now)
         if now - self._full_sweep >= self.limits.full_sweep_interval:
             self._full_sweep = now
             rooms = list(self.rooms)

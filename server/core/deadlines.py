@@ -39,6 +39,8 @@ def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
     if timed:
         limit = room.offers.first_move_s if room.offers is not None else None
         aborted = early and limit is not None and waited >= limit
+        if aborted and room.offers is not None:
+            room.offers.late = room.actor  # its opponent is not at fault (core/pairing.py)
         return list(room.end(Termination.ABORTED, None)) if aborted else []
     seat = room.actor
     member = room.seats[seat] if seat is not None else None

@@ -81,3 +81,5 @@ class Limits:
     #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may
     #: hold at once (at least one seat): two idle sockets cannot take every seat of a bot.
     bot_seat_share: float = 0.5
+    #: Open seeks the server holds in all (``busy`` past it; core/pairing.py).
+    max_seeks: int = 10_000

@@ -55,6 +55,9 @@ class Offers:
     #: The last takeback: when the turn began again, and the stones it took off (ply, x, y).
     turn_at: float | None = None
     undone: tuple[tuple[int, int, int], ...] = ()
+    #: The seat whose first move did not come in time, when the deadline aborted the game
+    #: (the pairing puts its opponent's seek back; not recorded: read as the game ends).
+    late: int | None = None
     #: Bumped on every change: the journal writes the header again when it moved.
     version: int = 0
 
