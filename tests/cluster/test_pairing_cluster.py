@@ -166,7 +166,7 @@ async def test_many_players_seeking_on_three_nodes_at_once_are_each_paired_at_mo
 
     deadline = time.monotonic() + 60.0
     while await left() > 1:  # the waves pair the rest: one of an odd count may wait
-        assert time.monotonic() < deadline, "the waves did not pair the pool"
+        assert time.monotonic() < deadline, (await listing(watcher, game="gomoku"))["seeks"]
         await asyncio.sleep(0.2)
     clients = {f"s{i}": c for i, c in enumerate(seekers)}
     clients |= {f"r{i}": c for i, c in enumerate(lone)}
