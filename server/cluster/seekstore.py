@@ -11,8 +11,9 @@ Keys (``mnk:DB:`` first, as the bus's):
 - ``pairing:wave``: the wave lock, ``SET NX PX``: the node that sets it pairs the whole pool
   this wave; the others only list it.
 
-- ``taken:SEEK``: a claimed seek's tombstone (for ``TAKEN_S``): a write of that seek sent again
-  (its first answer lost in a timeout) never puts it back.
+- ``taken:SEEK``: a claimed seek's tombstone, its record (for ``TAKEN_S``): a write of that
+  seek sent again (its first answer lost in a timeout) never puts it back; the seek put back in
+  its pool after an abort (the same id, a new ``since``) goes in.
 
 A seek leaves the pool only through :meth:`SeekStore.claim` (a Lua script, so one step for
 Redis): every seek named still there → all removed and tombstoned; else none is. Pairing two
@@ -37,25 +38,28 @@ ALIVE = "~"
 TAKEN_S = 600
 
 #: KEYS: n hashes then their n tombstones; ARGV: the n seek ids, then the tombstones' ms.
-#: Every seek named still in its hash: all removed and tombstoned, 1; else nothing, 0.
+#: Every seek named still in its hash: all removed, each tombstoned with its record, 1; else
+#: nothing, 0.
 CLAIM = """
 local n = #ARGV - 1
 for i = 1, n do
   if redis.call('HEXISTS', KEYS[i], ARGV[i]) == 0 then return 0 end
 end
 for i = 1, n do
+  local record = redis.call('HGET', KEYS[i], ARGV[i])
   redis.call('HDEL', KEYS[i], ARGV[i])
-  redis.call('SET', KEYS[n + i], '1', 'PX', ARGV[#ARGV])
+  redis.call('SET', KEYS[n + i], record, 'PX', ARGV[#ARGV])
 end
 return 1
 """
 
 #: KEYS: the node's hash, then a tombstone per seek; ARGV: the hash's expiry (ms), then each
-#: seek's id and record. Writes the seeks never claimed, keeps the hash alive; how many written.
+#: seek's id and record. Writes each seek unless that very record was claimed (a seek put back
+#: in its pool has a new ``since``), keeps the hash alive; how many written.
 PUT = """
 local written = 0
 for i = 2, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 0 then
+  if redis.call('GET', KEYS[i]) ~= ARGV[2 * i - 1] then
     redis.call('HSET', KEYS[1], ARGV[2 * i - 2], ARGV[2 * i - 1])
     written = written + 1
   end

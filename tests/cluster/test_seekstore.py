@@ -66,6 +66,9 @@ async def test_a_claim_takes_every_seek_named_or_none(stores: Callable[..., Seek
     # a write of a claimed seek sent again (its answer lost) does not put it back
     assert await a.put({"s1": record("p1")}) == 0
     assert (await b.sync({"s2": record("p2")}, [])).seeks == {}
+    # the same seek put back in its pool (after an abort: a new record) goes in
+    assert await a.put({"s1": record("p1 again")}) == 1
+    assert (await b.sync({}, [])).seeks == {"a": {"s1": record("p1 again")}}
 
 
 async def test_racing_claims_from_three_nodes_take_each_seek_at_most_once(
