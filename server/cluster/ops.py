@@ -140,12 +140,14 @@ class Propose:
 
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """The reader's seek ``seek`` was claimed by the sender, which seats its player in a room
-    there (the reader forgets the seek; the player's outputs come as :class:`Deliver`)."""
+    """The reader's seek ``seek`` was claimed by the sender: ``paired``, the sender seats its
+    player in a room there (its outputs come as :class:`Deliver`); else its player cancelled
+    it there. The reader forgets the seek."""
 
     TAG: ClassVar[str] = "took"
     seek: str
     pid: str
+    paired: bool
 
 
 Op = (
@@ -167,7 +169,7 @@ _TYPES: dict[str, tuple[type | tuple[type, ...], ...]] = {
     "seat": (int, str, str, str),
     "free": (int,),
     "prop": (str, str, str, str),
-    "took": (str, str),
+    "took": (str, str, bool),
 }
 _GRANT: tuple[type | tuple[type, ...], ...] = (str, str, (int, type(None)), int, list)
 

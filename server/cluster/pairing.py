@@ -133,9 +133,12 @@ class ClusterPairing:
 
     def cancel(self, player: Player, msg: Message) -> list[Out]:
         """Claim one of ``player``'s seeks out of the pool; ``seek_cancelled`` once done (a seek
-        just taken by a pairing: ``no_such_seek``, and the pairing's ``joined`` follows)."""
-        seek = self.book.own.get(msg["seek"])
-        if seek is None or seek.pid != player.pid or seek.id in self._claiming:
+        just taken by a pairing: ``no_such_seek``, and the pairing's ``joined`` follows). A seek
+        put back in its pool by another node (its paired game was aborted there) is claimed
+        there, and that node is told."""
+        seek = self.book.get(msg["seek"])
+        home = None if seek is None else self.book.node_of(seek.id)
+        if seek is None or home is None or seek.pid != player.pid or seek.id in self._claiming:
             raise NoSuchSeek(f"you have no open seek {msg['seek'][:40]!r}")
         self.check()
         rid = msg.get("id")
@@ -144,10 +147,12 @@ class ClusterPairing:
             if not ok:
                 return _error(player.pid, NoSuchSeek("that seek was just taken"), rid)
             self.book.forget(seek.id)
+            if home != self.node:
+                self.seats.queue(home, Taken(seek.id, seek.pid, False))
             self.desk.changed()
             return _answer(player.pid, [Reply({"type": "seek_cancelled", "seek": seek.id})], rid)
 
-        self._spawn(self._claim([(self.node, seek.id)], done, player.pid, rid))
+        self._spawn(self._claim([(home, seek.id)], done, player.pid, rid))
         return []
 
     def accept(self, player: Player, msg: Message) -> list[Out]:
@@ -305,7 +310,7 @@ class ClusterPairing:
             remote = self.arena.players[seek.pid]
             if account is not None and remote.account is None:
                 remote.account = account
-            self.seats.queue(home, Taken(seek.id, seek.pid))
+            self.seats.queue(home, Taken(seek.id, seek.pid, True))
         seeker = self.arena.players.get(seek.pid)
         if seeker is None:
             return out
@@ -331,17 +336,25 @@ class ClusterPairing:
                     self._pair(mine, op.other, other)
                 elif (own := self.book.own.get(op.other_seek)) is not None:
                     self._pair(mine, self.node, own)
-        elif isinstance(op, Taken):  # the player's outputs come from ``node`` from now on
+        elif isinstance(op, Taken):
             self.book.forget(op.seek)
             self.desk.changed()
-            self.seats.went_via(op.pid, node)
-            player = self.arena.players.get(op.pid)
-            if not self.outbox.connected(op.pid) or player is None:  # gone meanwhile
-                self.seats.queue(node, Offline(op.pid))
-            else:  # a human plays one game at a time: its other seeks end
-                self.outbox.emit(self.desk.drop_others(player))
+            if op.paired:  # the player's outputs come from ``node`` from now on
+                self._paired_there(node, op.pid)
         else:
             raise ValueError(f"not a pairing op: {op!r}")
+
+    def _paired_there(self, node: str, pid: str) -> None:
+        """Own player ``pid`` was paired into a room of ``node``: ``node`` hears when it goes
+        offline (now, if it left meanwhile), and its other seeks here end."""
+        if self.arena.node.connected_elsewhere(pid):
+            return  # a remote member here (its seek was put back here): not this node's player
+        self.seats.went_via(pid, node)
+        player = self.arena.players.get(pid)
+        if player is None or not self.outbox.connected(pid):
+            self.seats.queue(node, Offline(pid))
+        else:  # a human plays one game at a time
+            self.outbox.emit(self.desk.drop_others(player))
 
     # -- Redis -------------------------------------------------------------------------------
 

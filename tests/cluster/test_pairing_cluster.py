@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+import redis
 from support.clients import RawClient
 from support.cluster import owners
 from support.services import RedisServer
@@ -125,7 +126,7 @@ async def test_accept_seek_takes_a_seek_of_another_node(cluster: dict[str, Any])
 
 
 async def test_many_players_seeking_on_three_nodes_at_once_are_each_paired_at_most_once(
-    cluster: dict[str, Any], pg_url: str
+    cluster: dict[str, Any], pg_url: str, redis_server: RedisServer
 ) -> None:
     nodes = [cluster[n] for n in "abc"]
     seekers = await asyncio.gather(*(nodes[i % 3].client(f"s{i}") for i in range(40)))
@@ -166,7 +167,10 @@ async def test_many_players_seeking_on_three_nodes_at_once_are_each_paired_at_mo
 
     deadline = time.monotonic() + 60.0
     while await left() > 1:  # the waves pair the rest: one of an odd count may wait
-        assert time.monotonic() < deadline, (await listing(watcher, game="gomoku"))["seeks"]
+        assert time.monotonic() < deadline, (
+            [(s["seek"], s["name"]) for s in (await listing(watcher, game="gomoku"))["seeks"]],
+            pool_in_redis(redis_server.url()),
+        )
         await asyncio.sleep(0.2)
     clients = {f"s{i}": c for i, c in enumerate(seekers)}
     clients |= {f"r{i}": c for i, c in enumerate(lone)}
@@ -206,6 +210,12 @@ async def test_many_players_seeking_on_three_nodes_at_once_are_each_paired_at_mo
         reply = await seats[0].request(type="move", room=room, x=7, y=7, ply=0)
         assert reply["type"] == "moved", reply
         await seats[1].expect("moved", room=room, ply=0)
+
+
+def pool_in_redis(url: str) -> dict[str, list[str]]:
+    """Each node's seeks as Redis holds them (what a failed wait shows)."""
+    with redis.Redis.from_url(url) as r:
+        return {k.decode(): sorted(f.decode() for f in r.hkeys(k)) for k in r.keys("mnk:0:seeks:*")}
 
 
 async def listed_ids_contains(client: RawClient, want: set[str]) -> None:
