@@ -209,6 +209,7 @@ class ClusterPairing:
             book.wake.set()
         else:
             self._lost_here(pool.own)
+            self._strays(pool.own)
         version = book.version
         for seek_id in book.read(pool.seeks):
             log.warning("a malformed seek %r in the pool is ignored", seek_id[:40])
@@ -237,6 +238,19 @@ class ClusterPairing:
                     out.append(Send((seek.pid,), note))
         if out:
             self.outbox.emit(out)
+
+    def _strays(self, present: set[str]) -> None:
+        """Seeks in this node's hash that its book does not hold (a write that crossed the
+        seek's end here): claimed away, so that no wave proposes them to a node without them."""
+        book = self.book
+        strays = {
+            seek_id
+            for seek_id in present
+            if book.own.get(seek_id) is None and seek_id not in self._claiming
+        }
+        if strays - book.dying:
+            book.dying |= strays
+            book.wake.set()
 
     async def _leads(self, pool: Pool) -> bool:
         """Whether this node runs a wave now: the wave lock's, or the rush lock's for a full
@@ -363,7 +377,12 @@ class ClusterPairing:
     ) -> None:
         ids = {seek_id for _, seek_id in seeks}
         self._claiming |= ids
+        unwritten = {i: self._record(s) for i, s in self.book.unwritten.items() if i in ids}
         try:
+            if unwritten:  # an own seek placed a moment ago: in the pool first, then claimed
+                await self.store.put(unwritten)
+                for seek_id in unwritten:
+                    self.book.unwritten.pop(seek_id, None)
             ok = await self.store.claim(seeks)
         except (RedisError, OSError):
             self._claiming -= ids

@@ -123,6 +123,15 @@ async def test_accept_seek_takes_a_seek_of_another_node(cluster: dict[str, Any])
     assert (await carol.request(type="cancel_seek", seek=again["seek"]))["type"] == "seek_cancelled"
     await listed_ids(alice, set())
     await bob.error("no_such_seek", type="accept_seek", seek=again["seek"])
+    # at once after the seek, on its node: a cancel, and an accept, find it in the pool
+    quick = await seeking(carol, game="renju", clock=RAPID)
+    assert (await carol.request(type="cancel_seek", seek=quick["seek"]))["type"] == "seek_cancelled"
+    dave = await c.client("dave")
+    quick = await seeking(carol, game="renju", clock=RAPID)
+    reply = await dave.request(type="accept_seek", seek=quick["seek"])
+    assert reply["type"] == "joined" and reply["seek"] == quick["seek"], reply
+    await paired(carol, quick["seek"])
+    await listed_ids(alice, set())  # and no trace of them is left in the pool
 
 
 async def test_many_players_seeking_on_three_nodes_at_once_are_each_paired_at_most_once(
