@@ -337,3 +337,17 @@ def test_a_seekers_quota_ends_its_seek_when_accepted(hub: Hub) -> None:
     assert error_code(hub.do(alice, type="seek", game="gomoku")) == "too_many_games"
     placed = seek(hub, carol)
     assert error_code(hub.do(bob, type="accept_seek", seek=placed["seek"])) == "too_many_games"
+
+
+def test_a_human_with_two_bot_fallback_seeks_gets_one_bot_game(hub: Hub) -> None:
+    for name in ("b1", "b2"):
+        hub.peer(name, kind="bot", games=["*"], capacity=2)
+    alice = hub.peer("alice")
+    seek(hub, alice, bot_after_s=5)
+    other = seek(hub, alice, game="renju", bot_after_s=5)
+    hub.tick(6)
+    assert len(joined(alice)) == 1
+    assert of_type(alice, "seek_ended") == [
+        {"type": "seek_ended", "seek": other["seek"], "reason": "cancelled"}
+    ]
+    assert len(hub.arena.pairing.book) == 0

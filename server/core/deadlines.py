@@ -47,6 +47,8 @@ def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
     if member is None or member.kind == "bot":
         return []
     if early and waited >= limits.first_move_timeout:
+        if room.offers is not None:
+            room.offers.late = seat
         return list(room.end(Termination.ABORTED, None))
     if waited >= limits.human_idle_timeout:
         assert seat is not None

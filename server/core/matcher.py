@@ -51,18 +51,33 @@ def score(a: Seek, b: Seek) -> float:
 def wave(
     seeks: Sequence[Seek], blocked: Callable[[str, str], bool], window: int = WINDOW
 ) -> list[tuple[Seek, Seek]]:
-    """The pairs one wave makes of ``seeks`` (one pool's), each seek in at most one pair."""
+    """The pairs one wave makes of ``seeks`` (one pool's), each seek in at most one pair
+    (what :func:`allowed` and :func:`score` say, read once per seek into plain lists)."""
     order = sorted(seeks, key=lambda s: (s.level, s.serial))
+    levels = [s.level for s in order]
+    gaps = [s.gap for s in order]
+    spans = [s.range for s in order]
+    pids = [s.pid for s in order]
+    bonus = [WAVE_BONUS * s.waves + PRIORITY_BONUS * s.priority for s in order]
     edges: list[tuple[float, int, int]] = []
-    for i, a in enumerate(order):
-        for j in range(i + 1, min(i + 1 + window, len(order))):
-            b = order[j]
-            if b.level - a.level > GAP_MAX:
+    count = len(order)
+    for i in range(count):
+        level, gap, span, pid = levels[i], gaps[i], spans[i], pids[i]
+        for j in range(i + 1, min(i + 1 + window, count)):
+            apart = levels[j] - level  # sorted: never negative
+            if apart > GAP_MAX:
                 break
-            if allowed(a, b, blocked):
-                edges.append((score(a, b), i, j))
+            if apart > gap or apart > gaps[j] or pids[j] == pid:
+                continue
+            other = spans[j]
+            if span is not None and not span[0] <= levels[j] <= span[1]:
+                continue
+            if other is not None and not other[0] <= level <= other[1]:
+                continue
+            if not blocked(pid, pids[j]):
+                edges.append((apart - bonus[i] - bonus[j], i, j))
     edges.sort()
-    taken = [False] * len(order)
+    taken = [False] * count
     pairs: list[tuple[Seek, Seek]] = []
     for _score, i, j in edges:
         if not taken[i] and not taken[j]:

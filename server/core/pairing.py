@@ -269,6 +269,8 @@ class Pairing:
         """Seeks past ``SEEK_TTL`` end ``expired``; those past ``bot_after_s`` get a bot."""
         out: list[Out] = []
         for seek in list(self.book.listed(None)):
+            if self.book.get(seek.id) is not seek:
+                continue  # ended by a bot's pairing of this loop (its player's other seeks)
             if now - seek.since >= SEEK_TTL:
                 if self.book.take(seek.id) is None:
                     continue  # another node's: it ends there
