@@ -244,11 +244,16 @@ async def wait_state(client: RawClient, room: str) -> None:
         await client.expect("state", room=room, status="playing")
 
 
-async def test_a_killed_node_s_seeks_leave_every_node_s_list(
+async def test_a_closed_player_s_and_a_killed_node_s_seeks_leave_every_node_s_list(
     cluster: dict[str, Any], pg_url: str
 ) -> None:
     a, b, c = cluster["a"], cluster["b"], cluster["c"]
     alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
+    erin = await b.client("erin")  # a seek dies with its player's last connection
+    short = await seeking(erin, game="tictactoe", clock=BLITZ)
+    await listed_ids(carol, {short["seek"]})
+    await erin.close()
+    await listed_ids(carol, set())
     gone = await seeking(alice, game="gomoku", clock=BLITZ)
     kept = await seeking(bob, game="renju", clock=RAPID)  # another pool: nobody is paired
     await listed_ids(carol, {gone["seek"], kept["seek"]})
