@@ -11,7 +11,7 @@ interfaces of :mod:`server.cluster.ports`; this module routes what crosses betwe
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from redis.asyncio.client import Pipeline
@@ -31,7 +31,7 @@ from server.cluster.ports import ClusterStore, Outbox
 from server.core.arena import Arena
 from server.core.outputs import Out
 from server.core.players import Player
-from server.core.seeks import SeekBook
+from server.core.seeks import Seek, SeekBook
 
 log = logging.getLogger("mnk.cluster")
 
@@ -238,3 +238,9 @@ class ClusterNode:
             if msg["type"] == "cancel_seek"
             else pairing.accept(player, msg)
         )
+
+    def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
+        """Claim this node's ``seek`` out of the pool, then send what ``then`` makes."""
+        if self._parts is not None:
+            self._parts.pairing.claim_own(seek, then)
+        return []

@@ -1,25 +1,20 @@
 """Quick pairing across a cluster: one pool of seeks for every node, paired one wave at a time,
-each seek taken at most once.
+each seek taken at most once (docs/CLUSTER.md, "Quick pairing over nodes").
 
-The arena's pairing (``server/core/pairing.py``) keeps its seeks in this node's
-:class:`~server.cluster.book.ClusterBook`; this part keeps that book and the pool in Redis
-(``server/cluster/seekstore.py``) in step, and carries out what takes a seek out of the pool,
-each through one atomic claim there, so whichever of them comes first wins:
+The arena's pairing keeps its seeks in this node's :class:`~server.cluster.book.ClusterBook`;
+this part keeps that book and the pool in Redis (``server/cluster/seekstore.py``) in step, and
+carries out whatever takes a seek out of the pool, each by one atomic claim there (the first
+wins): **rounds** (every ``ROUND`` s) write this node's seeks (and at once when placed), claim
+its dead ones away, renew its hash and read every node's seeks into the book; **waves**: the
+node that gets the wave lock (``WAVE`` s; a shorter rush lock for a pool of ``FULL_POOL``)
+pairs the whole pool with the arena's matcher, claiming a pair with a seek of its own itself
+and proposing any other (:class:`~server.cluster.ops.Propose`) to its first seek's node;
+``accept_seek`` is claimed by the accepter's node, ``cancel_seek`` by the seeker's.
 
-- **rounds** (every ``ROUND`` seconds): this node's new seeks written (and at once when placed),
-  its dead ones claimed away, its hash renewed, every node's seeks read into the book;
-- **waves**: each round a node tries the wave lock (``WAVE`` seconds long); the node that gets it
-  pairs the whole cluster's pool with the arena's matcher. A pair with a seek of this node is
-  claimed here; any other is proposed (:class:`~server.cluster.ops.Propose`) to the node of its
-  first seek, which claims it if its seeker is still there. A pool of ``FULL_POOL`` seeks or more
-  is paired at the next round by whichever node gets the shorter rush lock;
-- **accept_seek**: the accepter's node claims the seek; **cancel_seek**: the seeker's node does.
-
-The claiming node makes the room (its own player seated, the other player as a *remote member*
-routed to its node, as ``server/cluster/forward.py`` seats a player of another node) and tells
-the other seek's node with :class:`~server.cluster.ops.Taken`. Both get ``joined`` (with
-``seek``) and ``state``. While Redis is out of reach, ``seek``, ``accept_seek`` and
-``cancel_seek`` are refused with ``node_unavailable`` (as other cross-node requests are).
+The claiming node makes the room (its own player seated, the other as a *remote member* routed
+to its node, as ``server/cluster/forward.py`` seats a player of another node) and tells the
+other seek's node (:class:`~server.cluster.ops.Taken`). While Redis is out of reach, ``seek``,
+``accept_seek`` and ``cancel_seek`` get ``node_unavailable``, as other cross-node requests do.
 """
 
 from __future__ import annotations
@@ -28,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
@@ -39,7 +35,7 @@ from protocol.wire import Message
 from server.cluster.book import ClusterBook, decode, encode
 from server.cluster.ops import Offline, Op, Propose, Taken
 from server.cluster.ports import Link, Lobbies, Outbox
-from server.cluster.seekstore import Pool, SeekStore
+from server.cluster.seekstore import SeekStore
 from server.core.arena import Arena
 from server.core.matcher import wave
 from server.core.members import Send
@@ -48,7 +44,7 @@ from server.core.players import Player
 from server.core.seeks import Seek
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine
+    from collections.abc import Coroutine
     from typing import Any
 
     Done = Callable[[bool], list[Out]]
@@ -174,14 +170,28 @@ class ClusterPairing:
         self._spawn(self._claim([(home, seek.id)], done, player.pid, rid))
         return []
 
+    def claim_own(self, seek: Seek, then: Callable[[], list[Out]]) -> None:
+        """Claim own ``seek`` (a bot is seated for it), then send what ``then`` makes."""
+        if self.book.own.get(seek.id) is not seek or seek.id in self._claiming or not self.up:
+            return  # gone, being claimed, or out of reach: the next wave tries again
+
+        def done(ok: bool) -> list[Out]:
+            if not ok:
+                return []
+            self.book.forget(seek.id)
+            self.desk.changed()
+            return then()
+
+        self._spawn(self._claim([(self.node, seek.id)], done, None, None))
+
     # -- the rounds and the waves ------------------------------------------------------------
 
     async def _rounds(self) -> None:
         while True:
             await asyncio.sleep(ROUND)
             try:
-                pool = await self._round()
-                if await self._leads(pool):
+                await self._round()
+                if await self._leads():
                     self._wave()
             except (RedisError, OSError) as exc:
                 if self._reached:
@@ -190,7 +200,7 @@ class ClusterPairing:
             except Exception:  # a bug in one round never stops the next
                 log.exception("a pairing round failed")
 
-    async def _round(self) -> Pool:
+    async def _round(self) -> None:
         """Write what changed, renew, and read the whole pool into the book."""
         book = self.book
         add = {seek_id: self._record(seek) for seek_id, seek in book.unwritten.items()}
@@ -215,7 +225,6 @@ class ClusterPairing:
             log.warning("a malformed seek %r in the pool is ignored", seek_id[:40])
         if book.version != version:
             self.desk.changed()
-        return pool
 
     def _lost_here(self, present: set[str]) -> None:
         """Own seeks missing from the pool for ``GRACE`` seconds were taken by a node whose
@@ -252,18 +261,15 @@ class ClusterPairing:
             book.dying |= strays
             book.wake.set()
 
-    async def _leads(self, pool: Pool) -> bool:
+    async def _leads(self) -> bool:
         """Whether this node runs a wave now: the wave lock's, or the rush lock's for a full
         pool (whoever sets a lock first runs the wave; it lapses by itself)."""
         if await self.store.lead(WAVE):
             return True
-        return self._full(pool) and await self.store.lead(ROUND, rush=True)
+        return self._full() and await self.store.lead(ROUND, rush=True)
 
-    def _full(self, pool: Pool) -> bool:
-        counts: dict[str, int] = {}
-        for seek in self.book.listed(None):
-            counts[seek.pool] = counts.get(seek.pool, 0) + 1
-        return any(n >= FULL_POOL for n in counts.values()) and bool(pool.seeks)
+    def _full(self) -> bool:
+        return any(self.book.size(label) >= FULL_POOL for label in self.book.labels())
 
     def _wave(self) -> None:
         """Pair the whole cluster's pool (this node holds the wave lock)."""

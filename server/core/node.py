@@ -8,14 +8,14 @@ its own and never branches on which one it was given, beyond :attr:`Node.standal
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from protocol.errors import NoBotAvailable, NodeUnavailableError, NoSuchRoom
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core.outputs import Out
 from server.core.players import Player
-from server.core.seeks import SeekBook
+from server.core.seeks import Seek, SeekBook
 
 
 class Elsewhere(Exception):
@@ -85,6 +85,11 @@ class Node(Protocol):
         of it first, and the answer comes then."""
         ...
 
+    def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
+        """Claim this node's ``seek`` out of the cluster's pool, then send what ``then`` makes
+        (nothing if a pairing took it first)."""
+        ...
+
 
 class Standalone:
     """One process: no other node holds a room, a player or a bot."""
@@ -134,5 +139,9 @@ class Standalone:
         """This process's own pool is always within reach."""
 
     def take_seek(self, player: Player, msg: Message) -> list[Out]:
+        """Never asked: without a shared pool the arena takes its seeks itself."""
+        raise NodeUnavailableError("no cluster pool of seeks here")
+
+    def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
         """Never asked: without a shared pool the arena takes its seeks itself."""
         raise NodeUnavailableError("no cluster pool of seeks here")

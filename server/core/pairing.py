@@ -309,9 +309,11 @@ class Pairing:
             self.admission.check_quota(seeker, rooms_of(self.rooms, seeker), bot=True)
         except ArenaError:
             return []  # it keeps seeking: a human may still come
-        if self.book.take(seek.id) is None:
-            return []  # another node's seek: its node seats a bot
-        return self._start(seek, best[2], None, bot=True)
+        bot = best[2]
+        if self.shared:  # claimed out of the cluster's pool first: a wave may be taking it
+            return self.node.claim_seek(seek, lambda: self._start(seek, bot, None, bot=True))
+        self.book.take(seek.id)
+        return self._start(seek, bot, None, bot=True)
 
     def _aborted(self, now: float) -> list[Out]:
         """Paired games aborted before both moved: the pair is blocked from each other, and

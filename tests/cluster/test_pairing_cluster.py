@@ -11,13 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 from support.clients import RawClient
-from support.cluster import owners
+from support.cluster import owners, running, start_nodes
 from support.services import RedisServer
+from websockets.asyncio.client import connect
+
+from server.core.keys import new_key
 
 pytestmark = pytest.mark.slow  # real node processes on PostgreSQL and Redis
 
@@ -302,3 +306,26 @@ async def test_a_redis_outage_refuses_seeks_and_accepts_and_they_work_when_it_is
     reply = await bob.request(type="accept_seek", seek=seek["seek"])
     assert reply["type"] == "joined" and reply["seek"] == seek["seek"], reply
     await paired(alice, seek["seek"])
+
+
+async def test_a_seek_past_bot_after_s_gets_a_bot_of_its_node_and_leaves_the_pool(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    key = new_key()
+    (tmp_path / "keys").write_text(f"deep={key}\n")
+    made = dict(zip("ab", start_nodes(pg_url, redis_server.url(), "ab"), strict=True))
+    for node in made.values():
+        node.extra += ("--keys-file", str(tmp_path / "keys"))
+    async with running(made):
+        a, b = made["a"], made["b"]
+        bot = RawClient(await connect(a.url, compression=None))
+        await bot.hello("deep", kind="bot", key=key, games=["gomoku"], capacity=1)
+        alice, bob = await a.client("alice"), await b.client("bob")
+        started = time.monotonic()
+        seek = await seeking(alice, game="gomoku", clock=RAPID, bot_after_s=5)
+        await listed_ids(bob, {seek["seek"]})
+        joined, state = await paired(alice, seek["seek"])
+        assert time.monotonic() - started >= 4.9  # not before bot_after_s
+        assert sorted(state["players"]) == ["alice", "deep"]
+        assert (await bot.expect("joined", room=joined["room"]))["room"] == joined["room"]
+        await listed_ids(bob, set())  # claimed out of the pool, on every node
