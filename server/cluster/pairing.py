@@ -322,10 +322,10 @@ class ClusterPairing:
     def _made(self, seek: Seek, home: str, other: Player, other_seek: Seek | None) -> list[Out]:
         """The claim holds: ``seek`` (of node ``home``) is paired with ``other`` (a player here,
         by ``other_seek`` or by accepting): make the room here."""
+        account = self.book.account_of(seek.id)
         self.book.forget(seek.id)
         out: list[Out] = []
         if home != self.node:  # the seeker is a remote member here, its outputs go home
-            account = self.book.account_of(seek.id)
             out += self.seats.attach(home, seek.pid, seek.name, seek.kind)
             remote = self.arena.players[seek.pid]
             if account is not None and remote.account is None:

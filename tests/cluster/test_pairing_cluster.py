@@ -102,6 +102,33 @@ async def test_players_on_two_nodes_are_paired_within_a_wave_and_play(
     assert waiting(page, label) == 0
 
 
+async def account(node: Any, name: str) -> RawClient:
+    """A client on ``node`` registered as the account ``name``."""
+    client = await node.client(f"guest-{name}")
+    logged = await client.request(type="register", name=name, password=f"{name} not guessable")
+    assert logged["type"] == "logged_in", logged
+    return client
+
+
+async def test_accounts_on_two_nodes_are_paired_in_a_rated_pool(cluster: dict[str, Any]) -> None:
+    alice, bob = await account(cluster["a"], "alice"), await account(cluster["b"], "bob")
+    first = await seeking(alice, game="gomoku", clock=BLITZ, rated=True)
+    await listed_ids(bob, {first["seek"]})
+    second = await seeking(bob, game="gomoku", clock=BLITZ, rated=True)
+    assert first["pool"] == second["pool"] == "gomoku 3+2 rated"
+    (joined, state), (_, other) = await asyncio.gather(
+        paired(alice, first["seek"]), paired(bob, second["seek"])
+    )
+    for seen in (state, other):  # the room's node knows both accounts: a rated room
+        assert seen["rated"] and seen["pool"] == "gomoku-blitz", seen
+        assert sorted(seen["players"]) == ["alice", "bob"]
+        assert all(r is not None for r in seen["ratings"]), (seen["ratings"], seen["players"])
+    mover = alice if joined["seat"] == 0 else bob
+    assert (await mover.request(type="move", room=joined["room"], x=7, y=7, ply=0))[
+        "type"
+    ] == "moved"
+
+
 async def test_accept_seek_takes_a_seek_of_another_node(cluster: dict[str, Any]) -> None:
     a, b, c = cluster["a"], cluster["b"], cluster["c"]
     alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
