@@ -19,6 +19,7 @@ import redis
 from support.clients import RawClient
 from support.cluster import owners, running, start_nodes
 from support.services import RedisServer
+from support.waiting import wait_for
 from websockets.asyncio.client import connect
 
 from server.core.keys import new_key
@@ -356,3 +357,29 @@ async def test_a_seek_past_bot_after_s_gets_a_bot_of_its_node_and_leaves_the_poo
         assert sorted(state["players"]) == ["alice", "deep"]
         assert (await bot.expect("joined", room=joined["room"]))["room"] == joined["room"]
         await listed_ids(bob, set())  # claimed out of the pool, on every node
+
+
+async def test_redis_restarted_empty_gets_every_node_s_seeks_back(
+    cluster: dict[str, Any], redis_server: RedisServer
+) -> None:
+    a, b, c = cluster["a"], cluster["b"], cluster["c"]
+    alice, bob, carol = await a.client("alice"), await b.client("bob"), await c.client("carol")
+    seek = await seeking(alice, game="gomoku", clock=RAPID)
+    await listed_ids(carol, {seek["seek"]})
+    redis_server.kill()
+    await asyncio.to_thread(redis_server.start)  # the same port, nothing in it
+    await wait_for(
+        lambda: seek["seek"] in pool_in_redis(redis_server.url()).get("mnk:0:seeks:a", [])
+    )
+    await listed_ids(carol, {seek["seek"]})  # a wrote its seeks again, c reads them
+    deadline = time.monotonic() + 30.0
+    while True:  # b serves accepts again once its rounds reach the new Redis
+        reply = await bob.request(type="accept_seek", seek=seek["seek"])
+        if reply["type"] == "joined":
+            break
+        assert reply["code"] in ("node_unavailable", "no_such_seek"), reply
+        assert time.monotonic() < deadline, reply
+        await asyncio.sleep(0.2)
+    assert reply["seek"] == seek["seek"]
+    await paired(alice, seek["seek"])
+    await listed_ids(carol, set())
