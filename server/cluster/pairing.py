@@ -6,10 +6,10 @@ this part keeps that book and the pool in Redis (``server/cluster/seekstore.py``
 carries out whatever takes a seek out of the pool, each by one atomic claim there (the first
 wins): **rounds** (every ``ROUND`` s) write this node's seeks (and at once when placed), claim
 its dead ones away, renew its hash and read every node's seeks into the book; **waves**: the
-node that gets the wave lock (``WAVE`` s; a shorter rush lock for a pool of ``FULL_POOL``)
-pairs the whole pool with the arena's matcher, claiming a pair with a seek of its own itself
-and proposing any other (:class:`~server.cluster.ops.Propose`) to its first seek's node;
-``accept_seek`` is claimed by the accepter's node, ``cancel_seek`` by the seeker's.
+node that sets the wave lock (``WAVE`` s; while it holds it, also at each round a pool holds
+``FULL_POOL``) pairs the whole pool with the arena's matcher, claiming a pair with a seek of its
+own itself and proposing any other (:class:`~server.cluster.ops.Propose`) to its first seek's
+node; ``accept_seek`` is claimed by the accepter's node, ``cancel_seek`` by the seeker's.
 
 The claiming node makes the room (its own player seated, the other as a *remote member* routed
 to its node, as ``server/cluster/forward.py`` seats a player of another node) and tells the
@@ -54,7 +54,7 @@ log = logging.getLogger("mnk.cluster")
 #: Seconds between two rounds, and between two waves (the wave lock's length).
 ROUND = 0.5
 WAVE = 2.0
-#: A pool this full is paired at the next round (the rush lock lasts a round).
+#: A pool this full is paired at the next round (by the node holding the wave lock).
 FULL_POOL = 32
 #: Seconds an own seek may be missing from the pool before it counts as lost there (a claim
 #: whose :class:`Taken` never came: the claiming node failed, or the bus lost it).
@@ -90,6 +90,8 @@ class ClusterPairing:
         self._missing: dict[str, float] = {}
         #: Seeks being claimed by this node now (a round does not count them as lost).
         self._claiming: set[str] = set()
+        #: Until when (monotonic) this node holds the wave lock it set.
+        self._holds_until = 0.0
         self._tasks: list[asyncio.Task[None]] = []
         #: Pairs claimed and rooms made here, and claims lost to another node (for the logs).
         self.paired = self.lost = 0
@@ -262,14 +264,14 @@ class ClusterPairing:
             book.wake.set()
 
     async def _leads(self) -> bool:
-        """Whether this node runs a wave now: the wave lock's, or the rush lock's for a full
-        pool (whoever sets a lock first runs the wave; it lapses by itself)."""
+        """Whether this node runs a wave now: it set the wave lock (which lapses by itself), or
+        it holds it still and a pool is full (paired at every round meanwhile)."""
+        now = time.monotonic()
         if await self.store.lead(WAVE):
+            self._holds_until = now + WAVE - ROUND  # a margin: the lock's clock is Redis's
             return True
-        return self._full() and await self.store.lead(ROUND, rush=True)
-
-    def _full(self) -> bool:
-        return any(self.book.size(label) >= FULL_POOL for label in self.book.labels())
+        book = self.book
+        return now < self._holds_until and any(book.size(p) >= FULL_POOL for p in book.labels())
 
     def _wave(self) -> None:
         """Pair the whole cluster's pool (this node holds the wave lock)."""

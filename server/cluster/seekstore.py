@@ -92,7 +92,6 @@ class SeekStore:
         self.key = self.key_of(node)
         self.nodes_key = f"{prefix}nodes"
         self.wave_key = f"{prefix}pairing:wave"
-        self.rush_key = f"{prefix}pairing:rush"
         self._claim = redis.register_script(CLAIM)
         self._put = redis.register_script(PUT)
         #: Whether a round wrote the hash already (a missing hash after that was lost).
@@ -158,12 +157,10 @@ class SeekStore:
         args: list[str | int] = [seek for _, seek in seeks]
         return bool(await self._claim(keys=keys, args=[*args, TAKEN_S * 1000]))
 
-    async def lead(self, ttl_s: float, rush: bool = False) -> bool:
-        """Whether this node runs the wave now: it set the wave lock (``rush``: the lock of a
-        wave for a full pool), which expires by itself in ``ttl_s`` seconds (a node that dies
-        mid-wave holds nobody up)."""
-        key = self.rush_key if rush else self.wave_key
-        got = await self.redis.set(key, self.node, nx=True, px=max(1, int(ttl_s * 1000)))
+    async def lead(self, ttl_s: float) -> bool:
+        """Whether this node runs the wave now: it set the wave lock, which expires by itself
+        in ``ttl_s`` seconds (a node that dies mid-wave holds nobody up)."""
+        got = await self.redis.set(self.wave_key, self.node, nx=True, px=max(1, int(ttl_s * 1000)))
         return bool(got)
 
     async def clear(self) -> None:
