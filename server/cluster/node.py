@@ -83,8 +83,9 @@ class ClusterNode:
         bots = ClusterBots(arena, forwarder, outbox, self.lease_s)
         keeper = NodeKeeper(arena, self.store, emit=outbox.emit, adopted=forwarder.failover.adopted)
         pairing = ClusterPairing(
-            self.redis_url, self.name, arena, self.book, forwarder, outbox, bus, self.lease_s
-        )
+            self.redis_url, self.name, arena, self.book, forwarder, outbox, bus, self.store,
+            self.lease_s,
+        )  # fmt: skip
         self._parts = Parts(bus, forwarder, bots, keeper, pairing)
 
     @property

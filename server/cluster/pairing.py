@@ -34,7 +34,7 @@ from protocol.errors import ArenaError, NodeUnavailableError, NoSuchSeek
 from protocol.wire import Message
 from server.cluster.book import ClusterBook, decode, encode
 from server.cluster.ops import Offline, Op, Propose, Taken
-from server.cluster.ports import Link, Lobbies, Outbox
+from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.seekstore import SeekStore
 from server.core.arena import Arena
 from server.core.matcher import wave
@@ -74,6 +74,7 @@ class ClusterPairing:
         seats: Link,
         outbox: Outbox,
         lobbies: Lobbies,
+        lease: ClusterStore,
         lease_s: float,
     ) -> None:
         self.redis = aioredis.Redis.from_url(
@@ -82,7 +83,8 @@ class ClusterPairing:
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
         self.store = SeekStore(self.redis, f"mnk:{db}:", node, lease_s)
         self.node, self.arena, self.book, self.seats = node, arena, book, seats
-        self.outbox, self.lobbies = outbox, lobbies
+        #: Who says whether this node still holds its lease (past it, it writes nothing).
+        self.outbox, self.lobbies, self.lease = outbox, lobbies, lease
         self.desk = arena.pairing
         #: Whether the last round reached Redis.
         self._reached = False
@@ -130,10 +132,8 @@ class ClusterPairing:
     # -- requests (the arena hands them here on a cluster node) --------------------------------
 
     def cancel(self, player: Player, msg: Message) -> list[Out]:
-        """Claim one of ``player``'s seeks out of the pool; ``seek_cancelled`` once done (a seek
-        just taken by a pairing: ``no_such_seek``, and the pairing's ``joined`` follows). A seek
-        put back in its pool by another node (its paired game was aborted there) is claimed
-        there, and that node is told."""
+        """Claim one of ``player``'s seeks (also one put back in its pool by another node after
+        an abort there) out of the pool; ``seek_cancelled`` once done."""
         seek = self.book.get(msg["seek"])
         home = None if seek is None else self.book.node_of(seek.id)
         if seek is None or home is None or seek.pid != player.pid or seek.id in self._claiming:
@@ -204,6 +204,8 @@ class ClusterPairing:
 
     async def _round(self) -> None:
         """Write what changed, renew, and read the whole pool into the book."""
+        if not self.lease.holds_lease():  # woken past its lease: its seeks left with it
+            raise OSError("this node's lease lapsed")
         book = self.book
         add = {seek_id: self._record(seek) for seek_id, seek in book.unwritten.items()}
         dying = set(book.dying)
@@ -254,11 +256,7 @@ class ClusterPairing:
         """Seeks in this node's hash that its book does not hold (a write that crossed the
         seek's end here): claimed away, so that no wave proposes them to a node without them."""
         book = self.book
-        strays = {
-            seek_id
-            for seek_id in present
-            if book.own.get(seek_id) is None and seek_id not in self._claiming
-        }
+        strays = {i for i in present if book.own.get(i) is None and i not in self._claiming}
         if strays - book.dying:
             book.dying |= strays
             book.wake.set()
@@ -412,6 +410,8 @@ class ClusterPairing:
         while True:
             await book.wake.wait()
             book.wake.clear()
+            if not self.lease.holds_lease():
+                continue
             add = {seek_id: self._record(seek) for seek_id, seek in book.unwritten.items()}
             dying = set(book.dying)
             try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -382,4 +383,20 @@ async def test_redis_restarted_empty_gets_every_node_s_seeks_back(
         await asyncio.sleep(0.2)
     assert reply["seek"] == seek["seek"]
     await paired(alice, seek["seek"])
+    await listed_ids(carol, set())
+
+
+async def test_a_node_stalled_past_its_lease_does_not_put_its_seeks_back(
+    cluster: dict[str, Any], redis_server: RedisServer
+) -> None:
+    a, c = cluster["a"], cluster["c"]
+    assert a.proc is not None
+    alice, carol = await a.client("alice"), await c.client("carol")
+    seek = await seeking(alice, game="gomoku", clock=RAPID)
+    await listed_ids(carol, {seek["seek"]})
+    a.proc.send_signal(signal.SIGSTOP)
+    await listed_ids(carol, set())  # its hash expired with its lease
+    a.proc.send_signal(signal.SIGCONT)  # woken past its lease: fenced, it stops
+    assert await asyncio.to_thread(a.proc.wait, 30) != 0
+    assert "mnk:0:seeks:a" not in pool_in_redis(redis_server.url())  # nothing written since
     await listed_ids(carol, set())
