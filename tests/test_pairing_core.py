@@ -4,13 +4,13 @@ every error code a seek request can get."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from support.clock import FakeClock
 from support.pairing import CLOCK_3_2, Hub, error_code, of_type
 
+from protocol.errors import NodeUnavailableError
 from server.core.pairing import FULL_POOL, SEEK_TTL
 
 
@@ -317,8 +317,16 @@ def test_every_error_code_of_the_seek_requests(hub: Hub) -> None:
     assert error_code(hub.do(alice, type="cancel_seek", seek=placed["seek"])) == "no_such_seek"
     assert error_code(hub.do(alice, type="accept_seek", seek="s_none")) == "no_such_seek"
     assert hub.arena.pairing.book.get(placed["seek"]) is not None  # nothing changed
-    hub.arena.pairing.node = SimpleNamespace(standalone=False)
+    hub.arena.pairing.node = OutOfReach()  # a cluster node whose pool (Redis) is away
     assert error_code(hub.do(guest, type="seek", game="gomoku")) == "node_unavailable"
+
+
+class OutOfReach:
+    """A cluster node whose pool of seeks is out of reach."""
+
+    def check_seeks(self) -> None:
+        """Always out of reach."""
+        raise NodeUnavailableError("the pool is out of reach")
 
 
 def test_a_seekers_quota_ends_its_seek_when_accepted(hub: Hub) -> None:

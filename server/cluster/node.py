@@ -11,7 +11,7 @@ interfaces of :mod:`server.cluster.ports`; this module routes what crosses betwe
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from redis.asyncio.client import Pipeline
@@ -19,16 +19,19 @@ from redis.exceptions import RedisError
 
 from protocol.errors import NoBotAvailable, NodeUnavailableError, NoSuchRoom
 from protocol.wire import MAX_ROOM_ID, Message
+from server.cluster.book import ClusterBook
 from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
 from server.cluster.fanout import ClusterFanOut
 from server.cluster.forward import Forwarder
 from server.cluster.keeper import NodeKeeper
-from server.cluster.ops import Op
+from server.cluster.ops import Op, Propose, Taken
+from server.cluster.pairing import ClusterPairing
 from server.cluster.ports import ClusterStore, Outbox
 from server.core.arena import Arena
 from server.core.outputs import Out
 from server.core.players import Player
+from server.core.seeks import Seek, SeekBook
 
 log = logging.getLogger("mnk.cluster")
 
@@ -45,6 +48,7 @@ class Parts:
     forwarder: Forwarder
     bots: ClusterBots
     keeper: NodeKeeper
+    pairing: ClusterPairing
 
 
 class ClusterNode:
@@ -57,6 +61,8 @@ class ClusterNode:
         self.name, self.redis_url, self.store, self.lease_s = name, redis_url, store, lease_s
         #: The server's fan-out: sockets here, and remote members through their node.
         self.fanout = ClusterFanOut(self)
+        #: The arena's seek book: this node's seeks and, as read each round, every other's.
+        self.book = ClusterBook(name)
         self._parts: Parts | None = None
 
     def bind(self, arena: Arena, outbox: Outbox) -> None:
@@ -76,7 +82,11 @@ class ClusterNode:
         )
         bots = ClusterBots(arena, forwarder, outbox, self.lease_s)
         keeper = NodeKeeper(arena, self.store, emit=outbox.emit, adopted=forwarder.failover.adopted)
-        self._parts = Parts(bus, forwarder, bots, keeper)
+        pairing = ClusterPairing(
+            self.redis_url, self.name, arena, self.book, forwarder, outbox, bus, self.store,
+            self.lease_s,
+        )  # fmt: skip
+        self._parts = Parts(bus, forwarder, bots, keeper, pairing)
 
     @property
     def parts(self) -> Parts:
@@ -91,6 +101,7 @@ class ClusterNode:
         try:
             await parts.bus.connect()
             await parts.forwarder.connect()
+            await parts.pairing.connect()
         except (RedisError, OSError) as exc:
             raise NodeUnavailable(f"cannot reach Redis ({exc})") from exc
 
@@ -100,12 +111,14 @@ class ClusterNode:
         parts.bus.start()
         parts.forwarder.start()
         parts.keeper.start()
+        parts.pairing.start()
 
     async def stop(self) -> None:
         """Stop every part (each within a bounded time)."""
         if self._parts is None:
             return
         await self._parts.keeper.stop()
+        await self._parts.pairing.stop()
         await self._parts.forwarder.stop()
         await self._parts.bus.stop()
 
@@ -135,7 +148,10 @@ class ClusterNode:
         self.parts.forwarder.rejoined()
 
     def _other_op(self, node: str, op: Op) -> None:
-        self.parts.bots.handle(node, op)
+        if isinstance(op, Propose | Taken):
+            self.parts.pairing.handle(node, op)
+        else:
+            self.parts.bots.handle(node, op)
 
     # -- the bot directory, inside the bus rounds --------------------------------------------
 
@@ -199,3 +215,33 @@ class ClusterNode:
         if not self._parts.bus.up:
             raise NodeUnavailableError("that bot is on another node, out of reach now; try again")
         return self._parts.bots.hold(player, msg, names, game)
+
+    # -- quick pairing: one pool for the cluster ----------------------------------------------
+
+    def seek_book(self) -> SeekBook | None:
+        """The arena's seek book: this node's seeks and every other node's."""
+        return self.book
+
+    def check_seeks(self) -> None:
+        """Raise ``node_unavailable`` while the pool (Redis) is out of reach."""
+        if self._parts is None:
+            raise NodeUnavailableError("quick pairing is not ready yet; try again")
+        self._parts.pairing.check()
+
+    def take_seek(self, player: Player, msg: Message) -> list[Out]:
+        """A ``cancel_seek`` or ``accept_seek``: the seek is claimed out of the pool first (the
+        answer comes once the claim is known)."""
+        if self._parts is None:
+            raise NodeUnavailableError("quick pairing is not ready yet; try again")
+        pairing = self._parts.pairing
+        return (
+            pairing.cancel(player, msg)
+            if msg["type"] == "cancel_seek"
+            else pairing.accept(player, msg)
+        )
+
+    def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
+        """Claim this node's ``seek`` out of the pool, then send what ``then`` makes."""
+        if self._parts is not None:
+            self._parts.pairing.claim_own(seek, then)
+        return []

@@ -4,7 +4,7 @@ A bus entry (``protocol.wire.encode_entry``) carries a list of ops, each a list 
 its tag: ``encode`` makes one from a value and ``decode`` checks one back into a value (a
 malformed op raises :class:`BadFrame`, and only that op is lost). Forwarding's ops are carried
 out by ``server.cluster.forward``, the bot seats' by ``server.cluster.bots``, failover's by
-``server.cluster.failover``.
+``server.cluster.failover``, pairing's by ``server.cluster.pairing``.
 """
 
 from __future__ import annotations
@@ -125,12 +125,38 @@ class Free:
     token: int
 
 
-Op = Request | Ack | Attach | Offline | Deliver | Watch | Adopted | SeatAsk | Lent | Free
+@dataclass(frozen=True, slots=True)
+class Propose:
+    """The wave's node pairs the reader's seek ``seek`` with the seek ``other_seek`` of the node
+    ``other`` (its record, as the pool holds it): claim both and make the room, if the reader's
+    seeker is still there."""
 
-_KINDS: dict[str, Any] = {
-    cls.TAG: cls
-    for cls in (Request, Ack, Attach, Offline, Deliver, Watch, Adopted, SeatAsk, Lent, Free)
-}
+    TAG: ClassVar[str] = "prop"
+    seek: str
+    other: str
+    other_seek: str
+    record: str
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """The reader's seek ``seek`` was claimed by the sender: ``paired``, the sender seats its
+    player in a room there (its outputs come as :class:`Deliver`); else its player cancelled
+    it there. The reader forgets the seek."""
+
+    TAG: ClassVar[str] = "took"
+    seek: str
+    pid: str
+    paired: bool
+
+
+Op = (
+    Request | Ack | Attach | Offline | Deliver | Watch | Adopted | SeatAsk | Lent | Free
+    | Propose | Taken
+)  # fmt: skip
+
+_ALL = (Request, Ack, Attach, Offline, Deliver, Watch, Adopted, SeatAsk, Lent, Free, Propose, Taken)
+_KINDS: dict[str, Any] = {cls.TAG: cls for cls in _ALL}
 #: The Python types of each op's fields on the wire, in order (``Lent`` is special-cased).
 _TYPES: dict[str, tuple[type | tuple[type, ...], ...]] = {
     "req": (str, str, str, bytes, (int, type(None)), bool),
@@ -142,6 +168,8 @@ _TYPES: dict[str, tuple[type | tuple[type, ...], ...]] = {
     "who": (str, list),
     "seat": (int, str, str, str),
     "free": (int,),
+    "prop": (str, str, str, str),
+    "took": (str, str, bool),
 }
 _GRANT: tuple[type | tuple[type, ...], ...] = (str, str, (int, type(None)), int, list)
 

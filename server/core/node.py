@@ -8,13 +8,14 @@ its own and never branches on which one it was given, beyond :attr:`Node.standal
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from protocol.errors import NoBotAvailable, NoSuchRoom
+from protocol.errors import NoBotAvailable, NodeUnavailableError, NoSuchRoom
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core.outputs import Out
 from server.core.players import Player
+from server.core.seeks import Seek, SeekBook
 
 
 class Elsewhere(Exception):
@@ -71,6 +72,24 @@ class Node(Protocol):
         (it goes on with ``Arena.create_held``), or raise."""
         ...
 
+    def seek_book(self) -> SeekBook | None:
+        """The seek book of the cluster's one pool (None: the arena keeps its own)."""
+        ...
+
+    def check_seeks(self) -> None:
+        """Raise ``node_unavailable`` while the cluster's pool is out of reach."""
+        ...
+
+    def take_seek(self, player: Player, msg: Message) -> list[Out]:
+        """A ``cancel_seek`` or ``accept_seek`` in the cluster's pool: the seek is claimed out
+        of it first, and the answer comes then."""
+        ...
+
+    def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
+        """Claim this node's ``seek`` out of the cluster's pool, then send what ``then`` makes
+        (nothing if a pairing took it first)."""
+        ...
+
 
 class Standalone:
     """One process: no other node holds a room, a player or a bot."""
@@ -111,3 +130,18 @@ class Standalone:
     def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
         """Nothing to wait for: the bots are not free."""
         raise NoBotAvailable("the bots named are not free right now")
+
+    def seek_book(self) -> SeekBook | None:
+        """No shared pool: the arena keeps its seeks itself."""
+        return None
+
+    def check_seeks(self) -> None:
+        """This process's own pool is always within reach."""
+
+    def take_seek(self, player: Player, msg: Message) -> list[Out]:
+        """Never asked: without a shared pool the arena takes its seeks itself."""
+        raise NodeUnavailableError("no cluster pool of seeks here")
+
+    def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
+        """Never asked: without a shared pool the arena takes its seeks itself."""
+        raise NodeUnavailableError("no cluster pool of seeks here")

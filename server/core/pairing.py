@@ -5,8 +5,9 @@ The seeks live in a :class:`SeekBook` (this process's memory by default). Waves 
 arena's sweep on its clock: every ``WAVE_INTERVAL`` seconds, or at the next sweep once a pool
 holds ``FULL_POOL`` seeks. A pairing makes the room as ``create_room`` would (the same room,
 quotas and rated checks) and seats both players through the arena (:class:`Seating`).
-Nothing here runs per move. On a cluster node seeks are refused (``node_unavailable``) until a
-shared book is written: a pool must be one across nodes for a seek to be taken exactly once.
+Nothing here runs per move. On a cluster node the book is the cluster's one pool
+(``Node.seek_book``): its node runs the waves and claims seeks for ``cancel_seek`` and
+``accept_seek`` (``server/cluster/pairing.py``), so that a seek is taken exactly once.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import math
 import secrets
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol
 
 from protocol import wire
 from protocol.errors import (
@@ -26,7 +25,6 @@ from protocol.errors import (
     BadOptions,
     Busy,
     NoBotAvailable,
-    NodeUnavailableError,
     NoSuchSeek,
     OutOfRange,
     OwnSeek,
@@ -46,6 +44,7 @@ from server.core.options import RoomRequest
 from server.core.outputs import Out, Reply
 from server.core.paging import page_size
 from server.core.pairmemory import PairMemory
+from server.core.pairrooms import Paired, Seating, tagged
 from server.core.players import Player
 from server.core.pools import pool_of
 from server.core.ratings import RatingDesk
@@ -65,31 +64,6 @@ MAX_PER_MINUTE = 30
 SEEK_TTL = 1800.0
 
 
-class SeatFn(Protocol):
-    """The arena's seating of a player in a room (its quotas checked, its rows kept)."""
-
-    def __call__(self, player: Player, room: Room, *, seat: int | None = None) -> list[Out]:
-        """Seat ``player``; the room's ``joined`` and ``state`` messages."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Seating:
-    """How the arena makes a room: add it (with its ratings and deadlines), have its clock
-    looked at on every sweep, seat a player."""
-
-    add: Callable[[Room], None]
-    timed: Callable[[str], None]
-    seat: SeatFn
-
-
-@dataclass(slots=True)
-class Paired:
-    """A paired room in its first moves: the seeks that made it, by player."""
-
-    seeks: dict[str, Seek]
-
-
 class Pairing:
     """The seek book, its waves, and the rooms a pairing makes."""
 
@@ -106,7 +80,12 @@ class Pairing:
         self.players, self.rooms, self.ratings = roster.players, rooms, ratings
         self.admission, self.bots, self.seating = admission, bots, seating
         self.clock, self.limits, self.node = roster.clock, bots.limits, bots.node
-        self.book: SeekBook = book if book is not None else MemoryBook()
+        #: A cluster's one pool (``Node.seek_book``): its node runs the waves and takes seeks.
+        shared = self.node.seek_book()
+        self.shared = shared is not None
+        if book is None:  # (an empty book is falsy: never ``shared or …``)
+            book = shared if shared is not None else MemoryBook()
+        self.book: SeekBook = book
         #: When each player placed its seeks of the last minute.
         self._placed: dict[str, deque[float]] = {}
         #: Subscribed players and the ``game``/``limit`` of their pushed page.
@@ -132,8 +111,7 @@ class Pairing:
 
     def seek(self, player: Player, msg: Message) -> list[Out]:
         """Place a seek in its pool (checked and bounded first)."""
-        if not self.node.standalone:
-            raise NodeUnavailableError("quick pairing is served by single servers only, for now")
+        self.node.check_seeks()  # a cluster's pool may be out of reach
         asked = read_seek(msg)
         now = self.clock()
         label = pool_label(asked.game, asked.clock, asked.rated)
@@ -172,6 +150,8 @@ class Pairing:
 
     def cancel_seek(self, player: Player, msg: Message) -> list[Out]:
         """Take one of your seeks out of its pool."""
+        if self.shared:  # claimed out of the cluster's pool first
+            return self.node.take_seek(player, msg)
         seek = self.book.get(msg["seek"])
         if seek is None or seek.pid != player.pid or self.book.take(seek.id) is None:
             raise NoSuchSeek(f"you have no open seek {msg['seek'][:40]!r}")
@@ -190,17 +170,12 @@ class Pairing:
 
     def accept_seek(self, player: Player, msg: Message) -> list[Out]:
         """Take someone's open seek: the room is made, both are seated."""
+        if self.shared:  # claimed out of the cluster's pool first
+            return self.node.take_seek(player, msg)
         seek = self.book.get(msg["seek"])
         if seek is None:
             raise NoSuchSeek(f"no open seek {msg['seek'][:40]!r}: cancelled, or just taken")
-        if seek.pid == player.pid:
-            raise OwnSeek("that seek is your own")
-        if seek.rated and player.account is None:
-            raise RatedNeedsAccount("rated games are between accounts: log in or register")
-        rating, _provisional = self._rating(player, seek.game, seek.clock)
-        if not seek.admits(1500.0 if rating is None else rating):
-            raise OutOfRange("your rating is outside that seek's range")
-        self._fit(player)
+        self.check_accept(player, seek)
         seeker = self.players.get(seek.pid)
         if self.book.take(seek.id) is None or seeker is None:
             raise NoSuchSeek("that seek was just taken")
@@ -210,6 +185,18 @@ class Pairing:
             refused = NoSuchSeek("that seek's player cannot start a game now")
             return [Reply(wire.error(refused.code, refused.message)), *unfit]
         return self._start(seek, player, None, reply_to=player.pid)
+
+    def check_accept(self, player: Player, seek: Seek) -> None:
+        """Raise what refuses ``player`` taking ``seek`` (its own, unrated, out of range, or
+        one more game now)."""
+        if seek.pid == player.pid:
+            raise OwnSeek("that seek is your own")
+        if seek.rated and player.account is None:
+            raise RatedNeedsAccount("rated games are between accounts: log in or register")
+        rating, _provisional = self._rating(player, seek.game, seek.clock)
+        if not seek.admits(1500.0 if rating is None else rating):
+            raise OutOfRange("your rating is outside that seek's range")
+        self._fit(player)
 
     # -- the arena's calls -------------------------------------------------------------------
 
@@ -226,6 +213,8 @@ class Pairing:
         due = now >= self._next_wave
         if due or self._full:
             labels = self.book.labels() if due else sorted(self._full)
+            if self.shared:  # the cluster's waves are its node's (server/cluster/pairing.py)
+                labels = []
             self._full.clear()
             if due:
                 self._next_wave = now + WAVE_INTERVAL
@@ -283,11 +272,14 @@ class Pairing:
             if self.book.get(seek.id) is not seek:
                 continue  # ended by a bot's pairing of this loop (its player's other seeks)
             if now - seek.since >= SEEK_TTL:
-                self.book.take(seek.id)
+                if self.book.take(seek.id) is None:
+                    continue  # another node's: it ends there
                 self._dirty = True
                 note = {"type": "seek_ended", "seek": seek.id, "reason": "expired"}
                 out.append(Send((seek.pid,), note))
             elif seek.bot_after_s is not None and now - seek.since >= seek.bot_after_s:
+                if seek not in self.book.of(seek.pid):
+                    continue  # another node's seek: its node seats a bot
                 out += self._bot_for(seek)
         for pid in [p for p, stamps in self._placed.items() if not stamps or now - stamps[-1] > 60]:
             del self._placed[pid]
@@ -317,8 +309,11 @@ class Pairing:
             self.admission.check_quota(seeker, rooms_of(self.rooms, seeker), bot=True)
         except ArenaError:
             return []  # it keeps seeking: a human may still come
+        bot = best[2]
+        if self.shared:  # claimed out of the cluster's pool first: a wave may be taking it
+            return self.node.claim_seek(seek, lambda: self._start(seek, bot, None, bot=True))
         self.book.take(seek.id)
-        return self._start(seek, best[2], None, bot=True)
+        return self._start(seek, bot, None, bot=True)
 
     def _aborted(self, now: float) -> list[Out]:
         """Paired games aborted before both moved: the pair is blocked from each other, and
@@ -406,7 +401,7 @@ class Pairing:
                 self.admission.started_game(player, now)
                 sends = self.seating.seat(player, room, seat=chair)
             named = seeks.get(player.pid, seek).id
-            out += _tagged(sends, player.pid, named, player.pid == reply_to)
+            out += tagged(sends, player.pid, named, player.pid == reply_to)
             self.memory.played(player.pid, chair)
             out += self._drop_others(player)
         self._games[room.id] = Paired(seeks)
@@ -434,17 +429,17 @@ class Pairing:
                 groups.setdefault(asked, []).append(pid)
         return [Send(tuple(pids), self.page(*asked, None)) for asked, pids in groups.items()]
 
+    # -- a cluster node's pairing (server/cluster/pairing.py) --------------------------------
 
-def _tagged(sends: list[Out], pid: str, seek_id: str, reply: bool) -> list[Out]:
-    """``sends`` with ``pid``'s ``joined`` naming the seek paired (the reply when ``reply``);
-    every other send is plain news."""
-    out: list[Out] = []
-    for item in sends:
-        if isinstance(item, Send):
-            message = item.message
-            if message.get("type") == "joined" and item.to == (pid,):
-                item = Send(item.to, {**message, "seek": seek_id}, reply=reply)
-            elif item.reply:
-                item = Send(item.to, message)
-        out.append(item)
-    return out
+    def changed(self) -> None:
+        """The seeks listed changed (another node's, or a claim): push the lists."""
+        self._dirty = True
+
+    def start(self, seek: Seek, other: Player, other_seek: Seek | None, reply_to: str) -> list[Out]:
+        """Make the room of ``seek`` (taken out of the pool) and ``other`` (by its own
+        ``other_seek``, or accepting), as a wave or an accept here does."""
+        return self._start(seek, other, other_seek, reply_to=reply_to)
+
+    def drop_others(self, player: Player) -> list[Out]:
+        """``player`` was paired on another node: its other seeks here end."""
+        return self._drop_others(player)
