@@ -16,6 +16,11 @@ MAX_FRAME = 64 * 1024
 MAX_NAME = 32
 MAX_CHAT = 500
 MAX_ROOM_ID = 64
+#: A bot's search report on its ``move`` (``info``): the longest principal variation, and the
+#: integer fields it may carry (each within ``±MAX_INFO_INT``).
+MAX_PV = 32
+INFO_INTS = frozenset({"depth", "seldepth", "score", "mate", "nodes", "nps", "time_ms"})
+MAX_INFO_INT = 1 << 53
 
 Message = dict[str, Any]
 
@@ -105,7 +110,13 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     },
     "join_room": {"room": (_STR, True), "spectate": (_BOOL, False)},
     "leave_room": {"room": (_STR, True)},
-    "move": {"room": (_STR, True), "x": (_INT, True), "y": (_INT, True), "ply": (_INT, False)},
+    "move": {
+        "room": (_STR, True),
+        "x": (_INT, True),
+        "y": (_INT, True),
+        "ply": (_INT, False),
+        "info": (_MAP, False),
+    },
     "resign": {"room": (_STR, True), "fault": (_STR, False)},
     "rematch": {"room": (_STR, True)},
     "draw_offer": {"room": (_STR, True)},
@@ -191,6 +202,39 @@ def decode_entry(data: bytes) -> tuple[str, list[list[Any]]]:
     return sender, ops
 
 
+def check_info(info: Message) -> None:
+    """A ``move``'s ``info`` (a bot's search report): BadMessage unless every key is known,
+    every number an integer within bounds, ``score`` and ``mate`` not both, and ``pv`` at most
+    :data:`MAX_PV` cells ``[x, y]`` (each coordinate 0..255)."""
+    if "score" in info and "mate" in info:
+        raise BadMessage("move: info has both 'score' and 'mate'")
+    for key, value in info.items():
+        if key == "pv":
+            if type(value) is not list or len(value) > MAX_PV:
+                raise BadMessage(f"move: info 'pv' must be a list of at most {MAX_PV} cells")
+            for cell in value:
+                if not (
+                    type(cell) is list
+                    and len(cell) == 2
+                    and all(type(v) is int and 0 <= v < 256 for v in cell)
+                ):
+                    raise BadMessage("move: info 'pv' cells are [x, y] pairs of small integers")
+        elif key in INFO_INTS:
+            if type(value) is not int or not -MAX_INFO_INT <= value <= MAX_INFO_INT:
+                raise BadMessage(f"move: info {str(key)[:20]!r} must be an integer")
+        else:
+            raise BadMessage(f"move: info has an unknown field {str(key)[:20]!r}")
+
+
+def _check_move(message: Message) -> None:
+    if "info" in message:
+        check_info(message["info"])
+
+
+#: Deeper checks of a request's fields, after the generic walk (off the plain move path).
+_DEEP = {"move": _check_move}
+
+
 def validate(message: Message) -> Message:
     """Check a decoded request against :data:`REQUESTS`; returns it unchanged when valid."""
     kind = message["type"]
@@ -207,6 +251,9 @@ def validate(message: Message) -> Message:
             raise BadMessage(f"{kind}: field {name!r} has the wrong type")
         if allowed is not None and value not in allowed:
             raise BadMessage(f"{kind}: field {name!r} must be one of {sorted(map(str, allowed))}")
+    deep = _DEEP.get(kind)
+    if deep is not None:
+        deep(message)
     return message
 
 
@@ -225,7 +272,8 @@ def plain_move(message: Message) -> bool:
     """Whether ``message`` is a well-formed ``move`` (what :func:`validate` accepts), in one go.
 
     The most common request skips the generic walk over :data:`REQUESTS`; anything this does
-    not accept goes through :func:`validate`, which says what is wrong with it.
+    not accept goes through :func:`validate`, which says what is wrong with it. A move with a
+    bot's ``info`` is not plain: it is checked and relayed off this path.
     """
     get = message.get
     ply = get("ply", 0)
@@ -234,6 +282,7 @@ def plain_move(message: Message) -> bool:
         and type(get("x")) is int
         and type(get("y")) is int
         and type(ply) is int
+        and "info" not in message
     )
 
 

@@ -266,8 +266,14 @@ def enum_of(kind: str, name: str) -> frozenset[object] | None:
     return DOC_ENUMS[key] if key in DOC_ENUMS else wire._ENUMS.get(key)
 
 
+#: Fields whose values are checked deeper than their type (a move's search report).
+EXAMPLE_BY_FIELD: dict[tuple[str, str], object] = {("move", "info"): {"depth": 1, "pv": [[7, 7]]}}
+
+
 def example_value(kind: str, name: str, types: tuple[type, ...]) -> object:
     """A value that satisfies one field's spec (an enum member where there is an enum)."""
+    if (kind, name) in EXAMPLE_BY_FIELD:
+        return EXAMPLE_BY_FIELD[kind, name]
     allowed = enum_of(kind, name)
     if allowed is not None:
         return sorted(allowed, key=repr)[0]
