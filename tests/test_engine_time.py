@@ -17,7 +17,7 @@ from bots.engine.info import message_line, square, wire_info
 from bots.engine.limits import WIN
 from bots.engine.timing import Budget, plan_time, stretched
 from bots.sdk import MinimaxBot
-from protocol import GOMOKU, Move, wire
+from protocol import GOMOKU, Game, Move, wire
 
 #: A quiet middle game: no forced win for either side, so a search uses its time.
 MIDDLE = [Move(7, 7), Move(8, 8), Move(8, 7), Move(6, 7), Move(7, 8), Move(7, 6), Move(9, 9),
@@ -218,3 +218,70 @@ def test_the_brain_counts_its_time_from_the_command() -> None:
     session.handle("INFO time_left 6000")
     assert session.budget() == plan_time(0.4, 6.0, fixed_s=pbrain.MARGIN_S)
     assert isinstance(session.budget(), Budget)
+
+
+def test_the_bot_runner_sends_the_search_with_the_move() -> None:
+    """A worker's answer is ``[x, y, info]``: an ``info`` the server takes, pv from the move."""
+    from bots.seats import think
+
+    moves = [[m.x, m.y] for m in MIDDLE]
+    x, y, info = think("minimax", 10, GOMOKU.describe(), moves, 0.3, None, 0.2)
+    wire.check_info(info)
+    assert info["pv"][0] == [x, y] and 0 < info["time_ms"] <= 300 and info["depth"] >= 1
+
+
+@pytest.mark.slow
+def test_our_brain_uses_its_turn_and_never_overruns_it_measured_from_outside() -> None:
+    """A real ``mnk-bot --piskvork`` at 300 ms a turn: every answer inside the turn (the hard
+    rule), MESSAGE lines before each searched one, and most of the turn used when not forced."""
+    import random
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=10"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+    )  # fmt: skip
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None
+
+    def send(line: str) -> None:
+        stdin.write(line + "\r\n")
+        stdin.flush()
+
+    def answer(start: float) -> tuple[float, list[str], str]:
+        messages = []
+        while (line := stdout.readline().strip()).startswith("MESSAGE"):
+            messages.append(line)
+        return time.perf_counter() - start, messages, line
+
+    try:
+        for line in ("START 15", "INFO timeout_turn 300", "INFO timeout_match 0", "INFO rule 0"):
+            send(line)
+        assert stdout.readline().strip() == "OK"
+        game, rng = Game.from_moves(GOMOKU, MIDDLE), random.Random(3)
+        send("BOARD")
+        for i, m in enumerate(MIDDLE):
+            send(f"{m.x},{m.y},{1 if i % 2 == len(MIDDLE) % 2 else 2}")
+        start = time.perf_counter()
+        send("DONE")
+        used = []
+        for _ in range(6):
+            took, messages, line = answer(start)
+            assert took < 0.3, took
+            assert messages and all(MESSAGE.fullmatch(m) for m in messages), messages
+            x, y = (int(p) for p in line.split(","))
+            game.push(Move(x, y))
+            used.append(took)
+            if game.outcome is not None:
+                break
+            theirs = rng.choice([m for m in game.legal_moves() if m.y < 3])  # far away: quiet
+            game.push(theirs)
+            start = time.perf_counter()
+            send(f"TURN {theirs.x},{theirs.y}")
+        assert max(used) >= 0.15, used  # not forced (the first at least): most of the turn
+        send("END")
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
