@@ -285,3 +285,16 @@ def test_our_brain_uses_its_turn_and_never_overruns_it_measured_from_outside() -
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_server_seat_plans_from_its_clock_and_keeps_the_network_margin() -> None:
+    from bots.seats import NETWORK_MARGIN_S, UNTIMED_BUDGET_S, Seat
+
+    capped = Seat("r", 0, GOMOKU, clock={"initial_s": 3600, "move_s": 0.3}, clocks=[3600, 3600])
+    assert capped.plan() == plan_time(0.3, 3600, 0.0, NETWORK_MARGIN_S)
+    assert capped.plan().planned == capped.budget() < 0.3 - NETWORK_MARGIN_S
+    fischer = Seat("r", 1, GOMOKU, clock={"initial_s": 60, "increment_s": 1}, clocks=[60, 20])
+    plan = fischer.plan()
+    assert plan == plan_time(None, 20, 1.0, NETWORK_MARGIN_S) and plan.planned < plan.maximum
+    untimed = Seat("r", 0, GOMOKU).plan()
+    assert untimed.planned == untimed.maximum < UNTIMED_BUDGET_S
