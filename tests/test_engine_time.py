@@ -144,6 +144,17 @@ def test_an_aborted_iteration_keeps_what_it_searched_out(
     assert [r.depth for r in reports][:2] == [1, 2]
 
 
+def test_a_changed_mind_stretches_the_next_iteration_to_the_critical_aim() -> None:
+    """With clock to save (plan 1 s of 4 s), the iteration after a new best move may run to
+    twice the plan; the one after a steady iteration is back to the plan."""
+    answers = [(5, 10, False), (7, 10, False), (9, 10, False), (12, 20, False), (14, 20, False)]
+    core = ScriptedCore([*answers, (14, 20, True)])
+    search = FastSearch(GOMOKU, Limit(time_s=4.0, soft_s=1.0), core, 0.0, lambda: 0.0)
+    result = search._deepen([10, 20, 30])
+    assert result.move == Move(20 % 15, 20 // 15) and result.depth == 5
+    assert core.deadlines == [1.0, 1.0, 1.0, 1.0, 2.0, 1.0]
+
+
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
 def test_the_search_stops_at_its_deadline_having_used_its_time(pure: bool) -> None:
     """A quiet position at 0.4 s: the answer comes after most of it and never long after."""
