@@ -21,6 +21,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,8 @@ def arena_path(
     from server.core.limits import Limits
 
     lim = Limits(human_rate=1e9, human_burst=1e9, max_guest_games_per_hour=10**9)
+    if info:  # bots have their own rate
+        lim = replace(lim, bot_rate=1e9, bot_burst=1e9)
     arena = Arena(limits=lim, durable=durable)
     drain = arena.drain
     pack = msgpack.Packer(use_bin_type=True).pack

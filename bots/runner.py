@@ -67,8 +67,11 @@ class BotRunner(Seeking):
         hang_slack: float = HANG_SLACK_S,
         key: str | None = None,
         seek_plan: SeekPlan | None = None,
+        send_info: bool = False,
     ) -> None:
         self.spec = spec
+        #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).
+        self.send_info = send_info
         #: ``--seek``: the games it seeks by itself (bots/seeking.py), one per free seat.
         self.seek_plan = seek_plan
         #: Where the session is kept, so a restarted bot is the same player in the same games.
@@ -357,7 +360,7 @@ class BotRunner(Seeking):
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
-            if info is not None:  # the search's report, shown to spectators
+            if info is not None and self.send_info:  # the search, shown to spectators
                 move_msg["info"] = info
             await self._send_move(move_msg)
 
