@@ -137,10 +137,10 @@ class Seat:
         return self.game.moves if self.game is not None else []
 
     def plan(self) -> Budget:
-        """This move's time: from the clock left, its increment and its cap per move (or the
-        untimed cap), less the network margin (:func:`bots.engine.timing.plan_time`)."""
-        if not self.clock or not self.clocks:
-            return plan_time(UNTIMED_BUDGET_S, None, fixed_s=NETWORK_MARGIN_S)
+        """This move's time: from the clock left, its increment and its cap per move, less the
+        network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap."""
+        if not self.clock or not self.clocks:  # nothing can flag: the 2 s a human waits, all
+            return Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
         inc = float(self.clock.get("increment_s") or 0.0)
         move_s = float(self.clock.get("move_s") or 0.0) or None
         return plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
