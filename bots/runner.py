@@ -35,6 +35,8 @@ log = logging.getLogger("mnk.bot")
 
 #: How long a bot stays in a finished game for a rematch before it leaves the room.
 REMATCH_WAIT_S = 60.0
+#: Seconds before the server would flag a move that a hung engine is given up (and forfeits).
+HANG_BEFORE_FLAG_S = 0.05
 #: How far past its budget an engine may run before it counts as hung and its game is lost.
 HANG_SLACK_S = 5.0
 #: After a (re)connect, how long the bot keeps asking for games the server did not describe
@@ -429,12 +431,21 @@ class BotRunner(Seeking):
         planned = None if planned is None else max(0.02, min(budget, planned - waited))
         moves = [[m.x, m.y] for m in seat.moves]
         args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget, task, planned)
-        return await self.pool.run(worker, args, budget + self.hang_slack)
+        return await self.pool.run(worker, args, budget + self._slack(seat, budget, waited))
+
+    def _slack(self, seat: Seat, budget: float, waited: float = 0.0) -> float:
+        """How long past its budget an engine may run: ``--hang-slack``, but a hang is called
+        just before the server would flag the move (a forfeit says why; a flag does not)."""
+        flag = seat.flag_in()
+        if flag is None:
+            return self.hang_slack
+        return max(0.0, min(self.hang_slack, flag - waited - budget - HANG_BEFORE_FLAG_S))
 
     async def _choose(self, seat: Seat, plan: Budget) -> tuple[Move, dict[str, Any] | None]:
         if self.pool is None:
             brain = self._brain(seat)
             left = seat.clocks[seat.seat] if seat.clock and seat.clocks else None
+            brain.hang_slack = self._slack(seat, plan.maximum)
             return await brain.choose(list(seat.moves), plan.maximum, left), None
         answer = await self._pool_run(seat, plan.maximum, None, plan.planned)
         return Move(answer[0], answer[1]), answer[2] if len(answer) > 2 else None

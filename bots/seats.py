@@ -148,3 +148,11 @@ class Seat:
     def budget(self) -> float:
         """Seconds this move may take at most (the hard limit of :meth:`plan`)."""
         return self.plan().maximum
+
+    def flag_in(self) -> float | None:
+        """Seconds until the server would flag this move (its clock or cap), None untimed."""
+        if not self.clock or not self.clocks:
+            return None
+        left = float(self.clocks[self.seat])
+        move_s = float(self.clock.get("move_s") or 0.0)
+        return min(left, move_s) if move_s else left
