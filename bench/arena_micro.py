@@ -5,7 +5,12 @@ encodes every output as the shell does (``wire.encode`` per item), then does the
 for the same frames (decode, build ``moved``, encode once). Both are timed with CPU time, so the
 numbers hold on a busy machine. ``--profile`` adds a cProfile of the arena path.
 
-Usage: ``python bench/arena_micro.py [--moves 50000] [--src DIR] [--profile] [--clock 3600+0]``
+``--watch`` adds a spectator to every room; ``--info`` makes the players bots whose every move
+carries a search report (``info`` with a 12-cell principal variation), which the server checks
+and relays to the spectator (docs/PROTOCOL.md): the price of that report per move.
+
+Usage: ``python bench/arena_micro.py [--moves 50000] [--src DIR] [--profile] [--watch] [--info]
+[--clock 3600+0]``
 (``--clock``: the games are timed, so the clock's per-move work, lag compensation included, is
 in the figure).
 """
@@ -19,6 +24,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +51,18 @@ def frames(count: int, per_game: int, seed: int = 1) -> list[tuple[int, int, int
     return out[:count]
 
 
+#: A typical search report (level 10 at 1 s): what ``--info`` puts on every move.
+INFO = {"depth": 12, "seldepth": 18, "score": 124, "nodes": 426_000, "nps": 492_000,
+        "time_ms": 867, "pv": [[7 + i % 3, 7 + i % 4] for i in range(12)]}  # fmt: skip
+
+
 def arena_path(
     moves: list[tuple[int, int, int]],
     per_game: int,
     durable: bool = False,
     clock: dict[str, float] | None = None,
+    watch: bool = False,
+    info: bool = False,
 ) -> Callable[[], int]:
     """A closure playing ``moves`` through a fresh arena; returns how many were ``moved``.
 
@@ -60,13 +73,26 @@ def arena_path(
     from server.core.limits import Limits
 
     lim = Limits(human_rate=1e9, human_burst=1e9, max_guest_games_per_hour=10**9)
+    if info:  # bots have their own rate
+        lim = replace(lim, bot_rate=1e9, bot_burst=1e9)
     arena = Arena(limits=lim, durable=durable)
     drain = arena.drain
     pack = msgpack.Packer(use_bin_type=True).pack
     conns = [arena.connect(), arena.connect()]
     for i, conn in enumerate(conns):
         hello = {"type": "hello", "protocol": 1, "name": f"p{i}", "kind": "human"}
+        if info:  # bots, with the keys their operator made
+            from server.core.keys import new_key
+
+            hello["kind"], hello["key"] = "bot", new_key()
+            arena.keys.add(f"p{i}", hello["key"])
         arena.receive(conn, pack(hello))
+    watcher = None
+    if watch or info:
+        watcher = arena.connect()
+        hello = {"type": "hello", "protocol": 1, "name": "watcher", "kind": "human"}
+        arena.receive(watcher, pack(hello))
+    extra = {"info": INFO} if info else {}
 
     def new_room() -> str:
         create: dict[str, Any] = {"type": "create_room", "game": "gomoku", "seat": 0, "id": 1}
@@ -75,6 +101,8 @@ def arena_path(
         out = arena.receive(conns[0], pack(create))
         room = out[0].message["room"]
         arena.receive(conns[1], pack({"type": "join_room", "room": room, "id": 2}))
+        if watcher is not None:
+            arena.receive(watcher, pack({"type": "join_room", "room": room, "spectate": True}))
         return room
 
     def run() -> int:
@@ -83,8 +111,10 @@ def arena_path(
             if ply == 0 and played:
                 arena.receive(conns[0], pack({"type": "leave_room", "room": room}))
                 arena.receive(conns[1], pack({"type": "leave_room", "room": room}))
+                if watcher is not None:
+                    arena.receive(watcher, pack({"type": "leave_room", "room": room}))
                 room = new_room()
-            frame = pack({"type": "move", "room": room, "x": x, "y": y, "ply": ply})
+            frame = pack({"type": "move", "room": room, "x": x, "y": y, "ply": ply, **extra})
             out = arena.receive(conns[ply & 1], frame)
             drain()
             for item in out:  # what ArenaServer._deliver does, minus the sockets
@@ -128,6 +158,8 @@ def main() -> None:
     p.add_argument("--profile", action="store_true", help="also print a cProfile of the arena")
     p.add_argument("--durable", action="store_true", help="the arena journals (drained per move)")
     p.add_argument("--clock", default=None, help="time every game: INITIAL+INCREMENT seconds")
+    p.add_argument("--watch", action="store_true", help="a spectator in every room")
+    p.add_argument("--info", action="store_true", help="bots whose moves carry info (+ --watch)")
     args = p.parse_args()
     clock = None
     if args.clock is not None:
@@ -140,7 +172,7 @@ def main() -> None:
         best = float("inf")
         for _ in range(args.repeat):
             if name == "arena":
-                run = arena_path(moves, args.per_game, args.durable, clock)
+                run = arena_path(moves, args.per_game, args.durable, clock, args.watch, args.info)
             else:
                 run = relay_path(moves)
             cpu, n = timed(run)
@@ -150,7 +182,7 @@ def main() -> None:
         print(f"{name:>6}: {1e6 * best:7.2f} µs/move (CPU, best of {args.repeat})")
     if args.profile:
         prof = cProfile.Profile(time.process_time)
-        prof.runcall(arena_path(moves, args.per_game, args.durable, clock))
+        prof.runcall(arena_path(moves, args.per_game, args.durable, clock, args.watch, args.info))
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 

@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds past its budget before an engine counts as hung and forfeits (default 5)",
     )
     p.add_argument(
+        "--info",
+        action="store_true",
+        help="send the engine's search report with every move (spectators see it)",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="only check that --engine can be played, then exit (0: yes; else the reason)",
@@ -107,6 +112,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
         hang_slack=args.hang_slack,
         key=key,
         seek_plan=args.seek_plan,
+        send_info=args.info,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -5,25 +5,36 @@ executable. Coordinates are 0-based ``x,y``; ``INFO rule 1`` selects exactly-fiv
 4`` renju. ``SWAP2BOARD`` (Gomocup's swap2 opening) is answered with three stones on an empty
 board, and after three or five stones with ``SWAP`` (take black), one move (take white and play
 it) or, after three, two stones (place two more and hand the choice back).
+
+Time: ``INFO timeout_turn`` and ``INFO time_left`` (with ``timeout_match``) become a budget by
+:func:`bots.engine.timing.plan_time`, counted from the moment the command that asks for a move
+arrived. While it thinks the engine writes a ``MESSAGE`` line per iteration (depth, selective
+depth, evaluation or mate distance, nodes, speed, time, principal variation), as Gomocup
+engines do.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 import sys
+import time
+from collections.abc import Callable
 from typing import TextIO
 
 from bots.engine.fast import set_memory
-from bots.engine.limits import Limit
+from bots.engine.info import message_line
+from bots.engine.limits import Limit, SearchResult
+from bots.engine.timing import Budget, plan_time
 from bots.sdk import BLACK, PLACE, WHITE, Bot, MinimaxBot
 from protocol.rules import Game, Move, Variant, WinRule
 from protocol.variants import make_variant
 
 ABOUT = 'name="mnk-arena", version="{version}", author="mnk-arena team", country="-"'
-#: Seconds kept back from every budget for the manager's own overhead and our start-up.
-MARGIN_S = 0.15
-#: Share of ``time_left`` one move may use when the match clock is the tighter limit.
-MATCH_SHARE = 1 / 12
+#: The fixed part of what is kept back from every limit for the manager's pipes and our own
+#: work around the search (measured: see docs/BOTS.md); :func:`plan_time` adds a share.
+MARGIN_S = 0.06
+#: The per-move limit when the manager gives none (``timeout_turn`` absent or 0).
+DEFAULT_TURN_S = 5.0
 
 
 def about() -> str:
@@ -43,8 +54,12 @@ def error_words(exc: Exception) -> str:
 class BrainSession:
     """The state of one Piskvork conversation: the board, the rule and the time limits."""
 
-    def __init__(self, bot: Bot, out: TextIO) -> None:
-        self.bot, self.out = bot, out
+    def __init__(
+        self, bot: Bot, out: TextIO, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
+        self.bot, self.out, self.clock = bot, out, clock
+        #: When the command being handled arrived: the manager's clock runs from there.
+        self.received = clock()
         self.width = self.height = 0
         self.own: list[Move] = []
         self.theirs: list[Move] = []
@@ -59,6 +74,7 @@ class BrainSession:
 
     def handle(self, line: str) -> bool:
         """Process one command line; False once the manager said END."""
+        self.received = self.clock()
         line = line.strip()
         if not line:
             return True
@@ -167,12 +183,26 @@ class BrainSession:
             "mnk", {"width": self.width, "height": self.height, "k": 5, "rule": rule.value}
         )
 
-    def budget(self) -> float:
-        """Seconds for this move, from timeout_turn and time_left (milliseconds, 0 = no limit)."""
-        turn = int(self.info.get("timeout_turn", "0") or 0) / 1000 or 5.0
-        left = int(self.info.get("time_left", "0") or 0) / 1000
-        budget = min(turn, left * MATCH_SHARE) if left > 0 else turn
-        return max(0.05, budget - MARGIN_S)
+    def budget(self) -> Budget:
+        """This move's budget from timeout_turn and time_left (milliseconds; a match limit
+        ``timeout_match`` of 0 means none, and so does a missing ``time_left``)."""
+        turn = int(self.info.get("timeout_turn", "0") or 0) / 1000 or DEFAULT_TURN_S
+        left: float | None = int(self.info.get("time_left", "0") or 0) / 1000
+        if not left or self.info.get("timeout_match", "") == "0":
+            left = None
+        return plan_time(turn, left, fixed_s=MARGIN_S)
+
+    def limit(self) -> Limit:
+        """The search limit now: the budget less what went by since the command arrived."""
+        budget, spent = self.budget(), self.clock() - self.received
+        return Limit(
+            time_s=max(0.01, budget.maximum - spent),
+            soft_s=max(0.01, budget.planned - spent),
+            report=self._message,
+        )
+
+    def _message(self, result: SearchResult) -> None:
+        self.say(message_line(result))
 
     def moves(self) -> list[Move]:
         """The stones as a move list from the empty board (the side with more stones first)."""
@@ -190,7 +220,7 @@ class BrainSession:
         if not self.width:
             self.say("ERROR no board: send START first")
             return
-        variant, limit = self.variant(), Limit(time_s=self.budget())
+        variant, limit = self.variant(), self.limit()
         try:
             Game.from_moves(variant, moves)
             if not moves:
@@ -220,7 +250,7 @@ class BrainSession:
         variant = self.variant()
         try:
             Game.from_moves(variant, moves)
-            move = self.bot.play(variant, moves, Limit(time_s=self.budget()))
+            move = self.bot.play(variant, moves, self.limit())
         except Exception as exc:
             self.say(f"ERROR {error_words(exc)}"[:200])
             return

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bots.engine.timing import Budget
 from bots.piskvork import PiskvorkBrain
 from bots.private import write_private
 from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, think
@@ -34,6 +35,8 @@ log = logging.getLogger("mnk.bot")
 
 #: How long a bot stays in a finished game for a rematch before it leaves the room.
 REMATCH_WAIT_S = 60.0
+#: Seconds before the server would flag a move that a hung engine is given up (and forfeits).
+HANG_BEFORE_FLAG_S = 0.05
 #: How far past its budget an engine may run before it counts as hung and its game is lost.
 HANG_SLACK_S = 5.0
 #: After a (re)connect, how long the bot keeps asking for games the server did not describe
@@ -66,8 +69,11 @@ class BotRunner(Seeking):
         hang_slack: float = HANG_SLACK_S,
         key: str | None = None,
         seek_plan: SeekPlan | None = None,
+        send_info: bool = False,
     ) -> None:
         self.spec = spec
+        #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).
+        self.send_info = send_info
         #: ``--seek``: the games it seeks by itself (bots/seeking.py), one per free seat.
         self.seek_plan = seek_plan
         #: Where the session is kept, so a restarted bot is the same player in the same games.
@@ -340,12 +346,12 @@ class BotRunner(Seeking):
             seat.thinking = asyncio.create_task(self._think(seat, len(seat.moves)))
 
     async def _think(self, seat: Seat, ply: int) -> None:
-        budget = seat.budget()
+        plan = seat.plan()
         try:
             if seat.in_opening:
-                await self._open(seat, ply, budget)
+                await self._open(seat, ply, plan.maximum)
                 return
-            move = await self._choose(seat, budget)
+            move, info = await self._choose(seat, plan)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a crash, hang or garbage from the engine loses this game
@@ -356,6 +362,8 @@ class BotRunner(Seeking):
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
+            if info is not None and self.send_info:  # the search, shown to spectators
+                move_msg["info"] = info
             await self._send_move(move_msg)
 
     async def _open(self, seat: Seat, ply: int, budget: float) -> None:
@@ -411,23 +419,36 @@ class BotRunner(Seeking):
             seat.brain.seat = seat.colour
         return seat.brain
 
-    async def _pool_run(self, seat: Seat, budget: float, task: tuple[str, Any] | None) -> Any:
+    async def _pool_run(
+        self, seat: Seat, budget: float, task: tuple[str, Any] | None, planned: float | None = None
+    ) -> Any:
         assert self.pool is not None
         loop = asyncio.get_running_loop()
         asked = loop.time()
         worker = await self.pool.acquire()
-        budget = max(0.02, budget - (loop.time() - asked))  # the wait for a worker was clock time
+        waited = loop.time() - asked  # the wait for a worker was clock time
+        budget = max(0.02, budget - waited)
+        planned = None if planned is None else max(0.02, min(budget, planned - waited))
         moves = [[m.x, m.y] for m in seat.moves]
-        args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget, task)
-        return await self.pool.run(worker, args, budget + self.hang_slack)
+        args = (str(self.spec), seat.level, seat.variant.describe(), moves, budget, task, planned)
+        return await self.pool.run(worker, args, budget + self._slack(seat, budget, waited))
 
-    async def _choose(self, seat: Seat, budget: float) -> Move:
+    def _slack(self, seat: Seat, budget: float, waited: float = 0.0) -> float:
+        """How long past its budget an engine may run: ``--hang-slack``, but a hang is called
+        just before the server would flag the move (a forfeit says why; a flag does not)."""
+        flag = seat.flag_in()
+        if flag is None:
+            return self.hang_slack
+        return max(0.0, min(self.hang_slack, flag - waited - budget - HANG_BEFORE_FLAG_S))
+
+    async def _choose(self, seat: Seat, plan: Budget) -> tuple[Move, dict[str, Any] | None]:
         if self.pool is None:
             brain = self._brain(seat)
             left = seat.clocks[seat.seat] if seat.clock and seat.clocks else None
-            return await brain.choose(list(seat.moves), budget, left)
-        x, y = await self._pool_run(seat, budget, None)
-        return Move(x, y)
+            brain.hang_slack = self._slack(seat, plan.maximum)
+            return await brain.choose(list(seat.moves), plan.maximum, left), None
+        answer = await self._pool_run(seat, plan.maximum, None, plan.planned)
+        return Move(answer[0], answer[1]), answer[2] if len(answer) > 2 else None
 
     async def _leave_later(self, seat: Seat) -> None:
         await asyncio.sleep(REMATCH_WAIT_S)

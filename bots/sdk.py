@@ -21,7 +21,7 @@ import random
 from abc import ABC, abstractmethod
 
 from bots.engine.levels import LEVELS, analyse
-from bots.engine.limits import Limit
+from bots.engine.limits import Limit, SearchResult
 from bots.renju_play import renju_move
 from protocol.rules import Game, Move, Variant
 
@@ -117,12 +117,20 @@ class MinimaxBot(Bot):
         self.v1 = v1  # the engine before the fast core (a strength baseline)
         self.name = f"minimax-v1-{level}" if v1 else f"minimax-{level}"
         self.rng = random.Random(seed)
+        #: The search behind the last move ``choose`` made (None: noise, or no search).
+        self.last_result: SearchResult | None = None
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
-        """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget."""
+        """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget,
+        ``limit.soft_s`` is the time planned and ``limit.report`` sees every iteration."""
+        self.last_result = None
 
         def engine() -> tuple[Move, list[Move]]:
-            move, result = analyse(variant, moves, self.level, limit.time_s, self.rng, self.v1)
+            move, result = analyse(
+                variant, moves, self.level, limit.time_s, self.rng, self.v1,
+                limit.soft_s, limit.report,
+            )  # fmt: skip
+            self.last_result = result
             return move, list(result.best_moves) if result else []
 
         return renju_move(variant, moves, engine)

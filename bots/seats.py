@@ -9,7 +9,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots.engine.info import wire_info
 from bots.engine.limits import Limit
+from bots.engine.timing import Budget, plan_time
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot, parse_spec
@@ -34,8 +36,13 @@ def think(
     moves: list[list[int]],
     budget: float,
     task: tuple[str, Any] | None = None,
+    planned: float | None = None,
 ) -> Any:
     """Worker-process entry: the engine's move for a position (engines are cached per worker).
+
+    ``budget`` is the hard limit and ``planned`` the time the move aims at (None: all of it).
+    A move comes back as ``[x, y]``, or ``[x, y, info]`` with the search's report (the
+    ``info`` map of a ``move``, docs/PROTOCOL.md) when the engine searched for it.
 
     ``task`` asks for an opening decision instead: ``("place", n)`` gives n stones as
     ``[[x, y], …]``, ``("choose", choices)`` one of the choices; or for the answer to an
@@ -46,7 +53,8 @@ def think(
     if bot is None:
         bot = _bots[key] = make_bot(parse_spec(spec_text), level, seed=random.randrange(1 << 30))
     variant = variant_from_description(game)
-    position, limit = [Move(x, y) for x, y in moves], Limit(time_s=budget)
+    position = [Move(x, y) for x, y in moves]
+    limit = Limit(time_s=budget, soft_s=planned)
     if task is not None and task[0] in ("draw", "takeback"):
         answer = bot.on_draw_offer if task[0] == "draw" else bot.on_takeback_offer
         return bool(answer(variant, position, limit))
@@ -55,6 +63,9 @@ def think(
     if task is not None:
         return bot.choose_colour(variant, position, list(task[1]), limit)
     move = bot.play(variant, position, limit)
+    result = getattr(bot, "last_result", None)
+    if result is not None and result.move == move and result.source != "fallback":
+        return [move.x, move.y, wire_info(result)]
     return [move.x, move.y]
 
 
@@ -125,13 +136,23 @@ class Seat:
         """The moves so far."""
         return self.game.moves if self.game is not None else []
 
-    def budget(self) -> float:
-        """Seconds to think now: a share of the clock (or the cap per move), or a fixed cap."""
-        if not self.clock or not self.clocks:
-            return UNTIMED_BUDGET_S
-        left = self.clocks[self.seat]
+    def plan(self) -> Budget:
+        """This move's time: from the clock left, its increment and its cap per move, less the
+        network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap."""
+        if not self.clock or not self.clocks:  # nothing can flag: the 2 s a human waits, all
+            return Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
         inc = float(self.clock.get("increment_s") or 0.0)
-        budget = min(left / 15 + 0.8 * inc, left / 2)
-        if self.clock.get("move_s"):
-            budget = min(budget, 0.8 * float(self.clock["move_s"]))
-        return max(0.02, budget - NETWORK_MARGIN_S)
+        move_s = float(self.clock.get("move_s") or 0.0) or None
+        return plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
+
+    def budget(self) -> float:
+        """Seconds this move may take at most (the hard limit of :meth:`plan`)."""
+        return self.plan().maximum
+
+    def flag_in(self) -> float | None:
+        """Seconds until the server would flag this move (its clock or cap), None untimed."""
+        if not self.clock or not self.clocks:
+            return None
+        left = float(self.clocks[self.seat])
+        move_s = float(self.clock.get("move_s") or 0.0)
+        return min(left, move_s) if move_s else left

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any
 
 import msgpack
@@ -16,6 +17,12 @@ MAX_FRAME = 64 * 1024
 MAX_NAME = 32
 MAX_CHAT = 500
 MAX_ROOM_ID = 64
+#: A bot's search report on its ``move`` (``info``): the longest principal variation, and the
+#: integer fields it may carry (each within ``±MAX_INFO_INT``).
+MAX_PV = 32
+INFO_INTS = frozenset({"depth", "seldepth", "score", "mate", "nodes", "nps", "time_ms"})
+INFO_KEYS = INFO_INTS | {"pv"}
+MAX_INFO_INT = 1 << 53
 
 Message = dict[str, Any]
 
@@ -111,6 +118,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "y": (_INT, True),
         "ply": (_INT, False),
         "lag_ms": (_INT, False),
+        "info": (_MAP, False),
     },
     "resign": {"room": (_STR, True), "fault": (_STR, False)},
     "rematch": {"room": (_STR, True)},
@@ -197,6 +205,46 @@ def decode_entry(data: bytes) -> tuple[str, list[list[Any]]]:
     return sender, ops
 
 
+def check_info(info: Message) -> None:
+    """A ``move``'s ``info`` (a bot's search report): BadMessage unless every key is known,
+    every number an integer within bounds, ``score`` and ``mate`` not both, and ``pv`` at most
+    :data:`MAX_PV` cells ``[x, y]`` (each coordinate 0..255). Whole-list checks in C, as a bot
+    may send one with every move."""
+    if not INFO_KEYS.issuperset(info):
+        raise BadMessage("move: info has an unknown field")
+    if "score" in info and "mate" in info:
+        raise BadMessage("move: info has both 'score' and 'mate'")
+    numbers = [v for k, v in info.items() if k != "pv"]
+    if numbers and (
+        not _INT_ONLY.issuperset(map(type, numbers))
+        or min(numbers) < -MAX_INFO_INT
+        or max(numbers) > MAX_INFO_INT
+    ):
+        raise BadMessage("move: info's numbers must be integers")
+    pv = info.get("pv")
+    if pv is None:
+        return
+    if type(pv) is not list or len(pv) > MAX_PV:
+        raise BadMessage(f"move: info 'pv' must be a list of at most {MAX_PV} cells")
+    if pv and not (_LIST_ONLY.issuperset(map(type, pv)) and _PAIR.issuperset(map(len, pv))):
+        raise BadMessage("move: info 'pv' cells are [x, y] pairs of small integers")
+    flat = list(chain.from_iterable(pv))
+    if flat and (not _INT_ONLY.issuperset(map(type, flat)) or min(flat) < 0 or max(flat) > 255):
+        raise BadMessage("move: info 'pv' cells are [x, y] pairs of small integers")
+
+
+_INT_ONLY, _LIST_ONLY, _PAIR = frozenset({int}), frozenset({list}), frozenset({2})
+
+
+def _check_move(message: Message) -> None:
+    if "info" in message:
+        check_info(message["info"])
+
+
+#: Deeper checks of a request's fields, after the generic walk (off the plain move path).
+_DEEP = {"move": _check_move}
+
+
 def validate(message: Message) -> Message:
     """Check a decoded request against :data:`REQUESTS`; returns it unchanged when valid."""
     kind = message["type"]
@@ -213,6 +261,9 @@ def validate(message: Message) -> Message:
             raise BadMessage(f"{kind}: field {name!r} has the wrong type")
         if allowed is not None and value not in allowed:
             raise BadMessage(f"{kind}: field {name!r} must be one of {sorted(map(str, allowed))}")
+    deep = _DEEP.get(kind)
+    if deep is not None:
+        deep(message)
     return message
 
 
@@ -231,7 +282,8 @@ def plain_move(message: Message) -> bool:
     """Whether ``message`` is a well-formed ``move`` (what :func:`validate` accepts), in one go.
 
     The most common request skips the generic walk over :data:`REQUESTS`; anything this does
-    not accept goes through :func:`validate`, which says what is wrong with it.
+    not accept goes through :func:`validate`, which says what is wrong with it. A move with a
+    bot's ``info`` is not plain: it is checked and relayed off this path.
     """
     get = message.get
     ply = get("ply", 0)
@@ -241,6 +293,7 @@ def plain_move(message: Message) -> bool:
         and type(get("y")) is int
         and type(ply) is int
         and type(get("lag_ms", 0)) is int
+        and "info" not in message
     )
 
 

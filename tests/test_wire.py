@@ -266,8 +266,14 @@ def enum_of(kind: str, name: str) -> frozenset[object] | None:
     return DOC_ENUMS[key] if key in DOC_ENUMS else wire._ENUMS.get(key)
 
 
+#: Fields whose values are checked deeper than their type (a move's search report).
+EXAMPLE_BY_FIELD: dict[tuple[str, str], object] = {("move", "info"): {"depth": 1, "pv": [[7, 7]]}}
+
+
 def example_value(kind: str, name: str, types: tuple[type, ...]) -> object:
     """A value that satisfies one field's spec (an enum member where there is an enum)."""
+    if (kind, name) in EXAMPLE_BY_FIELD:
+        return EXAMPLE_BY_FIELD[kind, name]
     allowed = enum_of(kind, name)
     if allowed is not None:
         return sorted(allowed, key=repr)[0]
@@ -391,6 +397,22 @@ DOC_EXAMPLES = [
     },
     {"type": "create_room", "game": "tictactoe", "seat": None, "opponent": "bot", "level": 3},
     {"type": "join_room", "room": "r7k2"},
+    {
+        "type": "move",
+        "room": "k7m2qx",
+        "x": 7,
+        "y": 7,
+        "ply": 8,
+        "info": {
+            "depth": 12,
+            "seldepth": 18,
+            "score": 124,
+            "nodes": 426000,
+            "nps": 492000,
+            "time_ms": 867,
+            "pv": [[7, 7], [8, 8], [8, 6]],
+        },
+    },
     {"type": "join_room", "room": "r7k2", "spectate": True},
     {"type": "leave_room", "room": "r7k2"},
     {"type": "move", "room": "r7k2", "x": 2, "y": 0, "ply": 2},

@@ -80,6 +80,7 @@ class Core:
     keys: cython.longlong[::1]
     mark: cython.int[::1]
     nodes = cython.declare(cython.longlong, visibility="readonly")
+    seldepth = cython.declare(cython.int, visibility="readonly")
     max_nodes: cython.longlong
     deadline: cython.double
     stopped: cython.bint
@@ -122,6 +123,7 @@ class Core:
         self.keys = array("q", [0]) * n
         self.mark = _ints(n)
         self.nodes = self.max_nodes = self.ts_nodes = self.ts_max = 0
+        self.seldepth = 0
         self.deadline, self.stopped = 0.0, False
         for side in range(2):
             for w in range(self.nw):
@@ -470,6 +472,8 @@ class Core:
         """The score for the side to move within (alpha, beta); 0 once stopped."""
         if self._tick():
             return 0
+        if ply > self.seldepth:
+            self.seldepth = ply
         s: cython.int = self.nmoves & 1
         if self.nfour[s]:
             return WIN - ply - 1
@@ -595,6 +599,7 @@ class Core:
     def start(self, max_nodes: cython.longlong, deadline: cython.double) -> cython.void:
         """Arm the node and time budget for the next searches (clears the stop flag)."""
         self.nodes = 0
+        self.seldepth = 0
         self.max_nodes = max_nodes
         self.deadline = deadline
         self.stopped = False
@@ -603,6 +608,11 @@ class Core:
             self.killers[i] = -1
         for i in range(self.n):
             self.history[i] >>= 2
+
+    @cython.ccall
+    def set_deadline(self, deadline: cython.double) -> cython.void:
+        """Move the time limit of the searches to come (nodes, killers and history stay)."""
+        self.deadline = deadline
 
     @cython.ccall
     def probe(self) -> cython.int:

@@ -2,8 +2,14 @@
 
 Order of business for the side to move: win now; block the single win cell; our own VCF, then
 VCT; drop every candidate after which the opponent has a VCF or VCT (unless all lose); then
-iterative deepening with aspiration windows over what is left, until the limit, or until 45 % of
-the time left for it is spent (70 % when the last iteration changed its mind: a critical move).
+iterative deepening with aspiration windows over what is left. Time: ``Limit.time_s`` is the
+hard limit, where the core aborts the search mid-iteration; ``Limit.soft_s`` the time planned
+(None: all of ``time_s``), stretched up to ``time_s`` on a critical move (the last iteration
+changed its best move or dropped its score; :func:`bots.engine.timing.stretched`). An aborted
+iteration still counts when a root move was searched to the end in it and beat the window
+floor (the first move searched is the last iteration's best). When the plan is the whole
+limit (a per-move limit only) new iterations start until the deadline; when stopping early
+saves match clock, none starts after ``NEXT_SHARE`` of the aim is spent.
 The core (``bots.engine.core``)
 is compiled when the install could build it; ``MNK_ENGINE_PURE=1`` forces its plain-Python
 run, which is the oracle for the compiled one. One core per variant lives on in the process,
@@ -22,19 +28,18 @@ from typing import Any
 
 from bots.engine.geometry import geometry
 from bots.engine.limits import MATE_BOUND, WIN, Limit, SearchResult
+from bots.engine.timing import Budget, stretched
 from protocol.rules import Move, Variant, WinRule
 
 MAX_DEPTH = 64
 #: The aspiration window around the last iteration's score.
 ASPIRATION = 60
-#: Share of the budget after which no new iteration starts (it would rarely finish).
-ITERATION_SHARE = 0.45
+#: With match clock to save: share of the aim after which no new iteration starts.
+NEXT_SHARE = 0.6
 #: Budget shares (at most) of our own VCF, our VCT, and the opponent check of candidates.
 VCF_SHARE, VCT_SHARE, SAFE_SHARE = 0.25, 0.1, 0.25
 #: Candidates kept at the root once this many are known safe; node cap of each check.
 SAFE_ROOTS, DEFENCE_NODES = 16, 4000
-#: The same when the last iteration changed its best move or dropped its score.
-CRITICAL_SHARE = 0.7
 #: Plies of our own VCF / VCT and of the opponent's in the candidate check.
 VCF_PLIES, VCT_PLIES, DEFENCE_VCF_PLIES, DEFENCE_VCT_PLIES = 21, 11, 15, 9
 NO_DEADLINE = 1e18
@@ -107,17 +112,23 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
 
 
 class FastSearch:
-    """One search on a core; see the module doc for the order of business."""
+    """One search on a core; see the module doc for the order of business and of time."""
 
     def __init__(
-        self, variant: Variant, limit: Limit, core: Any, start: float | None = None
-    ) -> None:
-        self.variant, self.limit, self.core = variant, limit, core
-        self.start = time.perf_counter() if start is None else start
+        self, variant: Variant, limit: Limit, core: Any, start: float | None = None,
+        clock: Any = time.perf_counter,
+    ) -> None:  # fmt: skip
+        self.variant, self.limit, self.core, self.clock = variant, limit, core, clock
+        self.start = clock() if start is None else start
+        self.plan: Budget | None = None
         self.budget = limit.time_s
         self.deadline = NO_DEADLINE
         if limit.time_s is not None:  # a little is kept back for building the answer
-            self.deadline = self.start + limit.time_s - min(SAFETY_S, 0.1 * limit.time_s)
+            hard = limit.time_s - min(SAFETY_S, 0.1 * limit.time_s)
+            soft = hard if limit.soft_s is None else min(hard, limit.soft_s)
+            self.plan = Budget(soft, hard)
+            self.budget = soft  # the threat searches' slices are shares of the aim
+            self.deadline = self.start + hard
         self.max_nodes = limit.nodes if limit.nodes is not None else 1 << 62
         self.nodes = 0
 
@@ -129,7 +140,22 @@ class FastSearch:
         """A deadline ``share`` of the whole budget from now (capped by the real deadline)."""
         if self.budget is None:
             return NO_DEADLINE
-        return min(self.deadline, time.perf_counter() + self.budget * share)
+        return min(self.deadline, self.clock() + self.budget * share)
+
+    def target(self, critical: bool) -> float:
+        """The moment to stop at: the planned time, stretched on a critical move (absolute)."""
+        if self.plan is None:
+            return NO_DEADLINE
+        return min(self.deadline, self.start + stretched(self.plan, critical))
+
+    def another_iteration(self, critical: bool) -> bool:
+        """Whether to start one more iteration now (see the module doc)."""
+        if self.plan is None:
+            return True
+        now, aim = self.clock(), self.target(critical)
+        if self.plan.planned >= self.plan.maximum:
+            return now < aim  # unused time is lost: the abort at the deadline ends the search
+        return now - self.start < NEXT_SHARE * (aim - self.start)
 
     def _threat(self, plies: int, threes: bool, share: float, nodes_share: int) -> int:
         """A forced-win first move for the side to move, within a slice of the budget."""
@@ -139,6 +165,12 @@ class FastSearch:
 
     def run(self) -> SearchResult:
         """Search to the limit; always returns a legal move."""
+        result = self._run()
+        if result.source != "search" and self.limit.report is not None:
+            self.limit.report(result)
+        return result
+
+    def _run(self) -> SearchResult:
         core, limit = self.core, self.limit
         core.start(self.max_nodes, self.deadline)
         s = core.side()
@@ -166,7 +198,8 @@ class FastSearch:
     def _safe(self, root: list[int]) -> list[int]:
         """The best candidates (by ordering) after which the opponent has no VCF/VCT.
 
-        At most ``SAFE_ROOTS`` are kept; when time runs out first the unchecked ones stand in,
+        At most ``SAFE_ROOTS`` are kept; when time runs out first the unchecked ones stand in
+        (beside a single safe one too: one candidate would be played unsearched, as forced),
         and only when every candidate loses are the losing ones searched.
         """
         core = self.core
@@ -175,8 +208,8 @@ class FastSearch:
         for i, cell in enumerate(root):
             if len(safe) >= SAFE_ROOTS:
                 break
-            if time.perf_counter() >= end or core.nodes >= self.max_nodes:
-                return safe or root[i:]
+            if self.clock() >= end or core.nodes >= self.max_nodes:
+                return safe if len(safe) > 1 else safe + root[i:]
             core.play(cell)
             try:
                 losing = (
@@ -189,19 +222,24 @@ class FastSearch:
         return safe or lost
 
     def _deepen(self, root: list[int]) -> SearchResult:
-        """Iterative deepening with aspiration windows; the last finished iteration counts."""
+        """Iterative deepening with aspiration windows, aborted at the aim (module doc)."""
         core, limit = self.core, self.limit
         max_depth = min(limit.depth or MAX_DEPTH, MAX_DEPTH)
         result = self._result(root[0], 0, 0, "fallback")
-        score = 0
-        begun = time.perf_counter()  # the shares below are of the time left for deepening
+        score, critical = 0, False
         for depth in range(1, max_depth + 1):
+            if depth > 1 and not self.another_iteration(critical):
+                break
+            core.set_deadline(self.target(critical))
             lo, hi = -(WIN + 1), WIN + 1
             if depth > 2 and abs(score) < MATE_BOUND:
                 lo, hi = score - ASPIRATION, score + ASPIRATION
             while True:
                 got, best, stopped = core.root(depth, root, lo, hi)
                 if stopped:
+                    if got > lo:  # a root move was searched out and beat the window's floor
+                        result = self._result(best, got, depth - 1, "search")
+                        self._report(result)
                     return result
                 if got <= lo and lo > -(WIN + 1):
                     lo = -(WIN + 1)
@@ -210,20 +248,21 @@ class FastSearch:
                 else:
                     break
             # a changed mind or a falling score is a critical move: it may think longer
-            unstable = depth > 3 and (best != root[0] or got < score - ASPIRATION)
+            critical = depth > 3 and (best != root[0] or got < score - ASPIRATION)
             score = got
             root.remove(best)
             root.insert(0, best)
             result = self._result(best, score, depth, "search")
+            self._report(result)
             if abs(score) >= MATE_BOUND and WIN - abs(score) <= depth:
-                break
-            spent = time.perf_counter() - begun
-            share = CRITICAL_SHARE if unstable else ITERATION_SHARE
-            if spent >= (self.deadline - begun) * share:
                 break
             if core.nodes >= self.max_nodes:
                 break
         return result
+
+    def _report(self, result: SearchResult) -> None:
+        if self.limit.report is not None:
+            self.limit.report(result)
 
     def _pv(self, first: int, length: int) -> list[Move]:
         """The principal variation read back from the transposition table."""
@@ -250,10 +289,11 @@ class FastSearch:
             depth=depth,
             nodes=self.core.nodes,
             pv=self._pv(cell, max(depth, 1)),
-            seconds=time.perf_counter() - self.start,
+            seconds=self.clock() - self.start,
             best_moves=[move],
             solved=source in ("vcf", "vct") or abs(score) >= MATE_BOUND,
             source=source,
+            seldepth=max(depth, self.core.seldepth) if source == "search" else depth,
         )
 
 

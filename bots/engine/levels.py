@@ -16,12 +16,14 @@ level  max depth  time (s)    threats  noise  feel
 =====  =========  ==========  =======  =====  ==========================================
 
 Given a time budget (a clock, ``timeout_turn``), level 10 spends that budget instead of its row's
-2 s; the lower levels keep their row as a cap. "noise" is the chance of playing a random
-candidate instead of searching (levels 1-4 can therefore also miss a win or a block). On small
-boards (at most ``SMALL_BOARD`` cells) the search covers every empty cell and stops once it
-reaches the end of the game, so level 10 solves tic-tac-toe in milliseconds (perfect play), and
-ties between equally good moves are broken at random when an ``rng`` is given. Bigger boards use
-the fast core (:mod:`bots.engine.fast`).
+2 s; the lower levels keep their row as a cap. The budget is the hard limit; ``soft_s``, when
+given, the time a move plans to use (see :mod:`bots.engine.timing`).
+
+"noise" is the chance of playing a random candidate instead of searching (levels 1-4 can
+therefore also miss a win or a block). On small boards (at most ``SMALL_BOARD`` cells) the
+search covers every empty cell and stops once it reaches the end of the game, so level 10 solves
+tic-tac-toe in milliseconds (perfect play), and ties between equally good moves are broken at
+random when an ``rng`` is given. Bigger boards use the fast core (:mod:`bots.engine.fast`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import random
 from dataclasses import dataclass
 
 from bots.engine.board import EvalBoard
-from bots.engine.limits import Limit, SearchResult
+from bots.engine.limits import Limit, Report, SearchResult
 from bots.engine.search import SMALL_BOARD, pick, search, search_v1
 from protocol.rules import Move, Variant
 
@@ -59,8 +61,15 @@ LEVELS: dict[int, Level] = {
 }
 
 
-def level_limit(variant: Variant, level: int, time_budget_s: float | None = None) -> Limit:
-    """The search limit for ``level`` (1-10), capped by the caller's time budget if given."""
+def level_limit(
+    variant: Variant,
+    level: int,
+    time_budget_s: float | None = None,
+    soft_s: float | None = None,
+    report: Report | None = None,
+) -> Limit:
+    """The search limit for ``level`` (1-10), capped by the caller's time budget if given;
+    ``soft_s`` is the time planned (capped likewise), ``report`` sees every iteration."""
     if level not in LEVELS:
         raise ValueError("level must be 1..10")
     row = LEVELS[level]
@@ -71,7 +80,10 @@ def level_limit(variant: Variant, level: int, time_budget_s: float | None = None
         time_s = time_budget_s  # full strength uses whatever time it is given
     else:
         time_s = min(row.time_s, time_budget_s)
-    return Limit(depth=row.depth, time_s=time_s, threats=row.threats, ties=small)
+    soft = None if soft_s is None else min(soft_s, time_s)
+    return Limit(
+        depth=row.depth, time_s=time_s, soft_s=soft, threats=row.threats, ties=small, report=report
+    )
 
 
 def choose_move(
@@ -93,10 +105,13 @@ def analyse(
     time_budget_s: float | None = None,
     rng: random.Random | None = None,
     v1: bool = False,
+    soft_s: float | None = None,
+    report: Report | None = None,
 ) -> tuple[Move, SearchResult | None]:
     """The chosen move and the search behind it (None when noise picked a random move).
 
     ``v1`` plays the engine before the fast core, with its old level rows (time capped at 2 s).
+    ``soft_s`` and ``report``: as in :func:`level_limit`.
     """
     row = LEVELS.get(level)
     if row is None:
@@ -111,7 +126,7 @@ def analyse(
         limit = level_limit(variant, level, min(row.time_s, time_budget_s or row.time_s))
         result = search_v1(variant, moves, limit)
     else:
-        result = search(variant, moves, level_limit(variant, level, time_budget_s))
+        result = search(variant, moves, level_limit(variant, level, time_budget_s, soft_s, report))
     return pick(result, rng), result
 
 

@@ -49,6 +49,7 @@ from server.core.ratelimit import TokenBucket
 from server.core.ratings import RatingDesk
 from server.core.recovery import Journal
 from server.core.registry import MemoryRegistry, RoomRegistry
+from server.core.reports import reporting
 from server.core.room import Room
 from server.core.roster import Roster, rooms_of
 
@@ -108,7 +109,7 @@ class Arena:
             "create_room": self._create_room,
             "join_room": self._join_room,
             "leave_room": self._leave_room,
-            "move": self._move,
+            "move": reporting(self._move, self.rooms),  # a bot's info: to spectators
             "resign": self._resign,
             "rematch": self._rematch,
             "chat": lambda p, msg: list(self._room(msg["room"]).chat(p.pid, msg["text"])),
