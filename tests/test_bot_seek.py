@@ -4,7 +4,6 @@ a game and seek again."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -78,11 +77,14 @@ async def test_two_seeking_bots_pair_play_and_seek_again(server: Any) -> None:
             await wait_for_bot(server, name)
         deadline = time.monotonic() + 90
         seen: dict[str, dict[str, Any]] = {}  # each bot's seeks as the lobby lists them
-        while len(await bot_games(watcher, names)) < 2:  # a second game: they sought again
-            assert time.monotonic() < deadline, "the bots did not play two paired games"
-            page = await watcher.request(type="list_seeks")
+        page = await watcher.request(type="list_seeks", subscribe=True)
+        while True:  # every change of the seeks is pushed: a seek placed, paired or ended
             seen.update((s["name"], s) for s in page.get("seeks", ()) if s["name"] in names)
-            await asyncio.sleep(0.3)  # within the server's rate limit
+            if len(await bot_games(watcher, names)) >= 2:  # a second game: they sought again
+                break
+            left = deadline - time.monotonic()
+            assert left > 0, "the bots did not play two paired games"
+            page = await watcher.expect("seeks", timeout=left)
         games = await bot_games(watcher, names)
         assert all(g["reason"] in ("line", "draw") for g in games), games
         assert seen, "no seek of theirs was ever listed"
