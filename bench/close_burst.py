@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import signal
@@ -37,27 +38,21 @@ ROOT = Path(__file__).resolve().parent.parent
 CROWD = ROOT / "tests" / "support" / "crowd.py"
 
 
+def load_crowd() -> Any:
+    """The tests' crowd module (``tests/support/crowd.py``), loaded from its file: its
+    ``start`` launches the crowd's process and waits for it to hold its connections."""
+    spec = importlib.util.spec_from_file_location("crowd", CROWD)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def free_port() -> int:
     """A loopback port nobody listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def start_crowd(url: str, n: int, hello: bool, base: int = 3) -> subprocess.Popen[str]:
-    """The crowd's process (from 127.``base``.x.y), once it holds its ``n`` connections."""
-    proc = subprocess.Popen(
-        [sys.executable, str(CROWD), url, str(n), str(base), *([] if hello else ["silent"])],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("ready"):
-        proc.kill()
-        raise RuntimeError(f"the crowd did not connect: {line!r}")
-    return proc
 
 
 async def ping_through(url: str, every: float, busy: Any, rtts: list[tuple[float, float]]) -> None:
@@ -95,7 +90,7 @@ async def burst(
     base: int = 3,
 ) -> dict[str, Any]:
     """Open the crowd, close it all at once beside an honest pinger; the pings' figures."""
-    crowd = await asyncio.to_thread(start_crowd, url, idle, hello, base)
+    crowd = await asyncio.to_thread(load_crowd().start, url, idle, base, hello)
     rtts: list[tuple[float, float]] = []
     state = {"phase": "calm", "at": 0.0}
 

@@ -12,39 +12,20 @@ from __future__ import annotations
 import asyncio
 import math
 import signal
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support.crowd import start as start_crowd
 from support.waiting import until
 
 from server.shell.ends import Ends
 
 CROWD = 2000
-SCRIPT = Path(__file__).parent / "support" / "crowd.py"
 PINGS = {"human_rate": 10_000.0, "human_burst": 10_000.0, "reconnect_grace": 60.0}
 
 pytestmark = pytest.mark.slow
-
-
-def start_crowd(url: str, base: int) -> subprocess.Popen[str]:
-    """``CROWD`` idle players (hello'd) from 127.``base``.x.y, in a process of their own."""
-    proc = subprocess.Popen(
-        [sys.executable, str(SCRIPT), url, str(CROWD), str(base)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("ready"):
-        proc.kill()
-        raise AssertionError(f"the crowd did not connect: {line!r}")
-    return proc
 
 
 class Turns:
@@ -82,7 +63,7 @@ async def burst(server: Any, client_factory: Any, base: int, kill: bool = True) 
     """Kill (or close) a crowd while an honest client pings every 2 ms, from then until every
     crowd player is offline; mid-burst a player in a room drops, and its opponent waits for
     the news."""
-    crowd = await asyncio.to_thread(start_crowd, server.url, base)
+    crowd = await asyncio.to_thread(start_crowd, server.url, CROWD, base)
     try:
         honest = await client_factory(f"honest{base}")
         alice, bob = await client_factory(f"alice{base}"), await client_factory(f"bob{base}")

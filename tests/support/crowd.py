@@ -4,13 +4,14 @@ every one of its sockets closes at once, as when an attacker's process exits.
 ``python tests/support/crowd.py URL COUNT BASE [silent]``: opens COUNT connections, 64 per
 loopback address from 127.BASE.0.1 on, each saying ``hello`` (16 per address saying nothing, the
 most the server holds, with ``silent``); prints ``ready COUNT`` and holds them until killed (or
-closes them all with a closing handshake once a line arrives on stdin). ``bench/close_burst.py``
-runs it too.
+closes them all with a closing handshake once a line arrives on stdin). :func:`start` runs it
+from the tests and from ``bench/close_burst.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 
 import msgpack
@@ -47,6 +48,23 @@ async def crowd(url: str, count: int, base: int, hello: bool = True) -> None:
     print("ready", len(sockets), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+
+
+def start(url: str, count: int, base: int, hello: bool = True) -> subprocess.Popen[str]:
+    """This crowd in a process of its own (from 127.``base``.x.y), once it holds its ``count``
+    connections; a line on its stdin closes them with a handshake, SIGKILL drops them."""
+    proc = subprocess.Popen(
+        [sys.executable, __file__, url, str(count), str(base), *([] if hello else ["silent"])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("ready"):
+        proc.kill()
+        raise RuntimeError(f"the crowd did not connect: {line!r}")
+    return proc
 
 
 if __name__ == "__main__":
