@@ -294,8 +294,9 @@ def children_cpu() -> float:
 def profile(
     server: subprocess.Popen[bytes], args: argparse.Namespace, phase: str, sig: int
 ) -> None:
-    """Start (SIGUSR1) or stop and save (SIGUSR2) the server's profile if it covers ``phase``."""
-    if args.profile and args.profile_phase == phase:
+    """Start (SIGUSR1) or stop and save (SIGUSR2) the server's profile (or its record of long
+    loop turns) if it covers ``phase``."""
+    if (args.profile or args.stalls) and args.profile_phase == phase:
         server.send_signal(sig)
 
 
@@ -371,6 +372,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     argv = [sys.executable, "-m", "server", *served]
     if args.profile:  # the same server under cProfile, profiling one phase only
         wrapper = [str(ROOT / "bench" / "profile_server.py"), "--out", args.profile, "--"]
+        argv = [sys.executable, *wrapper, *served]
+    elif args.stalls:  # the same server on stock asyncio, its long loop turns recorded
+        wrapper = [str(ROOT / "bench" / "stall_server.py"), "--out", args.stalls, "--"]
         argv = [sys.executable, *wrapper, *served]
     server = subprocess.Popen(argv, env=env)
     honest = Honest()
@@ -548,6 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", help="write the result as JSON here")
     p.add_argument("--profile", help="run the server under cProfile; write the profile here")
+    p.add_argument(
+        "--stalls",
+        help="run the server on stock asyncio, recording its long loop turns"
+        " (bench/stall_server.py); write them here",
+    )
     p.add_argument(
         "--profile-phase", choices=("calm", "attack"), default="attack", help="phase profiled"
     )
