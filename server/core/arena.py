@@ -36,7 +36,7 @@ from server.core.greeter import Greeter
 from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
 from server.core.lag import allowed
-from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits
+from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
 from server.core.lobby import Lobby
 from server.core.members import Send
 from server.core.node import Elsewhere, Node, Standalone
@@ -135,7 +135,7 @@ class Arena:
         request_id: int | None = None
         now = self.clock()
         try:
-            if not conn.bucket.allow(now):
+            if not conn.bucket.allow(now, frame_cost(frame)):
                 request_id = peek_id(frame)
                 self.admission.note(conn, "rate_limited", now)
                 raise RateLimited("too many messages; slow down")
