@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import asyncio.base_events
 import asyncio.events
+import gc
 import json
 import signal
 import sys
@@ -43,6 +44,24 @@ class Recorder:
         self.long: list[dict[str, Any]] = []
         self.kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0.0])
         self.current: list[tuple[str, float, float]] = []
+        #: Cyclic-collector runs this turn, and per generation: count, total and worst CPU.
+        self.gc_turn: list[tuple[int, float]] = []
+        self.gc: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+        self._gc_started = 0.0
+
+    def collector(self, phase: str, info: dict[str, int]) -> None:
+        """A ``gc.callbacks`` hook: time each collection (a full one walks every live object)."""
+        if not self.on:
+            return
+        if phase == "start":
+            self._gc_started = time.thread_time()
+            return
+        took = time.thread_time() - self._gc_started
+        row = self.gc[info["generation"]]
+        row[0] += 1
+        row[1] += took
+        row[2] = max(row[2], took)
+        self.gc_turn.append((info["generation"], took))
 
     def handle(self, label: str, wall: float, cpu: float) -> None:
         """One callback ran: file it under its kind and in the current turn."""
@@ -65,9 +84,11 @@ class Recorder:
                     "cpu_ms": round(cpu * 1000, 2),
                     "callbacks": len(self.current),
                     "worst": [[lbl, round(w * 1000, 2), round(c * 1000, 2)] for lbl, w, c in worst],
+                    "gc": [[g, round(t * 1000, 2)] for g, t in self.gc_turn],
                 }
             )
         self.current = []
+        self.gc_turn = []
 
     def dump(self, path: str) -> None:
         """Write the summary as JSON."""
@@ -80,9 +101,14 @@ class Recorder:
             }
             for k, (n, t, m, w) in sorted(self.kinds.items(), key=lambda kv: -kv[1][1])
         }
+        gcs = {
+            str(g): {"n": int(n), "cpu_ms": round(t * 1000, 1), "max_cpu_ms": round(m * 1000, 2)}
+            for g, (n, t, m) in sorted(self.gc.items())
+        }
         out = {
             "turns": self.turns,
             "turn_ms": self.turn_s * 1000,
+            "gc": gcs,
             "long": self.long,
             "kinds": kinds,
         }
@@ -132,6 +158,10 @@ def show(path: str, limit: int = 25) -> None:
     with open(path) as f:
         data = json.load(f)
     print(f"{data['turns']} turns, {len(data['long'])} over {data['turn_ms']} ms")
+    for gen, row in data.get("gc", {}).items():
+        print(f"gc gen {gen}: {row['n']}x, {row['cpu_ms']} ms cpu, worst {row['max_cpu_ms']} ms")
+    with_gc = [t for t in data["long"] if any(g == 2 for g, _ in t.get("gc", []))]
+    print(f"long turns with a full (gen 2) collection: {len(with_gc)}")
     for name, row in list(data["kinds"].items())[:limit]:
         print(
             f"{row['cpu_ms']:9.1f} ms cpu {row['n']:8d}x  max {row['max_cpu_ms']:7.2f} cpu "
@@ -141,7 +171,7 @@ def show(path: str, limit: int = 25) -> None:
     for turn in sorted(data["long"], key=lambda t: -t["wall_ms"])[:limit]:
         print(
             f"  t={turn['at']:7.2f} wall {turn['wall_ms']:7.2f} cpu {turn['cpu_ms']:7.2f} "
-            f"n={turn['callbacks']:4d} {turn['worst'][:3]}"
+            f"n={turn['callbacks']:4d} gc={turn.get('gc')} {turn['worst'][:2]}"
         )
 
 
@@ -158,6 +188,7 @@ def main() -> None:
         return
     rec = Recorder(args.turn_ms)
     install(rec)
+    gc.callbacks.append(rec.collector)
 
     def start(signum: int, frame: FrameType | None) -> None:
         rec.on, rec.started = True, time.monotonic()
