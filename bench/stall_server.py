@@ -25,6 +25,7 @@ import asyncio.base_events
 import asyncio.events
 import gc
 import json
+import os
 import signal
 import sys
 import time
@@ -181,6 +182,12 @@ def main() -> None:
     p.add_argument("--out", help="where to write the summary (JSON)")
     p.add_argument("--turn-ms", type=float, default=3.0, help="record turns at least this long")
     p.add_argument("--show", help="print a saved summary and exit")
+    p.add_argument(
+        "--gc-thresholds",
+        default=os.environ.get("MNK_GC_THRESHOLDS"),
+        help="A,B,C: the collector's thresholds instead of the server's, to try some"
+        " (default: $MNK_GC_THRESHOLDS, so that bench/hostile.py --stalls can pass it)",
+    )
     p.add_argument("server_args", nargs=argparse.REMAINDER)
     args = p.parse_args()
     if args.show:
@@ -189,6 +196,10 @@ def main() -> None:
     rec = Recorder(args.turn_ms)
     install(rec)
     gc.callbacks.append(rec.collector)
+    if args.gc_thresholds:
+        tried = tuple(int(t) for t in args.gc_thresholds.split(","))
+        real = gc.set_threshold
+        setattr(gc, "set_threshold", lambda *_: real(*tried))  # noqa: B010 - the server's call
 
     def start(signum: int, frame: FrameType | None) -> None:
         rec.on, rec.started = True, time.monotonic()
