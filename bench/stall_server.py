@@ -30,6 +30,7 @@ import signal
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -127,8 +128,8 @@ def label_of(handle: asyncio.events.Handle) -> str:
     return getattr(cb, "__qualname__", None) or type(cb).__name__
 
 
-def install(rec: Recorder) -> None:
-    """Patch stock asyncio to report each callback and each turn to ``rec``."""
+def install(rec: Recorder) -> Callable[[], None]:
+    """Patch stock asyncio to report each callback and each turn to ``rec``; the undo."""
     run_handle = asyncio.events.Handle._run
     run_once = asyncio.base_events.BaseEventLoop._run_once
 
@@ -150,8 +151,13 @@ def install(rec: Recorder) -> None:
         run_once(self)
         rec.turn(time.perf_counter() - w, time.thread_time() - c)
 
+    def undo() -> None:
+        setattr(asyncio.events.Handle, "_run", run_handle)  # noqa: B010
+        setattr(asyncio.base_events.BaseEventLoop, "_run_once", run_once)  # noqa: B010
+
     setattr(asyncio.events.Handle, "_run", timed_handle)  # noqa: B010 - patching the stdlib
     setattr(asyncio.base_events.BaseEventLoop, "_run_once", timed_turn)  # noqa: B010
+    return undo
 
 
 def show(path: str, limit: int = 25) -> None:
