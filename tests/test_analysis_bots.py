@@ -6,12 +6,55 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.analysis import random_positions
 from support.bots import start_bot, stop, wait_for_bot
 
 from bots.engine.solver import Solver
+from protocol.rules import Move
 from protocol.variants import make_variant
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def limits_override() -> dict[str, float]:
+    """Room in the rate for a series of analyses."""
+    return {"human_rate": 200.0, "human_burst": 400.0}
+
+
+async def test_values_over_the_wire_agree_with_the_solver_on_random_positions(
+    client_factory: Any, server: Any
+) -> None:
+    proc = await start_bot(server, "minimax", "minimax", "--capacity", "2")
+    try:
+        await wait_for_bot(server, "minimax")
+        alice = await client_factory("alice")
+        for w, h, k in ((3, 3, 3), (4, 4, 3), (4, 4, 4)):
+            variant = make_variant("mnk", {"width": w, "height": h, "k": k})
+            solver = Solver(w, h, k)
+            for moves in random_positions(variant, 3, seed=w + k, least=5):
+                ask = {"game": "mnk", "options": {"width": w, "height": h, "k": k}, "time": 3}
+                wire = [[m.x, m.y] for m in moves]
+                reply = await alice.request(type="analyse", moves=wire, **ask)
+                assert reply["type"] == "analysis" and "values" in reply, reply
+                assert len(reply["values"]) == w * h - len(moves)
+                me, opp = bits(variant, moves)
+                for value in reply["values"]:
+                    x, y = value["move"]
+                    mine = me | 1 << (y * w + x)
+                    won = any(line & mine == line for line in solver.lines)
+                    proven = 1 if won else -solver.negamax(opp, mine, -1, 1)[0]
+                    assert value["value"] == {1: "win", 0: "draw", -1: "loss"}[proven]
+    finally:
+        await stop(proc)
+
+
+def bits(variant: Any, moves: list[Move]) -> tuple[int, int]:
+    """The side to move's stones and the other side's, as the solver's bitboards."""
+    sides = [0, 0]
+    for i, m in enumerate(moves):
+        sides[i & 1] |= 1 << (m.y * variant.width + m.x)
+    return sides[len(moves) & 1], sides[1 - (len(moves) & 1)]
 
 
 async def test_tictactoe_gets_every_cells_exact_value_from_the_bot(
