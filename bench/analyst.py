@@ -3,7 +3,7 @@ games, answered by the server's built-in bot (issue 32's benchmark).
 
 A worker process opens ``CONNECTIONS`` clients (an ``analyse`` waits for its answer one at a
 time per connection) and sends ``rate`` requests a second between the window's bounds, round
-robin over the connections that are free (a request due while all wait is counted ``skipped``):
+robin over the connections that are free (rate 0: none, the bot is only waited for) (a request due while all wait is counted ``skipped``):
 7 in 10 a new random gomoku position (6-20 stones near the centre, ``time`` 0.1 s), 2 in 10 a
 4x4 k=4 position (exact values), 1 in 10 a position asked before (a cache hit, as a replay's
 second spectator). It reports the answers, the refusals by code and the answers' latency; the
@@ -122,7 +122,7 @@ async def analyst_main(url: str, rate: float, seed: int, pipe: Connection) -> No
 
     await asyncio.sleep(max(0.0, t0 - time.monotonic()))
     due, tasks = t0, []
-    while due < t1:
+    while rate > 0 and due < t1:
         await asyncio.sleep(max(0.0, due - time.monotonic()))
         due += 1.0 / rate
         if not free:

@@ -61,7 +61,8 @@ OUT_DIR = Path(__file__).resolve().parent / "out"
 #: seconds (each a new HTTP connection, from 50 loopback addresses): what serving pages costs.
 #: ``analysis`` is ``server`` with its built-in bot while ``--analyses-per-s`` ``analyse``
 #: requests a second come beside the games (bench/analyst.py): what analysis costs the games.
-TARGETS = ("server", "memory", "relay", "relay_uv", "pages", "analysis")
+#: ``bots`` is ``server`` with its built-in bot and no analyses: the analysis target's baseline.
+TARGETS = ("server", "memory", "relay", "relay_uv", "pages", "bots", "analysis")
 
 
 # -- the parent: targets, workers, measurement --------------------------------------------------
@@ -148,8 +149,8 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
     pages: dict[str, Any] | None = None
     analyses: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="mnk-bench-") as tmp:
-        served = "server" if kind in ("pages", "analysis") else kind
-        bots = kind == "analysis"
+        served = "server" if kind in ("pages", "bots", "analysis") else kind
+        bots = kind in ("bots", "analysis")
         target = Target(served, Path(tmp), cfg.src, cfg.profile, cfg.server_loop, bots)
         try:
             target.wait_ready()
@@ -159,8 +160,8 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
                 http_url = target.url.replace("ws://", "http://", 1)
                 fetchers, page_pipes = _spawn(page_worker, [(http_url, cfg.page_every)])
                 procs += fetchers
-            if kind == "analysis":
-                args = (target.url, cfg.analyses_per_s, cfg.seed)
+            if bots:  # wait for the bot (the baseline too: its start-up is not the window's)
+                args = (target.url, cfg.analyses_per_s if kind == "analysis" else 0.0, cfg.seed)
                 analysts, analyst_pipes = _spawn(analyst_worker, [args])
                 procs += analysts
                 _answers(analyst_pipes, time.monotonic() + cfg.setup_timeout, "analyst setup")
@@ -174,7 +175,7 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
                 pipe.send((t0, t1, hard))
             if kind == "pages":
                 page_pipes[0].send((t0, t1))
-            if kind == "analysis":
+            if bots:
                 analyst_pipes[0].send((t0, t1))
             time.sleep(max(0.0, t0 - time.monotonic()))
             target.signal(signal.SIGUSR1)
@@ -188,7 +189,7 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
             results: list[dict[str, Any]] = _answers(pipes, hard + 15.0, kind)
             if kind == "pages":
                 pages = _answers(page_pipes, hard + 15.0, "pages")[0]
-            if kind == "analysis":
+            if bots:
                 analyses = _answers(analyst_pipes, hard + 15.0, "analyst")[0]
                 analyses["bots_cpu_util"] = round(bots_util, 3)
             finished = True
@@ -463,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     idle = []
     if args.idle > 0:
         print()
-        for kind in [t for t in targets if t not in ("memory", "pages", "analysis")]:
+        for kind in [t for t in targets if t not in ("memory", "pages", "bots", "analysis")]:
             got = measure_idle(kind, args.idle, cfg)
             idle.append(got)
             print(
