@@ -3,11 +3,12 @@ games, answered by the server's built-in bot (issue 32's benchmark).
 
 A worker process opens ``CONNECTIONS`` clients (an ``analyse`` waits for its answer one at a
 time per connection) and sends ``rate`` requests a second between the window's bounds, round
-robin over the connections that are free (rate 0: none, the bot is only waited for) (a request due while all wait is counted ``skipped``):
-7 in 10 a new random gomoku position (6-20 stones near the centre, ``time`` 0.1 s), 2 in 10 a
-4x4 k=4 position (exact values), 1 in 10 a position asked before (a cache hit, as a replay's
-second spectator). It reports the answers, the refusals by code and the answers' latency; the
-parent adds the CPU the server's bot processes used (:func:`tree_cpu`).
+robin over the free connections (one due while all wait is counted ``skipped``; rate 0 sends
+none: the ``bots`` baseline only waits for the bot): 7 in 10 a new random gomoku position
+(6-20 stones near the centre, ``time`` 0.1 s), 2 in 10 a 4x4 k=4 position (exact values), 1 in
+10 a position asked before (a cache hit, as a replay's second spectator). It reports the
+answers, the refusals by code and the answers' latency; the parent adds the CPU the server's
+bot processes used (:func:`tree_cpu`).
 """
 
 from __future__ import annotations
