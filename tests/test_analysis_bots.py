@@ -3,11 +3,12 @@ engine's lines on gomoku, and a training game's hints and takebacks against the 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from support.analysis import random_positions
-from support.bots import start_bot, stop, wait_for_bot
+from support.bots import OUR_BRAIN, executable, start_bot, stop, wait_for_bot
 
 from bots.engine.solver import Solver
 from protocol.rules import Move
@@ -122,8 +123,28 @@ async def test_a_training_game_gives_hints_and_grants_takebacks_at_level_10(
         assert taken["type"] == "taken_back" and taken["ply"] == 2 and taken["by"] == 0
         state = await human.expect("state")
         assert state["ply"] == 2 and state["to_move"] == 0
-        again = await human.request(type="move", room=room, x=0, y=0, ply=2)
+        taken_cells = [tuple(m) for m in state["moves"]]
+        x, y = next((x, y) for y in range(3) for x in range(3) if (x, y) not in taken_cells)
+        again = await human.request(type="move", room=room, x=x, y=y, ply=2)
         assert again["type"] == "moved"
         await human.expect("moved", ply=3)  # the bot thinks again and answers
+    finally:
+        await stop(proc)
+
+
+async def test_a_piskvork_brain_answers_one_line(
+    client_factory: Any, server: Any, tmp_path: Path
+) -> None:
+    path = executable(tmp_path / "pbrain-ours", OUR_BRAIN)
+    proc = await start_bot(server, f"piskvork:{path}", "brainy")
+    try:
+        await wait_for_bot(server, "brainy")
+        alice = await client_factory("alice")
+        moves = [[7, 7], [8, 8], [7, 8]]
+        ask = {"type": "analyse", "game": "gomoku", "moves": moves, "lines": 3, "time": 1}
+        reply = await alice.request(**ask)
+        assert reply["type"] == "analysis", reply
+        (line,) = reply["lines"]
+        assert line["pv"] == [line["move"]] and line["move"] not in moves
     finally:
         await stop(proc)
