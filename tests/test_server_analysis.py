@@ -165,7 +165,8 @@ async def test_no_analyser_and_a_failing_or_silent_bot(client_factory: Any, serv
     await alice.send(type="analyse", id=2, game="tictactoe", moves=[])
     job = await bot.expect("analyse_job")
     await bot.send(type="analysed", job=job["job"], error="engine crashed")
-    await alice.expect("error", id=2, code="analysis_failed")
+    failed = await alice.expect("error", id=2)
+    assert failed["code"] == "analysis_failed"
     await alice.send(type="analyse", id=3, game="tictactoe", moves=[])
     job = await bot.expect("analyse_job")
     await bot.send(type="analysed", job=job["job"], lines=[{"move": [5, 5]}])  # off the board
