@@ -95,6 +95,7 @@ async def test_bad_positions_and_options_are_refused_and_tie_no_bot(
     await alice.error("bad_message", type="analyse", moves=[])  # no game
     await alice.error("bad_message", type="analyse", room="x", game_id="g_1")  # two sources
     await alice.error("no_such_room", type="analyse", room="nowhere")
+    await alice.error("bad_message", type="analysed", job="j_1", lines=[LINE])  # not a bot
     black = {"black": [[0, 0], [1, 0]], "white": [], "to_move": 1}  # not alternate moves
     await alice.error("bad_position", **moves, options={"position": black}, moves=[])
     assert server.arena.analysis.jobs == {}
