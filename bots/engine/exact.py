@@ -22,6 +22,8 @@ from protocol.rules import Move, Variant, WinRule
 WIN = 1000
 #: Boards the exact values are tried on (at most this many cells; the solver's own bound).
 MAX_CELLS = 36
+#: Table entries a process's solver keeps between analyses before it starts afresh.
+MAX_TABLE = 2_000_000
 VALUE_NAMES = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -123,6 +125,21 @@ class DistanceSolver(Solver):
         return best
 
 
+#: This process's solver per board (its tables hold for every position of that board, so the
+#: plies of one replay analysed in turn reuse each other's work).
+_solvers: dict[tuple[int, int, int], DistanceSolver] = {}
+
+
+def solver_for(variant: Variant, deadline: float) -> DistanceSolver:
+    """The process's solver for ``variant``'s board, given a new ``deadline``."""
+    key = (variant.width, variant.height, variant.k)
+    solver = _solvers.get(key)
+    if solver is None or len(solver.tt) + len(solver.dtt) > MAX_TABLE:
+        solver = _solvers[key] = DistanceSolver(*key, deadline)
+    solver.deadline = deadline
+    return solver
+
+
 def _to_tt(score: int, ply: int) -> int:
     return score + ply if score > 0 else score - ply if score < 0 else 0
 
@@ -142,7 +159,7 @@ def _bits(variant: Variant, moves: list[Move]) -> tuple[int, int]:
 
 def exact_values(variant: Variant, moves: list[Move], deadline: float) -> list[CellValue]:
     """Every empty cell's value after ``moves``, best first; SolveTimeout past ``deadline``."""
-    solver = DistanceSolver(variant.width, variant.height, variant.k, deadline)
+    solver = solver_for(variant, deadline)
     me, opp = _bits(variant, moves)
     empties = variant.cells - len(moves)
     span = empties + 1  # the score of a win lies in (WIN - span, WIN)
@@ -172,7 +189,7 @@ def principal(
 ) -> list[Move]:
     """A principal variation from ``first`` on: at each ply a move that keeps the score (the
     shortest win, the longest loss), at most ``length`` moves, cut short at ``deadline``."""
-    solver = DistanceSolver(variant.width, variant.height, variant.k, deadline)
+    solver = solver_for(variant, deadline)
     me, opp = _bits(variant, moves)
     line = [first.move]
     me |= 1 << (first.move.y * variant.width + first.move.x)

@@ -25,7 +25,7 @@ from protocol.rules import Game, Move, Variant
 #: The longest principal variation sent (the protocol's bound for ``pv``).
 MAX_PV = 32
 #: The share of the budget the exact values may take before the engine's lines are used.
-EXACT_SHARE = 0.6
+EXACT_SHARE = 0.8
 #: The share of the budget the root search takes when more than one line is asked for.
 ROOT_SHARE = 0.4
 
