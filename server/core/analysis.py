@@ -38,7 +38,7 @@ from server.core.analysis_position import (
     record_target,
     room_target,
 )
-from server.core.analysis_reply import answer_body, budget
+from server.core.analysis_reply import MAX_TIME_S, answer_body, budget
 from server.core.botdesk import BotDesk, plays
 from server.core.limits import Limits
 from server.core.members import Send
@@ -52,8 +52,8 @@ log = logging.getLogger("mnk.analysis")
 ANALYSIS = frozenset({"analyse", "analysed"})
 
 #: Seconds past its time budget a job may take before its askers get ``analysis_failed`` (the
-#: network both ways, a bot's queue of analyses).
-JOB_SLACK_S = 3.0
+#: network both ways, a bot starting its analysis worker with its first job).
+JOB_SLACK_S = 5.0
 #: Seconds a job may wait here for a slot of a busy bot before it is sent (else it fails).
 QUEUE_WAIT_S = 5.0
 #: Seconds a player's ``analyse`` of a game of the history may wait for the store.
@@ -312,4 +312,4 @@ class Analysis:
 
 
 #: The longest a job may wait for its bot (the most time a request may ask, the slack, the queue).
-MAX_JOB_S = 5.0 + JOB_SLACK_S + QUEUE_WAIT_S
+MAX_JOB_S = MAX_TIME_S + JOB_SLACK_S + QUEUE_WAIT_S
