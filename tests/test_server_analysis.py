@@ -261,3 +261,46 @@ async def test_a_request_waits_for_a_busy_bots_slot_then_goes_to_it(
     second = await answer(bot)
     assert second["moves"] == [[1, 1]]
     assert (await bob.expect("analysis", id=2))["ply"] == 1
+
+
+async def test_a_live_game_by_its_game_id_is_refused_unless_training(
+    client_factory: Any, server: Any
+) -> None:
+    bot = await analyser(client_factory)
+    alice, bob, room = await seated_pair(client_factory, "gomoku")
+    await alice.request(type="move", room=room, x=7, y=7, ply=0)
+    game_id = server.arena.rooms.get(room).game_id
+    await bob.error("analysis_refused", type="analyse", game_id=game_id)
+    player = await client_factory("minimax", kind="bot", games=["*"], capacity=4)
+    carol = await client_factory("carol")
+    create = {"game": "gomoku", "opponent": "bot", "seat": 0, "options": {"hints": True}}
+    training = (await carol.request(type="create_room", **create))["room"]
+    await carol.request(type="move", room=training, x=7, y=7, ply=0)
+    live_id = server.arena.rooms.get(training).game_id
+    await carol.send(type="analyse", id=4, game_id=live_id)
+    job = await answer(bot)
+    assert job["moves"] == [[7, 7]]
+    assert (await carol.expect("analysis", id=4))["game_id"] == live_id
+    await player.alive()
+
+
+async def test_an_answer_from_another_bot_or_too_late_is_dropped(
+    client_factory: Any, server: Any
+) -> None:
+    first = await analyser(client_factory, "first")
+    second = await analyser(client_factory, "second")
+    alice = await client_factory("alice")
+    await alice.send(type="analyse", id=1, game="tictactoe", moves=[])
+    jobs = server.arena.analysis.jobs
+    await until(lambda: len(jobs) == 1 and next(iter(jobs.values())).bot != "")
+    job = next(iter(jobs.values()))
+    mine, other = (first, second) if job.bot == first.player else (second, first)
+    await other.send(type="analysed", job=job.id, lines=[LINE])  # not its job: ignored
+    await other.alive()
+    assert job.id in jobs
+    await mine.send(type="analysed", job=job.id, lines=[LINE])
+    assert (await alice.expect("analysis", id=1))["lines"] == [LINE]
+    await mine.send(type="analysed", job=job.id, lines=[LINE])  # again, too late: dropped
+    await mine.alive()
+    await alice.alive()
+    assert not [m for m in alice.pending if m["type"] == "analysis"]
