@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from client.geometry import cell_name
 from client.records import Cell, Message, xy
 
 #: Engine scores (its units) at which the graph is half way to its end: typical scores are a
@@ -274,3 +275,19 @@ def overlay(
     return {
         v.move: (VALUE_COLOURS[v.value], v.plies) for v in analysis.values if v.move not in taken
     }
+
+
+def line_words(analysis: Analysis, height: int, limit: int = 8) -> list[str]:
+    """Each line as a sentence: ``H8 +0.35 (depth 9): H8 J9 G7…``, and the proven value."""
+    out = []
+    exact = analysis.exact()
+    if exact is not None:
+        value, plies = exact
+        unit = "ply" if plies == 1 else "plies"
+        out.append(f"Proven: {value} in {plies} {unit}" if value != "draw" else "Proven: a draw")
+    for n, line in enumerate(analysis.lines, start=1):
+        pv = " ".join(cell_name(x, y, height) for x, y in line.pv[:limit])
+        best = cell_name(*line.move, height)
+        head = f"{n}. " if len(analysis.lines) > 1 else "Best: "
+        out.append(f"{head}{best} {line.label()} (depth {line.depth})" + (f": {pv}" if pv else ""))
+    return out

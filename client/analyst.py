@@ -32,6 +32,8 @@ class GameWalk:
     by_ply: dict[int, Analysis] = field(default_factory=dict)
     #: Positions the server would not analyse (e.g. the final, won position): never asked again.
     failed: set[int] = field(default_factory=set)
+    #: Why the walk stopped (e.g. the server analyses nothing for us), in words.
+    stopped: str | None = None
 
     @property
     def total(self) -> int:
@@ -40,6 +42,8 @@ class GameWalk:
 
     def next_ply(self, shown: int) -> int | None:
         """The position to ask for next: the one on screen first, then the first not done."""
+        if self.stopped is not None:
+            return None
         todo = [p for p in range(self.total + 1) if p not in self.by_ply and p not in self.failed]
         if not todo:
             return None
@@ -121,6 +125,10 @@ class Analyst:
     def sent(self, purpose: str, msg: Message, rid: int, now: float) -> None:
         """``msg`` went out as request ``rid``."""
         self.inflight = (rid, purpose, now, msg)
+
+    def owns(self, rid: object) -> bool:
+        """Whether ``rid`` is the request in flight."""
+        return self.inflight is not None and self.inflight[0] == rid
 
     def answered(self, rid: object) -> tuple[str, Message] | None:
         """The purpose and request an ``analysis`` with ``rid`` answers (None: not ours)."""
