@@ -433,7 +433,8 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions):
         draw_board(self.surface, geo, picture)
         hint = self.shown_hint()
         if hint is not None:
-            draw_line(self.surface, geo, hint.best, set(room.stones))
+            taken = set(room.stones)
+            draw_line(self.surface, geo, hint.best, taken, info=room.game, first=hint.to_move)
         live = self.model.connection == "online"
         asked = self.analyst.busy_with("hint")
         panel = (self.chat, self.focus == "chat", live, hint, asked)

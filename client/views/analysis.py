@@ -12,8 +12,8 @@ from client import theme
 from client.analysis import BLUNDER_DROP, Analysis, Line, Mark, line_words, overlay
 from client.analyst import GameWalk
 from client.geometry import BoardGeometry, cell_name
-from client.records import Cell, FinishedGame
-from client.views.board import BoardPicture, board_geometry, draw_board
+from client.records import Cell, FinishedGame, GameInfo
+from client.views.board import BoardPicture, board_geometry, draw_board, draw_mark, stone_sprite
 from client.views.panel import seat_icon
 from client.views.replay import draw_timed_moves, room_layout
 from client.widgets import Frame, panel
@@ -48,23 +48,34 @@ def draw_line(
     line: Line | None,
     taken: set[Cell],
     shown: int = PV_SHOWN,
+    info: GameInfo | None = None,
+    first: int = 0,
 ) -> None:
-    """The engine's best move ringed, and its line's first ``shown`` moves numbered 1, 2, 3…
-    (none where the exact values already fill the cells with numbers)."""
+    """The engine's best move ringed, and its line's first ``shown`` moves as faint stones
+    (or marks) numbered 1, 2, 3…, the first of colour ``first`` (none where the exact
+    values already fill the cells with numbers)."""
     if line is None:
         return
-    radius = max(4, int(geo.cell * 0.44))
-    width = max(2, geo.cell // 12)
-    cx, cy = geo.center(*line.move)
-    pygame.draw.circle(surface, theme.ACCENT, (cx, cy), radius, width)
-    size = max(9, int(geo.cell * 0.36))
+    radius = max(4, int(geo.cell * 0.47))
     seen: set[Cell] = set()
     for i, cell in enumerate(line.pv[:shown]):
         if cell in taken or cell in seen:
             break  # a stale or broken line: stop at the first move that cannot be
         seen.add(cell)
-        colour = theme.ACCENT if i % 2 == 0 else theme.WARN
-        theme.text(surface, str(i + 1), geo.center(*cell), size, colour, bold=True, anchor="center")
+        colour = (first + i) & 1
+        cx, cy = geo.center(*cell)
+        if info is not None and info.uses_marks:
+            half = geo.cell // 2
+            draw_mark(surface, colour, pygame.Rect(cx - half, cy - half, geo.cell, geo.cell), 90)
+        else:
+            ghost = stone_sprite(colour, radius).copy()
+            ghost.fill((255, 255, 255, 150), special_flags=pygame.BLEND_RGBA_MULT)
+            surface.blit(ghost, (cx - radius, cy - radius))
+        ink = theme.TEXT if colour == 0 else (20, 20, 24)
+        size = max(10, int(geo.cell * 0.42))
+        theme.text(surface, str(i + 1), (cx, cy), size, ink, bold=True, anchor="center")
+    cx, cy = geo.center(*line.move)
+    pygame.draw.circle(surface, theme.ACCENT, (cx, cy), radius + 2, max(2, geo.cell // 12))
 
 
 def draw_graph(
@@ -121,8 +132,9 @@ def draw_analysis(
     here = walk.by_ply.get(ply) if walk is not None else None
     taken = set(moves)
     draw_values(surf, geo, here, taken)
-    shown = 0 if here is not None and here.values else PV_SHOWN
-    draw_line(surf, geo, here.best if here is not None else None, taken, shown)
+    if here is not None:
+        shown = 0 if here.values else PV_SHOWN
+        draw_line(surf, geo, here.best, taken, shown, info, here.to_move)
 
     inner = panel(surf, side)
     theme.text(surf, "Analysis", inner.topleft, 18, bold=True)

@@ -37,8 +37,9 @@ def draw_study(frame: Frame, study: AnalysisBoard, numbers: bool, waiting: bool)
     taken = set(study.stones) | set(study.moves)
     if study.mode == "play":
         draw_values(surf, geo, here, taken)
-        shown = 0 if here is not None and here.values else PV_SHOWN
-        draw_line(surf, geo, here.best if here is not None else None, taken, shown)
+        if here is not None:
+            shown = 0 if here.values else PV_SHOWN
+            draw_line(surf, geo, here.best, taken, shown, info, here.to_move)
 
     inner = panel(surf, side)
     theme.text(surf, "Analysis board", inner.topleft, 18, bold=True)
