@@ -75,7 +75,12 @@ def draw_line(
         size = max(10, int(geo.cell * 0.42))
         theme.text(surface, str(i + 1), (cx, cy), size, ink, bold=True, anchor="center")
     cx, cy = geo.center(*line.move)
-    pygame.draw.circle(surface, theme.ACCENT, (cx, cy), radius + 2, max(2, geo.cell // 12))
+    if info is not None and info.uses_marks:  # a ring would read as an O: a frame instead
+        frame = pygame.Rect(0, 0, geo.cell - 6, geo.cell - 6)
+        frame.center = (cx, cy)
+        pygame.draw.rect(surface, theme.ACCENT, frame, max(3, geo.cell // 24), border_radius=12)
+    else:
+        pygame.draw.circle(surface, theme.ACCENT, (cx, cy), radius + 2, max(2, geo.cell // 12))
 
 
 def draw_graph(
