@@ -62,7 +62,7 @@ class Line:
         return score_scale(self.score or 0)
 
     def label(self) -> str:
-        """The line's verdict in words: ``win in 7``, ``loss in 4`` or ``+0.35``-style score."""
+        """The line's verdict in words: ``win in 7``, ``loss in 4`` or a score such as ``+35``."""
         if self.mate is not None:
             return f"win in {self.mate}" if self.mate > 0 else f"loss in {-self.mate}"
         return score_label(self.score or 0)
@@ -166,9 +166,8 @@ def score_scale(score: int) -> float:
 
 
 def score_label(score: int) -> str:
-    """A score as players read it: pawns of a hundred units, signed (``+1.25``, ``-0.40``)."""
-    text = f"{score / 100:+.2f}"
-    return text.replace("-", "\u2212")
+    """A score in the engine's units, signed (``+125``; a minus sign, not a hyphen, below 0)."""
+    return f"{score:+d}".replace("-", "\u2212")
 
 
 def exact_value(values: Sequence[CellValue]) -> tuple[str, int] | None:
@@ -278,7 +277,7 @@ def overlay(
 
 
 def line_words(analysis: Analysis, height: int, limit: int = 8) -> list[str]:
-    """Each line as a sentence: ``H8 +0.35 (depth 9): H8 J9 G7…``, and the proven value."""
+    """Each line as a sentence: ``H8 +35 (depth 9): H8 J9 G7…``, and the proven value."""
     out = []
     exact = analysis.exact()
     if exact is not None:

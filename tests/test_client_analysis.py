@@ -55,7 +55,7 @@ def test_scores_map_to_a_bounded_scale_with_mates_at_the_ends() -> None:
     a = Analysis.from_wire(answer(to_move=1, lines=[{"move": [1, 1], "mate": -4, "depth": 3}]))
     assert a.eval() == -1.0 and a.black_eval() == 1.0  # white is lost: black's view +1
     assert a.best is not None and a.best.label() == "loss in 4"
-    assert score_label(125) == "+1.25" and score_label(-40) == "\u22120.40"
+    assert score_label(125) == "+125" and score_label(-40) == "\u221240" and score_label(0) == "+0"
 
 
 def test_an_answer_is_read_bounded_and_malformed_entries_are_left_out() -> None:

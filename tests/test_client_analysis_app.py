@@ -116,7 +116,7 @@ def test_a_hint_in_a_training_game(app: tuple[App, FakeNet], tmp_path: Path) -> 
     answer["lines"] = [line([6, 6], 230, [[6, 6], [9, 9], [5, 5]])]
     net.inbox.append(answer)
     shot = shoot(a, tmp_path / "hint.png")
-    assert shot.shows("G9 +2.30 (depth 7): G9 K6 F10"), shot.texts
+    assert shot.shows("G9 +230 (depth 7): G9 K6 F10"), shot.texts
     img = pygame.image.load(str(tmp_path / "hint.png"))
     geo = a.geo
     assert geo is not None
