@@ -230,8 +230,12 @@ class AnalysisActions(Actions):
 
     def do_study_back(self, arg: Any = None, pos: Any = None) -> None:
         """Leave the analysis board for where it was opened from."""
-        back = self.study_from if self.study_from in ("replay", "analysis") else "lobby"
-        self.scene = back if self.replay_game is not None else "lobby"
+        back = self.study_from
+        gone = (back in ("replay", "analysis") and self.replay_game is None) or (
+            back == "room" and self.model.room is None
+        )
+        known = back in ("replay", "analysis", "room", "leaderboard", "profile")
+        self.scene = back if known and not gone else "lobby"
 
     def do_study_variant(self, name: str, pos: Any = None) -> None:
         """Another variant (the board is cleared)."""

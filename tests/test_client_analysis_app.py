@@ -304,3 +304,20 @@ def test_the_analysis_board_sets_up_plays_and_asks(app: tuple[App, FakeNet]) -> 
     assert a.study.moves == [(2, 2)] and a.study.fresh is not None  # the answer is kept
     a.step([key(pygame.K_ESCAPE)])
     assert a.scene == "lobby"
+
+
+def test_the_analysis_board_goes_back_where_it_was_opened(app: tuple[App, FakeNet]) -> None:
+    a, net = app
+    net.inbox += [{"type": "joined", "room": "r1", "seat": 0}, state_message("gomoku")]
+    a.step()
+    click_action(a, "study")  # from a game in play: its board is left alone
+    assert a.scene == "study" and a.study.info.width == 4
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "room"
+    open_game(a, net)
+    a.replay_ply = 2
+    click_action(a, "study")  # from a replay: the position shown, to play on from
+    assert a.study.mode == "play" and a.study.moves == [(1, 1), (1, 0)]
+    assert a.study.info.name == "tictactoe"
+    a.step([key(pygame.K_ESCAPE)])
+    assert a.scene == "replay"
