@@ -111,7 +111,25 @@ class AnalysisBoard:
             game = self.game()
         except (IllegalMoveError, GameOverError, BadOptions) as exc:
             return str(exc)
-        return "The game is over here: take a move back." if game.over else None
+        if game.over:
+            return "The game is over here: take a move back."
+        return self.unbalanced()
+
+    def unbalanced(self) -> str | None:
+        """Why the set-up stones cannot be given to the engine: it replays them as alternate
+        moves, black first (docs/PROTOCOL.md, "Analysis"), so black has as many stones as
+        white with black to move, or one more with white to move."""
+        black = sum(1 for colour in self.stones.values() if colour == 0)
+        white = len(self.stones) - black
+        if black - white == self.to_move:
+            return None
+        names = ("X", "O") if self.info.uses_marks else ("black", "white")
+        side = names[self.to_move]
+        want = "as many stones as" if self.to_move == 0 else "one stone more than"
+        return (
+            f"With {side} to move, {names[0]} needs {want} {names[1]} "
+            f"({black} and {white} now): the engine takes the stones as moves in turn."
+        )
 
     def outcome(self) -> Outcome | None:
         """How the game stands ended after the moves explored, if it did."""

@@ -72,6 +72,7 @@ ERROR_WORDS: dict[str, str] = {
         "and training games."
     ),
     "bad_position": "The engine cannot analyse that position (over already, or not legal).",
+    "analysis_failed": "The engine could not finish that analysis: try again.",
 }
 
 REASON_WORDS: dict[str, str] = {

@@ -256,8 +256,12 @@ def test_the_analysis_board_sets_up_a_position_and_plays_from_it() -> None:
     board.click((2, 2))
     board.paint = None
     board.click((2, 2))  # erased again
-    board.to_move = 1
     assert board.stones == {(0, 0): 0, (1, 1): 1} and board.problem() is None
+    board.to_move = 1  # the engine replays set-up stones in turn: white to move needs a black more
+    assert "X needs one stone more than O (1 and 1 now)" in (board.problem() or "")
+    board.paint = 0
+    board.click((2, 0))
+    assert board.problem() is None
     board.mode = "play"
     assert board.click((1, 1)) is not None and board.moves == []  # taken: nothing played
     assert board.click((3, 3)) is None and board.side() == 0  # white played, black to move
@@ -270,7 +274,7 @@ def test_the_analysis_board_sets_up_a_position_and_plays_from_it() -> None:
             "height": 4,
             "k": 4,
             "rule": "freestyle",
-            "position": {"black": [[0, 0]], "white": [[1, 1]], "to_move": 1},
+            "position": {"black": [[0, 0], [2, 0]], "white": [[1, 1]], "to_move": 1},
         },
         "moves": [[3, 3]],
     }
