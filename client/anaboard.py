@@ -62,8 +62,10 @@ class AnalysisBoard:
         return GameInfo(v.name, v.width, v.height, v.k, v.rule.value)
 
     def key(self) -> tuple[object, ...]:
-        """What the position on screen is (an answer about another one is stale)."""
-        return (self.info, tuple(sorted(self.stones.items())), self.to_move, tuple(self.moves))
+        """What the position on screen is, and how many lines are asked (an answer about
+        another position, or with fewer lines, is stale)."""
+        stones = tuple(sorted(self.stones.items()))
+        return (self.info, stones, self.to_move, tuple(self.moves), self.lines)
 
     @property
     def fresh(self) -> Analysis | None:

@@ -16,8 +16,10 @@ from client.records import FinishedGame, Message
 #: Seconds of engine time a walk through a whole game asks per position (a hint or the
 #: analysis board asks the server's default, 1 s).
 WALK_TIME = 0.5
-#: How long to wait before asking again after ``rate_limited`` / ``busy``.
-BACKOFF_S = {"rate_limited": 2.0, "busy": 3.0}
+#: How long to wait before asking again after ``rate_limited`` / ``busy`` / no bot free (the
+#: server's bots each analyse a few positions at once), and how many times in a row at most.
+BACKOFF_S = {"rate_limited": 2.0, "busy": 3.0, "no_bot_available": 3.0}
+MAX_RETRIES = 5
 #: An answer not back after this long is taken as lost (its slot is freed).
 LOST_S = 30.0
 #: Which waiting request goes first when the slot frees: what the user just asked for.
@@ -90,6 +92,8 @@ class Analyst:
     inflight: tuple[int, str, float, Message] | None = None
     wanted: dict[str, Message] = field(default_factory=dict)
     retry_at: float = 0.0
+    #: Requests put back for a pause in a row (an answer resets it).
+    retries: int = 0
 
     def want(self, purpose: str, msg: Message) -> None:
         """Queue ``msg`` for ``purpose`` (replacing one of the same purpose not sent yet)."""
@@ -136,18 +140,22 @@ class Analyst:
             return None
         _, purpose, _, msg = self.inflight
         self.inflight = None
+        self.retries = 0
         return purpose, msg
 
     def refused(self, rid: object, code: str, now: float) -> tuple[str, Message] | None:
-        """An ``error`` for request ``rid``: the purpose and request it ends (None: not ours).
-        A ``rate_limited`` or ``busy`` request is queued again after a pause."""
+        """An ``error`` for request ``rid``: the purpose and request it ends (None: not ours,
+        or put back). A ``rate_limited``, ``busy`` or ``no_bot_available`` request is queued
+        again after a pause, :data:`MAX_RETRIES` times in a row at most."""
+        retries = self.retries
         answered = self.answered(rid)
         if answered is None:
             return None
-        if code in BACKOFF_S:
+        if code in BACKOFF_S and retries < MAX_RETRIES:
             purpose, msg = answered
             self.retry_at = now + BACKOFF_S[code]
             self.wanted.setdefault(purpose, msg)
+            self.retries = retries + 1
             return None
         return answered
 

@@ -24,7 +24,7 @@ from client.analysis import (
     score_label,
     score_scale,
 )
-from client.analyst import BACKOFF_S, LOST_S, Analyst, GameWalk
+from client.analyst import BACKOFF_S, LOST_S, MAX_RETRIES, Analyst, GameWalk
 from client.export import read_text_record, save, seconds, text_record
 from client.history import record_game
 from client.records import FinishedGame, GameInfo, Result
@@ -180,6 +180,15 @@ def test_one_request_in_flight_and_the_users_first() -> None:
     analyst.sent("board", walk, 5, 100.0)
     analyst.reset()
     assert analyst.next(100.0) == ("board", walk)
+    # no bot free: asked again a few times, then given up
+    for n in range(MAX_RETRIES):
+        at = 200.0 + 10 * n
+        assert analyst.next(at, walk) == ("walk", walk)
+        analyst.sent("walk", walk, 100 + n, at)
+        assert analyst.refused(100 + n, "no_bot_available", at) is None
+    assert analyst.next(at + 10, walk) == ("walk", walk)
+    analyst.sent("walk", walk, 200, at + 10)
+    assert analyst.refused(200, "no_bot_available", at + 10) == ("walk", walk)
 
 
 def ttt_game(moves: list[tuple[int, int]], winner: int | None, reason: str) -> FinishedGame:
