@@ -131,6 +131,14 @@ class Analysis:
         value = self.eval()
         return None if value is None else (value if self.to_move == 0 else -value)
 
+    def as_good(self, cell: Cell) -> bool:
+        """Whether playing ``cell`` is as good as the engine's best: its move, or one whose
+        proven value is the position's (a drawing move in a drawn position)."""
+        best, value, exact = self.best, self.value_at(cell), self.exact()
+        if best is not None and best.move == cell:
+            return True
+        return value is not None and exact is not None and value.value == exact[0]
+
     def value_at(self, cell: Cell) -> CellValue | None:
         """The proven value of playing ``cell`` now, if the answer has one."""
         return next((v for v in self.values if v.move == cell), None)

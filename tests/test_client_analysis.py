@@ -317,3 +317,20 @@ def test_the_analysis_board_knows_a_won_position_and_a_stale_answer() -> None:
     for cell in [(6, 7), (0, 0), (7, 7), (0, 2), (8, 5), (0, 4), (8, 6), (0, 6)]:
         assert board.click(cell) is None
     assert "forbidden" in (board.click((8, 7)) or "")  # the double-three is not for black
+
+
+def test_a_move_as_good_as_the_engines_is_not_marked_with_a_better_one() -> None:
+    values = [
+        {"move": [0, 0], "value": "draw", "plies": 8},
+        {"move": [1, 0], "value": "draw", "plies": 8},
+        {"move": [2, 0], "value": "loss", "plies": 5},
+    ]
+    a = Analysis.from_wire(answer(lines=[line_at([0, 0])], values=values))
+    assert a.as_good((0, 0)) and a.as_good((1, 0))  # the best, and another draw
+    assert not a.as_good((2, 0))  # a loss in a drawn position
+    b = Analysis.from_wire(answer(lines=[line_at([0, 0])]))
+    assert b.as_good((0, 0)) and not b.as_good((1, 0))  # no proof: only the engine's move
+
+
+def line_at(move: list[int]) -> dict[str, object]:
+    return {"move": move, "score": 0, "pv": [move], "depth": 3}

@@ -180,7 +180,10 @@ def test_a_tictactoe_games_values_agree_with_the_solver(server: str, tmp_path: P
             assert got == expected, (ply, got, expected)
         # O lost or drew against a perfect X? the bot never loses: no blunder of the bot's
         assert all(m.ply % 2 == 0 for m in walk.blunders())  # the bot (O) made none
-        alice.keys(pygame.K_HOME, pygame.K_RIGHT, pygame.K_RIGHT)
+        # the picture: the position whose cells' values differ the most (a mistake possible)
+        app.replay_ply = max(
+            range(len(moves)), key=lambda p: (len({v.value for v in walk.by_ply[p].values}), p)
+        )
         shot = shoot(app, tmp_path / "analysis.png", "img/pygame-analysis.png")
         assert shot.shows("Proven") and not shot.clipped, shot.clipped
     finally:

@@ -237,7 +237,11 @@ def _verdict(
         played = cell_name(*game.moves[ply], height)
         best = here.best
         mark = next((m for m in marks if m.ply == ply), None)
-        verdict = "the engine's choice" if best is not None and best.move == game.moves[ply] else ""
+        verdict = ""
+        if best is not None and best.move == game.moves[ply]:
+            verdict = "the engine's choice"
+        elif here.as_good(game.moves[ply]):
+            verdict = "as good as the engine's choice"
         if mark is not None and mark.blunder:
             verdict = "a blunder"
         words.append(f"Played: {played}" + (f", {verdict}" if verdict else ""))

@@ -266,6 +266,7 @@ def draw_room_panel(
         if room.rated and room.pool
         else (" · rated" if room.rated else " · casual" if room.accounts is not None else "")
     )
+    kind = " · training" if room.hints else kind  # casual, with hints and takebacks
     theme.text(
         surf,
         f"{watchers}move {room.ply} · game {room.game_no}{kind}",

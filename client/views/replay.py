@@ -124,7 +124,7 @@ def draw_timed_moves(
                 surface, f"{seconds(ms)} s", (rect.x + 120, y), 13, theme.MUTED, anchor="topright"
             )
         best = walk.by_ply.get(ply) if walk is not None else None
-        if best is not None and best.best is not None and best.best.move != game.moves[ply]:
+        if best is not None and best.best is not None and not best.as_good(game.moves[ply]):
             theme.text(
                 surface,
                 f"best {cell_name(*best.best.move, height)}",
