@@ -39,7 +39,11 @@ def play_out(driver: Driver) -> None:
         pos = driver.app.cell_pixel(*cell)
         assert pos is not None
         driver.click_at(pos)
-        driver.pump(lambda: driver.room.ply > ply, 10, "our move")  # noqa: B023
+        try:
+            driver.pump(lambda: driver.room.ply > ply, 10, "our move")  # noqa: B023
+        except AssertionError as exc:  # say what the client heard instead
+            toasts = [t.text for t in driver.app.model.toasts]
+            raise AssertionError(f"{exc}; cell {cell}, ply {ply}, toasts {toasts}") from exc
 
 
 def test_the_replay_shows_times_and_exports_psq_and_text(
@@ -60,7 +64,8 @@ def test_the_replay_shows_times_and_exports_psq_and_text(
         assert app.scene == "replay" and game.moves == tuple(room.moves)
         assert len(game.times_ms) == len(game.moves)
         assert all(isinstance(ms, int) and ms >= 0 for ms in game.times_ms)
-        alice.save(tmp_path / "replay.png")
+        shot = shoot(app, tmp_path / "replay.png", "img/pygame-replay.png")
+        assert shot.shows(f"{game.times_ms[0] / 1000:.3f} s") and not shot.clipped, shot.clipped
         alice.click("export", "txt")
         text = (tmp_path / "out" / f"mnk-{game.game_id}.txt").read_text()
         record = read_text_record(text)
