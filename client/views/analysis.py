@@ -106,10 +106,10 @@ def draw_graph(
     known = [(i, v) for i, v in enumerate(points) if v is not None]
     if len(known) >= 2:
         poly = [at(i, v) for i, v in known]
-        area = [(poly[0][0], mid), *poly, (poly[-1][0], mid)]
-        layer = pygame.Surface(surf.get_size(), pygame.SRCALPHA)
+        area = [(x - rect.x, y - rect.y) for x, y in [(poly[0][0], mid), *poly, (poly[-1][0], mid)]]
+        layer = pygame.Surface(rect.size, pygame.SRCALPHA)  # the graph's size, not the window's
         pygame.draw.polygon(layer, (*theme.TEXT, 40), area)
-        surf.blit(layer, (0, 0))
+        surf.blit(layer, rect.topleft)
         pygame.draw.lines(surf, theme.TEXT, False, poly, 2)
     for i, v in known:
         pygame.draw.circle(surf, theme.TEXT, at(i, v), 2)
