@@ -91,8 +91,8 @@ class AnalysisActions(Actions):
             if done is not None:
                 self.on_analysis_refused(done[0], done[1], code, str(msg.get("message", "")))
             return True
-        if kind == "game" and rid in self.exports:
-            self.save_psq(self.exports.pop(int(str(rid))), msg)
+        if kind == "game" and isinstance(rid, int) and rid in self.exports:
+            self.save_psq(self.exports.pop(rid), msg)
         return False
 
     def on_analysis(self, purpose: str, request: Message, analysis: Analysis) -> None:
@@ -100,8 +100,9 @@ class AnalysisActions(Actions):
         if purpose == "walk" and self.walk is not None:
             if request.get("game_id") == self.walk.game.game_id:
                 self.walk.by_ply[int(request.get("ply", analysis.ply))] = analysis
-        elif purpose == "hint":
-            self.hint, self.hint_at = analysis, self.hint_asked
+        elif purpose == "hint" and self.hint_asked is not None:
+            # about the position the server analysed (its ``ply``), whatever happened since
+            self.hint, self.hint_at = analysis, (self.hint_asked[0], analysis.ply)
         elif purpose == "board":
             self.study.analysis, self.study.analysed = analysis, self.study_asked
 
