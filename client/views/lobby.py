@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import pygame
 
 from client import theme
-from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm, rated, rated_block
+from client.forms import (
+    CLOCKS,
+    GAMES,
+    OPENING_RULES,
+    SWAP_GAMES,
+    LobbyForm,
+    rated,
+    rated_block,
+    training,
+)
 from client.model import ClientModel
 from client.ratings import pool_label, pool_of
 from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary, game_title
@@ -317,6 +326,8 @@ def _new_game_panel(
 
 def _rated_note(form: LobbyForm, model: ClientModel) -> str:
     """Rated or casual, and why (under the clock: a rated game needs one), with our rating."""
+    if training(form):
+        return "training: hints and takebacks, casual"
     block = rated_block(form, model.account)
     if block is not None:
         return block.replace(": log in.", " (log in)").rstrip(".").lower()
