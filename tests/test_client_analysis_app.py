@@ -200,6 +200,8 @@ def test_a_finished_game_is_analysed_one_position_at_a_time(
     x, y = geo.center(0, 2)  # free at ply 3, O to move and lost: a red cell
     corner = img.get_at((x - geo.cell // 3, y - geo.cell // 3))
     assert corner.r > corner.g + 40, corner
+    click_action(a, "replay_to", 2)  # a click on the blunder's row: the board after it
+    assert a.replay_ply == 2 and a.scene == "analysis"
     a.step([key(pygame.K_ESCAPE)])
     assert a.scene == "replay"
     a.step([key(pygame.K_ESCAPE)])

@@ -40,7 +40,7 @@ def play_out(driver: Driver) -> None:
         assert pos is not None
         driver.click_at(pos)
         try:
-            driver.pump(lambda: driver.room.ply > ply, 10, "our move")  # noqa: B023
+            driver.pump(lambda: driver.room.ply > ply, 30, "our move")  # noqa: B023
         except AssertionError as exc:  # say what the client heard instead
             toasts = [t.text for t in driver.app.model.toasts]
             raise AssertionError(f"{exc}; cell {cell}, ply {ply}, toasts {toasts}") from exc

@@ -173,7 +173,7 @@ def draw_analysis(
     y += 4
     bottom = inner.bottom - 44
     draw_timed_moves(
-        surf,
+        frame,
         pygame.Rect(inner.x, y, inner.w, bottom - y),
         game,
         ply,

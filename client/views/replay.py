@@ -82,7 +82,7 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
     )
     y += 24
     list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 96)
-    draw_timed_moves(surf, list_rect, game, ply)
+    draw_timed_moves(frame, list_rect, game, ply)
     third = (inner.w - 16) // 3
     row = [("Analyse (A)", "analyse_game", None), ("Save .psq", "export", "psq")]
     row.append(("Save .txt", "export", "txt"))
@@ -93,7 +93,7 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
 
 
 def draw_timed_moves(
-    surface: pygame.Surface,
+    frame: Frame,
     rect: pygame.Rect,
     game: FinishedGame,
     current: int,
@@ -101,7 +101,9 @@ def draw_timed_moves(
     walk: GameWalk | None = None,
 ) -> None:
     """One move a row: number, cell, the seconds it took, a blunder's "?" and the engine's
-    best move where it differs; scrolled so the ``current`` ply shows."""
+    best move where it differs; scrolled so the ``current`` ply shows; a click on a row shows
+    the board after that move."""
+    surface = frame.surface
     line_h = 18
     rows = max(1, rect.h // line_h)
     total = len(game.moves)
@@ -110,6 +112,7 @@ def draw_timed_moves(
     height = game.game.height
     for ply in range(first, min(total, first + rows)):
         y = rect.y + (ply - first) * line_h
+        frame.add(pygame.Rect(rect.x - 4, y - 1, rect.w + 8, line_h), "replay_to", ply + 1)
         if ply == current - 1:
             pygame.draw.rect(
                 surface, theme.ACCENT_DARK, (rect.x - 4, y - 1, rect.w + 8, line_h), border_radius=4
