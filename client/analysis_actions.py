@@ -140,8 +140,8 @@ class AnalysisActions(Actions):
     def do_hint(self, arg: Any = None, pos: Any = None) -> None:
         """Ask the engine for the best move here (a training game: ``options.hints``)."""
         room = self.model.room
-        if room is None or not room.hints or room.status != "playing":
-            return
+        if room is None or not room.hints or room.status != "playing" or not room.my_turn:
+            return  # a hint is for our move (the bot's would be stale once it moves)
         if self.shown_hint() is not None or self.analyst.busy_with("hint"):
             return  # the answer is on screen or on its way
         self.analyst.want("hint", {"type": "analyse", "room": room.room})

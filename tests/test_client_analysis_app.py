@@ -107,6 +107,11 @@ def test_a_hint_in_a_training_game(app: tuple[App, FakeNet], tmp_path: Path) -> 
     a.step()
     assert a.scene == "room" and a.model.room is not None and a.model.room.hints
     assert a.hotspot("offer", "takeback") is not None  # a takeback against the bot
+    net.inbox.append(dict(training, to_move=1))  # the bot's move: no hint for it
+    a.step([key(pygame.K_h)])
+    assert analyses(net) == [] and a.hotspot("hint") is None
+    net.inbox.append(training)
+    a.step()
     a.step([key(pygame.K_h)])
     a.step([key(pygame.K_h)])  # asked once: the second press waits for the answer
     (asked,) = analyses(net)
