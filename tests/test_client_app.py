@@ -350,8 +350,11 @@ def test_game_over_asks_for_the_new_history_row(app: tuple[App, FakeNet]) -> Non
     assert a.scene == "lobby"
     (spot,) = [s for s in a.frame.hotspots if s.action == "replay"]  # listed once
     assert spot.arg == "g9" and a.model.lobby_games()[0][0].game_id == "g9"
-    click_action(a, "replay", "g9")  # the same game_id as the game seen here: no get_game
-    assert a.scene == "replay" and a.replay_ply == 5 and "get_game" not in net.types()
+    click_action(a, "replay", "g9")  # the same game_id as the game seen here: opened at once
+    assert a.scene == "replay" and a.replay_ply == 5
+    # the only get_game is a quiet one for the moves' times (a game seen live has none)
+    (asked,) = [m for m in net.sent if m["type"] == "get_game"]
+    assert asked["game_id"] == "g9" and "format" not in asked and asked["id"] in a.model.quiet_ids
 
 
 # -- a move that got no ``moved``: refused or lost ------------------------------------------
