@@ -119,8 +119,9 @@ export class Study {
   newBoard() {
     this.sizeRow.hidden = this.gameSel.value !== "mnk";
     const { game } = this.variant();
-    if (!(game.width >= 3 && game.width <= 25 && game.height >= 3 && game.height <= 25 && game.k >= 3)) {
-      this.say("A board is 3 to 25 cells a side, with at least 3 in a row.");
+    const side = (n) => Number.isInteger(n) && n >= 3 && n <= 25;
+    if (!side(game.width) || !side(game.height) || !side(game.k) || game.k > Math.max(game.width, game.height)) {
+      this.say("A board is 3 to 25 cells a side, with 3 or more in a row and no more than its longer side.");
       return;
     }
     this.game = game;

@@ -1,0 +1,143 @@
+"""Analysis in the real chromium against a real server process: a finished game's replay with
+each move's time and its exports (.psq and the plain-text record), the analysis board's set-up,
+moves and takebacks, and what the engine says there, a training game's Hint and Takeback against
+the built-in bot, and a finished game's review (graph, blunders, proven values)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.browser import WebServer, cell, new_page, stones, wait_stones, wait_turn
+
+from protocol.records import read_psq
+
+pytestmark = pytest.mark.slow
+
+
+def finished_tictactoe(alice: Any, bob: Any, url: str, moves: list[tuple[int, int]]) -> str:
+    """Play ``moves`` alternately (alice first) in a new tic-tac-toe room; the game's id."""
+    alice.goto(url + "/")
+    alice.wait_for_selector("#net.online")
+    alice.select_option("#game", "tictactoe")
+    alice.select_option("#seat", "0")
+    alice.click("#create")
+    alice.wait_for_url("**/r/*")
+    bob.goto(alice.input_value("#room-link"))
+    for i, (x, y) in enumerate(moves):
+        page = alice if i % 2 == 0 else bob
+        wait_turn(page)
+        cell(page, x, y).click()
+        wait_stones(page, i + 1)
+    alice.wait_for_selector("#status:has-text('wins'), #status:has-text('Draw')")
+    alice.wait_for_selector("#analyse-link")
+    href = alice.get_attribute("#analyse-link", "href") or ""
+    return href.split("/g/", 1)[1].split("?", 1)[0]
+
+
+def downloaded(page: Any, button: str) -> tuple[str, str]:
+    """Click ``button`` and read the file it saves: (its name, its text)."""
+    with page.expect_download() as info:
+        page.click(button)
+    download = info.value
+    return download.suggested_filename, Path(download.path()).read_text()
+
+
+def test_the_replay_shows_each_moves_time_and_exports_psq_and_a_text_record(
+    browser: Any, tmp_path: Path
+) -> None:
+    server = WebServer(tmp_path, "--no-bots")
+    server.start()
+    try:
+        alice, bob, viewer = new_page(browser), new_page(browser), new_page(browser)
+        moves = [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)]
+        game_id = finished_tictactoe(alice, bob, server.url, moves)
+        viewer.goto(f"{server.url}/g/{game_id}")
+        viewer.wait_for_selector("#moves li >> nth=4")
+        record = viewer.evaluate(
+            f"window.mnk.net.request({{type: 'get_game', game_id: '{game_id}'}})"
+        )
+        times = [m["ms"] / 1000 for m in record["game"]["moves"]]
+        shown = viewer.locator("#moves li .ms").all_text_contents()
+        assert shown == [f" {t:.1f} s" if t < 10 else f" {round(t)} s" for t in times]
+        viewer.click("#first")
+        viewer.click("#next")
+        viewer.wait_for_selector(f"#status:has-text('Move 1 of 5 · A3 in {times[0]:.1f} s')")
+        name, text = downloaded(viewer, "#export-psq")
+        assert name == f"{game_id}.psq"
+        psq = read_psq(text)
+        assert [(m.x, m.y) for m in psq.moves] == moves
+        assert list(psq.times_ms) == [m["ms"] for m in record["game"]["moves"]]
+        name, text = downloaded(viewer, "#export-text")
+        assert name == f"{game_id}.txt"
+        lines = text.splitlines()
+        assert lines[0] == "# mnk-arena game record (plain text)"
+        assert (
+            f"# game: {game_id}" in lines and "# variant: tictactoe 3x3 k=3 rule=freestyle" in lines
+        )
+        played = [line for line in lines if not line.startswith("#")]
+        assert [line.split()[:3] for line in played] == [
+            ["1", "A3", "0,0"], ["2", "B3", "1,0"], ["3", "A2", "0,1"], ["4", "B2", "1,1"],
+            ["5", "A1", "0,2"],
+        ]  # fmt: skip
+        assert [float(line.split()[3]) for line in played] == [
+            round(m["ms"] / 1000, 3) for m in record["game"]["moves"]
+        ]
+        assert lines[-1].startswith("# result: ") and "wins (line)" in lines[-1]
+        assert alice.script_errors == bob.script_errors == viewer.script_errors == []
+    finally:
+        server.stop()
+
+
+def test_the_analysis_board_sets_up_plays_and_takes_back_any_variant(
+    browser: Any, tmp_path: Path
+) -> None:
+    server = WebServer(tmp_path, "--no-bots")
+    server.start()
+    try:
+        page = new_page(browser)
+        page.goto(server.url + "/analysis")
+        page.wait_for_selector("#net.online")
+        page.uncheck("#study-auto")  # this test asks the engine nothing
+        assert page.locator(".cell").count() == 9  # tic-tac-toe first
+        page.select_option("#study-mode", "black")
+        cell(page, 0, 0).click()
+        cell(page, 1, 1).click()
+        page.select_option("#study-mode", "white")
+        cell(page, 2, 2).click()
+        cell(page, 0, 0).click()  # a set-up stone changes colour
+        page.select_option("#study-mode", "erase")
+        cell(page, 1, 1).click()
+        assert stones(page) == [(0, 0, "white"), (2, 2, "white")]
+        page.select_option("#study-to-move", "1")
+        page.wait_for_selector("#status:has-text('O to move')")
+        page.select_option("#study-mode", "play")
+        cell(page, 0, 1).click()  # O, then X
+        cell(page, 1, 0).click()
+        assert stones(page) == [(0, 0, "white"), (0, 1, "white"), (1, 0, "black"), (2, 2, "white")]
+        assert page.input_value("#study-to-move") == "1"
+        cell(page, 0, 2).click()  # O completes the column
+        page.wait_for_selector("#status:has-text('White / O has won')")
+        cell(page, 2, 0).click()  # the game is over here: not played
+        page.wait_for_selector("#notice:has-text('game is over')")
+        assert len(stones(page)) == 5
+        for _ in range(4):
+            page.click("#undo")
+        assert stones(page) == [(0, 0, "white"), (2, 2, "white")]
+        assert page.input_value("#study-to-move") == "0"  # back before "O to move"
+        page.click("#clear")
+        assert stones(page) == []
+        page.select_option("#study-game", "mnk")
+        page.fill("#study-width", "7")
+        page.fill("#study-height", "5")
+        page.fill("#study-k", "4")
+        page.click("#new-board")
+        assert page.locator(".cell").count() == 35 and page.is_visible(".board-wrap.stones")
+        page.fill("#study-k", "8")  # longer than the board's longer side
+        page.click("#new-board")
+        page.wait_for_selector("#notice:has-text('no more than its longer side')")
+        assert page.locator(".cell").count() == 35  # refused: the board stays
+        assert page.script_errors == []
+    finally:
+        server.stop()
