@@ -45,6 +45,8 @@ def test_scores_are_squashed_onto_a_bounded_scale_with_mates_at_the_ends(page: A
     assert got[4] < 1 and got[5:] == [1, -1]  # a won score (past WIN / 2) is at the end
     words = run(page, "return [0, 350, -1200.4, 1e6].map(E.scoreText);")
     assert words == ["0", "+350", "\u22121200", "won"]
+    values = run(page, "return [E.valueText('win', 1), E.valueText('loss', 4), E.valueText('draw', 9)];")
+    assert values == ["win in 1 ply", "loss in 4 plies", "draw"]
 
 
 def test_a_reply_says_its_value_from_the_side_to_move(page: Any) -> None:
@@ -65,10 +67,10 @@ def test_a_reply_says_its_value_from_the_side_to_move(page: Any) -> None:
     got = run(page, "return arg.map((r) => E.positionValue(r));", replies)
     assert got[0]["kind"] == "score" and got[0]["v"] == pytest.approx(math.tanh(1))
     assert got[0]["text"] == "+2000"
-    assert got[1] == {"v": 1, "kind": "mate", "text": "win in 3"}
-    assert got[2] == {"v": -1, "kind": "mate", "text": "loss in 4"}
-    assert got[3] == {"v": 1, "kind": "exact", "text": "win in 5"}  # the shortest win
-    assert got[4] == {"v": -1, "kind": "exact", "text": "loss in 6"}  # the longest loss
+    assert got[1] == {"v": 1, "kind": "mate", "text": "win in 3 plies"}
+    assert got[2] == {"v": -1, "kind": "mate", "text": "loss in 4 plies"}
+    assert got[3] == {"v": 1, "kind": "exact", "text": "win in 5 plies"}  # the shortest win
+    assert got[4] == {"v": -1, "kind": "exact", "text": "loss in 6 plies"}  # the longest loss
     assert got[5] is None
 
 

@@ -46,15 +46,16 @@ export function positionValue(reply) {
   if (!line) return null;
   if (line.mate !== undefined && line.mate !== null) {
     const v = line.mate > 0 ? 1 : -1;
-    return { v, kind: "mate", text: v > 0 ? `win in ${line.mate}` : `loss in ${-line.mate}` };
+    return { v, kind: "mate", text: valueText(v > 0 ? "win" : "loss", Math.abs(line.mate)) };
   }
   const score = line.score || 0;
   return { v: scaled(score), kind: "score", text: scoreText(score) };
 }
 
-/** "win in 5", "draw", "loss in 4" (plies to the end with best play). */
+/** "win in 5 plies", "draw", "loss in 1 ply" (plies to the end with best play: the protocol
+ *  counts a mate and a proven value in plies, each side's move one). */
 export function valueText(value, plies) {
-  return value === "draw" ? "draw" : `${value} in ${plies}`;
+  return value === "draw" ? "draw" : `${value} in ${plies} ${plies === 1 ? "ply" : "plies"}`;
 }
 
 /** A score for people: "+350", "−1200", "0" (won scores as "won"/"lost"). */

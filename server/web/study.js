@@ -5,7 +5,7 @@
 
 import { analyserOf } from "./analyser.js";
 import { Board, coordName } from "./board.js";
-import { overlay, positionValue, scoreText } from "./evaluation.js";
+import { overlay, positionValue } from "./evaluation.js";
 import { GAMES, h } from "./ui.js";
 
 const SIZES = { tictactoe: [3, 3, 3, "freestyle"], gomoku: [15, 15, 5, "freestyle"],
@@ -285,7 +285,7 @@ export class Study {
     const seen = positionValue(reply);
     this.verdict.textContent = seen ? `${seen.kind === "exact" ? "Proven: " : ""}${seen.text} for the side to move` : "";
     this.lines.replaceChildren(...(reply.lines || []).map((l) => {
-      const value = l.mate !== undefined && l.mate !== null ? (l.mate > 0 ? `win in ${l.mate}` : `loss in ${-l.mate}`) : scoreText(l.score || 0);
+      const value = positionValue({ lines: [l] }).text;
       const pv = (l.pv || []).map(([x, y]) => coordName(x, y, height)).join(" ");
       return h("li", {}, h("button", { class: "link", onclick: () => this.pick(...l.move) }, coordName(...l.move, height)),
         ` ${value}`, h("span", { class: "hint" }, ` depth ${l.depth} · ${pv}`));
