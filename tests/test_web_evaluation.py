@@ -45,7 +45,9 @@ def test_scores_are_squashed_onto_a_bounded_scale_with_mates_at_the_ends(page: A
     assert got[4] < 1 and got[5:] == [1, -1]  # a won score (past WIN / 2) is at the end
     words = run(page, "return [0, 350, -1200.4, 1e6].map(E.scoreText);")
     assert words == ["0", "+350", "\u22121200", "won"]
-    values = run(page, "return [E.valueText('win', 1), E.valueText('loss', 4), E.valueText('draw', 9)];")
+    values = run(
+        page, "return [E.valueText('win', 1), E.valueText('loss', 4), E.valueText('draw', 9)];"
+    )
     assert values == ["win in 1 ply", "loss in 4 plies", "draw"]
 
 
