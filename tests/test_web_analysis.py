@@ -141,3 +141,141 @@ def test_the_analysis_board_sets_up_plays_and_takes_back_any_variant(
         assert page.script_errors == []
     finally:
         server.stop()
+
+
+#: A tic-tac-toe game with one blunder: O's edge reply to the centre (a draw played into a loss
+#: in 6 plies); X then wins with best play (checked with a minimax by hand).
+BLUNDERED = [(1, 1), (1, 0), (0, 0), (2, 2), (0, 2), (0, 1), (2, 0)]
+CORNERS = [(0, 0), (2, 0), (0, 2), (2, 2)]
+EDGES = [(1, 0), (0, 1), (2, 1), (1, 2)]
+
+
+def notes(page: Any) -> dict[tuple[int, int], tuple[str, str]]:
+    """The board's notes: (x, y) → (its value class or "pv…", its text)."""
+    found = page.eval_on_selector_all(
+        ".cell.noted",
+        """cells => cells.map(c => [+c.dataset.x, +c.dataset.y,
+            [...c.classList].filter(k => k.startsWith("v-") || k === "pv1").join(" "),
+            c.dataset.note])""",
+    )
+    return {(x, y): (cls, text) for x, y, cls, text in found}
+
+
+def test_a_finished_game_is_analysed_with_its_blunder_and_the_proven_values(
+    browser: Any, web_server: WebServer
+) -> None:
+    alice, bob, viewer = new_page(browser), new_page(browser), new_page(browser)
+    game_id = finished_tictactoe(alice, bob, web_server.url, BLUNDERED)
+    alice.click("#analyse-link")  # the room's link to the game's analysis
+    alice.wait_for_url(f"**/g/{game_id}?analyse")
+    alice.wait_for_selector("#analyse-progress[data-done]")
+    assert alice.text_content("#analyse-progress") == "done: 1 blunder"
+    blunders = alice.eval_on_selector_all(
+        "#moves li", "items => items.map((li, i) => li.classList.contains('blunder') ? i : -1)"
+    )
+    assert [i for i in blunders if i >= 0] == [1]  # O's edge, the second move
+    second = alice.locator("#moves li").nth(1)
+    assert "??" in (second.text_content() or "") and "(best " in (second.text_content() or "")
+    assert alice.locator("#eval-graph .dot.blunder").count() == 1
+    assert alice.locator("#eval-graph .dot.blunder").get_attribute("data-ply") == "2"
+    alice.click("#first")  # the empty board: every cell a draw in 9
+    alice.wait_for_selector("#ply-analysis:has-text('proven draw')")
+    assert notes(alice) == {(x, y): ("v-draw", "=") for x in range(3) for y in range(3)}
+    alice.click("#next")  # after the centre: O's corners draw, its edges lose in 6
+    alice.wait_for_selector("#status:has-text('Move 1 of 7')")
+    expected = {c: ("v-draw", "=") for c in CORNERS} | {e: ("v-loss", "6") for e in EDGES}
+    assert notes(alice) == expected
+    alice.click("#next")
+    alice.wait_for_selector("#status:has-text('blunder')")
+    # Another page analyses the same game: the replay's walk, not the room, needs no seat.
+    viewer.goto(f"{web_server.url}/g/{game_id}")
+    viewer.wait_for_selector("#moves li >> nth=6")
+    viewer.click("#analyse-game")
+    viewer.wait_for_selector("#analyse-progress[data-done]")
+    assert viewer.locator("#moves li.blunder").count() == 1
+    viewer.click("#explore")  # the position on the analysis board
+    viewer.wait_for_url("**/analysis?game_id=*&ply=7")
+    viewer.wait_for_selector("#status:has-text('has won')")
+    assert len(stones(viewer)) == 7
+    for page in (alice, bob, viewer):
+        assert page.script_errors == []
+
+
+def test_the_analysis_board_shows_proven_values_and_the_engines_lines(
+    browser: Any, web_server: WebServer
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/analysis")
+    page.wait_for_selector("#net.online")
+    page.wait_for_selector("#study-value:has-text('Proven: draw')")
+    cell(page, 1, 1).click()  # X in the centre: O to move
+    page.wait_for_selector(".cell.v-loss")
+    expected = {c: ("v-draw", "=") for c in CORNERS} | {e: ("v-loss", "6") for e in EDGES}
+    assert notes(page) == expected
+    page.click("#undo")
+    page.wait_for_selector("#study-value:has-text('Proven: draw')")
+    assert stones(page) == []
+    # Gomoku: the engine's three best lines, one click to play the best.
+    page.select_option("#study-game", "gomoku")
+    page.click("#new-board")
+    for x, y in [(7, 7), (8, 8), (7, 8), (6, 6)]:
+        cell(page, x, y).click()
+    page.wait_for_selector("#lines li >> nth=2")
+    assert page.locator("#lines li").count() == 3
+    assert page.locator(".cell.pv1").count() == 1
+    page.click("#play-best")
+    wait_stones(page, 5)
+    # A set-up whose stones could not have been played in turn: said, not analysed.
+    page.click("#clear")
+    page.select_option("#study-mode", "white")
+    cell(page, 3, 3).click()
+    cell(page, 4, 4).click()
+    page.wait_for_selector("#status[data-code='bad_position']")
+    page.select_option("#study-mode", "black")
+    cell(page, 5, 5).click()
+    cell(page, 6, 6).click()  # two of each, black to move: analysed
+    page.wait_for_selector("#lines li")
+    assert page.script_errors == []
+
+
+def test_a_training_game_gives_hints_and_takebacks_against_the_bot(
+    browser: Any, web_server: WebServer
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#bots:has-text('minimax')")
+    page.select_option("#game", "tictactoe")
+    page.select_option("#opponent", "bot")
+    page.select_option("#seat", "0")
+    page.check("#hints")
+    page.click("#create")
+    page.wait_for_url("**/r/*")
+    wait_turn(page)
+    page.click("#hint")
+    page.wait_for_selector("#hint-line:has-text('Hint: ')")
+    assert "draw" in (page.text_content("#hint-line") or "")  # the empty board's proven value
+    best = page.locator(".cell.pv1")
+    x, y = best.get_attribute("data-x"), best.get_attribute("data-y")
+    best.click()  # play the hint
+    page.wait_for_selector(f'.cell[data-x="{x}"][data-y="{y}"][data-stone="black"]')
+    wait_stones(page, 2)  # the bot answered
+    assert not page.is_visible("#hint-line") and page.locator(".cell.noted").count() == 0
+    wait_turn(page)
+    free = page.locator(".cell:not([data-stone])").first
+    free.click()
+    wait_stones(page, 4)
+    wait_turn(page)
+    page.click("#takeback")  # the bot grants it: back to two stones, my move
+    wait_stones(page, 2)
+    wait_turn(page)
+    assert page.is_visible("#hint")
+    # A casual game against the bot without hints has no Hint.
+    page.click("a.button:has-text('Lobby')")
+    page.select_option("#game", "tictactoe")
+    page.select_option("#opponent", "bot")
+    page.uncheck("#hints")
+    page.click("#create")
+    page.wait_for_url("**/r/*")
+    page.wait_for_selector("#status:has-text('to move'), #status:has-text('Your move')")
+    assert page.locator("#hint").count() == 0
+    assert page.script_errors == []
