@@ -22,6 +22,7 @@ from abc import ABC, abstractmethod
 
 from bots.engine.levels import LEVELS, analyse
 from bots.engine.limits import Limit, SearchResult
+from bots.engine.lines import Analysis, Line, analyse_position
 from bots.renju_play import renju_move
 from protocol.rules import Game, Move, Variant
 
@@ -86,6 +87,13 @@ class Bot(ABC):
     def on_draw_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
         """Whether to accept the opponent's draw offer after ``moves``; by default no."""
         return False
+
+    def analyse(self, variant: Variant, moves: list[Move], lines: int, limit: Limit) -> Analysis:
+        """Up to ``lines`` best moves after ``moves`` within ``limit`` (an ``analyse_job``,
+        docs/BOTS.md), best first, and exact values when known; by default one line: the move
+        ``choose`` plays, with no score."""
+        move = self.play(variant, moves, limit)
+        return Analysis([Line(move, pv=[move])])
 
     def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
         """Whether to let the opponent take back its last move (and this bot's reply, if it
@@ -152,3 +160,16 @@ class MinimaxBot(Bot):
     def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
         """The easy levels (1-5) forgive a mis-click; the strong ones play on."""
         return self.level <= 5
+
+    def analyse(self, variant: Variant, moves: list[Move], lines: int, limit: Limit) -> Analysis:
+        """The full-strength engine's lines (multi-PV) and, on boards the exact solver finishes
+        in time, every empty cell's proven value (:mod:`bots.engine.lines`), whatever the
+        level: an analysis is asked of the engine's best. In renju black's fouls are dropped."""
+        if Game.from_moves(variant, moves).over:
+            raise ValueError("the game is already over")
+        found = analyse_position(variant, list(moves), lines, limit.time_s or 1.0)
+        game = Game.from_moves(variant, moves)
+        legal = [line for line in found.lines if game.is_legal(line.move)]
+        if not legal:  # every line a renju foul: the move the bot would play
+            return super().analyse(variant, moves, lines, limit)
+        return Analysis(legal, found.values)

@@ -66,6 +66,10 @@ class Limits:
     max_lookups: int = 32
     #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
     lookup_cost: float = 4.0
+    #: Analyses (``analyse`` jobs sent to bots) in flight in all (``busy`` past it), and the
+    #: answers kept per position (core/analysis.py).
+    max_analyses: int = 8
+    analysis_cache: int = 2048
     #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
     max_page: int = 100
     #: An offline player with no room and no game in the history is forgotten after this long.
