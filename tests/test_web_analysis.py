@@ -16,10 +16,13 @@ from protocol.records import read_psq
 pytestmark = pytest.mark.slow
 
 
-def finished_tictactoe(alice: Any, bob: Any, url: str, moves: list[tuple[int, int]]) -> str:
-    """Play ``moves`` alternately (alice first) in a new tic-tac-toe room; the game's id."""
+def finished_tictactoe(
+    alice: Any, bob: Any, url: str, moves: list[tuple[int, int]], bot: bool = False
+) -> str:
+    """Play ``moves`` alternately (alice first) in a new tic-tac-toe room; the game's id
+    (``bot``: once the built-in bot, which analyses, is online)."""
     alice.goto(url + "/")
-    alice.wait_for_selector("#net.online")
+    alice.wait_for_selector("#bots:has-text('minimax')" if bot else "#net.online")
     alice.select_option("#game", "tictactoe")
     alice.select_option("#seat", "0")
     alice.click("#create")
@@ -165,7 +168,7 @@ def test_a_finished_game_is_analysed_with_its_blunder_and_the_proven_values(
     browser: Any, web_server: WebServer
 ) -> None:
     alice, bob, viewer = new_page(browser), new_page(browser), new_page(browser)
-    game_id = finished_tictactoe(alice, bob, web_server.url, BLUNDERED)
+    game_id = finished_tictactoe(alice, bob, web_server.url, BLUNDERED, bot=True)
     alice.click("#analyse-link")  # the room's link to the game's analysis
     alice.wait_for_url(f"**/g/{game_id}?analyse")
     alice.wait_for_selector("#analyse-progress[data-done]")
@@ -205,8 +208,9 @@ def test_the_analysis_board_shows_proven_values_and_the_engines_lines(
     browser: Any, web_server: WebServer
 ) -> None:
     page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#bots:has-text('minimax')")  # the built-in bot analyses
     page.goto(web_server.url + "/analysis")
-    page.wait_for_selector("#net.online")
     page.wait_for_selector("#study-value:has-text('Proven: draw')")
     cell(page, 1, 1).click()  # X in the centre: O to move
     page.wait_for_selector(".cell.v-loss")

@@ -140,6 +140,9 @@ def test_blunders_on_solved_boards_are_a_win_or_draw_played_into_a_loss(page: An
     assert [e["verdict"] for e in got] == ["blunder", "mistake", "blunder", None]
     assert got[0]["played"] == {"move": [0, 1], "value": "loss", "plies": 7}
     assert got[0]["best"] == [1, 1] and got[1]["best"] == [2, 2]  # the solver's best
+    assert [e["missed"] for e in got] == [True, True, True, False]
+    equal = run(page, "return E.review([{lines: [], values: arg}], [[0, 0]], null);", draws)
+    assert equal[0]["best"] == [1, 1] and not equal[0]["missed"]  # another draw: as good
     notes = run(page, "return E.overlay(arg);", wins)
     assert notes == [
         {"x": 2, "y": 2, "cls": "v-win", "text": "3"},

@@ -66,6 +66,15 @@ export function scoreText(score) {
   return n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0";
 }
 
+/** Whether the proven cell value `a` is worse than `b` (a lower result, a longer win, a
+ *  shorter loss). */
+function worse(a, b) {
+  if (RANK[a.value] !== RANK[b.value]) return RANK[a.value] < RANK[b.value];
+  if (a.value === "win") return a.plies > b.plies;
+  if (a.value === "loss") return a.plies < b.plies;
+  return false;
+}
+
 /** The value `v` seen from the first player's side (black, X): the graph's view. */
 export function forFirst(v, toMove) {
   return toMove === 0 ? v : -v;
@@ -94,8 +103,9 @@ function endValue(end) {
  * the colour of the first move (0 unless a set-up position gave the move to white). One entry
  * a move: `{ply, mover, before, after, drop, played, best, verdict}`: `before`/`after` the
  * mover's value (−1…1) before and after the move (null when unknown), `played` the proven value
- * of the cell played (on solved boards), `best` the engine's (or the solver's) best move, and
- * `verdict` "blunder", "mistake" or null.
+ * of the cell played (on solved boards), `best` the engine's (or the solver's) best move,
+ * `missed` whether it is another move and a better one (on a solved board: of a better proven
+ * value; else the engine's choice), and `verdict` "blunder", "mistake" or null.
  */
 export function review(replies, moves, end, first = 0) {
   const out = [];
@@ -122,7 +132,10 @@ export function review(replies, moves, end, first = 0) {
       verdict = "blunder";
     }
     const drop = before && after !== null ? before.v - after : null;
-    out.push({ ply: i, mover, before: before ? before.v : null, after, drop, played, best, verdict });
+    const other = best !== null && (best[0] !== x || best[1] !== y);
+    // on a solved board another move is only better when its proven value is
+    const missed = other && (!played || !solved || worse(played, solved));
+    out.push({ ply: i, mover, before: before ? before.v : null, after, drop, played, best, missed, verdict });
   }
   return out;
 }

@@ -86,7 +86,7 @@ export class Replay {
   }
 
   /** Mark each move of the list with its verdict ("??" a blunder, "?" a mistake) and the best
-   *  move where another was played. */
+   *  move where a better one was there. */
   annotate(entries) {
     const height = this.game.game.height;
     for (const [i, li] of [...this.list.children].entries()) {
@@ -96,9 +96,7 @@ export class Replay {
       verdict.textContent = !e || !e.verdict ? "" : e.verdict === "blunder" ? " ??" : " ?";
       verdict.className = `verdict ${e && e.verdict ? e.verdict : ""}`;
       li.classList.toggle("blunder", !!e && e.verdict === "blunder");
-      const m = this.game.moves[i];
-      const other = e && e.best && (e.best[0] !== m.x || e.best[1] !== m.y);
-      best.textContent = other ? ` (best ${coordName(e.best[0], e.best[1], height)})` : "";
+      best.textContent = e && e.missed ? ` (best ${coordName(e.best[0], e.best[1], height)})` : "";
     }
   }
 

@@ -13,6 +13,7 @@ import { h } from "./ui.js";
 const SVG = "http://www.w3.org/2000/svg";
 const W = 600;
 const H = 120;
+const PAD = 8; // room above and below for a dot at either end
 
 function svg(tag, attrs = {}) {
   const node = document.createElementNS(SVG, tag);
@@ -34,7 +35,7 @@ export class GameReview {
       [["0.3", "0.3 s a move"], ["1", "1 s a move"], ["3", "3 s a move"]].map(([v, t]) => h("option", { value: v }, t)));
     this.time.value = "1";
     this.progress = h("span", { id: "analyse-progress", class: "hint" });
-    this.graph = svg("svg", { id: "eval-graph", class: "eval-graph", viewBox: `0 0 ${W} ${H}`,
+    this.graph = svg("svg", { id: "eval-graph", class: "eval-graph", viewBox: `0 ${-PAD} ${W} ${H + 2 * PAD}`,
       preserveAspectRatio: "none", role: "img", "aria-label": "evaluation graph" });
     this.graph.addEventListener("click", (e) => {
       const box = this.graph.getBoundingClientRect();
@@ -120,7 +121,7 @@ export class GameReview {
     const moves = this.moves();
     const n = Math.max(1, moves.length);
     const points = g ? curve(this.replies, moves, ending(g)) : [];
-    const parts = [svg("rect", { x: 0, y: 0, width: W, height: H, class: "bg" }),
+    const parts = [svg("rect", { x: 0, y: -PAD, width: W, height: H + 2 * PAD, class: "bg" }),
       svg("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: "mid" })];
     const known = points.map((v, i) => [i, v]).filter(([, v]) => v !== null);
     if (known.length) {
@@ -134,13 +135,14 @@ export class GameReview {
       if (!e.verdict || points[e.ply + 1] === null) continue;
       const cx = ((e.ply + 1) / n) * W;
       const cy = ((1 - points[e.ply + 1]) / 2) * H;
-      const dot = svg("circle", { cx, cy, r: 5, class: `dot ${e.verdict}`, "data-ply": e.ply + 1 });
+      // a zero-length line with a round cap: a round dot however the graph is stretched
+      const dot = svg("line", { x1: cx, y1: cy, x2: cx, y2: cy, class: `dot ${e.verdict}`, "data-ply": e.ply + 1 });
       dot.append(svg("title"));
       dot.firstChild.textContent = `${e.ply + 1}. ${e.verdict}`;
       parts.push(dot);
     }
     const at = (this.replay.at / n) * W;
-    parts.push(svg("line", { x1: at, y1: 0, x2: at, y2: H, class: "now" }));
+    parts.push(svg("line", { x1: at, y1: -PAD, x2: at, y2: H + PAD, class: "now" }));
     this.graph.replaceChildren(...parts);
   }
 
@@ -150,6 +152,10 @@ export class GameReview {
     this.drawGraph();
     const g = this.replay.game;
     const reply = this.replies[ply];
+    if (g && ply === g.moves.length && ending(g)) {
+      this.here.textContent = this.replies.length ? "The game ended on the board here." : "";
+      return [];
+    }
     if (!g || !reply) {
       this.here.textContent = this.replies.length ? "This position is not analysed yet." : "";
       return [];
