@@ -258,6 +258,8 @@ def test_a_training_game_gives_hints_and_takebacks_against_the_bot(
     page.click("#hint")
     page.wait_for_selector("#hint-line:has-text('Hint: ')")
     assert "draw" in (page.text_content("#hint-line") or "")  # the empty board's proven value
+    assert page.locator(".cell.noted").count() >= 1
+    assert page.locator(".cell.noted[data-stone]").count() == 0  # the line is on empty cells
     best = page.locator(".cell.pv1")
     x, y = best.get_attribute("data-x"), best.get_attribute("data-y")
     best.click()  # play the hint

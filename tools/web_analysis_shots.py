@@ -142,6 +142,8 @@ def shoot(browser: Any, url: str, out: Path) -> None:
     wait_turn(dave)
     dave.click("#hint")
     dave.wait_for_selector("#hint-line:has-text('Hint')")
+    assert dave.locator(".cell[data-stone]").count() == 6, "three moves each"
+    assert dave.locator(".cell.noted[data-stone]").count() == 0, "the hint's line on empty cells"
     dave.screenshot(path=str(out / "web-training-hint.png"), full_page=True)
 
 

@@ -68,7 +68,8 @@ export class Hints {
     const seen = positionValue(this.reply);
     const pv = (line.pv && line.pv.length ? line.pv : [line.move]).slice(0, 5);
     this.box.hidden = false;
-    this.box.textContent = `Hint: ${coordName(...line.move, height)}${seen ? ` (${seen.text})` : ""}` +
+    const why = !seen ? "" : seen.kind === "score" ? ` (the engine's score for you: ${seen.text})` : ` (${seen.text} for you)`;
+    this.box.textContent = `Hint: ${coordName(...line.move, height)}${why}` +
       ` · the line: ${pv.map(([x, y]) => coordName(x, y, height)).join(" ")}`;
     const colour = st.colours ? st.colours[st.seat] : st.seat;
     return pv.map(([x, y], i) => ({ x, y, cls: `pv pv-${(colour + i) % 2 ? "w" : "b"}${i ? "" : " pv1"}`,

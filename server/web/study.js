@@ -71,8 +71,8 @@ export class Study {
     this.height = number("study-height", 4, 3, 25);
     this.k = number("study-k", 4, 3, 25);
     this.rule = select("study-rule", [["freestyle", "freestyle"], ["exact", "exactly k"], ["renju", "renju"]], "freestyle");
-    this.sizeRow = h("p", { class: "size-row" }, h("label", {}, "Width ", this.width), " ",
-      h("label", {}, "Height ", this.height), " ", h("label", {}, "In a row ", this.k), " ", h("label", {}, "Rule ", this.rule));
+    this.sizeRow = h("div", { class: "size-row" }, h("label", {}, "Width ", this.width),
+      h("label", {}, "Height ", this.height), h("label", {}, "In a row ", this.k), h("label", {}, "Rule ", this.rule));
     this.gameSel.addEventListener("change", () => { this.sizeRow.hidden = this.gameSel.value !== "mnk"; });
     this.mode = select("study-mode", MODES, "play");
     this.toMove = select("study-to-move", [["0", "black / X"], ["1", "white / O"]], "0");
