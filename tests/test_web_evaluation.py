@@ -109,6 +109,14 @@ def test_blunders_by_score_fall_past_the_threshold_and_not_when_already_lost(pag
     )
     expected = [0, -math.tanh(1), -math.tanh(0.9), -1, -math.tanh(0.25), -math.tanh(0.3)]
     assert curve == [pytest.approx(v) for v in expected]
+    # A reply's own to_move wins over the ply's parity (a set-up position gave white the move).
+    swapped = [{**r, "to_move": 1 - i % 2} for i, r in enumerate(replies)]
+    turned = run(
+        page, "return E.curve(arg, [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]], null);", swapped
+    )
+    assert turned == [pytest.approx(-v) for v in expected]
+    movers = run(page, "return E.review(arg, [[0, 1], [1, 1]], null).map((e) => e.mover);", swapped)
+    assert movers == [1, 0]
     # Unknown positions break nothing: no verdict where either side of a move is missing.
     sparse = run(page, "return E.review([arg[0]], [[0, 1], [1, 1]], null);", replies)
     assert [e["verdict"] for e in sparse] == [None, None]

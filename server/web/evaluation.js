@@ -110,8 +110,8 @@ function endValue(end) {
 export function review(replies, moves, end, first = 0) {
   const out = [];
   for (let i = 0; i < moves.length; i++) {
-    const mover = (first + i) % 2;
     const here = replies[i];
+    const mover = sideToMove(here, (first + i) % 2);
     const before = here ? positionValue(here) : null;
     let after = i === moves.length - 1 ? endValue(end) : null;
     if (after === null && replies[i + 1]) {
@@ -140,6 +140,11 @@ export function review(replies, moves, end, first = 0) {
   return out;
 }
 
+/** The side to move in `reply` (its `to_move`), else `fallback` (the colour the ply says). */
+function sideToMove(reply, fallback) {
+  return reply && (reply.to_move === 0 || reply.to_move === 1) ? reply.to_move : fallback;
+}
+
 /** The graph's points: for each position 0…n the first player's value (+1 a win for the colour
  *  that moved first), or null while unknown. */
 export function curve(replies, moves, end, first = 0) {
@@ -152,7 +157,7 @@ export function curve(replies, moves, end, first = 0) {
       continue;
     }
     const seen = replies[i] ? positionValue(replies[i]) : null;
-    points.push(seen ? forFirst(seen.v, (first + i) % 2) : null);
+    points.push(seen ? forFirst(seen.v, sideToMove(replies[i], (first + i) % 2)) : null);
   }
   return points;
 }
