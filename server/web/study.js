@@ -5,7 +5,7 @@
 
 import { analyserOf } from "./analyser.js";
 import { Board, coordName } from "./board.js";
-import { overlay, positionValue } from "./evaluation.js";
+import { overlay, positionValue, valueText } from "./evaluation.js";
 import { GAMES, h } from "./ui.js";
 
 const SIZES = { tictactoe: [3, 3, 3, "freestyle"], gomoku: [15, 15, 5, "freestyle"],
@@ -285,7 +285,8 @@ export class Study {
     const seen = positionValue(reply);
     this.verdict.textContent = seen ? `${seen.kind === "exact" ? "Proven: " : ""}${seen.text} for the side to move` : "";
     this.lines.replaceChildren(...(reply.lines || []).map((l) => {
-      const value = positionValue({ lines: [l] }).text;
+      const proven = (reply.values || []).find((c) => c.move[0] === l.move[0] && c.move[1] === l.move[1]);
+      const value = proven ? valueText(proven.value, proven.plies) : positionValue({ lines: [l] }).text;
       const pv = (l.pv || []).map(([x, y]) => coordName(x, y, height)).join(" ");
       return h("li", {}, h("button", { class: "link", onclick: () => this.pick(...l.move) }, coordName(...l.move, height)),
         ` ${value}`, h("span", { class: "hint" }, ` depth ${l.depth} · ${pv}`));
