@@ -212,6 +212,8 @@ def test_the_analysis_board_shows_proven_values_and_the_engines_lines(
     page.wait_for_selector("#bots:has-text('minimax')")  # the built-in bot analyses
     page.goto(web_server.url + "/analysis")
     page.wait_for_selector("#study-value:has-text('Proven: draw')")
+    assert page.locator("#lines li").count() == 3  # three lines by default, each a proven draw
+    assert all(" draw " in t for t in page.locator("#lines li").all_text_contents())
     cell(page, 1, 1).click()  # X in the centre: O to move
     page.wait_for_selector(".cell.v-loss")
     expected = {c: ("v-draw", "=") for c in CORNERS} | {e: ("v-loss", "6") for e in EDGES}

@@ -1,7 +1,7 @@
-"""The browser's analysis logic (server/web/evaluation.js and the analysis board's line check in
-study.js), run as it is in the real chromium on known answers: the bounded scale, the value of
-a reply, the blunders of a game by score and by proven value, the graph's points, the plain-text
-record, and which lines win under each rule."""
+"""The browser's analysis logic (server/web/evaluation.js, the analysis board's line check in
+study.js, the page's analyser), run as it is in the real chromium on known answers: the bounded
+scale, the value of a reply, the blunders of a game by score and by proven value, the graph's
+points, the plain-text record, which lines win under each rule, and one request in flight."""
 
 from __future__ import annotations
 
@@ -204,3 +204,47 @@ def test_the_analysis_boards_line_check_follows_each_rule(page: Any) -> None:
         ];""",
     )
     assert got == [True, True, False, True, False, True, False, True, False, True]
+
+
+def test_the_page_sends_one_analyse_at_a_time_and_retries_a_refusal_for_load(page: Any) -> None:
+    got = page.evaluate(
+        """async () => {
+        const { analyserOf } = await import("/assets/analyser.js");
+        // A stand-in for the socket: counts what is in flight, answers when told.
+        const net = { inFlight: 0, most: 0, sent: [], answers: [],
+          request(msg) {
+            this.inFlight++; this.most = Math.max(this.most, this.inFlight); this.sent.push(msg);
+            return new Promise((resolve, reject) => this.answers.push((err) => {
+              this.inFlight--;
+              if (err) reject(Object.assign(new Error(err), {code: err}));
+              else resolve({n: msg.ply});
+            }));
+          } };
+        const a = analyserOf(net);
+        const owner = {};
+        const asked = [0, 1, 2, 3].map((ply) =>
+          a.ask({ game_id: "g", ply }, ply === 3 ? owner : null).then((r) => r.n, (e) => e.code));
+        const tick = () => new Promise((done) => setTimeout(done, 0));
+        await tick();
+        const before = net.sent.length;  // only the first went out
+        a.drop(owner);  // the last one is dropped before it is sent
+        net.answers.shift()("rate_limited");  // refused for load: asked again after a pause
+        const start = performance.now();
+        while (net.sent.length < 2) await tick();
+        const paused = performance.now() - start;
+        net.answers.shift()();
+        while (net.sent.length < 3) await tick();
+        net.answers.shift()("no_such_game");  // any other error is the asker's
+        while (net.sent.length < 4) await tick();
+        net.answers.shift()();
+        const results = await Promise.all(asked);
+        const sent = net.sent.map((m) => [m.type, m.ply]);
+        return { before, paused, results, sent, most: net.most, same: analyserOf(net) === a,
+                 pending: a.pending };
+        }"""
+    )
+    assert got["before"] == 1 and got["most"] == 1  # never two in flight
+    assert got["paused"] >= 900  # the first pause is a second
+    assert got["results"] == [0, "no_such_game", 2, "dropped"]
+    assert got["sent"] == [["analyse", 0], ["analyse", 0], ["analyse", 1], ["analyse", 2]]
+    assert got["same"] and got["pending"] == 0
