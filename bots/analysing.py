@@ -1,8 +1,9 @@
 """The bot runner's analyses: the server's ``analyse_job`` answered with ``analysed``
 (docs/PROTOCOL.md, "Analysis"; docs/BOTS.md).
 
-An in-process engine analyses in a worker pool of its own (``--analyses`` processes), so an
-analysis never takes a worker a game's clock is waiting for; a Piskvork brain answers one line
+An in-process engine analyses in a worker pool of its own (``--analyses`` processes, at a lower
+CPU priority), so an analysis never takes a worker, nor CPU, a game's clock is waiting for; a
+Piskvork brain answers one line
 from a brain process started for the job. A job that fails, or comes beyond what the bot
 announced, is answered with an ``error`` (the server tells the asker ``analysis_failed``).
 """
@@ -25,6 +26,9 @@ log = logging.getLogger("mnk.bot")
 #: The longest a job may ask (the server's cap), and the jobs a bot keeps at once per slot.
 MAX_JOB_S = 5.0
 QUEUE_PER_SLOT = 2
+#: The analysis workers' niceness: on a busy machine the games (the server, the bots' game
+#: workers) get the CPU first and an analysis searches less deep in its time.
+ANALYSIS_NICE = 10
 
 
 class Analysing:
@@ -40,7 +44,7 @@ class Analysing:
         """``slots`` analyses at once (0: none, the ``hello`` then offers none)."""
         self.analysis_slots = slots
         in_process = self.spec.in_process and slots > 0
-        self.analysis_pool = WorkerPool(think, slots) if in_process else None
+        self.analysis_pool = WorkerPool(think, slots, ANALYSIS_NICE) if in_process else None
         self._analyses: set[asyncio.Task[None]] = set()
 
     async def _send(self, message: dict[str, Any]) -> None:  # the runner's

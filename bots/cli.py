@@ -96,9 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--analyses",
         type=int,
-        default=1,
+        default=2,
         help="the server's analyse jobs answered at once, each in a worker of its own "
-        "(default 1; 0: none)",
+        "(default 2; 0: none)",
     )
     p.add_argument("--log-level", default="INFO")
     return p

@@ -71,7 +71,7 @@ class BotRunner(Seeking, Analysing):
         key: str | None = None,
         seek_plan: SeekPlan | None = None,
         send_info: bool = False,
-        analyses: int = 1,
+        analyses: int = 2,
     ) -> None:
         self.spec = spec
         #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+from protocol.rules import Game, Move, Variant
 from support.clients import RawClient
 
 #: The line a test bot answers by default (its cell is empty in the tests' positions).
@@ -34,3 +36,18 @@ async def finished_tictactoe(client_factory: Any) -> tuple[RawClient, RawClient,
         assert reply["type"] == "moved", reply
     over = await alice.expect("game_over")
     return alice, bob, room, over["game_id"]
+
+
+def random_positions(variant: Variant, count: int, seed: int, least: int = 0) -> list[list[Move]]:
+    """``count`` random legal positions of ``variant`` that are not over (at least ``least``
+    stones), each reached by random moves from the empty board."""
+    rng = random.Random(seed)
+    found: list[list[Move]] = []
+    while len(found) < count:
+        game = Game(variant)
+        target = rng.randrange(least, variant.cells - 1)
+        while game.ply < target and not game.over:
+            game.push(rng.choice(game.legal_moves()))
+        if not game.over:
+            found.append(list(game.moves))
+    return found
