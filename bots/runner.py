@@ -109,8 +109,6 @@ class BotRunner(Seeking, Analysing):
         stop = stop or asyncio.Event()
         if self.pool is not None:  # start the workers now, not during the first game's clock
             await self.pool.warm_up(WARM_UP_JOB)
-        if self.analysis_pool is not None:
-            await self.analysis_pool.warm_up(WARM_UP_JOB)
         watchdog = asyncio.create_task(self._watch_parent(stop))
         playing = asyncio.create_task(self.conn.run(self._on))
         stopper = asyncio.create_task(stop.wait())

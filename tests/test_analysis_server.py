@@ -212,3 +212,33 @@ async def test_hints_are_for_casual_games_against_a_bot(
     alice = await client_factory("alice")
     clock = {"initial_s": 60, "increment_s": 0}
     await alice.error("bad_options", type="create_room", clock=clock, **create)
+
+
+async def test_a_casual_game_against_a_bot_without_hints_is_refused_to_its_player(
+    client_factory: Any, server: Any
+) -> None:
+    await analyser(client_factory, "oracle")
+    player = await client_factory("minimax", kind="bot", games=["*"], capacity=4)
+    alice = await client_factory("alice")
+    create = {"game": "gomoku", "opponent": "bot", "level": 3, "seat": 0}
+    room = (await alice.request(type="create_room", **create))["room"]
+    assert "hints" not in (await alice.expect("state"))["options"]
+    await alice.error("analysis_refused", type="analyse", room=room)
+    await alice.error("too_early", type="takeback_offer", room=room)  # the usual rules
+    await player.alive()
+
+
+def test_a_live_rated_game_is_refused_and_a_finished_one_is_not() -> None:
+    from protocol.errors import AnalysisRefused
+    from protocol.rules import Termination
+    from protocol.variants import make_variant
+    from server.core.analysis_position import may_analyse
+    from server.core.room import Room
+
+    rated = Room("r1", make_variant("gomoku"), {"opponent": "human", "rated": True})
+    with pytest.raises(AnalysisRefused):
+        may_analyse(rated)
+    training = Room("r2", make_variant("gomoku"), {"opponent": "bot", "hints": True})
+    may_analyse(training)
+    rated.game.end(Termination.RESIGN, 0)
+    may_analyse(rated)  # over: anyone may look

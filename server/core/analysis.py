@@ -97,8 +97,9 @@ class Analysis:
         self.clock = clock
         self.jobs: dict[str, Job] = {}
         self._by_key: dict[bytes, str] = {}
-        #: Answers by key: (the time the search had, the body), least recently used first.
-        self._cache: OrderedDict[bytes, tuple[float, Message]] = OrderedDict()
+        #: Answers by key: (the time the search had, the body packed: a few hundred bytes
+        #: instead of a tree of lists), least recently used first.
+        self._cache: OrderedDict[bytes, tuple[float, bytes]] = OrderedDict()
         #: Players with an ``analyse`` waiting (a job's id, or "" for a store lookup) and since.
         self._waiting: dict[str, tuple[str, float]] = {}
         #: What each player's lookup of a game asked for: (lines, time, request id, ply).
@@ -182,7 +183,7 @@ class Analysis:
         if cached is not None and cached[0] >= time_s:
             self._cache.move_to_end(key)
             self.hits += 1
-            return [Reply(self._message(cached[1], target, asker))]
+            return [Reply(self._message(wire.unpack(cached[1]), target, asker))]
         now = self.clock()
         running = self.jobs.get(self._by_key.get(key, ""))
         if running is not None:  # the same position is being searched: wait for that
@@ -239,7 +240,7 @@ class Analysis:
             out = self._fail(job, "the analysing bot answered nonsense")
             return [*out, Reply(wire.error(exc.code, exc.message))]
         self._close(job)
-        self._cache[job.key] = (job.time_s, body)
+        self._cache[job.key] = (job.time_s, wire.pack(body))
         self._cache.move_to_end(job.key)
         while len(self._cache) > self.limits.analysis_cache:
             self._cache.popitem(last=False)
