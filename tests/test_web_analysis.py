@@ -287,3 +287,40 @@ def test_a_training_game_gives_hints_and_takebacks_against_the_bot(
     page.wait_for_selector("#status:has-text('to move'), #status:has-text('Your move')")
     assert page.locator("#hint").count() == 0
     assert page.script_errors == []
+
+
+def test_a_game_from_a_set_up_position_replays_and_is_analysed_from_it(
+    browser: Any, web_server: WebServer
+) -> None:
+    alice, bob = new_page(browser), new_page(browser)
+    alice.goto(web_server.url + "/")
+    alice.wait_for_selector("#bots:has-text('minimax')")
+    position = {"black": [[7, 7], [8, 8]], "white": [[7, 8]], "to_move": 1}  # white to move
+    joined = alice.evaluate(
+        """(position) => window.mnk.net.request({type: "create_room", game: "gomoku", seat: 0,
+            options: {position}})""",
+        position,
+    )
+    alice.goto(f"{web_server.url}/r/{joined['room']}")
+    bob.goto(f"{web_server.url}/r/{joined['room']}")
+    wait_stones(alice, 3)
+    wait_turn(bob)  # white, seat 1, moves first from the set-up
+    cell(bob, 0, 0).click()
+    wait_stones(bob, 4)
+    wait_turn(alice)
+    cell(alice, 1, 0).click()
+    wait_stones(alice, 5)
+    bob.on("dialog", lambda dialog: dialog.accept())
+    bob.click("#resign")
+    alice.wait_for_selector("#analyse-link")
+    alice.click("#analyse-link")
+    alice.wait_for_selector("#analyse-progress[data-done]")  # 3 positions: 0, 1 and the last
+    alice.click("#last")
+    assert stones(alice) == [
+        (0, 0, "white"), (1, 0, "black"), (7, 7, "black"), (7, 8, "white"), (8, 8, "black")
+    ]  # fmt: skip
+    alice.click("#first")
+    alice.wait_for_selector("#ply-analysis:has-text('To move: white')")
+    assert alice.locator(".cell.pv1").count() == 1  # the best move for white, on an empty cell
+    assert alice.locator(".cell.noted[data-stone]").count() == 0
+    assert alice.script_errors == bob.script_errors == []

@@ -106,7 +106,8 @@ export class Replay {
     const moves = g.moves;
     this.at = Math.max(0, Math.min(moves.length, n));
     this.slider.value = String(this.at);
-    const stones = moves.slice(0, this.at).map((m, i) => [m.x, m.y, i % 2, i + 1]);
+    const [setup, first] = this.setup();
+    const stones = [...setup, ...moves.slice(0, this.at).map((m, i) => [m.x, m.y, (first + i) % 2, i + 1])];
     const last = this.at ? [moves[this.at - 1].x, moves[this.at - 1].y] : null;
     const end = this.at === moves.length;
     const notes = this.review.notesAt(this.at);
@@ -119,6 +120,15 @@ export class Replay {
       (verdict ? ` · ${verdict}` : "") +
       (end ? ` · ${resultText(result, g.players, g.game.k)}` : "");
     for (const [i, li] of [...this.list.children].entries()) li.classList.toggle("at", i === this.at - 1);
+  }
+
+  /** A set-up position's stones (`options.position` of the record) and the colour of the first
+   *  move after them (0 black). */
+  setup() {
+    const position = this.game.options && this.game.options.position;
+    if (!position) return [[], 0];
+    const stones = [...position.black.map(([x, y]) => [x, y, 0, ""]), ...position.white.map(([x, y]) => [x, y, 1, ""])];
+    return [stones, position.to_move || 0];
   }
 
   exportPsq() {

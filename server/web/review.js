@@ -110,7 +110,7 @@ export class GameReview {
 
   update() {
     const g = this.replay.game;
-    this.entries = review(this.replies, this.moves(), ending(g));
+    this.entries = review(this.replies, this.moves(), ending(g), this.replay.setup()[1]);
     this.drawGraph();
     this.replay.annotate(this.entries);
     this.replay.show(this.replay.at);
@@ -120,7 +120,7 @@ export class GameReview {
     const g = this.replay.game;
     const moves = this.moves();
     const n = Math.max(1, moves.length);
-    const points = g ? curve(this.replies, moves, ending(g)) : [];
+    const points = g ? curve(this.replies, moves, ending(g), this.replay.setup()[1]) : [];
     const parts = [svg("rect", { x: 0, y: -PAD, width: W, height: H + 2 * PAD, class: "bg" }),
       svg("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: "mid" })];
     const known = points.map((v, i) => [i, v]).filter(([, v]) => v !== null);
@@ -163,8 +163,8 @@ export class GameReview {
     const seen = positionValue(reply);
     const height = g.game.height;
     const line = reply.lines && reply.lines[0];
-    const who = (ply % 2 === 0 ? "first" : "second") + " player";
-    const parts = [`To move: the ${who}`];
+    const side = reply.to_move === 0 || reply.to_move === 1 ? reply.to_move : (this.replay.setup()[1] + ply) % 2;
+    const parts = [`To move: ${side === 0 ? "black / X" : "white / O"}`];
     if (seen) parts.push(seen.kind === "exact" ? `proven ${seen.text}` : `${seen.text}${line && line.depth ? ` at depth ${line.depth}` : ""}`);
     if (line) {
       parts.push(`best ${coordName(...line.move, height)}`);
@@ -175,7 +175,7 @@ export class GameReview {
     if (reply.values && reply.values.length) return overlay(reply.values);
     if (!line) return [];
     return (line.pv && line.pv.length ? line.pv : [line.move]).slice(0, 6).map(([x, y], i) => ({
-      x, y, cls: `pv pv-${(ply + i) % 2 ? "w" : "b"}${i ? "" : " pv1"}`, text: String(i + 1),
+      x, y, cls: `pv pv-${(side + i) % 2 ? "w" : "b"}${i ? "" : " pv1"}`, text: String(i + 1),
       label: i ? `line move ${i + 1}` : `best move${line.score !== undefined ? ` ${scoreText(line.score)}` : ""}`,
     }));
   }
