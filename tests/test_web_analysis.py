@@ -191,6 +191,8 @@ def test_a_finished_game_is_analysed_with_its_blunder_and_the_proven_values(
     alice.click("#next")
     alice.wait_for_selector("#status:has-text('blunder')")
     # Another page analyses the same game: the replay's walk, not the room, needs no seat.
+    viewer.goto(f"{web_server.url}/")
+    assert viewer.get_attribute("#games a.analyse", "href") == f"/g/{game_id}?analyse"
     viewer.goto(f"{web_server.url}/g/{game_id}")
     viewer.wait_for_selector("#moves li >> nth=6")
     viewer.click("#analyse-game")

@@ -188,7 +188,8 @@ export class Lobby {
     }
     this.games.replaceChildren(...games.map((g) => h("li", {},
       h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),
-      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`}`)));
+      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`} · `,
+      h("a", { href: `/g/${g.game_id}?analyse`, "data-nav": "", class: "analyse" }, "analyse"))));
   }
 
   create() {
