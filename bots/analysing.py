@@ -1,11 +1,11 @@
 """The bot runner's analyses: the server's ``analyse_job`` answered with ``analysed``
 (docs/PROTOCOL.md, "Analysis"; docs/BOTS.md).
 
-An in-process engine analyses in a worker pool of its own (``--analyses`` processes, at a lower
-CPU priority, started with the first job: a bot nobody asks costs no process), so an analysis never takes a worker, nor CPU, a game's clock is waiting for; a
-Piskvork brain answers one line
-from a brain process started for the job. A job that fails, or comes beyond what the bot
-announced, is answered with an ``error`` (the server tells the asker ``analysis_failed``).
+An in-process engine analyses in a worker pool of its own (``--analyses`` processes, started
+with the first job, at a lower CPU priority), so an analysis never takes a worker, nor CPU, a
+game's clock is waiting for; a Piskvork brain answers one line from a brain process started
+for the job. A job that fails, or comes beyond what the bot announced, is answered with an
+``error`` (the server tells the asker ``analysis_failed``).
 """
 
 from __future__ import annotations

@@ -54,6 +54,8 @@ ANALYSIS = frozenset({"analyse", "analysed"})
 #: Seconds past its time budget a job may take before its askers get ``analysis_failed`` (the
 #: network both ways, a bot's queue of analyses).
 JOB_SLACK_S = 3.0
+#: Seconds a job may wait here for a slot of a busy bot before it is sent (else it fails).
+QUEUE_WAIT_S = 5.0
 #: Seconds a player's ``analyse`` of a game of the history may wait for the store.
 LOOKUP_WAIT_S = 30.0
 
@@ -76,7 +78,9 @@ class Job:
     target: Target
     lines: int
     time_s: float
+    #: The bot searching it ("" while it waits for a slot), and who asked first (never the bot).
     bot: str
+    first: str
     deadline: float
     askers: list[Asker] = field(default_factory=list)
 
@@ -192,33 +196,54 @@ class Analysis:
             return []
         if len(self.jobs) >= self.limits.max_analyses:
             raise Busy("the server is analysing as much as it may: try again in a moment")
-        bot = self._analyser(target, player)
-        job = Job(f"j_{next(self._ids)}", key, target, lines, time_s, bot.pid, now + time_s)
-        job.deadline += JOB_SLACK_S
+        bot = self._analyser(target, player.pid)  # None: every analyser is busy, wait a little
+        job = Job(f"j_{next(self._ids)}", key, target, lines, time_s, "", player.pid, now)
+        job.deadline += time_s + JOB_SLACK_S + (QUEUE_WAIT_S if bot is None else 0.0)
         job.askers.append(asker)
         self.jobs[job.id] = job
         self._by_key[key] = job.id
         self._waiting[player.pid] = (job.id, now)
-        self.sent += 1
-        order = {"type": "analyse_job", "job": job.id, "game": target.variant.describe()}
-        order |= {"moves": target.wire_moves(), "lines": lines, "time": time_s}
-        return [Send((bot.pid,), order)]
+        return [] if bot is None else [self._send(job, bot)]
 
-    def _analyser(self, target: Target, asker: Player) -> Player:
+    def _send(self, job: Job, bot: Player) -> Send:
+        """Hand ``job`` to ``bot``."""
+        job.bot = bot.pid
+        self.sent += 1
+        order = {"type": "analyse_job", "job": job.id, "game": job.target.variant.describe()}
+        order |= {"moves": job.target.wire_moves(), "lines": job.lines, "time": job.time_s}
+        return Send((bot.pid,), order)
+
+    def _queued(self) -> list[Out]:
+        """Send the jobs waiting for a slot that one is free for now, oldest first."""
+        out: list[Out] = []
+        for job in [j for j in self.jobs.values() if not j.bot]:
+            try:
+                bot = self._analyser(job.target, job.first)
+            except NoBotAvailable:  # its analysers left meanwhile
+                out += self._fail(job, "no bot is left to analyse that game")
+                continue
+            if bot is None:
+                break
+            out.append(self._send(job, bot))
+        return out
+
+    def _analyser(self, target: Target, asker: str) -> Player | None:
         """The least busy bot here that analyses this game (the built-in pool's, which plays
-        any level, first); NoBotAvailable when none has a free slot."""
+        any level, first); None when each has its slots taken, NoBotAvailable when none
+        analyses it at all."""
         load: dict[str, int] = {}
         for job in self.jobs.values():
             load[job.bot] = load.get(job.bot, 0) + 1
-        free = [
+        able = [
             p
             for p in self.bots.local_bots()
-            if p.analyses > load.get(p.pid, 0)
-            and p.pid != asker.pid
-            and plays(p.games, target.variant.name)
+            if p.analyses > 0 and p.pid != asker and plays(p.games, target.variant.name)
         ]
+        if not able:
+            raise NoBotAvailable("no bot analyses that game right now")
+        free = [p for p in able if p.analyses > load.get(p.pid, 0)]
         if not free:
-            raise NoBotAvailable("no bot is free to analyse that game right now")
+            return None
         return min(free, key=lambda p: (p.level is not None, load.get(p.pid, 0), p.pid))
 
     # -- answers -----------------------------------------------------------------------------
@@ -232,19 +257,20 @@ class Analysis:
             return []  # too late (the askers were told), or not this bot's: nothing to do
         if "error" in msg:
             log.info("bot %s failed analysis %s: %.200s", bot.name, job.id, msg["error"])
-            return self._fail(job, "the analysing bot failed on that position")
+            return self._fail(job, "the analysing bot failed on that position") + self._queued()
         try:
             body = answer_body(msg, job.target, job.lines)
         except BadMessage as exc:
             log.warning("bot %s answered analysis %s badly: %s", bot.name, job.id, exc.message)
             out = self._fail(job, "the analysing bot answered nonsense")
-            return [*out, Reply(wire.error(exc.code, exc.message))]
+            return [*out, Reply(wire.error(exc.code, exc.message)), *self._queued()]
         self._close(job)
         self._cache[job.key] = (job.time_s, wire.pack(body))
         self._cache.move_to_end(job.key)
         while len(self._cache) > self.limits.analysis_cache:
             self._cache.popitem(last=False)
-        return [Send((a.pid,), self._message(body, job.target, a)) for a in job.askers]
+        out: list[Out] = [Send((a.pid,), self._message(body, job.target, a)) for a in job.askers]
+        return out + self._queued()
 
     def sweep(self, now: float) -> list[Out]:
         """Fail jobs past their deadline or whose bot went away; forget stale waits."""
@@ -252,9 +278,11 @@ class Analysis:
             return []
         out: list[Out] = []
         for job in list(self.jobs.values()):
-            bot = self.roster.players.get(job.bot)
-            if now > job.deadline or bot is None or not bot.online:
+            bot = self.roster.players.get(job.bot) if job.bot else None
+            if now > job.deadline or (job.bot and (bot is None or not bot.online)):
                 out += self._fail(job, "the analysing bot ran out of time or left; try again")
+        if out:
+            out += self._queued()
         for pid, (job_id, since) in list(self._waiting.items()):
             if job_id not in self.jobs and now - since > LOOKUP_WAIT_S + MAX_JOB_S:
                 del self._waiting[pid]  # a lookup whose asker left (its answer never came)
@@ -283,5 +311,5 @@ class Analysis:
         return msg
 
 
-#: The longest a job may wait for its bot (the most time a request may ask, and the slack).
-MAX_JOB_S = 5.0 + JOB_SLACK_S
+#: The longest a job may wait for its bot (the most time a request may ask, the slack, the queue).
+MAX_JOB_S = 5.0 + JOB_SLACK_S + QUEUE_WAIT_S

@@ -165,7 +165,8 @@ async def test_no_analyser_and_a_failing_or_silent_bot(client_factory: Any, serv
     await alice.send(type="analyse", id=2, game="tictactoe", moves=[])
     job = await bot.expect("analyse_job")
     await bot.send(type="analysed", job=job["job"], error="engine crashed")
-    await alice.expect("error", id=2, code="analysis_failed")
+    failed = await alice.expect("error", id=2)
+    assert failed["code"] == "analysis_failed"
     await alice.send(type="analyse", id=3, game="tictactoe", moves=[])
     job = await bot.expect("analyse_job")
     await bot.send(type="analysed", job=job["job"], lines=[{"move": [5, 5]}])  # off the board
@@ -242,3 +243,20 @@ def test_a_live_rated_game_is_refused_and_a_finished_one_is_not() -> None:
     may_analyse(training)
     rated.game.end(Termination.RESIGN, 0)
     may_analyse(rated)  # over: anyone may look
+
+
+async def test_a_request_waits_for_a_busy_bots_slot_then_goes_to_it(
+    client_factory: Any, server: Any
+) -> None:
+    bot = await analyser(client_factory, slots=1)
+    alice, bob = await client_factory("alice"), await client_factory("bob")
+    await alice.send(type="analyse", id=1, game="tictactoe", moves=[])
+    first = await bot.expect("analyse_job")
+    await bob.send(type="analyse", id=2, game="tictactoe", moves=[[1, 1]])
+    await until(lambda: len(server.arena.analysis.jobs) == 2)
+    assert server.arena.analysis.sent == 1  # the second waits: the bot has one slot
+    await bot.send(type="analysed", job=first["job"], lines=[LINE])
+    assert (await alice.expect("analysis", id=1))["lines"] == [LINE]
+    second = await answer(bot)
+    assert second["moves"] == [[1, 1]]
+    assert (await bob.expect("analysis", id=2))["ply"] == 1
