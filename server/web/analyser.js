@@ -1,8 +1,8 @@
 // The page's analysis requests, bounded on this side too: one `analyse` in flight for the whole
 // page (the server allows one a connection), the next one waiting its turn, and a refusal for
-// load (`rate_limited`, `busy`, `no_bot_available`: the bots' slots are full or they are still
-// connecting) or a failed search (`analysis_failed`) retried a few times after a growing pause,
-// never in a loop.
+// load (`rate_limited`, `busy`), a failed search (`analysis_failed`) or no analysing bot yet
+// (`no_bot_available`: a server's bots connect a moment after it starts, or come back) retried
+// a few times after a growing pause (7 s in all), never in a loop.
 
 const RETRY = new Set(["rate_limited", "busy", "no_bot_available", "analysis_failed"]);
 const PAUSES_MS = [1000, 2000, 4000];
