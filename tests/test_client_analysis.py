@@ -230,19 +230,25 @@ def test_the_plain_text_record_round_trips() -> None:
     game = record_game(row)
     assert game is not None and game.times_ms == (1100, 352, None, 0)
     text = text_record(game)
-    assert text.splitlines()[1:6] == [
-        "game: gomoku 15x15 k=5 freestyle",
-        "black: alice",
-        "white: minimax",
-        "result: alice resigned, minimax wins",
-        "1 H8 1.100",
+    assert text.splitlines() == [
+        "# mnk-arena game record (plain text)",
+        "# game: g_9",
+        "# variant: gomoku 15x15 k=5 rule=freestyle",
+        "# first: alice",
+        "# second: minimax",
+        "1 H8 7,7 1.100",
+        "2 J7 8,8 0.352",
+        "3 A1 0,14 -",
+        "4 P15 14,0 0.000",
+        "# result: minimax wins (resign)",
     ]
-    assert "3 A1 -" in text and "4 P15 0.000" in text
     back = read_text_record(text)
-    assert back.moves == game.moves and back.times_ms == game.times_ms
-    assert back.header["black"] == "alice"
-    with pytest.raises(ValueError):
-        read_text_record(text.replace("2 J7", "5 J7"))
+    assert [(m.x, m.y) for m in back.moves] == list(game.moves)
+    assert back.times_ms == game.times_ms
+    assert back.players == ("alice", "minimax") and (back.winner, back.reason) == (1, "resign")
+    for broken in ("2 J7 8,8", "5 J7 8,8"), ("2 J7 8,8", "2 J8 8,8"), ("P15 14,0", "P15 15,0"):
+        with pytest.raises(ValueError):
+            read_text_record(text.replace(*broken))
     assert seconds(None) == "-" and seconds(61234) == "61.234"
 
 
@@ -250,10 +256,11 @@ def test_a_wide_board_record_round_trips_through_a_file(tmp_path: Path) -> None:
     info = GameInfo("mnk", 25, 4, 4)
     game = FinishedGame("g/../x", "r", info, ("a", "b"), ((24, 0), (0, 3)), Result(None, "draw"))
     back = read_text_record(text_record(game))
-    assert back.moves == ((24, 0), (0, 3)) and back.times_ms == (None, None)
+    assert [(m.x, m.y) for m in back.moves] == [(24, 0), (0, 3)]
+    assert back.times_ms == (None, None) and back.winner is None and back.reason == "draw"
     path = save(game.game_id, ".txt", text_record(game), tmp_path)
     assert path.parent == tmp_path and path.name == "mnk-g____x.txt"  # no path out of the folder
-    assert read_text_record(path.read_text()).moves == game.moves
+    assert [(m.x, m.y) for m in read_text_record(path.read_text()).moves] == list(game.moves)
 
 
 def test_the_analysis_board_sets_up_a_position_and_plays_from_it() -> None:

@@ -254,7 +254,7 @@ def test_exports_write_the_servers_psq_and_our_text_record(
     open_game(a, net)
     click_action(a, "export", "txt")
     record = read_text_record((tmp_path / "mnk-g_1.txt").read_text())
-    assert record.moves == tuple((m["x"], m["y"]) for m in GAME["moves"])
+    assert [(m.x, m.y) for m in record.moves] == [(m["x"], m["y"]) for m in GAME["moves"]]
     assert record.times_ms == tuple(m["ms"] for m in GAME["moves"])
     click_action(a, "export", "psq")
     asked = net.sent[-1]

@@ -69,8 +69,8 @@ def test_the_replay_shows_times_and_exports_psq_and_text(
         alice.click("export", "txt")
         text = (tmp_path / "out" / f"mnk-{game.game_id}.txt").read_text()
         record = read_text_record(text)
-        assert record.moves == game.moves and record.times_ms == game.times_ms
-        assert record.header["X"] == "alice" and record.header["O"] == "minimax"
+        assert [(m.x, m.y) for m in record.moves] == list(game.moves)
+        assert record.times_ms == game.times_ms and record.players == ("alice", "minimax")
         alice.click("export", "psq")
         path = tmp_path / "out" / f"mnk-{game.game_id}.psq"
         alice.pump(path.exists, 10, "the .psq file")

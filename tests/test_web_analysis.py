@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support.browser import WebServer, cell, new_page, stones, wait_stones, wait_turn
 
-from protocol.records import read_psq
+from protocol.records import read_psq, read_text
 
 pytestmark = pytest.mark.slow
 
@@ -88,6 +88,11 @@ def test_the_replay_shows_each_moves_time_and_exports_psq_and_a_text_record(
             round(m["ms"] / 1000, 3) for m in record["game"]["moves"]
         ]
         assert lines[-1].startswith("# result: ") and "wins (line)" in lines[-1]
+        back = read_text(
+            text
+        )  # the one format, as protocol/records.py (and the pygame client) read it
+        assert [(m.x, m.y) for m in back.moves] == moves and back.reason == "line"
+        assert back.times_ms == tuple(m["ms"] for m in record["game"]["moves"])
         assert alice.script_errors == bob.script_errors == viewer.script_errors == []
     finally:
         server.stop()

@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 from support.browser import new_page
 
+from protocol.records import TextRecord, read_text, write_text
+from protocol.rules import Move
+
 pytestmark = pytest.mark.slow
 
 IMPORT = 'const E = await import("/assets/evaluation.js");'
@@ -181,8 +184,15 @@ def test_the_graph_line_and_the_plain_text_record(page: Any) -> None:
         "3 C1 2,2 12.345\n"
         "# result: alice wins (line)\n"
     )
+    python = TextRecord(
+        "g_7", "tictactoe", 3, 3, 3, "freestyle", ("alice", "bob"),
+        (Move(0, 0), Move(1, 1), Move(2, 2)), (1100, 250, 12345), 0, "line",
+    )  # fmt: skip
+    assert run(page, "return E.textRecord(arg);", game) == write_text(python)  # one format
+    game["moves"][1].pop("ms")  # a time the server did not give
     drawn = run(page, "return E.textRecord({...arg, winner: null, reason: 'draw'});", game)
-    assert drawn.endswith("# result: draw (draw)\n")
+    assert drawn.endswith("# result: draw (draw)\n") and "\n2 B2 1,1 -\n" in drawn
+    assert read_text(drawn).times_ms == (1100, None, 12345)
     times = run(page, "return [900, 12345, 65000].map(E.secondsText);")
     assert times == ["0.9 s", "12 s", "1:05"]
 

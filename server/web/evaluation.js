@@ -194,10 +194,10 @@ export function secondsText(ms) {
 const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
 /**
- * A game's plain-text record (the browser's export, documented in the README): header lines
- * starting with "#", then one move a line, `N COORD x,y SECONDS` (N from 1, the board's name of
- * the cell as the board prints it, the 0-based column and row of the protocol, the seconds the
- * move took with three decimals), then `# result: …`.
+ * A game's plain-text record, exactly as `protocol/records.py` `write_text` writes it (the one
+ * format of every client, README "Analysis"): `# key: value` header lines, then one move a line,
+ * `N COORD x,y SECONDS` (N from 1, the board's name of the cell, the 0-based column and row of
+ * the protocol, the seconds the move took with three decimals or `-`), then `# result: …`.
  */
 export function textRecord(game) {
   const g = game.game;
@@ -210,7 +210,8 @@ export function textRecord(game) {
   ];
   if (game.started_at) lines.push(`# started: ${new Date(game.started_at * 1000).toISOString()}`);
   game.moves.forEach((m, i) => {
-    lines.push(`${i + 1} ${LETTERS[m.x]}${g.height - m.y} ${m.x},${m.y} ${((m.ms || 0) / 1000).toFixed(3)}`);
+    const secs = m.ms === null || m.ms === undefined ? "-" : (m.ms / 1000).toFixed(3);
+    lines.push(`${i + 1} ${LETTERS[m.x]}${g.height - m.y} ${m.x},${m.y} ${secs}`);
   });
   const drawn = game.winner === null || game.winner === undefined;
   lines.push(`# result: ${drawn ? "draw" : `${game.players[game.winner]} wins`} (${game.reason || "?"})`);
