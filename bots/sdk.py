@@ -110,12 +110,11 @@ class RandomBot(Bot):
 class MinimaxBot(Bot):
     """The search engine at a level 1-10 (see :mod:`bots.engine.levels` for the table)."""
 
-    def __init__(self, level: int = 10, seed: int | None = None, v1: bool = False) -> None:
+    def __init__(self, level: int = 10, seed: int | None = None) -> None:
         if level not in LEVELS:
             raise ValueError("level must be 1..10")
         self.level = level
-        self.v1 = v1  # the engine before the fast core (a strength baseline)
-        self.name = f"minimax-v1-{level}" if v1 else f"minimax-{level}"
+        self.name = f"minimax-{level}"
         self.rng = random.Random(seed)
         #: The search behind the last move ``choose`` made (None: noise, or no search).
         self.last_result: SearchResult | None = None
@@ -127,9 +126,8 @@ class MinimaxBot(Bot):
 
         def engine() -> tuple[Move, list[Move]]:
             move, result = analyse(
-                variant, moves, self.level, limit.time_s, self.rng, self.v1,
-                limit.soft_s, limit.report,
-            )  # fmt: skip
+                variant, moves, self.level, limit.time_s, self.rng, limit.soft_s, limit.report
+            )
             self.last_result = result
             return move, list(result.best_moves) if result else []
 

@@ -20,11 +20,15 @@ from random import Random
 
 import cython
 
-WIN = 1_000_000
-MATE_BOUND = WIN - 10_000
+from bots.engine.limits import EXACT, LOWER, MATE_BOUND, UPPER, WIN
+from protocol.renju import foul as _rule_foul
+
 MAX_PLY = 96
 TS_PLY = 48
-EXACT, LOWER, UPPER = 0, 1, 2
+#: Transposition table size as a power of two (24 bytes an entry); INFO max_memory lowers it.
+TT_BITS = 20
+#: Renju: size (power of two) of the cache of forbidden-point answers, keyed by position + cell.
+FOUL_BITS = 14
 BEAM = 12
 THREE_CANDIDATES = 12
 _SEED = 0x6D6E6B
@@ -43,6 +47,12 @@ class Core:
     k: cython.int
     nw: cython.int
     exact: cython.bint
+    renju: cython.bint
+    fzob: cython.ulonglong[::1]
+    fc_key: cython.ulonglong[::1]
+    fc_val: cython.int[::1]
+    fc_mask: cython.ulonglong
+    foul_looks = cython.declare(cython.longlong, visibility="readonly")
     nmoves: cython.int
     winner: cython.int
     score: cython.longlong
@@ -87,10 +97,12 @@ class Core:
     ts_nodes: cython.longlong
     ts_max: cython.longlong
 
-    def __init__(self, width: int, height: int, k: int, exact: bool, geo, tt_bits: int = 20):
+    def __init__(self, width: int, height: int, k: int, exact: bool, geo, tt_bits: int = TT_BITS,
+                 renju: bool = False):  # fmt: skip
         n = width * height
         self.w, self.n, self.k, self.nw = width, n, k, len(geo.windows)
         self.exact = exact
+        self.renju = renju and k == 5  # black: exact five, no overline/4x4/3x3 (protocol.renju)
         self.nmoves, self.winner, self.score, self.key = 0, -1, 0, 0
         self.wcells = array("i", [c for win in geo.windows for c in win])
         self.mem_off, self.mem = _csr(geo.members)
@@ -111,6 +123,11 @@ class Core:
         self.pot_w = array("i", [0, 1] + [pw.get(k - j, 3) for j in range(1, k + 1)])
         rnd = Random(_SEED + n)
         self.zob = array("Q", [rnd.getrandbits(64) for _ in range(2 * n)])
+        self.fzob = array("Q", [rnd.getrandbits(64) for _ in range(n)])
+        self.fc_key = array("Q", [0]) * (1 << FOUL_BITS)
+        self.fc_val = _ints(1 << FOUL_BITS)
+        self.fc_mask = (1 << FOUL_BITS) - 1
+        self.foul_looks = 0
         self.tt_key = array("Q", [0]) * (1 << tt_bits)
         self.tt_data = _ints(4 << tt_bits)
         self.tt_mask = (1 << tt_bits) - 1
@@ -187,7 +204,7 @@ class Core:
                 self._recat(s, w, a_s, b_s)
             if a_o != b_o:
                 self._recat(o, w, a_o, b_o)
-        if self.exact:
+        if self.exact or (self.renju and s == 0):  # renju: only black's overlines do not win
             for i in range(self.flk_off[c], self.flk_off[c + 1]):
                 w = self.flk[i]
                 ns = self.cnt[s * nw + w]
@@ -299,7 +316,7 @@ class Core:
         w: cython.int
         x: cython.int
         for c in range(self.n):
-            if self.cells[c] != 0 or not self._is_double(att, c):
+            if self.cells[c] != 0 or not self._is_double(att, c) or self._foul_for(att, c):
                 continue
             for i in range(self.mem_off[c], self.mem_off[c + 1]):
                 w = self.mem[i]
@@ -325,8 +342,8 @@ class Core:
         if self.nthree[side] < 2:
             return False
         c: cython.int
-        for c in range(self.n):  # noqa: SIM110 - a plain loop compiles to plain C
-            if self.cells[c] == 0 and self._is_double(side, c):
+        for c in range(self.n):
+            if self.cells[c] == 0 and self._is_double(side, c) and not self._foul_for(side, c):
                 return True
         return False
 
@@ -376,6 +393,100 @@ class Core:
         m: cython.int = self._win_cells(side, (MAX_PLY + TS_PLY + 1) * self.n)
         base: cython.int = (MAX_PLY + TS_PLY + 1) * self.n
         return [self.buf[base + i] for i in range(m)]
+
+    @cython.ccall
+    def zobrist(self) -> cython.ulonglong:
+        """The position's Zobrist key (for a search's own transposition table)."""
+        return self.key
+
+    @cython.ccall
+    def potential(self, side: cython.int, c: cython.int) -> cython.int:
+        """How much cell ``c`` is worth to ``side`` (its alive windows' weights): for ordering."""
+        return self.pot[side * self.n + c]
+
+    # -- renju -------------------------------------------------------------------------------
+
+    @cython.cfunc
+    def _black_run(self, c: cython.int, dx: cython.int, dy: cython.int) -> cython.int:
+        """The black run through empty ``c`` along (dx, dy) were black to play there."""
+        w: cython.int = self.w
+        h: cython.int = self.n // w
+        x0: cython.int = c % w
+        y0: cython.int = c // w
+        run: cython.int = 1
+        x: cython.int = x0 + dx
+        y: cython.int = y0 + dy
+        while 0 <= x < w and 0 <= y < h and self.cells[y * w + x] == 1:
+            run += 1
+            x += dx
+            y += dy
+        x = x0 - dx
+        y = y0 - dy
+        while 0 <= x < w and 0 <= y < h and self.cells[y * w + x] == 1:
+            run += 1
+            x -= dx
+            y -= dy
+        return run
+
+    @cython.cfunc
+    def _forbidden(self, c: cython.int) -> cython.bint:
+        """Renju: whether black may not play empty ``c`` (overline, double four, double three).
+
+        Exact five first (never forbidden: an alive black four-window through ``c``), then an
+        overline (a run of six or more), then a cheap necessary condition for the rest from the
+        incremental tables (two black windows through ``c`` one or two stones short of a four:
+        every four and every three needs one), and only then ``protocol.renju.foul``, the
+        oracle, cached by position and cell.
+        """
+        if not self.renju or self.four[c] > 0:
+            return False
+        if (
+            self._black_run(c, 1, 0) >= 6
+            or self._black_run(c, 0, 1) >= 6
+            or self._black_run(c, 1, 1) >= 6
+            or self._black_run(c, 1, -1) >= 6
+        ):
+            return True
+        if self.three[c] < 2 and self.two[c] < 2:
+            return False
+        probe: cython.ulonglong = self.key ^ self.fzob[c]
+        slot: cython.ulonglong = probe & self.fc_mask
+        if self.fc_key[slot] == probe:
+            return self.fc_val[slot] == 1
+        self.foul_looks += 1
+        i: cython.int
+        board: list = [0] * self.n
+        for i in range(self.n):
+            board[i] = self.cells[i]
+        bad: cython.bint = _rule_foul(board, self.w, self.n // self.w, c) is not None
+        self.fc_key[slot] = probe
+        self.fc_val[slot] = 1 if bad else 0
+        return bad
+
+    @cython.cfunc
+    def _foul_for(self, side: cython.int, c: cython.int) -> cython.bint:
+        """Whether ``side`` may not play empty ``c`` (only black, only in renju, ever)."""
+        return side == 0 and self._forbidden(c)
+
+    @cython.ccall
+    def forbidden(self, c: cython.int) -> cython.bint:
+        """Whether the side to move may not play empty ``c`` (renju, black only)."""
+        return self.nmoves & 1 == 0 and self._forbidden(c)
+
+    @cython.cfunc
+    def _legal_only(self, out: cython.int, m: cython.int) -> cython.int:
+        """Drop black's forbidden points from ``buf[out:out+m]`` (renju, black to move)."""
+        if not self.renju or self.nmoves & 1:
+            return m
+        i: cython.int
+        kept: cython.int = 0
+        c: cython.int
+        for i in range(out, out + m):
+            c = self.buf[i]
+            if not self._forbidden(c):
+                self.buf[out + kept] = c
+                kept += 1
+        return kept
 
     # -- ordering ------------------------------------------------------------------------------
 
@@ -429,17 +540,20 @@ class Core:
         if m:
             m = self._four_cells(s, out, m)
             self._unmark(out, m)
+            m = self._legal_only(out, m)
         else:
             for c in range(self.n):
                 if self.cells[c] == 0 and self.near[c]:
                     self.buf[out + m] = c
                     m += 1
+            m = self._legal_only(out, m)
             if m == 0:  # an empty board, or every cell near a stone taken: any empty cell
                 for c in range(self.n):
                     if self.cells[c] == 0:
                         self.keys[c] = -_centre_distance(c, self.w, self.n // self.w)
                         self.buf[out + m] = c
                         m += 1
+                m = self._legal_only(out, m)
                 self._sort(out, m)
                 return min(m, beam) if beam > 0 else m
         self._key_moves(out, m, s, tt_move, ply)
@@ -505,8 +619,12 @@ class Core:
         forced: cython.bint = m == 1
         if forced:
             child = depth  # a forced block costs no depth
+            if self._legal_only(out, m) == 0:
+                return -(WIN - ply - 2)  # renju: the only block is forbidden for black
         else:
             m = self._gen(ply, tt_move, BEAM)
+            if m == 0:
+                return self.evaluate()  # renju: every nearby cell is forbidden for black
         best: cython.longlong = -WIN - 1
         best_move: cython.int = self.buf[out]
         i: cython.int
@@ -590,7 +708,7 @@ class Core:
     def root_moves(self) -> list:
         """Every candidate at the root, best first (no beam)."""
         s: cython.int = self.nmoves & 1
-        m: cython.int = self._win_cells(1 - s, 0)
+        m: cython.int = self._legal_only(0, self._win_cells(1 - s, 0))
         if m == 0:
             m = self._gen(0, -1, 0)
         return [self.buf[i] for i in range(m)]
@@ -658,6 +776,7 @@ class Core:
             if threes and m < self.n - THREE_CANDIDATES:
                 m = self._three_cells(att, out, m)
             self._unmark(out, m)
+        m = self._legal_only(out, m)  # renju: black attacks (and blocks) on allowed points only
         for i in range(out, out + m):
             c = self.buf[i]
             self.keys[c] = self.pot[att * self.n + c]
@@ -719,6 +838,9 @@ class Core:
                 return False
             m = self._four_cells(dfn, out, m)
             self._unmark(out, m)
+        m = self._legal_only(out, m)
+        if m == 0:
+            return True  # renju: every defence is forbidden for black
         if self._ts_tick():
             return False
         i: cython.int
