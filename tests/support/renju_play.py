@@ -1,17 +1,16 @@
-"""Renju positions for the engine tests: flat cells (or stone lists) turned into move lists."""
+"""Renju for the engine tests: positions as move lists, a VCF prover on the rules alone, and
+the brute-force answers of the renju tactics suite."""
 
 from __future__ import annotations
 
 from protocol import renju
 from protocol.rules import EMPTY, STONE, Game, Move, Variant, WinRule
+from protocol.variants import RENJU
 
 SIZE = 15
 #: Cells on the rim, two apart (no two make a line of three), used to even out stone counts.
 PADDING = [
-    (x, y)
-    for y in (0, 14, 2, 12)
-    for x in range(0, 15, 2)
-    if not (2 < x < 12 and y in (2, 12))
+    (x, y) for y in (0, 14, 2, 12) for x in range(0, 15, 2) if not (2 < x < 12 and y in (2, 12))
 ]
 
 
@@ -104,7 +103,7 @@ class Prover:
                 continue
             cells[m] = STONE[seat]
             try:
-                if self._defence_fails(seat, depth):
+                if self.defence_fails(seat, depth):
                     return m
             finally:
                 cells[m] = EMPTY
@@ -118,7 +117,7 @@ class Prover:
         finally:
             cells[cell] = EMPTY
 
-    def _defence_fails(self, seat: int, depth: int) -> bool:
+    def defence_fails(self, seat: int, depth: int) -> bool:
         """After ``seat``'s four: whether every defence loses within ``depth - 1`` more."""
         cells = self.board.cells
         threats = self.fives(seat)
@@ -136,3 +135,41 @@ class Prover:
             return self.wins(seat, depth - 1) is not None
         finally:
             cells[block] = EMPTY
+
+
+#: Attacker moves the suite's prover looks ahead (fours; the last one may be the five).
+DEPTH = 3
+
+
+def near_moves(game: Game) -> list[Move]:
+    """Legal moves for the side to move within two cells of a stone."""
+    cells = game.board.cells
+    out = set()
+    for i, c in enumerate(cells):
+        if not c:
+            continue
+        for x in range(i % 15 - 2, i % 15 + 3):
+            for y in range(i // 15 - 2, i // 15 + 3):
+                if 0 <= x < 15 and 0 <= y < 15 and cells[y * 15 + x] == 0:
+                    out.add(Move(x, y))
+    return sorted((m for m in out if game.is_legal(m)), key=lambda m: (m.y, m.x))
+
+
+def answers(category: str, moves: list[Move]) -> list[Move]:
+    """The renju tactics suite's accepted answers for the side to move after ``moves``, by
+    brute force on the rules over :func:`near_moves`: for ``forbidden-defence`` the moves after
+    which the opponent has no win by fours, else the moves that start one (``DEPTH`` fours);
+    see ``bench/make_renju_tactics.py``."""
+    game = Game.from_moves(RENJU, moves)
+    seat = game.ply & 1
+    out = []
+    for m in near_moves(game):
+        after = Prover(RENJU, [*moves, m])
+        if category == "forbidden-defence":
+            ok = after.wins(1 - seat, DEPTH) is None
+        else:
+            cell = m.y * 15 + m.x
+            ok = after.board.wins_at(cell) or after.defence_fails(seat, DEPTH)
+        if ok:
+            out.append(m)
+    return out
