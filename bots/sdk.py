@@ -22,7 +22,6 @@ from abc import ABC, abstractmethod
 
 from bots.engine.levels import LEVELS, analyse
 from bots.engine.limits import Limit, SearchResult
-from bots.renju_play import renju_move
 from protocol.rules import Game, Move, Variant
 
 #: Colour names as the server's ``choose`` takes them.
@@ -120,18 +119,13 @@ class MinimaxBot(Bot):
         self.last_result: SearchResult | None = None
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
-        """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget,
-        ``limit.soft_s`` is the time planned and ``limit.report`` sees every iteration."""
-        self.last_result = None
-
-        def engine() -> tuple[Move, list[Move]]:
-            move, result = analyse(
-                variant, moves, self.level, limit.time_s, self.rng, limit.soft_s, limit.report
-            )
-            self.last_result = result
-            return move, list(result.best_moves) if result else []
-
-        return renju_move(variant, moves, engine)
+        """The engine's move (renju's rules are inside its search): ``limit.time_s`` caps the
+        level's budget, ``limit.soft_s`` is the time planned, ``limit.report`` sees every
+        iteration."""
+        move, self.last_result = analyse(
+            variant, moves, self.level, limit.time_s, self.rng, limit.soft_s, limit.report
+        )
+        return move
 
     def choose_colour(
         self, variant: Variant, moves: list[Move], choices: list[str], limit: Limit

@@ -180,8 +180,10 @@ class FastSearch:
         root = core.root_moves()
         if not core.moves():  # the empty board: the centre (the root list is centre first)
             return self._result(root[0], 0, 0, "forced")
-        if len(core.win_cells(1 - s)) == 1:
-            return self._result(root[0], 0, 0, "forced")
+        threats = core.win_cells(1 - s)
+        if len(threats) == 1:  # the block (or, when renju forbids it to black, a lost game)
+            lost = core.forbidden(threats[0])
+            return self._result(root[0], -(WIN - 2) if lost else 0, 0, "forced")
         if limit.threats:
             for plies, threes, source, share in (
                 (VCF_PLIES, False, "vcf", VCF_SHARE),

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from bots.engine.geometry import geometry
 from bots.engine.limits import Limit, Report, SearchResult
 from bots.engine.search import SMALL_BOARD, pick, search
-from protocol.rules import Move, Variant
+from protocol import renju
+from protocol.rules import Game, Move, Variant, WinRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +134,9 @@ def noise_move(variant: Variant, moves: list[Move], rng: random.Random) -> Move:
     else:
         near = geometry(w, variant.height, variant.k).near
         cells = sorted({d for c in taken for d in near[c] if d not in taken})
+    if variant.rule is WinRule.RENJU and len(moves) % 2 == 0:  # black: no forbidden point
+        board = Game.from_moves(variant, moves).board
+        cells = [c for c in cells if renju.foul(board.cells, w, variant.height, c) is None]
     cell = rng.choice(cells)
     return Move(cell % w, cell // w)
 
