@@ -23,7 +23,6 @@ from abc import ABC, abstractmethod
 from bots.engine.levels import LEVELS, analyse
 from bots.engine.limits import Limit, SearchResult
 from bots.engine.lines import Analysis, Line, analyse_position
-from bots.renju_play import renju_move
 from protocol.rules import Game, Move, Variant
 
 #: Colour names as the server's ``choose`` takes them.
@@ -118,30 +117,23 @@ class RandomBot(Bot):
 class MinimaxBot(Bot):
     """The search engine at a level 1-10 (see :mod:`bots.engine.levels` for the table)."""
 
-    def __init__(self, level: int = 10, seed: int | None = None, v1: bool = False) -> None:
+    def __init__(self, level: int = 10, seed: int | None = None) -> None:
         if level not in LEVELS:
             raise ValueError("level must be 1..10")
         self.level = level
-        self.v1 = v1  # the engine before the fast core (a strength baseline)
-        self.name = f"minimax-v1-{level}" if v1 else f"minimax-{level}"
+        self.name = f"minimax-{level}"
         self.rng = random.Random(seed)
         #: The search behind the last move ``choose`` made (None: noise, or no search).
         self.last_result: SearchResult | None = None
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
-        """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget,
-        ``limit.soft_s`` is the time planned and ``limit.report`` sees every iteration."""
-        self.last_result = None
-
-        def engine() -> tuple[Move, list[Move]]:
-            move, result = analyse(
-                variant, moves, self.level, limit.time_s, self.rng, self.v1,
-                limit.soft_s, limit.report,
-            )  # fmt: skip
-            self.last_result = result
-            return move, list(result.best_moves) if result else []
-
-        return renju_move(variant, moves, engine)
+        """The engine's move (renju's rules are inside its search): ``limit.time_s`` caps the
+        level's budget, ``limit.soft_s`` is the time planned, ``limit.report`` sees every
+        iteration."""
+        move, self.last_result = analyse(
+            variant, moves, self.level, limit.time_s, self.rng, limit.soft_s, limit.report
+        )
+        return move
 
     def choose_colour(
         self, variant: Variant, moves: list[Move], choices: list[str], limit: Limit

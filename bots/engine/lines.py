@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.engine.board import EvalBoard
 from bots.engine.exact import CellValue, exact_values, principal, solvable
+from bots.engine.fast import core_for, load_core
 from bots.engine.levels import level_limit
 from bots.engine.limits import Limit, SearchResult
-from bots.engine.search import search
+from bots.engine.search import SMALL_BOARD, search
 from bots.engine.solver import SolveTimeout
 from protocol.rules import Game, Move, Variant
 
@@ -152,12 +152,13 @@ def _rank(line: Line) -> tuple[int, int]:
 
 
 def _candidates(variant: Variant, moves: list[Move]) -> list[Move]:
-    """The cells the engine would look at, the most promising first (its own ordering)."""
-    board = EvalBoard(variant, list(moves))
-    cells = board.candidates() if variant.cells > 36 else None
+    """The cells the engine would look at, the most promising first (the core's own ordering:
+    its root candidates on big boards, every empty cell by its potential on small ones)."""
+    core = core_for(variant, list(moves), load_core())
+    cells = list(core.root_moves()) if variant.cells > SMALL_BOARD else []
     if not cells:
-        cells = [c for c, v in enumerate(board.cells) if v == 0]
-    side = board.to_move
-    own, opp = board.pot[side], board.pot[1 - side]
-    cells.sort(key=lambda c: 5 * own[c] + 4 * opp[c], reverse=True)
-    return [board.move(c) for c in cells]
+        side = core.side()
+        cells = [c for c in range(variant.cells) if core.at(c) == 0]
+        cells.sort(key=lambda c: -5 * core.potential(side, c) - 4 * core.potential(1 - side, c))
+    w = variant.width
+    return [Move(c % w, c // w) for c in cells]
