@@ -40,7 +40,8 @@ def play_out(driver: Driver) -> None:
         assert pos is not None
         driver.click_at(pos)
         try:
-            driver.pump(lambda: driver.room.ply > ply, 30, "our move")  # noqa: B023
+            # (the bot's winning move may have ended the game before our click counted)
+            driver.pump(lambda p=ply: driver.room.ply > p or driver.room.status != "playing", 30)
         except AssertionError as exc:  # say what the client heard instead
             toasts = [t.text for t in driver.app.model.toasts]
             raise AssertionError(f"{exc}; cell {cell}, ply {ply}, toasts {toasts}") from exc
