@@ -15,10 +15,11 @@ import pygame
 import pytest
 from support.client_shots import shoot
 from support.fakenet import FakeNet
+from support.headless import click, click_action, welcomed_app
 from support.samples import state_message
 
 from client import theme
-from client.app import ANY, App
+from client.app import App
 from client.export import read_text_record
 from protocol.records import read_psq
 
@@ -48,29 +49,9 @@ def key(k: int) -> Ev:
     return Ev(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0)
 
 
-def click(pos: tuple[int, int]) -> list[Ev]:
-    return [
-        Ev(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
-        Ev(pygame.MOUSEBUTTONDOWN, pos=pos, button=1),
-    ]
-
-
 @pytest.fixture
 def app() -> tuple[App, FakeNet]:
-    pygame.font.init()
-    net = FakeNet()
-    a = App(net, name="alice", size=(1100, 720))
-    net.inbox.append(
-        {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "alice"}
-    )
-    a.step()
-    return a, net
-
-
-def click_action(a: App, action: str, arg: Any = ANY) -> None:
-    spot = a.hotspot(action, arg)
-    assert spot is not None, (action, arg, a.scene)
-    a.step(click(spot.rect.center))
+    return welcomed_app()
 
 
 def analyses(net: FakeNet) -> list[dict[str, Any]]:
