@@ -7,11 +7,11 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.rule_oracle import rule_wins
 
 from bots.engine import Limit, search
 from bots.engine.fast import core_for, fast_search, load_core
 from protocol import GOMOKU, Game, Move, Variant, make_variant
-from protocol.rules import EMPTY, STONE
 
 COMPILED = load_core(pure=False)
 PURE = load_core(pure=True)
@@ -72,18 +72,6 @@ def test_tables_match_the_reference_board(variant: Variant, stones: int, seed: i
             core.undo()
         assert core.state() == state
     assert states[0] == states[1]
-
-
-def rule_wins(game: Game, side: int) -> list[int]:
-    """The empty cells where a ``side`` stone would win by the rules (``protocol.rules``)."""
-    board = game.board
-    out = []
-    for i in board.legal():
-        board.cells[i] = STONE[side]
-        if board.wins_at(i):
-            out.append(i)
-        board.cells[i] = EMPTY
-    return out
 
 
 @pytest.mark.skipif(not COMPILED.compiled(), reason="the core was not compiled on this machine")

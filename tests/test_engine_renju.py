@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 from support.renju_corpus import load
 from support.renju_play import answers, moves_from_cells
+from support.rule_oracle import rule_wins
 
 from bots.engine import Limit, search
 from bots.engine.fast import core_for, fast_search, load_core, pure_forced
 from bots.sdk import MinimaxBot
 from protocol import renju
-from protocol.rules import EMPTY, STONE, Game, Move
+from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, RENJU
 
 PURE = load_core(pure=True)
@@ -86,18 +87,6 @@ def test_forbidden_points_match_the_rules_in_random_games(module: object) -> Non
         assert core_fouls(module, moves) == want, moves
         found += len(want)
     assert found >= 20
-
-
-def rule_wins(game: Game, side: int) -> list[int]:
-    """The empty cells where a ``side`` stone wins by the rules (renju: black exactly five)."""
-    board = game.board
-    out = []
-    for i in board.legal():
-        board.cells[i] = STONE[side]
-        if board.wins_at(i):
-            out.append(i)
-        board.cells[i] = EMPTY
-    return out
 
 
 @CORES
