@@ -138,3 +138,20 @@ def test_plays_legal_moves_to_the_end_of_a_crowded_game(module: object) -> None:
         assert game.is_legal(result.move), (game.moves, result.move)
         game.push(result.move)
     assert game.ply > 20
+
+
+def test_each_thread_keeps_its_own_core() -> None:
+    """A core is one mutable board: two threads searching at once (the tournament's local
+    referee plays games in a thread pool) must never share one (they crashed the compiled core)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    module = load_core()
+    here = core_for(GOMOKU, [Move(7, 7)], module)
+    assert core_for(GOMOKU, [Move(7, 7), Move(8, 8)], module) is here  # kept in this thread
+    with ThreadPoolExecutor(1) as pool:
+        there = pool.submit(core_for, GOMOKU, [Move(7, 7)], module).result()
+    assert there is not here
+    ttt = make_variant("tictactoe")
+    with ThreadPoolExecutor(4) as pool:  # many small-board searches at once, as the referee runs
+        found = list(pool.map(lambda _: search(ttt, [Move(1, 1)], Limit()).move, range(16)))
+    assert all(m in (Move(0, 0), Move(2, 0), Move(0, 2), Move(2, 2)) for m in found), found

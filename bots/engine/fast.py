@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from types import ModuleType
@@ -73,7 +74,18 @@ def load_core(pure: bool | None = None) -> ModuleType:
 
 
 _tt_bits = TT_BITS
-_cores: dict[tuple[Any, ...], Any] = {}
+#: The kept core, one per thread: a core is one mutable board, and searches run in threads too
+#: (the tournament's local referee plays games at once in a thread pool: two games on one core
+#: crashed the compiled core).
+_kept = threading.local()
+
+
+def _cores() -> dict[tuple[Any, ...], Any]:
+    """This thread's kept cores (at most one)."""
+    cores = getattr(_kept, "cores", None)
+    if cores is None:
+        cores = _kept.cores = {}
+    return cores
 
 
 def set_memory(max_bytes: int) -> None:
@@ -84,21 +96,22 @@ def set_memory(max_bytes: int) -> None:
         while bits > 12 and 24 << bits > max_bytes // 3:
             bits -= 1
     _tt_bits = bits
-    _cores.clear()
+    _cores().clear()  # (other threads' cores no longer match the key: replaced when next used)
 
 
 def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool = True) -> Any:
     """A core set to the position after ``moves``; reused (and its TT kept) when ``keep``."""
     key = (module.__name__, variant.width, variant.height, variant.k, variant.rule, _tt_bits)
-    core = _cores.get(key) if keep else None
+    kept = _cores()
+    core = kept.get(key) if keep else None
     if core is None:
         geo = geometry(variant.width, variant.height, variant.k)
         exact = variant.rule is WinRule.EXACT
         renju = variant.rule is WinRule.RENJU
         core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju)
         if keep:
-            _cores.clear()  # one live core per process: bounded memory
-            _cores[key] = core
+            kept.clear()  # one live core per thread: bounded memory
+            kept[key] = core
     cells = [m.y * variant.width + m.x for m in moves]
     played = core.moves()
     same = 0
