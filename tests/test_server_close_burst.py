@@ -23,6 +23,9 @@ from support.waiting import until
 from server.shell.ends import Ends
 
 CROWD = 2000
+#: Pairs of bursts tried before the budgeted one's worst ping must have beaten the unbounded
+#: one's: a ping is wall time, and the suite's other worker may load the machine in one burst.
+PAIRS = 3
 PINGS = {"human_rate": 10_000.0, "human_burst": 10_000.0, "reconnect_grace": 60.0}
 
 pytestmark = pytest.mark.slow
@@ -123,16 +126,21 @@ async def test_a_crowd_closing_at_once_leaves_honest_pings_answered(
     server: Any, client_factory: Any, kill: bool
 ) -> None:
     budget = server.guard.ends.budget
-    unbounded(server.guard.ends)
-    stall = await burst(server, client_factory, 3, kill)
-    server.guard.ends.budget = budget
-    spread = await burst(server, client_factory, 4, kill)
-    for name, b in (("at once", stall), ("budgeted", spread)):
-        turn, ping, took = b.long_turn * 1e3, b.worst_ping * 1e3, b.took * 1e3
-        print(f"{CROWD} ends {name}: longest turn but one {turn:.1f} ms of CPU, ", end="")
-        print(f"worst ping {ping:.1f} ms, all offline in {took:.0f} ms; ", end="")
-        print(f"a player in a room seen offline with {b.crowd_left} of the crowd still on")
-    assert stall.long_turn > 0.015, "ends at once no longer stall the loop: a larger crowd"
-    assert spread.long_turn < stall.long_turn / 3, (spread, stall)
-    assert spread.worst_ping < stall.worst_ping, (spread, stall)
-    assert spread.crowd_left > 0, "the player in a room waited behind the whole crowd"
+    for attempt in range(PAIRS):
+        unbounded(server.guard.ends)
+        stall = await burst(server, client_factory, 3 + 2 * attempt, kill)
+        server.guard.ends.budget = budget
+        spread = await burst(server, client_factory, 4 + 2 * attempt, kill)
+        for name, b in (("at once", stall), ("budgeted", spread)):
+            turn, ping, took = b.long_turn * 1e3, b.worst_ping * 1e3, b.took * 1e3
+            print(f"{CROWD} ends {name}: longest turn but one {turn:.1f} ms of CPU, ", end="")
+            print(f"worst ping {ping:.1f} ms, all offline in {took:.0f} ms; ", end="")
+            print(f"a player in a room seen offline with {b.crowd_left} of the crowd still on")
+        # CPU time, every pair: the budget's doing, whatever else the machine runs
+        assert stall.long_turn > 0.015, "ends at once no longer stall the loop: a larger crowd"
+        assert spread.long_turn < stall.long_turn / 3, (spread, stall)
+        assert spread.crowd_left > 0, "the player in a room waited behind the whole crowd"
+        if spread.worst_ping < stall.worst_ping:  # wall time: another test's load can hit one
+            break
+    else:
+        raise AssertionError(f"budgeted ends pinged no better in {PAIRS} pairs: {spread}, {stall}")
