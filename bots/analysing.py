@@ -2,10 +2,12 @@
 (docs/PROTOCOL.md, "Analysis"; docs/BOTS.md).
 
 An in-process engine analyses in a worker pool of its own (``--analyses`` processes, started
-with the first job, at a lower CPU priority), so an analysis never takes a worker, nor CPU, a
-game's clock is waiting for; a Piskvork brain answers one line from a brain process started
-for the job. A job that fails, or comes beyond what the bot announced, is answered with an
-``error`` (the server tells the asker ``analysis_failed``).
+with the first job), so an analysis never takes a worker a game's clock is waiting for; nor
+CPU: each job gets a small floor at a lower priority, then the lowest (bots/workers.py), so on
+a busy machine an analysis searches less deep in its time and the games hardly notice it. A
+Piskvork brain answers one line from a brain process started for the job. A job that fails,
+or comes beyond what the bot announced, is answered with an ``error`` (the server tells the
+asker ``analysis_failed``).
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ log = logging.getLogger("mnk.bot")
 #: The longest a job may ask (the server's cap), and the jobs a bot keeps at once per slot.
 MAX_JOB_S = 5.0
 QUEUE_PER_SLOT = 2
-#: The analysis workers' niceness: on a busy machine the games (the server, the bots' game
-#: workers) get the CPU first and an analysis searches less deep in its time.
+#: The analysis workers' niceness, and the CPU seconds a job runs at it before it drops to the
+#: lowest: enough for the engine's first depths, so a saturated machine still answers in time;
+#: beyond it the games (the server, the bots' game workers) come first.
 ANALYSIS_NICE = 10
+ANALYSIS_FLOOR_S = 0.02
 
 
 class Analysing:
@@ -44,7 +48,9 @@ class Analysing:
         """``slots`` analyses at once (0: none, the ``hello`` then offers none)."""
         self.analysis_slots = slots
         in_process = self.spec.in_process and slots > 0
-        self.analysis_pool = WorkerPool(think, slots, ANALYSIS_NICE) if in_process else None
+        self.analysis_pool = (
+            WorkerPool(think, slots, ANALYSIS_NICE, ANALYSIS_FLOOR_S) if in_process else None
+        )
         self._analyses: set[asyncio.Task[None]] = set()
 
     async def _send(self, message: dict[str, Any]) -> None:  # the runner's

@@ -3,6 +3,11 @@
 A slot is a ``spawn`` process reading jobs from a pipe. The event loop waits on the pipe with
 ``add_reader``, so it never blocks; waiting for a free slot is not engine time, and a job that
 overruns its deadline gets its own process killed and replaced, the other slots untouched.
+
+A pool may run its jobs at a lower priority: ``nice`` for the whole worker, and
+``demote_after`` for each job, which then drops to the lowest priority once it has used that
+much CPU (bots/priority.py). Every job so gets a floor of CPU however busy the machine, and
+beyond it takes little from the games.
 """
 
 from __future__ import annotations
@@ -13,9 +18,13 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 from collections.abc import Callable
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
+
+from bots.priority import run_demoted
 
 Job = Callable[..., Any]
 
@@ -24,36 +33,47 @@ class WorkerDied(RuntimeError):
     """The worker process exited in the middle of a job (the engine crashed it)."""
 
 
-def _serve(conn: Connection, job: Job, nice: int = 0) -> None:
+def _serve(conn: Connection, job: Job, nice: int = 0, demote_after: float | None = None) -> None:
     """Worker main loop: run ``job`` on every argument tuple received, answer (ok, value);
-    ``nice`` lowers the process's CPU priority first (analyses yield to games)."""
+    ``nice`` lowers the process's CPU priority first, ``demote_after`` each job's (module doc)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, not ours
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
+    if not sys.platform.startswith("linux"):  # niceness per process only: no demotion
+        demote_after = None
     while True:
         try:
             args = conn.recv()
         except (EOFError, OSError):
             return
-        try:
-            answer: tuple[bool, Any] = (True, job(*args))
-        except BaseException as exc:  # report every failure; the worker itself carries on
-            try:
-                pickle.dumps(exc)
-                answer = (False, exc)
-            except Exception:
-                answer = (False, RuntimeError(f"{type(exc).__name__}: {exc}"))
+        if demote_after is None:
+            answer = _answer(job, args)
+        else:
+            answer = run_demoted(partial(_answer, job, args), demote_after)
         conn.send(answer)
+
+
+def _answer(job: Job, args: tuple[Any, ...]) -> tuple[bool, Any]:
+    """``job(*args)`` as (True, value), or (False, a picklable exception)."""
+    try:
+        return True, job(*args)
+    except BaseException as exc:  # report every failure; the worker itself carries on
+        try:
+            pickle.dumps(exc)
+            return False, exc
+        except Exception:
+            return False, RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, job: Job, nice: int = 0) -> None:
+    def __init__(self, job: Job, nice: int = 0, demote_after: float | None = None) -> None:
         context = multiprocessing.get_context("spawn")  # not fork: the parent runs a loop
         self.conn, child = context.Pipe()
-        self.proc = context.Process(target=_serve, args=(child, job, nice), daemon=True)
+        serving = (child, job, nice, demote_after)
+        self.proc = context.Process(target=_serve, args=serving, daemon=True)
         self.proc.start()
         child.close()
 
@@ -87,11 +107,15 @@ class Worker:
 class WorkerPool:
     """``size`` slots; a caller waits for a free one, then has it to itself for one job."""
 
-    def __init__(self, job: Job, size: int, nice: int = 0) -> None:
+    def __init__(
+        self, job: Job, size: int, nice: int = 0, demote_after: float | None = None
+    ) -> None:
         self.job = job
         self.size = size
         #: Added to the workers' niceness (their CPU priority below the games' workers).
         self.nice = nice
+        #: CPU seconds a job runs before it drops to the lowest priority (None: never; module doc).
+        self.demote_after = demote_after
         self._idle: asyncio.Queue[Worker] | None = None
         self._all: set[Worker] = set()
 
@@ -103,7 +127,7 @@ class WorkerPool:
         return self._idle
 
     def _spawn(self) -> Worker:
-        worker = Worker(self.job, self.nice)
+        worker = Worker(self.job, self.nice, self.demote_after)
         self._all.add(worker)
         return worker
 

@@ -74,6 +74,27 @@ def load_core(pure: bool | None = None) -> ModuleType:
 
 
 _tt_bits = TT_BITS
+#: Kept cores of threads that have ended, for the next thread to take on (an analysis worker
+#: runs each job in a new thread: bots/workers.py), at most this many.
+MAX_SPARE = 2
+_spare: list[dict[tuple[Any, ...], Any]] = []
+
+
+class _Kept:
+    """One thread's kept cores: taken over from an ended thread if one left them (its board
+    and transposition table go on), and left for the next when this thread ends."""
+
+    def __init__(self) -> None:
+        try:
+            self.cores = _spare.pop()
+        except IndexError:
+            self.cores = {}
+
+    def __del__(self) -> None:  # the thread has ended (its thread-local data is dropped)
+        if len(_spare) < MAX_SPARE:
+            _spare.append(self.cores)
+
+
 #: The kept core, one per thread: a core is one mutable board, and searches run in threads too
 #: (the tournament's local referee plays games at once in a thread pool: two games on one core
 #: crashed the compiled core).
@@ -82,10 +103,10 @@ _kept = threading.local()
 
 def _cores() -> dict[tuple[Any, ...], Any]:
     """This thread's kept cores (at most one)."""
-    cores = getattr(_kept, "cores", None)
-    if cores is None:
-        cores = _kept.cores = {}
-    return cores
+    kept = getattr(_kept, "kept", None)
+    if kept is None:
+        kept = _kept.kept = _Kept()
+    return kept.cores
 
 
 def set_memory(max_bytes: int) -> None:

@@ -1,0 +1,55 @@
+"""A job's CPU priority after its floor: the lowest niceness, in a thread of its own.
+
+Linux sets niceness per thread, and an unprivileged thread can lower its own but never raise it
+again, so a demoted job runs in a new thread (:func:`run_demoted`), watched by the worker's main
+thread, which keeps its priority for the next job. Niceness 19 gives the job about 1/70 of a
+contended core (niceness 10: about 1/10). ``SCHED_IDLE`` was tried instead: on a saturated
+machine its thread waited up to 1.4 s between turns and missed its deadlines, and where the
+machine has room it cost the games no less (docs/PERFORMANCE-LOG.md, issue 32).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: The niceness a demoted job drops to, and how often the watching thread looks at the job's
+#: CPU time (seconds).
+DEMOTED_NICE = 19
+POLL_S = 0.005
+
+
+def run_demoted(call: Callable[[], T], floor_s: float) -> T:
+    """``call()`` in a new thread, dropped to ``DEMOTED_NICE`` once it has used ``floor_s``
+    seconds of CPU; the calling thread watches and keeps its own priority. ``call`` must not
+    raise."""
+    result: list[T] = []
+    clock: list[int] = []
+    started = threading.Event()
+
+    def run() -> None:
+        clock.append(time.pthread_getcpuclockid(threading.get_ident()))
+        started.set()
+        result.append(call())
+
+    thread = threading.Thread(target=run, name="demotable", daemon=True)
+    thread.start()
+    started.wait()
+    while thread.is_alive():
+        thread.join(POLL_S)
+        try:
+            used = time.clock_gettime(clock[0])
+        except OSError:  # the thread has ended
+            break
+        if used >= floor_s and thread.native_id is not None and thread.is_alive():
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, thread.native_id, DEMOTED_NICE)
+            break
+    thread.join()
+    return result[0]

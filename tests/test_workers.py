@@ -1,0 +1,72 @@
+"""The search workers' priorities (bots/workers.py): a demotable job runs its floor of CPU at
+the pool's niceness, then only on CPU nobody else wants; the worker itself carries on."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+from support.jobs import DEMOTED, burn_until_demoted, fail
+
+from bots.engine.fast import core_for, load_core
+from bots.workers import WorkerPool
+from protocol.rules import Move
+from protocol.variants import make_variant
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice")
+FLOOR_S = 0.05
+
+
+async def test_a_job_past_its_floor_drops_to_the_lowest_priority_and_the_next_one_does_not() -> (
+    None
+):
+    pool = WorkerPool(burn_until_demoted, 1, nice=5, demote_after=FLOOR_S)
+    try:
+        worker = await pool.acquire()
+        nice, used = await pool.run(worker, (30.0,), 120)
+        assert nice == DEMOTED
+        assert used >= FLOOR_S  # not before its floor
+        worker = await pool.acquire()  # the same worker, a new job: a new thread, not demoted
+        nice, _ = await pool.run(worker, (0.0,), 60)
+    finally:
+        pool.close()
+    assert 5 <= nice < DEMOTED
+
+
+async def test_without_a_floor_jobs_are_never_demoted() -> None:
+    pool = WorkerPool(burn_until_demoted, 1, nice=3)
+    try:
+        worker = await pool.acquire()
+        nice, used = await pool.run(worker, (0.2,), 60)
+    finally:
+        pool.close()
+    assert 3 <= nice < DEMOTED and used >= 0.2
+
+
+async def test_a_demotable_job_that_raises_is_reported_and_the_worker_goes_on() -> None:
+    pool = WorkerPool(fail, 1, demote_after=FLOOR_S)
+    try:
+        worker = await pool.acquire()
+        with pytest.raises(ValueError, match="broken"):
+            await pool.run(worker, ("broken",), 60)
+        worker = await pool.acquire()
+        with pytest.raises(ValueError, match="again"):
+            await pool.run(worker, ("again",), 60)
+    finally:
+        pool.close()
+
+
+def test_a_new_thread_takes_over_the_core_an_ended_thread_kept() -> None:
+    variant = make_variant("gomoku")
+    module = load_core()
+    seen: list[object] = []
+
+    def search_position() -> None:
+        seen.append(core_for(variant, [Move(7, 7)], module))
+
+    for _ in range(3):
+        thread = threading.Thread(target=search_position)
+        thread.start()
+        thread.join()
+    assert seen[0] is seen[1] is seen[2]
