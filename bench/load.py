@@ -5,7 +5,8 @@ durable, on ``--server-loop``; ``memory``: the same with ``--memory``; ``relay``
 on stock asyncio, the baseline; ``relay_uv``: the relay on uvloop), this starts the target as a
 subprocess on a free loopback port, opens 2·N client connections from worker processes, pairs
 them in gomoku rooms and plays random legal moves alternately (one move in flight per game: a
-closed loop), then measures over a window after a warm-up:
+closed loop; with ``--think-ms`` each player pauses before its move), then measures over a
+window after a warm-up:
 
 - moves/s: moves whose ``moved`` reached the opponent inside the window, over the window;
 - p50/p99 latency: from the mover's send to the OPPONENT receiving ``moved``;
@@ -402,6 +403,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=10.0,
         help="the analysis target's analyse requests a second (beside the games)",
     )
+    p.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each player's thinking time before a move (0: a closed loop that saturates the "
+        "machine; more: games at a player's pace, the CPU per move and p99 with room to spare)",
+    )
     p.add_argument("--json", type=Path, default=None, help="where to write the JSON results")
     return p
 
@@ -432,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         client=args.client,
         page_every=args.page_every,
         analyses_per_s=args.analyses_per_s,
+        think_s=args.think_ms / 1000,
     )
     raise_fd_limit(max(4 * max(games_list), 2 * args.idle) + 256)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks

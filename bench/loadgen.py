@@ -61,6 +61,9 @@ class Config:
     page_every: float = 0.01
     #: ``analyse`` requests a second beside the games of the ``analysis`` target.
     analyses_per_s: float = 10.0
+    #: Seconds a player thinks before each move (0: a closed loop, the machine saturated;
+    #: more: games at a player's pace, each think drawn from 0.5-1.5 times it).
+    think_s: float = 0.0
 
 
 @dataclass
@@ -218,6 +221,8 @@ async def play(
         for ply in range(cfg.moves_per_game):
             if now() >= t1:
                 break
+            if cfg.think_s > 0:
+                await asyncio.sleep(cfg.think_s * rng.uniform(0.5, 1.5))
             index, wins = board.pick(rng, mover + 1)
             frame = _pack(
                 {"type": "move", "room": room, "x": index % SIDE, "y": index // SIDE, "ply": ply}
