@@ -38,11 +38,11 @@ from server.storage.postgres import PgStore
 from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
-#: The cyclic collector once serving: young collections every 10,000 allocations, not 700 (what
-#: waits ~70 ms for a commit dies young; 1,000 games: p99 159-169 -> 92-108 ms), the middle one
-#: every 3 of them, not 10 (a crowd's new connections made 35-50 ms middle collections, now
-#: 15-20 ms; docs/PERFORMANCE-LOG.md "The collector's thresholds", bench/stall_server.py).
-GC_THRESHOLDS = (10_000, 3, 10)
+#: The cyclic collector once serving: young collections every 10,000 allocations, not 700 (1,000
+#: games: p99 159-169 -> 92-108 ms), a middle one after each (a crowd's arrival: pauses of 15-22
+#: ms at every 3rd, 12 at each) and a full one every 30 middle ones, as often as 3 x 10 did
+#: (150 ms at 4,000 connections; docs/PERFORMANCE-LOG.md "The collector's thresholds").
+GC_THRESHOLDS = (10_000, 1, 30)
 
 #: Seconds: a node's lease must outlast a few of the heartbeats (one a second) that renew it.
 MIN_LEASE = 2.0
