@@ -44,13 +44,13 @@ class Analysing:
     analysis_pool: WorkerPool | None
     analysis_slots: int
 
-    def _analysis_setup(self, slots: int) -> None:
-        """``slots`` analyses at once (0: none, the ``hello`` then offers none)."""
+    def _analysis_setup(self, slots: int, cpus: frozenset[int] | None = None) -> None:
+        """``slots`` analyses at once (0: none, the ``hello`` then offers none), on ``cpus``
+        only if given."""
         self.analysis_slots = slots
         in_process = self.spec.in_process and slots > 0
-        self.analysis_pool = (
-            WorkerPool(think, slots, ANALYSIS_NICE, ANALYSIS_FLOOR_S) if in_process else None
-        )
+        pool = WorkerPool(think, slots, ANALYSIS_NICE, ANALYSIS_FLOOR_S, cpus)
+        self.analysis_pool = pool if in_process else None
         self._analyses: set[asyncio.Task[None]] = set()
 
     async def _send(self, message: dict[str, Any]) -> None:  # the runner's

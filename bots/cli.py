@@ -6,11 +6,13 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
 
 from bots.pbrain import serve
+from bots.priority import parse_cpus
 from bots.private import read_key
 from bots.runner import BotRunner
 from bots.seeking import SeekPlan
@@ -100,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's analyse jobs answered at once, each in a worker of its own "
         "(default 2; 0: none)",
     )
+    p.add_argument(
+        "--analysis-cpus",
+        default=os.environ.get("MNK_ANALYSIS_CPUS") or None,
+        help="the only CPUs the analysis workers run on, e.g. 2-3 (Linux; default: any, or "
+        "$MNK_ANALYSIS_CPUS, which a server's built-in bot inherits): keep the games' CPUs free",
+    )
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -121,6 +129,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
         seek_plan=args.seek_plan,
         send_info=args.info,
         analyses=args.analyses,
+        analysis_cpus=args.analysis_cpus,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -141,6 +150,11 @@ def main(argv: list[str] | None = None) -> None:
         )
         if args.seek_rated and not args.seek:
             raise ValueError("--seek-rated goes with --seek GAME")
+        if args.analysis_cpus is not None:
+            try:
+                args.analysis_cpus = parse_cpus(args.analysis_cpus)
+            except ValueError as exc:
+                raise ValueError(f"--analysis-cpus {args.analysis_cpus}: {exc}") from None
     except ValueError as exc:
         sys.exit(f"mnk-bot: {exc}")
     if args.check:  # mnk-server --bots SPEC asks this before it starts

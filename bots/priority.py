@@ -1,4 +1,5 @@
-"""A job's CPU priority after its floor: the lowest niceness, in a thread of its own.
+"""A job's CPU priority after its floor: the lowest niceness, in a thread of its own; and the
+CPUs a pool may be given (:func:`parse_cpus`).
 
 Linux sets niceness per thread, and an unprivileged thread can lower its own but never raise it
 again, so a demoted job runs in a new thread (:func:`run_demoted`), watched by the worker's main
@@ -23,6 +24,8 @@ T = TypeVar("T")
 #: CPU time (seconds).
 DEMOTED_NICE = 19
 POLL_S = 0.005
+#: The highest CPU number :func:`parse_cpus` reads (Linux's own limit is 8,191).
+MAX_CPU = 8191
 
 
 def run_demoted(call: Callable[[], T], floor_s: float) -> T:
@@ -53,3 +56,22 @@ def run_demoted(call: Callable[[], T], floor_s: float) -> T:
             break
     thread.join()
     return result[0]
+
+
+def parse_cpus(text: str) -> frozenset[int]:
+    """``"1"``, ``"2-3"`` or ``"0,2-3"`` as a set of CPU numbers; ValueError if malformed or
+    beyond this machine's CPUs (not only this process's: a server kept to CPUs 0-5 may give its
+    bot's analyses 6-7)."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or not (last if dash else first).isdigit():
+            raise ValueError(f"bad CPU range {part.strip()!r} (CPU numbers: 2, 0-3, 0,2-3)")
+        low, high = int(first), int(last or first)
+        if high < low or high > MAX_CPU:
+            raise ValueError(f"bad CPU range {part.strip()!r}")
+        cpus.update(range(low, high + 1))
+    count = os.cpu_count() or 1
+    if max(cpus) >= count:
+        raise ValueError(f"this machine's CPUs are 0-{count - 1}")
+    return frozenset(cpus)

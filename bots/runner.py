@@ -72,6 +72,7 @@ class BotRunner(Seeking, Analysing):
         seek_plan: SeekPlan | None = None,
         send_info: bool = False,
         analyses: int = 2,
+        analysis_cpus: frozenset[int] | None = None,
     ) -> None:
         self.spec = spec
         #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).
@@ -91,8 +92,9 @@ class BotRunner(Seeking, Analysing):
             name, Kind.BOT, key=key, session=session, games=games or ["*"], capacity=capacity
         )
         self.state.level = engine_level(spec)
-        #: ``--analyses``: the ``analyse_job``s answered at once, in workers of their own.
-        self._analysis_setup(max(0, analyses))
+        #: ``--analyses``: the ``analyse_job``s answered at once, in workers of their own
+        #: (on ``--analysis-cpus`` only, if given).
+        self._analysis_setup(max(0, analyses), analysis_cpus)
         self.state.analyses = self.analysis_slots
         self.conn = Connection(url, self.state, retry_first_s=0.2, on_status=self._on_status)
         self.seats: dict[str, Seat] = {}

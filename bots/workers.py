@@ -7,7 +7,8 @@ overruns its deadline gets its own process killed and replaced, the other slots 
 A pool may run its jobs at a lower priority: ``nice`` for the whole worker, and
 ``demote_after`` for each job, which then drops to the lowest priority once it has used that
 much CPU (bots/priority.py). Every job so gets a floor of CPU however busy the machine, and
-beyond it takes little from the games.
+beyond it takes little from the games. ``cpus`` confines a pool's workers to CPUs of their own
+(Linux affinity): where the games keep to the others, the jobs cost them nothing at all.
 """
 
 from __future__ import annotations
@@ -33,10 +34,20 @@ class WorkerDied(RuntimeError):
     """The worker process exited in the middle of a job (the engine crashed it)."""
 
 
-def _serve(conn: Connection, job: Job, nice: int = 0, demote_after: float | None = None) -> None:
+def _serve(
+    conn: Connection,
+    job: Job,
+    nice: int = 0,
+    demote_after: float | None = None,
+    cpus: frozenset[int] | None = None,
+) -> None:
     """Worker main loop: run ``job`` on every argument tuple received, answer (ok, value);
-    ``nice`` lowers the process's CPU priority first, ``demote_after`` each job's (module doc)."""
+    ``nice`` lowers the process's CPU priority first, ``demote_after`` each job's, and ``cpus``
+    are the only CPUs it runs on (module doc)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, not ours
+    if cpus:
+        with contextlib.suppress(OSError):  # (mnk-bot checked them; a changed cpuset: any CPU)
+            os.sched_setaffinity(0, cpus)
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
@@ -69,10 +80,16 @@ def _answer(job: Job, args: tuple[Any, ...]) -> tuple[bool, Any]:
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, job: Job, nice: int = 0, demote_after: float | None = None) -> None:
+    def __init__(
+        self,
+        job: Job,
+        nice: int = 0,
+        demote_after: float | None = None,
+        cpus: frozenset[int] | None = None,
+    ) -> None:
         context = multiprocessing.get_context("spawn")  # not fork: the parent runs a loop
         self.conn, child = context.Pipe()
-        serving = (child, job, nice, demote_after)
+        serving = (child, job, nice, demote_after, cpus)
         self.proc = context.Process(target=_serve, args=serving, daemon=True)
         self.proc.start()
         child.close()
@@ -108,7 +125,12 @@ class WorkerPool:
     """``size`` slots; a caller waits for a free one, then has it to itself for one job."""
 
     def __init__(
-        self, job: Job, size: int, nice: int = 0, demote_after: float | None = None
+        self,
+        job: Job,
+        size: int,
+        nice: int = 0,
+        demote_after: float | None = None,
+        cpus: frozenset[int] | None = None,
     ) -> None:
         self.job = job
         self.size = size
@@ -116,6 +138,8 @@ class WorkerPool:
         self.nice = nice
         #: CPU seconds a job runs before it drops to the lowest priority (None: never; module doc).
         self.demote_after = demote_after
+        #: The only CPUs the workers run on (None: any).
+        self.cpus = cpus
         self._idle: asyncio.Queue[Worker] | None = None
         self._all: set[Worker] = set()
 
@@ -127,7 +151,7 @@ class WorkerPool:
         return self._idle
 
     def _spawn(self) -> Worker:
-        worker = Worker(self.job, self.nice, self.demote_after)
+        worker = Worker(self.job, self.nice, self.demote_after, self.cpus)
         self._all.add(worker)
         return worker
 

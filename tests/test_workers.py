@@ -3,13 +3,15 @@ the pool's niceness, then only on CPU nobody else wants; the worker itself carri
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
 import pytest
-from support.jobs import DEMOTED, burn_until_demoted, fail
+from support.jobs import DEMOTED, affinity, burn_until_demoted, fail
 
 from bots.engine.fast import core_for, load_core
+from bots.priority import parse_cpus
 from bots.workers import WorkerPool
 from protocol.rules import Move
 from protocol.variants import make_variant
@@ -70,3 +72,25 @@ def test_a_new_thread_takes_over_the_core_an_ended_thread_kept() -> None:
         thread.start()
         thread.join()
     assert seen[0] is seen[1] is seen[2]
+
+
+async def test_a_pool_given_cpus_runs_its_workers_on_those_only() -> None:
+    one = min(os.sched_getaffinity(0))
+    pool = WorkerPool(affinity, 1, cpus=frozenset({one}))
+    try:
+        worker = await pool.acquire()
+        assert await pool.run(worker, (), 60) == [one]
+    finally:
+        pool.close()
+
+
+def test_cpu_lists_parse_like_taskset_and_refuse_cpus_the_machine_lacks() -> None:
+    allowed = list(range(os.cpu_count() or 1))
+    first, last = allowed[0], allowed[-1]
+    assert parse_cpus(str(first)) == {first}
+    assert parse_cpus(",".join(map(str, allowed))) == set(allowed)
+    assert parse_cpus(f"{first}-{last}") == set(allowed)
+    assert parse_cpus(f" {first} , {first}") == {first}
+    for bad in ("", "x", "1-", "-1", "3-1", "1;2", f"{last + 1}", "0-99999999"):
+        with pytest.raises(ValueError):
+            parse_cpus(bad)

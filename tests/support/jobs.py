@@ -16,6 +16,11 @@ def burn_until_demoted(limit_s: float) -> tuple[int, float]:
     return os.getpriority(os.PRIO_PROCESS, 0), time.thread_time()
 
 
+def affinity() -> list[int]:
+    """The CPUs this worker may run on."""
+    return sorted(os.sched_getaffinity(0))
+
+
 def fail(message: str) -> None:
     """Raise, as a broken engine would."""
     raise ValueError(message)
