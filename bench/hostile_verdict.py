@@ -4,6 +4,8 @@ A p99 from the ~1,000 human moves of a 30 s phase is the 10th slowest move: a ha
 unlucky moves move it a lot. So next to each ratio the verdict gives a distribution-free 95 %
 band (from the order statistics around the 99th percentile of each phase), and it says when
 other processes on the machine used CPU during a phase: the ratio then measures them too.
+With ``--repeat N`` the runs' moves are also pooled (:func:`pooled_verdicts`): N times the
+moves narrow the band by about the square root of N.
 """
 
 from __future__ import annotations
@@ -96,5 +98,33 @@ def render_verdict(result: dict[str, Any]) -> str:
             f"- DISTURBED: other processes used {others['calm']}% / {others['attack']}% of a "
             f"core in the calm / attack phase (over {DISTURBED_PCT:g}%): the ratios measure "
             "them too; run again on a quiet machine"
+        )
+    return "\n".join(lines)
+
+
+def pooled_verdicts(runs: list[dict[str, dict[str, list[float]]]]) -> dict[str, Any]:
+    """Per class of honest moves ("human_ms", "bot_ms"): the summaries and the verdict of the
+    calm and attack phases' moves of every run together (each run: class -> phase -> seconds)."""
+    pooled: dict[str, Any] = {}
+    for key in ("human_ms", "bot_ms"):
+        phases = {
+            phase: summary([v for run in runs for v in run[key].get(phase, [])])
+            for phase in ("calm", "attack")
+        }
+        pooled[key] = {**phases, "verdict": verdict(phases["calm"], phases["attack"])}
+    return pooled
+
+
+def render_pooled(pooled: dict[str, Any], runs: int) -> str:
+    """The pooled verdicts, one line per class of honest moves."""
+    lines = []
+    for label, key in (("humans", "human_ms"), ("bots", "bot_ms")):
+        got, v = pooled[key], pooled[key]["verdict"]
+        word = "meets" if v["meets"] else "MISSES"
+        sure = "" if v["sure"] else ", but its band straddles the target"
+        lines.append(
+            f"- {label}, {runs} runs pooled ({got['calm']['moves']} / {got['attack']['moves']} "
+            f"moves): p99 {got['calm']['p99']} -> {got['attack']['p99']} ms = {v['ratio']}x "
+            f"(95 % band {v['ratio_band']}): {word} the target{sure}"
         )
     return "\n".join(lines)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from hostile_verdict import band, disturbed, pct, summary, verdict
+from hostile_verdict import band, disturbed, pct, pooled_verdicts, summary, verdict
 
 #: 1 ms, 2 ms, ... 1000 ms (in seconds, as the bench records them).
 RAMP = [i / 1000 for i in range(1, 1001)]
@@ -36,3 +36,16 @@ def test_the_verdict_says_when_the_band_straddles_the_target() -> None:
 def test_a_phase_is_disturbed_when_other_processes_used_the_machine() -> None:
     assert not disturbed({"calm": 3, "attack": 15})
     assert disturbed({"calm": 3, "attack": 16})
+
+
+def test_pooled_runs_are_judged_on_all_their_moves_with_a_narrower_band() -> None:
+    fast = [v / 100 for v in RAMP]
+    one = {"human_ms": {"calm": fast, "attack": [2 * v for v in fast]}, "bot_ms": {}}
+    pooled = pooled_verdicts([one, one, one, one])
+    humans = pooled["human_ms"]
+    assert humans["calm"]["moves"] == humans["attack"]["moves"] == 4_000
+    assert humans["verdict"]["ratio"] == 2.0  # the same distribution, four times over
+    single = verdict(summary(fast), summary([2 * v for v in fast]))["ratio_band"]
+    low, high = humans["verdict"]["ratio_band"]
+    assert single[0] < low <= 2.0 <= high < single[1]
+    assert pooled["bot_ms"]["calm"]["moves"] == 0 and pooled["bot_ms"]["verdict"]["ratio"] is None
