@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from bots.piskvork import PiskvorkBrain
+from bots.priority import Placement
 from bots.seats import think
 from bots.specs import EngineSpec
 from bots.workers import WorkerPool
@@ -49,7 +50,7 @@ class Analysing:
         only if given."""
         self.analysis_slots = slots
         in_process = self.spec.in_process and slots > 0
-        pool = WorkerPool(think, slots, ANALYSIS_NICE, ANALYSIS_FLOOR_S, cpus)
+        pool = WorkerPool(think, slots, Placement(ANALYSIS_NICE, ANALYSIS_FLOOR_S, cpus))
         self.analysis_pool = pool if in_process else None
         self._analyses: set[asyncio.Task[None]] = set()
 

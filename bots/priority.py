@@ -1,5 +1,5 @@
-"""A job's CPU priority after its floor: the lowest niceness, in a thread of its own; and the
-CPUs a pool may be given (:func:`parse_cpus`).
+"""Where and how urgently a worker pool's jobs run (:class:`Placement`): a niceness, a floor of
+CPU after which a job drops to the lowest niceness in a thread of its own, and the CPUs.
 
 Linux sets niceness per thread, and an unprivileged thread can lower its own but never raise it
 again, so a demoted job runs in a new thread (:func:`run_demoted`), watched by the worker's main
@@ -16,6 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -26,6 +27,17 @@ DEMOTED_NICE = 19
 POLL_S = 0.005
 #: The highest CPU number :func:`parse_cpus` reads (Linux's own limit is 8,191).
 MAX_CPU = 8191
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How a pool's workers run: ``nice`` added to their niceness, ``demote_after`` CPU seconds
+    of each job before it drops to ``DEMOTED_NICE`` (None: never), ``cpus`` the only CPUs they
+    use (None: any)."""
+
+    nice: int = 0
+    demote_after: float | None = None
+    cpus: frozenset[int] | None = None
 
 
 def run_demoted(call: Callable[[], T], floor_s: float) -> T:

@@ -4,11 +4,12 @@ A slot is a ``spawn`` process reading jobs from a pipe. The event loop waits on 
 ``add_reader``, so it never blocks; waiting for a free slot is not engine time, and a job that
 overruns its deadline gets its own process killed and replaced, the other slots untouched.
 
-A pool may run its jobs at a lower priority: ``nice`` for the whole worker, and
-``demote_after`` for each job, which then drops to the lowest priority once it has used that
-much CPU (bots/priority.py). Every job so gets a floor of CPU however busy the machine, and
-beyond it takes little from the games. ``cpus`` confines a pool's workers to CPUs of their own
-(Linux affinity): where the games keep to the others, the jobs cost them nothing at all.
+A pool may run its jobs at a lower priority (its :class:`~bots.priority.Placement`): ``nice``
+for the whole worker, and ``demote_after`` for each job, which then drops to the lowest
+priority once it has used that much CPU. Every job so gets a floor of CPU however busy the
+machine, and beyond it takes little from the games. ``cpus`` confines a pool's workers to CPUs
+of their own (Linux affinity): where the games keep to the others, the jobs take no CPU time
+from them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
-from bots.priority import run_demoted
+from bots.priority import Placement, run_demoted
 
 Job = Callable[..., Any]
 
@@ -34,23 +35,17 @@ class WorkerDied(RuntimeError):
     """The worker process exited in the middle of a job (the engine crashed it)."""
 
 
-def _serve(
-    conn: Connection,
-    job: Job,
-    nice: int = 0,
-    demote_after: float | None = None,
-    cpus: frozenset[int] | None = None,
-) -> None:
+def _serve(conn: Connection, job: Job, placement: Placement) -> None:
     """Worker main loop: run ``job`` on every argument tuple received, answer (ok, value);
-    ``nice`` lowers the process's CPU priority first, ``demote_after`` each job's, and ``cpus``
-    are the only CPUs it runs on (module doc)."""
+    placed first as ``placement`` says (module doc)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, not ours
-    if cpus:
+    if placement.cpus:
         with contextlib.suppress(OSError):  # (mnk-bot checked them; a changed cpuset: any CPU)
-            os.sched_setaffinity(0, cpus)
-    if nice:
+            os.sched_setaffinity(0, placement.cpus)
+    if placement.nice:
         with contextlib.suppress(OSError):
-            os.nice(nice)
+            os.nice(placement.nice)
+    demote_after = placement.demote_after
     if not sys.platform.startswith("linux"):  # niceness per process only: no demotion
         demote_after = None
     while True:
@@ -80,16 +75,10 @@ def _answer(job: Job, args: tuple[Any, ...]) -> tuple[bool, Any]:
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(
-        self,
-        job: Job,
-        nice: int = 0,
-        demote_after: float | None = None,
-        cpus: frozenset[int] | None = None,
-    ) -> None:
+    def __init__(self, job: Job, placement: Placement) -> None:
         context = multiprocessing.get_context("spawn")  # not fork: the parent runs a loop
         self.conn, child = context.Pipe()
-        serving = (child, job, nice, demote_after, cpus)
+        serving = (child, job, placement)
         self.proc = context.Process(target=_serve, args=serving, daemon=True)
         self.proc.start()
         child.close()
@@ -124,22 +113,11 @@ class Worker:
 class WorkerPool:
     """``size`` slots; a caller waits for a free one, then has it to itself for one job."""
 
-    def __init__(
-        self,
-        job: Job,
-        size: int,
-        nice: int = 0,
-        demote_after: float | None = None,
-        cpus: frozenset[int] | None = None,
-    ) -> None:
+    def __init__(self, job: Job, size: int, placement: Placement | None = None) -> None:
         self.job = job
         self.size = size
-        #: Added to the workers' niceness (their CPU priority below the games' workers).
-        self.nice = nice
-        #: CPU seconds a job runs before it drops to the lowest priority (None: never; module doc).
-        self.demote_after = demote_after
-        #: The only CPUs the workers run on (None: any).
-        self.cpus = cpus
+        #: How the workers run (default: as this process, on any CPU; module doc).
+        self.placement = placement or Placement()
         self._idle: asyncio.Queue[Worker] | None = None
         self._all: set[Worker] = set()
 
@@ -151,7 +129,7 @@ class WorkerPool:
         return self._idle
 
     def _spawn(self) -> Worker:
-        worker = Worker(self.job, self.nice, self.demote_after, self.cpus)
+        worker = Worker(self.job, self.placement)
         self._all.add(worker)
         return worker
 

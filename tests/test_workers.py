@@ -11,7 +11,7 @@ import pytest
 from support.jobs import DEMOTED, affinity, burn_until_demoted, fail
 
 from bots.engine.fast import core_for, load_core
-from bots.priority import parse_cpus
+from bots.priority import Placement, parse_cpus
 from bots.workers import WorkerPool
 from protocol.rules import Move
 from protocol.variants import make_variant
@@ -23,7 +23,7 @@ FLOOR_S = 0.05
 async def test_a_job_past_its_floor_drops_to_the_lowest_priority_and_the_next_one_does_not() -> (
     None
 ):
-    pool = WorkerPool(burn_until_demoted, 1, nice=5, demote_after=FLOOR_S)
+    pool = WorkerPool(burn_until_demoted, 1, Placement(nice=5, demote_after=FLOOR_S))
     try:
         worker = await pool.acquire()
         nice, used = await pool.run(worker, (30.0,), 120)
@@ -37,7 +37,7 @@ async def test_a_job_past_its_floor_drops_to_the_lowest_priority_and_the_next_on
 
 
 async def test_without_a_floor_jobs_are_never_demoted() -> None:
-    pool = WorkerPool(burn_until_demoted, 1, nice=3)
+    pool = WorkerPool(burn_until_demoted, 1, Placement(nice=3))
     try:
         worker = await pool.acquire()
         nice, used = await pool.run(worker, (0.2,), 60)
@@ -47,7 +47,7 @@ async def test_without_a_floor_jobs_are_never_demoted() -> None:
 
 
 async def test_a_demotable_job_that_raises_is_reported_and_the_worker_goes_on() -> None:
-    pool = WorkerPool(fail, 1, demote_after=FLOOR_S)
+    pool = WorkerPool(fail, 1, Placement(demote_after=FLOOR_S))
     try:
         worker = await pool.acquire()
         with pytest.raises(ValueError, match="broken"):
@@ -76,7 +76,7 @@ def test_a_new_thread_takes_over_the_core_an_ended_thread_kept() -> None:
 
 async def test_a_pool_given_cpus_runs_its_workers_on_those_only() -> None:
     one = min(os.sched_getaffinity(0))
-    pool = WorkerPool(affinity, 1, cpus=frozenset({one}))
+    pool = WorkerPool(affinity, 1, Placement(cpus=frozenset({one})))
     try:
         worker = await pool.acquire()
         assert await pool.run(worker, (), 60) == [one]
