@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from bots.engine.core import TT_BITS
 from bots.engine.geometry import geometry
@@ -74,25 +74,27 @@ def load_core(pure: bool | None = None) -> ModuleType:
 
 
 _tt_bits = TT_BITS
-#: Kept cores of threads that have ended, for the next thread to take on (an analysis worker
-#: runs each job in a new thread: bots/workers.py), at most this many.
-MAX_SPARE = 2
-_spare: list[dict[tuple[Any, ...], Any]] = []
 
 
 class _Kept:
     """One thread's kept cores: taken over from an ended thread if one left them (its board
     and transposition table go on), and left for the next when this thread ends."""
 
+    #: Kept cores of threads that have ended, for the next thread to take on (an analysis
+    #: worker runs each job in a new thread: bots/workers.py), at most ``MAX_SPARE`` (a class
+    #: attribute, not a module global: threads may end while the interpreter clears modules).
+    spare: ClassVar[list[dict[tuple[Any, ...], Any]]] = []
+    MAX_SPARE: ClassVar[int] = 2
+
     def __init__(self) -> None:
         try:
-            self.cores = _spare.pop()
+            self.cores = self.spare.pop()
         except IndexError:
             self.cores = {}
 
     def __del__(self) -> None:  # the thread has ended (its thread-local data is dropped)
-        if len(_spare) < MAX_SPARE:
-            _spare.append(self.cores)
+        if len(self.spare) < self.MAX_SPARE:
+            self.spare.append(self.cores)
 
 
 #: The kept core, one per thread: a core is one mutable board, and searches run in threads too
