@@ -3,8 +3,8 @@
 
 An in-process engine analyses in a worker pool of its own (``--analyses`` processes, started
 with the first job), so an analysis never takes a worker a game's clock is waiting for; nor
-CPU: each job gets a small floor at a lower priority, then the lowest (bots/workers.py), so on
-a busy machine an analysis searches less deep in its time and the games hardly notice it. A
+CPU: each job gets a small floor at a lower priority, then the lowest (bots/priority.py), so
+on a busy machine the games come first and an analysis searches less deep in its time. A
 Piskvork brain answers one line from a brain process started for the job. A job that fails,
 or comes beyond what the bot announced, is answered with an ``error`` (the server tells the
 asker ``analysis_failed``).
@@ -50,8 +50,8 @@ class Analysing:
         only if given."""
         self.analysis_slots = slots
         in_process = self.spec.in_process and slots > 0
-        pool = WorkerPool(think, slots, Placement(ANALYSIS_NICE, ANALYSIS_FLOOR_S, cpus))
-        self.analysis_pool = pool if in_process else None
+        placement = Placement(ANALYSIS_NICE, ANALYSIS_FLOOR_S, cpus)
+        self.analysis_pool = WorkerPool(think, slots, placement) if in_process else None
         self._analyses: set[asyncio.Task[None]] = set()
 
     async def _send(self, message: dict[str, Any]) -> None:  # the runner's

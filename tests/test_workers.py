@@ -1,5 +1,6 @@
-"""The search workers' priorities (bots/workers.py): a demotable job runs its floor of CPU at
-the pool's niceness, then only on CPU nobody else wants; the worker itself carries on."""
+"""The search workers' placement (bots/workers.py, bots/priority.py): a demotable job runs its
+floor of CPU at the pool's niceness, then at the lowest; a pool keeps to its CPUs; the worker
+itself carries on."""
 
 from __future__ import annotations
 
