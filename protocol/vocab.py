@@ -51,6 +51,7 @@ class CloseCode(IntEnum):
     GOING_AWAY = 1001  # the server shuts down
     POLICY = 1008  # no hello in time, or too many frames that do not decode
     TOO_BIG = 1009  # a frame over MAX_FRAME
+    INTERNAL_ERROR = 1011  # no pong to a keepalive ping in time (websockets' own code for it)
     TRY_LATER = 1013  # the server is full
     REPLACED = 4000  # the same session said hello on another connection
     KEY_REVOKED = 4001  # the operator revoked the bot's key

@@ -35,6 +35,8 @@ from websockets.datastructures import Headers
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
+from server.shell.keepalive import Keepalive, can_ping
+
 try:
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover  (websockets without its C extension)
@@ -142,8 +144,10 @@ class ArenaConnection(ServerConnection):
     on_latency: Callable[[float], None] | None = None
     _latency: float = 0.0
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: object, keepalive: Keepalive | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: The server's one keepalive for every connection (None: websockets' task of its own).
+        self.keepalive = keepalive if keepalive is not None and can_ping(self) else None
         #: Set by the handler once it is ready for messages; None queues them as websockets does.
         self.on_message: Callable[[bytes], None] | None = None
         #: Called with each ping the client sends (after websockets answered it) and each pong
@@ -192,6 +196,19 @@ class ArenaConnection(ServerConnection):
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
         self.on_message = self._served = self.on_control = self.quiet = self.on_latency = None
+
+    def start_keepalive(self) -> None:
+        """Join the server's keepalive (websockets calls this once the handshake is done)."""
+        if self.keepalive is None:
+            super().start_keepalive()
+        else:
+            self.keepalive.join(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Gone: leave the keepalive too."""
+        if self.keepalive is not None:
+            self.keepalive.leave(self)
+        super().connection_lost(exc)
 
     @property
     def latency(self) -> float:

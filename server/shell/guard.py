@@ -28,6 +28,7 @@ from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 from server.shell.ends import Ends
+from server.shell.keepalive import Keepalive
 
 log = logging.getLogger("mnk.server")
 
@@ -255,9 +256,12 @@ class ConnectionGuard:
         self.dropped = 0
         self._last_report = 0.0
 
-    def connection_factory(self) -> Callable[..., ServerConnection]:
-        """What ``serve(create_connection=…)`` makes each accepted connection with."""
-        return functools.partial(GuardedConnection, guard=self)
+    def connection_factory(
+        self, keepalive: Keepalive | None = None
+    ) -> Callable[..., ServerConnection]:
+        """What ``serve(create_connection=…)`` makes each accepted connection with (pinged by
+        ``keepalive``, else by websockets' task of its own)."""
+        return functools.partial(GuardedConnection, guard=self, keepalive=keepalive)
 
     def full(self, address: str) -> str | None:
         """Why a new connection from ``address`` is refused now, or None."""

@@ -13,6 +13,7 @@ from protocol import wire
 from server.core.arena import Arena
 from server.core.players import Conn
 from server.core.ratelimit import TokenBucket
+from server.shell import keepalive
 
 
 @dataclass
@@ -33,6 +34,9 @@ class ServerConfig:
     keys_interval: float = 2.0
     #: Origins besides the server's own whose pages may open a game socket (browsers only).
     origins: tuple[str, ...] = ()
+    #: Seconds between WebSocket pings to each connection, and without a pong before it is closed.
+    ping_interval: float = keepalive.INTERVAL
+    ping_timeout: float = keepalive.TIMEOUT
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""

@@ -21,6 +21,7 @@ from server.shell import lagprobe
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
 from server.shell.guard import ConnectionGuard, client_key
+from server.shell.keepalive import Keepalive
 from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
@@ -79,6 +80,8 @@ class ArenaServer:
         )
         #: Every request before its handshake: the guard's refusals, pages, the Origin check.
         self.door = WebDoor(self.guard.process_request, self.config.origins)
+        #: Pings every open connection (and closes the silent ones) from one timer.
+        self.keepalive = Keepalive(self.config.ping_interval, self.config.ping_timeout)
         self.server: Server | None = None
         #: With TLS, a plain listener on loopback for the server's own built-in bots.
         self.internal: Server | None = None
@@ -117,28 +120,17 @@ class ArenaServer:
         if self.pipeline is not None:
             self.pipeline.start()
         self._key_reader = asyncio.create_task(self._reload_keys_forever())
-        self.server = await serve(
-            self.handle,
-            cfg.host,
-            cfg.port,
-            compression=None,
-            max_size=cfg.max_frame,
-            server_header=None,
-            process_request=self.door,
-            create_connection=self.guard.connection_factory(),
-            ssl=cfg.ssl_context(),
-        )
+        factory = self.guard.connection_factory(self.keepalive)
+        common: dict[str, Any] = {
+            "compression": None,
+            "max_size": cfg.max_frame,
+            "server_header": None,
+            "process_request": self.door,
+            "create_connection": factory,
+        }
+        self.server = await serve(self.handle, cfg.host, cfg.port, ssl=cfg.ssl_context(), **common)
         if cfg.certfile is not None:
-            self.internal = await serve(
-                self.handle,
-                "127.0.0.1",
-                0,
-                compression=None,
-                max_size=cfg.max_frame,
-                server_header=None,
-                process_request=self.door,
-                create_connection=self.guard.connection_factory(),
-            )
+            self.internal = await serve(self.handle, "127.0.0.1", 0, **common)
         self._sweeper = asyncio.create_task(self._sweep_forever())
 
     async def stop(self) -> None:
@@ -162,6 +154,7 @@ class ArenaServer:
         await asyncio.gather(*closing, return_exceptions=True)
         for server in servers:
             await server.wait_closed()
+        self.keepalive.close()
         self.lookups.close()
         self.store.close()
 
