@@ -1,10 +1,10 @@
 """Each player's network lag as the server measures it: the round trips of its WebSocket pings.
 
-websockets pings every connection (its keepalive, every 20 s) and keeps the last round trip as
-``latency``; :class:`ArenaConnection` reports each one. A connection is also pinged once as it
-says hello, so that a game started at once has a measure. The player's estimate (smoothed,
-``core/lag.py``) bounds what its timed moves get back; a client's own ``lag_ms`` may only lower
-it. A client that delays its pongs raises its estimate: the clock's quota bounds what that buys.
+The server's keepalive pings every connection every 20 s (``server/shell/keepalive.py``) and
+websockets keeps the last round trip as ``latency``; :class:`ArenaConnection` reports each one.
+A connection is also pinged once as it says hello, so that a game started at once has a
+measure. The player's estimate (smoothed, ``core/lag.py``) bounds what its timed moves get
+back; a client's own ``lag_ms`` may only lower it. A client that delays its pongs raises its estimate: the clock's quota bounds what that buys.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def noted(arena: Arena, conn: Conn, rtt: float) -> None:
 
 async def probe(ws: ServerConnection) -> None:
     """Ping ``ws`` once; its pong sets ``latency`` (noted as above). Nothing waits for it: a
-    client that never answers is one websockets' keepalive closes."""
+    client that never answers is one the keepalive closes."""
     try:
         await ws.ping()
     except ConnectionClosed:
