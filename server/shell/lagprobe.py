@@ -4,7 +4,8 @@ The server's keepalive pings every connection every 20 s (``server/shell/keepali
 websockets keeps the last round trip as ``latency``; :class:`ArenaConnection` reports each one.
 A connection is also pinged once as it says hello, so that a game started at once has a
 measure. The player's estimate (smoothed, ``core/lag.py``) bounds what its timed moves get
-back; a client's own ``lag_ms`` may only lower it. A client that delays its pongs raises its estimate: the clock's quota bounds what that buys.
+back; a client's own ``lag_ms`` may only lower it. A client that delays its pongs raises its
+estimate: the clock's quota bounds what that buys.
 """
 
 from __future__ import annotations
