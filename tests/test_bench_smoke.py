@@ -94,3 +94,21 @@ def test_pairing_benchmark_tiny_run(tmp_path: Path) -> None:
     assert [row["regime"] for row in result["server"]] == ["one pool", "spread"]
     assert all(row["joined"] == 40 for row in result["server"]), result["server"]
     assert "seeks/s" in done.stdout
+
+
+def test_balanced_openings_file_reads_back_as_openings(tmp_path: Path) -> None:
+    """bench/balanced_openings.py writes openings the tournament director reads, each scored
+    within the margin by the engine's search."""
+    from bots.tournament.openings import load_openings
+    from protocol.variants import make_variant
+
+    out = tmp_path / "openings.txt"
+    cmd = [sys.executable, str(ROOT / "bench" / "balanced_openings.py"), "--count", "3"]
+    cmd += ["--nodes", "3000", "--margin", "400", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in out.read_text().splitlines() if not line.startswith("#")]
+    scores = [int(line.split("#")[1].split()[0]) for line in lines]
+    assert len(scores) == 3 and all(abs(s) <= 400 for s in scores)
+    openings = load_openings(out, make_variant("gomoku", {}))
+    assert len(openings) == 3 and all(len(o) == 3 for o in openings)
