@@ -14,6 +14,8 @@ from protocol.rules import Move, Variant, WinRule
 
 #: Seconds a brain may take to answer START (engines load tables, as Gomocup allows).
 START_TIMEOUT = 15.0
+#: Seconds a spare brain may take to answer ABOUT before it counts as dead (then replaced).
+PROBE_TIMEOUT = 1.0
 #: Slack over the move budget before a silent brain counts as hung (process start-up, pipes).
 HANG_SLACK = 1.0
 _MOVE = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*$")
@@ -38,15 +40,30 @@ class PiskvorkBrain:
     """One running brain, kept in sync with one game."""
 
     def __init__(
-        self, path: str, variant: Variant, seat: int, hang_slack: float = HANG_SLACK
+        self,
+        path: str,
+        variant: Variant,
+        seat: int,
+        hang_slack: float = HANG_SLACK,
+        spares: SpareBrains | None = None,
     ) -> None:
         self.path, self.variant, self.seat = path, variant, seat
         self.hang_slack = hang_slack
+        #: Brains started ahead of their game: this one takes its process from there.
+        self.spares = spares
         self.proc: asyncio.subprocess.Process | None = None
         self._known: list[Move] = []  # the position the brain has, in move order
 
     async def start(self) -> None:
-        """Launch the brain and set up the board and the rule."""
+        """Have a brain with the board (a spare one, if there is one) and set up the rule."""
+        if self.spares is not None:
+            self.proc = await self.spares.take(self.variant)
+        else:
+            await self.launch()
+        await self._send(f"INFO rule {RULE_BITS[self.variant.rule]}")
+
+    async def launch(self) -> None:
+        """Start the brain's process and give it the board (START); it must answer OK."""
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 self.path,
@@ -62,7 +79,6 @@ class PiskvorkBrain:
         answer = await self._answer(START_TIMEOUT)
         if answer.upper() != "OK":
             raise BrainError(f"brain refused the board: {answer[:80]!r}")
-        await self._send(f"INFO rule {RULE_BITS[v.rule]}")
 
     async def choose(self, moves: list[Move], budget_s: float, time_left_s: float | None) -> Move:
         """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``."""
@@ -133,31 +149,13 @@ class PiskvorkBrain:
     async def close(self) -> None:
         """Say END, give the brain a moment to exit, then make sure it is gone."""
         proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        try:
-            with contextlib.suppress(Exception):
-                await self._write(proc, "END")
-                await asyncio.wait_for(proc.wait(), 1.0)
-        finally:  # even when cancelled: a hung brain must not outlive its game
-            if proc.returncode is None:
-                proc.kill()
-                with contextlib.suppress(Exception):
-                    await proc.wait()
+        if proc is not None:
+            await _end(proc)
 
     async def _send(self, line: str) -> None:
         if self.proc is None:
             raise BrainError("brain is not running", "crash")
-        await self._write(self.proc, line)
-
-    @staticmethod
-    async def _write(proc: asyncio.subprocess.Process, line: str) -> None:
-        assert proc.stdin is not None
-        try:
-            proc.stdin.write(line.encode() + b"\r\n")
-            await proc.stdin.drain()
-        except (ConnectionError, RuntimeError) as exc:
-            raise BrainError("brain closed its input (crashed?)", "crash") from exc
+        await _write(self.proc, line)
 
     async def _answer(self, timeout: float, chatter: tuple[str, ...] = _CHATTER) -> str:
         """The next line that is not chatter (MESSAGE, DEBUG …), all within one deadline."""
@@ -178,3 +176,97 @@ class PiskvorkBrain:
         if not raw:
             raise BrainError("brain exited (crashed?)", "crash")
         return raw.decode(errors="replace").strip()
+
+
+class SpareBrains:
+    """A brain started ahead for each board size, so that a game's first move never pays for a
+    brain's start-up (its process, its imports, its answer to START).
+
+    A Gomocup manager starts the brains before a match; a bot starts one per game, often when
+    it is already to move: a Python brain needs a few tenths of a second to answer START,
+    and at a quarter of a second a move it lost every game on time at its first move. So one
+    spare waits per board size; a game takes it (or a new one, when none is ready) and the next
+    spare starts behind it.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._ready: dict[tuple[int, int], asyncio.Task[asyncio.subprocess.Process]] = {}
+
+    def prepare(self, variant: Variant) -> None:
+        """Start a spare for ``variant``'s board size in the background, unless one is there."""
+        size = (variant.width, variant.height)
+        if size not in self._ready:
+            self._ready[size] = asyncio.ensure_future(self._launch(variant))
+
+    async def take(self, variant: Variant) -> asyncio.subprocess.Process:
+        """A running brain process that has the board, and a new spare started behind it."""
+        task = self._ready.pop((variant.width, variant.height), None)
+        self.prepare(variant)
+        if task is not None:
+            try:
+                proc = await task
+            except BrainError:
+                proc = None  # the spare failed: a brain of its own gets the same chance
+            if proc is not None and await _responsive(proc):
+                return proc
+            if proc is not None:  # it died (or hung) while it waited
+                await _end(proc)
+        return await self._launch(variant)
+
+    async def _launch(self, variant: Variant) -> asyncio.subprocess.Process:
+        brain = PiskvorkBrain(self.path, variant, 0)
+        try:
+            await brain.launch()
+        except BaseException:  # failed or cancelled half-way: its process must not outlive it
+            await asyncio.shield(brain.close())
+            raise
+        assert brain.proc is not None
+        return brain.proc
+
+    async def close(self) -> None:
+        """Stop the spares (the bot is leaving)."""
+        tasks = list(self._ready.values())
+        self._ready.clear()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                proc = await task
+            except (asyncio.CancelledError, BrainError):
+                continue
+            await _end(proc)
+
+
+async def _responsive(proc: asyncio.subprocess.Process) -> bool:
+    """Whether a brain that waited still answers (ABOUT: any line will do, UNKNOWN too)."""
+    assert proc.stdout is not None
+    try:
+        await _write(proc, "ABOUT")
+        line = await asyncio.wait_for(proc.stdout.readline(), PROBE_TIMEOUT)
+    except (BrainError, TimeoutError):
+        return False
+    return bool(line)
+
+
+async def _end(proc: asyncio.subprocess.Process) -> None:
+    """Say END to a brain, give it a moment to exit, then make sure it is gone."""
+    try:
+        with contextlib.suppress(Exception):
+            await _write(proc, "END")
+            await asyncio.wait_for(proc.wait(), 1.0)
+    finally:  # even when cancelled: a hung brain must not outlive its game
+        if proc.returncode is None:
+            proc.kill()
+            with contextlib.suppress(Exception):
+                await proc.wait()
+
+
+async def _write(proc: asyncio.subprocess.Process, line: str) -> None:
+    """One line to the brain (CRLF, as Piskvork managers send)."""
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(line.encode() + b"\r\n")
+        await proc.stdin.drain()
+    except (ConnectionError, RuntimeError) as exc:
+        raise BrainError("brain closed its input (crashed?)", "crash") from exc

@@ -16,7 +16,7 @@ from typing import Any
 
 from bots.analysing import Analysing
 from bots.engine.timing import Budget
-from bots.piskvork import PiskvorkBrain
+from bots.piskvork import PiskvorkBrain, SpareBrains
 from bots.private import write_private
 from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, think
 from bots.seeking import Seeking, SeekPlan
@@ -25,7 +25,7 @@ from bots.workers import WorkerPool
 from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
 from protocol.rules import Game, Move
 from protocol.session import Session, handler_of
-from protocol.variants import variant_from_description
+from protocol.variants import make_variant, variant_from_description
 from protocol.vocab import CloseCode, Kind, Status
 
 #: The server's code for a bot ``hello`` without a valid key, and ours for a revoked one.
@@ -105,12 +105,16 @@ class BotRunner(Seeking, Analysing):
         self._sent_moves: dict[int, tuple[str, dict[str, Any]]] = {}
         self.workers = workers or max(1, min(capacity, os.cpu_count() or 1))
         self.pool = WorkerPool(think, self.workers) if spec.in_process else None
+        #: A Piskvork brain started ahead of each game (its start-up off the game's clock).
+        self.spares = None if spec.in_process else SpareBrains(spec.target)
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Play until ``stop`` is set, reconnecting after every drop (with backoff)."""
         stop = stop or asyncio.Event()
         if self.pool is not None:  # start the workers now, not during the first game's clock
             await self.pool.warm_up(WARM_UP_JOB)
+        if self.spares is not None:  # and a brain for the usual board (15x15: Gomocup's)
+            self.spares.prepare(make_variant("gomoku", {}))
         watchdog = asyncio.create_task(self._watch_parent(stop))
         playing = asyncio.create_task(self.conn.run(self._on))
         stopper = asyncio.create_task(stop.wait())
@@ -152,6 +156,8 @@ class BotRunner(Seeking, Analysing):
         await self._analysis_close()
         if self.pool is not None:
             self.pool.close()
+        if self.spares is not None:
+            await self.spares.close()
 
     # -- the conversation ------------------------------------------------------------------------
 
@@ -422,7 +428,9 @@ class BotRunner(Seeking, Analysing):
     def _brain(self, seat: Seat) -> PiskvorkBrain:
         if seat.brain is None:
             colour = seat.seat if seat.colour is None else seat.colour
-            seat.brain = PiskvorkBrain(self.spec.target, seat.variant, colour, self.hang_slack)
+            seat.brain = PiskvorkBrain(
+                self.spec.target, seat.variant, colour, self.hang_slack, self.spares
+            )
         elif seat.colour is not None:
             seat.brain.seat = seat.colour
         return seat.brain

@@ -213,3 +213,95 @@ def test_gomocup_info_and_about_conventions() -> None:
         assert session.variant().rule.value == "exact"
     finally:
         fast.set_memory(0)
+
+
+#: A brain that takes 1.5 s to start (imports, tables), says where it runs, answers ABOUT as
+#: every Gomocup brain does, and plays the first empty cell of the top row.
+SLOW_STARTER = """
+import os, sys, time
+time.sleep(1.5)
+taken = set()
+for line in sys.stdin:
+    word = line.strip()
+    if word.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+        with open(sys.argv[0] + ".started", "a") as f:
+            f.write(f"{os.getpid()}\\n")
+    elif word.startswith("ABOUT"):
+        print('name="slow starter", version="1"', flush=True)
+    elif "," in word and word[0].isdigit():
+        taken.add(tuple(int(v) for v in word.split(",")[:2]))
+    elif word.startswith(("TURN", "BEGIN", "DONE")):
+        if word.startswith("TURN"):
+            taken.add(tuple(int(v) for v in word.split()[1].split(",")))
+        x = next(x for x in range(15) if (x, 0) not in taken)
+        taken.add((x, 0))
+        print(f"{x},0", flush=True)
+"""
+
+
+def _started(path: str) -> list[int]:
+    """The PIDs of the slow starter's processes that have answered START."""
+    marker = Path(path + ".started")
+    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_a_spare_brain_answers_its_first_move_within_the_budget(tmp_path: Path) -> None:
+    """The brain's 1.5 s start-up falls before the game: its first move comes in 0.25 s (and
+    the same brain started for the move itself takes its start-up on the move's clock)."""
+    from support.waiting import until
+
+    from bots.piskvork import SpareBrains
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    loop = asyncio.get_running_loop()
+    cold = PiskvorkBrain(path, GOMOKU, 1)
+    try:
+        started = loop.time()
+        await cold.choose([Move(7, 7)], 0.25, None)
+        assert loop.time() - started >= 1.5  # the control: start-up on the clock
+    finally:
+        await cold.close()
+    spares = SpareBrains(path)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # the spare is ready
+        warm = PiskvorkBrain(path, GOMOKU, 1, spares=spares)
+        try:
+            started = loop.time()
+            move = await warm.choose([Move(7, 7)], 0.25, None)
+            assert loop.time() - started < 1.0 and move == Move(0, 0)
+            assert warm.proc is not None and warm.proc.pid == _started(path)[1]
+        finally:
+            await warm.close()
+        await until(lambda: len(_started(path)) == 3, timeout=30.0)  # the next spare, behind it
+    finally:
+        await spares.close()
+    assert not any(_alive(pid) for pid in _started(path))  # every spare stopped with them
+
+
+async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None:
+    from support.waiting import until
+
+    from bots.piskvork import SpareBrains
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    spares = SpareBrains(path)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: len(_started(path)) == 1, timeout=30.0)
+        os.kill(_started(path)[0], 9)
+        proc = await spares.take(GOMOKU)  # the dead spare is not handed out
+        assert proc.returncode is None and proc.pid != _started(path)[0]
+        proc.kill()
+        await proc.wait()
+    finally:
+        await spares.close()
