@@ -28,6 +28,7 @@ from typing import Any
 
 from bots.engine.geometry import geometry
 from bots.engine.limits import MATE_BOUND, WIN, Limit, SearchResult
+from bots.engine.shapes import tables
 from bots.engine.timing import Budget, stretched
 from protocol.rules import Move, Variant, WinRule
 
@@ -72,6 +73,12 @@ def load_core(pure: bool | None = None) -> ModuleType:
     return module
 
 
+def shapes_on() -> bool:
+    """Whether k = 5 boards use the shape evaluation (``MNK_ENGINE_EVAL=windows``: the window
+    counts of the core before it, kept for comparison)."""
+    return os.environ.get("MNK_ENGINE_EVAL", "shapes") != "windows"
+
+
 #: Transposition table size as a power of two (24 bytes an entry); INFO max_memory lowers it.
 _tt_bits = 20
 _cores: dict[tuple[Any, ...], Any] = {}
@@ -90,12 +97,15 @@ def set_memory(max_bytes: int) -> None:
 
 def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool = True) -> Any:
     """A core set to the position after ``moves``; reused (and its TT kept) when ``keep``."""
+    shaped = variant.k == 5 and shapes_on()
     key = (module.__name__, variant.width, variant.height, variant.k, variant.rule, _tt_bits)
+    key += (shaped,)
     core = _cores.get(key) if keep else None
     if core is None:
         geo = geometry(variant.width, variant.height, variant.k)
         exact = variant.rule is WinRule.EXACT
-        core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits)
+        shape = tables(variant.width, variant.height, exact) if shaped else None
+        core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits, shape)
         if keep:
             _cores.clear()  # one live core per process: bounded memory
             _cores[key] = core
