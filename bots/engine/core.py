@@ -29,6 +29,7 @@ BEAM = 12
 THREE_CANDIDATES = 12
 _SEED = 0x6D6E6B
 NFEAT = 23  # bots.engine.shapes.NFEAT
+C_B3, C_THREE = 2, 5  # bots.engine.shapes.C_B3, C_THREE
 
 
 def _ints(n: int, value: int = 0) -> array:
@@ -89,6 +90,7 @@ class Core:
     ts_nodes: cython.longlong
     ts_max: cython.longlong
     shaped = cython.declare(cython.bint, visibility="readonly")
+    lmr_mode = cython.declare(cython.int, visibility="public")
     reach: cython.int
     ray: cython.int[::1]
     places: cython.int[::1]
@@ -154,6 +156,7 @@ class Core:
         cell, side and direction on the empty board (walls block), and the cells' values."""
         n = self.n
         self.shaped = shape is not None
+        self.lmr_mode = 1
         self.sme, self.sopp = array("q", [0, 0]), array("q", [0, 0])
         self.vme, self.vopp = _ints(10_000), _ints(10_000)
         if shape is None:
@@ -713,11 +716,13 @@ class Core:
         score: cython.longlong
         for i in range(m):
             mv = self.buf[out + i]
+            r = 0
+            if i >= 3 and depth >= 3 and not forced:
+                r = self._reduction(s, mv, i, depth) if self.shaped else 1
             self.play(mv)
             if i == 0:
                 score = -self.negamax(child, -beta, -alpha, ply + 1)
             else:
-                r = 1 if (i >= 3 and depth >= 3 and not forced) else 0
                 score = -self.negamax(child - r, -alpha - 1, -alpha, ply + 1)
                 if score > alpha and r and not self.stopped:
                     score = -self.negamax(child, -alpha - 1, -alpha, ply + 1)
@@ -744,6 +749,22 @@ class Core:
         self.tt_data[4 * slot + 2] = _to_tt(best, ply)
         self.tt_data[4 * slot + 3] = best_move
         return best
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _reduction(self, s: cython.int, mv: cython.int, i: cython.int,
+                   depth: cython.int) -> cython.int:  # fmt: skip
+        """Plies to take off a late move: none for one that makes or stops an open three or
+        a four (its combined code, either side), more the later and deeper a quiet one is."""
+        if self.lmr_mode == 0:
+            return 1
+        own: cython.int = self.ctab[self.ckey[s * self.n + mv]]
+        opp: cython.int = self.ctab[self.ckey[(1 - s) * self.n + mv]]
+        if own >= C_THREE or opp >= C_THREE:
+            return 0
+        if i >= 6 and depth >= 5 and own < C_B3 and opp < C_B3:
+            return 2
+        return 1
 
     @cython.ccall
     def root(self, depth: cython.int, moves: list, alpha: cython.longlong,

@@ -106,6 +106,7 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
         exact = variant.rule is WinRule.EXACT
         shape = tables(variant.width, variant.height, exact) if shaped else None
         core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits, shape)
+        core.lmr_mode = int(os.environ.get("MNK_ENGINE_LMR", "1"))
         if keep:
             _cores.clear()  # one live core per process: bounded memory
             _cores[key] = core
