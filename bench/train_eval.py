@@ -1,17 +1,18 @@
 """Fit the shape evaluation's weights (``bots/engine/weights/shapes-v1.json``) to self-play.
 
-Run ``python bench/train_eval.py`` (the shipped file: the defaults, about 10 minutes on two
-cores; ``--jobs`` processes play the games). From ``--seed`` it plays ``--games`` freestyle
-15x15 games per round, each from a random opening of 3-5 stones near the centre, both sides the
-fast core at ``--nodes`` nodes a move (deterministic: no clock is read), and keeps every quiet
-position (no five threat for either side; the search's plain reduction, not the shape-driven one, so
-the weights do not move with LMR tuning) with the side to move's shape counts and the other
-side's (``Core.features``). Each position is labelled by the game's result for the side to move
-(1 win, 0.5 draw, 0 loss) and a logistic regression (plain Python: Adam over standardised
-features, a little L2) fits one weight per feature and role; the weights, times ``SCALE``, are
-the evaluation's integers. Round 0 plays with the hand-set start (``shapes.START_ME``), each
-later round with the weights fitted so far, and the last fit uses every round's positions.
-The same seed and sizes give the same file on any machine.
+Run ``python bench/train_eval.py`` (the shipped file: the defaults; 963 s measured on the
+shared, busy 2-core machine; ``--jobs`` processes play the games). From ``--seed`` it plays
+``--games`` freestyle 15x15 games per round, each from a random opening of 3-5 stones near the
+centre, both sides the fast core at ``--nodes`` nodes a move (deterministic: no clock is read;
+the plain late-move reduction, not the shape-driven one, so LMR tuning does not move the
+weights), and keeps every quiet position (no five threat for either side) with the side to
+move's shape counts and the other side's (``Core.features``). Each position is labelled by
+the game's result for the side to move (1 win, 0.5 draw, 0 loss) and a logistic regression
+(plain Python: Adam over standardised features, a little L2) fits one weight per feature and
+role; the weights, times ``SCALE``, are the evaluation's integers. Round 0 plays with the
+hand-set start (``shapes.START_ME``), each later round with the weights fitted so far, and the
+last fit uses every round's positions. The same seed and sizes give the same file on any
+machine.
 """
 
 from __future__ import annotations
@@ -182,9 +183,9 @@ def main() -> None:
     """Train and write the weights file."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--games", type=int, default=300, help="self-play games per round")
+    p.add_argument("--games", type=int, default=400, help="self-play games per round")
     p.add_argument("--nodes", type=int, default=2000, help="search nodes per move")
-    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--max-moves", type=int, default=150, help="stones at which a game is drawn")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", type=Path, default=WEIGHTS)

@@ -77,6 +77,7 @@ def _random_moves(variant: Variant, count: int, seed: int, spread: int) -> list[
     rng = random.Random(seed)
     cells: list[Move] = []
     cx, cy = variant.width // 2, variant.height // 2
+    count = min(count, (2 * spread + 1) ** 2 - 1)
     while len(cells) < count:
         m = Move(cx + rng.randint(-spread, spread), cy + rng.randint(-spread, spread))
         if m not in cells:
