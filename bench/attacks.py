@@ -45,11 +45,19 @@ async def open_from(url: str, host: str, stats: Stats) -> ClientConnection | Non
     return None
 
 
+#: Seconds an attacker keeps knocking for a connection it cannot do without: a server that the
+#: crowd filled refuses newcomers until it has closed an idle connection for them.
+MUST_OPEN_S = 10.0
+
+
 async def must_open(url: str, host: str, stats: Stats, name: str | None = None) -> ClientConnection:
-    """A connection from ``host`` the attack cannot do without (saying hello as ``name``)."""
-    ws = await open_from(url, host, stats)
-    if ws is None:
-        raise RuntimeError(f"the server refused the attacker's connection from {host}")
+    """A connection from ``host`` the attack cannot do without (saying hello as ``name``), asked
+    for again for ``MUST_OPEN_S`` while the server refuses it."""
+    deadline = time.monotonic() + MUST_OPEN_S
+    while (ws := await open_from(url, host, stats)) is None:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server refused the attacker's connection from {host}")
+        await asyncio.sleep(0.2)
     if name is not None:
         await hello(ws, name)
     return ws

@@ -2,8 +2,8 @@
 
 Run ``python bench/bench_engine.py`` (about two minutes). The first table is nodes/s and time to
 depth of the fast core (compiled, its plain-Python run, and compiled with the window evaluation
-it had before the shape tables: ``windows``) against the v1 engine (the engine
-before the fast core: ``bots.engine.search.search_v1``) on fixed middle-game positions. The
+it had before the shape tables: ``windows``) against the v1 engine (the engine before the fast
+core, frozen in ``bench/v1_engine.py``) on fixed middle-game positions. The
 baseline is written here: negamax alpha-beta over the same candidate moves and the same static
 evaluation, but with no transposition table, no move ordering, no threat logic and no symmetry.
 Every loop is bounded in count and time; a baseline that does not finish within its cap is
@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots.engine.board import EvalBoard
+from v1_engine import SMALL_BOARD, EvalBoard, Searcher, ThreatSearch
+
 from bots.engine.fast import fast_search, load_core
 from bots.engine.limits import WIN, Limit, SearchResult, is_mate
-from bots.engine.search import SMALL_BOARD, Searcher, search
+from bots.engine.search import search
 from bots.engine.solver import SolveTimeout, solve
-from bots.engine.threats import ThreatSearch
 from protocol import GOMOKU, TICTACTOE, Move, Variant
 from protocol.variants import make_variant
 

@@ -83,6 +83,10 @@ def server_args(
     return [*args, "--keys-file", str(keys_file)]
 
 
+#: A human move slower than this is kept with its time (its p99 is a few ms when calm).
+SLOW_HUMAN_S = 0.008
+
+
 @dataclass
 class Honest:
     """What the honest clients saw: latencies per phase, disconnects."""
@@ -91,8 +95,9 @@ class Honest:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     bot_latencies: dict[str, list[float]] = field(default_factory=dict)
     disconnects: int = 0
-    #: (phase, seconds since the start, ms) of every honest move slower than 100 ms.
-    slow: list[tuple[str, float, float]] = field(default_factory=list)
+    #: (phase, seconds since the start, ms, "human"|"bot") of every honest bot move slower than
+    #: 100 ms and human move slower than ``SLOW_HUMAN_S``: when the humans' tail happened.
+    slow: list[tuple[str, float, float, str]] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     errors: list[str] = field(default_factory=list)
     stopping: bool = False
@@ -181,9 +186,10 @@ async def pair(url: str, index: int, bot: bool, honest: Honest) -> None:
                         honest.errors.append(reply["code"])
                     break
                 sink.setdefault(honest.phase, []).append(took)
-                if took > 0.1 and len(honest.slow) < 500:
+                if took > (0.1 if bot else SLOW_HUMAN_S) and len(honest.slow) < 500:
                     at = round(time.monotonic() - honest.started, 2)
-                    honest.slow.append((honest.phase, at, round(1000 * took)))
+                    kind = "bot" if bot else "human"
+                    honest.slow.append((honest.phase, at, round(1000 * took, 1), kind))
                 ply += 1
             for side in (a, b):
                 await side.request(type="leave_room", room=room)
@@ -294,8 +300,9 @@ def children_cpu() -> float:
 def profile(
     server: subprocess.Popen[bytes], args: argparse.Namespace, phase: str, sig: int
 ) -> None:
-    """Start (SIGUSR1) or stop and save (SIGUSR2) the server's profile if it covers ``phase``."""
-    if args.profile and args.profile_phase == phase:
+    """Start (SIGUSR1) or stop and save (SIGUSR2) the server's profile (or its record of long
+    loop turns) if it covers ``phase``."""
+    if (args.profile or args.stalls) and args.profile_phase == phase:
         server.send_signal(sig)
 
 
@@ -371,6 +378,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     argv = [sys.executable, "-m", "server", *served]
     if args.profile:  # the same server under cProfile, profiling one phase only
         wrapper = [str(ROOT / "bench" / "profile_server.py"), "--out", args.profile, "--"]
+        argv = [sys.executable, *wrapper, *served]
+    elif args.stalls:  # the same server on stock asyncio, its long loop turns recorded
+        wrapper = [str(ROOT / "bench" / "stall_server.py"), "--out", args.stalls, "--"]
         argv = [sys.executable, *wrapper, *served]
     server = subprocess.Popen(argv, env=env)
     honest = Honest()
@@ -471,6 +481,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "honest_disconnects": honest.disconnects,
         "honest_errors": sorted(set(honest.errors)),
         "slow_moves": honest.slow,
+        "attack_from_s": round(attack_started - honest.started, 2),
         "attacks": attacks,
         "honest_bot_seat": bot_seat,
     }
@@ -548,6 +559,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", help="write the result as JSON here")
     p.add_argument("--profile", help="run the server under cProfile; write the profile here")
+    p.add_argument(
+        "--stalls",
+        help="run the server on stock asyncio, recording its long loop turns"
+        " (bench/stall_server.py); write them here",
+    )
     p.add_argument(
         "--profile-phase", choices=("calm", "attack"), default="attack", help="phase profiled"
     )

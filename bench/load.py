@@ -49,6 +49,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from analyst import analyst_worker, tree_cpu
 from loadgen import Config, idle_worker, uvloop, worker
 from loadtarget import Target, proc_cpu, raise_fd_limit, rss_kib, thread_cpu
 
@@ -58,7 +59,10 @@ OUT_DIR = Path(__file__).resolve().parent / "out"
 #: ``relay`` is the stock-asyncio baseline; ``relay_uv`` the same relay on uvloop.
 #: ``pages`` is ``server`` while another process fetches its browser page every ``--page-every``
 #: seconds (each a new HTTP connection, from 50 loopback addresses): what serving pages costs.
-TARGETS = ("server", "memory", "relay", "relay_uv", "pages")
+#: ``analysis`` is ``server`` with its built-in bot while ``--analyses-per-s`` ``analyse``
+#: requests a second come beside the games (bench/analyst.py): what analysis costs the games.
+#: ``bots`` is ``server`` with its built-in bot and no analyses: the analysis target's baseline.
+TARGETS = ("server", "memory", "relay", "relay_uv", "pages", "bots", "analysis")
 
 
 # -- the parent: targets, workers, measurement --------------------------------------------------
@@ -143,9 +147,11 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
     procs: list[Any] = []
     finished = False
     pages: dict[str, Any] | None = None
+    analyses: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="mnk-bench-") as tmp:
-        served = "server" if kind == "pages" else kind
-        target = Target(served, Path(tmp), cfg.src, cfg.profile, cfg.server_loop)
+        served = "server" if kind in ("pages", "bots", "analysis") else kind
+        bots = kind in ("bots", "analysis")
+        target = Target(served, Path(tmp), cfg.src, cfg.profile, cfg.server_loop, bots)
         try:
             target.wait_ready()
             argsets = [(target.url, share, i, cfg) for i, share in enumerate(shares)]
@@ -154,6 +160,11 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
                 http_url = target.url.replace("ws://", "http://", 1)
                 fetchers, page_pipes = _spawn(page_worker, [(http_url, cfg.page_every)])
                 procs += fetchers
+            if bots:  # wait for the bot (the baseline too: its start-up is not the window's)
+                args = (target.url, cfg.analyses_per_s if kind == "analysis" else 0.0, cfg.seed)
+                analysts, analyst_pipes = _spawn(analyst_worker, [args])
+                procs += analysts
+                _answers(analyst_pipes, time.monotonic() + cfg.setup_timeout, "analyst setup")
             ready = _answers(pipes, time.monotonic() + cfg.setup_timeout, f"{kind} setup")
             if any(msg != "ready" for msg in ready):
                 raise RuntimeError(f"{kind}: worker failed during setup: {ready}")
@@ -164,16 +175,23 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
                 pipe.send((t0, t1, hard))
             if kind == "pages":
                 page_pipes[0].send((t0, t1))
+            if bots:
+                analyst_pipes[0].send((t0, t1))
             time.sleep(max(0.0, t0 - time.monotonic()))
             target.signal(signal.SIGUSR1)
             pid = target.proc.pid
             cpu0, threads0, w0 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
+            bots0 = tree_cpu(pid)
             time.sleep(max(0.0, t1 - time.monotonic()))
             cpu1, threads1, w1 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
+            bots_util = (tree_cpu(pid) - bots0) / max(1e-9, time.monotonic() - w0)
             target.signal(signal.SIGUSR2)
             results: list[dict[str, Any]] = _answers(pipes, hard + 15.0, kind)
             if kind == "pages":
                 pages = _answers(page_pipes, hard + 15.0, "pages")[0]
+            if bots:
+                analyses = _answers(analyst_pipes, hard + 15.0, "analyst")[0]
+                analyses["bots_cpu_util"] = round(bots_util, 3)
             finished = True
         finally:
             _reap(procs, finished)
@@ -211,6 +229,7 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
         "errors": [e for r in results for e in r["errors"]][:20],
         "error_count": sum(len(r["errors"]) for r in results),
         "pages": pages,
+        "analyses": analyses,
     }
 
 
@@ -377,6 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--page-every", type=float, default=0.01, help="the pages target's seconds between fetches"
     )
+    p.add_argument(
+        "--analyses-per-s",
+        type=float,
+        default=10.0,
+        help="the analysis target's analyse requests a second (beside the games)",
+    )
     p.add_argument("--json", type=Path, default=None, help="where to write the JSON results")
     return p
 
@@ -406,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         server_loop=args.server_loop,
         client=args.client,
         page_every=args.page_every,
+        analyses_per_s=args.analyses_per_s,
     )
     raise_fd_limit(max(4 * max(games_list), 2 * args.idle) + 256)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks
@@ -429,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 if run["pages"] is not None:
                     print(f"{'':>16}pages beside the games: {run['pages']}", flush=True)
+                if run["analyses"] is not None:
+                    print(f"{'':>16}analyses beside the games: {run['analyses']}", flush=True)
     rows = summarize(runs) if "relay" in targets and len(targets) > 1 else []
     if rows:
         print()
@@ -436,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     idle = []
     if args.idle > 0:
         print()
-        for kind in [t for t in targets if t not in ("memory", "pages")]:
+        for kind in [t for t in targets if t not in ("memory", "pages", "bots", "analysis")]:
             got = measure_idle(kind, args.idle, cfg)
             idle.append(got)
             print(

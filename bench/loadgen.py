@@ -59,6 +59,8 @@ class Config:
     client: str = "raw"
     #: Seconds between the ``pages`` target's page fetches (bench/load.py).
     page_every: float = 0.01
+    #: ``analyse`` requests a second beside the games of the ``analysis`` target.
+    analyses_per_s: float = 10.0
 
 
 @dataclass

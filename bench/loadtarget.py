@@ -79,11 +79,18 @@ class Target:
     """The server or the relay as a subprocess on a free port, killed on exit.
 
     ``server`` is durable (a SQLite file), ``memory`` runs ``--memory``; ``relay`` is the bare
-    relay on stock asyncio (the baseline), ``relay_uv`` the same relay on uvloop.
+    relay on stock asyncio (the baseline), ``relay_uv`` the same relay on uvloop. ``bots``
+    starts the server's built-in bot (``--bots minimax``) instead of none.
     """
 
     def __init__(
-        self, kind: str, tmp: Path, src: str, profile: str | None = None, loop: str = "auto"
+        self,
+        kind: str,
+        tmp: Path,
+        src: str,
+        profile: str | None = None,
+        loop: str = "auto",
+        bots: bool = False,
     ) -> None:
         self.kind = kind
         self.port = free_port()
@@ -96,7 +103,7 @@ class Target:
                 wrapper = str(ROOT / "bench" / "profile_server.py")
                 cmd = [sys.executable, wrapper, "--out", str(Path(profile).resolve()), "--"]
             storage = ["--memory"] if kind == "memory" else ["--db", str(tmp / f"{self.port}.db")]
-            cmd += [*host, *storage, "--no-bots"]
+            cmd += [*host, *storage, *(["--bots", "minimax"] if bots else ["--no-bots"])]
             cmd += ["--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING"]
             cmd += ["--max-connections-per-address", "100000", "--max-connections", "100000"]
             if "--max-pending-per-address" in server_help(src):  # the load comes from few addresses

@@ -16,8 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from v1_engine import search_v1
+
 from bots.engine.limits import Limit
-from bots.engine.search import search, search_v1
+from bots.engine.search import search
 from protocol import GOMOKU, Move
 
 SUITE = Path(__file__).with_name("tactics.json")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots.engine.board import EvalBoard
+from bots.engine.fast import core_for, load_core
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.tournament.openings import random_openings
 from protocol import GOMOKU, Game, Move
@@ -37,9 +37,9 @@ def forced(moves: list[Move]) -> bool:
     """Whether the side to move wins in one or must block a win in one (or the board is empty)."""
     if not moves:
         return True
-    board = EvalBoard(GOMOKU, moves)
+    core = core_for(GOMOKU, moves, load_core())
     side = len(moves) % 2
-    return bool(board.win_cells(side) or board.win_cells(1 - side))
+    return bool(core.win_cells(side) or core.win_cells(1 - side))
 
 
 async def play(paths: dict[str, str], black: str, white: str, opening: list[Move],

@@ -93,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="only check that --engine can be played, then exit (0: yes; else the reason)",
     )
+    p.add_argument(
+        "--analyses",
+        type=int,
+        default=2,
+        help="the server's analyse jobs answered at once, each in a worker of its own "
+        "(default 2; 0: none)",
+    )
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -113,6 +120,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
         key=key,
         seek_plan=args.seek_plan,
         send_info=args.info,
+        analyses=args.analyses,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bots.analysing import Analysing
 from bots.engine.timing import Budget
 from bots.piskvork import PiskvorkBrain
 from bots.private import write_private
@@ -52,7 +53,7 @@ DEFAULT_OPENING = ((7, 7), (8, 6), (8, 8))
 DEFAULT_CHOICE = "white"
 
 
-class BotRunner(Seeking):
+class BotRunner(Seeking, Analysing):
     """One bot identity on one server (or a cluster's nodes, failing over along them), playing
     up to ``capacity`` games at once."""
 
@@ -70,6 +71,7 @@ class BotRunner(Seeking):
         key: str | None = None,
         seek_plan: SeekPlan | None = None,
         send_info: bool = False,
+        analyses: int = 2,
     ) -> None:
         self.spec = spec
         #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).
@@ -89,6 +91,9 @@ class BotRunner(Seeking):
             name, Kind.BOT, key=key, session=session, games=games or ["*"], capacity=capacity
         )
         self.state.level = engine_level(spec)
+        #: ``--analyses``: the ``analyse_job``s answered at once, in workers of their own.
+        self._analysis_setup(max(0, analyses))
+        self.state.analyses = self.analysis_slots
         self.conn = Connection(url, self.state, retry_first_s=0.2, on_status=self._on_status)
         self.seats: dict[str, Seat] = {}
         self.levels: dict[str, int] = {}
@@ -142,6 +147,7 @@ class BotRunner(Seeking):
             self._rejoining.cancel()
         for seat in self.seats.values():
             await self._forget(seat)
+        await self._analysis_close()
         if self.pool is not None:
             self.pool.close()
 

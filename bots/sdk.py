@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 
 from bots.engine.levels import LEVELS, analyse
 from bots.engine.limits import Limit, SearchResult
-from bots.renju_play import renju_move
+from bots.engine.lines import Analysis, Line, analyse_position
 from protocol.rules import Game, Move, Variant
 
 #: Colour names as the server's ``choose`` takes them.
@@ -87,6 +87,13 @@ class Bot(ABC):
         """Whether to accept the opponent's draw offer after ``moves``; by default no."""
         return False
 
+    def analyse(self, variant: Variant, moves: list[Move], lines: int, limit: Limit) -> Analysis:
+        """Up to ``lines`` best moves after ``moves`` within ``limit`` (an ``analyse_job``,
+        docs/BOTS.md), best first, and exact values when known; by default one line: the move
+        ``choose`` plays, with no score."""
+        move = self.play(variant, moves, limit)
+        return Analysis([Line(move, pv=[move])])
+
     def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
         """Whether to let the opponent take back its last move (and this bot's reply, if it
         made one since) after ``moves``; by default no."""
@@ -110,30 +117,23 @@ class RandomBot(Bot):
 class MinimaxBot(Bot):
     """The search engine at a level 1-10 (see :mod:`bots.engine.levels` for the table)."""
 
-    def __init__(self, level: int = 10, seed: int | None = None, v1: bool = False) -> None:
+    def __init__(self, level: int = 10, seed: int | None = None) -> None:
         if level not in LEVELS:
             raise ValueError("level must be 1..10")
         self.level = level
-        self.v1 = v1  # the engine before the fast core (a strength baseline)
-        self.name = f"minimax-v1-{level}" if v1 else f"minimax-{level}"
+        self.name = f"minimax-{level}"
         self.rng = random.Random(seed)
         #: The search behind the last move ``choose`` made (None: noise, or no search).
         self.last_result: SearchResult | None = None
 
     def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
-        """The engine's move (kept legal for renju); ``limit.time_s`` caps the level's budget,
-        ``limit.soft_s`` is the time planned and ``limit.report`` sees every iteration."""
-        self.last_result = None
-
-        def engine() -> tuple[Move, list[Move]]:
-            move, result = analyse(
-                variant, moves, self.level, limit.time_s, self.rng, self.v1,
-                limit.soft_s, limit.report,
-            )  # fmt: skip
-            self.last_result = result
-            return move, list(result.best_moves) if result else []
-
-        return renju_move(variant, moves, engine)
+        """The engine's move (renju's rules are inside its search): ``limit.time_s`` caps the
+        level's budget, ``limit.soft_s`` is the time planned, ``limit.report`` sees every
+        iteration."""
+        move, self.last_result = analyse(
+            variant, moves, self.level, limit.time_s, self.rng, limit.soft_s, limit.report
+        )
+        return move
 
     def choose_colour(
         self, variant: Variant, moves: list[Move], choices: list[str], limit: Limit
@@ -152,3 +152,16 @@ class MinimaxBot(Bot):
     def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
         """The easy levels (1-5) forgive a mis-click; the strong ones play on."""
         return self.level <= 5
+
+    def analyse(self, variant: Variant, moves: list[Move], lines: int, limit: Limit) -> Analysis:
+        """The full-strength engine's lines (multi-PV) and, on boards the exact solver finishes
+        in time, every empty cell's proven value (:mod:`bots.engine.lines`), whatever the
+        level: an analysis is asked of the engine's best. In renju black's fouls are dropped."""
+        if Game.from_moves(variant, moves).over:
+            raise ValueError("the game is already over")
+        found = analyse_position(variant, list(moves), lines, limit.time_s or 1.0)
+        game = Game.from_moves(variant, moves)
+        legal = [line for line in found.lines if game.is_legal(line.move)]
+        if not legal:  # every line a renju foul: the move the bot would play
+            return super().analyse(variant, moves, lines, limit)
+        return Analysis(legal, found.values)

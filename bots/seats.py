@@ -46,7 +46,8 @@ def think(
 
     ``task`` asks for an opening decision instead: ``("place", n)`` gives n stones as
     ``[[x, y], …]``, ``("choose", choices)`` one of the choices; or for the answer to an
-    opponent's offer: ``("draw", None)`` or ``("takeback", None)``, True to accept.
+    opponent's offer: ``("draw", None)`` or ``("takeback", None)``, True to accept; or for an
+    analysis: ``("analyse", lines)`` gives the ``analysed`` body (``lines``, ``values``).
     """
     key = (spec_text, level)
     bot = _bots.get(key)
@@ -58,6 +59,8 @@ def think(
     if task is not None and task[0] in ("draw", "takeback"):
         answer = bot.on_draw_offer if task[0] == "draw" else bot.on_takeback_offer
         return bool(answer(variant, position, limit))
+    if task is not None and task[0] == "analyse":  # an analyse_job: its lines and values
+        return bot.analyse(variant, position, int(task[1]), limit).to_wire()
     if task is not None and task[0] == "place":
         return [[m.x, m.y] for m in bot.place_opening(variant, position, task[1], limit)]
     if task is not None:

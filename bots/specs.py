@@ -1,16 +1,21 @@
 """Engine SPECs: ``minimax[:level=N]``, ``minimax-v1``, ``random``, ``module:Class``, ``piskvork:``.
 
-``minimax-v1[:level=N]`` is the engine before the fast core, kept as the baseline that strength
-is measured against.
+``minimax-v1[:level=N]`` is the engine before the fast core, kept frozen as the baseline that
+strength is measured against. It lives in the repository's ``bench/v1_engine.py`` (``bots`` never
+imports ``bench``): this module loads that file by path, only when the SPEC is used, so it works
+from a checkout (an editable install) and says so plainly where the file is missing.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import shutil
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 from bots.sdk import Bot, MinimaxBot, RandomBot
 
@@ -74,7 +79,8 @@ def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None
     if spec.kind == "minimax":
         return MinimaxBot(spec.level or level or 10, seed)
     if spec.kind == "minimax-v1":
-        return MinimaxBot(spec.level or level or 10, seed, v1=True)
+        bot: Bot = load_v1().V1Bot(spec.level or level or 10, seed)
+        return bot
     if spec.kind == "module":
         module_name, _, class_name = spec.target.partition(":")
         cls = getattr(importlib.import_module(module_name), class_name)
@@ -82,6 +88,26 @@ def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None
             raise ValueError(f"{spec.target} is not a subclass of bots.sdk.Bot")
         return cls()
     raise ValueError(f"{spec} does not run in process")
+
+
+#: Where the frozen v1 engine lives in a checkout.
+V1_PATH = Path(__file__).resolve().parents[1] / "bench" / "v1_engine.py"
+
+
+def load_v1() -> ModuleType:
+    """The frozen v1 engine module (``bench/v1_engine.py``), loaded by path once per process."""
+    name = "mnk_bench_v1_engine"
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    if not V1_PATH.exists():
+        raise ValueError(f"minimax-v1 needs the repository's {V1_PATH} (a source checkout)")
+    spec = importlib.util.spec_from_file_location(name, V1_PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def check_engine(spec: EngineSpec) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import pickle
 import signal
 from collections.abc import Callable
@@ -23,9 +24,13 @@ class WorkerDied(RuntimeError):
     """The worker process exited in the middle of a job (the engine crashed it)."""
 
 
-def _serve(conn: Connection, job: Job) -> None:
-    """Worker main loop: run ``job`` on every argument tuple received, answer (ok, value)."""
+def _serve(conn: Connection, job: Job, nice: int = 0) -> None:
+    """Worker main loop: run ``job`` on every argument tuple received, answer (ok, value);
+    ``nice`` lowers the process's CPU priority first (analyses yield to games)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, not ours
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     while True:
         try:
             args = conn.recv()
@@ -45,10 +50,10 @@ def _serve(conn: Connection, job: Job) -> None:
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, nice: int = 0) -> None:
         context = multiprocessing.get_context("spawn")  # not fork: the parent runs a loop
         self.conn, child = context.Pipe()
-        self.proc = context.Process(target=_serve, args=(child, job), daemon=True)
+        self.proc = context.Process(target=_serve, args=(child, job, nice), daemon=True)
         self.proc.start()
         child.close()
 
@@ -82,9 +87,11 @@ class Worker:
 class WorkerPool:
     """``size`` slots; a caller waits for a free one, then has it to itself for one job."""
 
-    def __init__(self, job: Job, size: int) -> None:
+    def __init__(self, job: Job, size: int, nice: int = 0) -> None:
         self.job = job
         self.size = size
+        #: Added to the workers' niceness (their CPU priority below the games' workers).
+        self.nice = nice
         self._idle: asyncio.Queue[Worker] | None = None
         self._all: set[Worker] = set()
 
@@ -96,7 +103,7 @@ class WorkerPool:
         return self._idle
 
     def _spawn(self) -> Worker:
-        worker = Worker(self.job)
+        worker = Worker(self.job, self.nice)
         self._all.add(worker)
         return worker
 

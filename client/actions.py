@@ -261,6 +261,7 @@ class Actions:
     def do_form_rated(self, arg: Any, pos: Any = None) -> None:
         """Toggle a rated game (picking a clock when there is none: rated games need one)."""
         self.form.rated = not self.form.rated
+        self.form.hints = self.form.hints and not self.form.rated  # training is casual
         if self.form.rated and CLOCKS[self.form.clock][0] is None:
             self.form.clock = RATED_CLOCK
 

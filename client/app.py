@@ -18,6 +18,7 @@ import pygame
 from client import theme
 from client.account_actions import AccountActions, AuthForm, BoardChoice
 from client.actions import Transport
+from client.analysis_actions import AnalysisActions
 from client.controls import Controls
 from client.forms import LobbyForm
 from client.geometry import BoardGeometry
@@ -28,12 +29,14 @@ from client.room import RoomState
 from client.seeks import PairingChoice
 from client.settings import Settings
 from client.views.account import draw_auth
+from client.views.analysis import draw_analysis, draw_line
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import draw_confirm, draw_header, draw_offline_banner, draw_toasts
 from client.views.lobby import draw_lobby
 from client.views.panel import draw_room_panel
 from client.views.ratings import draw_leaderboard, draw_profile
 from client.views.replay import draw_replay, room_layout
+from client.views.study import draw_study
 from client.widgets import Frame, Hotspot, TextInput
 
 ANY: Any = object()
@@ -48,7 +51,7 @@ DEFAULT_SIZE = (1200, 680)
 log = logging.getLogger("mnk.client")
 
 
-class App(Controls, AccountActions, PairingActions):
+class App(Controls, AccountActions, PairingActions, AnalysisActions):
     """The client application: scenes login / lobby / room / replay / leaderboard / profile
     over one model and one link."""
 
@@ -120,6 +123,7 @@ class App(Controls, AccountActions, PairingActions):
         #: Whether the last step drew a frame, and when the next one is due without news.
         self.drawn = False
         self.redraw_at = 0.0
+        self.init_analysis()
 
     # -- the frame ----------------------------------------------------------------------------
 
@@ -144,6 +148,7 @@ class App(Controls, AccountActions, PairingActions):
         events = list(events)
         for event in events:
             self.handle_event(event)
+        self.tick_analysis(now)
         online = self.model.connection == "online"
         if self.scene == "lobby" and online and now - self.bots_asked >= BOTS_REFRESH_S:
             self.bots_asked = now
@@ -230,6 +235,8 @@ class App(Controls, AccountActions, PairingActions):
         model = self.model
         had_room = model.current
         was_account = model.account or self.resuming
+        if self.on_analysis_message(msg, now):
+            return  # an answer (or a refusal) of an ``analyse`` of ours
         model.apply(msg, now)
         kind = msg.get("type")
         if kind in ("logged_in", "logged_out", "error"):
@@ -340,6 +347,15 @@ class App(Controls, AccountActions, PairingActions):
         if self.scene == "replay" and self.replay_game is not None:
             draw_header(self.frame, self.model, "replay", self.typing_name)
             draw_replay(self.frame, self.replay_game, self.replay_ply, self.numbers)
+        elif self.scene == "analysis" and self.replay_game is not None:
+            draw_header(self.frame, self.model, "analysis", self.typing_name)
+            game, walk = self.replay_game, self.walk
+            walk = walk if walk is not None and walk.game.game_id == game.game_id else None
+            self.geo = draw_analysis(self.frame, game, self.replay_ply, walk, self.numbers)
+        elif self.scene == "study":
+            draw_header(self.frame, self.model, "analysis board", self.typing_name)
+            waiting = self.analyst.busy_with("board")
+            self.geo = draw_study(self.frame, self.study, self.numbers, waiting)
         elif self.scene == "room" and room is not None:
             draw_header(self.frame, self.model, room.game.title, self.typing_name)
             self.draw_room(room, now)
@@ -415,5 +431,11 @@ class App(Controls, AccountActions, PairingActions):
             first=room.first,
         )
         draw_board(self.surface, geo, picture)
+        hint = self.shown_hint()
+        if hint is not None:
+            taken = set(room.stones)
+            draw_line(self.surface, geo, hint.best, taken, info=room.game, first=hint.to_move)
         live = self.model.connection == "online"
-        draw_room_panel(self.frame, side, room, now, self.chat, self.focus == "chat", live)
+        asked = self.analyst.busy_with("hint")
+        panel = (self.chat, self.focus == "chat", live, hint, asked)
+        draw_room_panel(self.frame, side, room, now, *panel)

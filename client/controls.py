@@ -37,6 +37,7 @@ class Controls(Actions):
     auth: AuthForm
     board_scroll: int
     shown_board: Callable[[], Leaderboard | None]  # AccountActions.shown_board
+    study_click: Callable[[Cell], None]  # AnalysisActions.study_click
 
     def handle_event(self, event: pygame.event.Event) -> None:
         """Handle one pygame event (keyboard, mouse, text input, resize, quit)."""
@@ -53,7 +54,7 @@ class Controls(Actions):
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self.frame.mouse = event.pos
             self.click(event.pos)
-        elif event.type == pygame.MOUSEWHEEL and self.scene == "replay":
+        elif event.type == pygame.MOUSEWHEEL and self.scene in ("replay", "analysis"):
             self.replay_step(-event.y)
         elif event.type == pygame.MOUSEWHEEL and self.scene == "leaderboard":
             self.scroll_board(-event.y)
@@ -77,6 +78,10 @@ class Controls(Actions):
             if cell is not None:
                 self.cursor = cell
                 self.play(cell)
+        elif self.scene == "study" and self.geo is not None:
+            cell = self.geo.cell_at(*pos)
+            if cell is not None:
+                self.study_click(cell)
 
     def key(self, event: pygame.event.Event) -> None:
         """Keyboard and text input, routed to the focused input, a dialog or the scene."""
@@ -123,6 +128,8 @@ class Controls(Actions):
             "lobby": self.lobby_key,
             "room": self.room_key,
             "replay": self.replay_key_press,
+            "analysis": self.replay_key_press,
+            "study": self.study_key,
             "login": self.login_key,
             "leaderboard": self.board_key,
             "profile": self.board_key,
@@ -199,6 +206,8 @@ class Controls(Actions):
             self.play(self.cursor)
         elif key == pygame.K_r:
             self.act("resign", None)
+        elif key == pygame.K_h:
+            self.act("hint", None)
 
     def replay_key_press(self, key: int) -> None:
         """Replay keys: ←/→ step, Home/End jump, N numbers, Esc back."""
@@ -211,5 +220,21 @@ class Controls(Actions):
             self.act("replay_to", -1)
         elif key == pygame.K_n:
             self.numbers = not self.numbers
+        elif key == pygame.K_a and self.scene == "replay":
+            self.act("analyse_game", None)
         elif key in (pygame.K_ESCAPE, pygame.K_BACKSPACE):
-            self.act("replay_back", None)
+            self.act("replay_back" if self.scene == "replay" else "analysis_back", None)
+
+    def study_key(self, key: int) -> None:
+        """Analysis board keys: A analyse, B play the best move, Backspace take back, N
+        numbers, Esc back."""
+        actions = {
+            pygame.K_a: "study_analyse",
+            pygame.K_b: "study_best",
+            pygame.K_BACKSPACE: "study_undo",
+            pygame.K_ESCAPE: "study_back",
+        }
+        if key == pygame.K_n:
+            self.numbers = not self.numbers
+        elif key in actions:
+            self.act(actions[key], None)

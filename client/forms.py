@@ -53,6 +53,8 @@ class LobbyForm:
     bot_page: int = 0
     #: A rated game (needs an account, a clock and a rated game type: see :func:`rated_block`).
     rated: bool = False
+    #: A training game against the bot: Hint and Takeback buttons (casual games only).
+    hints: bool = False
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""
@@ -115,4 +117,11 @@ def create_request(form: LobbyForm, account: bool = False) -> dict[str, Any]:
         msg["clock"] = {"initial_s": preset[0], "increment_s": preset[1]}
     if rated(form, account):
         msg["rated"] = True
+    elif training(form):
+        msg["options"] = {**msg.get("options", {}), "hints": True}
     return msg
+
+
+def training(form: LobbyForm) -> bool:
+    """Whether the form makes a training game: against a bot, with hints asked, casual."""
+    return form.hints and form.opponent == "bot"

@@ -62,7 +62,14 @@ def record_game(row: Message) -> FinishedGame | None:
         moves=moves,
         result=Result.from_wire(result),
         game_no=game_no if isinstance(game_no, int) and game_no > 0 else 1,
+        times_ms=tuple(move_ms(m) for m in row["moves"]),
     )
+
+
+def move_ms(move: object) -> int | None:
+    """The milliseconds a ``get_game`` move took (None when it does not say)."""
+    ms = move.get("ms") if isinstance(move, dict) else None
+    return ms if isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0 else None
 
 
 def lobby_list(history: list[HistoryRow], finished: Mapping[str, FinishedGame]) -> list[LobbyGame]:

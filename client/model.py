@@ -9,7 +9,7 @@ in client/history.py.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
 from client.offers import KIND_WORDS
@@ -390,8 +390,12 @@ class ClientModel:
         self._archive(record_game(game if isinstance(game, dict) else msg))
 
     def _archive(self, game: FinishedGame | None) -> None:
-        if game is not None:
-            self.finished[game.game_id] = game
+        if game is None:
+            return
+        old = self.finished.get(game.game_id)
+        if old is not None and old.times_ms and not game.times_ms and old.moves == game.moves:
+            game = replace(game, times_ms=old.times_ms)  # a later ``state`` says no times
+        self.finished[game.game_id] = game
 
     def lobby_games(self) -> list[LobbyGame]:
         """The lobby's finished games, newest first, each with its moves when they are here."""

@@ -192,6 +192,9 @@ class FinishedGame:
     moves: tuple[Cell, ...]
     result: Result
     game_no: int = 1
+    #: Milliseconds each move took (``get_game``'s ``moves[i].ms``; None where not known, and
+    #: empty for a game seen live and not fetched).
+    times_ms: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

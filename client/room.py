@@ -116,6 +116,8 @@ class RoomState:
     pool: str | None = None
     ratings: list[Rating | None] = field(default_factory=lambda: [None, None])
     changes: list[RatingChange] = field(default_factory=list)
+    #: A training game (``options.hints``: casual, against a bot): hints and takebacks.
+    hints: bool = False
 
     def guest(self, seat: int) -> bool:
         """Whether a seated player is a guest (unknown on an older server: no)."""
@@ -224,6 +226,7 @@ def room_from_state(msg: Message, now: float) -> RoomState:
         rated=msg.get("rated") is True,
         pool=msg.get("pool") if isinstance(msg.get("pool"), str) else None,
         ratings=seat_ratings(msg.get("ratings")),
+        hints=hints_of(msg.get("options")),
         **_position(msg.get("options")),
     )
 
@@ -242,6 +245,11 @@ def level_of(options: object) -> int | None:
     """The bot level a room was created with, when it has a sane one."""
     level = options.get("level") if isinstance(options, dict) else None
     return level if type(level) is int and 1 <= level <= 10 else None
+
+
+def hints_of(options: object) -> bool:
+    """Whether a room is a training game (``options.hints`` true: a Hint button)."""
+    return isinstance(options, dict) and options.get("hints") is True
 
 
 def _position(options: object) -> dict[str, object]:

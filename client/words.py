@@ -66,6 +66,13 @@ ERROR_WORDS: dict[str, str] = {
     "own_seek": "That is your own seek: wait for someone to accept it.",
     "too_many_seeks": "You are seeking enough games already (3 at most, 30 a minute).",
     "out_of_range": "Your rating is outside the range that seek asks for.",
+    # analysis
+    "analysis_refused": (
+        "No analysis of a game in play (fair play): only finished games, your own positions "
+        "and training games."
+    ),
+    "bad_position": "The engine cannot analyse that position (over already, or not legal).",
+    "analysis_failed": "The engine could not finish that analysis: try again.",
 }
 
 REASON_WORDS: dict[str, str] = {

@@ -351,6 +351,24 @@ class OutOfRange(ArenaError):
     code = "out_of_range"
 
 
+class AnalysisRefused(ArenaError):
+    """``analyse`` of a live game that is not a training game (fair play: nobody gets it)."""
+
+    code = "analysis_refused"
+
+
+class BadPosition(ArenaError):
+    """``analyse`` of a position that is illegal, already over, or past the board."""
+
+    code = "bad_position"
+
+
+class AnalysisFailed(ArenaError):
+    """The analysing bot failed, left or ran out of time on an ``analyse`` (try again)."""
+
+    code = "analysis_failed"
+
+
 def all_codes() -> dict[str, type[ArenaError]]:
     """Every stable error code and the class that carries it (for docs and tests)."""
     found: dict[str, type[ArenaError]] = {}

@@ -77,3 +77,133 @@ def read_psq(text: str) -> PsqRecord:
         winner = {"1": 0, "2": 1}.get(code)
         rule = _RULES_READ.get(rule_name.lower(), WinRule.FREESTYLE)
     return PsqRecord(width, height, tuple(moves), tuple(times), players, winner, rule)
+
+
+#: The plain-text record's first line; every client writes exactly this format (README).
+TEXT_TITLE = "# mnk-arena game record (plain text)"
+#: Column letters as players write them: A-Z without I (25, the widest board's columns).
+COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+_TEXT_MOVE = re.compile(r"^(\d+) ([A-HJ-Z])(\d+) (\d+),(\d+) (-|\d+\.\d{3})$")
+_TEXT_VARIANT = re.compile(r"^(\S+) (\d+)x(\d+) k=(\d+) rule=(\w+)$")
+_TEXT_RESULT = re.compile(
+    r"^(?:(?P<name>.+) wins|(?P<draw>draw)|(?P<open>unfinished))(?: \((?P<reason>[^)]*)\))?$"
+)
+
+
+def cell_name(x: int, y: int, height: int) -> str:
+    """A cell as players write it: its column letter and its row from the bottom (``H8``)."""
+    return f"{COLUMN_LETTERS[x]}{height - y}"
+
+
+@dataclass(frozen=True, slots=True)
+class TextRecord:
+    """A game as the plain-text record holds it: what it was, who played, each move's time."""
+
+    game_id: str
+    name: str
+    width: int
+    height: int
+    k: int
+    rule: str
+    players: tuple[str, str]
+    moves: tuple[Move, ...]
+    #: Milliseconds each move took (None where not known).
+    times_ms: tuple[int | None, ...] = ()
+    #: The winning seat (0 the first player), None for a draw or an unfinished game.
+    winner: int | None = None
+    #: Why it ended (the protocol's ``reason``), None for an unfinished game.
+    reason: str | None = None
+    #: When it started, as an ISO 8601 UTC time (``2026-11-27T09:41:02.000Z``), if known.
+    started: str | None = None
+
+
+def write_text(record: TextRecord) -> str:
+    """The plain-text record: ``# key: value`` header lines, one move a line (its number, its
+    cell's name, its 0-based column and row from the top left, its seconds or ``-``), then the
+    result."""
+    lines = [
+        TEXT_TITLE,
+        f"# game: {record.game_id}",
+        f"# variant: {record.name} {record.width}x{record.height} k={record.k} rule={record.rule}",
+        f"# first: {record.players[0]}",
+        f"# second: {record.players[1]}",
+    ]
+    if record.started:
+        lines.append(f"# started: {record.started}")
+    times = (*record.times_ms, *[None] * len(record.moves))
+    for i, (move, ms) in enumerate(zip(record.moves, times, strict=False), start=1):
+        secs = "-" if ms is None else f"{ms / 1000:.3f}"
+        name = cell_name(move.x, move.y, record.height)
+        lines.append(f"{i} {name} {move.x},{move.y} {secs}")
+    if record.reason is None:
+        lines.append("# result: unfinished")
+    elif record.winner is None:
+        lines.append(f"# result: draw ({record.reason})")
+    else:
+        lines.append(f"# result: {record.players[record.winner]} wins ({record.reason})")
+    return "\n".join(lines) + "\n"
+
+
+def read_text(text: str) -> TextRecord:
+    """Parse a plain-text record; ValueError for anything :func:`write_text` would not write
+    (a move out of order, off the board, or whose name is not its cell)."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != TEXT_TITLE:
+        raise ValueError(f"not a plain-text game record: the first line must be {TEXT_TITLE!r}")
+    header: dict[str, str] = {}
+    moves: list[Move] = []
+    times: list[int | None] = []
+    for raw in lines[1:]:
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            key, sep, value = line[1:].partition(":")
+            if sep:
+                header[key.strip()] = value.strip()
+            continue
+        if "variant" not in header:
+            raise ValueError("a move before the record's variant line")
+        found = _TEXT_MOVE.match(line)
+        if found is None:
+            raise ValueError(f"not a move line: {line[:40]!r}")
+        number, column, row, x, y, secs = found.groups()
+        _, width, height = _variant(header["variant"])[:3]
+        move = Move(int(x), int(y))
+        if int(number) != len(moves) + 1:
+            raise ValueError(f"move {number} out of order")
+        if not (move.x < width and move.y < height):
+            raise ValueError(f"move {x},{y} is off the {width}x{height} board")
+        if f"{column}{row}" != cell_name(move.x, move.y, height):
+            raise ValueError(f"move {number}: {column}{row} is not cell {x},{y}")
+        moves.append(move)
+        times.append(None if secs == "-" else round(float(secs) * 1000))
+    name, width, height, k, rule = _variant(header.get("variant", ""))
+    players = (header.get("first", ""), header.get("second", ""))
+    winner, reason = _result(header.get("result", "unfinished"), players)
+    return TextRecord(
+        header.get("game", ""), name, width, height, k, rule, players, tuple(moves),
+        tuple(times), winner, reason, header.get("started"),
+    )  # fmt: skip
+
+
+def _variant(value: str) -> tuple[str, int, int, int, str]:
+    found = _TEXT_VARIANT.match(value)
+    if found is None:
+        raise ValueError(f"bad variant line: {value[:60]!r}")
+    name, width, height, k, rule = found.groups()
+    return name, int(width), int(height), int(k), rule
+
+
+def _result(value: str, players: tuple[str, str]) -> tuple[int | None, str | None]:
+    found = _TEXT_RESULT.match(value)
+    if found is None:
+        raise ValueError(f"bad result line: {value[:60]!r}")
+    if found.group("open"):
+        return None, None
+    reason = found.group("reason") or ""
+    if found.group("draw"):
+        return None, reason
+    if found.group("name") not in players:
+        raise ValueError(f"the result names {found.group('name')!r}, who did not play")
+    return players.index(found.group("name")), reason

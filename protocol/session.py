@@ -41,6 +41,7 @@ class Session:
         games: list[str] | None = None,
         capacity: int | None = None,
         level: int | None = None,
+        analyses: int | None = None,
     ) -> None:
         self.name, self.kind, self.key = name, Kind(kind), key
         #: The secret from the last ``welcome``: sent with the next ``hello`` to resume.
@@ -48,6 +49,8 @@ class Session:
         self.games, self.capacity = games, capacity
         #: A bot's level: None plays any level asked, 1-10 only that one, 0 none (named only).
         self.level = level
+        #: A bot's analyses at once (``analyse_job``s it answers; None: it says nothing, 0).
+        self.analyses = analyses
         #: Our public id, once welcomed.
         self.player: str | None = None
         #: Whether the current connection got its ``welcome``.
@@ -78,6 +81,8 @@ class Session:
                 msg["capacity"] = self.capacity
             if self.level is not None:
                 msg["level"] = self.level
+            if self.analyses:
+                msg["analyses"] = self.analyses
         return msg
 
     def request(self, message: Mapping[str, Any]) -> Message:

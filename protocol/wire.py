@@ -96,6 +96,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "capacity": (_INT, False),
         "key": (_STR, False),
         "level": (_OPT_INT, False),
+        "analyses": (_INT, False),
     },
     "ping": {},
     "list_rooms": {"subscribe": (_BOOL, False), "limit": (_INT, False), "cursor": (_STR, False)},
@@ -159,6 +160,22 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "login": {"name": (_STR, True), "password": (_STR, True)},
     "logout": {},
     "change_password": {"old": (_STR, True), "new": (_STR, True)},
+    "analyse": {
+        "game": (_STR, False),
+        "options": (_MAP, False),
+        "moves": ((list,), False),
+        "room": (_STR, False),
+        "game_id": (_STR, False),
+        "ply": (_INT, False),
+        "lines": (_INT, False),
+        "time": ((int, float), False),
+    },
+    "analysed": {
+        "job": (_STR, True),
+        "lines": ((list,), False),
+        "values": ((list,), False),
+        "error": (_STR, False),
+    },
 }
 
 _ENUMS: dict[tuple[str, str], frozenset[object]] = {

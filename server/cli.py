@@ -38,11 +38,11 @@ from server.storage.postgres import PgStore
 from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
-#: The cyclic collector's thresholds once serving. A young collection every 10,000 net
-#: allocations instead of 700: what waits for a commit (at 1,000 games, ~70 ms) then dies young
-#: instead of reaching the old generation, whose full collections paused the loop ~55 ms each
-#: (bench/load.py, 1,000 games: p99 159-169 -> 92-108 ms; CPU per move unchanged).
-GC_THRESHOLDS = (10_000, 10, 10)
+#: The cyclic collector once serving: young collections every 10,000 allocations, not 700 (what
+#: waits ~70 ms for a commit dies young; 1,000 games: p99 159-169 -> 92-108 ms), the middle one
+#: every 3 of them, not 10 (a crowd's new connections made 35-50 ms middle collections, now
+#: 15-20 ms; docs/PERFORMANCE-LOG.md "The collector's thresholds", bench/stall_server.py).
+GC_THRESHOLDS = (10_000, 3, 10)
 
 #: Seconds: a node's lease must outlast a few of the heartbeats (one a second) that renew it.
 MIN_LEASE = 2.0

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_load_generator_tiny_run(tmp_path: Path) -> None:
-    """2 games x 20 moves (one room each) against every target: every move is acknowledged, and
-    the pages target's page fetches beside them are all answered."""
+    """2 games x 20 moves (one room each) against every target: every move is acknowledged, the
+    pages target's page fetches beside them are all answered, and so is every ``analyse`` of the
+    analysis target."""
     out = tmp_path / "load.json"
     cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2"]
     cmd += ["--moves-per-game", "20", "--rounds", "1", "--repeat", "1", "--workers", "1"]
@@ -25,7 +26,11 @@ def test_load_generator_tiny_run(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())
     runs = result["runs"]
-    assert sorted(r["target"] for r in runs) == ["memory", "pages", "relay", "relay_uv", "server"]
+    assert sorted(r["target"] for r in runs) == [
+        "analysis", "bots", "memory", "pages", "relay", "relay_uv", "server"
+    ]  # fmt: skip
+    [analyses] = [r["analyses"] for r in runs if r["target"] == "analysis"]
+    assert analyses["sent"] >= 5 and analyses["replies"] == {"analysis": analyses["sent"]}
     [pages] = [r["pages"] for r in runs if r["target"] == "pages"]
     assert set(pages["statuses"]) == {"200"} and sum(pages["statuses"].values()) >= 50
     idle = {got["target"]: got for got in result["idle"]}

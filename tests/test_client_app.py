@@ -13,10 +13,11 @@ from typing import Any
 import pygame
 import pytest
 from support.fakenet import FakeNet
+from support.headless import click, click_action, welcomed_app
 from support.samples import state_message
 
 from client import theme
-from client.app import ANY, App
+from client.app import App
 from client.views.lobby import lobby_layout
 
 Ev = pygame.event.Event
@@ -26,13 +27,6 @@ def key(k: int) -> Ev:
     return Ev(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0)
 
 
-def click(pos: tuple[int, int]) -> list[Ev]:
-    return [
-        Ev(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
-        Ev(pygame.MOUSEBUTTONDOWN, pos=pos, button=1),
-    ]
-
-
 def state(**over: Any) -> dict[str, Any]:
     """A gomoku ``state`` for room r1 with alice (seat 0) against bob."""
     return state_message("gomoku", **over)
@@ -40,20 +34,7 @@ def state(**over: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def app() -> tuple[App, FakeNet]:
-    pygame.font.init()
-    net = FakeNet()
-    a = App(net, name="alice", size=(1100, 720))
-    net.inbox.append(
-        {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "alice"}
-    )
-    a.step()
-    return a, net
-
-
-def click_action(a: App, action: str, arg: Any = ANY) -> None:
-    spot = a.hotspot(action, arg)
-    assert spot is not None, action
-    a.step(click(spot.rect.center))
+    return welcomed_app()
 
 
 def enter_room(a: App, net: FakeNet, **over: Any) -> None:
@@ -350,8 +331,11 @@ def test_game_over_asks_for_the_new_history_row(app: tuple[App, FakeNet]) -> Non
     assert a.scene == "lobby"
     (spot,) = [s for s in a.frame.hotspots if s.action == "replay"]  # listed once
     assert spot.arg == "g9" and a.model.lobby_games()[0][0].game_id == "g9"
-    click_action(a, "replay", "g9")  # the same game_id as the game seen here: no get_game
-    assert a.scene == "replay" and a.replay_ply == 5 and "get_game" not in net.types()
+    click_action(a, "replay", "g9")  # the same game_id as the game seen here: opened at once
+    assert a.scene == "replay" and a.replay_ply == 5
+    # the only get_game is a quiet one for the moves' times (a game seen live has none)
+    (asked,) = [m for m in net.sent if m["type"] == "get_game"]
+    assert asked["game_id"] == "g9" and "format" not in asked and asked["id"] in a.model.quiet_ids
 
 
 # -- a move that got no ``moved``: refused or lost ------------------------------------------

@@ -8,7 +8,7 @@ from functools import cache
 import pytest
 
 from bots.engine import WIN, Engine, Limit, analyse, choose_move, search
-from bots.engine.board import EvalBoard
+from bots.engine.fast import core_for, load_core
 from protocol import GOMOKU, TICTACTOE, Game, Move, make_variant
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -154,21 +154,19 @@ def test_search_rejects_finished_game() -> None:
         search(TICTACTOE, moves, Limit())
 
 
-def test_board_undo_restores_everything() -> None:
+@pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
+def test_board_undo_restores_everything(pure: bool) -> None:
     """Incremental counts, score, threats and key come back exactly after undo."""
-    board = EvalBoard(GOMOKU)
+    module = load_core(pure)
+    core = core_for(GOMOKU, [], module, keep=False)
     rng = random.Random(5)
     for _ in range(40):
-        board.play(rng.choice([c for c, v in enumerate(board.cells) if v == 0]))
-    snap = (board.score, board.key, [p.copy() for p in board.pot], board.fours, board.threes)
-    snap = (snap[0], snap[1], snap[2], [set(s) for s in snap[3]], [set(s) for s in snap[4]])
+        core.play(rng.choice([c for c in range(GOMOKU.cells) if not core.at(c)]))
+    snap = core.state()
     for _ in range(10):
-        board.play(rng.choice([c for c, v in enumerate(board.cells) if v == 0]))
+        core.play(rng.choice([c for c in range(GOMOKU.cells) if not core.at(c)]))
     for _ in range(10):
-        board.undo()
-    assert board.score == snap[0] and board.key == snap[1]
-    assert [p for p in board.pot] == snap[2]
-    assert [set(s) for s in board.fours] == snap[3]
-    assert [set(s) for s in board.threes] == snap[4]
-    fresh = EvalBoard(GOMOKU, [board.move(c) for c in board.history])
-    assert fresh.score == board.score and fresh.pot == board.pot and fresh.key == board.key
+        core.undo()
+    assert core.state() == snap
+    moves = [Move(c % 15, c // 15) for c in core.moves()]
+    assert core_for(GOMOKU, moves, module, keep=False).state() == snap

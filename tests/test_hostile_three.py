@@ -12,10 +12,13 @@ from hypothesis import strategies as st
 from support.arena import Peer, arena_with, sweep_until
 from support.clock import FakeClock
 
+from protocol.errors import BadOptions
 from protocol.renju import FoulMap, fouls, star
 from server.core.arena import Arena
 from server.core.keys import new_key
+from server.core.limits import frame_cost
 from server.core.names import name_key
+from server.core.position import MAX_POINTS, points
 from server.core.recovery import record_options
 
 
@@ -80,6 +83,38 @@ def test_junk_in_options_is_refused_and_a_valid_position_round_trips(clock: Fake
     assert state["options"] == {"opponent": "human", "position": position}
     (made,) = arena.rooms
     assert record_options(made) == {"opponent": "human", "position": position}  # journaled
+
+
+def test_a_stone_list_longer_than_any_board_is_refused_before_it_is_walked(
+    clock: FakeClock,
+) -> None:
+    """5,000 copies of a valid cell took ~2 ms to check, twice per create_room, on the loop: a
+    list longer than the biggest board's cells is refused by its length alone."""
+    assert points([[0, 0]] * MAX_POINTS, "position.black")  # as long as a 25x25 board: read
+    with pytest.raises(BadOptions, match="more stones than any board"):
+        points([[0, 0]] * (MAX_POINTS + 1), "position.black")
+    arena = arena_with(clock)
+    alice = Peer(arena, "alice")
+    junk = {"position": {"black": [[0, 0]] * 5000, "white": []}}
+    refused = alice.do(type="create_room", game="gomoku", options=junk)
+    assert _code(refused) == "bad_options"
+    assert "more stones" in refused[0]["message"]
+    assert not list(arena.rooms)
+
+
+def test_a_big_frame_costs_its_sender_one_message_per_4_kib(clock: FakeClock) -> None:
+    """Decoding is paid by the object (a 64 KB frame of empty lists: ~6 ms), so a frame is
+    charged by its size: a human's burst of 40 holds two such frames, not forty."""
+    arena = arena_with(clock)
+    alice = Peer(arena, "alice")
+    junk = {"black": [[7, 7]], "white": [], "to_move": 0, "pad": [[]] * 64_917}
+    frame = msgpack.packb({"type": "create_room", "game": "renju", "options": {"position": junk}})
+    assert frame_cost(frame) == 16
+    codes = [arena.receive(alice.conn, frame)[0].message["code"] for _ in range(3)]  # type: ignore[attr-defined]
+    assert codes == ["bad_options", "bad_options", "rate_limited"]
+    clock.advance(16 / arena.limits.human_rate)  # the bucket refills at the human rate
+    assert _code(alice.do(type="create_room", game="gomoku", options={"junk": 1})) == "bad_options"
+    assert frame_cost(msgpack.packb({"type": "move", "room": "k7m2qx", "x": 7, "y": 7})) == 1
 
 
 def test_renju_is_refused_off_fifteen_by_fifteen(clock: FakeClock) -> None:

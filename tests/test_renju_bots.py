@@ -1,4 +1,4 @@
-"""Bots under renju and swap openings: the legality layer, white's forbidden-point trap, our
+"""Bots under renju and swap openings: black's legal moves, white's forbidden-point win, our
 Piskvork brain's INFO rule 4 and SWAP2BOARD, driven brains, and mnk-bot in a swap2 room."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from support.bots import OUR_BRAIN, Manager, executable, start_bot, stop, wait_for_bot
+from support.renju_play import interleave
 
+from bots.engine import search
 from bots.engine.limits import Limit
 from bots.piskvork import PiskvorkBrain
-from bots.renju_play import white_trap
 from bots.sdk import MinimaxBot, RandomBot
 from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, RENJU
@@ -35,28 +36,36 @@ def test_random_bot_never_plays_a_forbidden_point() -> None:
 
 def test_white_wins_with_a_four_whose_only_defence_is_forbidden() -> None:
     # Black: XXX.XX on row 7 (the gap (6,7) would be six for black) and a stone at (6,12).
-    # White: three down column 6 below the gap; (6,11) makes a four whose only five point is
-    # the gap, which black may not fill.
-    black = [Move(x, 7) for x in (3, 4, 5, 7, 8)] + [Move(6, 12)]
-    white = [Move(6, y) for y in (8, 9, 10)] + [Move(0, 0), Move(14, 14), Move(0, 14)]
-    game = Game.from_position(RENJU, black, white, 1)
-    trap = white_trap(game)
-    assert trap in (Move(6, 11), Move(6, 6))  # both make a four whose five point is the gap
-    game.push(trap)
-    fives = []
-    for m in game.legal_moves():
-        probe = game.board.copy()
-        probe.cells[probe.index(m.x, m.y)] = 2
-        if probe.wins_at(probe.index(m.x, m.y)):
-            fives.append(m)
-    assert fives == [Move(6, 7)]
-    assert RENJU.forbidden(game.board, Move(6, 7), 0) == "overline"
+    # White: three down column 6 below the gap; (6,11) or (6,6) makes a four whose only five
+    # point is the gap, which black may not fill; (6,7) makes an open four. The search (not a
+    # layer around it) must see that the first two win as surely as the third.
+    black = [(x, 7) for x in (3, 4, 5, 7, 8)] + [(6, 12), (14, 12)]
+    white = [(6, y) for y in (8, 9, 10)] + [(0, 0), (14, 14), (0, 14)]
+    moves = interleave(black, white)
+    result = search(RENJU, moves, Limit(time_s=2))
+    assert result.move in (Move(6, 11), Move(6, 6), Move(6, 7)) and result.source == "vcf"
+    for trap in (Move(6, 11), Move(6, 6)):
+        game = Game.from_moves(RENJU, [*moves, trap])
+        fives = []
+        for m in game.legal_moves():
+            probe = game.board.copy()
+            probe.cells[probe.index(m.x, m.y)] = 2
+            if probe.wins_at(probe.index(m.x, m.y)):
+                fives.append(m)
+        assert fives == [Move(6, 7)]
+        assert RENJU.forbidden(game.board, Move(6, 7), 0) == "overline"
+        # black to move after the trap: every answer loses (the search knows it is mated)
+        after = search(RENJU, game.moves, Limit(time_s=2))
+        assert after.score < 0 and after.solved
 
 
-def test_no_trap_when_black_threatens_five() -> None:
-    black = [Move(x, 7) for x in (3, 4, 5, 7, 8)] + [Move(6, 12)] + [Move(x, 2) for x in range(4)]
-    white = [Move(6, y) for y in (8, 9, 10)] + [Move(0, 0), Move(14, 14), Move(0, 14)]
-    assert white_trap(Game.from_position(RENJU, black, white, 1)) is None
+def test_white_blocks_when_black_threatens_five() -> None:
+    """No trap first when black has a four: white blocks its five point."""
+    black = [(x, 7) for x in (3, 4, 5, 7, 8)] + [(6, 12)] + [(x, 2) for x in range(4)]
+    white = [(6, y) for y in (8, 9, 10)] + [(0, 0), (14, 14), (0, 14), (12, 14), (14, 10)]
+    white.append((10, 14))
+    move = MinimaxBot(10).play(RENJU, interleave(black, white), Limit(time_s=2))
+    assert move == Move(4, 2)
 
 
 def test_engine_chooses_the_colour_the_search_favours() -> None:

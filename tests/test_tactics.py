@@ -11,8 +11,7 @@ import time
 import pytest
 
 from bots.engine import Limit, choose_move, search
-from bots.engine.board import EvalBoard
-from bots.engine.fast import pure_forced
+from bots.engine.fast import core_for, load_core, pure_forced
 from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move, Variant
 
 #: Budgets scale up when the plain-Python core is forced (it is the oracle, not the fast one).
@@ -36,6 +35,11 @@ FAR_WHITE = [(14, 14), (14, 12), (12, 14), (0, 14), (2, 14), (14, 0), (12, 0), (
 FAR_BLACK = [(0, 0), (2, 0), (0, 2), (4, 0), (0, 4), (14, 7), (7, 14), (4, 14)]
 
 
+def wins(variant: Variant, moves: list[Move], side: int) -> list[int]:
+    """The cells where ``side`` completes a winning line after ``moves`` (the engine's board)."""
+    return core_for(variant, moves, load_core(), keep=False).win_cells(side)
+
+
 def play_out_forced_win(variant: Variant, moves: list[Move], max_moves: int, t: float) -> int:
     """Let the engine attack while the defender blocks its single win cell each time.
 
@@ -50,11 +54,12 @@ def play_out_forced_win(variant: Variant, moves: list[Move], max_moves: int, t: 
         if outcome is not None:
             assert outcome.winner == attacker
             return n
-        board = EvalBoard(variant, game.moves)
+        board = core_for(variant, game.moves, load_core(), keep=False)
         wins = board.win_cells(attacker)
         assert wins, f"attacker move {move} made no threat"
-        assert not board.fours[1 - attacker], "the defender could win instead"
-        game.push(board.move(min(wins)))  # if there are two, blocking one still loses
+        assert not board.win_cells(1 - attacker), "the defender could win instead"
+        block = min(wins)  # if there are two, blocking one still loses
+        game.push(Move(block % variant.width, block // variant.width))
     raise AssertionError(f"no win within {max_moves} attacker moves")
 
 
@@ -111,8 +116,8 @@ VCF3_WHITE = [(6, 11), (3, 2), *FAR_WHITE[:8]]
 def test_vcf_in_three_or_four(variant: Variant) -> None:
     """A continuous-fours win several moves deep, found and played out within its budget."""
     moves = position(VCF3_BLACK, VCF3_WHITE)
-    board = EvalBoard(variant, moves)
-    assert not board.fours[0] and not board.fours[1]
+    board = core_for(variant, moves, load_core(), keep=False)
+    assert not board.win_cells(0) and not board.win_cells(1)
     result = search(variant, moves, Limit(time_s=0.5 * SLOW))
     assert result.source == "vcf"
     taken = play_out_forced_win(variant, moves, 5, 0.5 * SLOW)
@@ -176,10 +181,10 @@ def test_exact_five_overline_is_not_a_win() -> None:
     white = [(3, 10), (5, 10), (7, 10), (9, 10), (11, 12), (1, 13)]
     moves = position(black, white)
     gap = Move(7, 7)
-    assert EvalBoard(GOMOKU, moves).win_cells(0) == {7 * 15 + 7, 7 * 15 + 2}
+    assert wins(GOMOKU, moves, 0) == [7 * 15 + 2, 7 * 15 + 7]
     assert choose_move(GOMOKU, moves, level=10, time_budget_s=0.3 * SLOW) in (gap, Move(2, 7))
     # exact: the gap is an overline; (2,7) makes 2..6 = five with (1,7) empty and (7,7) empty
-    assert EvalBoard(GOMOKU_STANDARD, moves).win_cells(0) == {7 * 15 + 2}
+    assert wins(GOMOKU_STANDARD, moves, 0) == [7 * 15 + 2]
     assert choose_move(GOMOKU_STANDARD, moves, level=10, time_budget_s=0.3 * SLOW) == Move(2, 7)
 
 
@@ -188,9 +193,8 @@ def test_exact_five_no_false_threat_to_block() -> None:
     white = [(3, 7), (4, 7), (5, 7), (6, 7), (8, 7)]
     black = [(2, 7), (9, 7), (7, 10), (8, 11), (9, 12), (0, 14)]
     moves = position(black, white)  # black has a four on the diagonal 7..10 -> wins
-    board = EvalBoard(GOMOKU_STANDARD, moves)
-    assert not board.win_cells(1)
-    assert EvalBoard(GOMOKU, moves).win_cells(1) == {7 * 15 + 7}
+    assert not wins(GOMOKU_STANDARD, moves, 1)
+    assert wins(GOMOKU, moves, 1) == [7 * 15 + 7]
     assert choose_move(GOMOKU, moves, level=10, time_budget_s=0.3 * SLOW) == Move(7, 7)
     assert choose_move(GOMOKU_STANDARD, moves, level=10, time_budget_s=0.3 * SLOW) != Move(7, 7)
 

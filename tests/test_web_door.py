@@ -45,7 +45,8 @@ async def test_pages_and_assets_are_served_from_memory_with_etags_and_a_csp(serv
     csp = headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert headers["x-content-type-options"] == "nosniff"
-    for route in ("/r/k7m2qx", "/g/g_abc123", "/tv", "/leaderboard", "/@/alice", "/@/%C3%A9mile"):
+    routes = ("/r/k7m2qx", "/g/g_abc123", "/tv", "/leaderboard", "/@/alice", "/@/%C3%A9mile")
+    for route in (*routes, "/analysis", "/analysis?game_id=g_abc123&ply=4", "/g/g_1?analyse"):
         assert (await http_get(server.port, route))[2] == body  # one page: its script routes
     status, headers, js = await http_get(server.port, "/assets/msgpack.js")
     assert status == 200 and headers["content-type"].startswith("text/javascript")
@@ -71,6 +72,8 @@ async def test_pages_and_assets_are_served_from_memory_with_etags_and_a_csp(serv
         "/@/alice/games",
         "/@/",
         "/leaderboard/x",
+        "/analysis/x",
+        "/analysisx",
     ],
 )
 async def test_nothing_outside_the_web_folder_is_served(server: Any, path: str) -> None:

@@ -20,11 +20,19 @@ from random import Random
 
 import cython
 
-WIN = 1_000_000
-MATE_BOUND = WIN - 10_000
+from bots.engine.limits import EXACT, LOWER, MATE_BOUND, UPPER, WIN
+
 MAX_PLY = 96
 TS_PLY = 48
-EXACT, LOWER, UPPER = 0, 1, 2
+#: Transposition table size as a power of two (24 bytes an entry); INFO max_memory lowers it.
+TT_BITS = 20
+#: Renju: size (power of two) of the cache of forbidden-point answers, keyed by position + cell.
+FOUL_BITS = 14
+#: Renju: a line as the forbidden-point test reads it: 2 * RR + 1 cells, the move in the middle.
+RR = 5
+RL = 2 * RR + 1
+#: Renju: an off-board cell in such a line (neither empty nor black).
+WALL = -1
 BEAM = 12
 THREE_CANDIDATES = 12
 _SEED = 0x6D6E6B
@@ -46,6 +54,15 @@ class Core:
     k: cython.int
     nw: cython.int
     exact: cython.bint
+    renju: cython.bint
+    fzob: cython.ulonglong[::1]
+    fc_key: cython.ulonglong[::1]
+    fc_val: cython.int[::1]
+    fc_mask: cython.ulonglong
+    foul_looks = cython.declare(cython.longlong, visibility="readonly")
+    rline: cython.int[::1]
+    rpts: cython.int[::1]
+    rmask: cython.int[::1]
     nmoves: cython.int
     winner: cython.int
     score: cython.longlong
@@ -107,11 +124,12 @@ class Core:
     sme: cython.longlong[::1]
     sopp: cython.longlong[::1]
 
-    def __init__(self, width: int, height: int, k: int, exact: bool, geo, tt_bits: int = 20,
-                 shape=None):  # fmt: skip
+    def __init__(self, width: int, height: int, k: int, exact: bool, geo, tt_bits: int = TT_BITS,
+                 renju: bool = False, shape=None):  # fmt: skip
         n = width * height
         self.w, self.n, self.k, self.nw = width, n, k, len(geo.windows)
         self.exact = exact
+        self.renju = renju and k == 5  # black: exact five, no overline/4x4/3x3 (protocol.renju)
         self.nmoves, self.winner, self.score, self.key = 0, -1, 0, 0
         self.wcells = array("i", [c for win in geo.windows for c in win])
         self.mem_off, self.mem = _csr(geo.members)
@@ -132,6 +150,14 @@ class Core:
         self.pot_w = array("i", [0, 1] + [pw.get(k - j, 3) for j in range(1, k + 1)])
         rnd = Random(_SEED + n)
         self.zob = array("Q", [rnd.getrandbits(64) for _ in range(2 * n)])
+        self.fzob = array("Q", [rnd.getrandbits(64) for _ in range(n)])
+        self.fc_key = array("Q", [0]) * (1 << FOUL_BITS)
+        self.fc_val = _ints(1 << FOUL_BITS)
+        self.fc_mask = (1 << FOUL_BITS) - 1
+        self.foul_looks = 0
+        self.rline = _ints(n * 4 * RL)  # per recursion level: the four lines around a cell
+        self.rpts = _ints(n * 4 * 8)  # per level and direction: straight-four points (count+7)
+        self.rmask = _ints(5)  # the stone sets of the fours on one line
         self.tt_key = array("Q", [0]) * (1 << tt_bits)
         self.tt_data = _ints(4 << tt_bits)
         self.tt_mask = (1 << tt_bits) - 1
@@ -247,7 +273,7 @@ class Core:
                 self._recat(s, w, a_s, b_s)
             if a_o != b_o:
                 self._recat(o, w, a_o, b_o)
-        if self.exact:
+        if self.exact or (self.renju and s == 0):  # renju: only black's overlines do not win
             for i in range(self.flk_off[c], self.flk_off[c + 1]):
                 w = self.flk[i]
                 ns = self.cnt[s * nw + w]
@@ -475,7 +501,7 @@ class Core:
         w: cython.int
         x: cython.int
         for c in range(self.n):
-            if self.cells[c] != 0 or not self._is_double(att, c):
+            if self.cells[c] != 0 or not self._is_double(att, c) or self._foul_for(att, c):
                 continue
             for i in range(self.mem_off[c], self.mem_off[c + 1]):
                 w = self.mem[i]
@@ -501,8 +527,8 @@ class Core:
         if self.nthree[side] < 2:
             return False
         c: cython.int
-        for c in range(self.n):  # noqa: SIM110 - a plain loop compiles to plain C
-            if self.cells[c] == 0 and self._is_double(side, c):
+        for c in range(self.n):
+            if self.cells[c] == 0 and self._is_double(side, c) and not self._foul_for(side, c):
                 return True
         return False
 
@@ -559,6 +585,272 @@ class Core:
         m: cython.int = self._win_cells(side, (MAX_PLY + TS_PLY + 1) * self.n)
         base: cython.int = (MAX_PLY + TS_PLY + 1) * self.n
         return [self.buf[base + i] for i in range(m)]
+
+    @cython.ccall
+    def zobrist(self) -> cython.ulonglong:
+        """The position's Zobrist key (for a search's own transposition table)."""
+        return self.key
+
+    @cython.ccall
+    def potential(self, side: cython.int, c: cython.int) -> cython.int:
+        """How much cell ``c`` is worth to ``side`` (its alive windows' weights): for ordering."""
+        return self.pot[side * self.n + c]
+
+    # -- renju -------------------------------------------------------------------------------
+
+    @cython.cfunc
+    def _forbidden(self, c: cython.int) -> cython.bint:
+        """Renju: whether black may not play empty ``c`` (overline, double four, double three).
+
+        Exact five first (never forbidden: an alive black four-window through ``c``), then the
+        rules' own test (:meth:`_foul`, a port of ``protocol.renju.foul``, which is its oracle
+        in the tests), cached by position and cell.
+        """
+        if not self.renju or self.four[c] > 0:
+            return False
+        if self.three[c] < 2 and self.two[c] < 2:
+            # every four, and every three, through c has an alive window of black's with three
+            # (two) stones through c: with fewer than two of each only an overline is left
+            return (
+                self._black_run(c, 1, 0) >= 6
+                or self._black_run(c, 0, 1) >= 6
+                or self._black_run(c, 1, 1) >= 6
+                or self._black_run(c, 1, -1) >= 6
+            )
+        probe: cython.ulonglong = self.key ^ self.fzob[c]
+        slot: cython.ulonglong = probe & self.fc_mask
+        if self.fc_key[slot] == probe:
+            return self.fc_val[slot] == 1
+        self.foul_looks += 1
+        bad: cython.bint = self._foul(c, 0) != 0
+        self.fc_key[slot] = probe
+        self.fc_val[slot] = 1 if bad else 0
+        return bad
+
+    @cython.cfunc
+    def _black_run(self, c: cython.int, dx: cython.int, dy: cython.int) -> cython.int:
+        """The black run through empty ``c`` along (dx, dy) were black to play there."""
+        w: cython.int = self.w
+        h: cython.int = self.n // w
+        run: cython.int = 1
+        x: cython.int = c % w + dx
+        y: cython.int = c // w + dy
+        while 0 <= x < w and 0 <= y < h and self.cells[y * w + x] == 1:
+            run += 1
+            x += dx
+            y += dy
+        x = c % w - dx
+        y = c // w - dy
+        while 0 <= x < w and 0 <= y < h and self.cells[y * w + x] == 1:
+            run += 1
+            x -= dx
+            y -= dy
+        return run
+
+    @cython.cfunc
+    def _foul(self, c: cython.int, level: cython.int) -> cython.int:
+        """Why black may not play empty ``c`` on the raw board: 0 allowed, 1 overline, 2 double
+        four, 3 double three (a three counts only when one of its straight-four points is itself
+        allowed: the test recurses one ``level`` deeper with ``c`` black). Reads ``cells`` only,
+        never the incremental tables, and leaves the board as it found it."""
+        if level >= self.n:
+            return 0
+        w: cython.int = self.w
+        h: cython.int = self.n // w
+        base: cython.int = level * 4 * RL
+        d: cython.int
+        i: cython.int
+        x: cython.int
+        y: cython.int
+        dx: cython.int
+        dy: cython.int
+        cnt: cython.int
+        rich: cython.int = 0
+        pairs: cython.int = 0
+        for d in range(4):
+            dx = 0 if d == 1 else 1
+            dy = 1 if d == 1 or d == 2 else (-1 if d == 3 else 0)
+            cnt = 0
+            for i in range(RL):
+                x = c % w + (i - RR) * dx
+                y = c // w + (i - RR) * dy
+                if 0 <= x < w and 0 <= y < h:
+                    self.rline[base + d * RL + i] = self.cells[y * w + x]
+                else:
+                    self.rline[base + d * RL + i] = WALL
+                if 1 <= i <= 2 * RR - 1 and self.rline[base + d * RL + i] == 1:
+                    cnt += 1
+            if cnt >= 4:
+                rich = 1
+            if cnt >= 2:
+                pairs += 1
+        if not rich and pairs < 2:
+            return 0
+        runs_max: cython.int = 0
+        run: cython.int
+        for d in range(4):
+            self.rline[base + d * RL + RR] = 1
+            run = self._line_run(base + d * RL)
+            if run == 5:
+                return 0
+            if run > runs_max:
+                runs_max = run
+        if runs_max >= 6:
+            return 1
+        fours: cython.int = 0
+        for d in range(4):
+            fours += self._line_fours(base + d * RL)
+        if fours >= 2:
+            return 2
+        cands: cython.int = 0
+        pb: cython.int = level * 32
+        for d in range(4):
+            self.rpts[pb + d * 8] = 0
+            if self._line_fours(base + d * RL) == 0:
+                self._line_four_points(base + d * RL, pb + d * 8)
+                if self.rpts[pb + d * 8] > 0:
+                    cands += 1
+        if cands < 2:
+            return 0
+        threes: cython.int = 0
+        seen: cython.int = 0
+        j: cython.int
+        off: cython.int
+        found: cython.int = 0
+        self.cells[c] = 1
+        for d in range(4):
+            if self.rpts[pb + d * 8] == 0:
+                continue
+            if threes + cands - seen < 2:
+                break
+            seen += 1
+            dx = 0 if d == 1 else 1
+            dy = 1 if d == 1 or d == 2 else (-1 if d == 3 else 0)
+            for j in range(self.rpts[pb + d * 8]):
+                off = self.rpts[pb + d * 8 + 1 + j]
+                if self._foul(c + off * (dy * w + dx), level + 1) == 0:
+                    threes += 1
+                    break
+            if threes >= 2:
+                found = 3
+                break
+        self.cells[c] = 0
+        return found
+
+    @cython.cfunc
+    def _line_run(self, at: cython.int) -> cython.int:
+        """The black run through the middle of the line at ``rline[at:at+RL]``."""
+        n: cython.int = 1
+        i: cython.int = RR - 1
+        while i >= 0 and self.rline[at + i] == 1:
+            n += 1
+            i -= 1
+        i = RR + 1
+        while i <= 2 * RR and self.rline[at + i] == 1:
+            n += 1
+            i += 1
+        return n
+
+    @cython.cfunc
+    def _line_fours(self, at: cython.int) -> cython.int:
+        """Distinct fours through the middle: 5-windows one empty cell short of exactly five
+        (two windows on the same four stones are one straight four)."""
+        m: cython.int = 0
+        s: cython.int
+        i: cython.int
+        v: cython.int
+        blacks: cython.int
+        empties: cython.int
+        mask: cython.int
+        dup: cython.bint
+        for s in range(RR - 4, RR + 1):
+            blacks = 0
+            empties = 0
+            mask = 0
+            for i in range(s, s + 5):
+                v = self.rline[at + i]
+                if v == 1:
+                    blacks += 1
+                    mask |= 1 << i
+                elif v == 0:
+                    empties += 1
+            if blacks != 4 or empties != 1:
+                continue
+            if self.rline[at + s - 1] == 1 or (s + 5 <= 2 * RR and self.rline[at + s + 5] == 1):
+                continue  # filling the gap would make six or more, not five
+            dup = False
+            for i in range(m):
+                if self.rmask[i] == mask:
+                    dup = True
+            if not dup:
+                self.rmask[m] = mask
+                m += 1
+        return m
+
+    @cython.cfunc
+    def _line_four_points(self, at: cython.int, out: cython.int) -> cython.void:
+        """Into ``rpts[out]`` the count, after it the offsets from the middle, of the empty
+        cells that would make a straight four with the middle (black) along the line."""
+        i: cython.int
+        j: cython.int
+        blacks: cython.int = 0
+        for i in range(RR - 3, RR + 4):
+            if self.rline[at + i] == 1:
+                blacks += 1
+        if blacks < 3:
+            return
+        for j in range(RR - 3, RR + 4):
+            if self.rline[at + j] != 0:
+                continue
+            self.rline[at + j] = 1
+            if self._straight_four(at, j):
+                self.rpts[out] += 1
+                self.rpts[out + self.rpts[out]] = j - RR
+            self.rline[at + j] = 0
+
+    @cython.cfunc
+    def _straight_four(self, at: cython.int, j: cython.int) -> cython.bint:
+        """Whether the black run through the middle is exactly four long, holds ``j``, has both
+        ends empty and no black stone just past either end (an open, not overline, four)."""
+        lo: cython.int = RR
+        hi: cython.int = RR
+        while lo > 0 and self.rline[at + lo - 1] == 1:
+            lo -= 1
+        while hi < 2 * RR and self.rline[at + hi + 1] == 1:
+            hi += 1
+        return (
+            hi - lo == 3
+            and lo <= j <= hi
+            and self.rline[at + lo - 1] == 0
+            and self.rline[at + hi + 1] == 0
+            and self.rline[at + lo - 2] != 1
+            and self.rline[at + hi + 2] != 1
+        )
+
+    @cython.cfunc
+    def _foul_for(self, side: cython.int, c: cython.int) -> cython.bint:
+        """Whether ``side`` may not play empty ``c`` (only black, only in renju, ever)."""
+        return side == 0 and self._forbidden(c)
+
+    @cython.ccall
+    def forbidden(self, c: cython.int) -> cython.bint:
+        """Whether the side to move may not play empty ``c`` (renju, black only)."""
+        return self.nmoves & 1 == 0 and self._forbidden(c)
+
+    @cython.cfunc
+    def _legal_only(self, out: cython.int, m: cython.int) -> cython.int:
+        """Drop black's forbidden points from ``buf[out:out+m]`` (renju, black to move)."""
+        if not self.renju or self.nmoves & 1:
+            return m
+        i: cython.int
+        kept: cython.int = 0
+        c: cython.int
+        for i in range(out, out + m):
+            c = self.buf[i]
+            if not self._forbidden(c):
+                self.buf[out + kept] = c
+                kept += 1
+        return kept
 
     # -- ordering ------------------------------------------------------------------------------
 
@@ -706,8 +998,12 @@ class Core:
         forced: cython.bint = m == 1
         if forced:
             child = depth  # a forced block costs no depth
+            if self._legal_only(out, m) == 0:
+                return -(WIN - ply - 2)  # renju: the only block is forbidden for black
         else:
             m = self._gen(ply, tt_move, BEAM)
+        lazy: cython.bint = self.renju and s == 0 and not forced  # black's fouls: see the loop
+        tried: cython.bint = False
         best: cython.longlong = -WIN - 1
         best_move: cython.int = self.buf[out]
         i: cython.int
@@ -716,6 +1012,9 @@ class Core:
         score: cython.longlong
         for i in range(m):
             mv = self.buf[out + i]
+            if lazy and self._forbidden(mv):
+                continue  # renju: tested only when about to be searched (cut-offs spare most)
+            tried = True
             r = 0
             if i >= 3 and depth >= 3 and not forced:
                 r = self._reduction(s, mv, i, depth) if self.shaped else 1
@@ -742,6 +1041,8 @@ class Core:
                                 self.killers[2 * ply + 1] = self.killers[2 * ply]
                                 self.killers[2 * ply] = mv
                         break
+        if not tried:
+            return self.evaluate()  # renju: every candidate was forbidden for black
         flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
         self.tt_key[slot] = self.key
         self.tt_data[4 * slot] = depth
@@ -809,9 +1110,9 @@ class Core:
     def root_moves(self) -> list:
         """Every candidate at the root, best first (no beam)."""
         s: cython.int = self.nmoves & 1
-        m: cython.int = self._win_cells(1 - s, 0)
+        m: cython.int = self._legal_only(0, self._win_cells(1 - s, 0))
         if m == 0:
-            m = self._gen(0, -1, 0)
+            m = self._legal_only(0, self._gen(0, -1, 0))
         return [self.buf[i] for i in range(m)]
 
     @cython.ccall
@@ -885,6 +1186,8 @@ class Core:
         ok: cython.bint
         for i in range(m):
             c = self.buf[out + i]
+            if att == 0 and self._forbidden(c):
+                continue  # renju: black attacks (and blocks) on allowed points only
             self.play(c)
             ok = self._defend(depth - 1, threes, ply + 1)
             self.undo()
@@ -943,6 +1246,8 @@ class Core:
         i: cython.int
         ok: cython.bint
         for i in range(m):
+            if dfn == 0 and self._forbidden(self.buf[out + i]):
+                continue  # renju: a forbidden defence is none (all forbidden: black has lost)
             self.play(self.buf[out + i])
             ok = self._attack(depth - 1, threes, ply + 1) >= 0
             self.undo()

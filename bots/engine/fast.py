@@ -26,13 +26,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from bots.engine.core import TT_BITS
 from bots.engine.geometry import geometry
-from bots.engine.limits import MATE_BOUND, WIN, Limit, SearchResult
+from bots.engine.limits import MATE_BOUND, MAX_DEPTH, WIN, Limit, SearchResult
 from bots.engine.shapes import tables
 from bots.engine.timing import Budget, stretched
 from protocol.rules import Move, Variant, WinRule
 
-MAX_DEPTH = 64
 #: The aspiration window around the last iteration's score.
 ASPIRATION = 60
 #: With match clock to save: share of the aim after which no new iteration starts.
@@ -79,15 +79,14 @@ def shapes_on() -> bool:
     return os.environ.get("MNK_ENGINE_EVAL", "shapes") != "windows"
 
 
-#: Transposition table size as a power of two (24 bytes an entry); INFO max_memory lowers it.
-_tt_bits = 20
+_tt_bits = TT_BITS
 _cores: dict[tuple[Any, ...], Any] = {}
 
 
 def set_memory(max_bytes: int) -> None:
     """Size future transposition tables to stay well inside ``max_bytes`` (0 = default)."""
     global _tt_bits
-    bits = 20
+    bits = TT_BITS
     if max_bytes > 0:
         while bits > 12 and 24 << bits > max_bytes // 3:
             bits -= 1
@@ -104,8 +103,11 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
     if core is None:
         geo = geometry(variant.width, variant.height, variant.k)
         exact = variant.rule is WinRule.EXACT
+        renju = variant.rule is WinRule.RENJU
         shape = tables(variant.width, variant.height, exact) if shaped else None
-        core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits, shape)
+        core = module.Core(
+            variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
+        )
         core.lmr_mode = int(os.environ.get("MNK_ENGINE_LMR", "1"))
         if keep:
             _cores.clear()  # one live core per process: bounded memory
@@ -191,8 +193,10 @@ class FastSearch:
         root = core.root_moves()
         if not core.moves():  # the empty board: the centre (the root list is centre first)
             return self._result(root[0], 0, 0, "forced")
-        if len(core.win_cells(1 - s)) == 1:
-            return self._result(root[0], 0, 0, "forced")
+        threats = core.win_cells(1 - s)
+        if len(threats) == 1:  # the block (or, when renju forbids it to black, a lost game)
+            lost = core.forbidden(threats[0])
+            return self._result(root[0], -(WIN - 2) if lost else 0, 0, "forced")
         if limit.threats:
             for plies, threes, source, share in (
                 (VCF_PLIES, False, "vcf", VCF_SHARE),

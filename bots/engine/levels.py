@@ -31,10 +31,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bots.engine.board import EvalBoard
+from bots.engine.geometry import geometry
 from bots.engine.limits import Limit, Report, SearchResult
-from bots.engine.search import SMALL_BOARD, pick, search, search_v1
-from protocol.rules import Move, Variant
+from bots.engine.search import SMALL_BOARD, pick, search
+from protocol import renju
+from protocol.rules import Game, Move, Variant, WinRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +93,9 @@ def choose_move(
     level: int = 10,
     time_budget_s: float | None = None,
     rng: random.Random | None = None,
-    v1: bool = False,
 ) -> Move:
     """The move ``level`` plays after ``moves``; ``rng=None`` makes it deterministic."""
-    return analyse(variant, moves, level, time_budget_s, rng, v1)[0]
+    return analyse(variant, moves, level, time_budget_s, rng)[0]
 
 
 def analyse(
@@ -104,30 +104,41 @@ def analyse(
     level: int = 10,
     time_budget_s: float | None = None,
     rng: random.Random | None = None,
-    v1: bool = False,
     soft_s: float | None = None,
     report: Report | None = None,
 ) -> tuple[Move, SearchResult | None]:
     """The chosen move and the search behind it (None when noise picked a random move).
 
-    ``v1`` plays the engine before the fast core, with its old level rows (time capped at 2 s).
     ``soft_s`` and ``report``: as in :func:`level_limit`.
     """
     row = LEVELS.get(level)
     if row is None:
         raise ValueError("level must be 1..10")
     if rng is not None and row.noise and rng.random() < row.noise:
-        board = EvalBoard(variant, list(moves))
-        cells = board.candidates() if variant.cells > SMALL_BOARD else None
-        if cells is None or not cells:
-            cells = [c for c, v in enumerate(board.cells) if v == 0]
-        return board.move(rng.choice(cells)), None
-    if v1:
-        limit = level_limit(variant, level, min(row.time_s, time_budget_s or row.time_s))
-        result = search_v1(variant, moves, limit)
-    else:
-        result = search(variant, moves, level_limit(variant, level, time_budget_s, soft_s, report))
+        return noise_move(variant, moves, rng), None
+    result = search(variant, moves, level_limit(variant, level, time_budget_s, soft_s, report))
     return pick(result, rng), result
+
+
+def noise_move(variant: Variant, moves: list[Move], rng: random.Random) -> Move:
+    """A careless move: a random empty cell near the stones (any empty cell on small boards,
+    the centre on an empty big board); it may miss a win or a block, which is the point."""
+    w, n = variant.width, variant.cells
+    taken = {m.y * w + m.x for m in moves}
+    if n <= SMALL_BOARD:
+        cells = [c for c in range(n) if c not in taken]
+    elif not taken:
+        cx, cy = (w - 1) / 2, (variant.height - 1) / 2
+        dist = [abs(c % w - cx) + abs(c // w - cy) for c in range(n)]
+        cells = [c for c in range(n) if dist[c] == min(dist)]
+    else:
+        near = geometry(w, variant.height, variant.k).near
+        cells = sorted({d for c in taken for d in near[c] if d not in taken})
+    if variant.rule is WinRule.RENJU and len(moves) % 2 == 0:  # black: no forbidden point
+        board = Game.from_moves(variant, moves).board
+        cells = [c for c in cells if renju.foul(board.cells, w, variant.height, c) is None]
+    cell = rng.choice(cells)
+    return Move(cell % w, cell // w)
 
 
 class Engine:

@@ -11,6 +11,10 @@ from protocol.rules import Move
 WIN = 1_000_000
 #: Scores beyond this magnitude are forced wins or losses (mate scores).
 MATE_BOUND = WIN - 10_000
+#: Transposition-table bound flags: the stored score is exact, a lower bound, an upper bound.
+EXACT, LOWER, UPPER = 0, 1, 2
+#: The deepest iteration any search starts.
+MAX_DEPTH = 64
 #: What ``Limit.report`` is: called with the search result so far.
 Report = Callable[["SearchResult"], None]
 

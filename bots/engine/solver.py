@@ -13,8 +13,7 @@ import time
 from dataclasses import dataclass
 
 from bots.engine.geometry import geometry
-
-EXACT, LOWER, UPPER = 0, 1, 2
+from bots.engine.limits import EXACT, LOWER, UPPER
 
 
 class SolveTimeout(Exception):

@@ -55,6 +55,8 @@ class GamePlayer(Protocol):
 ProtocolError = ServerError
 #: How many times one game may be lost from sight (drops, stalls) before it is played again.
 MAX_REWATCHES = 5
+#: Seconds between two looks for an ended game's record that the history does not hold yet.
+HISTORY_RETRY_S = 0.2
 
 
 class ServerReferee:
@@ -167,7 +169,7 @@ class ServerReferee:
         game_id, psq, moves = seen.get("game_id"), None, list(seen["moves"])
         try:
             await link.request({"type": "leave_room", "room": room})
-            game_id, reply = await self._history(link, room, spec, game_id, 30.0)
+            game_id, reply = await self._history(link, room, spec, game_id, 30.0, ended=True)
             if reply is not None:
                 psq, moves = reply.get("psq"), record_moves(reply["game"]) or moves
         except (ProtocolError, LinkClosed, TimeoutError) as exc:
@@ -175,15 +177,33 @@ class ServerReferee:
         return Played(over_result(spec, room, over, moves, game_id), psq)
 
     async def _history(
-        self, link: Link, room: str, spec: GameSpec, game_id: str | None, timeout: float
+        self,
+        link: Link,
+        room: str,
+        spec: GameSpec,
+        game_id: str | None,
+        timeout: float,
+        ended: bool = False,
     ) -> tuple[str | None, dict[str, Any] | None]:
         """The game of ``room`` (``game_id``, else found by its first player) and its record
-        from the history (``get_game`` with the ``.psq``), or None where the history has none."""
-        game_id = game_id or await self._find_game_id(link, room, spec.players[0], timeout)
-        if not game_id:
-            return None, None
-        ask = {"type": "get_game", "game_id": game_id, "format": "psq"}
-        return game_id, await link.request(ask, timeout)
+        from the history (``get_game`` with the ``.psq``), or None where the history has none.
+
+        ``ended``: the game is known to be over, so its record is on its way to the history (a
+        busy server commits it a little later): looked for again until ``timeout``.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            found = game_id or await self._find_game_id(link, room, spec.players[0], timeout)
+            try:
+                if found:
+                    ask = {"type": "get_game", "game_id": found, "format": "psq"}
+                    return found, await link.request(ask, timeout)
+            except ProtocolError as exc:
+                if not ended or exc.code != "no_such_game" or time.monotonic() > deadline:
+                    raise
+            if not ended or time.monotonic() > deadline:
+                return None, None
+            await asyncio.sleep(HISTORY_RETRY_S)
 
     async def _rewatch(
         self, room: str, spec: GameSpec, seen: dict[str, Any]

@@ -67,6 +67,7 @@ def draw_header(
     for text, action in (
         ("Log out", "logout") if model.account else ("Log in", "show_login"),
         ("Leaderboard", "leaderboard"),
+        ("Analysis board", "study"),
     ):
         bw = theme.font(13).size(text)[0] + 22
         if right - bw < left + 16:

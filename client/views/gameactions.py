@@ -6,6 +6,7 @@ from __future__ import annotations
 import pygame
 
 from client import theme
+from client.analysis import Analysis, line_words
 from client.offers import KIND_WORDS
 from client.room import RoomState
 from client.widgets import Frame
@@ -25,8 +26,17 @@ def action_note(room: RoomState, now: float) -> tuple[str, theme.Color] | None:
     return None
 
 
-def draw_game_actions(frame: Frame, inner: pygame.Rect, y: int, room: RoomState, now: float) -> int:
-    """Draw the actions of a seated player in a game in play from ``y``; the next free y."""
+def draw_game_actions(
+    frame: Frame,
+    inner: pygame.Rect,
+    y: int,
+    room: RoomState,
+    now: float,
+    hint: Analysis | None = None,
+    hint_asked: bool = False,
+) -> int:
+    """Draw the actions of a seated player in a game in play from ``y``; the next free y.
+    A training game adds the Hint button and the hint shown (``hint``, for this position)."""
     seat = room.seat
     if seat is None or room.status != "playing":
         return y
@@ -70,4 +80,33 @@ def draw_game_actions(frame: Frame, inner: pygame.Rect, y: int, room: RoomState,
     if note is not None:
         theme.text(surf, note[0], (inner.x, y), 13, note[1], max_width=inner.w)
         y += 24
-    return y
+    return draw_hint(frame, inner, y, room, hint, hint_asked) if room.hints else y
+
+
+def draw_hint(
+    frame: Frame,
+    inner: pygame.Rect,
+    y: int,
+    room: RoomState,
+    hint: Analysis | None,
+    asked: bool,
+) -> int:
+    """The Hint button (H) and, once it came, the best move and its line; the next free y."""
+    surf = frame.surface
+    ok = room.my_turn and hint is None and not asked
+    label = "Thinking…" if asked else "Hint (H)"
+    frame.button(
+        pygame.Rect(inner.x, y, 96, 30), label, "hint", kind="primary", enabled=ok, size=13
+    )
+    if hint is None or hint.best is None:
+        words = "Training game: ask for a hint on your move." if not asked else ""
+        theme.text(surf, words, (inner.x + 106, y + 15), 12, theme.MUTED, anchor="midleft")
+        return y + 38
+    lines = line_words(hint, room.game.height, limit=6)
+    text = lines[-1] if len(lines) > 1 and lines[0].startswith("Proven") else lines[0]
+    if lines[0].startswith("Proven"):
+        text = f"{text} · {lines[0]}"
+    wrapped = theme.wrap(text.removeprefix("Best: "), 12, inner.w - 106)
+    for i, t in enumerate(wrapped[:2]):
+        theme.text(surf, t, (inner.x + 106, y + 1 + 15 * i), 12, theme.ACCENT)
+    return y + 38

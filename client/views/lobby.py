@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import pygame
 
 from client import theme
-from client.forms import CLOCKS, GAMES, OPENING_RULES, SWAP_GAMES, LobbyForm, rated, rated_block
+from client.forms import (
+    CLOCKS,
+    GAMES,
+    OPENING_RULES,
+    SWAP_GAMES,
+    LobbyForm,
+    rated,
+    rated_block,
+    training,
+)
 from client.model import ClientModel
 from client.ratings import pool_label, pool_of
 from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary, game_title
@@ -40,6 +49,8 @@ RULE_LINES: dict[str | None, str] = {
     "swap2": "Swap2: 3 stones; the other picks a colour or adds 2.",
 }
 
+#: The width of the "Hints" toggle beside the bot's level (a training game: hints, takebacks).
+HINTS_W = 78
 #: Vertical distance between two rows of choice buttons.
 ROW_STEP = 38
 #: Bots named in the form's one row beside "Any bot" (with more online, one place goes to a
@@ -315,6 +326,8 @@ def _new_game_panel(
 
 def _rated_note(form: LobbyForm, model: ClientModel) -> str:
     """Rated or casual, and why (under the clock: a rated game needs one), with our rating."""
+    if training(form):
+        return "training: hints and takebacks, casual"
     block = rated_block(form, model.account)
     if block is not None:
         return block.replace(": log in.", " (log in)").rstrip(".").lower()
@@ -331,6 +344,15 @@ def _bot_rows(
     """Which bot: any bot at a level (stepper and bar), or one picked by name; the next y."""
     surf = frame.surface
     picked = next((b for b in bots if b.name == form.bot), None)
+    hints = pygame.Rect(x + w - HINTS_W, y + 2, HINTS_W, 28)
+    frame.button(
+        hints,
+        "\u2713 Hints" if form.hints else "Hints",
+        "form_hints",
+        selected=form.hints,
+        size=13,
+    )
+    w -= HINTS_W + 12
     if picked is None or picked.level is None:
         _stepper(frame, x, y, "level", str(form.level), "level")
         bar = pygame.Rect(x + 170, y + 12, w - 170, 8)
@@ -351,7 +373,7 @@ def _bot_rows(
         options.append((label, "form_bot", bot.name, bot is picked))
     if pages > 1:  # every bot online can be picked: the last button shows the next few
         options.append((f"more {page + 1}/{pages}", "bot_page", (page + 1) % pages, False))
-    _choice_row(frame, x, y, w, options)
+    _choice_row(frame, x, y, w + HINTS_W + 12, options)
     return y + 40
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pygame
 
 from client import theme
+from client.analysis import Analysis
 from client.geometry import cell_name
 from client.ratings import pool_label
 from client.records import Cell, ChatLine, GameInfo
@@ -239,6 +240,8 @@ def draw_room_panel(
     chat: TextInput,
     chat_focused: bool,
     live: bool = True,
+    hint: Analysis | None = None,
+    hint_asked: bool = False,
 ) -> None:
     """The whole side panel for a room in play or finished (offline, no bot is said to think:
     this client cannot know)."""
@@ -263,6 +266,7 @@ def draw_room_panel(
         if room.rated and room.pool
         else (" · rated" if room.rated else " · casual" if room.accounts is not None else "")
     )
+    kind = " · training" if room.hints else kind  # casual, with hints and takebacks
     theme.text(
         surf,
         f"{watchers}move {room.ply} · game {room.game_no}{kind}",
@@ -305,7 +309,7 @@ def draw_room_panel(
             size=14,
         )
     y += 46
-    y = draw_game_actions(frame, inner, y, room, now) if live else y
+    y = draw_game_actions(frame, inner, y, room, now, hint, hint_asked) if live else y
 
     rest = inner.bottom - y
     moves_h = max(60, int(rest * 0.4))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import pygame
 
 from client import theme
+from client.analyst import GameWalk
+from client.export import seconds
+from client.geometry import cell_name
 from client.records import FinishedGame
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import HEADER_H
-from client.views.panel import draw_move_list, seat_icon
+from client.views.panel import seat_icon
 from client.widgets import Frame, panel
 from client.words import result_text
 
@@ -75,7 +80,58 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
         theme.MUTED,
         anchor="midtop",
     )
-    y += 28
-    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 50)
-    draw_move_list(surf, list_rect, game.game, game.moves, current=ply)
+    y += 24
+    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 96)
+    draw_timed_moves(frame, list_rect, game, ply)
+    third = (inner.w - 16) // 3
+    row = [("Analyse (A)", "analyse_game", None), ("Save .psq", "export", "psq")]
+    row.append(("Save .txt", "export", "txt"))
+    for i, (label, action, arg) in enumerate(row):
+        rect = pygame.Rect(inner.x + i * (third + 8), inner.bottom - 84, third, 36)
+        frame.button(rect, label, action, arg, kind="primary" if i == 0 else "normal", size=13)
     frame.button(pygame.Rect(inner.x, inner.bottom - 38, inner.w, 38), "Back (Esc)", "replay_back")
+
+
+def draw_timed_moves(
+    frame: Frame,
+    rect: pygame.Rect,
+    game: FinishedGame,
+    current: int,
+    blunders: Collection[int] = (),
+    walk: GameWalk | None = None,
+) -> None:
+    """One move a row: number, cell, the seconds it took, a blunder's "?" and the engine's
+    best move where it differs; scrolled so the ``current`` ply shows; a click on a row shows
+    the board after that move."""
+    surface = frame.surface
+    line_h = 18
+    rows = max(1, rect.h // line_h)
+    total = len(game.moves)
+    focus = max(0, current - 1)
+    first = max(0, min(total - rows, focus - rows // 2)) if total > rows else 0
+    height = game.game.height
+    for ply in range(first, min(total, first + rows)):
+        y = rect.y + (ply - first) * line_h
+        frame.add(pygame.Rect(rect.x - 4, y - 1, rect.w + 8, line_h), "replay_to", ply + 1)
+        if ply == current - 1:
+            pygame.draw.rect(
+                surface, theme.ACCENT_DARK, (rect.x - 4, y - 1, rect.w + 8, line_h), border_radius=4
+            )
+        theme.text(surface, f"{ply + 1}.", (rect.x + 28, y), 13, theme.MUTED, anchor="topright")
+        label = cell_name(*game.moves[ply], height) + ("?" if ply in blunders else "")
+        colour = theme.DANGER if ply in blunders else theme.TEXT
+        theme.text(surface, label, (rect.x + 36, y), 13, colour, bold=ply in blunders)
+        ms = game.times_ms[ply] if ply < len(game.times_ms) else None
+        if ms is not None:
+            theme.text(
+                surface, f"{seconds(ms)} s", (rect.x + 120, y), 13, theme.MUTED, anchor="topright"
+            )
+        best = walk.by_ply.get(ply) if walk is not None else None
+        if best is not None and best.best is not None and not best.as_good(game.moves[ply]):
+            theme.text(
+                surface,
+                f"best {cell_name(*best.best.move, height)}",
+                (rect.x + 136, y),
+                13,
+                theme.MUTED,
+            )

@@ -58,6 +58,17 @@ def rated(room: Room) -> bool:
     return bool(room.options.get("rated"))
 
 
+def training(room: Room, seat: int) -> bool:
+    """Whether ``seat`` is the human of a training game (``options.hints``, against a bot)."""
+    me, other = room.seats[seat], room.seats[1 - seat]
+    return (
+        bool(room.options.get("hints"))
+        and me is not None
+        and me.kind != "bot"
+        and (other is not None and other.kind == "bot")
+    )
+
+
 def moved_each(room: Room) -> bool:
     """Whether each seat has made a move (beyond any opening stones and opening phase)."""
     rule = room.opening_rule
@@ -143,6 +154,8 @@ class Actions:
             raise TooEarly("you have no move to take back")
         if offers.takeback_by(ply) == 1 - seat:  # both asked: as if the opponent accepted
             return self._take_back(room, offers, 1 - seat)
+        if training(room, seat):  # the server grants the human's takeback at any bot level
+            return self._take_back(room, offers, seat)
         if offers.asked[seat] == ply:
             raise OfferTooSoon("you asked for a takeback here already: wait for a move")
         offers.takeback, offers.asked[seat] = (seat, ply), ply

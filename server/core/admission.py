@@ -41,6 +41,12 @@ class Admission:
             self.note(conn, "rate_limited", now)
             raise RateLimited("too many history requests; slow down")
 
+    def charge(self, conn: Conn, now: float) -> None:
+        """Charge a request that weighs as a history lookup (``analyse``) to the rate."""
+        if not conn.bucket.allow(now, self.limits.lookup_cost):
+            self.note(conn, "rate_limited", now)
+            raise RateLimited("too many heavy requests; slow down")
+
     def started(self, conn: Conn) -> None:
         """A lookup of ``conn`` went to the store: it counts until :meth:`done`."""
         conn.lookups += 1

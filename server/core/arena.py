@@ -1,12 +1,9 @@
 """The lobby as a sans-I/O core: frames in per connection, replies and broadcasts out.
 
-Every error a peer can cause is an :class:`ArenaError` raised somewhere below and turned into an
-``error`` reply in exactly one place, :meth:`Arena.receive`. Nothing here awaits or touches a
-socket; the asyncio shell in ``server.shell`` delivers what this returns. The arena owns its
-parts (the :class:`Roster` of players, the :class:`Lobby`, the :class:`BotDesk`) and is given
-its collaborators: the rooms' registry, the bot keys, and the :class:`Node` it asks about the
-rest of a cluster (:class:`Standalone` by default).
-"""
+Every error a peer can cause is an :class:`ArenaError` raised below, made an ``error`` reply in
+one place, :meth:`Arena.receive`. Nothing here awaits or touches a socket (``server.shell``
+delivers what this returns). The arena owns its parts (:class:`Roster`, :class:`Lobby`,
+:class:`BotDesk`, :class:`Analysis` …), given the rooms' registry, keys and :class:`Node`."""
 
 from __future__ import annotations
 
@@ -31,12 +28,13 @@ from server.core import deadlines
 from server.core.accounts import ACCOUNT_REQUESTS, Accounts
 from server.core.actions import Actions
 from server.core.admission import Admission
+from server.core.analysis import ANALYSIS, Analysis
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
 from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
 from server.core.lag import allowed
-from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits
+from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
 from server.core.lobby import Lobby
 from server.core.members import Send
 from server.core.node import Elsewhere, Node, Standalone
@@ -85,6 +83,7 @@ class Arena:
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
         self.ratings = RatingDesk(self.players, self._journal, self.clock)
+        self.analysis = Analysis(self.roster, self.rooms, self.bots, self.admission, self.clock)
         parts = (self.roster, self.bots, self.admission, self.rooms, self.clock, self.ratings)
         self.greeter = Greeter(*parts)
         parts = (self.roster, self.rooms, self.keys, self.greeter, self.presence, self.node)
@@ -135,7 +134,7 @@ class Arena:
         request_id: int | None = None
         now = self.clock()
         try:
-            if not conn.bucket.allow(now):
+            if not conn.bucket.allow(now, frame_cost(frame)):
                 request_id = peek_id(frame)
                 self.admission.note(conn, "rate_limited", now)
                 raise RateLimited("too many messages; slow down")
@@ -173,6 +172,8 @@ class Arena:
                     self.admission.started(conn)
                 elif kind in ACCOUNT_REQUESTS:
                     out = self.accounts.request(conn, player, message)
+                elif kind in ANALYSIS:  # an analyse (weighed, one at a time) or a bot's answer
+                    out = self.analysis.request(conn, player, message)
                 else:
                     out = self._dispatch(player, message)
         except ArenaError as exc:
@@ -220,7 +221,7 @@ class Arena:
     def sweep(self) -> list[Out]:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
-        out: list[Out] = self.pairing.sweep(now)
+        out: list[Out] = self.pairing.sweep(now) + self.analysis.sweep(now)
         if now - self._full_sweep >= self.limits.full_sweep_interval:
             self._full_sweep = now
             rooms = list(self.rooms)

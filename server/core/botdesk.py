@@ -23,6 +23,9 @@ from server.core.registry import RoomRegistry
 from server.core.room import Room
 from server.core.roster import Roster, rooms_of
 
+#: The most ``analyse_job``s the server sends one bot at once, whatever its ``hello`` says.
+MAX_BOT_ANALYSES = 8
+
 
 def plays(games: Collection[str], game: str) -> bool:
     """Whether a bot whose ``hello`` listed ``games`` plays ``game`` (``*``: every game)."""
@@ -91,6 +94,7 @@ class BotDesk:
         if level is not None and not 0 <= level <= 10:
             raise BadMessage("level must be 0..10")
         player.level = level
+        player.analyses = max(0, min(msg.get("analyses", 0), MAX_BOT_ANALYSES))
         return player, token
 
     def list_bots(self, player: Player, msg: Message) -> list[Out]:

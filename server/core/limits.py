@@ -18,6 +18,15 @@ PEEK_LIMIT = 1024
 #: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
 HELLO_BYTES = 16384
 HELLO_GAME_BYTES = 128
+#: A frame costs one message of its sender's rate, and one more per this many bytes: decoding
+#: is paid by the object, and a 64 KB frame of empty lists took ~6 ms (so at a human's 20 frames
+#: a second, 120 ms of the loop's every second); at 17 messages it may come ~once a second.
+FRAME_COST_BYTES = 4096
+
+
+def frame_cost(frame: bytes | str) -> int:
+    """Messages of its sender's rate a frame is charged before it is decoded."""
+    return 1 + len(frame) // FRAME_COST_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +75,10 @@ class Limits:
     max_lookups: int = 32
     #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
     lookup_cost: float = 4.0
+    #: Analyses (``analyse`` jobs sent to bots) in flight in all (``busy`` past it), and the
+    #: answers kept per position (core/analysis.py).
+    max_analyses: int = 8
+    analysis_cache: int = 2048
     #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
     max_page: int = 100
     #: An offline player with no room and no game in the history is forgotten after this long.

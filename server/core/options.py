@@ -15,7 +15,7 @@ from server.core.clock import ClockSpec
 from server.core.position import points
 
 #: The options a room keeps from ``create_room``'s ``options`` (the variant reads the rest).
-KEPT = ("opening", "max_moves", "position", "opening_rule")
+KEPT = ("opening", "max_moves", "position", "opening_rule", "hints")
 #: The keys of ``options.position``.
 POSITION_KEYS = ("black", "white", "to_move")
 
@@ -50,6 +50,8 @@ def read_create(msg: Message) -> RoomRequest:
     if "position" in options and (named is not None or kept["opponent"] == "bot"):
         raise BadOptions("set-up positions are for games between humans (bots see moves only)")
     wants_bot = kept["opponent"] == "bot" or "bot" in msg
+    if kept.get("hints") and (not wants_bot or named is not None or msg.get("rated")):
+        raise BadOptions("hints are for casual games of a human against a bot (training)")
     return RoomRequest(variant, level, clock, kept, named, wants_bot)
 
 
@@ -71,6 +73,11 @@ def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:
         kept["max_moves"] = options["max_moves"]
     if "position" in options:
         kept["position"] = _position(options["position"])
+    if "hints" in options:
+        if type(options["hints"]) is not bool:
+            raise BadOptions("hints must be true or false")
+        if options["hints"]:  # kept only when on: a room without hints shows none
+            kept["hints"] = True
     if "opening_rule" in options:
         if not isinstance(options["opening_rule"], str):
             raise BadOptions("opening_rule must be a string")

@@ -28,6 +28,8 @@ class Lookup:
     query: str
     params: dict[str, Any]
     request_id: int | None
+    #: Who takes the answer instead of the asker: ``"analyse"`` (the arena's analysis part).
+    then: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

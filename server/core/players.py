@@ -39,6 +39,8 @@ class Player:
     #: A bot's level: None plays whatever level a room asks, 1-10 only that level, 0 none (it
     #: is seated only in rooms that name it).
     level: int | None = None
+    #: ``analyse_job``s a bot answers at once (its ``hello``'s ``analyses``; 0: none).
+    analyses: int = 0
     #: Whether the store has this player's row. A human is written only once it matters (a
     #: seat, a room, a watched game): a hello alone costs no write, so passers cost no commits.
     saved: bool = False

@@ -80,6 +80,10 @@ class Lookups:
             reply = wire.error(exc.code, exc.message)
         finally:
             self.arena.admission.done(peer.conn)
+        if item.then == "analyse":  # the position of that game goes on to be analysed
+            if not peer.closed:
+                self.answer(peer, peer.conn.pid, self.arena.analysis.found(peer.conn, reply))
+            return
         if item.request_id is not None:
             reply["id"] = item.request_id
         send_frame([peer.ws], wire.encode(reply))

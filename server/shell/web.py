@@ -24,9 +24,10 @@ from websockets.http11 import Request, Response
 #: Where the assets live: ``server/web``, a folder of data (no Python) shipped as package data.
 PACKAGE, FOLDER = "server", "web"
 #: Page routes: each answers with the one page (its script reads the path). ``/@/NAME`` is an
-#: account's profile (the name percent-encoded: 32 characters of up to 4 UTF-8 bytes each).
+#: account's profile (the name percent-encoded: 32 characters of up to 4 UTF-8 bytes each);
+#: ``/analysis`` the analysis board.
 PAGES = re.compile(
-    r"^/(?:|r/[A-Za-z0-9_-]{1,64}|g/[A-Za-z0-9_-]{1,64}|tv|leaderboard"
+    r"^/(?:|r/[A-Za-z0-9_-]{1,64}|g/[A-Za-z0-9_-]{1,64}|tv|leaderboard|analysis"
     r"|@/[A-Za-z0-9%._~!$&'()*+,;=:@-]{1,400})$"
 )
 #: What an asset's name may look like (one flat folder: no slash, no dot-dot).

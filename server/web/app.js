@@ -1,7 +1,7 @@
 // The page: one socket for the whole visit and a view per path — the lobby at /, a room at
-// /r/CODE, a finished game's replay at /g/GAME, the most watched live game at /tv, the
-// leaderboard at /leaderboard and an account's profile at /@/NAME. The top bar holds the
-// account (log in, register, log out).
+// /r/CODE, a finished game's replay and analysis at /g/GAME, the analysis board at /analysis,
+// the most watched live game at /tv, the leaderboard at /leaderboard and an account's profile
+// at /@/NAME. The top bar holds the account (log in, register, log out).
 
 import { AccountBar } from "./account.js";
 import { Net } from "./net.js";
@@ -9,6 +9,7 @@ import { Leaderboard, Profile } from "./ranks.js";
 import { Lobby } from "./lobby.js";
 import { Replay } from "./replay.js";
 import { RoomView } from "./room.js";
+import { Study } from "./study.js";
 import { h } from "./ui.js";
 
 const net = new Net();
@@ -90,8 +91,12 @@ function route() {
     view = new RoomView(net, m[1], { say });
     document.title = `Room ${m[1]} · mnk-arena`;
   } else if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) {
-    view = new Replay(net, m[1], say);
+    const params = new URLSearchParams(location.search);
+    view = new Replay(net, m[1], say, { analyse: params.has("analyse"), go });
     document.title = "Replay · mnk-arena";
+  } else if (path === "/analysis") {
+    view = new Study(net, say, new URLSearchParams(location.search));
+    document.title = "Analysis board · mnk-arena";
   } else if ((m = path.match(/^\/@\/(.+)$/))) {
     let name = m[1];
     try {

@@ -1,6 +1,7 @@
 // The board: tic-tac-toe marks or gomoku/renju stones on a grid of buttons, with coordinates,
 // the last move, the winning line, renju's forbidden points, move numbers, a keyboard cursor
-// and (for touch screens) an optional confirm on a second tap.
+// notes drawn over cells (an analysis's proven values, a hint's line), and (for touch screens)
+// an optional confirm on a second tap.
 
 export const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"; // as gomoku boards print them: no I
 
@@ -29,6 +30,8 @@ export class Board {
     this.numbers = false;
     this.enabled = false;
     this.onBlocked = null; // told of a pick while the board takes none (offline, not your turn)
+    this.pickStones = false; // whether a click on a stone is a pick too (the analysis board's set-up)
+    this.noteClasses = [];
     this.root.addEventListener("keydown", (e) => this.key(e));
   }
 
@@ -82,12 +85,14 @@ export class Board {
 
   /**
    * Draw a position: `stones` [[x, y, colour, number]], `last` [x, y] or null, `line` [[x, y]],
-   * `forbidden` [[x, y]].
+   * `forbidden` [[x, y]], `notes` [{x, y, cls, text, label?}] (classes and a short text
+   * over the cell, and words for screen readers).
    */
-  draw({ stones, last, line, forbidden }) {
+  draw({ stones, last, line, forbidden, notes = [] }) {
     const marks = this.marks;
     for (const cell of this.cells) {
-      cell.classList.remove("b", "w", "last", "win", "forbidden", "ghost");
+      cell.classList.remove("b", "w", "last", "win", "forbidden", "ghost", "noted", ...this.noteClasses);
+      delete cell.dataset.note;
       cell.firstChild.textContent = "";
       cell.setAttribute("aria-label", coordName(+cell.dataset.x, +cell.dataset.y, this.height));
       delete cell.dataset.stone;
@@ -107,6 +112,16 @@ export class Board {
       if (!cell.dataset.stone) cell.classList.add("forbidden");
     }
     this.forbidden = new Set((forbidden || []).map(([x, y]) => `${x},${y}`));
+    this.noteClasses = [];
+    for (const { x, y, cls, text, label } of notes) {
+      if (x < 0 || y < 0 || x >= this.width || y >= this.height) continue;
+      const cell = this.cell(x, y);
+      const classes = cls.split(" ");
+      cell.classList.add("noted", ...classes);
+      this.noteClasses.push(...classes);
+      cell.dataset.note = text;
+      cell.setAttribute("aria-label", `${cell.getAttribute("aria-label")} (${label || text})`);
+    }
     if (this.pending) {
       const cell = this.cell(...this.pending);
       if (cell.dataset.stone) this.pending = null;
@@ -126,7 +141,7 @@ export class Board {
   pick(x, y) {
     this.moveCursor(x, y);
     const cell = this.cell(x, y);
-    if (cell.dataset.stone) return;
+    if (cell.dataset.stone && !this.pickStones) return;
     if (!this.enabled) {
       if (this.onBlocked) this.onBlocked(x, y);
       return;

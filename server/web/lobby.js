@@ -1,6 +1,6 @@
 // The lobby: Quick pairing and the open seeks (pairing.js), your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
-// by name and level; rated for an account with a clock), join by code, the open rooms, the
-// bots online and recent games.
+// by name and level, as a training game with hints and takebacks if asked; rated for an account
+// with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
 import { GAMES, h, profilePath } from "./ui.js";
@@ -57,7 +57,10 @@ export class Lobby {
     this.level.value = "3";
     this.seat = select("seat", [["", "random colour"], ["0", "move first"], ["1", "move second"]]);
     this.opening = select("opening", [["", "no opening rule"], ["swap1", "swap1"], ["swap2", "swap2"]]);
-    const botRow = h("p", { class: "bot-row" }, h("label", {}, "Bot ", this.botName), " ", h("label", {}, "Strength ", this.level));
+    this.hints = h("input", { type: "checkbox", id: "hints" });
+    const botRow = h("div", { class: "bot-row" },
+      h("p", {}, h("label", {}, "Bot ", this.botName), " ", h("label", {}, "Strength ", this.level)),
+      h("p", {}, h("label", {}, this.hints, " Training: hints and takebacks (casual)")));
     const openingRow = h("p", {}, h("label", {}, "Opening ", this.opening));
     const number = (id, value, min, max) => h("input", { id, type: "number", value, min, max, class: "num" });
     this.width = number("width", 7, 3, 25);
@@ -71,10 +74,12 @@ export class Lobby {
     const sync = () => {
       const timed = !!this.clock.value;
       const rateable = ["tictactoe", "gomoku", "gomoku-standard", "renju"].includes(this.game.value);
-      this.rated.disabled = !this.net.account || !timed || !rateable;
+      const training = this.hints.checked && this.opponent.value === "bot";
+      this.rated.disabled = !this.net.account || !timed || !rateable || training;
       if (this.rated.disabled) this.rated.checked = false;
       this.ratedHint.textContent = !this.net.account ? "(log in to play rated games)"
-        : !rateable ? "(this board has no rating)" : !timed ? "(needs a clock)" : "";
+        : !rateable ? "(this board has no rating)" : !timed ? "(needs a clock)"
+        : training ? "(a training game is casual)" : "";
       if (this.nameForm) this.nameForm.hidden = this.net.account;
       botRow.hidden = this.opponent.value !== "bot";
       const big = this.game.value !== "tictactoe" && this.game.value !== "mnk";
@@ -84,6 +89,7 @@ export class Lobby {
     this.opponent.addEventListener("change", sync);
     this.game.addEventListener("change", sync);
     this.clock.addEventListener("change", sync);
+    this.hints.addEventListener("change", sync);
     this.sync = sync;
     this.nameInput = h("input", { id: "name", maxlength: 32, value: this.net.name, autocomplete: "nickname" });
     this.code = h("input", { id: "code", maxlength: 64, placeholder: "k7m2qx", autocomplete: "off" });
@@ -111,6 +117,8 @@ export class Lobby {
         this.nameForm = h("div", {}, h("h2", {}, "Your name"),
           h("form", { id: "rename", onsubmit: (e) => { e.preventDefault(); this.rename(); } },
             this.nameInput, " ", h("button", { type: "submit" }, "Save"))),
+        h("p", {}, h("a", { href: "/analysis", "data-nav": "", id: "analysis-link" }, "Analysis board"),
+          ": set up any position and ask the engine"),
         h("p", {}, h("a", { href: "/leaderboard", "data-nav": "" }, "Leaderboard")),
         h("p", {}, h("a", { href: "/tv", "data-nav": "" }, "Watch the most watched game live (TV)"))),
       seeks,
@@ -180,7 +188,8 @@ export class Lobby {
     }
     this.games.replaceChildren(...games.map((g) => h("li", {},
       h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),
-      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`}`)));
+      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`} · `,
+      h("a", { href: `/g/${g.game_id}?analyse`, "data-nav": "", class: "analyse" }, "analyse"))));
   }
 
   create() {
@@ -202,6 +211,7 @@ export class Lobby {
     } else if (this.opening.value && this.game.value !== "tictactoe" && opponent !== "bot") {
       msg.options = { opening_rule: this.opening.value };
     }
+    if (opponent === "bot" && this.hints.checked) msg.options = { ...(msg.options || {}), hints: true };
     this.net.request(msg).then((joined) => this.go(`/r/${joined.room}`))
       .catch((err) => this.say(err.message.startsWith("offline") ? "Offline: not sent." : err.message));
   }

@@ -1,10 +1,12 @@
 // A room: the board, both players (guest or account, rating) and clocks, the status line,
 // resign/rematch and the game actions, the swap choices, chat, who is watching and the room's
 // link. Drawn from `state`, kept up by `moved`, `game_over` (with a rated game's rating
-// changes), `chat`, `presence`, `rematch_offered` and the actions' messages.
+// changes), `chat`, `presence`, `rematch_offered` and the actions' messages. A training game
+// (hints on) has a Hint button (hints.js); a finished game links to its analysis.
 
 import { GameActions } from "./actions.js";
 import { Board, coordName } from "./board.js";
+import { Hints } from "./hints.js";
 import {
   clockText, gameTitle, h, poolTitle, profilePath, ratingText, resultText, saveSetting, setting, signed,
 } from "./ui.js";
@@ -29,6 +31,7 @@ export class RoomView {
     this.board.confirm = setting("confirm", matchMedia("(pointer: coarse)").matches);
     this.board.numbers = setting("numbers", false);
     this.gameActions = new GameActions(this);
+    this.hints = new Hints(this);
     this.root = this.layout();
     this.handlers = {};
     for (const type of MESSAGES) {
@@ -41,6 +44,7 @@ export class RoomView {
 
   close() {
     clearInterval(this.ticker);
+    this.hints.clear();
     for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
     if (this.net.online && (this.spectate || this.seat() === null)) {
       try {
@@ -72,7 +76,7 @@ export class RoomView {
     const linkBox = h("input", { id: "room-link", value: link, readonly: true, onfocus: (e) => e.target.select() });
     return h("section", { class: "room" },
       h("div", { class: "room-main" },
-        this.players[1], this.board.root, this.players[0], this.status, this.gameActions.countdown,
+        this.players[1], this.board.root, this.players[0], this.status, this.hints.box, this.gameActions.countdown,
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
@@ -106,6 +110,7 @@ export class RoomView {
     if (type === "offline") return this.draw();
     if (msg.room !== this.code) return;
     const st = this.st;
+    if (type === "state" || type === "moved" || type === "taken_back") this.hints.clear();
     if (type === "state") {
       this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null };
       this.clockAt = performance.now();
@@ -179,7 +184,8 @@ export class RoomView {
     this.board.setup(st.game);
     const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
     const line = st.result ? st.result.line : [];
-    this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [] });
+    const notes = this.hints.notes();
+    this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [], notes });
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
     const rated = st.rated ? ` · rated${st.pool ? ` (${poolTitle(st.pool)})` : ""}` : "";
@@ -293,6 +299,7 @@ export class RoomView {
       }
     }
     if (seated && st.status === "playing") {
+      if (this.hints.on) buttons.push(this.hints.button());
       buttons.push(...this.gameActions.buttons());
       buttons.push(h("button", { id: "resign", onclick: () => {
         if (confirm("Resign this game?")) this.act({ type: "resign", room: this.code });
@@ -300,6 +307,9 @@ export class RoomView {
     }
     if (seated && st.status === "over" && !(st.rematch || [])[st.seat]) {
       buttons.push(h("button", { id: "rematch", onclick: () => this.act({ type: "rematch", room: this.code }) }, "Rematch"));
+    }
+    if (st.status === "over" && st.game_id) {
+      buttons.push(h("a", { href: `/g/${st.game_id}?analyse`, class: "button", id: "analyse-link", "data-nav": "" }, "Analyse"));
     }
     buttons.push(h("a", { href: "/", class: "button", "data-nav": "" }, "Lobby"));
     this.actions.replaceChildren(...buttons);
