@@ -1,8 +1,9 @@
 """Benchmarks: the fast core vs the v1 engine, a plain alpha-beta baseline, solver, tactics.
 
 Run ``python bench/bench_engine.py`` (about two minutes). The first table is nodes/s and time to
-depth of the fast core (compiled, and its plain-Python run) against the v1 engine (the engine
-before the fast core, frozen in ``bench/v1_engine.py``) on fixed middle-game positions. The
+depth of the fast core (compiled, its plain-Python run, and compiled with the window evaluation
+it had before the shape tables: ``windows``) against the v1 engine (the engine before the fast
+core, frozen in ``bench/v1_engine.py``) on fixed middle-game positions. The
 baseline is written here: negamax alpha-beta over the same candidate moves and the same static
 evaluation, but with no transposition table, no move ordering, no threat logic and no symmetry.
 Every loop is bounded in count and time; a baseline that does not finish within its cap is
@@ -11,6 +12,7 @@ reported as "> cap".
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -130,6 +132,9 @@ def bench_core(seconds: float, depth: int) -> list[str]:
         engines = {
             "v1": lambda lim, m=moves: Searcher(GOMOKU, m, lim).run(),
             "pure": lambda lim, m=moves: fast_search(GOMOKU, m, lim, pure, keep=False),
+            "windows": lambda lim, m=moves: _windows(
+                lambda: fast_search(GOMOKU, m, lim, compiled, keep=False)
+            ),
             "compiled": lambda lim, m=moves: fast_search(GOMOKU, m, lim, compiled, keep=False),
         }
         for label, run in engines.items():
@@ -146,6 +151,19 @@ def bench_core(seconds: float, depth: int) -> list[str]:
         rows.append(f"{'':<18}compiled / v1 nodes/s: {ratios[-1]:.1f}x")
     rows.append(f"geometric mean speed-up: {_geomean(ratios):.1f}x")
     return rows
+
+
+def _windows(run: Callable[[], SearchResult]) -> SearchResult:
+    """``run`` with the compiled core's window evaluation (the one before the shape tables)."""
+    before = os.environ.get("MNK_ENGINE_EVAL")
+    os.environ["MNK_ENGINE_EVAL"] = "windows"
+    try:
+        return run()
+    finally:
+        if before is None:
+            del os.environ["MNK_ENGINE_EVAL"]
+        else:
+            os.environ["MNK_ENGINE_EVAL"] = before
 
 
 def _geomean(xs: list[float]) -> float:

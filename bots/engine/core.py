@@ -36,12 +36,15 @@ WALL = -1
 BEAM = 12
 THREE_CANDIDATES = 12
 _SEED = 0x6D6E6B
+NFEAT = 23  # bots.engine.shapes.NFEAT
+C_B3, C_THREE = 2, 5  # bots.engine.shapes.C_B3, C_THREE
 
 
 def _ints(n: int, value: int = 0) -> array:
     return array("i", [value]) * n
 
 
+@cython.final
 @cython.cclass
 class Core:
     """A board plus its searches; ``play``/``undo`` keep every table exact incrementally."""
@@ -103,9 +106,26 @@ class Core:
     stopped: cython.bint
     ts_nodes: cython.longlong
     ts_max: cython.longlong
+    shaped = cython.declare(cython.bint, visibility="readonly")
+    lmr_mode = cython.declare(cython.int, visibility="public")
+    reach: cython.int
+    ray: cython.int[::1]
+    places: cython.int[::1]
+    ltab: cython.schar[::1]
+    ctab: cython.schar[::1]
+    ordt: cython.int[::1]
+    wme: cython.int[::1]
+    wopp: cython.int[::1]
+    lidx: cython.int[::1]
+    shp: cython.int[::1]
+    ckey: cython.int[::1]
+    vme: cython.int[::1]
+    vopp: cython.int[::1]
+    sme: cython.longlong[::1]
+    sopp: cython.longlong[::1]
 
     def __init__(self, width: int, height: int, k: int, exact: bool, geo, tt_bits: int = TT_BITS,
-                 renju: bool = False):  # fmt: skip
+                 renju: bool = False, shape=None):  # fmt: skip
         n = width * height
         self.w, self.n, self.k, self.nw = width, n, k, len(geo.windows)
         self.exact = exact
@@ -155,6 +175,39 @@ class Core:
         for side in range(2):
             for w in range(self.nw):
                 self._recat(side, w, -1, 0)
+        self._shape_init(shape, exact)
+
+    def _shape_init(self, shape, exact: bool) -> None:
+        """Shape mode (``shape`` from ``bots.engine.shapes.tables``): the line index of every
+        cell, side and direction on the empty board (walls block), and the cells' values."""
+        n = self.n
+        self.shaped = shape is not None
+        self.lmr_mode = 1
+        self.sme, self.sopp = array("q", [0, 0]), array("q", [0, 0])
+        self.vme, self.vopp = _ints(10_000), _ints(10_000)
+        if shape is None:
+            self.reach = 0
+            self.ray = self.places = self.ordt = self.wme = self.wopp = _ints(1)
+            self.lidx = self.shp = self.ckey = _ints(1)
+            self.ltab = self.ctab = array("b", [0])
+            return
+        self.ray, self.ltab, self.ctab, self.places, self.ordt, wme, wopp = shape
+        self.wme, self.wopp = _ints(NFEAT), _ints(NFEAT)
+        self.reach = 5 if exact else 4
+        self.lidx, self.shp, self.ckey = _ints(8 * n), _ints(8 * n), _ints(2 * n)
+        for s in range(2):
+            for c in range(n):
+                key = 0
+                for d in range(4):
+                    idx = 0
+                    for j in range(-4, 5):
+                        if j and self.ray[(c * 4 + d) * 11 + j + 5] < 0:
+                            idx += 2 * self.places[j + 5]
+                    self.lidx[(s * n + c) * 4 + d] = idx
+                    self.shp[(s * n + c) * 4 + d] = self.ltab[idx]
+                    key = key * 10 + self.ltab[idx]
+                self.ckey[s * n + c] = key
+        self.set_weights(list(wme), list(wopp))
 
     # -- board ---------------------------------------------------------------------------------
 
@@ -170,6 +223,9 @@ class Core:
         for i in range(self.near_off[c], self.near_off[c + 1]):
             self.near[self.near_list[i]] += 1
         self._update(c, s, 1)
+        if self.shaped:
+            self._cell_value(c, -1)
+            self._shape_update(c, s, 1)
         return self.winner >= 0
 
     @cython.ccall
@@ -180,6 +236,9 @@ class Core:
         c: cython.int = self.hist[self.nmoves]
         s: cython.int = self.nmoves & 1
         self._update(c, s, -1)
+        if self.shaped:
+            self._shape_update(c, s, -1)
+            self._cell_value(c, 1)
         self.cells[c] = 0
         self.key ^= self.zob[s * self.n + c]
         for i in range(self.near_off[c], self.near_off[c + 1]):
@@ -227,6 +286,122 @@ class Core:
                 b_s = ns if self.fl[s * nw + w] == 0 else -1
                 if a_s != b_s:
                     self._recat(s, w, a_s, b_s)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _cell_value(self, c: cython.int, d: cython.int) -> cython.void:
+        """Count (``d`` = 1) or uncount (-1) empty cell ``c``'s values, both sides."""
+        s: cython.int
+        key: cython.int
+        for s in range(2):
+            key = self.ckey[s * self.n + c]
+            self.sme[s] += d * self.vme[key]
+            self.sopp[s] += d * self.vopp[key]
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _shape_update(self, x: cython.int, t: cython.int, sign: cython.int) -> cython.void:
+        """Seat ``t``'s stone came (``sign`` 1) to or left (-1) ``x``: re-index the lines of
+        the empty cells within reach of it on its 4 lines, and their values. (Occupied cells
+        are skipped both ways: play and undo come in LIFO order, so they see the same ones.)"""
+        n: cython.int = self.n
+        reach: cython.int = self.reach
+        d: cython.int
+        j: cython.int
+        s: cython.int
+        y: cython.int
+        pv: cython.int
+        delta: cython.int
+        ii: cython.int
+        ns: cython.int
+        ok: cython.int
+        nk: cython.int
+        step: cython.int
+        for d in range(4):
+            step = 1000
+            if d == 1:
+                step = 100
+            elif d == 2:
+                step = 10
+            elif d == 3:
+                step = 1
+            for j in range(-reach, reach + 1):
+                y = self.ray[(x * 4 + d) * 11 + j + 5]
+                if y < 0 or j == 0 or self.cells[y] != 0:
+                    continue
+                pv = self.places[5 - j]
+                for s in range(2):
+                    if s == t:
+                        delta = pv
+                    elif j == 5 or j == -5:
+                        continue
+                    else:
+                        delta = 2 * pv
+                    ii = (s * n + y) * 4 + d
+                    self.lidx[ii] += sign * delta
+                    ns = self.ltab[self.lidx[ii]]
+                    if ns == self.shp[ii]:
+                        continue
+                    ok = self.ckey[s * n + y]
+                    nk = ok + (ns - self.shp[ii]) * step
+                    self.shp[ii] = ns
+                    self.ckey[s * n + y] = nk
+                    self.sme[s] += self.vme[nk] - self.vme[ok]
+                    self.sopp[s] += self.vopp[nk] - self.vopp[ok]
+
+    @cython.ccall
+    def set_weights(self, me: list, opp: list) -> cython.void:
+        """Use these feature weights (side to move, other side) from now on: a cell's value
+        per key of its four shapes is their weights plus its combined code's."""
+        f: cython.int
+        key: cython.int
+        s: cython.int
+        c: cython.int
+        vm: cython.int
+        vo: cython.int
+        for f in range(NFEAT):
+            self.wme[f] = me[f]
+            self.wopp[f] = opp[f]
+        for key in range(10_000):
+            vm = self.wme[10 + self.ctab[key]]
+            vo = self.wopp[10 + self.ctab[key]]
+            for f in (key // 1000, key // 100 % 10, key // 10 % 10, key % 10):
+                vm += self.wme[f]
+                vo += self.wopp[f]
+            self.vme[key] = vm
+            self.vopp[key] = vo
+        for s in range(2):
+            self.sme[s] = 0
+            self.sopp[s] = 0
+            for c in range(self.n):
+                if self.cells[c] == 0:
+                    key = self.ckey[s * self.n + c]
+                    self.sme[s] += self.vme[key]
+                    self.sopp[s] += self.vopp[key]
+
+    @cython.ccall
+    def features(self, side: cython.int) -> list:
+        """``side``'s feature counts (line shapes, then combined codes) over the empty cells."""
+        out: list = [0] * NFEAT
+        c: cython.int
+        key: cython.int
+        for c in range(self.n):
+            if self.cells[c] == 0:
+                key = self.ckey[side * self.n + c]
+                for f in (key // 1000, key // 100 % 10, key // 10 % 10, key % 10):
+                    out[f] += 1
+                out[10 + self.ctab[key]] += 1
+        return out
+
+    @cython.ccall
+    def line_shape(self, side: cython.int, c: cython.int, d: cython.int) -> cython.int:
+        """The shape ``side`` makes on direction ``d``'s line by playing empty cell ``c``."""
+        return self.shp[(side * self.n + c) * 4 + d]
+
+    @cython.ccall
+    def cell_code(self, side: cython.int, c: cython.int) -> cython.int:
+        """The combined code of empty cell ``c`` for ``side``."""
+        return self.ctab[self.ckey[side * self.n + c]]
 
     @cython.cfunc
     def _recat(self, side: cython.int, w: cython.int, a: cython.int, b: cython.int) -> cython.void:
@@ -360,7 +535,10 @@ class Core:
     @cython.ccall
     def evaluate(self) -> cython.longlong:
         """The static score for the side to move."""
-        return self.score if self.nmoves & 1 == 0 else -self.score
+        s: cython.int = self.nmoves & 1
+        if self.shaped:
+            return self.sme[s] + self.sopp[1 - s]
+        return self.score if s == 0 else -self.score
 
     @cython.ccall
     def state(self) -> tuple:
@@ -375,6 +553,10 @@ class Core:
             [self.two[i] for i in range(2 * n)],
             [self.near[i] for i in range(n)],
             (self.nfour[0], self.nfour[1], self.nthree[0], self.nthree[1]),
+            [self.lidx[i] for i in range(len(self.lidx)) if self.cells[i // 4 % n] == 0],
+            [self.shp[i] for i in range(len(self.shp)) if self.cells[i // 4 % n] == 0],
+            [self.ckey[i] for i in range(len(self.ckey)) if self.cells[i % n] == 0],
+            (self.sme[0], self.sme[1], self.sopp[0], self.sopp[1]),
         )
 
     @cython.ccall
@@ -691,6 +873,21 @@ class Core:
             self.buf[j + 1] = c
 
     @cython.cfunc
+    @cython.exceptval(check=False)
+    def _shape_key(self, s: cython.int, c: cython.int) -> cython.int:
+        """How promising empty ``c`` is for ``s`` to play: its codes for both sides, its lines."""
+        a: cython.int = (s * self.n + c) * 4
+        b: cython.int = ((1 - s) * self.n + c) * 4
+        j: cython.int
+        kv: cython.int = (
+            self.ordt[self.ctab[self.ckey[s * self.n + c]]]
+            + self.ordt[13 + self.ctab[self.ckey[(1 - s) * self.n + c]]]
+        )
+        for j in range(4):
+            kv += self.ordt[26 + self.shp[a + j]] + self.ordt[26 + self.shp[b + j]]
+        return kv
+
+    @cython.cfunc
     def _key_moves(self, out: cython.int, m: cython.int, s: cython.int, tt_move: cython.int,
                    ply: cython.int) -> cython.void:  # fmt: skip
         """Give each listed move its ordering key and sort them best first."""
@@ -700,7 +897,10 @@ class Core:
         kv: cython.longlong
         for i in range(out, out + m):
             c = self.buf[i]
-            kv = 5 * self.pot[s * n + c] + 4 * self.pot[(1 - s) * n + c] + self.history[c]
+            if self.shaped:
+                kv = 20 * self._shape_key(s, c) + self.history[c]
+            else:
+                kv = 5 * self.pot[s * n + c] + 4 * self.pot[(1 - s) * n + c] + self.history[c]
             if c == tt_move:
                 kv += 1099511627776
             elif c == self.killers[2 * ply] or c == self.killers[2 * ply + 1]:
@@ -815,11 +1015,13 @@ class Core:
             if lazy and self._forbidden(mv):
                 continue  # renju: tested only when about to be searched (cut-offs spare most)
             tried = True
+            r = 0
+            if i >= 3 and depth >= 3 and not forced:
+                r = self._reduction(s, mv, i, depth) if self.shaped else 1
             self.play(mv)
             if i == 0:
                 score = -self.negamax(child, -beta, -alpha, ply + 1)
             else:
-                r = 1 if (i >= 3 and depth >= 3 and not forced) else 0
                 score = -self.negamax(child - r, -alpha - 1, -alpha, ply + 1)
                 if score > alpha and r and not self.stopped:
                     score = -self.negamax(child, -alpha - 1, -alpha, ply + 1)
@@ -848,6 +1050,22 @@ class Core:
         self.tt_data[4 * slot + 2] = _to_tt(best, ply)
         self.tt_data[4 * slot + 3] = best_move
         return best
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _reduction(self, s: cython.int, mv: cython.int, i: cython.int,
+                   depth: cython.int) -> cython.int:  # fmt: skip
+        """Plies to take off a late move: none for one that makes or stops an open three or
+        a four (its combined code, either side), more the later and deeper a quiet one is."""
+        if self.lmr_mode == 0:
+            return 1
+        own: cython.int = self.ctab[self.ckey[s * self.n + mv]]
+        opp: cython.int = self.ctab[self.ckey[(1 - s) * self.n + mv]]
+        if own >= C_THREE or opp >= C_THREE:
+            return 0
+        if i >= 6 and depth >= 5 and own < C_B3 and opp < C_B3:
+            return 2
+        return 1
 
     @cython.ccall
     def root(self, depth: cython.int, moves: list, alpha: cython.longlong,

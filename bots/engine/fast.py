@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from bots.engine.core import TT_BITS
 from bots.engine.geometry import geometry
 from bots.engine.limits import MATE_BOUND, MAX_DEPTH, WIN, Limit, SearchResult
+from bots.engine.shapes import tables
 from bots.engine.timing import Budget, stretched
 from protocol.rules import Move, Variant, WinRule
 
@@ -71,6 +72,12 @@ def load_core(pure: bool | None = None) -> ModuleType:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return module
+
+
+def shapes_on() -> bool:
+    """Whether k = 5 boards use the shape evaluation (``MNK_ENGINE_EVAL=windows``: the window
+    counts of the core before it, kept for comparison)."""
+    return os.environ.get("MNK_ENGINE_EVAL", "shapes") != "windows"
 
 
 _tt_bits = TT_BITS
@@ -124,14 +131,20 @@ def set_memory(max_bytes: int) -> None:
 
 def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool = True) -> Any:
     """A core set to the position after ``moves``; reused (and its TT kept) when ``keep``."""
+    shaped = variant.k == 5 and shapes_on()
     key = (module.__name__, variant.width, variant.height, variant.k, variant.rule, _tt_bits)
+    key += (shaped,)
     kept = _cores()
     core = kept.get(key) if keep else None
     if core is None:
         geo = geometry(variant.width, variant.height, variant.k)
         exact = variant.rule is WinRule.EXACT
         renju = variant.rule is WinRule.RENJU
-        core = module.Core(variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju)
+        shape = tables(variant.width, variant.height, exact) if shaped else None
+        core = module.Core(
+            variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
+        )
+        core.lmr_mode = int(os.environ.get("MNK_ENGINE_LMR", "1"))
         if keep:
             kept.clear()  # one live core per thread: bounded memory
             kept[key] = core

@@ -1,0 +1,195 @@
+"""The shape evaluation (k = 5) against a plain oracle written from the shape definitions."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots.engine import shapes
+from bots.engine.fast import core_for, load_core
+from bots.engine.shapes import B3, B4, F3, F4, FIVE, NFEAT, combine, load_weights
+from protocol import GOMOKU, Move, Variant, make_variant
+from protocol.rules import DIRECTIONS, WinRule
+
+COMPILED = load_core(pure=False)
+PURE = load_core(pure=True)
+STANDARD = make_variant("gomoku-standard", {})
+PROMOTE = {F4: F3, B4: B3, F3: 4, B3: 3, 4: 2, 3: 1}
+
+
+def _run(own: frozenset[int]) -> int:
+    """Length of the unbroken run of own stones through offset 0."""
+    lo = hi = 0
+    while lo - 1 in own:
+        lo -= 1
+    while hi + 1 in own:
+        hi += 1
+    return hi - lo + 1
+
+
+@lru_cache(maxsize=1 << 16)
+def _oracle_level(own: frozenset[int], empty: frozenset[int], exact: bool) -> int:
+    """Five if the run through the centre is five (exactly, in exact mode); a four by how many
+    empty cells make one; else one class below the best that one more stone makes."""
+    run = _run(own)
+    if run == 5 or (run > 5 and not exact):
+        return FIVE
+    free = [e for e in empty if e not in own]
+    fives = 0
+    for e in free:
+        r = _run(own | {e})
+        fives += r == 5 or (r > 5 and not exact)
+    if fives:
+        return F4 if fives >= 2 else B4
+    return max((PROMOTE.get(_oracle_level(own | {e}, empty, exact), 0) for e in free), default=0)
+
+
+def oracle_shape(stones: dict[tuple[int, int], int], variant: Variant, side: int,
+                 x: int, y: int, d: int) -> int:  # fmt: skip
+    """The shape ``side`` makes on line ``d`` by playing empty (x, y), from the board itself:
+    own stones within 5 cells, playable cells within 4 (the others, and the edge, block)."""
+    dx, dy = DIRECTIONS[d]
+    own, empty = {0}, set()
+    for j in range(-5, 6):
+        xx, yy = x + j * dx, y + j * dy
+        if j == 0 or not (0 <= xx < variant.width and 0 <= yy < variant.height):
+            continue
+        v = stones.get((xx, yy))
+        if v == side:
+            own.add(j)
+        elif v is None and abs(j) <= 4:
+            empty.add(j)
+    return _oracle_level(frozenset(own), frozenset(empty), variant.rule is WinRule.EXACT)
+
+
+def _stones(moves: list[Move]) -> dict[tuple[int, int], int]:
+    return {(m.x, m.y): i % 2 for i, m in enumerate(moves)}
+
+
+def _random_moves(variant: Variant, count: int, seed: int, spread: int) -> list[Move]:
+    rng = random.Random(seed)
+    cells: list[Move] = []
+    cx, cy = variant.width // 2, variant.height // 2
+    count = min(count, (2 * spread + 1) ** 2 - 1)
+    while len(cells) < count:
+        m = Move(cx + rng.randint(-spread, spread), cy + rng.randint(-spread, spread))
+        if m not in cells:
+            cells.append(m)
+    return cells
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant=st.sampled_from([GOMOKU, STANDARD]),
+    count=st.integers(0, 40),
+    seed=st.integers(0, 10**6),
+    spread=st.integers(2, 7),
+)
+def test_line_shapes_match_the_oracle(variant: Variant, count: int, seed: int, spread: int):
+    """Every empty cell's shape per side and line, and its combined code, on both cores."""
+    moves = _random_moves(variant, count, seed, spread)
+    stones = _stones(moves)
+    w = variant.width
+    want = {
+        (side, c): [oracle_shape(stones, variant, side, c % w, c // w, d) for d in range(4)]
+        for c in range(variant.cells)
+        if (c % w, c // w) not in stones
+        for side in (0, 1)
+    }
+    for module in (COMPILED, PURE):
+        core = core_for(variant, moves, module, keep=False)
+        for (side, c), shapes_want in want.items():
+            got = [core.line_shape(side, c, d) for d in range(4)]
+            assert got == shapes_want, (module.__name__, side, c, moves)
+            assert core.cell_code(side, c) == combine(shapes_want)
+
+
+def _core(variant: Variant, cells: list[tuple[int, int]], module=COMPILED):
+    return core_for(variant, [Move(*xy) for xy in cells], module, keep=False)
+
+
+@pytest.mark.parametrize("module", [COMPILED, PURE], ids=["compiled", "pure"])
+def test_named_shapes(module) -> None:
+    """Open four, four, open three, three, and exact-five's overline, by hand."""
+    far = [(0, 14), (14, 14), (0, 0), (14, 0)]
+    # black (seat 0) at (6..8, 7); white far away
+    core = _core(GOMOKU, [(6, 7), far[0], (7, 7), far[1], (8, 7), far[2]], module)
+    assert core.line_shape(0, 7 * 15 + 5, 0) == F4  # .XXXX. after (5, 7)
+    assert core.line_shape(0, 7 * 15 + 4, 0) == B4  # X.XXX: one five cell
+    assert core.line_shape(1, 7 * 15 + 5, 0) == 1  # white: one closed "one" (room on the left)
+    assert core.line_shape(1, 7 * 15 + 9, 0) == 1
+    core = _core(GOMOKU, [(6, 7), far[0], (7, 7), far[1]], module)
+    assert core.line_shape(0, 7 * 15 + 8, 0) == F3  # .XXX. with room both sides
+    core = _core(GOMOKU, [(6, 7), (5, 7), (7, 7), far[1]], module)
+    assert core.line_shape(0, 7 * 15 + 8, 0) == B3  # OXXX.: only a four
+    line = [(2, 7), far[0], (3, 7), far[1], (4, 7), far[2], (5, 7), far[3], (7, 7), (14, 7)]
+    assert _core(GOMOKU, line, module).line_shape(0, 7 * 15 + 6, 0) == FIVE
+    assert _core(STANDARD, line, module).line_shape(0, 7 * 15 + 6, 0) != FIVE  # six: no five
+
+
+def test_combined_codes() -> None:
+    """Double four and four-three and three-three are codes of their own."""
+    assert combine([B4, B4, 0, 0]) == shapes.C_FLEX4
+    assert combine([F4, 0, 0, 0]) == shapes.C_FLEX4
+    assert combine([B4, F3, 0, 0]) == shapes.C_FOUR_THREE
+    assert combine([F3, F3, 0, 0]) == shapes.C_THREE_THREE
+    assert combine([F3, 0, 0, 0]) == shapes.C_THREE
+    assert combine([FIVE, B4, 0, 0]) == shapes.C_FIVE
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant=st.sampled_from([GOMOKU, STANDARD]),
+    ops=st.lists(st.integers(0, 224), min_size=1, max_size=80),
+    seed=st.integers(0, 10**6),
+)
+def test_incremental_equals_recompute(variant: Variant, ops: list[int], seed: int) -> None:
+    """After random plays and undos every shape table equals a fresh board's; the evaluation
+    is the weights times the feature counts."""
+    rng = random.Random(seed)
+    me, opp = load_weights()
+    for module in (COMPILED, PURE):
+        core = core_for(variant, [], module, keep=False)
+        for c in ops:
+            if rng.random() < 0.3 and core.moves():
+                core.undo()
+            elif not core.at(c) and not core.over():
+                core.play(c)
+        w = variant.width
+        fresh = core_for(variant, [Move(c % w, c // w) for c in core.moves()], module, keep=False)
+        assert core.state() == fresh.state()
+        s = core.side()
+        own, other = core.features(s), core.features(1 - s)
+        assert core.evaluate() == sum(me[f] * own[f] + opp[f] * other[f] for f in range(NFEAT))
+
+
+def test_other_k_keeps_the_window_evaluation() -> None:
+    """k = 4 boards have no shape tables: the window counts score them."""
+    variant = make_variant("mnk", {"width": 9, "height": 9, "k": 4})
+    core = core_for(variant, [Move(4, 4)], COMPILED, keep=False)
+    assert not core.shaped
+    assert core_for(GOMOKU, [Move(7, 7)], COMPILED, keep=False).shaped
+
+
+def test_training_is_deterministic_and_its_output_loads(tmp_path: Path) -> None:
+    """A tiny run of bench/train_eval.py twice from one seed: the same weights, loadable."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import train_eval
+
+    runs = [train_eval.train(7, 3, 150, 2, 40, 1, log=lambda _: None) for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert runs[0]["positions"] > 20
+    assert any(runs[0]["me"]) and any(runs[0]["opp"])
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(runs[0]))
+    me, opp = load_weights(path)
+    assert (me, opp) == (runs[0]["me"], runs[0]["opp"])
+    other = train_eval.train(8, 3, 150, 1, 40, 1, log=lambda _: None)
+    assert other != runs[0]  # the seed matters
