@@ -14,8 +14,6 @@ from protocol.rules import Move, Variant, WinRule
 
 #: Seconds a brain may take to answer START (engines load tables, as Gomocup allows).
 START_TIMEOUT = 15.0
-#: Seconds a spare brain may take to answer ABOUT before it counts as dead (then replaced).
-PROBE_TIMEOUT = 1.0
 #: Slack over the move budget before a silent brain counts as hung (process start-up, pipes).
 HANG_SLACK = 1.0
 _MOVE = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*$")
@@ -208,9 +206,9 @@ class SpareBrains:
                 proc = await task
             except BrainError:
                 proc = None  # the spare failed: a brain of its own gets the same chance
-            if proc is not None and await _responsive(proc):
+            if proc is not None and _running(proc):
                 return proc
-            if proc is not None:  # it died (or hung) while it waited
+            if proc is not None:  # it died while it waited
                 await _end(proc)
         return await self._launch(variant)
 
@@ -238,15 +236,11 @@ class SpareBrains:
             await _end(proc)
 
 
-async def _responsive(proc: asyncio.subprocess.Process) -> bool:
-    """Whether a brain that waited still answers (ABOUT: any line will do, UNKNOWN too)."""
+def _running(proc: asyncio.subprocess.Process) -> bool:
+    """Whether a brain that waited is still there: not exited, its output not closed (a
+    question would cost a slow brain's clock, and not every brain answers ABOUT)."""
     assert proc.stdout is not None
-    try:
-        await _write(proc, "ABOUT")
-        line = await asyncio.wait_for(proc.stdout.readline(), PROBE_TIMEOUT)
-    except (BrainError, TimeoutError):
-        return False
-    return bool(line)
+    return proc.returncode is None and not proc.stdout.at_eof()
 
 
 async def _end(proc: asyncio.subprocess.Process) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.bots import HANGER, executable, start_bot, stop, wait_for_bot
+from support.bots import executable, start_bot, stop, wait_for_bot
+from support.waiting import until
 
 pytestmark = pytest.mark.slow  # real bot and brain processes
 
@@ -70,10 +72,32 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
         await stop(proc)
 
 
+#: ``HANGER`` that writes down which process hung: a spare brain of the same file waits
+#: beside it (started ahead for the next game), alive by design.
+HANGS_AND_SAYS = """
+import os, sys, time
+for line in sys.stdin:
+    if line.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+    elif line.startswith(("BEGIN", "TURN", "DONE")):
+        with open(sys.argv[0] + ".hung", "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(60)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 async def test_hung_brain_forfeits_and_is_killed(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
-    brain = executable(tmp_path / "pbrain-hangs", HANGER)
+    brain = executable(tmp_path / "pbrain-hangs", HANGS_AND_SAYS)
     proc = await start_bot(server, f"piskvork:{brain}", "hangs", "--hang-slack", "0.2")
     try:
         await wait_for_bot(server, "hangs")
@@ -82,15 +106,13 @@ async def test_hung_brain_forfeits_and_is_killed(
         await human.request(type="move", room=room, x=7, y=7)
         over = await human.expect("game_over", room=room, timeout=30)
         assert over["reason"] == "forfeit" and over["fault"] == "hang"
-        brains = f"^[^ ]*python[^ ]* {brain}$"  # the brain itself, not the bot naming it
-        for _ in range(40):  # END, a second's grace to exit, then SIGKILL
-            left = subprocess.run(["pgrep", "-f", brains], capture_output=True, text=True)
-            if not left.stdout.strip():
-                break
-            await asyncio.sleep(0.1)
-        assert left.stdout.strip() == "", "the hung brain process must be killed"
+        hung = int(Path(brain + ".hung").read_text())
+        # END, a second's grace to exit, then SIGKILL (and the bot reaps it)
+        await until(lambda: _gone(hung), timeout=30.0)
     finally:
         await stop(proc)
+    spares = subprocess.run(["pgrep", "-f", f"^[^ ]*python[^ ]* {brain}$"], capture_output=True)
+    assert spares.stdout.strip() == b"", "a spare brain must not outlive its bot"
 
 
 async def test_a_bot_replaced_on_its_session_stops(server: Any, tmp_path: Path) -> None:

@@ -299,6 +299,7 @@ async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None
         spares.prepare(GOMOKU)
         await until(lambda: len(_started(path)) == 1, timeout=30.0)
         os.kill(_started(path)[0], 9)
+        await until(lambda: not _alive(_started(path)[0]))  # gone and reaped
         proc = await spares.take(GOMOKU)  # the dead spare is not handed out
         assert proc.returncode is None and proc.pid != _started(path)[0]
         proc.kill()
