@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.bots import executable, start_bot, stop, wait_for_bot
+from support.bots import alive, executable, start_bot, stop, wait_for_bot
 from support.waiting import until
 
 pytestmark = pytest.mark.slow  # real bot and brain processes
@@ -86,14 +85,6 @@ for line in sys.stdin:
 """
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 async def test_hung_brain_forfeits_and_is_killed(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
@@ -108,7 +99,7 @@ async def test_hung_brain_forfeits_and_is_killed(
         assert over["reason"] == "forfeit" and over["fault"] == "hang"
         hung = int(Path(brain + ".hung").read_text())
         # END, a second's grace to exit, then SIGKILL (and the bot reaps it)
-        await until(lambda: _gone(hung), timeout=30.0)
+        await until(lambda: not alive(hung), timeout=30.0)
     finally:
         await stop(proc)
     spares = subprocess.run(["pgrep", "-f", f"^[^ ]*python[^ ]* {brain}$"], capture_output=True)

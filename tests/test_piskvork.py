@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.bots import HANGER, OUR_BRAIN, Manager, executable
+from support.bots import HANGER, OUR_BRAIN, Manager, alive, executable
 from support.servers import bot_env
 
 from bots.piskvork import BrainError, PiskvorkBrain
@@ -246,14 +246,6 @@ def _started(path: str) -> list[int]:
     return [int(p) for p in marker.read_text().split()] if marker.exists() else []
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 async def test_a_spare_brain_answers_its_first_move_within_the_budget(tmp_path: Path) -> None:
     """The brain's 1.5 s start-up falls before the game: its first move comes in 0.25 s (and
     the same brain started for the move itself takes its start-up on the move's clock)."""
@@ -285,7 +277,7 @@ async def test_a_spare_brain_answers_its_first_move_within_the_budget(tmp_path: 
         await until(lambda: len(_started(path)) == 3, timeout=30.0)  # the next spare, behind it
     finally:
         await spares.close()
-    assert not any(_alive(pid) for pid in _started(path))  # every spare stopped with them
+    assert not any(alive(pid) for pid in _started(path))  # every spare stopped with them
 
 
 async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None:
@@ -299,7 +291,7 @@ async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None
         spares.prepare(GOMOKU)
         await until(lambda: len(_started(path)) == 1, timeout=30.0)
         os.kill(_started(path)[0], 9)
-        await until(lambda: not _alive(_started(path)[0]))  # gone and reaped
+        await until(lambda: not alive(_started(path)[0]))  # gone and reaped
         proc = await spares.take(GOMOKU)  # the dead spare is not handed out
         assert proc.returncode is None and proc.pid != _started(path)[0]
         proc.kill()

@@ -22,6 +22,15 @@ async def start_bot(server: Any, engine: str, name: str, *extra: str) -> subproc
     return subprocess.Popen(cmd, env=bot_env(server, name))
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still exists (a brain the bot should have killed and reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 async def stop(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM a bot and wait for it without blocking the loop the test server runs on."""
     proc.terminate()
