@@ -138,7 +138,9 @@ async def test_a_crowd_closing_at_once_leaves_honest_pings_answered(
             print(f"a player in a room seen offline with {b.crowd_left} of the crowd still on")
         # CPU time, every pair: the budget's doing, whatever else the machine runs
         assert stall.long_turn > 0.015, "ends at once no longer stall the loop: a larger crowd"
-        assert spread.long_turn < stall.long_turn / 3, (spread, stall)
+        # (at most a half: a killed crowd's EOFs may come over two turns, each ~5-9 ms to read
+        # whatever the budget; a third failed once so in CI, 9.7 against 28.4 ms)
+        assert spread.long_turn < stall.long_turn / 2, (spread, stall)
         assert spread.crowd_left > 0, "the player in a room waited behind the whole crowd"
         if spread.worst_ping < stall.worst_ping:  # wall time: another test's load can hit one
             break
