@@ -74,14 +74,14 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
 #: ``HANGER`` that writes down which process hung: a spare brain of the same file waits
 #: beside it (started ahead for the next game), alive by design.
 HANGS_AND_SAYS = """
-import os, sys, time
+import os, sys
 for line in sys.stdin:
     if line.startswith(("START", "RECTSTART")):
         print("OK", flush=True)
     elif line.startswith(("BEGIN", "TURN", "DONE")):
         with open(sys.argv[0] + ".hung", "w") as f:
             f.write(str(os.getpid()))
-        time.sleep(60)
+        sys.stdin.read()  # says nothing more, ever: reads until its input closes
 """
 
 

@@ -127,6 +127,9 @@ class ArenaServer:
             "server_header": None,
             "process_request": self.door,
             "create_connection": factory,
+            # websockets' own keepalive, where a connection cannot join ours: the same rule
+            "ping_interval": cfg.ping_interval,
+            "ping_timeout": cfg.ping_timeout,
         }
         self.server = await serve(self.handle, cfg.host, cfg.port, ssl=cfg.ssl_context(), **common)
         if cfg.certfile is not None:
