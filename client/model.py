@@ -361,6 +361,9 @@ class ClientModel:
             return
         if code == "stale_ply" and self.current:
             self.resync.add(self.current)
+        room = self.room
+        if code == "game_over" and room is not None and room.status == "over":
+            return  # a click that crossed the result on the wire: the board already says so
         probed = self.probes.pop(rid, None) if isinstance(rid, int) else None
         if probed is not None:  # a rejoin after a reconnect: is the room still there?
             room = self.rooms.get(probed)

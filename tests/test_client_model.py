@@ -126,6 +126,19 @@ def test_stale_ply_error_requests_a_fresh_state() -> None:
     assert m.resync == {"r1"}
 
 
+def test_a_move_that_crossed_the_result_is_not_toasted() -> None:
+    m = ClientModel()
+    m.apply(state())
+    m.apply({"type": "error", "code": "game_over", "message": "", "id": 3})
+    assert len(m.toasts) == 1  # refused while we still thought the game went on: say why
+    for ply, (x, y) in enumerate([(1, 1), (0, 1), (0, 0), (2, 0), (2, 2)]):
+        m.apply(moved(ply, x, y))
+    m.apply({"type": "game_over", "room": "r1", "winner": 0, "reason": "line"})
+    assert m.room is not None and m.room.status == "over"
+    m.apply({"type": "error", "code": "game_over", "message": "", "id": 4})
+    assert len(m.toasts) == 1  # the board already shows the result
+
+
 def test_clocks_tick_locally_and_follow_moves() -> None:
     m = ClientModel()
     m.apply(
