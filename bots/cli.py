@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--engine",
         default="minimax",
-        help="minimax[:level=N] | random | module:Class | piskvork:/path/pbrain (default minimax)",
+        help="minimax[:level=N] | random | novice | module:Class | piskvork:/path/pbrain "
+        "(default minimax)",
     )
     p.add_argument("--name", default=None, help="the bot's name (default: from the engine)")
     p.add_argument("--capacity", type=int, default=4, help="games played at once (default 4)")

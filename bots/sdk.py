@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
-from bots.engine.levels import LEVELS, analyse
+from bots.engine.levels import LEVELS, analyse, noise_move
 from bots.engine.limits import Limit, SearchResult
 from bots.engine.lines import Analysis, Line, analyse_position
 from protocol.rules import Game, Move, Variant
@@ -112,6 +112,24 @@ class RandomBot(Bot):
         """A random legal move (never a forbidden one in renju)."""
         game = Game.from_moves(variant, moves)
         return self.rng.choice([m for m in game.legal_moves() if game.is_legal(m)])
+
+
+class NoviceBot(Bot):
+    """A beginner's proxy: a random move among the 5 free points nearest the last two stones.
+
+    It plays where the action is, as a new player does, but reads nothing: it completes a line
+    or blocks one only by chance. Levels 1-3 are measured against it to stay beatable; its move
+    is the one their noise plays (:func:`bots.engine.levels.noise_move`).
+    """
+
+    name = "novice"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, variant: Variant, moves: list[Move], limit: Limit) -> Move:
+        """A careless move near the last stones (never a forbidden one in renju)."""
+        return noise_move(variant, moves, self.rng)
 
 
 class MinimaxBot(Bot):

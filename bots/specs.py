@@ -1,4 +1,7 @@
-"""Engine SPECs: ``minimax[:level=N]``, ``minimax-v1``, ``random``, ``module:Class``, ``piskvork:``.
+"""Engine SPECs: ``minimax[:level=N]``, ``minimax-v1``, ``random``, ``novice``, ``module:Class``.
+
+``piskvork:PATH`` runs a Gomocup brain. ``novice`` is a beginner's proxy (a random move near
+the last stones): the yardstick that levels 1-3 must stay beatable by.
 
 ``minimax-v1[:level=N]`` is the engine before the fast core, kept frozen as the baseline that
 strength is measured against. It lives in the repository's ``bench/v1_engine.py`` (``bots`` never
@@ -17,14 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from bots.sdk import Bot, MinimaxBot, RandomBot
+from bots.sdk import Bot, MinimaxBot, NoviceBot, RandomBot
+
+#: The SPECs that are a bare name, with no options.
+PLAIN = ("random", "novice")
 
 
 @dataclass(frozen=True, slots=True)
 class EngineSpec:
     """A parsed engine SPEC. ``level`` None lets the room choose (the level a human asked for)."""
 
-    kind: str  # "minimax" | "minimax-v1" | "random" | "module" | "piskvork"
+    kind: str  # "minimax" | "minimax-v1" | "random" | "novice" | "module" | "piskvork"
     level: int | None = None
     target: str = ""  # "pkg.mod:Class" for module, the brain's path for piskvork
 
@@ -38,14 +44,14 @@ class EngineSpec:
             return self.kind if self.level is None else f"{self.kind}:level={self.level}"
         if self.kind == "module":
             return self.target
-        return self.kind if self.kind == "random" else f"{self.kind}:{self.target}"
+        return self.kind if self.kind in PLAIN else f"{self.kind}:{self.target}"
 
 
 def parse_spec(text: str) -> EngineSpec:
     """Parse a SPEC; ValueError with a readable reason when it is not one."""
     text = text.strip()
-    if text == "random":
-        return EngineSpec("random")
+    if text in PLAIN:
+        return EngineSpec(text)
     for kind in ("minimax", "minimax-v1"):
         if text == kind or text.startswith(kind + ":"):
             return EngineSpec(kind, _minimax_level(text))
@@ -57,7 +63,7 @@ def parse_spec(text: str) -> EngineSpec:
     module, sep, cls = text.partition(":")
     if sep and module and cls.isidentifier():
         return EngineSpec("module", target=text)
-    known = "minimax[:level=N], minimax-v1[:level=N], random, module:Class, piskvork:PATH"
+    known = "minimax[:level=N], minimax-v1[:level=N], random, novice, module:Class, piskvork:PATH"
     raise ValueError(f"unknown engine {text!r}; known: {known}")
 
 
@@ -76,6 +82,8 @@ def make_bot(spec: EngineSpec, level: int | None = None, seed: int | None = None
     """An in-process :class:`Bot` for ``spec``; the spec's own level wins over ``level``."""
     if spec.kind == "random":
         return RandomBot(seed)
+    if spec.kind == "novice":
+        return NoviceBot(seed)
     if spec.kind == "minimax":
         return MinimaxBot(spec.level or level or 10, seed)
     if spec.kind == "minimax-v1":

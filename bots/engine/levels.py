@@ -3,10 +3,10 @@
 =====  =========  ==========  =======  =====  ==========================================
 level  max depth  time (s)    threats  noise  feel
 =====  =========  ==========  =======  =====  ==========================================
-1      1          0.05        no       0.60   random move 60% of the time; beatable
-2      1          0.10        no       0.35   often careless
-3      2          0.15        no       0.20   sees one reply; still blunders
-4      2          0.25        VCF+VCT  0.10   rarely careless
+1      1          0.05        no       0.98   a beginner: plays near the last stones
+2      1          0.10        no       0.80   mostly careless; takes a five it sees
+3      2          0.15        no       0.50   sees one reply half the time
+4      2          0.25        VCF+VCT  0.15   sometimes careless
 5      2          0.40        VCF+VCT  0.00   solid beginner-plus
 6      3          0.60        VCF+VCT  0.00   club player
 7      4          0.80        VCF+VCT  0.00   strong
@@ -19,11 +19,14 @@ Given a time budget (a clock, ``timeout_turn``), level 10 spends that budget ins
 2 s; the lower levels keep their row as a cap. The budget is the hard limit; ``soft_s``, when
 given, the time a move plans to use (see :mod:`bots.engine.timing`).
 
-"noise" is the chance of playing a random candidate instead of searching (levels 1-4 can
-therefore also miss a win or a block). On small boards (at most ``SMALL_BOARD`` cells) the
-search covers every empty cell and stops once it reaches the end of the game, so level 10 solves
-tic-tac-toe in milliseconds (perfect play), and ties between equally good moves are broken at
-random when an ``rng`` is given. Bigger boards use the fast core (:mod:`bots.engine.fast`).
+"noise" is the chance of a careless move instead of a search: a random one among the 5 free
+points nearest the last two stones (:func:`noise_move`), so levels 1-4 can miss a win or a
+block. Level 1 is tuned to the ``novice`` bot, which plays only such moves: it must win at least
+30% against level 1 (``tests/test_levels.py``; ``bench/ladder.py`` measures the whole ladder).
+
+On small boards (at most ``SMALL_BOARD`` cells) the search covers every empty cell and stops
+once it reaches the end of the game, so level 10 solves tic-tac-toe in milliseconds (perfect
+play), and ties between equally good moves are broken at random when an ``rng`` is given. Bigger boards use the fast core (:mod:`bots.engine.fast`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bots.engine.geometry import geometry
 from bots.engine.limits import Limit, Report, SearchResult
 from bots.engine.search import SMALL_BOARD, pick, search
 from protocol import renju
@@ -49,10 +51,10 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(1, 0.05, False, 0.60),
-    2: Level(1, 0.10, False, 0.35),
-    3: Level(2, 0.15, False, 0.20),
-    4: Level(2, 0.25, True, 0.10),
+    1: Level(1, 0.05, False, 0.98),
+    2: Level(1, 0.10, False, 0.80),
+    3: Level(2, 0.15, False, 0.50),
+    4: Level(2, 0.25, True, 0.15),
     5: Level(2, 0.40, True, 0.0),
     6: Level(3, 0.60, True, 0.0),
     7: Level(4, 0.80, True, 0.0),
@@ -120,23 +122,34 @@ def analyse(
     return pick(result, rng), result
 
 
+#: How many of the free points nearest the last stones a careless move chooses among.
+NEAREST = 5
+
+
 def noise_move(variant: Variant, moves: list[Move], rng: random.Random) -> Move:
-    """A careless move: a random empty cell near the stones (any empty cell on small boards,
-    the centre on an empty big board); it may miss a win or a block, which is the point."""
-    w, n = variant.width, variant.cells
+    """A careless move, as a beginner plays: a random one among the ``NEAREST`` free points
+    nearest the last two stones (any empty cell on small boards, near the centre on an empty
+    big board). It may miss a win or a block, which is the point; never a forbidden point."""
+    w, h, n = variant.width, variant.height, variant.cells
     taken = {m.y * w + m.x for m in moves}
-    if n <= SMALL_BOARD:
-        cells = [c for c in range(n) if c not in taken]
-    elif not taken:
-        cx, cy = (w - 1) / 2, (variant.height - 1) / 2
-        dist = [abs(c % w - cx) + abs(c // w - cy) for c in range(n)]
-        cells = [c for c in range(n) if dist[c] == min(dist)]
-    else:
-        near = geometry(w, variant.height, variant.k).near
-        cells = sorted({d for c in taken for d in near[c] if d not in taken})
+    cells = [c for c in range(n) if c not in taken]
+    if n > SMALL_BOARD:
+        anchors = [(m.x, m.y) for m in moves[-2:]] or [((w - 1) / 2, (h - 1) / 2)]
+
+        def distance(c: int) -> tuple[float, float]:
+            """Chebyshev distance to the nearest anchor, then the squared Euclidean one."""
+            x, y = c % w, c // w
+            return min(
+                (max(abs(x - ax), abs(y - ay)), (x - ax) ** 2 + (y - ay) ** 2) for ax, ay in anchors
+            )
+
+        rng.shuffle(cells)  # equally near points go either way
+        cells.sort(key=distance)
     if variant.rule is WinRule.RENJU and len(moves) % 2 == 0:  # black: no forbidden point
         board = Game.from_moves(variant, moves).board
-        cells = [c for c in cells if renju.foul(board.cells, w, variant.height, c) is None]
+        legal = (c for c in cells if renju.foul(board.cells, w, h, c) is None)
+        cells = [c for c, _ in zip(legal, range(NEAREST), strict=False)]
+    cells = cells[:NEAREST] if n > SMALL_BOARD else cells
     cell = rng.choice(cells)
     return Move(cell % w, cell // w)
 

@@ -74,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         required=True,
         metavar="NAME=SPEC",
-        help="a player: SPEC is an mnk-bot engine (minimax[:level=N], random, module:Class,\n"
-        "piskvork:PATH) or 'remote' for a bot of that name already on --server",
+        help="a player: SPEC is an mnk-bot engine (minimax[:level=N], random, novice,\n"
+        "module:Class, piskvork:PATH) or 'remote' for a bot of that name already on --server",
     )
     p.add_argument("--format", choices=FORMATS, default="round-robin")
     p.add_argument(
