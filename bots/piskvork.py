@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 
 from protocol.rules import Move, Variant, WinRule
 
@@ -79,9 +80,17 @@ class PiskvorkBrain:
             raise BrainError(f"brain refused the board: {answer[:80]!r}")
 
     async def choose(self, moves: list[Move], budget_s: float, time_left_s: float | None) -> Move:
-        """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``."""
+        """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``.
+
+        A brain started for this move (no spare was ready: games begun together) is told the
+        budget less its start-up, which was on the move's clock too.
+        """
         if self.proc is None:
+            started = time.monotonic()
             await self.start()
+            spent = time.monotonic() - started
+            budget_s = max(0.001, budget_s - spent)
+            time_left_s = None if time_left_s is None else max(0.001, time_left_s - spent)
         await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
         if time_left_s is not None:
             await self._send(f"INFO time_left {max(1, int(time_left_s * 1000))}")

@@ -215,8 +215,9 @@ def test_gomocup_info_and_about_conventions() -> None:
         fast.set_memory(0)
 
 
-#: A brain that takes 1.5 s to start (imports, tables), says where it runs, answers ABOUT as
-#: every Gomocup brain does, and plays the first empty cell of the top row.
+#: A brain that takes 1.5 s to start (imports, tables), says where it runs and the turn times it
+#: is given, answers ABOUT as every Gomocup brain does, and plays the first empty cell of the top
+#: row.
 SLOW_STARTER = """
 import os, sys, time
 time.sleep(1.5)
@@ -229,6 +230,9 @@ for line in sys.stdin:
             f.write(f"{os.getpid()}\\n")
     elif word.startswith("ABOUT"):
         print('name="slow starter", version="1"', flush=True)
+    elif word.startswith("INFO timeout_turn"):
+        with open(sys.argv[0] + ".turns", "a") as f:
+            f.write(word.split()[2] + "\\n")
     elif "," in word and word[0].isdigit():
         taken.add(tuple(int(v) for v in word.split(",")[:2]))
     elif word.startswith(("TURN", "BEGIN", "DONE")):
@@ -240,6 +244,12 @@ for line in sys.stdin:
 """
 
 
+def _turns(path: str) -> list[int]:
+    """Every ``timeout_turn`` (ms) the slow starter's processes were told, in order."""
+    marker = Path(path + ".turns")
+    return [int(t) for t in marker.read_text().split()] if marker.exists() else []
+
+
 def _started(path: str) -> list[int]:
     """The PIDs of the slow starter's processes that have answered START."""
     marker = Path(path + ".started")
@@ -248,7 +258,8 @@ def _started(path: str) -> list[int]:
 
 async def test_a_spare_brain_answers_its_first_move_within_the_budget(tmp_path: Path) -> None:
     """The brain's 1.5 s start-up falls before the game: its first move comes in 0.25 s (and
-    the same brain started for the move itself takes its start-up on the move's clock)."""
+    the same brain started for the move itself takes its start-up on the move's clock, and is
+    told the turn's time less it)."""
     from support.waiting import until
 
     from bots.piskvork import SpareBrains
@@ -260,21 +271,31 @@ async def test_a_spare_brain_answers_its_first_move_within_the_budget(tmp_path: 
         started = loop.time()
         await cold.choose([Move(7, 7)], 0.25, None)
         assert loop.time() - started >= 1.5  # the control: start-up on the clock
+        assert _turns(path) == [1]  # and none of the turn left (1 ms: Piskvork's least)
     finally:
         await cold.close()
+    roomy = PiskvorkBrain(path, GOMOKU, 1)
+    try:
+        started = loop.time()
+        await roomy.choose([Move(7, 7)], 10.0, None)
+        spent = loop.time() - started
+        (told,) = _turns(path)[1:]
+        assert 1.5 <= 10.0 - told / 1000 <= spent + 0.001  # the start-up came off (whole ms)
+    finally:
+        await roomy.close()
     spares = SpareBrains(path)
     try:
         spares.prepare(GOMOKU)
-        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # the spare is ready
+        await until(lambda: len(_started(path)) == 3, timeout=30.0)  # the spare is ready
         warm = PiskvorkBrain(path, GOMOKU, 1, spares=spares)
         try:
             started = loop.time()
             move = await warm.choose([Move(7, 7)], 0.25, None)
             assert loop.time() - started < 1.0 and move == Move(0, 0)
-            assert warm.proc is not None and warm.proc.pid == _started(path)[1]
+            assert warm.proc is not None and warm.proc.pid == _started(path)[2]
         finally:
             await warm.close()
-        await until(lambda: len(_started(path)) == 3, timeout=30.0)  # the next spare, behind it
+        await until(lambda: len(_started(path)) == 4, timeout=30.0)  # the next spare, behind it
     finally:
         await spares.close()
     assert not any(alive(pid) for pid in _started(path))  # every spare stopped with them

@@ -26,7 +26,8 @@ block. Level 1 is tuned to the ``novice`` bot, which plays only such moves: it m
 
 On small boards (at most ``SMALL_BOARD`` cells) the search covers every empty cell and stops
 once it reaches the end of the game, so level 10 solves tic-tac-toe in milliseconds (perfect
-play), and ties between equally good moves are broken at random when an ``rng`` is given. Bigger boards use the fast core (:mod:`bots.engine.fast`).
+play), and ties between equally good moves are broken at random when an ``rng`` is given.
+Bigger boards use the fast core (:mod:`bots.engine.fast`).
 """
 
 from __future__ import annotations
