@@ -119,7 +119,7 @@ def test_an_unknown_bot_engine_is_refused_at_start(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         "mnk-server: --bots nosuchengine: unknown engine 'nosuchengine'; known: "
-        "minimax[:level=N], minimax-v1[:level=N], random, module:Class, piskvork:PATH"
+        "minimax[:level=N], minimax-v1[:level=N], random, novice, module:Class, piskvork:PATH"
     ]
     assert list(tmp_path.iterdir()) == []
 
