@@ -47,7 +47,7 @@ def play_game(args: tuple[int, int, int, int, list[int], list[int]]) -> list[tup
     rnd = Random(seed * 1_000_003 + index)
     module = load_core()
     geo = geometry(SIZE, SIZE, 5)
-    core = module.Core(SIZE, SIZE, 5, False, geo, 16, shape=tables(SIZE, SIZE, False))
+    core = module.Core(SIZE, SIZE, 5, False, geo, 16, shape=tables(SIZE, SIZE, (False, False)))
     core.set_weights(me, opp)
     core.lmr_mode = 0  # the plain late-move reduction: the weights do not follow LMR tuning
     centre = SIZE // 2

@@ -21,6 +21,7 @@ from protocol.rules import DIRECTIONS, WinRule
 COMPILED = load_core(pure=False)
 PURE = load_core(pure=True)
 STANDARD = make_variant("gomoku-standard", {})
+RENJU = make_variant("renju", {})
 PROMOTE = {F4: F3, B4: B3, F3: 4, B3: 3, 4: 2, 3: 1}
 
 
@@ -66,7 +67,8 @@ def oracle_shape(stones: dict[tuple[int, int], int], variant: Variant, side: int
             own.add(j)
         elif v is None and abs(j) <= 4:
             empty.add(j)
-    return _oracle_level(frozenset(own), frozenset(empty), variant.rule is WinRule.EXACT)
+    exact = variant.rule is WinRule.EXACT or (variant.rule is WinRule.RENJU and side == 0)
+    return _oracle_level(frozenset(own), frozenset(empty), exact)
 
 
 def _stones(moves: list[Move]) -> dict[tuple[int, int], int]:
@@ -87,7 +89,7 @@ def _random_moves(variant: Variant, count: int, seed: int, spread: int) -> list[
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    variant=st.sampled_from([GOMOKU, STANDARD]),
+    variant=st.sampled_from([GOMOKU, STANDARD, RENJU]),
     count=st.integers(0, 40),
     seed=st.integers(0, 10**6),
     spread=st.integers(2, 7),
@@ -132,6 +134,10 @@ def test_named_shapes(module) -> None:
     line = [(2, 7), far[0], (3, 7), far[1], (4, 7), far[2], (5, 7), far[3], (7, 7), (14, 7)]
     assert _core(GOMOKU, line, module).line_shape(0, 7 * 15 + 6, 0) == FIVE
     assert _core(STANDARD, line, module).line_shape(0, 7 * 15 + 6, 0) != FIVE  # six: no five
+    renju = _core(RENJU, line, module)
+    assert renju.line_shape(0, 7 * 15 + 6, 0) != FIVE  # renju: black's six is no five
+    white = [far[0], (2, 7), far[1], (3, 7), far[2], (4, 7), far[3], (5, 7), (0, 7), (7, 7)]
+    assert _core(RENJU, white, module).line_shape(1, 7 * 15 + 6, 0) == FIVE  # white's six is
 
 
 def test_combined_codes() -> None:
@@ -146,7 +152,7 @@ def test_combined_codes() -> None:
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    variant=st.sampled_from([GOMOKU, STANDARD]),
+    variant=st.sampled_from([GOMOKU, STANDARD, RENJU]),
     ops=st.lists(st.integers(0, 224), min_size=1, max_size=80),
     seed=st.integers(0, 10**6),
 )

@@ -112,6 +112,7 @@ class Core:
     ray: cython.int[::1]
     places: cython.int[::1]
     ltab: cython.schar[::1]
+    lbase: cython.int[::1]
     ctab: cython.schar[::1]
     ordt: cython.int[::1]
     wme: cython.int[::1]
@@ -187,13 +188,14 @@ class Core:
         self.vme, self.vopp = _ints(10_000), _ints(10_000)
         if shape is None:
             self.reach = 0
-            self.ray = self.places = self.ordt = self.wme = self.wopp = _ints(1)
+            self.ray = self.places = self.ordt = self.wme = self.wopp = self.lbase = _ints(1)
             self.lidx = self.shp = self.ckey = _ints(1)
             self.ltab = self.ctab = array("b", [0])
             return
-        self.ray, self.ltab, self.ctab, self.places, self.ordt, wme, wopp = shape
+        self.ray, self.ltab, self.lbase, self.ctab, self.places, self.ordt, wme, wopp = shape
         self.wme, self.wopp = _ints(NFEAT), _ints(NFEAT)
-        self.reach = 5 if exact else 4
+        pl = self.places  # per side: an own stone 5 away counts only where fives are exact
+        self.reach = 5 if pl[0] or pl[10] or pl[11] or pl[21] else 4
         self.lidx, self.shp, self.ckey = _ints(8 * n), _ints(8 * n), _ints(2 * n)
         for s in range(2):
             for c in range(n):
@@ -202,10 +204,10 @@ class Core:
                     idx = 0
                     for j in range(-4, 5):
                         if j and self.ray[(c * 4 + d) * 11 + j + 5] < 0:
-                            idx += 2 * self.places[j + 5]
+                            idx += 2 * self.places[s * 11 + j + 5]
                     self.lidx[(s * n + c) * 4 + d] = idx
-                    self.shp[(s * n + c) * 4 + d] = self.ltab[idx]
-                    key = key * 10 + self.ltab[idx]
+                    self.shp[(s * n + c) * 4 + d] = self.ltab[self.lbase[s] + idx]
+                    key = key * 10 + self.ltab[self.lbase[s] + idx]
                 self.ckey[s * n + c] = key
         self.set_weights(list(wme), list(wopp))
 
@@ -329,9 +331,11 @@ class Core:
                 y = self.ray[(x * 4 + d) * 11 + j + 5]
                 if y < 0 or j == 0 or self.cells[y] != 0:
                     continue
-                pv = self.places[5 - j]
                 for s in range(2):
+                    pv = self.places[s * 11 + 5 - j]
                     if s == t:
+                        if pv == 0:
+                            continue  # 5 away, and this side's fives are not exact
                         delta = pv
                     elif j == 5 or j == -5:
                         continue
@@ -339,7 +343,7 @@ class Core:
                         delta = 2 * pv
                     ii = (s * n + y) * 4 + d
                     self.lidx[ii] += sign * delta
-                    ns = self.ltab[self.lidx[ii]]
+                    ns = self.ltab[self.lbase[s] + self.lidx[ii]]
                     if ns == self.shp[ii]:
                         continue
                     ok = self.ckey[s * n + y]

@@ -140,7 +140,8 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
         geo = geometry(variant.width, variant.height, variant.k)
         exact = variant.rule is WinRule.EXACT
         renju = variant.rule is WinRule.RENJU
-        shape = tables(variant.width, variant.height, exact) if shaped else None
+        fives = (exact or renju, exact)  # exact fives, per side: renju's black too
+        shape = tables(variant.width, variant.height, fives) if shaped else None
         core = module.Core(
             variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
         )

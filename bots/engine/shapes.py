@@ -1,9 +1,10 @@
 """Gomoku shape tables for the core (k = 5): line shapes, a cell's combined code, the weights.
 
 The core keeps, per empty cell, side and direction, the line through the cell (the 4 cells each
-side of it, and in exact-five mode whether the 5th cell each side is the side's own) as a small
-integer; :func:`line_table` maps that integer to the *shape* the side makes by playing there
-(five, open four, four, open three, three, open two, two, open one, one, none), and
+side of it, and where that side's fives are exact — exact-five boards, renju's black — whether
+the 5th cell each side is the side's own) as a small integer; :func:`line_table` maps that
+integer to the *shape* the side makes by playing there (five, open four, four, open three,
+three, open two, two, open one, one, none), and
 :func:`combo_table` maps a cell's four shapes to one *combined code* (double four, four-three,
 three-three, ... as classical engines do). The evaluation is linear in the counts of both
 (fitted weights, ``weights/shapes-v1.json``, made by ``bench/train_eval.py``); the move order
@@ -187,14 +188,17 @@ START_OPP = [-w for w in START_ME]
 
 
 @lru_cache(maxsize=4)
-def tables(width: int, height: int, exact: bool) -> tuple:
-    """Everything a core in shape mode needs: (ray, line table, combo table, places,
-    order keys, weights for the side to move, for the other side)."""
+def tables(width: int, height: int, exact: tuple[bool, bool]) -> tuple:
+    """Everything a core in shape mode needs: (ray, line tables, each side's offset into them,
+    combo table, places per side, order keys, weights for the side to move, for the other side).
+    ``exact`` says per side (black, white) whether only an exact five wins (renju: black)."""
     me, opp = load_weights()
-    places = array("i", [0 if j == 0 else place(j, exact) for j in range(-5, 6)])
+    black, white = line_table(exact[0]), line_table(exact[1])
+    places = array("i", [0 if j == 0 else place(j, e) for e in exact for j in range(-5, 6)])
     return (
         rays(width, height),
-        line_table(exact),
+        black + white,
+        array("i", [0, len(black)]),
         combo_table(),
         places,
         order_table(),
