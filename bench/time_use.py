@@ -4,8 +4,9 @@ Plays brains against each other over the Piskvork protocol (``bots.piskvork.Pisk
 one process per brain and game) on freestyle 15x15 from seeded random 3-stone openings, colours
 swapped, one game at a time, with ``INFO timeout_turn`` and no match clock. Each move is timed
 from the first command line of the turn to the answer line. A move is *forced* when the side to
-move has a win in one or must block one (it should answer at once); the others should use
-0.85-0.95 of the turn. Any move over the turn limit is reported (the hard rule: none).
+move has a win in one, must block one, or has a win by fours or threes that our threat search
+proves (it should answer at once); the others should use 0.85-0.95 of the turn. Any move over
+the turn limit is reported (the hard rule: none).
 
     python bench/time_use.py --brain new=/path/new-brain --brain old=/path/old-brain \\
         --turn-ms 1000 --openings 2
@@ -25,21 +26,30 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots.engine.fast import core_for, load_core
+from bots.engine.fast import NO_DEADLINE, VCF_PLIES, VCT_PLIES, core_for, load_core
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.tournament.openings import random_openings
 from protocol import GOMOKU, Game, Move
 
 BAND = (0.85, 0.95)
+#: Node budget of the threat search that finds a position's proven win (see :func:`forced`).
+FORCED_NODES = 100_000
 
 
 def forced(moves: list[Move]) -> bool:
-    """Whether the side to move wins in one or must block a win in one (or the board is empty)."""
+    """Whether the side to move wins in one or must block a win in one (or the board is empty),
+    or has a win by fours or threes that our threat search proves within ``FORCED_NODES``
+    nodes (the same on any machine): a move of a proven win should answer at once."""
     if not moves:
         return True
-    core = core_for(GOMOKU, moves, load_core())
+    core = core_for(GOMOKU, moves, load_core(), keep=False)
     side = len(moves) % 2
-    return bool(core.win_cells(side) or core.win_cells(1 - side))
+    if core.win_cells(side) or core.win_cells(1 - side):
+        return True
+    return any(
+        core.threat_win(plies, threes, FORCED_NODES, NO_DEADLINE) >= 0
+        for plies, threes in ((VCF_PLIES, False), (VCT_PLIES, True))
+    )
 
 
 async def play(paths: dict[str, str], black: str, white: str, opening: list[Move],
