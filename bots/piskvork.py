@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import re
 import time
+from collections.abc import Callable
 
 from protocol.rules import Move, Variant, WinRule
 
@@ -45,9 +46,12 @@ class PiskvorkBrain:
         seat: int,
         hang_slack: float = HANG_SLACK,
         spares: SpareBrains | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.path, self.variant, self.seat = path, variant, seat
         self.hang_slack = hang_slack
+        #: What a start-up inside a move is timed with (injected by tests).
+        self.clock = clock
         #: Brains started ahead of their game: this one takes its process from there.
         self.spares = spares
         self.proc: asyncio.subprocess.Process | None = None
@@ -86,9 +90,9 @@ class PiskvorkBrain:
         budget less its start-up, which was on the move's clock too.
         """
         if self.proc is None:
-            started = time.monotonic()
+            started = self.clock()
             await self.start()
-            spent = time.monotonic() - started
+            spent = self.clock() - started
             budget_s = max(0.001, budget_s - spent)
             time_left_s = None if time_left_s is None else max(0.001, time_left_s - spent)
         await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
@@ -205,6 +209,14 @@ class SpareBrains:
         size = (variant.width, variant.height)
         if size not in self._ready:
             self._ready[size] = asyncio.ensure_future(self._launch(variant))
+
+    def ready(self, variant: Variant) -> bool:
+        """Whether a spare for ``variant``'s board size has started and is still running (as
+        far as this loop has seen: a death it has not read yet still counts as running)."""
+        task = self._ready.get((variant.width, variant.height))
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return False
+        return _running(task.result())
 
     async def take(self, variant: Variant) -> asyncio.subprocess.Process:
         """A running brain process that has the board, and a new spare started behind it."""

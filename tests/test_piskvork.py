@@ -215,19 +215,22 @@ def test_gomocup_info_and_about_conventions() -> None:
         fast.set_memory(0)
 
 
-#: A brain that takes 1.5 s to start (imports, tables), says where it runs and the turn times it
-#: is given, answers ABOUT as every Gomocup brain does, and plays the first empty cell of the top
-#: row.
+#: A brain whose start-up (imports, tables) lasts until the test opens its gate (a file); it
+#: says where it runs and the turn times it is given, answers ABOUT as every Gomocup brain does,
+#: and plays the first empty cell of the top row.
 SLOW_STARTER = """
 import os, sys, time
-time.sleep(1.5)
+with open(sys.argv[0] + ".waiting", "a") as f:
+    f.write(f"{os.getpid()}\\n")
+while not os.path.exists(sys.argv[0] + ".gate"):
+    time.sleep(0.01)
 taken = set()
 for line in sys.stdin:
     word = line.strip()
     if word.startswith(("START", "RECTSTART")):
-        print("OK", flush=True)
         with open(sys.argv[0] + ".started", "a") as f:
             f.write(f"{os.getpid()}\\n")
+        print("OK", flush=True)
     elif word.startswith("ABOUT"):
         print('name="slow starter", version="1"', flush=True)
     elif word.startswith("INFO timeout_turn"):
@@ -244,58 +247,80 @@ for line in sys.stdin:
 """
 
 
-def _turns(path: str) -> list[int]:
-    """Every ``timeout_turn`` (ms) the slow starter's processes were told, in order."""
-    marker = Path(path + ".turns")
-    return [int(t) for t in marker.read_text().split()] if marker.exists() else []
+def _pids(path: str, suffix: str) -> list[int]:
+    """The PIDs the slow starter's processes wrote to ``path + suffix``, in order."""
+    marker = Path(path + suffix)
+    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
 
 
 def _started(path: str) -> list[int]:
     """The PIDs of the slow starter's processes that have answered START."""
-    marker = Path(path + ".started")
-    return [int(p) for p in marker.read_text().split()] if marker.exists() else []
+    return _pids(path, ".started")
 
 
-async def test_a_spare_brain_answers_its_first_move_within_the_budget(tmp_path: Path) -> None:
-    """The brain's 1.5 s start-up falls before the game: its first move comes in 0.25 s (and
-    the same brain started for the move itself takes its start-up on the move's clock, and is
-    told the turn's time less it)."""
+def _turns(path: str) -> list[int]:
+    """Every ``timeout_turn`` (ms) the slow starter's processes were told, in order."""
+    return _pids(path, ".turns")
+
+
+def _gate(path: str, open_: bool) -> None:
+    """Let the slow starter's processes finish their start-up (or hold the next ones in it)."""
+    gate = Path(path + ".gate")
+    if open_:
+        gate.touch()
+    else:
+        gate.unlink(missing_ok=True)
+
+
+async def test_a_brain_started_inside_a_move_is_told_the_turn_less_its_start_up(
+    tmp_path: Path,
+) -> None:
+    """No spare: the brain's start-up is on the move's clock (the move waits for it), and the
+    brain is told the turn's time less it, never less than Piskvork's least (1 ms)."""
+    from support.waiting import until
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    now = [100.0]
+    for budget, start_up, told in ((10.0, 1.5, 8500), (0.25, 1.5, 1)):
+        _gate(path, False)
+        brain = PiskvorkBrain(path, GOMOKU, 1, clock=lambda: now[0])
+        try:
+            move = asyncio.ensure_future(brain.choose([Move(7, 7)], budget, None))
+            waiting = len(_pids(path, ".waiting")) + 1
+            await until(lambda n=waiting: len(_pids(path, ".waiting")) == n, timeout=30.0)
+            assert not move.done()  # held in its start-up, the move cannot come
+            now[0] += start_up
+            _gate(path, True)
+            assert await move == Move(0, 0)
+            assert _turns(path)[-1] == told
+        finally:
+            await brain.close()
+
+
+async def test_a_spare_brain_is_started_before_the_game_and_plays_its_first_move(
+    tmp_path: Path,
+) -> None:
+    """The spare's start-up falls before the game: the move is played by that process; the
+    next spare starts behind it and every spare stops with them."""
     from support.waiting import until
 
     from bots.piskvork import SpareBrains
 
     path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
-    loop = asyncio.get_running_loop()
-    cold = PiskvorkBrain(path, GOMOKU, 1)
-    try:
-        started = loop.time()
-        await cold.choose([Move(7, 7)], 0.25, None)
-        assert loop.time() - started >= 1.5  # the control: start-up on the clock
-        assert _turns(path) == [1]  # and none of the turn left (1 ms: Piskvork's least)
-    finally:
-        await cold.close()
-    roomy = PiskvorkBrain(path, GOMOKU, 1)
-    try:
-        started = loop.time()
-        await roomy.choose([Move(7, 7)], 10.0, None)
-        spent = loop.time() - started
-        (told,) = _turns(path)[1:]
-        assert 1.5 <= 10.0 - told / 1000 <= spent + 0.001  # the start-up came off (whole ms)
-    finally:
-        await roomy.close()
     spares = SpareBrains(path)
     try:
         spares.prepare(GOMOKU)
-        await until(lambda: len(_started(path)) == 3, timeout=30.0)  # the spare is ready
+        await until(lambda: len(_pids(path, ".waiting")) == 1, timeout=30.0)
+        _gate(path, True)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
         warm = PiskvorkBrain(path, GOMOKU, 1, spares=spares)
         try:
-            started = loop.time()
-            move = await warm.choose([Move(7, 7)], 0.25, None)
-            assert loop.time() - started < 1.0 and move == Move(0, 0)
-            assert warm.proc is not None and warm.proc.pid == _started(path)[2]
+            assert await warm.choose([Move(7, 7)], 0.25, None) == Move(0, 0)
+            # the process that had started before the move was asked for played it
+            assert warm.proc is not None and warm.proc.pid == _started(path)[0]
         finally:
             await warm.close()
-        await until(lambda: len(_started(path)) == 4, timeout=30.0)  # the next spare, behind it
+        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # the next spare, behind it
     finally:
         await spares.close()
     assert not any(alive(pid) for pid in _started(path))  # every spare stopped with them
@@ -307,12 +332,13 @@ async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None
     from bots.piskvork import SpareBrains
 
     path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    _gate(path, True)
     spares = SpareBrains(path)
     try:
         spares.prepare(GOMOKU)
-        await until(lambda: len(_started(path)) == 1, timeout=30.0)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
         os.kill(_started(path)[0], 9)
-        await until(lambda: not alive(_started(path)[0]))  # gone and reaped
+        await until(lambda: not spares.ready(GOMOKU))  # the loop has seen it die
         proc = await spares.take(GOMOKU)  # the dead spare is not handed out
         assert proc.returncode is None and proc.pid != _started(path)[0]
         proc.kill()
