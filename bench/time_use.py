@@ -5,8 +5,11 @@ one process per brain and game) on freestyle 15x15 from seeded random 3-stone op
 swapped, one game at a time, with ``INFO timeout_turn`` and no match clock. Each move is timed
 from the first command line of the turn to the answer line. A move is *forced* when the side to
 move has a win in one, must block one, or has a win by fours or threes that our threat search
-proves (it should answer at once); the others should use 0.85-0.95 of the turn. Any move over
-the turn limit is reported (the hard rule: none).
+proves (it should answer at once); the others should use 0.85-0.95 of the turn. An unforced move
+answered sooner is told apart by the brain's last ``MESSAGE`` line of the move: a mate score
+(a win or loss the search proved), no line at all (no main search: a threat search's win or a
+single safe move), or neither (an early stop to look into). Any move over the turn limit is
+reported (the hard rule: none).
 
     python bench/time_use.py --brain new=/path/new-brain --brain old=/path/old-brain \\
         --turn-ms 1000 --openings 2
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import sys
 import time
@@ -32,6 +36,8 @@ from bots.tournament.openings import random_openings
 from protocol import GOMOKU, Game, Move
 
 BAND = (0.85, 0.95)
+#: One move as measured: seconds taken, forced or not, the brain's last MESSAGE text.
+Row = tuple[float, bool, str | None]
 #: Node budget of the threat search that finds a position's proven win (see :func:`forced`).
 FORCED_NODES = 100_000
 
@@ -53,7 +59,7 @@ def forced(moves: list[Move]) -> bool:
 
 
 async def play(paths: dict[str, str], black: str, white: str, opening: list[Move],
-               turn_s: float, times: dict[str, list[tuple[float, bool]]]) -> str:  # fmt: skip
+               turn_s: float, times: dict[str, list[Row]]) -> str:  # fmt: skip
     """One game; returns the winner's name, 'draw', or '<name> fault'."""
     game = Game.from_moves(GOMOKU, opening)
     brains = {black: PiskvorkBrain(paths[black], GOMOKU, 0), white: PiskvorkBrain(paths[white],
@@ -71,7 +77,7 @@ async def play(paths: dict[str, str], black: str, white: str, opening: list[Move
                 print(f"  {name}: {exc}", file=sys.stderr)
                 return f"{name} fault"
             took = time.perf_counter() - start
-            times[name].append((took, forced(moves)))
+            times[name].append((took, forced(moves), brains[name].last_message))
             if not game.is_legal(move):
                 return f"{name} fault"
             game.push(move)
@@ -82,10 +88,19 @@ async def play(paths: dict[str, str], black: str, white: str, opening: list[Move
     return "draw" if winner is None else (black, white)[winner]
 
 
-def summary(name: str, rows: list[tuple[float, bool]], turn_s: float) -> dict[str, object]:
-    """Mean, max, share in the band (of the unforced moves), and moves over the limit."""
-    free = [t for t, f in rows if not f]
-    alls = [t for t, _ in rows]
+def early_kind(said: str | None) -> str:
+    """Why an unforced move may have come early, from the brain's last MESSAGE of the move."""
+    if said is None:
+        return "silent"
+    return "mate" if re.search(r"\bev -?M\d", said) else "other"
+
+
+def summary(name: str, rows: list[Row], turn_s: float) -> dict[str, object]:
+    """Mean, max, share in the band (of the unforced moves), the early ones by kind, and
+    moves over the limit."""
+    free = [t for t, f, _ in rows if not f]
+    alls = [t for t, _, _ in rows]
+    early = [early_kind(said) for t, f, said in rows if not f and t < BAND[0] * turn_s]
     lo, hi = BAND[0] * turn_s, BAND[1] * turn_s
     return {
         "brain": name,
@@ -95,6 +110,7 @@ def summary(name: str, rows: list[tuple[float, bool]], turn_s: float) -> dict[st
         "mean_unforced_s": round(statistics.fmean(free), 3) if free else None,
         "max_s": round(max(alls), 3) if alls else None,
         "in_band": round(sum(lo <= t <= hi for t in free) / len(free), 3) if free else None,
+        "early": {kind: early.count(kind) for kind in ("mate", "silent", "other")},
         "over_limit": sum(t > turn_s for t in alls),
     }
 
@@ -112,7 +128,7 @@ async def main() -> None:
         p.error("exactly two brains")
     a, b = paths
     turn_s = args.turn_ms / 1000
-    times: dict[str, list[tuple[float, bool]]] = {a: [], b: []}
+    times: dict[str, list[Row]] = {a: [], b: []}
     results = []
     for stones in random_openings(GOMOKU, 3, args.openings, args.seed):
         opening = [Move(x, y) for x, y in stones]

@@ -23,6 +23,8 @@ _STONES = re.compile(r"^(\d+),(\d+)$")
 #: Gomocup's ``INFO rule`` bits for our rules.
 RULE_BITS = {WinRule.FREESTYLE: 0, WinRule.EXACT: 1, WinRule.RENJU: 4}
 _CHATTER = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
+#: The most of a brain's ``MESSAGE`` line that is kept (a brain's chatter is not bounded).
+MESSAGE_MAX = 200
 
 
 class BrainError(Exception):
@@ -56,6 +58,9 @@ class PiskvorkBrain:
         self.spares = spares
         self.proc: asyncio.subprocess.Process | None = None
         self._known: list[Move] = []  # the position the brain has, in move order
+        #: The text of the brain's last ``MESSAGE`` line on its latest move (how deep it went,
+        #: its evaluation ...; cut to ``MESSAGE_MAX`` characters), None when it said nothing.
+        self.last_message: str | None = None
 
     async def start(self) -> None:
         """Have a brain with the board (a spare one, if there is one) and set up the rule."""
@@ -95,6 +100,7 @@ class PiskvorkBrain:
             spent = self.clock() - started
             budget_s = max(0.001, budget_s - spent)
             time_left_s = None if time_left_s is None else max(0.001, time_left_s - spent)
+        self.last_message = None
         await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
         if time_left_s is not None:
             await self._send(f"INFO time_left {max(1, int(time_left_s * 1000))}")
@@ -174,7 +180,10 @@ class PiskvorkBrain:
         deadline = loop.time() + timeout
         while True:
             line = await self._line(max(0.0, deadline - loop.time()), timeout)
-            if line.split(" ", 1)[0].upper() not in chatter:
+            head, _, rest = line.partition(" ")
+            if head.upper() == "MESSAGE":
+                self.last_message = rest.strip()[:MESSAGE_MAX]
+            elif head.upper() not in chatter:
                 return line
 
     async def _line(self, timeout: float, budget: float | None = None) -> str:

@@ -112,3 +112,28 @@ def test_balanced_openings_file_reads_back_as_openings(tmp_path: Path) -> None:
     assert len(scores) == 3 and all(abs(s) <= 400 for s in scores)
     openings = load_openings(out, make_variant("gomoku", {}))
     assert len(openings) == 3 and all(len(o) == 3 for o in openings)
+
+
+def test_time_use_tiny_run(tmp_path: Path) -> None:
+    """bench/time_use.py plays two brains a colour-swapped pair of games and reports each
+    one's time use, the early unforced answers sorted by what the brain last said."""
+    brain = tmp_path / "pbrain-ours"
+    brain.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from bots.cli import main\nmain(['--piskvork', '--engine', 'minimax'])\n"
+    )
+    brain.chmod(0o755)
+    out = tmp_path / "time.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "time_use.py"), "--turn-ms", "150"]
+    cmd += ["--brain", f"a={brain}", "--brain", f"b={brain}", "--openings", "1"]
+    done = subprocess.run(
+        [*cmd, "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(out.read_text())
+    assert report["games"] == 2 and sum(report["results"].values()) == 2
+    for row in report["brains"]:
+        assert row["moves"] >= 3 and set(row["early"]) == {"mate", "silent", "other"}
+        assert sum(row["early"].values()) <= row["unforced"]
+    said = [said for rows in report["times"].values() for _, _, said in rows if said]
+    assert said and all(s.startswith("depth ") for s in said)  # the engine's MESSAGE lines

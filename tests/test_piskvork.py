@@ -147,6 +147,37 @@ async def test_faulty_brains_raise_with_the_right_fault(
     assert brain.proc is None
 
 
+TALKER = """
+import sys
+turns = 0
+for line in sys.stdin:
+    if line.startswith(("START", "RECTSTART")):
+        print("OK", flush=True)
+    elif line.startswith(("BEGIN", "TURN")):
+        turns += 1
+        if turns == 1:
+            print("MESSAGE depth 1-1 ev 3 n 10 n/s 0 tm 0 pv a1", flush=True)
+            print("DEBUG not kept", flush=True)
+            print("MESSAGE depth 2-4 ev M3 n 99 n/s 0 tm 1 pv b2 " + "c3 " * 200, flush=True)
+        print(f"{turns},0", flush=True)
+"""
+
+
+async def test_a_brain_s_last_message_of_each_move_is_kept(tmp_path: Path) -> None:
+    """What the brain last said while it thought (a bench reads its depth and evaluation)."""
+    brain = PiskvorkBrain(executable(tmp_path / "pbrain-talks", TALKER), GOMOKU, 0)
+    try:
+        assert await asyncio.wait_for(brain.choose([], 5.0, None), 30) == Move(1, 0)
+        said = brain.last_message
+        assert said is not None and said.startswith("depth 2-4 ev M3 n 99 n/s 0 tm 1 pv b2 c3")
+        assert len(said) == 200  # a brain's chatter is cut, not kept whole
+        moves = [Move(1, 0), Move(7, 7)]
+        assert await asyncio.wait_for(brain.choose(moves, 5.0, None), 30) == Move(2, 0)
+        assert brain.last_message is None  # it said nothing on this move
+    finally:
+        await brain.close()
+
+
 async def test_missing_brain_is_a_crash(tmp_path: Path) -> None:
     brain = PiskvorkBrain(str(tmp_path / "nope"), GOMOKU, 0)
     with pytest.raises(BrainError) as caught:
