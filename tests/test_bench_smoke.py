@@ -111,7 +111,7 @@ def test_balanced_openings_file_reads_back_as_openings(tmp_path: Path) -> None:
     scores = [int(line.split("#")[1].split()[0]) for line in lines]
     assert len(scores) == 3 and all(abs(s) <= 400 for s in scores)
     openings = load_openings(out, make_variant("gomoku", {}))
-    assert len(openings) == 3 and all(len(o) == 3 for o in openings)
+    assert len(openings) == 3 and all(len(o) == 5 for o in openings)  # 5 stones by default
 
 
 def test_time_use_tiny_run(tmp_path: Path) -> None:
