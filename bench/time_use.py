@@ -100,8 +100,8 @@ def summary(name: str, rows: list[Row], turn_s: float) -> dict[str, object]:
     moves over the limit."""
     free = [t for t, f, _ in rows if not f]
     alls = [t for t, _, _ in rows]
-    early = [early_kind(said) for t, f, said in rows if not f and t < BAND[0] * turn_s]
     lo, hi = BAND[0] * turn_s, BAND[1] * turn_s
+    early = [early_kind(said) for t, f, said in rows if not f and t < lo]
     return {
         "brain": name,
         "moves": len(rows),
