@@ -181,10 +181,11 @@ class PiskvorkBrain:
         while True:
             line = await self._line(max(0.0, deadline - loop.time()), timeout)
             head, _, rest = line.partition(" ")
-            if head.upper() == "MESSAGE":
-                self.last_message = rest.strip()[:MESSAGE_MAX]
-            elif head.upper() not in chatter:
+            kind = head.upper()
+            if kind not in chatter:
                 return line
+            if kind == "MESSAGE":
+                self.last_message = rest.strip()[:MESSAGE_MAX]
 
     async def _line(self, timeout: float, budget: float | None = None) -> str:
         assert self.proc is not None and self.proc.stdout is not None

@@ -278,20 +278,20 @@ for line in sys.stdin:
 """
 
 
-def _pids(path: str, suffix: str) -> list[int]:
-    """The PIDs the slow starter's processes wrote to ``path + suffix``, in order."""
+def _numbers(path: str, suffix: str) -> list[int]:
+    """The numbers the slow starter's processes wrote to ``path + suffix``, in order."""
     marker = Path(path + suffix)
     return [int(p) for p in marker.read_text().split()] if marker.exists() else []
 
 
 def _started(path: str) -> list[int]:
     """The PIDs of the slow starter's processes that have answered START."""
-    return _pids(path, ".started")
+    return _numbers(path, ".started")
 
 
 def _turns(path: str) -> list[int]:
     """Every ``timeout_turn`` (ms) the slow starter's processes were told, in order."""
-    return _pids(path, ".turns")
+    return _numbers(path, ".turns")
 
 
 def _gate(path: str, open_: bool) -> None:
@@ -317,8 +317,8 @@ async def test_a_brain_started_inside_a_move_is_told_the_turn_less_its_start_up(
         brain = PiskvorkBrain(path, GOMOKU, 1, clock=lambda: now[0])
         try:
             move = asyncio.ensure_future(brain.choose([Move(7, 7)], budget, None))
-            waiting = len(_pids(path, ".waiting")) + 1
-            await until(lambda n=waiting: len(_pids(path, ".waiting")) == n, timeout=30.0)
+            waiting = len(_numbers(path, ".waiting")) + 1
+            await until(lambda n=waiting: len(_numbers(path, ".waiting")) == n, timeout=30.0)
             assert not move.done()  # held in its start-up, the move cannot come
             now[0] += start_up
             _gate(path, True)
@@ -341,7 +341,7 @@ async def test_a_spare_brain_is_started_before_the_game_and_plays_its_first_move
     spares = SpareBrains(path)
     try:
         spares.prepare(GOMOKU)
-        await until(lambda: len(_pids(path, ".waiting")) == 1, timeout=30.0)
+        await until(lambda: len(_numbers(path, ".waiting")) == 1, timeout=30.0)
         _gate(path, True)
         await until(lambda: spares.ready(GOMOKU), timeout=30.0)
         warm = PiskvorkBrain(path, GOMOKU, 1, spares=spares)
