@@ -23,7 +23,7 @@ from bots.tournament.referee import LocalReferee, Played, ServerReferee
 from bots.tournament.report import PlainReporter
 from bots.tournament.results import GameResult, read_journal
 from bots.tournament.schedule import GameSpec
-from protocol.connection import LinkClosed
+from protocol.connection import LinkClosed, ServerError
 from protocol.variants import TICTACTOE
 
 SPEC = GameSpec("r1/x~y", 1, ("x", "y"), 0, ())
@@ -212,9 +212,10 @@ async def test_a_game_without_a_result_is_lost_not_recorded(
     await referee.close()
 
 
-def lose_create_answers(link: Any, leave: bool = False) -> None:
+def lose_create_answers(link: Any, leave: bool = False, late: asyncio.Event | None = None) -> None:
     """The link's creates reach the server, but their answers are lost on the way back (and
-    with ``leave`` the room forgets its spectator, as a dead node's adopter does)."""
+    with ``leave`` the room forgets its spectator, as a dead node's adopter does); with
+    ``late`` the loss is only noticed once that event is set."""
     real = link.request
 
     async def lossy(message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
@@ -222,6 +223,8 @@ def lose_create_answers(link: Any, leave: bool = False) -> None:
         if message["type"] == "create_room":
             if leave:
                 await real({"type": "leave_room", "room": reply["room"]}, timeout)
+            if late is not None:
+                await late.wait()
             raise LinkClosed("the answer was lost")
         return reply
 
@@ -258,12 +261,15 @@ async def test_a_lost_create_s_game_that_already_ended_is_read_from_the_history(
     for bot in (x, y):
         await bot.request(type="leave_room", room=done)
     await until(lambda: server.arena.rooms.get(done) is None)
-    lose_create_answers(await referee.connect(), leave=True)
+    noticed = asyncio.Event()
+    lose_create_answers(await referee.connect(), leave=True, late=noticed)
     playing = asyncio.create_task(referee.play(SPEC))
     room = await seated(x)
     await play_line(x, y, room)  # it ends before anyone looks for it, and goes
     for bot in (x, y):
         await bot.request(type="leave_room", room=room)
+    await until(lambda: server.arena.rooms.get(room) is None)
+    noticed.set()
     played = await asyncio.wait_for(playing, 30)
     assert played.result.room == room != done and played.result.winner == 0
     assert played.psq
@@ -283,3 +289,57 @@ async def test_a_room_of_other_rules_is_not_taken_for_a_lost_create_s(
     assert referee.link is not None and theirs not in referee.link._rooms
     await referee.close()
     await other.close()
+
+
+async def test_an_ended_game_s_record_is_read_though_the_rate_refuses_the_first_look(
+    server: Any, client_factory: Any
+) -> None:
+    x, y = await bots(client_factory)
+    referee = ServerReferee(server.url, "tictactoe", rate=500.0)
+    link = await referee.connect()
+    real, refused = link.request, []
+
+    async def spent(message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        if message["type"] == "get_game" and not refused:  # the rate is spent just before
+            flood = [real({"type": "list_rooms", "limit": 1}, timeout) for _ in range(60)]
+            answers = await asyncio.gather(*flood, return_exceptions=True)
+            refused.extend(a for a in answers if isinstance(a, ServerError))
+        return await real(message, timeout)
+
+    link.request = spent
+    playing = asyncio.create_task(referee.play(SPEC))
+    room = await seated(x)
+    await play_line(x, y, room)
+    played = await asyncio.wait_for(playing, 30)
+    assert refused and {e.code for e in refused} == {"rate_limited"}
+    assert played.result.room == room and played.psq and played.psq.count("\n") > len(LINE)
+    await referee.close()
+
+
+async def test_a_lost_create_s_room_that_goes_while_it_is_looked_at_is_read_from_the_history(
+    server: Any, client_factory: Any
+) -> None:
+    x, y = await bots(client_factory)
+    referee = ServerReferee(server.url, "tictactoe", rate=500.0, rewatch_s=8.0)
+    noticed = asyncio.Event()
+    link = await referee.connect()
+    lose_create_answers(link, leave=True, late=noticed)
+    real, joins = link.request, []
+
+    async def gone_first(message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        if message["type"] == "join_room" and not joins:  # listed, then gone before the join
+            joins.append(message["room"])
+            for bot in (x, y):
+                await bot.request(type="leave_room", room=message["room"])
+            await until(lambda: server.arena.rooms.get(message["room"]) is None)
+        return await real(message, timeout)
+
+    link.request = gone_first
+    playing = asyncio.create_task(referee.play(SPEC))
+    room = await seated(x)
+    await play_line(x, y, room)
+    noticed.set()
+    played = await asyncio.wait_for(playing, 30)
+    assert joins == [room] and played.result.room == room and played.result.winner == 0
+    assert played.psq
+    await referee.close()

@@ -126,7 +126,12 @@ class Orphans:
     async def _look(self, link: Link, room: str, msg: dict[str, Any]) -> dict[str, Any] | None:
         """Watch ``room`` and keep it when ``msg`` made it (its state), else leave it."""
         self.known.add(room)  # looked at once: another worker never claims it too
-        await link.request({"type": "join_room", "room": room, "spectate": True}, self.ask_s)
+        try:
+            await link.request({"type": "join_room", "room": room, "spectate": True}, self.ask_s)
+        except ServerError as exc:
+            if exc.code == "no_such_room":  # gone since it was listed: the history may have it
+                self.known.discard(room)
+            raise
         feed = link.feed(room)
         while (state := await asyncio.wait_for(feed.get(), self.ask_s))["type"] != "state":
             if state is CLOSED:

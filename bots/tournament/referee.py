@@ -57,6 +57,8 @@ ProtocolError = ServerError
 MAX_REWATCHES = 5
 #: Seconds between two looks for an ended game's record that the history does not hold yet.
 HISTORY_RETRY_S = 0.2
+#: The longest wait between two such looks: a lookup costs several messages of the rate.
+HISTORY_RETRY_MAX_S = 2.0
 
 
 class ServerReferee:
@@ -169,11 +171,14 @@ class ServerReferee:
         game_id, psq, moves = seen.get("game_id"), None, list(seen["moves"])
         try:
             await link.request({"type": "leave_room", "room": room})
+        except (ProtocolError, LinkClosed, TimeoutError) as exc:  # gone already: out of it too
+            log.info("leaving room %s: %s", room, exc)
+        try:
             game_id, reply = await self._history(link, room, spec, game_id, 30.0, ended=True)
             if reply is not None:
                 psq, moves = reply.get("psq"), record_moves(reply["game"]) or moves
         except (ProtocolError, LinkClosed, TimeoutError) as exc:
-            log.info("no record for room %s: %s", room, exc)
+            log.warning("no record for room %s: %s", room, exc)
         return Played(over_result(spec, room, over, moves, game_id), psq)
 
     async def _history(
@@ -189,21 +194,24 @@ class ServerReferee:
         from the history (``get_game`` with the ``.psq``), or None where the history has none.
 
         ``ended``: the game is known to be over, so its record is on its way to the history (a
-        busy server commits it a little later): looked for again until ``timeout``.
+        busy server commits it a little later, and refuses lookups past the rate): looked for
+        again, less often each time, until ``timeout``.
         """
         deadline = time.monotonic() + timeout
+        delay = HISTORY_RETRY_S
         while True:
-            found = game_id or await self._find_game_id(link, room, spec.players[0], timeout)
             try:
+                found = game_id or await self._find_game_id(link, room, spec.players[0], timeout)
                 if found:
                     ask = {"type": "get_game", "game_id": found, "format": "psq"}
                     return found, await link.request(ask, timeout)
             except ProtocolError as exc:
-                if not ended or exc.code != "no_such_game" or time.monotonic() > deadline:
+                if not ended or exc.code not in TRANSIENT or time.monotonic() > deadline:
                     raise
             if not ended or time.monotonic() > deadline:
                 return None, None
-            await asyncio.sleep(HISTORY_RETRY_S)
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, HISTORY_RETRY_MAX_S)
 
     async def _rewatch(
         self, room: str, spec: GameSpec, seen: dict[str, Any]
