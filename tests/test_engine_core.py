@@ -155,3 +155,23 @@ def test_each_thread_keeps_its_own_core() -> None:
     with ThreadPoolExecutor(4) as pool:  # many small-board searches at once, as the referee runs
         found = list(pool.map(lambda _: search(ttt, [Move(1, 1)], Limit()).move, range(16)))
     assert all(m in (Move(0, 0), Move(2, 0), Move(0, 2), Move(2, 2)) for m in found), found
+
+
+@pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(["gomoku", "gomoku-standard", "renju"]),
+    stones=st.integers(0, 40),
+    seed=st.integers(0, 10**6),
+    beam=st.integers(1, 40),
+)
+def test_a_beam_keeps_the_best_of_the_full_order(
+    module: object, name: str, stones: int, seed: int, beam: int
+) -> None:
+    """A node's beam is the first ``beam`` moves of the full best-first order (the beam picks
+    them without sorting the rest)."""
+    variant = make_variant(name)
+    core = core_for(variant, random_position(variant, stones, seed), module, keep=False)
+    every = core.candidates(0)
+    assert core.candidates(beam) == every[:beam]
+    assert len(set(every)) == len(every)

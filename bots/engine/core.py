@@ -8,10 +8,11 @@ the hot loops.
 
 Per k-window and side the board keeps a *category*: -1 when the window is dead for that side
 (an enemy stone in it, or in exact-k mode an own stone just past an end), else its stone count.
-Each cell then knows, per side, how many alive windows through it hold k-1 stones (``four`` ->
-an empty such cell wins), k-2 (``three`` -> playing there makes a four) and k-3 (``two``), and a
-potential that orders moves. Search: negamax with PVS, late-move reductions, killers, history
-and a transposition table kept between searches; VCF/VCT threat search for both sides.
+Each cell then knows, per side, how many alive windows through it hold k-1 stones (fours: an
+empty such cell wins), k-2 (threes: playing there makes a four) and k-3 (twos), and a potential
+that orders moves, packed in one integer (its ``tally``). Search: negamax with PVS, late-move
+reductions, killers, history and a transposition table kept between searches; VCF/VCT threat
+search for both sides.
 """
 
 import time
@@ -39,6 +40,11 @@ THREE_CANDIDATES = 12
 _SEED = 0x6D6E6B
 NFEAT = 23  # bots.engine.shapes.NFEAT
 C_B3, C_THREE = 2, 5  # bots.engine.shapes.C_B3, C_THREE
+#: A cell's tally for a side packs its potential (bits 0-31) and its counts of alive windows
+#: one, two and three stones short of k (10 bits each from these): one add per cell and window.
+FOURS_AT = cython.declare(cython.int, 32)
+THREES_AT = cython.declare(cython.int, 42)
+TWOS_AT = cython.declare(cython.int, 52)
 
 
 def _ints(n: int, value: int = 0) -> array:
@@ -80,10 +86,7 @@ class Core:
     cnt: cython.int[::1]
     fl: cython.int[::1]
     near: cython.int[::1]
-    pot: cython.int[::1]
-    four: cython.int[::1]
-    three: cython.int[::1]
-    two: cython.int[::1]
+    tally: cython.longlong[::1]
     nfour: cython.int[::1]
     nthree: cython.int[::1]
     eval_w: cython.int[::1]
@@ -139,12 +142,7 @@ class Core:
         self.near_off, self.near_list = _csr(geo.near)
         self.cells, self.hist, self.near = _ints(n), _ints(n), _ints(n)
         self.cnt, self.fl = _ints(2 * self.nw), _ints(2 * self.nw)
-        self.pot, self.four, self.three, self.two = (
-            _ints(2 * n),
-            _ints(2 * n),
-            _ints(2 * n),
-            _ints(2 * n),
-        )
+        self.tally = array("q", [0]) * (2 * n)
         self.nfour, self.nthree = _ints(2), _ints(2)
         ew = {1: 2000, 2: 150, 3: 20, 4: 4}
         pw = {1: 20_000, 2: 500, 3: 50, 4: 8}
@@ -250,6 +248,7 @@ class Core:
         return c
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _update(self, c: cython.int, s: cython.int, d: cython.int) -> cython.void:
         """Adjust every window through (and, in exact mode, flanked by) ``c`` for seat ``s``."""
         o: cython.int = 1 - s
@@ -409,6 +408,7 @@ class Core:
         return self.ctab[self.ckey[side * self.n + c]]
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _recat(self, side: cython.int, w: cython.int, a: cython.int, b: cython.int) -> cython.void:
         """Window ``w`` moved from category ``a`` to ``b`` for ``side`` (-1 = dead for it)."""
         k: cython.int = self.k
@@ -422,17 +422,18 @@ class Core:
         self.nthree[side] += d3
         base: cython.int = side * self.n
         i: cython.int
-        cell: cython.int
+        dt: cython.longlong = pd + (
+            (cython.cast(cython.longlong, d4) << FOURS_AT)
+            + (cython.cast(cython.longlong, d3) << THREES_AT)
+            + (cython.cast(cython.longlong, d2) << TWOS_AT)
+        )
         for i in range(w * k, w * k + k):
-            cell = base + self.wcells[i]
-            self.pot[cell] += pd
-            self.four[cell] += d4
-            self.three[cell] += d3
-            self.two[cell] += d2
+            self.tally[base + self.wcells[i]] += dt
         if b == k:
             self.winner = side
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _win_cells(self, side: cython.int, out: cython.int) -> cython.int:
         """Write ``side``'s win cells into ``buf[out:]``; return how many (0 when none)."""
         if self.nfour[side] == 0:
@@ -441,12 +442,13 @@ class Core:
         c: cython.int
         base: cython.int = side * self.n
         for c in range(self.n):
-            if self.four[base + c] and self.cells[c] == 0:
+            if _fours(self.tally[base + c]) and self.cells[c] == 0:
                 self.buf[out + m] = c
                 m += 1
         return m
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _four_cells(self, side: cython.int, out: cython.int, m: cython.int) -> cython.int:
         """Append the cells where ``side`` makes a four (unmarked ones) to ``buf[out:]``."""
         if self.nthree[side] == 0:
@@ -454,13 +456,14 @@ class Core:
         c: cython.int
         base: cython.int = side * self.n
         for c in range(self.n):
-            if self.three[base + c] and self.cells[c] == 0 and not self.mark[c]:
+            if _threes(self.tally[base + c]) and self.cells[c] == 0 and not self.mark[c]:
                 self.mark[c] = 1
                 self.buf[out + m] = c
                 m += 1
         return m
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _live_three(self, side: cython.int, w: cython.int) -> cython.bint:
         """Whether window ``w`` is alive for ``side`` and one stone short of a four."""
         nw: cython.int = self.nw
@@ -471,9 +474,10 @@ class Core:
         )
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _is_double(self, side: cython.int, c: cython.int) -> cython.bint:
         """Whether ``side`` playing empty ``c`` gets two win cells at once (open four, 4x4)."""
-        if self.three[side * self.n + c] < 2:
+        if _threes(self.tally[side * self.n + c]) < 2:
             return False
         k: cython.int = self.k
         first: cython.int = -1
@@ -495,6 +499,7 @@ class Core:
         return False
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
         """Append the cells that touch every window feeding an ``att`` double-threat point."""
         if self.nthree[att] < 2:
@@ -521,12 +526,14 @@ class Core:
         return m
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _unmark(self, out: cython.int, m: cython.int) -> cython.void:
         i: cython.int
         for i in range(out, out + m):
             self.mark[self.buf[i]] = 0
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _double_threat(self, side: cython.int) -> cython.bint:
         """Whether ``side`` has a cell that makes two win cells at once (open four, 4x4)."""
         if self.nthree[side] < 2:
@@ -552,10 +559,10 @@ class Core:
         return (
             self.score,
             self.key,
-            [self.pot[i] for i in range(2 * n)],
-            [self.four[i] for i in range(2 * n)],
-            [self.three[i] for i in range(2 * n)],
-            [self.two[i] for i in range(2 * n)],
+            [_pot(self.tally[i]) for i in range(2 * n)],
+            [_fours(self.tally[i]) for i in range(2 * n)],
+            [_threes(self.tally[i]) for i in range(2 * n)],
+            [_twos(self.tally[i]) for i in range(2 * n)],
             [self.near[i] for i in range(n)],
             (self.nfour[0], self.nfour[1], self.nthree[0], self.nthree[1]),
             [self.lidx[i] for i in range(len(self.lidx)) if self.cells[i // 4 % n] == 0],
@@ -599,7 +606,7 @@ class Core:
     @cython.ccall
     def potential(self, side: cython.int, c: cython.int) -> cython.int:
         """How much cell ``c`` is worth to ``side`` (its alive windows' weights): for ordering."""
-        return self.pot[side * self.n + c]
+        return _pot(self.tally[side * self.n + c])
 
     # -- renju -------------------------------------------------------------------------------
 
@@ -611,9 +618,9 @@ class Core:
         rules' own test (:meth:`_foul`, a port of ``protocol.renju.foul``, which is its oracle
         in the tests), cached by position and cell.
         """
-        if not self.renju or self.four[c] > 0:
+        if not self.renju or _fours(self.tally[c]) > 0:
             return False
-        if self.three[c] < 2 and self.two[c] < 2:
+        if _threes(self.tally[c]) < 2 and _twos(self.tally[c]) < 2:
             # every four, and every three, through c has an alive window of black's with three
             # (two) stones through c: with fewer than two of each only an overline is left
             return (
@@ -860,6 +867,7 @@ class Core:
     # -- ordering ------------------------------------------------------------------------------
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _sort(self, out: cython.int, m: cython.int) -> cython.void:
         """Insertion-sort ``buf[out:out+m]`` by ``keys`` descending, ties by cell ascending."""
         i: cython.int
@@ -879,6 +887,40 @@ class Core:
 
     @cython.cfunc
     @cython.exceptval(check=False)
+    def _sort_top(self, out: cython.int, m: cython.int, top: cython.int) -> cython.int:
+        """The best ``top`` of ``buf[out:out+m]`` into ``buf[out:]`` in ``_sort``'s order; how
+        many. Same first ``top`` as a full sort, but a candidate worse than the kept last costs
+        one comparison (most do: the beam keeps 18 of 40-80)."""
+        if top <= 0 or m <= top:
+            self._sort(out, m)
+            return m
+        kept: cython.int = 1
+        i: cython.int
+        j: cython.int
+        c: cython.int
+        last: cython.int
+        kc: cython.longlong
+        for i in range(out + 1, out + m):
+            c = self.buf[i]
+            kc = self.keys[c]
+            if kept == top:
+                last = self.buf[out + top - 1]
+                if self.keys[last] > kc or (self.keys[last] == kc and last < c):
+                    continue
+                j = out + top - 2  # the last kept one drops out
+            else:
+                j = out + kept - 1
+                kept += 1
+            while j >= out and (
+                self.keys[self.buf[j]] < kc or (self.keys[self.buf[j]] == kc and self.buf[j] > c)
+            ):
+                self.buf[j + 1] = self.buf[j]
+                j -= 1
+            self.buf[j + 1] = c
+        return top
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
     def _shape_key(self, s: cython.int, c: cython.int) -> cython.int:
         """How promising empty ``c`` is for ``s`` to play: its codes for both sides, its lines."""
         a: cython.int = (s * self.n + c) * 4
@@ -893,9 +935,11 @@ class Core:
         return kv
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _key_moves(self, out: cython.int, m: cython.int, s: cython.int, tt_move: cython.int,
-                   ply: cython.int) -> cython.void:  # fmt: skip
-        """Give each listed move its ordering key and sort them best first."""
+                   ply: cython.int, top: cython.int) -> cython.int:  # fmt: skip
+        """Give each listed move its ordering key; the best ``top`` (0: all) best first, and
+        how many."""
         n: cython.int = self.n
         i: cython.int
         c: cython.int
@@ -905,15 +949,20 @@ class Core:
             if self.shaped:
                 kv = 20 * self._shape_key(s, c) + self.history[c]
             else:
-                kv = 5 * self.pot[s * n + c] + 4 * self.pot[(1 - s) * n + c] + self.history[c]
+                kv = (
+                    5 * _pot(self.tally[s * n + c])
+                    + 4 * _pot(self.tally[(1 - s) * n + c])
+                    + self.history[c]
+                )
             if c == tt_move:
                 kv += 1099511627776
             elif c == self.killers[2 * ply] or c == self.killers[2 * ply + 1]:
                 kv += 1073741824
             self.keys[c] = kv
-        self._sort(out, m)
+        return self._sort_top(out, m, top)
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _gen(self, ply: cython.int, tt_move: cython.int, beam: cython.int) -> cython.int:
         """The moves worth searching at ``ply`` into ``buf[ply*n:]``, best first; their count.
 
@@ -940,10 +989,7 @@ class Core:
                         m += 1
                 self._sort(out, m)
                 return min(m, beam) if beam > 0 else m
-        self._key_moves(out, m, s, tt_move, ply)
-        if 0 < beam < m:
-            m = beam
-        return m
+        return self._key_moves(out, m, s, tt_move, ply, beam)
 
     # -- search --------------------------------------------------------------------------------
 
@@ -1121,6 +1167,12 @@ class Core:
         return [self.buf[i] for i in range(m)]
 
     @cython.ccall
+    def candidates(self, beam: cython.int) -> list:
+        """The moves an unforced node here searches, best first: the ``beam`` best (0: all)."""
+        m: cython.int = self._gen(0, -1, beam)
+        return [self.buf[i] for i in range(m)]
+
+    @cython.ccall
     def start(self, max_nodes: cython.longlong, deadline: cython.double) -> cython.void:
         """Arm the node and time budget for the next searches (clears the stop flag)."""
         self.nodes = 0
@@ -1185,7 +1237,7 @@ class Core:
             self._unmark(out, m)
         for i in range(out, out + m):
             c = self.buf[i]
-            self.keys[c] = self.pot[att * self.n + c]
+            self.keys[c] = _pot(self.tally[att * self.n + c])
         self._sort(out, m)
         found: cython.int = -1
         ok: cython.bint
@@ -1215,9 +1267,9 @@ class Core:
         c: cython.int
         i: cython.int
         for c in range(n):
-            if self.two[att * n + c] >= 2 and self.cells[c] == 0 and not self.mark[c]:
+            if _twos(self.tally[att * n + c]) >= 2 and self.cells[c] == 0 and not self.mark[c]:
                 self.buf[start + cnt] = c
-                self.keys[c] = self.pot[att * n + c]
+                self.keys[c] = _pot(self.tally[att * n + c])
                 cnt += 1
         self._sort(start, cnt)
         if cnt > THREE_CANDIDATES:
@@ -1309,6 +1361,38 @@ class Core:
         i: cython.int
         for i in range(self.ts_mask + 1):
             self.ts_key[i] = 0
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _pot(tally: cython.longlong) -> cython.int:
+    """The potential in a cell's tally."""
+    return tally & 0xFFFFFFFF
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _fours(tally: cython.longlong) -> cython.int:
+    """How many alive windows through the cell lack one stone (the cell wins when empty)."""
+    return (tally >> FOURS_AT) & 1023
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _threes(tally: cython.longlong) -> cython.int:
+    """How many alive windows through the cell lack two stones (playing it makes a four)."""
+    return (tally >> THREES_AT) & 1023
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _twos(tally: cython.longlong) -> cython.int:
+    """How many alive windows through the cell lack three stones."""
+    return (tally >> TWOS_AT) & 1023
 
 
 @cython.cfunc
