@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
@@ -292,6 +293,10 @@ class FastSearch:
                     if got > lo:  # a root move was searched out and beat the window's floor
                         result = self._result(best, got, depth - 1, "search")
                         self._report(result)
+                    else:  # the last iteration's move, with the aborted one's work counted
+                        result = replace(
+                            result, nodes=core.nodes, seconds=self.clock() - self.start
+                        )
                     return result
                 if got <= lo and lo > -(WIN + 1):
                     lo = -(WIN + 1)
