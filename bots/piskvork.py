@@ -200,37 +200,39 @@ class PiskvorkBrain:
 
 
 class SpareBrains:
-    """A brain started ahead for each board size, so that a game's first move never pays for a
+    """Brains started ahead for each board size, so that a game's first move never pays for a
     brain's start-up (its process, its imports, its answer to START).
 
     A Gomocup manager starts the brains before a match; a bot starts one per game, often when
-    it is already to move: a Python brain needs a few tenths of a second to answer START,
-    and at a quarter of a second a move it lost every game on time at its first move. So one
-    spare waits per board size; a game takes it (or a new one, when none is ready) and the next
-    spare starts behind it.
+    it is already to move: a Python brain needs a few tenths of a second to answer START (over
+    a second on a busy machine), and at a quarter of a second a move it lost every game on time
+    at its first move. So ``per_size`` spares wait per board size (one per game the bot plays
+    at once: two games of a match can begin within one start-up); a game takes one (or a new
+    one, when none is ready) and the next spare starts behind it.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, per_size: int = 1) -> None:
         self.path = path
-        self._ready: dict[tuple[int, int], asyncio.Task[asyncio.subprocess.Process]] = {}
+        self.per_size = max(1, per_size)
+        self._ready: dict[tuple[int, int], list[asyncio.Task[asyncio.subprocess.Process]]] = {}
 
     def prepare(self, variant: Variant) -> None:
-        """Start a spare for ``variant``'s board size in the background, unless one is there."""
-        size = (variant.width, variant.height)
-        if size not in self._ready:
-            self._ready[size] = asyncio.ensure_future(self._launch(variant))
+        """Start spares for ``variant``'s board size in the background, up to ``per_size``."""
+        tasks = self._ready.setdefault((variant.width, variant.height), [])
+        while len(tasks) < self.per_size:
+            tasks.append(asyncio.ensure_future(self._launch(variant)))
 
     def ready(self, variant: Variant) -> bool:
         """Whether a spare for ``variant``'s board size has started and is still running (as
         far as this loop has seen: a death it has not read yet still counts as running)."""
-        task = self._ready.get((variant.width, variant.height))
-        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
-            return False
-        return _running(task.result())
+        return any(_started(t) for t in self._ready.get((variant.width, variant.height), []))
 
     async def take(self, variant: Variant) -> asyncio.subprocess.Process:
         """A running brain process that has the board, and a new spare started behind it."""
-        task = self._ready.pop((variant.width, variant.height), None)
+        tasks = self._ready.get((variant.width, variant.height), [])
+        task = next((t for t in tasks if _started(t)), tasks[0] if tasks else None)
+        if task is not None:
+            tasks.remove(task)
         self.prepare(variant)
         if task is not None:
             try:
@@ -255,7 +257,7 @@ class SpareBrains:
 
     async def close(self) -> None:
         """Stop the spares (the bot is leaving)."""
-        tasks = list(self._ready.values())
+        tasks = [t for size in self._ready.values() for t in size]
         self._ready.clear()
         for task in tasks:
             task.cancel()
@@ -265,6 +267,13 @@ class SpareBrains:
             except (asyncio.CancelledError, BrainError):
                 continue
             await _end(proc)
+
+
+def _started(task: asyncio.Task[asyncio.subprocess.Process]) -> bool:
+    """Whether a spare's start-up is over and its brain still runs."""
+    if not task.done() or task.cancelled() or task.exception() is not None:
+        return False
+    return _running(task.result())
 
 
 def _running(proc: asyncio.subprocess.Process) -> bool:

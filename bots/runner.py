@@ -44,6 +44,9 @@ HANG_SLACK_S = 5.0
 #: (a dead node's rooms reappear on a survivor after its lease), and how often.
 REJOIN_FOR_S = 60.0
 REJOIN_EVERY_S = 1.0
+#: Piskvork brains kept started per board size at most (about 30 MB each while idle); games
+#: begun together past it pay a brain's start-up on their first move's clock.
+SPARES_MAX = 4
 #: The longest an engine thinks about an opponent's draw offer (its clock is not running).
 OFFER_BUDGET_S = 1.0
 
@@ -105,8 +108,10 @@ class BotRunner(Seeking, Analysing):
         self._sent_moves: dict[int, tuple[str, dict[str, Any]]] = {}
         self.workers = workers or max(1, min(capacity, os.cpu_count() or 1))
         self.pool = WorkerPool(think, self.workers) if spec.in_process else None
-        #: A Piskvork brain started ahead of each game (its start-up off the game's clock).
-        self.spares = None if spec.in_process else SpareBrains(spec.target)
+        #: Piskvork brains started ahead of each game (their start-up off the game's clock):
+        #: one per game played at once, up to ``SPARES_MAX`` (each idle brain holds memory).
+        spares = min(capacity, SPARES_MAX)
+        self.spares = None if spec.in_process else SpareBrains(spec.target, spares)
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Play until ``stop`` is set, reconnecting after every drop (with backoff)."""

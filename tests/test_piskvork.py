@@ -376,3 +376,31 @@ async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None
         await proc.wait()
     finally:
         await spares.close()
+
+
+async def test_two_games_begun_together_both_play_on_brains_started_before_them(
+    tmp_path: Path,
+) -> None:
+    """With two spares per board size, two games taking one each at once both get a process
+    whose start-up was over before they asked (one spare would leave the second game to
+    wait for a start-up on its first move's clock); two more start behind them."""
+    from support.waiting import until
+
+    from bots.piskvork import SpareBrains
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    spares = SpareBrains(path, per_size=2)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: len(_numbers(path, ".waiting")) == 2, timeout=30.0)
+        _gate(path, True)
+        await until(lambda: len(_started(path)) == 2, timeout=30.0)
+        first, second = await spares.take(GOMOKU), await spares.take(GOMOKU)
+        assert {first.pid, second.pid} == set(_started(path)[:2])  # started before the games
+        await until(lambda: len(_started(path)) == 4, timeout=30.0)  # and two more behind them
+        for proc in (first, second):
+            proc.kill()
+            await proc.wait()
+    finally:
+        await spares.close()
+    assert not any(alive(pid) for pid in _started(path))
