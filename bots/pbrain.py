@@ -26,6 +26,7 @@ from bots.engine.info import message_line
 from bots.engine.limits import Limit, SearchResult
 from bots.engine.timing import Budget, plan_time
 from bots.sdk import BLACK, PLACE, WHITE, Bot, MinimaxBot
+from protocol.errors import BadOptions
 from protocol.rules import Game, Move, Variant, WinRule
 from protocol.variants import make_variant
 
@@ -110,6 +111,14 @@ class BrainSession:
             return
         self.width, self.height = width, height
         self.own, self.theirs = [], []
+        for rule in WinRule:  # before OK: START is off the move clocks (INFO rule comes later)
+            try:
+                variant = make_variant(
+                    "mnk", {"width": width, "height": height, "k": 5, "rule": rule}
+                )
+            except BadOptions:
+                continue  # renju is played on 15x15 only
+            self.bot.prepare(variant)
         self.say("OK")
 
     def _cmd_restart(self, rest: str) -> None:

@@ -130,6 +130,19 @@ def set_memory(max_bytes: int) -> None:
     _cores().clear()  # (other threads' cores no longer match the key: replaced when next used)
 
 
+def _fives(variant: Variant) -> tuple[bool, bool]:
+    """Whether a five must be exact, per side (black, white): renju's black too."""
+    exact = variant.rule is WinRule.EXACT
+    return (exact or variant.rule is WinRule.RENJU, exact)
+
+
+def prepare(variant: Variant) -> None:
+    """Build ``variant``'s shape tables now (plain Python, about 0.2 s a process), so that no
+    move's clock pays for them."""
+    if variant.k == 5 and shapes_on():
+        tables(variant.width, variant.height, _fives(variant))
+
+
 def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool = True) -> Any:
     """A core set to the position after ``moves``; reused (and its TT kept) when ``keep``."""
     shaped = variant.k == 5 and shapes_on()
@@ -141,8 +154,7 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
         geo = geometry(variant.width, variant.height, variant.k)
         exact = variant.rule is WinRule.EXACT
         renju = variant.rule is WinRule.RENJU
-        fives = (exact or renju, exact)  # exact fives, per side: renju's black too
-        shape = tables(variant.width, variant.height, fives) if shaped else None
+        shape = tables(variant.width, variant.height, _fives(variant)) if shaped else None
         core = module.Core(
             variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
         )
