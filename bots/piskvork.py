@@ -225,12 +225,12 @@ class SpareBrains:
     def ready(self, variant: Variant) -> bool:
         """Whether a spare for ``variant``'s board size has started and is still running (as
         far as this loop has seen: a death it has not read yet still counts as running)."""
-        return any(_started(t) for t in self._ready.get((variant.width, variant.height), []))
+        return any(_warm(t) for t in self._ready.get((variant.width, variant.height), []))
 
     async def take(self, variant: Variant) -> asyncio.subprocess.Process:
         """A running brain process that has the board, and a new spare started behind it."""
         tasks = self._ready.get((variant.width, variant.height), [])
-        task = next((t for t in tasks if _started(t)), tasks[0] if tasks else None)
+        task = next((t for t in tasks if _warm(t)), tasks[0] if tasks else None)
         if task is not None:
             tasks.remove(task)
         self.prepare(variant)
@@ -269,7 +269,7 @@ class SpareBrains:
             await _end(proc)
 
 
-def _started(task: asyncio.Task[asyncio.subprocess.Process]) -> bool:
+def _warm(task: asyncio.Task[asyncio.subprocess.Process]) -> bool:
     """Whether a spare's start-up is over and its brain still runs."""
     if not task.done() or task.cancelled() or task.exception() is not None:
         return False

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
+from bots.engine.fast import prepare
 from bots.engine.levels import LEVELS, analyse, noise_move
 from bots.engine.limits import Limit, SearchResult
 from bots.engine.lines import Analysis, Line, analyse_position
@@ -160,8 +161,6 @@ class MinimaxBot(Bot):
     def prepare(self, variant: Variant) -> None:
         """Build the engine's tables for ``variant`` (the shape tables cost a first move about
         0.2 s otherwise)."""
-        from bots.engine.fast import prepare
-
         prepare(variant)
 
     def choose_colour(
