@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from server.admin import DB, accounts_main, keys_main, keys_parser
 from server.cluster import lease
+from server.cluster import options as cluster_options
 from server.cluster.codes import CodeRegistry
 from server.cluster.keeper import NodeKeeper
 from server.cluster.node import ClusterNode, NodeUnavailable
@@ -43,9 +44,6 @@ log = logging.getLogger("mnk.server")
 #: ms at every 3rd, 12 at each) and a full one every 30 middle ones, as often as 3 x 10 did
 #: (150 ms at 4,000 connections; docs/PERFORMANCE-LOG.md "The collector's thresholds").
 GC_THRESHOLDS = (10_000, 1, 30)
-
-#: Seconds: a node's lease must outlast a few of the heartbeats (one a second) that renew it.
-MIN_LEASE = 2.0
 
 #: The resource bounds a hostile client meets, as ``--max-…`` options (see docs/PROTOCOL.md).
 LIMIT_OPTIONS: dict[str, str] = {
@@ -128,22 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=DB,
         help="SQLite file for games, players and bot keys, or a postgresql:// URL",
     )
-    p.add_argument(
-        "--node",
-        help="join a cluster as this node (needs a postgresql:// --db): see docs/CLUSTER.md",
-    )
-    p.add_argument(
-        "--redis",
-        metavar="URL",
-        help="a node's bus (redis://…, with --node): one lobby of every node's rooms, sessions "
-        "resumed elsewhere closed; the lease is renewed only while Redis answers",
-    )
-    p.add_argument(
-        "--lease",
-        type=positive(float),
-        default=5.0,
-        help="seconds a node's rooms stay its own after it stops renewing (default 5)",
-    )
+    cluster_options.add_arguments(p)
     p.add_argument(
         "--memory",
         action="store_true",
@@ -280,7 +263,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
     cluster = None
     if args.redis is not None and pg is not None:
-        node = cluster = ClusterNode(args.node, args.redis, pg, args.lease)
+        node = cluster = ClusterNode(args.node, args.redis, pg, args.lease, adopts=args.adopt)
     arena = Arena(registry, limits=limits, durable=store.durable, keys=keys, node=node)
     server = ArenaServer(
         arena,
@@ -306,7 +289,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     keeper = None
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
-    elif pg is not None:
+    elif pg is not None and args.adopt:
         keeper = NodeKeeper(arena, pg, emit=server.emit)
         keeper.start()
     if registry is not None:
@@ -362,12 +345,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(keys_command(argv[1:]) if argv[0] == "keys" else accounts_main(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.node is not None and args.memory:
-        parser.error("--node keeps its rooms in PostgreSQL: give --db postgresql://…, not --memory")
-    if args.redis is not None and args.node is None:
-        parser.error("--redis is a cluster's bus: give --node NAME (and --db postgresql://…)")
-    if args.lease < MIN_LEASE:  # heartbeats renew it every second
-        parser.error(f"--lease must be at least {MIN_LEASE} seconds")
+    cluster_options.check(parser, args)
     if not args.no_bots:
         check_bots(args.bots)
     logging.basicConfig(

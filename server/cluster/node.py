@@ -57,8 +57,12 @@ class ClusterNode:
     standalone = False
     shared_sessions = True
 
-    def __init__(self, name: str, redis_url: str, store: ClusterStore, lease_s: float) -> None:
+    def __init__(
+        self, name: str, redis_url: str, store: ClusterStore, lease_s: float, *, adopts: bool = True
+    ) -> None:
         self.name, self.redis_url, self.store, self.lease_s = name, redis_url, store, lease_s
+        #: Whether this node adopts lapsed nodes' rooms (``--no-adopt``: it never does).
+        self.adopts = adopts
         #: The server's fan-out: sockets here, and remote members through their node.
         self.fanout = ClusterFanOut(self)
         #: The arena's seek book: this node's seeks and, as read each round, every other's.
@@ -78,10 +82,11 @@ class ClusterNode:
             self._bus_back,
         )
         forwarder = Forwarder(
-            self.redis_url, self.name, arena, outbox, self.store, bus, self.fanout, self._other_op
-        )
+            self.redis_url, self.name, arena, outbox, self.store, bus, self.fanout, self._other_op,
+            lease_s=self.lease_s,
+        )  # fmt: skip
         bots = ClusterBots(arena, forwarder, outbox, self.lease_s)
-        keeper = NodeKeeper(arena, self.store, emit=outbox.emit, adopted=forwarder.failover.adopted)
+        keeper = NodeKeeper(arena, self.store, emit=outbox.emit, adoption=forwarder.failover)
         pairing = ClusterPairing(
             self.redis_url, self.name, arena, self.book, forwarder, outbox, bus, self.store,
             self.lease_s,
@@ -110,7 +115,8 @@ class ClusterNode:
         parts = self.parts
         parts.bus.start()
         parts.forwarder.start()
-        parts.keeper.start()
+        if self.adopts:
+            parts.keeper.start()
         parts.pairing.start()
 
     async def stop(self) -> None:

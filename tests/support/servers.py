@@ -8,11 +8,15 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from typing import Any
 
 from websockets.asyncio.client import connect
 
 from support.clients import RawClient
+
+#: Seconds a server process may take to start listening.
+START_TIMEOUT = 60.0
 
 
 def bot_key(server: Any, name: str) -> str:
@@ -54,7 +58,8 @@ class ServerProcess:
         args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
         args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
         self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
-        for _ in range(200):
+        deadline = time.monotonic() + START_TIMEOUT  # generous: a busy machine starts slowly
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 async with connect(self.url):
                     return
