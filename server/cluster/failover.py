@@ -26,7 +26,8 @@ from redis.exceptions import RedisError
 from protocol import wire
 from protocol.errors import BadFrame, StalePly
 from protocol.rules import WinRule
-from server.cluster.ops import Adopted, Attach, Op, Request, Watch
+from server.cluster.audience import Audience, AudienceHash, RemoteMember, render
+from server.cluster.ops import Adopted, Attach, Offline, Op, Request, Watch
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.reroute import Pending, Rerouter
 from server.core import messages
@@ -39,18 +40,30 @@ from server.core.room import Room
 INTERVAL = 0.5
 #: Players named per ``who`` op (a bus entry stays as small as a client's frame).
 PIDS_PER_NOTE = 512
+#: Seconds a node's audience hash outlives its last write beyond the lease: an adopter reads it
+#: once the lease lapsed and its look for lapsed nodes found it (once a second).
+AUDIENCE_SLACK_S = 60.0
 
 
 class Failover:
     """One node's side of rooms changing owner (see the module); the forwarder sends."""
 
     def __init__(
-        self, link: Link, arena: Arena, outbox: Outbox, store: ClusterStore, lobbies: Lobbies
+        self,
+        link: Link,
+        arena: Arena,
+        outbox: Outbox,
+        store: ClusterStore,
+        lobbies: Lobbies,
+        *,
+        lease_s: float,
     ) -> None:
         self.link, self.arena, self.outbox, self.store, self.lobbies = (
             link, arena, outbox, store, lobbies
         )  # fmt: skip
         self.rerouter = Rerouter()
+        #: This node's rooms' remote members in Redis, and the reading of a lapsed node's.
+        self.audience = AudienceHash(link.redis, link.prefix, link.node, lease_s + AUDIENCE_SLACK_S)
 
     def handle(self, node: str, op: Op) -> bool:
         """Carry out ``op`` from ``node`` if it is failover's; whether it was."""
@@ -62,11 +75,33 @@ class Failover:
             return False
         return True
 
+    async def audience_of(self, dead: str) -> Audience:
+        """The remote members of ``dead``'s rooms, as it last wrote them (read before adopting)."""
+        return await self.audience.read(dead)
+
     def adopted(self, dead: str, pids: list[str]) -> None:
-        """This node adopted ``dead``'s rooms, where ``pids`` sit: what this node sent there is
-        handled here now, and every other node re-attaches those of its players to this one."""
+        """This node adopted ``dead``'s rooms, where ``pids`` sit or watch: what this node sent
+        there is handled here now, and every other node re-attaches those of its players (or
+        detaches those it no longer holds)."""
         self._node_gone(dead, self.link.node)
         self.link.spawn(self._tell_adopted(dead, pids))
+
+    def attach_audience(self, dead: str, audience: Audience) -> None:
+        """Seat and seat again as spectators the adopted rooms' members on other nodes, before
+        any move can be played in the rooms (their nodes' ``Attach`` would come after it)."""
+        here, out = self.link.node, []
+        for room_id, members in audience.items():
+            if self.arena.rooms.get(room_id) is None:
+                continue  # over and gone, or not one of the rooms adopted
+            # players first, so that the spectators' states show them online
+            for m in sorted(members, key=lambda m: m.watching):
+                if m.node in (here, dead):  # here: welcomed back; on ``dead``: gone with it
+                    continue
+                if m.watching:
+                    self.on_watch(m.node, m.pid, m.name, m.kind, room_id)
+                else:
+                    out += self.link.attach(m.node, m.pid, m.name, m.kind)
+        self.outbox.emit(out)
 
     async def _tell_adopted(self, dead: str, pids: list[str]) -> None:
         link = self.link
@@ -87,6 +122,8 @@ class Failover:
             if self.outbox.connected(pid) and player is not None and player.online:
                 self.link.went_via(pid, node)
                 self.link.queue(node, Attach(pid, player.name, player.kind))
+            else:  # if ``dead``'s audience named it here, it is not here any more
+                self.link.queue(node, Offline(pid))
         self._node_gone(dead, node)
 
     def _node_gone(self, dead: str, node: str) -> None:
@@ -94,13 +131,35 @@ class Failover:
             self._reroute(room, dead, node)
 
     async def run_forever(self) -> None:
-        """Look at rooms whose owner changed every :data:`INTERVAL` seconds."""
+        """Every :data:`INTERVAL` seconds: publish this node's rooms' remote members, and look
+        at rooms whose owner changed."""
         while True:
             await asyncio.sleep(INTERVAL)
+            try:
+                if self.store.holds_lease():  # woken past it: adopted, its rooms are not its own
+                    await self.audience.write(render(self.remote_members()))
+            except (RedisError, OSError) as exc:
+                self.link.warn(f"the rooms' remote members are not published ({exc})")
             try:
                 await self.reroute()
             except Exception as exc:  # PostgreSQL unreachable: the next look tries again
                 self.link.warn(f"rooms whose owner changed are not looked at ({exc})")
+
+    def remote_members(self) -> Audience:
+        """Per room here, its members connected to other nodes (what an adopter attaches)."""
+        audience: Audience = {}
+        players, rooms = self.arena.players, self.arena.rooms
+        for pid, node in self.link.remote.items():
+            player = players.get(pid)
+            if player is None:
+                continue
+            for room_id in player.rooms:
+                room = rooms.get(room_id)
+                if room is not None and pid in room.members:
+                    watching = room.seat_of(pid) is None
+                    member = RemoteMember(pid, node, player.name, player.kind, watching)
+                    audience.setdefault(room_id, []).append(member)
+        return audience
 
     async def reroute(self) -> None:
         """Send again what went to rooms now listed under another node, once PostgreSQL says

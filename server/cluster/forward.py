@@ -81,6 +81,8 @@ class Forwarder:
         lobbies: Lobbies,
         fanout: ClusterFanOut,
         others: Callable[[str, Op], None],
+        *,
+        lease_s: float,
     ) -> None:
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=BLOCK_MS / 1000 + TIMEOUT, socket_connect_timeout=TIMEOUT
@@ -114,7 +116,7 @@ class Forwarder:
         self._lookups: set[asyncio.Task[None]] = set()
         self._warned = -LOG_INTERVAL
         #: Requests not answered yet and remote memberships, sent again to a room's adopter.
-        self.failover = Failover(self, arena, outbox, store, lobbies)
+        self.failover = Failover(self, arena, outbox, store, lobbies, lease_s=lease_s)
         self.rerouter = self.failover.rerouter
 
     def inbox_of(self, node: str) -> str:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 
 from server.cluster.background import Background
-from server.cluster.ports import ClusterStore
+from server.cluster.ports import Adoption, ClusterStore
 from server.core.arena import Arena
 from server.core.outputs import Out
 
@@ -27,14 +27,14 @@ class NodeKeeper(Background):
         store: ClusterStore,
         interval: float = SCAN_INTERVAL,
         emit: Callable[[list[Out]], None] | None = None,
-        adopted: Callable[[str, list[str]], None] | None = None,
+        adoption: Adoption | None = None,
     ) -> None:
         self.arena, self.store, self.interval = arena, store, interval
         #: Delivers what adopting says to players connected here (seated in adopted rooms).
         self.emit = emit
-        #: Told of each adopted node and the players seated in its rooms (the forwarder: other
-        #: nodes holding their sockets re-attach them here).
-        self.adopted = adopted
+        #: A bus's side of adopting (failover): the rooms' members on other nodes, attached as
+        #: the rooms appear, and the other nodes told.
+        self.adoption = adoption
 
     async def _run(self) -> None:
         while True:
@@ -52,15 +52,25 @@ class NodeKeeper(Background):
         except Exception:
             log.exception("looking for lapsed nodes failed; trying again")
             return 0
+        # Read before any room is restored: from here to the last restore nothing else runs, so
+        # no move is played in an adopted room before its members are attached.
+        adoption = self.adoption
+        audiences = [await adoption.audience_of(node) if adoption else {} for node, _ in adopted]
         count = 0
-        for node, snapshot in adopted:
+        for (node, snapshot), audience in zip(adopted, audiences, strict=True):
             self.arena.restore(snapshot)
             count += len(snapshot.rooms)
+            # Everyone seated here or listening elsewhere is back before any state is sent, so
+            # that each state shows them all online.
+            rooms = [row.room for row, _, _ in snapshot.rooms]
+            marked, welcomed = self.arena.presence.back_online(rooms)
+            if adoption is not None:
+                adoption.attach_audience(node, audience)
             if self.emit is not None:
-                rooms = (row.room for row, _, _ in snapshot.rooms)
-                self.emit(self.arena.presence.welcome_back(rooms))
-            if self.adopted is not None:
+                self.emit(marked + self.arena.presence.states(welcomed))
+            if adoption is not None:  # then what was sent to ``node`` from here comes here
                 seated = (pid for _, game, _ in snapshot.rooms for pid in game.seats if pid)
-                self.adopted(node, list(dict.fromkeys(seated)))
+                listening = (m.pid for members in audience.values() for m in members)
+                adoption.adopted(node, list(dict.fromkeys([*seated, *listening])))
             log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
         return count

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any, Protocol
 
+import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 
+from server.cluster.audience import Audience
 from server.cluster.ops import Op
 from server.core.journal import Snapshot
 from server.core.outputs import Out
@@ -58,6 +60,22 @@ class ClusterStore(Protocol):
         ...
 
 
+class Adoption(Protocol):
+    """What a bus adds to adopting a lapsed node's rooms (failover, for the node keeper)."""
+
+    async def audience_of(self, dead: str) -> Audience:
+        """The members of ``dead``'s rooms connected to other nodes, as it last wrote them."""
+        ...
+
+    def attach_audience(self, dead: str, audience: Audience) -> None:
+        """The adopted rooms (restored just now) hear ``audience`` from here."""
+        ...
+
+    def adopted(self, dead: str, pids: list[str]) -> None:
+        """Done adopting ``dead``'s rooms, where ``pids`` sit or watch: tell the other nodes."""
+        ...
+
+
 class Lobbies(Protocol):
     """What the bus knows of the other nodes: who owns a room listed in the lobby, and who is
     alive."""
@@ -88,6 +106,16 @@ class Link(Protocol):
     @property
     def prefix(self) -> str:
         """The Redis key prefix of this cluster's database."""
+        ...
+
+    @property
+    def redis(self) -> aioredis.Redis:
+        """The node's connection to the bus."""
+        ...
+
+    @property
+    def remote(self) -> Mapping[str, str]:
+        """Members of rooms here connected to another node, with that node."""
         ...
 
     def queue(self, node: str, op: Op) -> bool:

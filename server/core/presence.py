@@ -67,15 +67,26 @@ class Presence:
     def welcome_back(self, room_ids: Iterable[str]) -> list[Out]:
         """Players online here seated in rooms just adopted (from a lapsed cluster node) are
         online in them again, and get their state: their requests are no longer forwarded."""
+        out, welcomed = self.back_online(room_ids)
+        return out + self.states(welcomed)
+
+    def back_online(self, room_ids: Iterable[str]) -> tuple[list[Out], list[tuple[Room, str]]]:
+        """:meth:`welcome_back` without the states: the presence notes, and who is owed a state
+        (sent once every member is back, so that each state shows them all)."""
         out: list[Out] = []
+        welcomed: list[tuple[Room, str]] = []
         players = self.roster.players
         for room in filter(None, map(self.rooms.get, room_ids)):
             for member in room.seats:
                 player = players.get(member.pid) if member is not None else None
                 if player is not None and player.online and player.pid not in room.online:
                     out += room.set_online(player.pid, True)
-                    out.append(Send((player.pid,), room.state_for(player.pid)))
-        return out
+                    welcomed.append((room, player.pid))
+        return out, welcomed
+
+    def states(self, welcomed: Iterable[tuple[Room, str]]) -> list[Out]:
+        """Each room's ``state`` for each of its players named."""
+        return [Send((pid,), room.state_for(pid)) for room, pid in welcomed]
 
     def attach_remote(self, pid: str, name: str, kind: str, resend: bool = False) -> list[Out]:
         """A player connected to another cluster node asks about a room here: it is online
