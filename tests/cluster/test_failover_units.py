@@ -15,6 +15,7 @@ from support.waiting import until
 from protocol import wire
 from protocol.errors import RateLimited
 from server.cluster import reroute
+from server.cluster.audience import RemoteMember, parse, render
 from server.cluster.ops import Offline
 from server.cluster.reroute import Rerouter
 from server.core.members import Send
@@ -216,3 +217,62 @@ def test_a_retried_move_a_takeback_took_off_is_refused_as_stale_not_played_again
     owner.handle(entry("b", req("p_bob", other, 8)))
     owner.handle(entry("b", req("p_bob", other, 8, retry=True)))
     assert [(m.x, m.y) for m in game.moves] == [(7, 7), (9, 9)]
+
+
+def test_the_owner_publishes_its_rooms_members_on_other_nodes_and_an_adopter_reads_them() -> None:
+    owner, arena, _ = node(name="a")
+    alice = say_hello(arena, "alice")
+    out = arena.receive(alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0}))
+    room = out[0].message["room"]  # type: ignore[union-attr]
+    owner.handle(entry("b", req("p_bob", {"type": "join_room", "room": room}, 1)))
+    watch = {"type": "join_room", "room": room, "spectate": True}
+    owner.handle(entry("c", ["req", "p_sue", "sue", "human", wire.encode(watch), 2, False]))
+    members = owner.failover.remote_members()  # alice's socket is here: not listed
+    assert members == {
+        room: [
+            RemoteMember("p_bob", "b", "bob", "human", False),
+            RemoteMember("p_sue", "c", "sue", "human", True),
+        ]
+    }
+    table = {k.encode(): v.encode() for k, v in render(members).items()}
+    assert parse(table) == {room: sorted(members[room], key=lambda m: m.pid)}
+    assert parse({b"r1": b"[[1, 2]]", b"r2": b"not json"}) == {}  # junk is skipped, not trusted
+
+
+def test_an_adopter_seats_the_rooms_remote_members_before_any_move_is_played() -> None:
+    adopter, arena, shell = node(name="c")
+    alice = say_hello(arena, "alice")
+    out = arena.receive(alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0}))
+    room = arena.rooms.get(out[0].message["room"])  # type: ignore[union-attr]
+    assert room is not None
+    adopter.handle(entry("b", req("p_bob", {"type": "join_room", "room": room.id}, 1)))
+    adopter.handle(entry("b", ["off", "p_bob"]))  # as restored: bob is offline in his seat
+    assert "p_bob" not in room.online
+    shell.sent.clear()
+    audience = {
+        room.id: [
+            RemoteMember("p_sue", "b", "sue", "human", True),
+            RemoteMember("p_bob", "b", "bob", "human", False),
+            RemoteMember("p_gone", "a", "gone", "human", True),  # was on the dead node
+        ]
+    }
+    adopter.failover.attach_audience("a", audience)
+    assert {"p_bob", "p_sue"} <= room.online and "p_sue" in room.spectators
+    assert adopter.remote["p_bob"] == adopter.remote["p_sue"] == "b"
+    assert "p_gone" not in room.members
+    [sue_state] = [s.message for s in shell.sent if isinstance(s, Send) and s.to == ("p_sue",)]
+    assert sue_state["type"] == "state" and sue_state["online"] == [True, True]  # bob online
+    move = {"type": "move", "room": room.id, "x": 7, "y": 7, "ply": 0}
+    heard = {
+        pid for s in arena.receive(alice, wire.encode(move)) if isinstance(s, Send) for pid in s.to
+    }
+    assert {"p_bob", "p_sue"} <= heard  # the first move after the adoption reaches both
+
+
+def test_a_node_told_of_an_adoption_detaches_the_players_it_no_longer_holds() -> None:
+    fwd, arena, shell = node({"r1": "a"})
+    bob = say_hello(arena, "bob")
+    shell.here.add(bob.pid)
+    fwd.handle(entry("c", ["who", "a", [bob.pid, "p_left"]]))
+    ops = fwd._outbox.pop("c")
+    assert ["att", bob.pid, "bob", "human"] in ops and ["off", "p_left"] in ops
