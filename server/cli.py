@@ -54,8 +54,11 @@ LIMIT_OPTIONS: dict[str, str] = {
     "max_pending_per_address": "connections from one address that have not said hello yet",
     "refusal_rate": "HTTP 503 answers per second to refused connections (past it: dropped)",
     "idle_evict_after": "seconds quiet and in no room before a full server may close it",
-    "hello_rate": "new connections (hellos) per second from one client address",
-    "hello_burst": "new connections one client address may open at once",
+    "hello_rate": "new game sockets (hellos) per second from one client address",
+    "hello_burst": "new game sockets one client address may open at once",
+    "page_rate": "HTTP requests (pages, assets, sockets) per second from one client address",
+    "page_burst": "HTTP requests one client address may make at once",
+    "max_page_requests_per_address": "page and asset requests from one address answered at once",
     "hello_timeout": "seconds a new connection has to say hello",
     "max_bad_frames": "undecodable frames before a connection is closed with 1008",
     "max_rooms_per_player": "rooms one player may be in at once, spectating included",
@@ -210,6 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a reverse proxy in front sets X-Forwarded-For: count connections per real client",
     )
     p.add_argument(
+        "--allowed-hosts",
+        metavar="NAMES",
+        help="names (comma-separated) browsers reach this server by, besides IP addresses, "
+        "localhost and --host: a page or socket for any other name is refused (DNS "
+        "rebinding); '*' for any name (the default with --trust-proxy or --certfile)",
+    )
+    p.add_argument(
         "--keys-file",
         type=Path,
         default=None,
@@ -229,6 +239,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="logging level (default INFO)",
     )
     return p
+
+
+def allowed_hosts(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """``--allowed-hosts`` as the server's config: None for any name. Unsaid, any name behind
+    a proxy (it routes only its own names) or with TLS (a certificate for another name fails)."""
+    text = args.allowed_hosts
+    if text is None:
+        return None if args.trust_proxy or args.certfile else ()
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    return None if "*" in names else names
 
 
 def load_keys(path: Path | None) -> KeyRing:
@@ -265,6 +285,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
+    config.allowed_hosts = allowed_hosts(args)
     pg = None
     if args.node is not None:
         if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
@@ -319,8 +340,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     scheme = "wss" if args.certfile else "ws"
     where = f"database {db_label(args.db)}" if store.durable else "no database (--memory)"
     log.info(
-        "mnk-server listening on %s://%s:%d (%s loop, %s)",
-        scheme, args.host, server.port, loop_name(), where,
+        "mnk-server listening on %s://%s:%d (%s loop, %s); play in a browser at %s",
+        scheme, args.host, server.port, loop_name(), where, page_link(args, server.port),
     )  # fmt: skip
     pool = None
     if not args.no_bots and args.bots:
@@ -425,6 +446,16 @@ def keys_command(argv: list[str]) -> int:
         )
         return 1
     return keys_main(argv)
+
+
+def page_link(args: argparse.Namespace, port: int) -> str:
+    """The ``http://`` link a person opens to play (this machine's, for a wildcard ``--host``)."""
+    host = args.host
+    if host in ("", "0.0.0.0", "::"):
+        host = "127.0.0.1"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"{'https' if args.certfile else 'http'}://{host}:{port}/"
 
 
 def db_label(db: str) -> str:

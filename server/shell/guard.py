@@ -1,10 +1,16 @@
-"""Admission control for the shell: connections in all, per address, before ``hello``, and new
-connections per second per address (each new connection is a ``hello`` to come).
+"""Admission control for the shell, in two steps.
 
-A connection is counted from its TCP accept (or, behind a trusted proxy, from its HTTP request,
-where the client's address is first known). One over a limit is refused before any WebSocket
-work: with an HTTP 503 and the reason while the server has answers to spare, else dropped at
-once, so a flood of connections costs an accept each, not a handshake each.
+At its TCP accept (or, behind a trusted proxy, at its HTTP request, where the client's address
+is first known) every connection is charged to its address's bucket of requests and counted
+against a per-address bound of connections of any kind: a flood costs an accept each past them.
+Once its request is read, a game socket (an upgrade) is admitted by the game's own limits:
+connections in all, per address, before ``hello``, and new sockets per second per address (each
+a ``hello`` to come). A page or asset request has its own, larger bound (requests in flight per
+address) and never spends the game socket's budget: a household behind one address reloads
+pages freely and still gets its sockets.
+
+One over a limit is refused with an HTTP 503 and the reason while the server has answers to
+spare, else dropped at once (unanswered).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -81,6 +88,29 @@ def address_of(ws: ServerConnection, request: Request | None = None, proxied: bo
 
 #: Why a connection is refused when the server holds all the connections it may.
 FULL = "too many connections to this server"
+#: Connections counted at accept beyond the game's ``max_connections``: room for page requests.
+PAGE_SLACK = 256
+
+
+@dataclass(frozen=True, slots=True)
+class PageLimits:
+    """The bound of page and asset requests, apart from the game sockets' (``--page-…``)."""
+
+    #: Requests (of any kind) per second from one address, and at once: charged at accept.
+    rate: float = 20.0
+    burst: float = 200.0
+    #: Page or asset requests from one address being answered at once.
+    in_flight: int = 32
+
+
+def _charge(buckets: dict[str, TokenBucket], address: str, rate: float, burst: float) -> bool:
+    """Take a token from ``address``'s bucket in ``buckets`` (made full when new)."""
+    if math.isinf(rate):
+        return True
+    bucket = buckets.get(address)
+    if bucket is None:
+        bucket = buckets[address] = TokenBucket(rate, burst)
+    return bucket.allow(time.monotonic())
 
 
 def client_key(ws: ServerConnection) -> str:
@@ -105,6 +135,10 @@ class GuardedConnection(ArenaConnection):
         self.since = 0.0
         #: Why it was refused (it gets a 503), or None.
         self.refusal: str | None = None
+        #: The address its accept was charged to (None: not counted yet, or counted out).
+        self.client: str | None = None
+        #: Whether it is counted as a page or asset request (not a game socket).
+        self.page = False
         #: Refused and dropped before anything was read: websockets never sees it.
         self.dropped = False
         #: Input read but not parsed yet (reading is paused meanwhile): a slice per loop turn.
@@ -121,7 +155,7 @@ class GuardedConnection(ArenaConnection):
         if not guard.proxied:
             peer = transport.get_extra_info("peername")
             address = address_key(str(peer[0])) if peer else "?"
-            if not guard.arrive(self, address) and not guard.answer():
+            if not guard.accept(self, address) and not guard.answer():
                 self.dropped = True
                 transport.abort()
                 return
@@ -157,6 +191,10 @@ class GuardedConnection(ArenaConnection):
             self.loop.call_soon(self._parse_more)
             data = data[:READ_SLICE]
         super().data_received(data)
+
+    def dropped_late(self) -> None:
+        """Refused past the answers' rate once its request was read: closed unanswered."""
+        self.transport.abort()
 
     def mute(self) -> None:
         """Read nothing more, and drop what was read but not parsed yet."""
@@ -226,6 +264,7 @@ class ConnectionGuard:
         hello_rate: float = math.inf,
         hello_burst: float = 64.0,
         idle_after: float = math.inf,
+        pages: PageLimits | None = None,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
         #: Connections from one address that have not said ``hello`` yet.
@@ -251,6 +290,16 @@ class ConnectionGuard:
         self.ends = Ends()
         self.pending: Counter[str] = Counter()
         self.total = 0
+        #: Page and asset requests: their own bound (see :class:`PageLimits`).
+        self.pages = pages or PageLimits()
+        #: Connections of any kind counted at accept, per address and in all.
+        self.accepted: Counter[str] = Counter()
+        self.accepted_total = 0
+        #: Each address's bucket of requests (pages and sockets alike), charged at accept.
+        self.requests: dict[str, TokenBucket] = {}
+        self._prune_requests_at = MIN_ARRIVALS_KEPT
+        #: Page requests being answered, per address.
+        self.page_requests: Counter[str] = Counter()
         self.opened = self.closed = self.refused = self.evicted = 0
         #: Refused connections dropped unanswered (since the start).
         self.dropped = 0
@@ -322,27 +371,64 @@ class ConnectionGuard:
         task.add_done_callback(self._closing.discard)
 
     def _too_fast(self, address: str) -> str | None:
-        """Charge ``address``'s bucket of new connections: why it is refused now, or None.
+        """Charge ``address``'s bucket of new game sockets: why it is refused now, or None.
 
-        Charged at accept, before a byte of the request is read: a flood of hellos from one
-        address costs an accept each past its burst, not a handshake, a hello and a commit.
+        Charged once the request says it is an upgrade, before any WebSocket work: a flood of
+        hellos from one address costs a short request each past its burst, not a handshake, a
+        hello and a commit.
         """
-        if math.isinf(self.hello_rate):
-            return None
-        now = time.monotonic()
-        bucket = self.arrivals.get(address)
-        if bucket is None:
-            if len(self.arrivals) >= self._prune_arrivals_at:
-                self._prune_arrivals(now)
-            bucket = self.arrivals[address] = TokenBucket(self.hello_rate, self.hello_burst)
-        if bucket.allow(now):
+        if len(self.arrivals) >= self._prune_arrivals_at:
+            self.arrivals = self._prune(self.arrivals)
+            self._prune_arrivals_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.arrivals))
+        if _charge(self.arrivals, address, self.hello_rate, self.hello_burst):
             return None
         return "too many new connections from your address; slow down"
 
-    def _prune_arrivals(self, now: float) -> None:
-        """Forget the addresses whose bucket has filled up again (they are as good as new)."""
-        self.arrivals = {a: b for a, b in self.arrivals.items() if b.wait(now, b.burst) > 0}
-        self._prune_arrivals_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.arrivals))
+    @staticmethod
+    def _prune(buckets: dict[str, TokenBucket]) -> dict[str, TokenBucket]:
+        """The buckets that have not filled up again (a full one is as good as new)."""
+        now = time.monotonic()
+        return {a: b for a, b in buckets.items() if b.wait(now, b.burst) > 0}
+
+    def accept(self, conn: GuardedConnection, address: str) -> bool:
+        """Count a new connection of any kind in at accept; False when it is refused.
+
+        Its address's bucket of requests is charged and its connections of every kind are
+        bounded (the game's per-address limit plus the pages' in flight): what any request
+        costs before a byte of it is read. Whether it is a game socket is known later.
+        """
+        reason = None
+        pages = self.pages
+        if self.accepted_total >= self.max_total + PAGE_SLACK:
+            reason = FULL
+        elif self.accepted[address] >= self.max_per_address + pages.in_flight:
+            reason = "too many connections from your address"
+        else:
+            if len(self.requests) >= self._prune_requests_at:
+                self.requests = self._prune(self.requests)
+                self._prune_requests_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.requests))
+            if not _charge(self.requests, address, pages.rate, pages.burst):
+                reason = "too many requests from your address; slow down"
+        if reason is not None:
+            self.refused += 1
+            conn.refusal = reason
+            return False
+        conn.client = address
+        self.accepted[address] += 1
+        self.accepted_total += 1
+        return True
+
+    def _page(self, conn: GuardedConnection) -> str | None:
+        """Count a page or asset request in (its own bound): why it is refused, or None."""
+        address = conn.client
+        if address is None:
+            return None
+        if self.page_requests[address] >= self.pages.in_flight:
+            self.refused += 1
+            return "too many page requests from your address at once"
+        conn.page = True
+        self.page_requests[address] += 1
+        return None
 
     def answer(self) -> bool:
         """Whether a refused connection still gets an HTTP 503 (else it is dropped, cheaply)."""
@@ -352,10 +438,18 @@ class ConnectionGuard:
         return False
 
     def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Refuse the HTTP upgrade (503) of a connection over the limits, before any frame."""
+        """Admit a request by its kind (a game socket by the game's limits, a page by its own)
+        or refuse it with a 503 (dropped unanswered past the answers' rate), before any frame."""
         assert isinstance(ws, GuardedConnection)
-        if self.proxied and ws.refusal is None and ws.address is None:
-            self.arrive(ws, address_of(ws, request, True))
+        if self.proxied and ws.refusal is None and ws.client is None:
+            self.accept(ws, address_of(ws, request, True))
+        if ws.refusal is None and ws.client is not None:
+            if "websocket" in request.headers.get("Upgrade", "").lower():
+                self.arrive(ws, ws.client)
+            else:
+                ws.refusal = self._page(ws)
+            if ws.refusal is not None and not self.answer():
+                ws.dropped_late()
         if ws.refusal is None:
             return None
         return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, ws.refusal + "\n")
@@ -367,7 +461,15 @@ class ConnectionGuard:
             self._uncount(self.pending, conn.address)
 
     def leave(self, conn: GuardedConnection) -> None:
-        """A connection closed: count it out if it was counted in."""
+        """A connection closed: count it out of whatever it was counted in."""
+        client = conn.client
+        if client is not None:
+            conn.client = None
+            self._uncount(self.accepted, client)
+            self.accepted_total -= 1
+            if conn.page:
+                conn.page = False
+                self._uncount(self.page_requests, client)
         address = conn.address
         if address is None:
             return
