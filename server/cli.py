@@ -390,7 +390,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.lease < MIN_LEASE:  # heartbeats renew it every second
         parser.error(f"--lease must be at least {MIN_LEASE} seconds")
     if not args.no_bots:
-        check_bots(args.bots)
+        try:
+            check_bots(args.bots)
+        except KeyboardInterrupt:  # Ctrl-C while the bots are checked: no traceback
+            raise SystemExit(130) from None
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
