@@ -32,9 +32,11 @@ async def http_get(
     lines += [f"{name.replace('_', '-')}: {value}" for name, value in headers.items()]
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
     await writer.drain()
-    raw = await asyncio.wait_for(reader.read(), 10)
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    upgraded = head.startswith(b"HTTP/1.1 101")
+    body = b"" if upgraded else await asyncio.wait_for(reader.read(), 10)  # 101: stays open
     writer.close()
-    head, _, body = raw.partition(b"\r\n\r\n")
+    head = head.removesuffix(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
     fields = {}
     for line in header_lines:
@@ -116,6 +118,8 @@ async def test_a_foreign_host_is_refused_pages_and_sockets(server: Any) -> None:
         port, "/", host=f"evil.example:{port}", Origin=f"http://evil.example:{port}", **upgrade
     )
     assert foreign[0] == 421
+    no_origin = await http_get(port, "/", host="x", **upgrade)  # no browser: not checked
+    assert no_origin[0] == 101
     async with connect(f"ws://localhost:{port}", origin=Origin(f"http://localhost:{port}")):
         pass  # (with Host localhost: its own origin)
     twice = await http_get(port, "/", host=f"127.0.0.1:{port}\r\nHost: evil.example")

@@ -179,17 +179,16 @@ class WebDoor:
         if refused is not None:
             return refused
         headers = request.headers
-        hosts = headers.get_all("Host")
-        if len(hosts) > 1:
-            return self._plain(HTTPStatus.BAD_REQUEST, "more than one Host\n")
-        host = hosts[0] if hosts else None
-        if not self.hosts.allows(host):
-            text = (
-                f"this server does not serve the name {host_name(host or '')!r} (--allowed-hosts)\n"
-            )
+        hosts, origins = headers.get_all("Host"), headers.get_all("Origin")
+        if len(hosts) > 1 or len(origins) > 1:
+            return self._plain(HTTPStatus.BAD_REQUEST, "more than one Host or Origin\n")
+        host, origin = (hosts or [None])[0], (origins or [None])[0]
+        upgrade = "websocket" in headers.get("Upgrade", "").lower()
+        if (origin is not None or not upgrade) and not self.hosts.allows(host):
+            name = host_name(host or "")
+            text = f"this server does not serve the name {name!r} (see --allowed-hosts)\n"
             return self._plain(HTTPStatus.MISDIRECTED_REQUEST, text)
-        if "websocket" in headers.get("Upgrade", "").lower():
-            origin = headers.get("Origin")
+        if upgrade:
             if origin is None or same_origin(origin, host, self.origins):
                 return None  # non-browser clients send no Origin: they go on as ever
             return self._plain(HTTPStatus.FORBIDDEN, "cross-origin game sockets are refused\n")
