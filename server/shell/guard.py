@@ -97,10 +97,10 @@ class PageLimits:
     """The bound of page and asset requests, apart from the game sockets' (``--page-…``)."""
 
     #: Requests (of any kind) per second from one address, and at once: charged at accept.
-    rate: float = 20.0
-    burst: float = 200.0
+    rate: float = 50.0
+    burst: float = 500.0
     #: Page or asset requests from one address being answered at once.
-    in_flight: int = 32
+    in_flight: int = 64
 
 
 def _charge(buckets: dict[str, TokenBucket], address: str, rate: float, burst: float) -> bool:
