@@ -208,9 +208,9 @@ class TestLimits:
             assert (await http_get(server.port, "/assets/app.js"))[0] == 200
         statuses = [(await http_get(server.port, "/"))[0] for _ in range(4)]
         assert statuses[:2] == [200, 200] and statuses[2:] == [503, 503]  # past the pages' own
-        guard = server.guard
-        await until(lambda: not guard.accepted and not guard.page_requests and not guard.open)
-        assert guard.accepted_total == 0  # every request counted out as it closed
+        desk = server.guard.desk
+        await until(lambda: not desk.accepted and not desk.pages and not server.guard.open)
+        assert desk.accepted_total == 0  # every request counted out as it closed
 
 
 def test_every_web_file_is_package_data_and_served() -> None:

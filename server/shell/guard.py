@@ -24,7 +24,6 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -35,14 +34,13 @@ from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 from server.shell.ends import Ends
+from server.shell.front import FULL, Buckets, FrontDesk, PageLimits
 from server.shell.keepalive import Keepalive
 
 log = logging.getLogger("mnk.server")
 
 #: Seconds between the INFO lines that count connections opened and closed.
 REPORT_INTERVAL = 60.0
-#: Addresses whose new-connection bucket is kept before the full (idle) ones are forgotten.
-MIN_ARRIVALS_KEPT = 1024
 #: Bytes of one connection's input parsed per loop turn. websockets parses a whole read at once:
 #: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
 #: socket's callbacks run between two of them.
@@ -86,31 +84,9 @@ def address_of(ws: ServerConnection, request: Request | None = None, proxied: bo
     return address_key(str(peer[0])) if peer else "?"
 
 
-#: Why a connection is refused when the server holds all the connections it may.
-FULL = "too many connections to this server"
-#: Connections counted at accept beyond the game's ``max_connections``: room for page requests.
-PAGE_SLACK = 256
-
-
-@dataclass(frozen=True, slots=True)
-class PageLimits:
-    """The bound of page and asset requests, apart from the game sockets' (``--page-…``)."""
-
-    #: Requests (of any kind) per second from one address, and at once: charged at accept.
-    rate: float = 50.0
-    burst: float = 500.0
-    #: Page or asset requests from one address being answered at once.
-    in_flight: int = 64
-
-
-def _charge(buckets: dict[str, TokenBucket], address: str, rate: float, burst: float) -> bool:
-    """Take a token from ``address``'s bucket in ``buckets`` (made full when new)."""
-    if math.isinf(rate):
-        return True
-    bucket = buckets.get(address)
-    if bucket is None:
-        bucket = buckets[address] = TokenBucket(rate, burst)
-    return bucket.allow(time.monotonic())
+def is_upgrade(request: Request) -> bool:
+    """Whether ``request`` asks for a WebSocket (a game socket), not a page or an asset."""
+    return any("websocket" in value.lower() for value in request.headers.get_all("Upgrade"))
 
 
 def client_key(ws: ServerConnection) -> str:
@@ -275,9 +251,8 @@ class ConnectionGuard:
         self.answers = TokenBucket(refusal_rate, max(1.0, refusal_rate))
         #: New connections (hellos to come) per second from one address, and at once.
         self.hello_rate, self.hello_burst = hello_rate, max(1.0, hello_burst)
-        #: Each address's bucket of new connections; full ones are forgotten now and then.
-        self.arrivals: dict[str, TokenBucket] = {}
-        self._prune_arrivals_at = MIN_ARRIVALS_KEPT
+        #: Each address's bucket of new game sockets.
+        self.arrivals = Buckets(hello_rate, self.hello_burst)
         self.open: Counter[str] = Counter()
         #: Each address's counted connections, and how long one must have been quiet before a
         #: full server closes it for a connection from a lighter address.
@@ -290,16 +265,8 @@ class ConnectionGuard:
         self.ends = Ends()
         self.pending: Counter[str] = Counter()
         self.total = 0
-        #: Page and asset requests: their own bound (see :class:`PageLimits`).
-        self.pages = pages or PageLimits()
-        #: Connections of any kind counted at accept, per address and in all.
-        self.accepted: Counter[str] = Counter()
-        self.accepted_total = 0
-        #: Each address's bucket of requests (pages and sockets alike), charged at accept.
-        self.requests: dict[str, TokenBucket] = {}
-        self._prune_requests_at = MIN_ARRIVALS_KEPT
-        #: Page requests being answered, per address.
-        self.page_requests: Counter[str] = Counter()
+        #: Every connection at accept, and the page requests (see ``front.py``).
+        self.desk = FrontDesk(max_total, max_per_address, pages or PageLimits())
         self.opened = self.closed = self.refused = self.evicted = 0
         #: Refused connections dropped unanswered (since the start).
         self.dropped = 0
@@ -377,58 +344,29 @@ class ConnectionGuard:
         hellos from one address costs a short request each past its burst, not a handshake, a
         hello and a commit.
         """
-        if len(self.arrivals) >= self._prune_arrivals_at:
-            self.arrivals = self._prune(self.arrivals)
-            self._prune_arrivals_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.arrivals))
-        if _charge(self.arrivals, address, self.hello_rate, self.hello_burst):
+        if self.arrivals.allow(address):
             return None
         return "too many new connections from your address; slow down"
 
-    @staticmethod
-    def _prune(buckets: dict[str, TokenBucket]) -> dict[str, TokenBucket]:
-        """The buckets that have not filled up again (a full one is as good as new)."""
-        now = time.monotonic()
-        return {a: b for a, b in buckets.items() if b.wait(now, b.burst) > 0}
-
     def accept(self, conn: GuardedConnection, address: str) -> bool:
-        """Count a new connection of any kind in at accept; False when it is refused.
-
-        Its address's bucket of requests is charged and its connections of every kind are
-        bounded (the game's per-address limit plus the pages' in flight): what any request
-        costs before a byte of it is read. Whether it is a game socket is known later.
-        """
-        reason = None
-        pages = self.pages
-        if self.accepted_total >= self.max_total + PAGE_SLACK:
-            reason = FULL
-        elif self.accepted[address] >= self.max_per_address + pages.in_flight:
-            reason = "too many connections from your address"
-        else:
-            if len(self.requests) >= self._prune_requests_at:
-                self.requests = self._prune(self.requests)
-                self._prune_requests_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.requests))
-            if not _charge(self.requests, address, pages.rate, pages.burst):
-                reason = "too many requests from your address; slow down"
+        """Count a new connection of any kind in at accept (``FrontDesk``); False when it is
+        refused (``conn.refusal`` says why). Whether it is a game socket is known later."""
+        reason = self.desk.accept(address)
         if reason is not None:
             self.refused += 1
             conn.refusal = reason
             return False
         conn.client = address
-        self.accepted[address] += 1
-        self.accepted_total += 1
         return True
 
     def _page(self, conn: GuardedConnection) -> str | None:
         """Count a page or asset request in (its own bound): why it is refused, or None."""
         address = conn.client
-        if address is None:
-            return None
-        if self.page_requests[address] >= self.pages.in_flight:
+        reason = None if address is None else self.desk.page(address)
+        if reason is not None:
             self.refused += 1
-            return "too many page requests from your address at once"
-        conn.page = True
-        self.page_requests[address] += 1
-        return None
+        conn.page = address is not None and reason is None
+        return reason
 
     def answer(self) -> bool:
         """Whether a refused connection still gets an HTTP 503 (else it is dropped, cheaply)."""
@@ -444,7 +382,7 @@ class ConnectionGuard:
         if self.proxied and ws.refusal is None and ws.client is None:
             self.accept(ws, address_of(ws, request, True))
         if ws.refusal is None and ws.client is not None:
-            if "websocket" in request.headers.get("Upgrade", "").lower():
+            if is_upgrade(request):
                 self.arrive(ws, ws.client)
             else:
                 ws.refusal = self._page(ws)
@@ -462,14 +400,9 @@ class ConnectionGuard:
 
     def leave(self, conn: GuardedConnection) -> None:
         """A connection closed: count it out of whatever it was counted in."""
-        client = conn.client
-        if client is not None:
-            conn.client = None
-            self._uncount(self.accepted, client)
-            self.accepted_total -= 1
-            if conn.page:
-                conn.page = False
-                self._uncount(self.page_requests, client)
+        if conn.client is not None:
+            self.desk.leave(conn.client, conn.page)
+            conn.client, conn.page = None, False
         address = conn.address
         if address is None:
             return

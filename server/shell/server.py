@@ -20,7 +20,8 @@ from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.shell import lagprobe
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
-from server.shell.guard import ConnectionGuard, PageLimits, client_key
+from server.shell.front import PageLimits
+from server.shell.guard import ConnectionGuard, client_key
 from server.shell.keepalive import Keepalive
 from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups

@@ -26,6 +26,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.shell.guard import is_upgrade
+
 #: Where the assets live: ``server/web``, a folder of data (no Python) shipped as package data.
 PACKAGE, FOLDER = "server", "web"
 #: Page routes: each answers with the one page (its script reads the path). ``/@/NAME`` is an
@@ -183,7 +185,7 @@ class WebDoor:
         if len(hosts) > 1 or len(origins) > 1:
             return self._plain(HTTPStatus.BAD_REQUEST, "more than one Host or Origin\n")
         host, origin = (hosts or [None])[0], (origins or [None])[0]
-        upgrade = "websocket" in headers.get("Upgrade", "").lower()
+        upgrade = is_upgrade(request)
         if (origin is not None or not upgrade) and not self.hosts.allows(host):
             name = host_name(host or "")
             text = f"this server does not serve the name {name!r} (see --allowed-hosts)\n"
