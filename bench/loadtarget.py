@@ -110,6 +110,8 @@ class Target:
                 cmd += ["--max-pending-per-address", "100000"]
             if "--hello-rate" in server_help(src):  # and opens them all at once
                 cmd += ["--hello-rate", "inf"]
+            if "--page-rate" in server_help(src):  # (every accept is charged to that bucket)
+                cmd += ["--page-rate", "inf"]
             if "--max-guest-games-per-hour" in server_help(src):  # a pair plays game after game
                 cmd += ["--max-guest-games-per-hour", "1000000000"]
             cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none

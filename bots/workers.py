@@ -21,7 +21,8 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
@@ -72,6 +73,20 @@ def _answer(job: Job, args: tuple[Any, ...]) -> tuple[bool, Any]:
             return False, RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """SIGINT ignored while a worker is started: the new interpreter inherits it and so never
+    dies of a Ctrl-C while it is still importing (``_serve`` ignores it from then on)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
@@ -80,7 +95,8 @@ class Worker:
         self.conn, child = context.Pipe()
         serving = (child, job, placement)
         self.proc = context.Process(target=_serve, args=serving, daemon=True)
-        self.proc.start()
+        with _ctrl_c_ignored():
+            self.proc.start()
         child.close()
 
     async def call(self, args: tuple[Any, ...], timeout: float) -> Any:

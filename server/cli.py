@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import errno
 import gc
 import logging
 import math
@@ -32,6 +31,7 @@ from server.core.node import Node, Standalone
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
+from server.startup import allowed_hosts, bots_state_dir, db_label, page_link, startup_error
 from server.storage.base import Storage, StoreUnavailable
 from server.storage.factory import is_pg_url, open_store
 from server.storage.memory import MemoryStore
@@ -52,8 +52,11 @@ LIMIT_OPTIONS: dict[str, str] = {
     "max_pending_per_address": "connections from one address that have not said hello yet",
     "refusal_rate": "HTTP 503 answers per second to refused connections (past it: dropped)",
     "idle_evict_after": "seconds quiet and in no room before a full server may close it",
-    "hello_rate": "new connections (hellos) per second from one client address",
-    "hello_burst": "new connections one client address may open at once",
+    "hello_rate": "new game sockets (hellos) per second from one client address",
+    "hello_burst": "new game sockets one client address may open at once",
+    "page_rate": "HTTP requests (pages, assets, sockets) per second from one client address",
+    "page_burst": "HTTP requests one client address may make at once",
+    "max_page_requests_per_address": "page and asset requests from one address answered at once",
     "hello_timeout": "seconds a new connection has to say hello",
     "max_bad_frames": "undecodable frames before a connection is closed with 1008",
     "max_rooms_per_player": "rooms one player may be in at once, spectating included",
@@ -193,6 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a reverse proxy in front sets X-Forwarded-For: count connections per real client",
     )
     p.add_argument(
+        "--allowed-hosts",
+        metavar="NAMES",
+        help="names (comma-separated) browsers reach this server by, besides IP addresses, "
+        "localhost and --host: a page or socket for any other name is refused (DNS "
+        "rebinding); '*' for any name (the default with --trust-proxy or --certfile)",
+    )
+    p.add_argument(
         "--keys-file",
         type=Path,
         default=None,
@@ -248,6 +258,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
     )
     config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
     config.trust_proxy = args.trust_proxy
+    config.allowed_hosts = allowed_hosts(args)
     pg = None
     if args.node is not None:
         if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
@@ -302,8 +313,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     scheme = "wss" if args.certfile else "ws"
     where = f"database {db_label(args.db)}" if store.durable else "no database (--memory)"
     log.info(
-        "mnk-server listening on %s://%s:%d (%s loop, %s)",
-        scheme, args.host, server.port, loop_name(), where,
+        "mnk-server listening on %s://%s:%d (%s loop, %s); play in a browser at %s",
+        scheme, args.host, server.port, loop_name(), where, page_link(args, server.port),
     )  # fmt: skip
     pool = None
     if not args.no_bots and args.bots:
@@ -347,7 +358,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cluster_options.check(parser, args)
     if not args.no_bots:
-        check_bots(args.bots)
+        try:
+            check_bots(args.bots)
+        except KeyboardInterrupt:  # Ctrl-C while the bots are checked: no traceback
+            raise SystemExit(130) from None
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -403,26 +417,3 @@ def keys_command(argv: list[str]) -> int:
         )
         return 1
     return keys_main(argv)
-
-
-def db_label(db: str) -> str:
-    """``--db`` for the log: a SQLite file's full path, a PostgreSQL URL without credentials."""
-    if is_pg_url(db):
-        return db.partition("://")[0] + "://" + db.partition("://")[2].rpartition("@")[2]
-    return str(Path(db).resolve())
-
-
-def bots_state_dir(db: str) -> Path:
-    """Where the built-in bots keep their sessions: beside a SQLite file, else in the cwd."""
-    return Path(f"{DB}.bots") if is_pg_url(db) else Path(f"{db}.bots")
-
-
-def startup_error(args: argparse.Namespace, exc: BaseException) -> str:
-    """One line saying why the server could not start, and what to try."""
-    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
-        return f"port {args.port} on {args.host} is in use (another mnk-server?); try --port"
-    if isinstance(exc, StoreUnavailable):
-        return f"{exc}; check --db"
-    if isinstance(exc, sqlite3.Error) or str(exc.filename or "").startswith(args.db):
-        return f"cannot use the database {args.db!r}: {exc}; try another --db or --memory"
-    return f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -148,6 +149,40 @@ def test_the_start_up_line_names_the_database(tmp_path: Path) -> None:
             line = proc.stderr.readline()
             assert line, "the server exited before listening"
         assert f"database {tmp_path / 'games.db'})" in line, line
+        assert re.search(r"play in a browser at http://127\.0\.0\.1:\d+/$", line), line
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_the_link_to_open_is_http_on_an_address_a_browser_can_open() -> None:
+    from server.cli import build_parser, page_link
+
+    def link(*argv: str) -> str:
+        return page_link(build_parser().parse_args(list(argv)), 8765)
+
+    assert link() == "http://127.0.0.1:8765/"
+    assert link("--host", "0.0.0.0") == "http://127.0.0.1:8765/"  # this machine's own
+    assert link("--host", "::1") == "http://[::1]:8765/"
+    assert link("--host", "arena.lan", "--certfile", "c.pem") == "https://arena.lan:8765/"
+
+
+def test_the_names_served_by_default_keep_loopback_the_bound_host_and_deploys_working() -> None:
+    from server.cli import allowed_hosts, build_parser
+    from server.shell.peer import ServerConfig
+
+    def names(*argv: str) -> tuple[str, ...] | None:
+        args = build_parser().parse_args(list(argv))
+        return ServerConfig(args.host, allowed_hosts=allowed_hosts(args)).served_names()
+
+    assert names() == ("127.0.0.1",)  # (and any address, and localhost: see HostCheck)
+    assert names("--host", "0.0.0.0") == ()
+    assert names("--host", "box.lan", "--allowed-hosts", "a.example, b.example") == (
+        "a.example", "b.example", "box.lan",
+    )  # fmt: skip
+    assert names("--trust-proxy") is None  # the proxy routes only its own names
+    assert names("--certfile", "c.pem", "--keyfile", "k.pem") is None  # so does a certificate
+    assert names("--trust-proxy", "--allowed-hosts", "arena.example.org") == (
+        "arena.example.org", "127.0.0.1",
+    )  # fmt: skip
+    assert names("--allowed-hosts", "*") is None

@@ -53,7 +53,9 @@ async def test_a_rated_game_end_to_end(client_factory: Any, server: Any) -> None
     won, lost = over["ratings"]
     assert won["before"] == lost["before"] == 1500 and won["after"] > 1500 > lost["after"]
     profile = await bob.request(type="profile", name="ALICE")
-    assert profile["type"] == "profile" and profile["bot"] is False
+    assert profile["type"] == "profile" and profile["bot"] is False and profile["exists"] is True
+    nobody = await bob.request(type="profile", name="nobody-here")
+    assert nobody["exists"] is False and nobody["ratings"] == {}  # the page: "no such player"
     assert profile["ratings"]["tictactoe-blitz"]["rating"] == won["after"]
     assert profile["record"] == {"played": 1, "won": 1, "drawn": 0, "lost": 0}
     assert profile["games"]["games"][0]["game_id"] == over["game_id"]

@@ -87,6 +87,7 @@ def test_a_name_without_ratings_gets_an_empty_profile(db: str) -> None:
     store = open_store(db)
     try:
         profile = store.profile("nobody")
+        assert profile["exists"] is False  # said as such: the page says "no such player"
         assert profile["ratings"] == {} and profile["history"] == {}
         assert profile["record"]["played"] == 0 and profile["games"]["games"] == []
     finally:

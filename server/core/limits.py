@@ -57,10 +57,19 @@ class Limits:
     #: Seconds a connection must have been quiet (no frame sent, no room) before it may be
     #: closed to let a connection from a lighter address in when the server is full.
     idle_evict_after: float = 60.0
-    #: New connections per second from one address, and at once (each is a ``hello`` to come:
-    #: the shell refuses the rest at accept). The burst lets an address open its whole quota.
+    #: New game sockets per second from one address, and at once (each is a ``hello`` to come:
+    #: the shell refuses the rest at their request). The burst lets an address open its quota.
     hello_rate: float = 4.0
     hello_burst: float = 64.0
+    #: Requests of any kind (page and asset loads, sockets) per second from one address, and at
+    #: once, charged at accept; page and asset requests in flight per address. A page load is
+    #: ~20 requests the first time, 1-2 once its assets are cached (a classroom of 25 behind
+    #: one address loading at once: ~500); each is answered from memory (a request and its
+    #: answer, client and server in one process: ~3 ms on a busy 2-core machine). Pages never
+    #: spend the game sockets' budget above.
+    page_rate: float = 50.0
+    page_burst: float = 500.0
+    max_page_requests_per_address: int = 64
     #: Seconds a new connection has to say ``hello`` before it is closed.
     hello_timeout: float = 10.0
     #: Undecodable or malformed frames a connection may send before it is closed with 1008.

@@ -70,8 +70,11 @@ class BotPool:
             if self.state_dir is not None:
                 cmd += ["--session-file", str(self.state_dir / f"{name}.session")]
             env = {**os.environ, "MNK_BOT_KEY": self.keys[name]}
+            # A session of its own: a terminal's Ctrl-C reaches the server alone, which stops
+            # its bots in order (SIGTERM), never a bot whose workers are still starting (they
+            # died mid-import with a traceback). ``--parent-pid`` ends it if the server dies.
             proc = await asyncio.create_subprocess_exec(
-                *cmd, stdin=asyncio.subprocess.DEVNULL, env=env
+                *cmd, stdin=asyncio.subprocess.DEVNULL, env=env, start_new_session=True
             )
             self.procs[name] = proc
             code = await proc.wait()

@@ -1,10 +1,16 @@
-"""Admission control for the shell: connections in all, per address, before ``hello``, and new
-connections per second per address (each new connection is a ``hello`` to come).
+"""Admission control for the shell, in two steps.
 
-A connection is counted from its TCP accept (or, behind a trusted proxy, from its HTTP request,
-where the client's address is first known). One over a limit is refused before any WebSocket
-work: with an HTTP 503 and the reason while the server has answers to spare, else dropped at
-once, so a flood of connections costs an accept each, not a handshake each.
+At its TCP accept (or, behind a trusted proxy, at its HTTP request, where the client's address
+is first known) every connection is charged to its address's bucket of requests and counted
+against a per-address bound of connections of any kind: a flood costs an accept each past them.
+Once its request is read, a game socket (an upgrade) is admitted by the game's own limits:
+connections in all, per address, before ``hello``, and new sockets per second per address (each
+a ``hello`` to come). A page or asset request has its own, larger bound (requests in flight per
+address) and never spends the game socket's budget: a household behind one address reloads
+pages freely and still gets its sockets.
+
+One over a limit is refused with an HTTP 503 and the reason while the server has answers to
+spare, else dropped at once (unanswered).
 """
 
 from __future__ import annotations
@@ -28,14 +34,13 @@ from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 from server.shell.ends import Ends
+from server.shell.front import FULL, Buckets, FrontDesk, PageLimits
 from server.shell.keepalive import Keepalive
 
 log = logging.getLogger("mnk.server")
 
 #: Seconds between the INFO lines that count connections opened and closed.
 REPORT_INTERVAL = 60.0
-#: Addresses whose new-connection bucket is kept before the full (idle) ones are forgotten.
-MIN_ARRIVALS_KEPT = 1024
 #: Bytes of one connection's input parsed per loop turn. websockets parses a whole read at once:
 #: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
 #: socket's callbacks run between two of them.
@@ -79,8 +84,9 @@ def address_of(ws: ServerConnection, request: Request | None = None, proxied: bo
     return address_key(str(peer[0])) if peer else "?"
 
 
-#: Why a connection is refused when the server holds all the connections it may.
-FULL = "too many connections to this server"
+def is_upgrade(request: Request) -> bool:
+    """Whether ``request`` asks for a WebSocket (a game socket), not a page or an asset."""
+    return any("websocket" in value.lower() for value in request.headers.get_all("Upgrade"))
 
 
 def client_key(ws: ServerConnection) -> str:
@@ -105,6 +111,10 @@ class GuardedConnection(ArenaConnection):
         self.since = 0.0
         #: Why it was refused (it gets a 503), or None.
         self.refusal: str | None = None
+        #: The address its accept was charged to (None: not counted yet, or counted out).
+        self.client: str | None = None
+        #: Whether it is counted as a page or asset request (not a game socket).
+        self.page = False
         #: Refused and dropped before anything was read: websockets never sees it.
         self.dropped = False
         #: Input read but not parsed yet (reading is paused meanwhile): a slice per loop turn.
@@ -121,7 +131,7 @@ class GuardedConnection(ArenaConnection):
         if not guard.proxied:
             peer = transport.get_extra_info("peername")
             address = address_key(str(peer[0])) if peer else "?"
-            if not guard.arrive(self, address) and not guard.answer():
+            if not guard.accept(self, address) and not guard.answer():
                 self.dropped = True
                 transport.abort()
                 return
@@ -157,6 +167,10 @@ class GuardedConnection(ArenaConnection):
             self.loop.call_soon(self._parse_more)
             data = data[:READ_SLICE]
         super().data_received(data)
+
+    def dropped_late(self) -> None:
+        """Refused past the answers' rate once its request was read: closed unanswered."""
+        self.transport.abort()
 
     def mute(self) -> None:
         """Read nothing more, and drop what was read but not parsed yet."""
@@ -226,6 +240,7 @@ class ConnectionGuard:
         hello_rate: float = math.inf,
         hello_burst: float = 64.0,
         idle_after: float = math.inf,
+        pages: PageLimits | None = None,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
         #: Connections from one address that have not said ``hello`` yet.
@@ -236,9 +251,8 @@ class ConnectionGuard:
         self.answers = TokenBucket(refusal_rate, max(1.0, refusal_rate))
         #: New connections (hellos to come) per second from one address, and at once.
         self.hello_rate, self.hello_burst = hello_rate, max(1.0, hello_burst)
-        #: Each address's bucket of new connections; full ones are forgotten now and then.
-        self.arrivals: dict[str, TokenBucket] = {}
-        self._prune_arrivals_at = MIN_ARRIVALS_KEPT
+        #: Each address's bucket of new game sockets.
+        self.arrivals = Buckets(hello_rate, self.hello_burst)
         self.open: Counter[str] = Counter()
         #: Each address's counted connections, and how long one must have been quiet before a
         #: full server closes it for a connection from a lighter address.
@@ -251,6 +265,8 @@ class ConnectionGuard:
         self.ends = Ends()
         self.pending: Counter[str] = Counter()
         self.total = 0
+        #: Every connection at accept, and the page requests (see ``front.py``).
+        self.desk = FrontDesk(max_total, max_per_address, pages or PageLimits())
         self.opened = self.closed = self.refused = self.evicted = 0
         #: Refused connections dropped unanswered (since the start).
         self.dropped = 0
@@ -322,27 +338,35 @@ class ConnectionGuard:
         task.add_done_callback(self._closing.discard)
 
     def _too_fast(self, address: str) -> str | None:
-        """Charge ``address``'s bucket of new connections: why it is refused now, or None.
+        """Charge ``address``'s bucket of new game sockets: why it is refused now, or None.
 
-        Charged at accept, before a byte of the request is read: a flood of hellos from one
-        address costs an accept each past its burst, not a handshake, a hello and a commit.
+        Charged once the request says it is an upgrade, before any WebSocket work: a flood of
+        hellos from one address costs a short request each past its burst, not a handshake, a
+        hello and a commit.
         """
-        if math.isinf(self.hello_rate):
-            return None
-        now = time.monotonic()
-        bucket = self.arrivals.get(address)
-        if bucket is None:
-            if len(self.arrivals) >= self._prune_arrivals_at:
-                self._prune_arrivals(now)
-            bucket = self.arrivals[address] = TokenBucket(self.hello_rate, self.hello_burst)
-        if bucket.allow(now):
+        if self.arrivals.allow(address):
             return None
         return "too many new connections from your address; slow down"
 
-    def _prune_arrivals(self, now: float) -> None:
-        """Forget the addresses whose bucket has filled up again (they are as good as new)."""
-        self.arrivals = {a: b for a, b in self.arrivals.items() if b.wait(now, b.burst) > 0}
-        self._prune_arrivals_at = max(MIN_ARRIVALS_KEPT, 2 * len(self.arrivals))
+    def accept(self, conn: GuardedConnection, address: str) -> bool:
+        """Count a new connection of any kind in at accept (``FrontDesk``); False when it is
+        refused (``conn.refusal`` says why). Whether it is a game socket is known later."""
+        reason = self.desk.accept(address)
+        if reason is not None:
+            self.refused += 1
+            conn.refusal = reason
+            return False
+        conn.client = address
+        return True
+
+    def _page(self, conn: GuardedConnection) -> str | None:
+        """Count a page or asset request in (its own bound): why it is refused, or None."""
+        address = conn.client
+        reason = None if address is None else self.desk.page(address)
+        if reason is not None:
+            self.refused += 1
+        conn.page = address is not None and reason is None
+        return reason
 
     def answer(self) -> bool:
         """Whether a refused connection still gets an HTTP 503 (else it is dropped, cheaply)."""
@@ -352,10 +376,18 @@ class ConnectionGuard:
         return False
 
     def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Refuse the HTTP upgrade (503) of a connection over the limits, before any frame."""
+        """Admit a request by its kind (a game socket by the game's limits, a page by its own)
+        or refuse it with a 503 (dropped unanswered past the answers' rate), before any frame."""
         assert isinstance(ws, GuardedConnection)
-        if self.proxied and ws.refusal is None and ws.address is None:
-            self.arrive(ws, address_of(ws, request, True))
+        if self.proxied and ws.refusal is None and ws.client is None:
+            self.accept(ws, address_of(ws, request, True))
+        if ws.refusal is None and ws.client is not None:
+            if is_upgrade(request):
+                self.arrive(ws, ws.client)
+            else:
+                ws.refusal = self._page(ws)
+            if ws.refusal is not None and not self.answer():
+                ws.dropped_late()
         if ws.refusal is None:
             return None
         return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, ws.refusal + "\n")
@@ -367,7 +399,10 @@ class ConnectionGuard:
             self._uncount(self.pending, conn.address)
 
     def leave(self, conn: GuardedConnection) -> None:
-        """A connection closed: count it out if it was counted in."""
+        """A connection closed: count it out of whatever it was counted in."""
+        if conn.client is not None:
+            self.desk.leave(conn.client, conn.page)
+            conn.client, conn.page = None, False
         address = conn.address
         if address is None:
             return

@@ -6,6 +6,7 @@ import asyncio
 import math
 import ssl
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 
@@ -34,9 +35,21 @@ class ServerConfig:
     keys_interval: float = 2.0
     #: Origins besides the server's own whose pages may open a game socket (browsers only).
     origins: tuple[str, ...] = ()
+    #: Names (``Host``) served besides addresses, loopback's and ``host``'s own; None: any
+    #: name (``--allowed-hosts '*'``, or a proxy in front or a certificate vouching for it).
+    allowed_hosts: tuple[str, ...] | None = ()
     #: Seconds between WebSocket pings to each connection, and without a pong before it is closed.
     ping_interval: float = keepalive.INTERVAL
     ping_timeout: float = keepalive.TIMEOUT
+
+    def served_names(self) -> tuple[str, ...] | None:
+        """Every name a browser may reach this server by (see ``allowed_hosts``), or None."""
+        if self.allowed_hosts is None:
+            return None
+        names = [*self.allowed_hosts, *(urlsplit(o).hostname or "" for o in self.origins)]
+        if self.host not in ("", "0.0.0.0", "::"):
+            names.append(self.host)
+        return tuple(names)
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None for plain ``ws://``."""

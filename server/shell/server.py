@@ -20,13 +20,14 @@ from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.shell import lagprobe
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
+from server.shell.front import PageLimits
 from server.shell.guard import ConnectionGuard, client_key
 from server.shell.keepalive import Keepalive
 from server.shell.lane import LobbyLane, is_play
 from server.shell.lookups import Lookups
 from server.shell.peer import Peer, ServerConfig
 from server.shell.pipeline import Pipeline
-from server.shell.web import WebDoor
+from server.shell.web import HostCheck, WebDoor
 from server.storage.base import Storage
 from server.storage.memory import MEMORY
 
@@ -77,9 +78,11 @@ class ArenaServer:
             lim.hello_rate,
             lim.hello_burst,
             lim.idle_evict_after,
+            PageLimits(lim.page_rate, lim.page_burst, lim.max_page_requests_per_address),
         )
         #: Every request before its handshake: the guard's refusals, pages, the Origin check.
-        self.door = WebDoor(self.guard.process_request, self.config.origins)
+        hosts = HostCheck(self.config.served_names())
+        self.door = WebDoor(self.guard.process_request, self.config.origins, hosts=hosts)
         #: Pings every open connection (and closes the silent ones) from one timer.
         self.keepalive = Keepalive(self.config.ping_interval, self.config.ping_timeout)
         self.server: Server | None = None

@@ -144,13 +144,14 @@ class RatingQueries:
         self, name: str, before: float | None = None, before_id: str | None = None
     ) -> dict[str, Any]:
         """An account's ratings, record, rating history (a point a day) and a page of its
-        games; a name without an account answers the same shape, empty (found by its
-        look-alike form, as names are unique among accounts)."""
+        games; a name without an account answers the same shape, empty, with ``exists`` false
+        (found by its look-alike form, as names are unique among accounts)."""
         db = self._reader()
         account = account_by_key(db, name_key(name)) if name.strip() else None
         reply: dict[str, Any] = {
             "type": "profile",
             "name": name if account is None else account.name,
+            "exists": account is not None,
             "bot": account is not None and account.kind == "bot",
             "ratings": {},
             "record": {"played": 0, "won": 0, "drawn": 0, "lost": 0},

@@ -34,7 +34,23 @@ function showNet() {
   document.body.classList.toggle("is-offline", !net.online);
 }
 
-net.addEventListener("online", showNet);
+/** The game socket could not be opened (refused, or nobody there): say so, and when it is
+ * tried again, on the page until it is back. */
+function showRetry(e) {
+  const seconds = Math.max(1, Math.round(e.detail.delay / 1000));
+  netBox.textContent = `offline: retrying in ${seconds} s`;
+  netBox.className = "offline";
+  document.body.classList.add("is-offline");
+  notice.textContent = `Could not connect to the game server (it may be busy or restarting): trying again in ${seconds} s…`;
+  notice.hidden = false;
+  clearTimeout(noticeTimer);
+}
+
+net.addEventListener("online", () => {
+  showNet();
+  if (notice.textContent.startsWith("Could not connect")) notice.hidden = true;
+});
+net.addEventListener("retrying", showRetry);
 net.addEventListener("offline", (e) => { showNet(); if (e.detail.why) say(e.detail.why); });
 net.addEventListener("notice", (e) => say(e.detail.text));
 net.addEventListener("error", (e) => {
@@ -83,6 +99,18 @@ class Tv {
   }
 }
 
+/** A path that is no page of this site (the server answered it with 404). */
+class NotFound {
+  constructor(path) {
+    this.root = h("section", { class: "not-found panel" },
+      h("h2", {}, "Page not found"),
+      h("p", { class: "status", id: "status" }, `There is no page ${path} on this server.`),
+      h("p", {}, h("a", { href: "/", "data-nav": "", id: "back-to-lobby" }, "Back to the lobby")));
+  }
+
+  close() {}
+}
+
 function route() {
   if (view) view.close();
   const path = location.pathname;
@@ -110,9 +138,12 @@ function route() {
   } else if (path === "/tv") {
     view = new Tv();
     document.title = "TV · mnk-arena";
-  } else {
+  } else if (path === "/") {
     view = new Lobby(net, say, go);
     document.title = "mnk-arena";
+  } else {
+    view = new NotFound(path);
+    document.title = "Not found · mnk-arena";
   }
   main.replaceChildren(view.root);
 }

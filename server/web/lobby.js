@@ -14,6 +14,14 @@ const CLOCKS = [
   ["1800+20", "30 min + 20 s"],
 ];
 
+/** The room code in what was typed or pasted: the code itself, or a room's link (…/r/CODE). */
+export function roomCode(text) {
+  const t = text.trim();
+  const m = t.match(/^([A-Za-z0-9_-]{1,64})$/)
+    || t.match(/^(?:[a-z][a-z0-9+.-]*:\/\/)?[^/\s]*\/r\/([A-Za-z0-9_-]{1,64})\/?(?:[?#]\S*)?$/i);
+  return m ? m[1] : null;
+}
+
 export class Lobby {
   constructor(net, say, go) {
     this.net = net;
@@ -92,7 +100,7 @@ export class Lobby {
     this.hints.addEventListener("change", sync);
     this.sync = sync;
     this.nameInput = h("input", { id: "name", maxlength: 32, value: this.net.name, autocomplete: "nickname" });
-    this.code = h("input", { id: "code", maxlength: 64, placeholder: "k7m2qx", autocomplete: "off" });
+    this.code = h("input", { id: "code", maxlength: 300, placeholder: "k7m2qx or a link", autocomplete: "off" });
     this.rooms = h("tbody", { id: "rooms" });
     this.botList = h("ul", { id: "bots" });
     this.games = h("ul", { id: "games" });
@@ -217,9 +225,9 @@ export class Lobby {
   }
 
   join() {
-    const code = this.code.value.trim();
-    if (/^[A-Za-z0-9_-]{1,64}$/.test(code)) this.go(`/r/${code}`);
-    else this.say("A room code is letters and digits, like k7m2qx.");
+    const code = roomCode(this.code.value);
+    if (code) this.go(`/r/${code}`);
+    else this.say("A room code is letters and digits, like k7m2qx (or paste the room's link).");
   }
 
   rename() {

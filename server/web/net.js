@@ -72,12 +72,19 @@ export class Net extends EventTarget {
       }
       this.receive(msg);
     };
+    let opened = false;
+    ws.addEventListener("open", () => { opened = true; });
     ws.onclose = (event) => {
       if (ws !== this.ws) return;
       this.wentOffline(event.code === 4000 ? "you are playing in another tab or on another device: reload to play here" : "");
       if (event.code === 4000 || this.stopped) return;
-      this.timer = setTimeout(() => this.open(), this.delay);
-      this.delay = Math.min(this.delay * 2, 4000);
+      // Never opened: refused (a busy server answers 503) or nobody there. Said on the page
+      // at once, then tried again later and later, with a little jitter (a whole classroom
+      // behind one address does not come back in step).
+      const delay = Math.round(this.delay * (0.8 + 0.4 * Math.random()));
+      if (!opened) this.emit("retrying", { delay });
+      this.timer = setTimeout(() => this.open(), delay);
+      this.delay = Math.min(this.delay * 2, opened ? 4000 : 16000);
     };
   }
 

@@ -98,6 +98,10 @@ export class Profile {
   load() {
     this.net.request({ type: "profile", name: this.name }).then((reply) => {
       this.loaded = true;
+      if (reply.exists === false) {
+        this.showMissing();
+        return;
+      }
       this.name = reply.name || this.name; // as the account spells it (its games name it so)
       this.root.querySelector("#profile-name").textContent = `${reply.name}${reply.bot ? " (bot)" : ""}`;
       const pools = Object.entries(reply.ratings || {});
@@ -118,6 +122,15 @@ export class Profile {
       this.games.replaceChildren();
       this.showGames(reply.games || { games: [], more: false });
     }).catch((err) => { this.info.hidden = false; this.info.textContent = failure(err); });
+  }
+
+  /** No account has this name: say so, and the way back, not an empty profile. */
+  showMissing() {
+    this.root.className = "ranks profile-missing panel";
+    this.root.replaceChildren(h("h2", { id: "profile-name" }, this.name),
+      h("p", { class: "status", id: "status" }, `No such player: nobody has the name ${this.name} here.`),
+      h("p", {}, h("a", { href: "/", "data-nav": "", id: "back-to-lobby" }, "Back to the lobby"),
+        " · ", h("a", { href: "/leaderboard", "data-nav": "" }, "Leaderboard")));
   }
 
   loadGames() {

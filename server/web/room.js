@@ -100,12 +100,23 @@ export class RoomView {
       }
       throw err;
     }).catch((err) => {
-      if (err.code === "no_such_room") this.status.textContent = `There is no room ${this.code} (any more).`;
+      if (err.code === "no_such_room") this.showMissing();
       else if (err.message !== "offline") this.say(err.message);
     });
   }
 
+  /** The room does not exist: say so and show the way back, nothing of a room. */
+  showMissing() {
+    this.missing = true;
+    clearInterval(this.ticker);
+    this.root.className = "room-missing panel";
+    this.root.replaceChildren(h("h2", {}, `Room ${this.code}`),
+      h("p", { class: "status", id: "status" }, `There is no room ${this.code} (any more): its game may have ended, or the code is mistyped.`),
+      h("p", {}, h("a", { href: "/", "data-nav": "", id: "back-to-lobby" }, "Back to the lobby")));
+  }
+
   on(type, msg) {
+    if (this.missing) return;
     if (type === "online") return this.join();
     if (type === "offline") return this.draw();
     if (msg.room !== this.code) return;
