@@ -25,8 +25,8 @@ Round three adds a ping flood (a raw socket pinging, never reading), junk in
 ``options.position``, a bot hog (two idle sockets of one address asking for every seat of the
 server's one tic-tac-toe bot, while an honest human of another address asks for it mid-attack),
 renju on a 25x25 board and played fast on 15x15, and a crowd (64 addresses x 64 idle
-connections, then 20 newcomers from fresh addresses); with ``--idle-evict-after 10`` the crowd's
-connections are quiet long enough within a 30 s attack for newcomers to get in.
+connections, then 20 newcomers from fresh addresses): the crowd's connections are open long
+enough (``--evict-after``, 10 s) within a 30 s attack for newcomers to get in.
 
 Run: ``python bench/hostile.py [--games 50] [--bot-games 10] [--seconds 30] [--json F]``.
 """
@@ -73,13 +73,13 @@ def make_bot_keys(names: list[str], path: Path) -> Path:
 
 
 def server_args(
-    port: int, db: Path, keys_file: Path, idle_evict_after: float | None = None
+    port: int, db: Path, keys_file: Path, evict_after: float | None = None
 ) -> list[str]:
     """How the benchmark starts the server: default limits, nothing tuned for the attack
-    (unless ``--idle-evict-after`` asks for a shorter quiet time than the crowd's attack)."""
+    (unless ``--evict-after`` asks for another time before a crowd's connection may go)."""
     args = ["--port", str(port), "--db", str(db), "--no-bots", "--log-level", "WARNING"]
-    if idle_evict_after is not None:
-        args += ["--idle-evict-after", str(idle_evict_after)]
+    if evict_after is not None:
+        args += ["--evict-after", str(evict_after)]
     return [*args, "--keys-file", str(keys_file)]
 
 
@@ -374,7 +374,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"] + ["seater"]
     keys_file = make_bot_keys(names, tmp / "bot-keys")
-    served = server_args(port, db, keys_file, args.idle_evict_after)
+    served = server_args(port, db, keys_file, args.evict_after)
     argv = [sys.executable, "-m", "server", *served]
     if args.profile:  # the same server under cProfile, profiling one phase only
         wrapper = [str(ROOT / "bench" / "profile_server.py"), "--out", args.profile, "--"]
@@ -555,9 +555,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", type=float, default=1.0, help="attack counts x this (1 = issue's)")
     p.add_argument("--lock-seconds", type=float, default=2.0, help="write lock hold (default 2)")
     p.add_argument(
-        "--idle-evict-after",
+        "--evict-after",
         type=float,
-        help="the server's quiet time before it may close a crowd's connection (default 60 s)",
+        help="the server's time before it may close a crowd's connection (default 10 s)",
     )
     p.add_argument("--json", help="write the result as JSON here")
     p.add_argument("--profile", help="run the server under cProfile; write the profile here")

@@ -53,7 +53,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "max_connections_per_address": "open connections from one client address",
     "max_pending_per_address": "connections from one address that have not said hello yet",
     "refusal_rate": "HTTP 503 answers per second to refused connections (past it: dropped)",
-    "idle_evict_after": "seconds quiet and in no room before a full server may close it",
+    "evict_after": "seconds open before a full server may close it for a newcomer",
     "hello_rate": "new connections (hellos) per second from one client address",
     "hello_burst": "new connections one client address may open at once",
     "hello_timeout": "seconds a new connection has to say hello",

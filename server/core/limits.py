@@ -54,9 +54,10 @@ class Limits:
     #: and HTTP 503 answers per second to refused connections (past it they are dropped).
     max_pending_per_address: int = 16
     refusal_rate: float = 10.0
-    #: Seconds a connection must have been quiet (no frame sent, no room) before it may be
-    #: closed to let a connection from a lighter address in when the server is full.
-    idle_evict_after: float = 60.0
+    #: Seconds a connection must have been open before it may be closed to let a connection
+    #: from a lighter address in when the server is full (whatever it sends; never a bot's nor
+    #: a player's seated in a live game: server/shell/guard.py).
+    evict_after: float = 10.0
     #: New connections per second from one address, and at once (each is a ``hello`` to come:
     #: the shell refuses the rest at accept). The burst lets an address open its whole quota.
     hello_rate: float = 4.0

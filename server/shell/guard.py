@@ -25,6 +25,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from protocol.vocab import CloseCode
+from server.core.presence import KEEP, LOBBY
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 from server.shell.ends import Ends
@@ -40,7 +41,7 @@ MIN_ARRIVALS_KEPT = 1024
 #: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
 #: socket's callbacks run between two of them.
 READ_SLICE = 4096
-#: When the server is full, the heaviest addresses looked at for an idle connection to close,
+#: When the server is full, the heaviest addresses looked at for a connection to close,
 #: and how often per second (and at once) that is tried: a full server's arrivals stay cheap.
 EVICT_ADDRESSES = 8
 EVICT_RATE = 20.0
@@ -101,7 +102,7 @@ class GuardedConnection(ArenaConnection):
         self.address: str | None = None
         #: Whether it is counted as not having said ``hello`` yet.
         self.pending = False
-        #: When it was counted in (``time.monotonic``): a newer one is never idle.
+        #: When it was counted in (``time.monotonic``): a newer one is never closed for another.
         self.since = 0.0
         #: Why it was refused (it gets a 503), or None.
         self.refusal: str | None = None
@@ -225,7 +226,7 @@ class ConnectionGuard:
         refusal_rate: float = 10.0,
         hello_rate: float = math.inf,
         hello_burst: float = 64.0,
-        idle_after: float = math.inf,
+        evict_after: float = math.inf,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
         #: Connections from one address that have not said ``hello`` yet.
@@ -240,10 +241,10 @@ class ConnectionGuard:
         self.arrivals: dict[str, TokenBucket] = {}
         self._prune_arrivals_at = MIN_ARRIVALS_KEPT
         self.open: Counter[str] = Counter()
-        #: Each address's counted connections, and how long one must have been quiet before a
-        #: full server closes it for a connection from a lighter address.
+        #: Each address's counted connections, and how long one must have been open before a
+        #: full server may close it for a connection from a lighter address.
         self.held: dict[str, set[GuardedConnection]] = {}
-        self.idle_after = idle_after
+        self.evict_after = evict_after
         self.evictions = TokenBucket(EVICT_RATE, EVICT_RATE)
         self.evicted = 0
         self._closing: set[asyncio.Task[None]] = set()
@@ -276,8 +277,8 @@ class ConnectionGuard:
     def arrive(self, conn: GuardedConnection, address: str) -> bool:
         """Count a new connection in; False when it is refused (``conn.refusal`` says why).
 
-        A full server first closes an idle connection of its heaviest addresses for it, so a
-        few addresses filling the server cannot keep a new one out.
+        A full server first closes a connection of its heaviest addresses for it (see
+        :meth:`_make_room`), so a few addresses filling the server cannot keep a new one out.
         """
         reason = self.full(address)
         if reason is FULL and self._make_room(address):
@@ -296,28 +297,44 @@ class ConnectionGuard:
         return True
 
     def _make_room(self, address: str) -> bool:
-        """Close one idle connection (quiet for ``idle_after``, in no room) of an address that
-        holds more than ``address`` plus one, heaviest first; whether one was closed."""
+        """Close one connection of an address that holds more than ``address`` plus one, for
+        a newcomer from it; whether one was closed.
+
+        Whatever it sends: a socket that pings or watches holds a place as a silent one does.
+        The least worth first (``Presence.worth``: in no room, watching, a waiting seat; a bot
+        or a player seated in a live game never), of the heaviest address, the oldest first; one
+        counted in less than ``evict_after`` ago never (two newcomers do not take turns).
+        """
         now = time.monotonic()
-        if math.isinf(self.idle_after) or not self.evictions.allow(now):
+        if math.isinf(self.evict_after) or not self.evictions.allow(now):
             return False
         mine = self.open[address]
         heaviest = heapq.nlargest(EVICT_ADDRESSES, self.open.items(), key=lambda item: item[1])
+        best: tuple[int, int, float] | None = None
+        victim: GuardedConnection | None = None
         for heavy, count in heaviest:
             if count <= mine + 1:
-                return False
+                break
             for conn in self.held.get(heavy, ()):
-                quiet = conn.quiet
-                if quiet is not None and min(now - conn.since, quiet()) >= self.idle_after:
-                    self._evict(conn)
-                    return True
-        return False
+                worth = conn.worth
+                if worth is None or now - conn.since < self.evict_after:
+                    continue  # not served yet (its hello deadline ends it), or too new
+                key = (worth(), -count, conn.since)
+                if key[0] < KEEP and (best is None or key < best):
+                    best, victim = key, conn
+            if best is not None and best[0] == LOBBY:
+                break  # nothing lighter can be worth less
+        if victim is None:
+            return False
+        self._evict(victim)
+        return True
 
     def _evict(self, conn: GuardedConnection) -> None:
         """Count ``conn`` out now (its place goes to the newcomer) and close it with 1013."""
         self.evicted += 1
         self.leave(conn)
-        task = asyncio.ensure_future(conn.close(CloseCode.TRY_LATER, "idle; the server is full"))
+        reason = "the server is full; you held the most connections"
+        task = asyncio.ensure_future(conn.close(CloseCode.TRY_LATER, reason))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -402,6 +419,6 @@ class ConnectionGuard:
             if self.refused:
                 log.warning("limit connections: %d refused in the last minute", self.refused)
             if self.evicted:
-                log.warning("limit connections: %d idle closed for newcomers", self.evicted)
+                log.warning("limit connections: %d closed for newcomers", self.evicted)
         self._last_report = now
         self.opened = self.closed = self.refused = self.evicted = 0
