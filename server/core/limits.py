@@ -76,9 +76,11 @@ class Limits:
     max_lookups: int = 32
     #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
     lookup_cost: float = 4.0
-    #: Analyses (``analyse`` jobs sent to bots) in flight in all (``busy`` past it), and the
-    #: answers kept per position (core/analysis.py).
-    max_analyses: int = 8
+    #: Analyses (``analyse`` jobs searched by bots or waiting for a slot) in flight in all and
+    #: per client address (``busy`` past either), and the answers kept per position
+    #: (core/analysis.py): four addresses flooding took every slot of 8 in all.
+    max_analyses: int = 32
+    max_analyses_per_address: int = 2
     analysis_cache: int = 2048
     #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
     max_page: int = 100
