@@ -465,9 +465,9 @@ async def hold_until(until: float, sockets: list[ClientConnection]) -> None:
 
 
 async def seek_pools(url: str, until: float, scale: float) -> Stats:
-    """1,920 seeks with odd clocks (a pool each) from 640 players of 10 addresses, then 6
-    sockets asking ``list_seeks`` (3 of them subscribed) as fast as they are answered: what a
-    reply weighs and takes, and what subscribers are pushed (issue 45, 1)."""
+    """1,920 seeks with odd clocks (a pool each) from 640 players of 10 addresses, and 6
+    sockets asking ``list_seeks`` (3 of them subscribed) as fast as they are answered while
+    the pool fills: what a reply weighs and takes, what subscribers are pushed (issue 45, 1)."""
     stats: Stats = Counter()
     players = max(1, int(640 * scale))
     sockets: list[ClientConnection] = []
@@ -484,11 +484,13 @@ async def seek_pools(url: str, until: float, scale: float) -> Stats:
                 clock = {"initial_s": 61 + 3 * n + k, "increment_s": 0}
                 await ask(type="seek", game="gomoku", clock=clock)
 
-    for first in range(0, players, 64):  # 64 at a time: each address's hello burst
-        if time.monotonic() > until:
-            break
-        await asyncio.gather(*(place(n) for n in range(first, min(players, first + 64))))
-    stats["players"] = len(sockets)
+    async def place_all() -> None:
+        for first in range(0, players, 64):  # 64 at a time: each address's hello burst
+            if time.monotonic() > until:
+                break
+            await asyncio.gather(*(place(n) for n in range(first, min(players, first + 64))))
+        stats["players"] = len(sockets)
+
     times: list[float] = []
     biggest = pushed = 0
 
@@ -498,9 +500,9 @@ async def seek_pools(url: str, until: float, scale: float) -> Stats:
         if ws is None:
             return
         sockets.append(ws)
-        await hello(ws, f"lister{n}")
         rid = 0
         with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await hello(ws, f"lister{n}")
             while time.monotonic() < until and rid < int(20_000 * scale) + 1:
                 rid += 1
                 started = time.monotonic()
@@ -515,7 +517,8 @@ async def seek_pools(url: str, until: float, scale: float) -> Stats:
                 biggest = max(biggest, len(frame))
                 tally(stats, message)
 
-    await asyncio.gather(*(lister(n) for n in range(6)))
+    # the listers ask while the pool fills: each reply lists what is there by then
+    await asyncio.gather(place_all(), *(lister(n) for n in range(6)))
     if times:
         times.sort()
         stats["list_p50_ms"] = round(1000 * times[len(times) // 2])
@@ -530,27 +533,24 @@ async def login_flood(url: str, until: float, scale: float) -> Stats:
     """8 addresses sending ~9 logins a second each with wrong passwords (each a password check
     of the server's CPU), to keep its hashing queue full (issue 45, 3)."""
     stats: Stats = Counter()
-    sockets = [
-        ws
-        for n in range(32)
-        if (ws := await open_from(url, f"127.0.3.{11 + n % 8}", stats)) is not None
-    ]
     budget = int(3000 * scale)
 
-    async def flood(n: int, ws: ClientConnection) -> None:
+    async def flood(n: int) -> None:
         nonlocal budget
-        await hello(ws, f"guesser{n}")
-        ask = await asker(ws, stats)
+        ws = await open_from(url, f"127.0.3.{11 + n % 8}", stats)
+        if ws is None:
+            return
         with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await hello(ws, f"guesser{n}")
+            ask = await asker(ws, stats)
             while time.monotonic() < until and budget > 0:
                 budget -= 1
                 due = time.monotonic() + 4 / 9  # 4 sockets an address: ~9 a second
                 await ask(type="login", name=f"nobody{n}x{budget}", password="wrong guess")
                 await asyncio.sleep(max(0.0, min(due, until) - time.monotonic()))
-
-    await asyncio.gather(*(flood(n, ws) for n, ws in enumerate(sockets)))
-    for ws in sockets:
         ws.transport.abort()
+
+    await asyncio.gather(*(flood(n) for n in range(32)))
     return stats
 
 

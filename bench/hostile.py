@@ -265,12 +265,11 @@ async def play_first_free(ws: ClientConnection) -> None:
                 rooms[room] = (rooms[room][0], rooms[room][1], -1)  # until its moved arrives
 
 
-async def bot_seat_probe(url: str, honest: Honest, at: float, until: float) -> dict[str, Any]:
-    """From halfway through the attack, an honest human of an address of its own asks for a
-    game against the bot every 2 s until it gets one: does it, while the ``bot_hog`` and
-    ``bot_fallback_hog`` attackers hold what they can?"""
+async def bot_seat_probe(human: Side, at: float, until: float) -> dict[str, Any]:
+    """From halfway through the attack, an honest human of an address of its own (connected
+    before it) asks for a game against the bot every 2 s until it gets one: does it, while the
+    ``bot_hog`` and ``bot_fallback_hog`` attackers hold what they can?"""
     await asyncio.sleep(max(0.0, at - time.monotonic()))
-    human = await open_side(url, "127.0.4.253", "newbie", "human", honest)
     human.closing = True
     tries, replies, first_ms = 0, Counter(), None
     while True:
@@ -378,10 +377,9 @@ async def analyst(url: str) -> None:
         await ws.close()
 
 
-async def analysis_probe(url: str, honest: Honest, until: float) -> dict[str, Any]:
-    """An honest human of an address of its own asks for an analysis of a new position every
-    second of the attack: what it got."""
-    side = await open_side(url, "127.0.4.243", "student", "human", honest)
+async def analysis_probe(side: Side, until: float) -> dict[str, Any]:
+    """An honest human of an address of its own (connected before the attack) asks for an
+    analysis of a new position every second of the attack: what it got."""
     side.closing = True
     replies, n = Counter(), 0
     cells = [(x, y) for y in range(14) for x in range(15)]  # three stones: none of the flood's
@@ -541,6 +539,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await open_side(url, f"127.0.4.{241 + i}", f"seeker{i}", "human", honest, keep=True)
             for i in range(2)
         ]
+        # connected before the attack (a full server may refuse new ones in its first seconds)
+        newbie = await open_side(url, "127.0.4.253", "newbie", "human", honest)
+        student = await open_side(url, "127.0.4.243", "student", "human", honest)
         # 100 connections, hellos and first rooms at once are no steady state: not measured.
         await asyncio.sleep(args.warmup)
         honest.phase = "calm"
@@ -563,10 +564,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
         half, attack_ends = attack_started + args.seconds / 2, attack_started + args.seconds
-        probe = asyncio.create_task(bot_seat_probe(url, honest, half, attack_ends))
+        probe = asyncio.create_task(bot_seat_probe(newbie, half, attack_ends))
         logins = asyncio.create_task(login_probe(owner, attack_ends))
         pairing = asyncio.create_task(seek_probe(seekers, half))
-        analyses = asyncio.create_task(analysis_probe(url, honest, attack_ends))
+        analyses = asyncio.create_task(analysis_probe(student, attack_ends))
         # The attackers would be on other machines: at the lowest priority their CPU does not
         # starve the server or the honest clients of this 2-core box (what they send is the
         # same: every attack is bounded in count, and the table shows what each one got).
