@@ -69,7 +69,6 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     assert attacks["crowd"]["opened"] > 0 and attacks["crowd"]["newcomer_in"] == 20
     # round four's attacks ran, and its verdict has every check of issue 45
     assert attacks["pinging_holders"]["newcomer_in"] == 20
-    assert attacks["seek_pools"]["seeking"] > 0 and attacks["owner_lockout"]["bad_login"] > 0
     assert set(result["checks"]) == {
         "logins", "bot_seat", "seek_paired", "analyses", "newcomers", "peak_rss"
     }  # fmt: skip
