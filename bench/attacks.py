@@ -577,22 +577,29 @@ async def owner_lockout(url: str, until: float, scale: float) -> Stats:
 
 async def play_one_move(ws: ClientConnection, stats: Stats, until: float) -> None:
     """Read ``ws`` until ``until``: in each game it is seated in (a bot's), make one move (the
-    first free cell) when it is to move, then never another."""
+    first free cell) when it is first to move, then never another."""
+    games: dict[str, tuple[int, set[tuple[int, int]]]] = {}  # room: our seat, its stones
     moved: set[str] = set()
     with contextlib.suppress(ConnectionClosed, TimeoutError):
         while time.monotonic() < until:
             message = await read(ws, max(0.05, until - time.monotonic()))
-            kind = message["type"]
+            kind, room = message["type"], message.get("room")
             if kind == "joined":
                 stats["bot_seated"] += 1
-            if kind == "game_over":
+            elif kind == "game_over":
                 stats[f"game_over_{message.get('reason', '?')}"] += 1
-            if kind != "state" or message.get("status") != "playing":
+                games.pop(room, None)
+            elif kind == "state" and message.get("status") == "playing":
+                games[room] = (message["seat"], {(x, y) for x, y in message["moves"]})
+                ours = message.get("to_move") == message["seat"]
+            elif kind == "moved" and room in games:
+                games[room][1].add((message["x"], message["y"]))
+                ours = message["seat"] != games[room][0]
+            else:
                 continue
-            room = message["room"]
-            if room in moved or message.get("to_move") != message.get("seat"):
+            if room not in games or room in moved or not ours:
                 continue
-            taken = {tuple(m) for m in message["moves"]}
+            taken = games[room][1]
             x, y = next((x, y) for y in range(3) for x in range(3) if (x, y) not in taken)
             await ws.send(pack(type="move", room=room, x=x, y=y, ply=len(taken)))
             moved.add(room)
