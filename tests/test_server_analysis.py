@@ -351,6 +351,7 @@ async def keep_asking(client: Any, first: int, stop: asyncio.Event) -> Counter[s
     return seen
 
 
+@pytest.mark.slow  # 16 flooding sockets for a few seconds
 async def test_a_flood_of_analyses_from_four_addresses_leaves_another_its_share(
     client_factory: Any, server: Any
 ) -> None:
