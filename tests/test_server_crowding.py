@@ -17,6 +17,7 @@ from support.waiting import until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from server.core.presence import KEEP, LOBBY, SEATED, WATCHING
 from server.shell.guard import ConnectionGuard, address_key
 
 IDLE = 0.3
@@ -64,6 +65,34 @@ def test_one_64_shares_one_per_address_quota() -> None:
     admitted = [guard.arrive(fake_conn(), address_key(h)) for h in hosts]
     assert admitted == [True, True, True, False]  # four hosts of one /64: one address
     assert guard.arrive(fake_conn(), address_key("2001:db8:0:2::1"))  # the next /64 is another
+
+
+async def test_a_full_guard_closes_the_least_worth_of_the_heaviest_never_a_player_in_a_game() -> (
+    None
+):
+    guard = ConnectionGuard(6, 8, hello_rate=math.inf, evict_after=5.0)
+    closed: list[tuple[str, int]] = []
+
+    def holder(address: str, kind: str, worth: int, since: float = 0.0) -> Any:
+        async def close(code: int, reason: str) -> None:
+            closed.append((kind, code))
+
+        conn = fake_conn()
+        assert guard.arrive(conn, address)
+        conn.worth, conn.since, conn.close = (lambda: worth), since, close
+        return conn
+
+    holder("10.0.0.1", "keep", KEEP)
+    holder("10.0.0.1", "keep", KEEP)
+    holder("10.0.0.1", "seated", SEATED)
+    holder("10.0.0.2", "watching", WATCHING)
+    holder("10.0.0.3", "young", LOBBY, since=time.monotonic())  # too new to go
+    assert guard.arrive(fake_conn(), "10.0.0.3")  # not served yet (no worth): never closed
+    assert guard.arrive(fake_conn(), "10.0.0.9")  # the heaviest's least worth made room
+    await until(lambda: closed == [("seated", 1013)])
+    # .1 holds only players in games now, .2 and .3 no more than a newcomer plus one
+    assert not guard.arrive(fake_conn(), "10.0.0.8")
+    assert guard.total == 6 and closed == [("seated", 1013)]
 
 
 async def from_address(server: Any, host: str) -> RawClient:
