@@ -45,6 +45,9 @@ READ_SLICE = 4096
 #: and how often per second (and at once) that is tried: a full server's arrivals stay cheap.
 EVICT_ADDRESSES = 8
 EVICT_RATE = 20.0
+#: Connections weighed (``Presence.worth``, a look at each room of its player) per try at
+#: most: four full addresses; a try's work is bounded however full the heaviest ones are.
+EVICT_SCAN = 256
 #: The first byte of a client's close frame: what follows it is parsed as a connection's end.
 CLOSE_FRAME = 0x88
 #: A connection that sent a frame this recently (seconds) ends before idle ones (see ``Ends``).
@@ -312,13 +315,17 @@ class ConnectionGuard:
         heaviest = heapq.nlargest(EVICT_ADDRESSES, self.open.items(), key=lambda item: item[1])
         best: tuple[int, int, float] | None = None
         victim: GuardedConnection | None = None
+        scan = EVICT_SCAN
         for heavy, count in heaviest:
-            if count <= mine + 1:
+            if count <= mine + 1 or scan <= 0:
                 break
             for conn in self.held.get(heavy, ()):
                 worth = conn.worth
                 if worth is None or now - conn.since < self.evict_after:
                     continue  # not served yet (its hello deadline ends it), or too new
+                scan -= 1
+                if scan < 0:
+                    break
                 key = (worth(), -count, conn.since)
                 if key[0] < KEEP and (best is None or key < best):
                     best, victim = key, conn
