@@ -1,10 +1,12 @@
-"""The attacks of issue 9's table, each bounded in count and time, from loopback addresses.
+"""The attacks of issue 9's table and of the later hostile rounds (round four: issue 45), each
+bounded in count and time, from loopback addresses.
 
 Run by ``bench/hostile.py`` in a process of its own (so the attackers' CPU does not slow the
 honest clients' event loop): ``python bench/attacks.py URL SECONDS SCALE`` prints one JSON map
 of counters per attack class (``MNK_ATTACKS=a,b`` runs only those). Every attacker comes from
 a loopback address of its own class (127.0.0.2 …; the crowd's 127.0.1.x, its newcomers'
-127.0.2.x), never 127.0.0.1.
+127.0.2.x; round four's 127.0.3.x, the pinging holders' 127.0.5.x and their newcomers'
+127.0.6.x, the analysis flood's 127.0.7.x), never 127.0.0.1 nor the honest 127.0.4.x.
 """
 
 from __future__ import annotations
@@ -430,6 +432,275 @@ async def renju_load(url: str, until: float, scale: float) -> Stats:
     return stats
 
 
+# -- round four (issue 45): seats, accounts and pairing under attack ---------------------------
+
+#: The honest account ``bench/hostile.py`` registers before the attack, and logs in to during
+#: it: ``owner_lockout`` guesses its password.
+OWNER = "owner1"
+
+
+async def asker(ws: ClientConnection, stats: Stats) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """A request function on ``ws``: sends with a fresh id, returns (and tallies) its reply,
+    skipping pushes in between."""
+    rid = 0
+
+    async def ask(**message: Any) -> dict[str, Any]:
+        nonlocal rid
+        rid += 1
+        await ws.send(pack(id=rid, **message))
+        while True:
+            reply = await read(ws, 30)
+            if reply.get("id") == rid:
+                tally(stats, reply)
+                return reply
+
+    return ask
+
+
+async def hold_until(until: float, sockets: list[ClientConnection]) -> None:
+    """Keep ``sockets`` open (unread) until ``until``, then close them."""
+    await asyncio.sleep(max(0.0, until - time.monotonic()))
+    for ws in sockets:
+        ws.transport.abort()  # what they were pushed waits unread: no closing handshake
+
+
+async def seek_pools(url: str, until: float, scale: float) -> Stats:
+    """1,920 seeks with odd clocks (a pool each) from 640 players of 10 addresses, and 6
+    sockets asking ``list_seeks`` (3 of them subscribed) as fast as they are answered while
+    the pool fills: what a reply weighs and takes, what subscribers are pushed (issue 45, 1)."""
+    stats: Stats = Counter()
+    players = max(1, int(640 * scale))
+    sockets: list[ClientConnection] = []
+
+    async def place(n: int) -> None:
+        ws = await open_from(url, f"127.0.3.{1 + n % 10}", stats)
+        if ws is None:
+            return
+        sockets.append(ws)
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await hello(ws, f"seeker{n}")
+            ask = await asker(ws, stats)
+            for k in range(3):  # odd clocks: every seek a pool of its own
+                clock = {"initial_s": 61 + 3 * n + k, "increment_s": 0}
+                await ask(type="seek", game="gomoku", clock=clock)
+
+    async def place_all() -> None:
+        for first in range(0, players, 64):  # 64 at a time: each address's hello burst
+            if time.monotonic() > until:
+                break
+            await asyncio.gather(*(place(n) for n in range(first, min(players, first + 64))))
+        stats["players"] = len(sockets)
+
+    times: list[float] = []
+    biggest = pushed = 0
+
+    async def lister(n: int) -> None:
+        nonlocal biggest, pushed
+        ws = await open_from(url, f"127.0.3.{1 + n}", stats)
+        if ws is None:
+            return
+        sockets.append(ws)
+        rid = 0
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await hello(ws, f"lister{n}")
+            while time.monotonic() < until and rid < int(20_000 * scale) + 1:
+                rid += 1
+                started = time.monotonic()
+                await ws.send(pack(type="list_seeks", subscribe=n < 3, id=rid))
+                while True:
+                    frame = await asyncio.wait_for(ws.recv(), max(0.1, until - time.monotonic()))
+                    message = msgpack.unpackb(frame, raw=False)
+                    if message.get("id") == rid:
+                        break
+                    pushed += len(frame)  # a push of the subscription
+                times.append(time.monotonic() - started)
+                biggest = max(biggest, len(frame))
+                tally(stats, message)
+
+    # the listers ask while the pool fills: each reply lists what is there by then
+    await asyncio.gather(place_all(), *(lister(n) for n in range(6)))
+    if times:
+        times.sort()
+        stats["list_p50_ms"] = round(1000 * times[len(times) // 2])
+        stats["list_max_ms"] = round(1000 * times[-1])
+    stats["list_max_kib"] = round(biggest / 1024)
+    stats["pushed_kib"] = round(pushed / 1024)
+    await hold_until(until, sockets)
+    return stats
+
+
+async def login_flood(url: str, until: float, scale: float) -> Stats:
+    """8 addresses sending ~9 logins a second each with wrong passwords (each a password check
+    of the server's CPU), to keep its hashing queue full (issue 45, 3)."""
+    stats: Stats = Counter()
+    budget = int(3000 * scale)
+
+    async def flood(n: int) -> None:
+        nonlocal budget
+        ws = await open_from(url, f"127.0.3.{11 + n % 8}", stats)
+        if ws is None:
+            return
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            await hello(ws, f"guesser{n}")
+            ask = await asker(ws, stats)
+            while time.monotonic() < until and budget > 0:
+                budget -= 1
+                due = time.monotonic() + 4 / 9  # 4 sockets an address: ~9 a second
+                await ask(type="login", name=f"nobody{n}x{budget}", password="wrong guess")
+                await asyncio.sleep(max(0.0, min(due, until) - time.monotonic()))
+        ws.transport.abort()
+
+    await asyncio.gather(*(flood(n) for n in range(32)))
+    return stats
+
+
+async def owner_lockout(url: str, until: float, scale: float) -> Stats:
+    """Wrong guesses at the honest account's password from three addresses: ten at once from
+    each, then one every 2 s (issue 45, 2). Its owner must still log in (bench/hostile.py)."""
+    stats: Stats = Counter()
+
+    async def guess(n: int) -> None:
+        ws = await must_open(url, f"127.0.3.{19 + n}", stats, f"thief{n}")
+        ask = await asker(ws, stats)
+        tries = 0
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            while time.monotonic() < until and tries < max(10, int(200 * scale)):
+                await ask(type="login", name=OWNER, password=f"guess number {tries}")
+                tries += 1
+                if tries >= 10:
+                    await asyncio.sleep(min(2.0, max(0.0, until - time.monotonic())))
+        ws.transport.abort()
+
+    await asyncio.gather(*(guess(n) for n in range(3)))
+    return stats
+
+
+async def play_one_move(ws: ClientConnection, stats: Stats, until: float) -> None:
+    """Read ``ws`` until ``until``: in each game it is seated in (a bot's), make one move (the
+    first free cell) when it is first to move, then never another."""
+    games: dict[str, tuple[int, set[tuple[int, int]]]] = {}  # room: our seat, its stones
+    moved: set[str] = set()
+    with contextlib.suppress(ConnectionClosed, TimeoutError):
+        while time.monotonic() < until:
+            message = await read(ws, max(0.05, until - time.monotonic()))
+            kind, room = message["type"], message.get("room")
+            if kind == "joined":
+                stats["bot_seated"] += 1
+            elif kind == "game_over":
+                stats[f"game_over_{message.get('reason', '?')}"] += 1
+                games.pop(room, None)
+            elif kind == "state" and message.get("status") == "playing":
+                games[room] = (message["seat"], {(x, y) for x, y in message["moves"]})
+                ours = message.get("to_move") == message["seat"]
+            elif kind == "moved" and room in games:
+                games[room][1].add((message["x"], message["y"]))
+                ours = message["seat"] != games[room][0]
+            else:
+                continue
+            if room not in games or room in moved or not ours:
+                continue
+            taken = games[room][1]
+            x, y = next((x, y) for y in range(3) for x in range(3) if (x, y) not in taken)
+            await ws.send(pack(type="move", room=room, x=x, y=y, ply=len(taken)))
+            moved.add(room)
+            stats["moved_once"] += 1
+
+
+async def bot_fallback_hog(url: str, until: float, scale: float) -> Stats:
+    """One address with 8 seeks (a pool each: 24 h clocks), ``bot_after_s`` 5, one move each in
+    the bot games the fallback gives them, then idle: does it hold every seat of the bot
+    (issue 45, 7)? The honest probe of bench/hostile.py asks for that bot meanwhile."""
+    stats: Stats = Counter()
+    hogs = [
+        await must_open(url, "127.0.3.22", stats, f"fallback{i}")
+        for i in range(int(8 * scale) or 1)
+    ]
+    for i, ws in enumerate(hogs):
+        ask = await asker(ws, stats)
+        clock = {"initial_s": 86_400 - i, "increment_s": 0}
+        await ask(type="seek", game="tictactoe", clock=clock, bot_after_s=5)
+    await asyncio.gather(*(play_one_move(ws, stats, until) for ws in hogs))
+    for ws in hogs:
+        ws.transport.abort()
+    return stats
+
+
+async def pinging_holders(url: str, until: float, scale: float) -> Stats:
+    """16 addresses x 64 sockets that ping every 2 s (half of them watching a room) hold their
+    places; halfway, 20 newcomers from fresh addresses try to get in (issue 45, 8)."""
+    stats: Stats = Counter()
+    per = max(1, int(64 * scale))
+    owner = await must_open(url, "127.0.5.1", stats, "holder-owner")
+    room = (await (await asker(owner, stats))(type="create_room", game="tictactoe"))["room"]
+
+    async def fill(address: int) -> list[ClientConnection]:
+        held = []
+        for i in range(per):
+            ws = await open_from(url, f"127.0.5.{address + 1}", stats)
+            if ws is None:
+                break
+            with contextlib.suppress(ConnectionClosed, TimeoutError):
+                await hello(ws, f"holder{address}x{i}")
+                if i % 2:
+                    await ws.send(pack(type="join_room", room=room, spectate=True))
+            held.append(ws)
+        return held
+
+    holders = [ws for held in await asyncio.gather(*(fill(a) for a in range(16))) for ws in held]
+    stats["opened"] = len(holders)
+
+    async def ping(ws: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            while time.monotonic() < until:
+                await ws.send(pack(type="ping"))
+                await asyncio.sleep(min(2.0, max(0.0, until - time.monotonic())))
+        if ws.close_code is not None:
+            stats[f"closed_{ws.close_code}"] += 1
+
+    pinging = [asyncio.create_task(ping(ws)) for ws in holders]
+    await asyncio.sleep(max(0.0, (until - time.monotonic()) / 2))
+    refused: Stats = Counter()
+    newcomers = []
+    for n in range(20):
+        ws = await open_from(url, f"127.0.6.{n + 1}", refused)
+        if ws is not None:
+            with contextlib.suppress(ConnectionClosed, TimeoutError):
+                if (await hello(ws, f"arrival{n}"))["type"] == "welcome":
+                    newcomers.append(ws)
+    stats["newcomer_in"], stats["newcomer_refused"] = len(newcomers), 20 - len(newcomers)
+    await asyncio.gather(*pinging)
+    for ws in [*holders, *newcomers, owner]:
+        ws.transport.abort()
+    return stats
+
+
+async def analysis_flood(url: str, until: float, scale: float) -> Stats:
+    """16 sockets of 4 addresses asking for analyses of new gomoku positions, each again the
+    moment it is answered (issue 45, 9); the honest probe of bench/hostile.py asks meanwhile."""
+    stats: Stats = Counter()
+    budget = min(50_000, int(20_000 * scale))
+    asked = 0
+
+    async def flood(n: int) -> None:
+        nonlocal budget, asked
+        ws = await must_open(url, f"127.0.7.{1 + n % 4}", stats, f"analyst{n}")
+        ask = await asker(ws, stats)
+        with contextlib.suppress(ConnectionClosed, TimeoutError):
+            while time.monotonic() < until and budget > 0:
+                budget -= 1
+                asked += 1  # a position of its own each time: no cached answer, no shared job
+                cell = asked % 225
+                other = (cell + 1 + (asked // 225) % 224) % 225
+                moves = [[cell % 15, cell // 15], [other % 15, other // 15]]
+                reply = await ask(type="analyse", game="gomoku", moves=moves)
+                if reply.get("code") == "rate_limited":
+                    await asyncio.sleep(0.25)
+        ws.transport.abort()
+
+    await asyncio.gather(*(flood(n) for n in range(16)))
+    return stats
+
+
 ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "games_flood": games_flood,
     "spectators": spectators,
@@ -444,6 +715,12 @@ ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "junk_options": junk_options,
     "bot_hog": bot_hog,
     "renju_load": renju_load,
+    "seek_pools": seek_pools,
+    "login_flood": login_flood,
+    "owner_lockout": owner_lockout,
+    "bot_fallback_hog": bot_fallback_hog,
+    "pinging_holders": pinging_holders,
+    "analysis_flood": analysis_flood,
 }
 
 

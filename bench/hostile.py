@@ -1,4 +1,4 @@
-"""Hostile benchmark: honest games beside every attack of issue 9, against the real server.
+"""Hostile benchmark: honest games beside every attack of issues 9 and 45, against the real server.
 
 One run starts ``python -m server`` (SQLite, default limits) and plays honest games on it: human
 pairs at a human pace (a move every 0.5-2 s) and bot pairs at full speed, every move timed from
@@ -25,8 +25,20 @@ Round three adds a ping flood (a raw socket pinging, never reading), junk in
 ``options.position``, a bot hog (two idle sockets of one address asking for every seat of the
 server's one tic-tac-toe bot, while an honest human of another address asks for it mid-attack),
 renju on a 25x25 board and played fast on 15x15, and a crowd (64 addresses x 64 idle
-connections, then 20 newcomers from fresh addresses); with ``--idle-evict-after 10`` the crowd's
-connections are quiet long enough within a 30 s attack for newcomers to get in.
+connections, then 20 newcomers from fresh addresses): the crowd's connections are open long
+enough (``--evict-after``, 10 s) within a 30 s attack for newcomers to get in.
+
+Round four (issue 45) adds seek pools (1,920 seeks with odd clocks from 10 addresses, 6 sockets
+listing them), a login flood (8 addresses, ~9 wrong logins a second each), an owner lockout
+(wrong guesses at the honest account ``attacks.OWNER``), a bot-fallback hog (8 seeks of one
+address falling back to the tic-tac-toe bot, one move each), pinging holders (16 addresses x 64
+sockets that ping or watch, then 20 newcomers) and an analysis flood (16 sockets of 4
+addresses), all at once with the rest; beside them honest probes: the owner logs in every 2 s
+(from its own address), a human asks for the bot from halfway every 2 s until seated, two
+humans seek one standard pool halfway, a student asks for an analysis every second (an honest
+analysing bot answers in 0.2 s). The verdict adds (``hostile_verdict.checks``): every honest
+login answered within 2 s, the bot seat got, the seekers paired, the analyses answered, the 20
+newcomers in, peak RSS <= 200 MB.
 
 Run: ``python bench/hostile.py [--games 50] [--bot-games 10] [--seconds 30] [--json F]``.
 """
@@ -48,12 +60,21 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgpack
-from hostile_verdict import pooled_verdicts, render_pooled, render_verdict, summary, verdict
+from attacks import OWNER
+from hostile_verdict import (
+    checks,
+    pooled_verdicts,
+    render_pooled,
+    render_verdict,
+    summary,
+    verdict,
+)
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -73,13 +94,13 @@ def make_bot_keys(names: list[str], path: Path) -> Path:
 
 
 def server_args(
-    port: int, db: Path, keys_file: Path, idle_evict_after: float | None = None
+    port: int, db: Path, keys_file: Path, evict_after: float | None = None
 ) -> list[str]:
     """How the benchmark starts the server: default limits, nothing tuned for the attack
-    (unless ``--idle-evict-after`` asks for a shorter quiet time than the crowd's attack)."""
+    (unless ``--evict-after`` asks for another time before a crowd's connection may go)."""
     args = ["--port", str(port), "--db", str(db), "--no-bots", "--log-level", "WARNING"]
-    if idle_evict_after is not None:
-        args += ["--idle-evict-after", str(idle_evict_after)]
+    if evict_after is not None:
+        args += ["--evict-after", str(evict_after)]
     return [*args, "--keys-file", str(keys_file)]
 
 
@@ -110,8 +131,10 @@ class Honest:
 class Side:
     """One honest player's connection, with a reader that files messages by request id."""
 
-    def __init__(self, ws: ClientConnection, honest: Honest) -> None:
+    def __init__(self, ws: ClientConnection, honest: Honest, keep: bool = False) -> None:
         self.ws, self.honest = ws, honest
+        #: Messages that answer no request (pushes), kept only when asked for (a probe's).
+        self.inbox: asyncio.Queue[dict[str, Any]] | None = asyncio.Queue() if keep else None
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.over = asyncio.Event()
         #: Set before this side closes its own connection (that is no disconnect).
@@ -126,6 +149,8 @@ class Side:
                 fut = self.replies.pop(msg.get("id", -1), None)
                 if fut is not None and not fut.done():
                     fut.set_result(msg)
+                elif self.inbox is not None:
+                    self.inbox.put_nowait(msg)
                 if msg["type"] == "game_over":
                     self.over.set()
         except ConnectionClosed:
@@ -144,8 +169,10 @@ class Side:
         return await asyncio.wait_for(fut, 30)
 
 
-async def open_side(url: str, host: str, name: str, kind: str, honest: Honest) -> Side:
-    """An honest client from ``host`` that said hello."""
+async def open_side(
+    url: str, host: str, name: str, kind: str, honest: Honest, keep: bool = False
+) -> Side:
+    """An honest client from ``host`` that said hello (keeping its pushes if ``keep``)."""
     ws = await connect(url, compression=None, local_addr=(host, 0), max_size=None)
     extra = {"key": BOT_KEYS[name], "games": ["gomoku"], "capacity": 4} if kind == "bot" else {}
     hello = {"type": "hello", "protocol": 1, "name": name, "kind": kind, **extra}
@@ -153,7 +180,7 @@ async def open_side(url: str, host: str, name: str, kind: str, honest: Honest) -
     welcome = msgpack.unpackb(await ws.recv(), raw=False)
     if welcome["type"] != "welcome":
         raise RuntimeError(f"honest hello refused: {welcome}")
-    return Side(ws, honest)
+    return Side(ws, honest, keep)
 
 
 async def pair(url: str, index: int, bot: bool, honest: Honest) -> None:
@@ -238,20 +265,133 @@ async def play_first_free(ws: ClientConnection) -> None:
                 rooms[room] = (rooms[room][0], rooms[room][1], -1)  # until its moved arrives
 
 
-async def bot_seat_probe(url: str, honest: Honest, at: float) -> dict[str, Any]:
-    """Halfway through the attack, an honest human of an address of its own asks for a game
-    against the bot: does it get a seat while the ``bot_hog`` attacker holds what it can?"""
+async def bot_seat_probe(human: Side, at: float, until: float) -> dict[str, Any]:
+    """From halfway through the attack, an honest human of an address of its own (connected
+    before it) asks for a game against the bot every 2 s until it gets one: does it, while the
+    ``bot_hog`` and ``bot_fallback_hog`` attackers hold what they can?"""
     await asyncio.sleep(max(0.0, at - time.monotonic()))
-    human = await open_side(url, "127.0.4.253", "newbie", "human", honest)
     human.closing = True
-    started = time.perf_counter()
-    reply = await human.request(type="create_room", game="tictactoe", opponent="bot")
-    took = round(1000 * (time.perf_counter() - started), 1)
-    if reply["type"] == "joined":
-        await human.request(type="leave_room", room=reply["room"])
+    tries, replies, first_ms = 0, Counter(), None
+    while True:
+        tries += 1
+        started = time.perf_counter()
+        reply = await human.request(type="create_room", game="tictactoe", opponent="bot")
+        replies[reply.get("code", reply["type"])] += 1
+        if reply["type"] == "joined":
+            first_ms = round(1000 * (time.perf_counter() - started), 1)
+            await human.request(type="leave_room", room=reply["room"])
+            break
+        if time.monotonic() + 2.0 > until:
+            break
+        await asyncio.sleep(2.0)
     await human.ws.close()
-    return {"seated": reply["type"] == "joined", "reply": reply.get("code", reply["type"]),
-            "ms": took}  # fmt: skip
+    return {"seated": first_ms is not None, "tries": tries, "replies": dict(replies),
+            "ms": first_ms}  # fmt: skip
+
+
+#: The honest owner's password (its account is ``attacks.OWNER``, registered before the attack).
+OWNER_PASSWORD = "the honest owner's own passphrase"
+
+
+async def owner_device(url: str, honest: Honest) -> Side:
+    """The honest owner's connection: registers ``OWNER`` (before the attack), then logs out."""
+    side = await open_side(url, "127.0.4.240", "owner-device", "human", honest)
+    side.closing = True
+    reply = await side.request(type="register", name=OWNER, password=OWNER_PASSWORD)
+    if reply["type"] != "logged_in":
+        raise RuntimeError(f"the honest owner could not register: {reply}")
+    await side.request(type="logout")
+    return side
+
+
+async def login_probe(side: Side, until: float) -> dict[str, Any]:
+    """The honest owner logs in every 2 s of the attack (from its own address, where nobody
+    guesses) and out again: every login's reply and time."""
+    replies, times = Counter(), []
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        reply = await side.request(type="login", name=OWNER, password=OWNER_PASSWORD)
+        times.append(round(1000 * (time.perf_counter() - started)))
+        replies[reply.get("code", reply["type"])] += 1
+        if reply["type"] == "logged_in":
+            await side.request(type="logout")
+        await asyncio.sleep(max(0.0, min(2.0, until - time.monotonic())))
+    await side.ws.close()
+    return {"replies": dict(replies), "ms": times, "worst_ms": max(times, default=None)}
+
+
+async def seek_probe(sides: list[Side], at: float) -> dict[str, Any]:
+    """Halfway through the attack, two honest players of two addresses seek the standard
+    tic-tac-toe 1+0 pool: are they paired with each other, and how soon?"""
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    started = time.perf_counter()
+    clock = {"initial_s": 60, "increment_s": 0}
+    replies = [await s.request(type="seek", game="tictactoe", clock=clock) for s in sides]
+    got = [r.get("code", r["type"]) for r in replies]
+    rooms = []
+    if got == ["seeking", "seeking"]:
+        for side in sides:
+            assert side.inbox is not None
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SEEK_WAIT_S):
+                    while (msg := await side.inbox.get())["type"] != "joined":
+                        pass
+                    rooms.append(msg["room"])
+    ms = round(1000 * (time.perf_counter() - started))
+    paired = len(rooms) == 2 and rooms[0] == rooms[1]
+    for side in sides:
+        side.closing = True
+        await side.ws.close()
+    return {"paired": paired, "replies": got, "ms": ms if paired else None}
+
+
+#: Seconds two honest seekers of one pool may wait to be paired (waves come every 2 s).
+SEEK_WAIT_S = 10.0
+
+
+async def analyst(url: str) -> None:
+    """An honest analysing bot (level 0: never seated by the server, it only analyses): 8
+    analyses at once, each answered after 0.2 s (its search) with the first empty cell."""
+    ws = await connect(url, compression=None, local_addr=("127.0.4.249", 0), max_size=None)
+    hello = {"type": "hello", "protocol": 1, "name": "analyst", "kind": "bot", "capacity": 1}
+    hello |= {"key": BOT_KEYS["analyst"], "games": ["gomoku"], "level": 0, "analyses": 8}
+    await ws.send(msgpack.packb(hello))
+    searching: set[asyncio.Task[None]] = set()
+
+    async def answer(job: dict[str, Any]) -> None:
+        await asyncio.sleep(0.2)  # the search
+        taken = {tuple(m) for m in job["moves"]}
+        x, y = next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+        line = {"move": [x, y], "score": 0, "pv": [[x, y]], "depth": 1}
+        with contextlib.suppress(ConnectionClosed):
+            await ws.send(msgpack.packb({"type": "analysed", "job": job["job"], "lines": [line]}))
+
+    try:
+        async for frame in ws:
+            msg = msgpack.unpackb(frame, raw=False)
+            if msg["type"] == "analyse_job":
+                task = asyncio.create_task(answer(msg))
+                searching.add(task)
+                task.add_done_callback(searching.discard)
+    finally:
+        await ws.close()
+
+
+async def analysis_probe(side: Side, until: float) -> dict[str, Any]:
+    """An honest human of an address of its own (connected before the attack) asks for an
+    analysis of a new position every second of the attack: what it got."""
+    side.closing = True
+    replies, n = Counter(), 0
+    cells = [(x, y) for y in range(14) for x in range(15)]  # three stones: none of the flood's
+    while time.monotonic() < until:
+        n += 1
+        (x, y), (u, v) = cells[n % len(cells)], cells[(n * 7 + 1) % len(cells)]
+        moves = [[x, y], [14, 14], [u, v]] if (x, y) != (u, v) else [[x, y], [14, 14], [0, 14]]
+        reply = await side.request(type="analyse", game="gomoku", moves=moves)
+        replies[reply.get("code", reply["type"])] += 1
+        await asyncio.sleep(max(0.0, min(1.0, until - time.monotonic())))
+    await side.ws.close()
+    return dict(replies)
 
 
 def hold_write_lock(db: Path, seconds: float, taken: threading.Event) -> None:
@@ -372,9 +512,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"] + ["seater"]
+    names = [f"b{1000 + i}{side}" for i in range(args.bot_games) for side in "ab"]
+    names += ["seater", "analyst"]
     keys_file = make_bot_keys(names, tmp / "bot-keys")
-    served = server_args(port, db, keys_file, args.idle_evict_after)
+    served = server_args(port, db, keys_file, args.evict_after)
     argv = [sys.executable, "-m", "server", *served]
     if args.profile:  # the same server under cProfile, profiling one phase only
         wrapper = [str(ROOT / "bench" / "profile_server.py"), "--out", args.profile, "--"]
@@ -392,6 +533,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         games = [asyncio.create_task(g) for g in (*humans, *bots)]
         pinger = asyncio.create_task(ping_probe(url, honest))
         bot = asyncio.create_task(seater(url))
+        searcher = asyncio.create_task(analyst(url))
+        owner = await owner_device(url, honest)
+        seekers = [
+            await open_side(url, f"127.0.4.{241 + i}", f"seeker{i}", "human", honest, keep=True)
+            for i in range(2)
+        ]
+        # connected before the attack (a full server may refuse new ones in its first seconds)
+        newbie = await open_side(url, "127.0.4.253", "newbie", "human", honest)
+        student = await open_side(url, "127.0.4.243", "student", "human", honest)
         # 100 connections, hellos and first rooms at once are no steady state: not measured.
         await asyncio.sleep(args.warmup)
         honest.phase = "calm"
@@ -413,7 +563,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         own_attack, children = own_cpu(), children_cpu()
         busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
-        probe = asyncio.create_task(bot_seat_probe(url, honest, attack_started + args.seconds / 2))
+        half, attack_ends = attack_started + args.seconds / 2, attack_started + args.seconds
+        probe = asyncio.create_task(bot_seat_probe(newbie, half, attack_ends))
+        logins = asyncio.create_task(login_probe(owner, attack_ends))
+        pairing = asyncio.create_task(seek_probe(seekers, half))
+        analyses = asyncio.create_task(analysis_probe(student, attack_ends))
         # The attackers would be on other machines: at the lowest priority their CPU does not
         # starve the server or the honest clients of this 2-core box (what they send is the
         # same: every attack is bounded in count, and the table shows what each one got).
@@ -428,10 +582,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         others_attack = machine_busy() - busy_attack - own_attack - cpu_attack - attackers_cpu
         attacks = json.loads(out or b"{}")
         bot_seat = await probe
+        probes = {"login": await logins, "seek": await pairing, "analyses": await analyses}
         attack_s = time.monotonic() - attack_started
         honest.phase = "after"
         pinger.cancel()
         bot.cancel()
+        searcher.cancel()
         await asyncio.sleep(min(3.0, args.seconds))
         worst_ping = await lock_phase(url, db, args.lock_seconds, honest)
         honest.stopping = True
@@ -454,7 +610,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "human_ms": {p: summary(honest.latencies.get(p, [])) for p in phases},
         "bot_ms": {p: summary(honest.bot_latencies.get(p, [])) for p in phases},
     }
-    return {
+    result = {
         "config": vars(args),
         **moves,
         "verdict": {k: verdict(got["calm"], got["attack"]) for k, got in moves.items()},
@@ -484,9 +640,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "attack_from_s": round(attack_started - honest.started, 2),
         "attacks": attacks,
         "honest_bot_seat": bot_seat,
+        "honest_login": probes["login"],
+        "honest_seek": probes["seek"],
+        "honest_analyses": probes["analyses"],
         # Every move's latency (s) by class and phase, for pooling runs (not written as JSON).
         "raw": {"human_ms": honest.latencies, "bot_ms": honest.bot_latencies},
     }
+    result["checks"] = checks(result)
+    return result
 
 
 def free_port() -> int:
@@ -555,9 +716,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", type=float, default=1.0, help="attack counts x this (1 = issue's)")
     p.add_argument("--lock-seconds", type=float, default=2.0, help="write lock hold (default 2)")
     p.add_argument(
-        "--idle-evict-after",
+        "--evict-after",
         type=float,
-        help="the server's quiet time before it may close a crowd's connection (default 60 s)",
+        help="the server's time before it may close a crowd's connection (default 10 s)",
     )
     p.add_argument("--json", help="write the result as JSON here")
     p.add_argument("--profile", help="run the server under cProfile; write the profile here")

@@ -19,6 +19,9 @@ MAX_RATIO = 2.0
 MAX_P99_MS = 100.0
 #: Other processes' CPU (% of one core) in a phase past which its latencies are not the server's.
 DISTURBED_PCT = 15.0
+#: Issue 45's targets beside the moves': an honest login's slowest answer, the server's peak RSS.
+MAX_LOGIN_MS = 2000.0
+MAX_RSS_MB = 200.0
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -76,6 +79,54 @@ def verdict(calm: dict[str, Any], attack: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def checks(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Issue 45's verdict beside the moves': each check's ``meets`` and what it ``got``.
+
+    Honest logins (of an account whose password is being guessed, during a login flood) are
+    all answered ``logged_in`` within ``MAX_LOGIN_MS``; an honest human still gets the bot and
+    two honest seekers are paired; honest analyses are answered during an analysis flood;
+    newcomers get in past sockets that ping or watch; the server's peak RSS stays within
+    ``MAX_RSS_MB``."""
+    login = result["honest_login"]
+    replies, worst = login["replies"], login["worst_ms"]
+    holders = result["attacks"].get("pinging_holders", {})
+    rss = result["peak_rss_mb"]
+    analyses = result["honest_analyses"]
+    return {
+        "logins": {
+            "meets": set(replies) == {"logged_in"} and worst is not None and worst <= MAX_LOGIN_MS,
+            "got": f"{replies}, worst {worst} ms",
+        },
+        "bot_seat": {
+            "meets": result["honest_bot_seat"]["seated"],
+            "got": result["honest_bot_seat"],
+        },
+        "seek_paired": {"meets": result["honest_seek"]["paired"], "got": result["honest_seek"]},
+        "analyses": {"meets": set(analyses) == {"analysis"}, "got": analyses},
+        "newcomers": {
+            "meets": not holders or holders.get("newcomer_in") == 20,
+            "got": {k: holders.get(k) for k in ("opened", "newcomer_in", "newcomer_refused")},
+        },
+        "peak_rss": {"meets": rss is not None and rss <= MAX_RSS_MB, "got": f"{rss} MB"},
+    }
+
+
+def render_checks(result: dict[str, Any]) -> str:
+    """One line per check of :func:`checks`."""
+    words = {
+        "logins": f"honest logins all answered within {MAX_LOGIN_MS:g} ms",
+        "bot_seat": "an honest human gets the bot",
+        "seek_paired": "two honest seekers are paired",
+        "analyses": "honest analyses are answered",
+        "newcomers": "20 newcomers get in past the pinging holders",
+        "peak_rss": f"server peak RSS <= {MAX_RSS_MB:g} MB",
+    }
+    return "\n".join(
+        f"- {words[name]}: {'meets' if check['meets'] else 'MISSES'} ({check['got']})"
+        for name, check in result["checks"].items()
+    )
+
+
 def disturbed(others_cpu_pct: dict[str, float]) -> bool:
     """Whether other processes used enough CPU in a phase to make its latencies theirs too."""
     return any(v > DISTURBED_PCT for v in others_cpu_pct.values())
@@ -92,6 +143,8 @@ def render_verdict(result: dict[str, Any]) -> str:
             f"- {label}: attack p99 / calm p99 = {v['ratio']}x (95 % band {v['ratio_band']}): "
             f"{word} the target (<= {MAX_RATIO:g}x and <= {MAX_P99_MS:g} ms){sure}"
         )
+    if "checks" in result:
+        lines.append(render_checks(result))
     others = result["others_cpu_pct"]
     if disturbed(others):
         lines.append(

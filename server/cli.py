@@ -51,7 +51,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "max_connections_per_address": "open connections from one client address",
     "max_pending_per_address": "connections from one address that have not said hello yet",
     "refusal_rate": "HTTP 503 answers per second to refused connections (past it: dropped)",
-    "idle_evict_after": "seconds quiet and in no room before a full server may close it",
+    "evict_after": "seconds open before a full server may close it for a newcomer",
     "hello_rate": "new game sockets (hellos) per second from one client address",
     "hello_burst": "new game sockets one client address may open at once",
     "page_rate": "HTTP requests (pages, assets, sockets) per second from one client address",

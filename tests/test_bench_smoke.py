@@ -67,6 +67,11 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     assert attacks["lookups"]["rate_limited"] > 0  # lookups in flight are bounded
     assert attacks["ping_flood"]["status_101"] == 1 and attacks["ping_flood"]["pings_sent"] > 0
     assert attacks["crowd"]["opened"] > 0 and attacks["crowd"]["newcomer_in"] == 20
+    # round four's attacks ran, and its verdict has every check of issue 45
+    assert attacks["pinging_holders"]["newcomer_in"] == 20
+    assert set(result["checks"]) == {
+        "logins", "bot_seat", "seek_paired", "analyses", "newcomers", "peak_rss"
+    }  # fmt: skip
 
 
 def test_writer_benchmark_tiny_run() -> None:

@@ -4,12 +4,16 @@ every refusal (each an error and nothing else: the room plays on, no bot is tied
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections import Counter
 from typing import Any
 
 import pytest
 from support.analysis import LINE, analyser, answer, finished_tictactoe
-from support.clients import seated_pair
+from support.clients import RawClient, seated_pair
 from support.waiting import until
+from websockets.asyncio.client import connect
 
 TTT_BOARD = {"type": "analyse", "game": "tictactoe", "moves": [[1, 1], [0, 1]]}
 
@@ -304,3 +308,79 @@ async def test_an_answer_from_another_bot_or_too_late_is_dropped(
     await mine.alive()
     await alice.alive()
     assert not [m for m in alice.pending if m["type"] == "analysis"]
+
+
+def gomoku_position(n: int) -> list[list[int]]:
+    """A two-stone gomoku position of its own for each ``n`` (no cache hit, no shared job)."""
+    first, second = n % 225, (n // 225) % 225
+    if second == first:
+        second = (second + 1) % 225
+    return [[first % 15, first // 15], [second % 15, second // 15]]
+
+
+async def answer_every_job(bot: Any, search_s: float) -> None:
+    """Answer each ``analyse_job`` after ``search_s`` (a bot's search), several at once."""
+    answering: set[asyncio.Task[None]] = set()
+
+    async def later(job: dict[str, Any]) -> None:
+        await asyncio.sleep(search_s)  # the bot's search time, not a wait for a condition
+        taken = {tuple(m) for m in job["moves"]}
+        x, y = next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+        line = {"move": [x, y], "score": 0, "pv": [[x, y]], "depth": 1}
+        await bot.send(type="analysed", job=job["job"], lines=[line])
+
+    while True:
+        job = await bot.expect("analyse_job", timeout=60)
+        task = asyncio.create_task(later(job))
+        answering.add(task)
+        task.add_done_callback(answering.discard)
+
+
+async def keep_asking(client: Any, first: int, stop: asyncio.Event) -> Counter[str]:
+    """Ask for analyses of new positions one after another until ``stop``; the replies' kinds."""
+    seen: Counter[str] = Counter()
+    n = first
+    while not stop.is_set():
+        n += 1
+        reply = await client.request(type="analyse", game="gomoku", moves=gomoku_position(n))
+        kind = reply["type"] if reply["type"] != "error" else reply["code"]
+        seen[kind] += 1
+        if kind == "rate_limited":  # a flooder at its rate: it asks again when it may
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.25)
+    return seen
+
+
+@pytest.mark.slow  # 16 flooding sockets for a few seconds
+async def test_a_flood_of_analyses_from_four_addresses_leaves_another_its_share(
+    client_factory: Any, server: Any
+) -> None:
+    bot = await analyser(client_factory, slots=8)
+    answering = asyncio.create_task(answer_every_job(bot, 0.2))
+    flooders = []  # 16 sockets from 4 addresses, each asking again the moment it is answered
+    for a in range(2, 6):
+        for i in range(4):
+            ws = await connect(server.url, compression=None, local_addr=(f"127.0.0.{a}", 0))
+            c = RawClient(ws)
+            await c.hello(f"flood{a}x{i}")
+            flooders.append(c)
+    stop = asyncio.Event()
+    floods = [asyncio.create_task(keep_asking(c, 1000 * k, stop)) for k, c in enumerate(flooders)]
+    try:
+        await until(lambda: len(server.arena.analysis.jobs) >= 8)  # every slot taken
+        ws = await connect(server.url, compression=None, local_addr=("127.0.0.6", 0))
+        honest = RawClient(ws)
+        await honest.hello("honest")
+        replies = []
+        for n in range(10):
+            moves = gomoku_position(40_000 + n)
+            reply = await honest.request(type="analyse", game="gomoku", moves=moves)
+            replies.append(reply["type"] if reply["type"] != "error" else reply["code"])
+        assert replies == ["analysis"] * 10, replies
+    finally:
+        stop.set()
+        seen = sum((await asyncio.gather(*floods)), Counter())
+        answering.cancel()
+    assert seen["analysis"] > 0 and seen["busy"] > 0, seen  # the flood was served its share
+    for c in [*flooders, honest]:
+        await c.close()

@@ -1,9 +1,13 @@
 """A few addresses cannot fill the server: an IPv6 /64 is one address, and a full server closes
-idle connections of its heaviest addresses before it refuses a new one."""
+a connection of its heaviest addresses (whatever it sends: pings and watching keep none) before
+it refuses a new one, never a player's seated in a live game."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,6 +17,7 @@ from support.waiting import until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from server.core.presence import KEEP, LOBBY, SEATED, WATCHING
 from server.shell.guard import ConnectionGuard, address_key
 
 IDLE = 0.3
@@ -21,8 +26,10 @@ CROWD = {
     "human_burst": 10_000.0,
     "max_connections": 40,
     "max_connections_per_address": 8,
-    "idle_evict_after": IDLE,
+    "evict_after": IDLE,
 }
+#: A full server of 40 whose heaviest addresses ping and watch (issue 45.8).
+HOLDERS = {**CROWD, "max_connections_per_address": 12}
 
 
 @pytest.mark.parametrize(
@@ -49,7 +56,16 @@ class FakeConn(SimpleNamespace):
 
 def fake_conn() -> Any:
     """A connection not yet counted."""
-    return FakeConn(refusal=None, address=None, pending=False, since=0.0, quiet=None)
+    return FakeConn(
+        refusal=None,
+        address=None,
+        pending=False,
+        since=0.0,
+        quiet=None,
+        worth=None,
+        client=None,
+        page=False,
+    )
 
 
 def test_one_64_shares_one_per_address_quota() -> None:
@@ -58,6 +74,34 @@ def test_one_64_shares_one_per_address_quota() -> None:
     admitted = [guard.arrive(fake_conn(), address_key(h)) for h in hosts]
     assert admitted == [True, True, True, False]  # four hosts of one /64: one address
     assert guard.arrive(fake_conn(), address_key("2001:db8:0:2::1"))  # the next /64 is another
+
+
+async def test_a_full_guard_closes_the_least_worth_of_the_heaviest_never_a_player_in_a_game() -> (
+    None
+):
+    guard = ConnectionGuard(6, 8, hello_rate=math.inf, evict_after=5.0)
+    closed: list[tuple[str, int]] = []
+
+    def holder(address: str, kind: str, worth: int, since: float = 0.0) -> Any:
+        async def close(code: int, reason: str) -> None:
+            closed.append((kind, code))
+
+        conn = fake_conn()
+        assert guard.arrive(conn, address)
+        conn.worth, conn.since, conn.close = (lambda: worth), since, close
+        return conn
+
+    holder("10.0.0.1", "keep", KEEP)
+    holder("10.0.0.1", "keep", KEEP)
+    holder("10.0.0.1", "seated", SEATED)
+    holder("10.0.0.2", "watching", WATCHING)
+    holder("10.0.0.3", "young", LOBBY, since=time.monotonic())  # too new to go
+    assert guard.arrive(fake_conn(), "10.0.0.3")  # not served yet (no worth): never closed
+    assert guard.arrive(fake_conn(), "10.0.0.9")  # the heaviest's least worth made room
+    await until(lambda: closed == [("seated", 1013)])
+    # .1 holds only players in games now, .2 and .3 no more than a newcomer plus one
+    assert not guard.arrive(fake_conn(), "10.0.0.8")
+    assert guard.total == 6 and closed == [("seated", 1013)]
 
 
 async def from_address(server: Any, host: str) -> RawClient:
@@ -109,4 +153,79 @@ async def test_a_full_server_closes_idle_connections_of_heavy_addresses_for_a_ne
     for c in players + newcomers:  # the rooms' connections were never touched
         await c.alive()
     for c in players + newcomers + idle:
+        await c.close()
+
+
+def open_long_enough(server: Any, at_least: float) -> bool:
+    """Every counted connection has been open ``at_least`` seconds (a full server may close it)."""
+    now = time.monotonic()
+    return all(now - c.since >= at_least for held in server.guard.held.values() for c in held)
+
+
+async def keep_pinging(clients: list[RawClient], stop: asyncio.Event) -> None:
+    """Send a ``ping`` and a WebSocket ping from each client every 50 ms until ``stop``."""
+    while not stop.is_set():
+        for c in clients:
+            with contextlib.suppress(ConnectionClosed):
+                await c.send(type="ping")
+                await c.ws.ping()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.05)
+
+
+@pytest.mark.parametrize("limits_override", [HOLDERS])
+async def test_sockets_that_ping_or_watch_make_room_for_newcomers_never_seated_players(
+    server: Any,
+) -> None:
+    seated = []  # 12 players in 6 live games from one heavy address: never closed
+    rooms = []
+    for i in range(0, 12, 2):
+        a, b = await from_address(server, "127.0.0.2"), await from_address(server, "127.0.0.2")
+        await a.hello(f"seat{i}")
+        await b.hello(f"seat{i + 1}")
+        room = (await a.request(type="create_room", game="tictactoe", seat=0))["room"]
+        assert (await b.request(type="join_room", room=room))["type"] != "error"
+        await a.expect("state", room=room, status="playing")
+        seated += [a, b]
+        rooms.append(room)
+    watchers = []  # 12 spectators of those games from another address
+    for i in range(12):
+        c = await from_address(server, "127.0.0.3")
+        await c.hello(f"watch{i}")
+        joined = await c.request(type="join_room", room=rooms[i % 6], spectate=True)
+        assert joined["type"] != "error", joined
+        watchers.append(c)
+    pingers = []  # 16 sockets that ping from two more addresses: the server is full
+    for a, count in ((4, 12), (5, 4)):
+        for i in range(count):
+            c = await from_address(server, f"127.0.0.{a}")
+            await c.hello(f"ping{a}x{i}")
+            pingers.append(c)
+    assert server.guard.total == 40
+    stop = asyncio.Event()
+    pinging = asyncio.create_task(keep_pinging(pingers + watchers, stop))
+    try:
+        await until(lambda: open_long_enough(server, IDLE))
+        newcomers = []
+        for n in range(20):  # twenty fresh addresses each get in, in place of a holder
+            c = await from_address(server, f"127.0.1.{n + 1}")
+            await c.hello(f"new{n}")
+            newcomers.append(c)
+    finally:
+        stop.set()
+        await pinging
+    assert server.guard.total == 40 and server.guard.evicted == 20
+    closed: dict[str, list[int | None]] = {"watchers": [], "pingers": []}
+    for kind, clients in (("watchers", watchers), ("pingers", pingers)):
+        for c in clients:
+            try:
+                await c.alive()
+            except ConnectionClosed:
+                closed[kind].append(c.ws.close_code)
+    # those in no room first (all but one of each address), then watchers
+    assert len(closed["pingers"]) == 14 and len(closed["watchers"]) == 6, closed
+    assert set(closed["pingers"] + closed["watchers"]) == {1013}, closed
+    for c in seated + newcomers:  # players in live games were never touched
+        await c.alive()
+    for c in seated + newcomers + watchers + pingers:
         await c.close()

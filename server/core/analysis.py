@@ -3,9 +3,12 @@ the cache, joined to the same position's job in flight, or sent to a bot as an `
 the bot's ``analysed`` answers everyone waiting for it.
 
 Bounded as the protocol promises: each request weighs as a history lookup in the rate, one per
-player waits at a time, at most ``max_analyses`` jobs are in flight in all (``busy``), at most
-what each bot announced per bot, every job has a deadline (its time plus a slack), and answers
-are kept per position (rules, stones, lines) so ten spectators of a replay cost one search.
+player waits at a time, at most ``max_analyses_per_address`` jobs are in flight per client
+address and ``max_analyses`` in all (``busy``), at most what each bot announced per bot (the
+rest wait for a slot, and a free slot goes to the waiting job of the address with the fewest
+searched, so a few flooding addresses cannot keep another's analysis out), every job has a
+deadline (its time plus a slack), and answers are kept per position (rules, stones, lines) so
+ten spectators of a replay cost one search.
 Nothing here runs on the per-move path.
 """
 
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -82,6 +85,10 @@ class Job:
     bot: str
     first: str
     deadline: float
+    #: The client address of who asked first: its share of the jobs (None: unknown).
+    address: str | None = None
+    #: Its place in the order jobs were made: the oldest of an address's waiting jobs goes first.
+    order: int = 0
     askers: list[Asker] = field(default_factory=list)
 
 
@@ -150,7 +157,8 @@ class Analysis:
             if live_copy(target, rooms_of(self.rooms, player)):
                 raise AnalysisRefused("that is the position of a live game you are in")
             echo = {}
-        return self._start(player, target, lines, time_s, Asker(player.pid, rid, echo))
+        asker = Asker(player.pid, rid, echo)
+        return self._start(player, target, lines, time_s, asker, conn.address_key)
 
     def found(self, conn: Conn, reply: Message) -> list[Out]:
         """The store's answer to a player's lookup of a game (``get_game``'s reply, or an
@@ -175,12 +183,19 @@ class Analysis:
                 target = room_target(room, ply)
             else:
                 target = record_target(record, ply)
-            return self._start(player, target, lines, time_s, Asker(pid, rid, echo))
+            asker = Asker(pid, rid, echo)
+            return self._start(player, target, lines, time_s, asker, conn.address_key)
         except ArenaError as exc:
             return [Reply(wire.error(exc.code, exc.message, rid))]
 
     def _start(
-        self, player: Player, target: Target, lines: int, time_s: float, asker: Asker
+        self,
+        player: Player,
+        target: Target,
+        lines: int,
+        time_s: float,
+        asker: Asker,
+        address: str | None,
     ) -> list[Out]:
         key = target.key + bytes([lines])
         cached = self._cache.get(key)
@@ -194,16 +209,26 @@ class Analysis:
             running.askers.append(asker)
             self._waiting[player.pid] = (running.id, now)
             return []
-        if len(self.jobs) >= self.limits.max_analyses:
-            raise Busy("the server is analysing as much as it may: try again in a moment")
+        self._check_share(address)
         bot = self._analyser(target, player.pid)  # None: every analyser is busy, wait a little
-        job = Job(f"j_{next(self._ids)}", key, target, lines, time_s, "", player.pid, now)
+        number = next(self._ids)
+        job = Job(f"j_{number}", key, target, lines, time_s, "", player.pid, now, address, number)
         job.deadline += time_s + JOB_SLACK_S + (QUEUE_WAIT_S if bot is None else 0.0)
         job.askers.append(asker)
         self.jobs[job.id] = job
         self._by_key[key] = job.id
         self._waiting[player.pid] = (job.id, now)
         return [] if bot is None else [self._send(job, bot)]
+
+    def _check_share(self, address: str | None) -> None:
+        """Refuse a new job past its address's share or past the bound in all (``busy``)."""
+        lim = self.limits
+        if sum(job.address == address for job in self.jobs.values()) >= (
+            lim.max_analyses_per_address
+        ):
+            raise Busy("your address has as many analyses under way as it may: wait for one")
+        if len(self.jobs) >= lim.max_analyses:
+            raise Busy("the server is analysing as much as it may: try again in a moment")
 
     def _send(self, job: Job, bot: Player) -> Send:
         """Hand ``job`` to ``bot``."""
@@ -214,9 +239,17 @@ class Analysis:
         return Send((bot.pid,), order)
 
     def _queued(self) -> list[Out]:
-        """Send the jobs waiting for a slot that one is free for now, oldest first."""
+        """Send the jobs waiting for a slot that one is free for now: round robin between
+        addresses (the waiting job of the address with the fewest searched now goes first, the
+        oldest of that address's)."""
+        waiting = [j for j in self.jobs.values() if not j.bot]
+        if not waiting:
+            return []
+        searched = Counter(j.address for j in self.jobs.values() if j.bot)
         out: list[Out] = []
-        for job in [j for j in self.jobs.values() if not j.bot]:
+        while waiting:
+            job = min(waiting, key=lambda j: (searched[j.address], j.order))
+            waiting.remove(job)
             try:
                 bot = self._analyser(job.target, job.first)
             except NoBotAvailable:  # its analysers left meanwhile
@@ -224,6 +257,7 @@ class Analysis:
                 continue
             if bot is None:
                 break
+            searched[job.address] += 1
             out.append(self._send(job, bot))
         return out
 

@@ -54,9 +54,10 @@ class Limits:
     #: and HTTP 503 answers per second to refused connections (past it they are dropped).
     max_pending_per_address: int = 16
     refusal_rate: float = 10.0
-    #: Seconds a connection must have been quiet (no frame sent, no room) before it may be
-    #: closed to let a connection from a lighter address in when the server is full.
-    idle_evict_after: float = 60.0
+    #: Seconds a connection must have been open before it may be closed to let a connection
+    #: from a lighter address in when the server is full (whatever it sends; never a bot's nor
+    #: a player's seated in a live game: server/shell/guard.py).
+    evict_after: float = 10.0
     #: New game sockets per second from one address, and at once (each is a ``hello`` to come:
     #: the shell refuses the rest at their request). The burst lets an address open its quota.
     hello_rate: float = 4.0
@@ -84,9 +85,11 @@ class Limits:
     max_lookups: int = 32
     #: Extra tokens a history lookup takes from the rate bucket: it costs a query and a thread.
     lookup_cost: float = 4.0
-    #: Analyses (``analyse`` jobs sent to bots) in flight in all (``busy`` past it), and the
-    #: answers kept per position (core/analysis.py).
-    max_analyses: int = 8
+    #: Analyses (``analyse`` jobs searched by bots or waiting for a slot) in flight in all and
+    #: per client address (``busy`` past either), and the answers kept per position
+    #: (core/analysis.py): four addresses flooding took every slot of 8 in all.
+    max_analyses: int = 32
+    max_analyses_per_address: int = 2
     analysis_cache: int = 2048
     #: Entries in one page of ``rooms`` or ``bots`` (a client may ask for fewer).
     max_page: int = 100

@@ -17,6 +17,9 @@ from server.core.registry import RoomRegistry
 from server.core.room import Room
 from server.core.roster import Roster, rooms_of
 
+#: What a connection is worth to a full server (:meth:`Presence.worth`), least first.
+LOBBY, WATCHING, SEATED, KEEP = range(4)
+
 
 class Presence:
     """Marks players online or offline in rooms here, and gives those back the rooms' state."""
@@ -63,6 +66,26 @@ class Presence:
         connection that must not be closed for being idle."""
         player = self.roster.players.get(conn.pid) if conn.pid is not None else None
         return player is not None and (bool(player.rooms) or player.kind == "bot")
+
+    def worth(self, conn: Conn) -> int:
+        """What keeping ``conn`` is worth when a full server must close one for a newcomer
+        (whatever it sends): ``KEEP`` for a bot or a player seated in a live game (never
+        closed), then a seat in a waiting room (``SEATED``), watching (``WATCHING``), nothing
+        (``LOBBY``)."""
+        player = self.roster.players.get(conn.pid) if conn.pid is not None else None
+        if player is None:
+            return LOBBY
+        if player.kind == "bot":
+            return KEEP
+        worth = LOBBY
+        for room in filter(None, map(self.rooms.get, player.rooms)):
+            if room.seat_of(player.pid) is None:
+                worth = max(worth, WATCHING)
+            elif room.status == Status.PLAYING:
+                return KEEP
+            else:
+                worth = max(worth, SEATED)
+        return worth
 
     def welcome_back(self, room_ids: Iterable[str]) -> list[Out]:
         """Players online here seated in rooms just adopted (from a lapsed cluster node) are

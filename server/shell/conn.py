@@ -155,6 +155,8 @@ class ArenaConnection(ServerConnection):
         self.on_control: Callable[[], None] | None = None
         #: Seconds the connection has been idle (see ``Peer.quiet``), once it is served.
         self.quiet: Callable[[], float] | None = None
+        #: What keeping it is worth to a full server (see ``Presence.worth``), once it is served.
+        self.worth: Callable[[], int] | None = None
         #: What :meth:`serve` was given, for :meth:`resume` after a :meth:`hold`.
         self._served: Callable[[bytes], None] | None = None
         #: Whether incoming bytes are parsed here (see the module's docstring).
@@ -167,6 +169,7 @@ class ArenaConnection(ServerConnection):
         on_message: Callable[[bytes], None],
         on_control: Callable[[], None] | None = None,
         quiet: Callable[[], float] | None = None,
+        worth: Callable[[], int] | None = None,
     ) -> None:
         """Hand messages to ``on_message`` from now on; let the handshake's headers go.
 
@@ -175,9 +178,10 @@ class ArenaConnection(ServerConnection):
         Without the direct paths (see :func:`self_check`) messages stay queued for the handler.
         ``on_control`` is told of every ping and unasked pong either way (websockets never queues
         them);
-        ``quiet`` says how long the connection has been idle (the guard may close it when full).
+        ``quiet`` says how long the connection has been idle (its end goes first if it is not),
+        ``worth`` what keeping it is worth (a full guard closes the least worth for a newcomer).
         """
-        self.on_control, self.quiet = on_control, quiet
+        self.on_control, self.quiet, self.worth = on_control, quiet, worth
         if _direct_allowed():
             self.on_message = self._served = on_message
         for message in (self.request, self.response):
@@ -196,6 +200,7 @@ class ArenaConnection(ServerConnection):
     def unserve(self) -> None:
         """The handler is done: hold, and keep no reference to it (it refers to this socket)."""
         self.on_message = self._served = self.on_control = self.quiet = self.on_latency = None
+        self.worth = None
 
     def start_keepalive(self) -> None:
         """Join the server's keepalive (websockets calls this once the handshake is done)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import heapq
 import ipaddress
 import logging
 import math
@@ -34,6 +33,7 @@ from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 from server.shell.ends import Ends
+from server.shell.eviction import least_worth
 from server.shell.front import FULL, Buckets, FrontDesk, PageLimits
 from server.shell.keepalive import Keepalive
 
@@ -45,9 +45,7 @@ REPORT_INTERVAL = 60.0
 #: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
 #: socket's callbacks run between two of them.
 READ_SLICE = 4096
-#: When the server is full, the heaviest addresses looked at for an idle connection to close,
-#: and how often per second (and at once) that is tried: a full server's arrivals stay cheap.
-EVICT_ADDRESSES = 8
+#: How often per second (and at once) a full server tries to close a connection for a newcomer.
 EVICT_RATE = 20.0
 #: The first byte of a client's close frame: what follows it is parsed as a connection's end.
 CLOSE_FRAME = 0x88
@@ -107,7 +105,7 @@ class GuardedConnection(ArenaConnection):
         self.address: str | None = None
         #: Whether it is counted as not having said ``hello`` yet.
         self.pending = False
-        #: When it was counted in (``time.monotonic``): a newer one is never idle.
+        #: When it was counted in (``time.monotonic``): a newer one is never closed for another.
         self.since = 0.0
         #: Why it was refused (it gets a 503), or None.
         self.refusal: str | None = None
@@ -239,7 +237,7 @@ class ConnectionGuard:
         refusal_rate: float = 10.0,
         hello_rate: float = math.inf,
         hello_burst: float = 64.0,
-        idle_after: float = math.inf,
+        evict_after: float = math.inf,
         pages: PageLimits | None = None,
     ) -> None:
         self.max_total, self.max_per_address = max_total, max_per_address
@@ -254,10 +252,10 @@ class ConnectionGuard:
         #: Each address's bucket of new game sockets.
         self.arrivals = Buckets(hello_rate, self.hello_burst)
         self.open: Counter[str] = Counter()
-        #: Each address's counted connections, and how long one must have been quiet before a
-        #: full server closes it for a connection from a lighter address.
+        #: Each address's counted connections, and how long one must have been open before a
+        #: full server may close it for a connection from a lighter address.
         self.held: dict[str, set[GuardedConnection]] = {}
-        self.idle_after = idle_after
+        self.evict_after = evict_after
         self.evictions = TokenBucket(EVICT_RATE, EVICT_RATE)
         self.evicted = 0
         self._closing: set[asyncio.Task[None]] = set()
@@ -292,8 +290,8 @@ class ConnectionGuard:
     def arrive(self, conn: GuardedConnection, address: str) -> bool:
         """Count a new connection in; False when it is refused (``conn.refusal`` says why).
 
-        A full server first closes an idle connection of its heaviest addresses for it, so a
-        few addresses filling the server cannot keep a new one out.
+        A full server first closes a connection of its heaviest addresses for it (see
+        :meth:`_make_room`), so a few addresses filling the server cannot keep a new one out.
         """
         reason = self.full(address)
         if reason is FULL and self._make_room(address):
@@ -312,28 +310,29 @@ class ConnectionGuard:
         return True
 
     def _make_room(self, address: str) -> bool:
-        """Close one idle connection (quiet for ``idle_after``, in no room) of an address that
-        holds more than ``address`` plus one, heaviest first; whether one was closed."""
+        """Close one connection of an address that holds more than ``address`` plus one, for
+        a newcomer from it; whether one was closed.
+
+        Whatever it sends: a socket that pings or watches holds a place as a silent one does.
+        The least worth first (``Presence.worth``: in no room, watching, a waiting seat; a bot
+        or a player seated in a live game never), of the heaviest address, the oldest first; one
+        counted in less than ``evict_after`` ago never (two newcomers do not take turns).
+        """
         now = time.monotonic()
-        if math.isinf(self.idle_after) or not self.evictions.allow(now):
+        if math.isinf(self.evict_after) or not self.evictions.allow(now):
             return False
-        mine = self.open[address]
-        heaviest = heapq.nlargest(EVICT_ADDRESSES, self.open.items(), key=lambda item: item[1])
-        for heavy, count in heaviest:
-            if count <= mine + 1:
-                return False
-            for conn in self.held.get(heavy, ()):
-                quiet = conn.quiet
-                if quiet is not None and min(now - conn.since, quiet()) >= self.idle_after:
-                    self._evict(conn)
-                    return True
-        return False
+        victim = least_worth(self.open, self.held, self.open[address], now, self.evict_after)
+        if victim is None:
+            return False
+        self._evict(victim)
+        return True
 
     def _evict(self, conn: GuardedConnection) -> None:
         """Count ``conn`` out now (its place goes to the newcomer) and close it with 1013."""
         self.evicted += 1
         self.leave(conn)
-        task = asyncio.ensure_future(conn.close(CloseCode.TRY_LATER, "idle; the server is full"))
+        reason = "the server is full; you held the most connections"
+        task = asyncio.ensure_future(conn.close(CloseCode.TRY_LATER, reason))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -437,6 +436,6 @@ class ConnectionGuard:
             if self.refused:
                 log.warning("limit connections: %d refused in the last minute", self.refused)
             if self.evicted:
-                log.warning("limit connections: %d idle closed for newcomers", self.evicted)
+                log.warning("limit connections: %d closed for newcomers", self.evicted)
         self._last_report = now
         self.opened = self.closed = self.refused = self.evicted = 0

@@ -13,6 +13,7 @@ from websockets.asyncio.server import ServerConnection
 from protocol import wire
 from server.core.arena import Arena
 from server.core.players import Conn
+from server.core.presence import LOBBY
 from server.core.ratelimit import TokenBucket
 from server.shell import keepalive
 
@@ -104,8 +105,14 @@ class Peer:
 
     def quiet(self, arena: Arena) -> float:
         """Seconds since this connection last sent a frame (inf: never); 0 while it is in a
-        room or is a bot, so that the guard never closes it for being idle."""
+        room or is a bot, so that its end goes first (see ``Ends``)."""
         if self.closed or arena.presence.engaged(self.conn):
             return 0.0
         bucket = self.conn.bucket
         return math.inf if bucket.tokens < 0 else arena.clock() - bucket.stamp
+
+    def worth(self, arena: Arena) -> int:
+        """What keeping this connection is worth to a full server (``Presence.worth``)."""
+        if self.closed:
+            return LOBBY
+        return arena.presence.worth(self.conn)

@@ -77,7 +77,7 @@ class ArenaServer:
             lim.refusal_rate,
             lim.hello_rate,
             lim.hello_burst,
-            lim.idle_evict_after,
+            lim.evict_after,
             PageLimits(lim.page_rate, lim.page_burst, lim.max_page_requests_per_address),
         )
         #: Every request before its handshake: the guard's refusals, pages, the Origin check.
@@ -179,7 +179,8 @@ class ArenaServer:
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
             receive, control = (functools.partial(f, peer) for f in (self._receive, self._control))
-            ws.serve(receive, control, functools.partial(peer.quiet, arena))
+            quiet, worth = (functools.partial(f, arena) for f in (peer.quiet, peer.worth))
+            ws.serve(receive, control, quiet, worth)
         try:
             async for frame in ws:  # what websockets queued: text, fragments, a held peer's
                 if peer.waiting is not None:  # its request before this one waits in the lane

@@ -8,6 +8,13 @@ POSIX locks live there, and NFS emulates ``flock`` with them), and a node holds 
 session-level advisory lock keyed on its name on a connection of its own. The kernel drops the
 first and PostgreSQL the second when the process dies, so ``kill -9`` leaves no stale lock.
 The lock file is never deleted (deleting it would let two processes lock two different files).
+
+A path names a file, not the file: a hard link (or a bind mount) reaches the same database by
+another path, with its own ``FILE.lock``, its own ``-wal`` and ``-shm`` files, and a second server
+there would write the database beside the first's WAL. So the store also holds an exclusive
+``flock`` on the database file itself, which the kernel keys on its device and inode, whatever
+the path (on Linux ``flock`` and SQLite's POSIX locks never meet on a local disk, and WAL mode
+needs a local disk anyway). Its holder's PID is read from ``/proc/locks``.
 """
 
 from __future__ import annotations
@@ -26,16 +33,65 @@ from server.storage.base import StoreLocked
 NODE_LOCK_CLASS = 0x6D6E6B02
 
 
+def flock_holder(target: int) -> str:
+    """The PID holding an exclusive ``flock`` on the file open as fd ``target``, from
+    ``/proc/locks`` (``unknown`` where there is none, or it is another PID namespace's)."""
+    stat = os.fstat(target)
+    key = (os.major(stat.st_dev), os.minor(stat.st_dev), stat.st_ino)
+    try:
+        with open("/proc/locks") as table:
+            lines = table.read().splitlines()
+    except OSError:
+        return "unknown"
+    for line in lines:
+        fields = line.split()  # 1: FLOCK  ADVISORY  WRITE 8838 fe:00:2148051 0 EOF
+        if len(fields) < 6 or fields[1] != "FLOCK" or fields[3] != "WRITE":
+            continue  # a waiter ("->"), a POSIX lock, a shared one
+        major, minor, inode = fields[5].split(":")
+        if (int(major, 16), int(minor, 16), int(inode)) == key and fields[4].isdigit():
+            return fields[4] if fields[4] != "0" else "unknown"
+    return "unknown"
+
+
 class FileLock:
-    """An exclusive ``flock`` on ``PATH.lock`` recording the holder's PID, held until
-    :meth:`release` or the process's end."""
+    """Exclusive ``flock``s on ``PATH.lock`` (recording the holder's PID) and on the file at
+    ``PATH`` itself (its identity, whatever the path), held until :meth:`release` or the
+    process's end."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(f"{os.path.realpath(path)}.lock")
+        self.target = Path(os.path.realpath(path))
+        self.path = Path(f"{self.target}.lock")
         self._file: IO[str] | None = None
+        self._identity: int | None = None
 
     def acquire(self, what: str) -> None:
-        """Take the lock now, or raise StoreLocked naming ``what`` and the holder's PID."""
+        """Take the locks now, or raise StoreLocked naming ``what`` and the holder's PID."""
+        self._acquire_path(what)
+        try:
+            self._acquire_identity(what)
+        except BaseException:
+            self.release()
+            raise
+
+    def _acquire_identity(self, what: str) -> None:
+        """Lock the file itself (created empty if new: SQLite takes an empty file as new)."""
+        target = os.open(self.target, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(target, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = flock_holder(target)
+            os.close(target)
+            raise StoreLocked(
+                f"{what} is in use by another mnk-server (pid {holder}, the same file by "
+                f"another path: a hard link or a mount)"
+            ) from None
+        except BaseException:
+            os.close(target)
+            raise
+        self._identity = target
+
+    def _acquire_path(self, what: str) -> None:
+        """Lock ``PATH.lock`` and write our PID in it."""
         # Not truncated before it is ours (it names the holder); kept open while the lock is held.
         file = open(self.path, "a+")  # noqa: SIM115
         try:
@@ -56,7 +112,10 @@ class FileLock:
         self._file = file
 
     def release(self) -> None:
-        """Let the lock go (a clean stop; a dead process's goes with it)."""
+        """Let the locks go (a clean stop; a dead process's go with it)."""
+        if self._identity is not None:
+            os.close(self._identity)
+            self._identity = None
         if self._file is not None:
             self._file.close()
             self._file = None

@@ -140,16 +140,22 @@ class Store(History):
         self, path: str | Path, commit_timeout: float = 10.0, wal_limit: int = WAL_LIMIT
     ) -> None:
         self.path = Path(path)
-        #: A batch waits this long for another process's write lock before the server stops.
-        self.db = connect(self.path, busy_timeout=commit_timeout)
         self._busy_ms = int(commit_timeout * 1000)
         #: Whether the connection waits for a held lock now: :meth:`write_now` turns that off
         #: and leaves it off for the next batch (two PRAGMAs a commit were ~1 µs a move under
         #: load); whatever must wait turns it back on first (:meth:`_waiting`).
         self._waits = True
         self.owner = FileLock(self.path)
+        # Before the file is opened (a hard link's first connection would start its own WAL)
+        # and before the recovery below empties the log.
+        self.owner.acquire(str(self.path))
         try:
-            self.owner.acquire(str(self.path))  # before the recovery below empties the log
+            #: A batch waits this long for another process's write lock before the server stops.
+            self.db = connect(self.path, busy_timeout=commit_timeout)
+        except BaseException:
+            self.owner.release()
+            raise
+        try:
             self._open(wal_limit)
         except BaseException:
             self.close()
