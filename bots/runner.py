@@ -235,6 +235,7 @@ class BotRunner(Seeking, Analysing):
             seat.game.push(Move(msg["x"], msg["y"]))
             if msg.get("clocks"):
                 seat.clocks = msg["clocks"]
+            seat.first_move_left = msg.get("first_move_left")  # the server's deadline, if any
             if seat.in_opening:  # the phase moves on: act on the state that follows
                 assert seat.opening is not None
                 seat.opening = {**seat.opening, "phase": "wait"}
@@ -344,6 +345,7 @@ class BotRunner(Seeking, Analysing):
         seat.game = Game.from_moves(variant, [Move(x, y) for x, y in msg["moves"]])
         seat.status = msg["status"]
         seat.clock, seat.clocks = msg.get("clock"), msg.get("clocks")
+        seat.first_move_left = (msg.get("actions") or {}).get("first_move_left")
         seat.director = "bots" in (msg.get("options") or {})
         colours = msg.get("colours", [0, 1])
         seat.colour = colours[my_seat] if colours else None

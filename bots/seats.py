@@ -24,6 +24,11 @@ NETWORK_MARGIN_S = 0.1
 #: When the game is untimed, how long one move may think at most: the 2 s that levels.py and
 #: docs/BOTS.md promise (a human waits on every one of these moves).
 UNTIMED_BUDGET_S = 2.0
+#: The share of a first-move deadline (``first_move_left``: the server aborts the game past it)
+#: a move may use at most: well inside it, whatever the clock would allow.
+DEADLINE_SHARE = 0.5
+#: The least time a move is given (an answer still has to be built).
+MIN_MOVE_S = 0.05
 
 #: The engines this worker process made, by spec and level (made once, reused for every move).
 _bots: dict[tuple[str, int | None], Any] = {}
@@ -117,6 +122,9 @@ class Seat:
     opening: dict[str, Any] | None = None
     #: Opening stones decided but not yet placed (one goes per turn of the phase).
     pending: list[list[int]] = field(default_factory=list)
+    #: Seconds the server gave this turn's first move as of its last message (``moved`` or
+    #: ``state.actions``: ``first_move_left``), None when no first-move deadline binds.
+    first_move_left: float | None = None
 
     @property
     def in_opening(self) -> bool:
@@ -141,21 +149,39 @@ class Seat:
 
     def plan(self) -> Budget:
         """This move's time: from the clock left, its increment and its cap per move, less the
-        network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap."""
+        network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap; and
+        within ``DEADLINE_SHARE`` of a first-move deadline, whatever the clock allows."""
         if not self.clock or not self.clocks:  # nothing can flag: the 2 s a human waits, all
-            return Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
-        inc = float(self.clock.get("increment_s") or 0.0)
-        move_s = float(self.clock.get("move_s") or 0.0) or None
-        return plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
+            budget = Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
+        else:
+            inc = float(self.clock.get("increment_s") or 0.0)
+            move_s = float(self.clock.get("move_s") or 0.0) or None
+            budget = plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
+        return within(budget, self.deadline_cap())
+
+    def deadline_cap(self) -> float | None:
+        """The most seconds this move may take for a first-move deadline, None without one."""
+        if self.first_move_left is None:
+            return None
+        return max(MIN_MOVE_S, DEADLINE_SHARE * self.first_move_left - NETWORK_MARGIN_S)
 
     def budget(self) -> float:
         """Seconds this move may take at most (the hard limit of :meth:`plan`)."""
         return self.plan().maximum
 
     def flag_in(self) -> float | None:
-        """Seconds until the server would flag this move (its clock or cap), None untimed."""
+        """Seconds until the server would end the game on this move (its clock, its cap or a
+        first-move deadline), None untimed."""
         if not self.clock or not self.clocks:
             return None
         left = float(self.clocks[self.seat])
         move_s = float(self.clock.get("move_s") or 0.0)
-        return min(left, move_s) if move_s else left
+        found = min(left, move_s) if move_s else left
+        return found if self.first_move_left is None else min(found, float(self.first_move_left))
+
+
+def within(budget: Budget, cap: float | None) -> Budget:
+    """``budget`` with both its aim and its hard limit at most ``cap`` seconds (None: as is)."""
+    if cap is None:
+        return budget
+    return Budget(min(budget.planned, cap), min(budget.maximum, cap))
