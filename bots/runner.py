@@ -346,7 +346,10 @@ class BotRunner(Seeking, Analysing):
         seat.status = msg["status"]
         seat.clock, seat.clocks = msg.get("clock"), msg.get("clocks")
         seat.first_move_left = (msg.get("actions") or {}).get("first_move_left")
-        seat.director = "bots" in (msg.get("options") or {})
+        options = msg.get("options") or {}
+        seat.director = "bots" in options
+        opponent = (msg.get("kinds") or [None, None])[1 - my_seat]
+        seat.human_pace = opponent == "human" and not options.get("full_strength")
         colours = msg.get("colours", [0, 1])
         seat.colour = colours[my_seat] if colours else None
         seat.opening = msg.get("opening")

@@ -29,6 +29,9 @@ UNTIMED_BUDGET_S = 2.0
 DEADLINE_SHARE = 0.5
 #: The least time a move is given (an answer still has to be built).
 MIN_MOVE_S = 0.05
+#: Against a human, unless the room asks for ``full_strength``: the time a move plans on and
+#: the most a critical one may take, a human's pace (the clock alone would plan 10-35 s a move).
+HUMAN_PACE = Budget(2.5, 5.0)
 
 #: The engines this worker process made, by spec and level (made once, reused for every move).
 _bots: dict[tuple[str, int | None], Any] = {}
@@ -125,6 +128,8 @@ class Seat:
     #: Seconds the server gave this turn's first move as of its last message (``moved`` or
     #: ``state.actions``: ``first_move_left``), None when no first-move deadline binds.
     first_move_left: float | None = None
+    #: Against a human, in a room without ``options.full_strength``: a human's pace.
+    human_pace: bool = False
 
     @property
     def in_opening(self) -> bool:
@@ -150,13 +155,16 @@ class Seat:
     def plan(self) -> Budget:
         """This move's time: from the clock left, its increment and its cap per move, less the
         network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap; and
-        within ``DEADLINE_SHARE`` of a first-move deadline, whatever the clock allows."""
+        within ``DEADLINE_SHARE`` of a first-move deadline, whatever the clock allows; against a
+        human, a human's pace (:data:`HUMAN_PACE`) unless the room asked for full strength."""
         if not self.clock or not self.clocks:  # nothing can flag: the 2 s a human waits, all
             budget = Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
         else:
             inc = float(self.clock.get("increment_s") or 0.0)
             move_s = float(self.clock.get("move_s") or 0.0) or None
             budget = plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
+        if self.human_pace:
+            budget = within(budget, HUMAN_PACE.maximum, HUMAN_PACE.planned)
         return within(budget, self.deadline_cap())
 
     def deadline_cap(self) -> float | None:
@@ -180,8 +188,10 @@ class Seat:
         return found if self.first_move_left is None else min(found, float(self.first_move_left))
 
 
-def within(budget: Budget, cap: float | None) -> Budget:
-    """``budget`` with both its aim and its hard limit at most ``cap`` seconds (None: as is)."""
+def within(budget: Budget, cap: float | None, aim: float | None = None) -> Budget:
+    """``budget`` with its hard limit at most ``cap`` seconds and its aim at most ``aim`` (or
+    ``cap``; None: as is)."""
     if cap is None:
         return budget
-    return Budget(min(budget.planned, cap), min(budget.maximum, cap))
+    maximum = min(budget.maximum, cap)
+    return Budget(min(budget.planned, cap if aim is None else aim, maximum), maximum)

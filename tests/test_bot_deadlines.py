@@ -55,7 +55,13 @@ async def test_level_10_answers_inside_a_short_first_move_deadline(
         await wait_for_bot(server, "deep")
         human = await client_factory("human")
         joined = await human.request(
-            type="create_room", game="gomoku", opponent="bot", level=10, seat=0, clock=CLOCK
+            type="create_room",
+            game="gomoku",
+            opponent="bot",
+            level=10,
+            seat=0,
+            clock=CLOCK,
+            options={"full_strength": True},  # the clock's time, not a human's pace
         )
         answer = await play_first_moves(human, joined["room"])
         assert answer["type"] == "moved", f"the game ended before the bot moved: {answer}"

@@ -15,7 +15,7 @@ from server.core.clock import ClockSpec
 from server.core.position import points
 
 #: The options a room keeps from ``create_room``'s ``options`` (the variant reads the rest).
-KEPT = ("opening", "max_moves", "position", "opening_rule", "hints")
+KEPT = ("opening", "max_moves", "position", "opening_rule", "hints", "full_strength")
 #: The keys of ``options.position``.
 POSITION_KEYS = ("black", "white", "to_move")
 
@@ -52,6 +52,8 @@ def read_create(msg: Message) -> RoomRequest:
     wants_bot = kept["opponent"] == "bot" or "bot" in msg
     if kept.get("hints") and (not wants_bot or named is not None or msg.get("rated")):
         raise BadOptions("hints are for casual games of a human against a bot (training)")
+    if kept.get("full_strength") and (not wants_bot or named is not None):
+        raise BadOptions("full_strength is for a human's game against a bot")
     return RoomRequest(variant, level, clock, kept, named, wants_bot)
 
 
@@ -78,6 +80,11 @@ def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:
             raise BadOptions("hints must be true or false")
         if options["hints"]:  # kept only when on: a room without hints shows none
             kept["hints"] = True
+    if "full_strength" in options:
+        if type(options["full_strength"]) is not bool:
+            raise BadOptions("full_strength must be true or false")
+        if options["full_strength"]:  # kept only when on: the bot plays at a human's pace
+            kept["full_strength"] = True
     if "opening_rule" in options:
         if not isinstance(options["opening_rule"], str):
             raise BadOptions("opening_rule must be a string")
