@@ -27,7 +27,7 @@ from server.core import messages
 from server.core.clock import Clock, ClockSpec
 from server.core.forbidden import Forbidden
 from server.core.members import CHAT_HISTORY, Member, Send, new_game_id
-from server.core.offers import Offers
+from server.core.offers import Offers, first_move_note
 from server.core.opening import Opening
 from server.core.position import Position, base_game, check_setup, opening_moves, start_position
 
@@ -310,9 +310,7 @@ class Room:
         self.clocks.append(list(clock.remaining) if clock else None)
         snapshot = clock.snapshot(now) if clock is not None else None
         moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
-        due = self.first_move_due() if outcome is None else None
-        if due is not None:  # the next move is a first move: say its deadline (a bot keeps it)
-            moved["first_move_left"] = due
+        moved |= first_move_note(self.offers, self) if outcome is None else {}  # a bot keeps it
         out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening
@@ -321,21 +319,6 @@ class Room:
         if outcome is not None:
             out += self._finish(outcome)
         return out
-
-    def first_move_due(self) -> float | None:
-        """Seconds the side to move has from now for a first move before the sweep aborts the
-        game (core/deadlines.py), None when no such deadline binds it."""
-        offers = self.offers
-        if offers is None or offers.first_move_s is None:
-            return None
-        if len(self.game.moves) - len(self.opening) >= 2:
-            return None
-        if self.clock is None:  # untimed: only a human's first move against a bot is timed
-            seat = self.actor
-            member = self.seats[seat] if seat is not None else None
-            if member is None or member.kind == "bot":
-                return None
-        return offers.first_move_s
 
     def _forbidden_next(self) -> list[list[int]] | None:
         """Renju's forbidden cells when black is to move (a ``moved`` carries them), else None."""
