@@ -15,6 +15,7 @@ from bots.engine.timing import Budget, plan_time
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot, parse_spec
+from protocol.positions import setup_moves
 from protocol.rules import Game, Move, Variant
 from protocol.variants import variant_from_description
 from protocol.vocab import Fault, Status
@@ -95,6 +96,17 @@ def fault_of(exc: BaseException) -> str:
     return Fault.CRASH
 
 
+def game_of(variant: Variant, position: Any) -> tuple[Game, list[Move]]:
+    """A room's game before its moves: from its set-up ``position`` (``options.position``) if
+    any, and that position as the engine takes it (moves from the empty board)."""
+    setup = setup_moves(position)
+    if not position or setup is None:  # the server seats a bot only where the counts alternate
+        return Game(variant), []
+    black = [Move(x, y) for x, y in position["black"]]
+    white = [Move(x, y) for x, y in position["white"]]
+    return Game.from_position(variant, black, white, position.get("to_move", 0)), setup
+
+
 def engine_level(spec: EngineSpec) -> int | None:
     """The level to announce: minimax plays any level asked (or its fixed one); engines that
     know no levels say 0, so they are seated only when a human picks them by name."""
@@ -130,6 +142,9 @@ class Seat:
     first_move_left: float | None = None
     #: Against a human, in a room without ``options.full_strength``: a human's pace.
     human_pace: bool = False
+    #: A set-up position's stones as moves from the empty board (protocol/positions.py): the
+    #: engine is given them before the game's moves.
+    setup: list[Move] = field(default_factory=list)
 
     @property
     def in_opening(self) -> bool:
@@ -149,8 +164,9 @@ class Seat:
 
     @property
     def moves(self) -> list[Move]:
-        """The moves so far."""
-        return self.game.moves if self.game is not None else []
+        """The position as the engine takes it: moves from the empty board (a set-up
+        position's stones, then the game's moves)."""
+        return [*self.setup, *self.game.moves] if self.game is not None else []
 
     def plan(self) -> Budget:
         """This move's time: from the clock left, its increment and its cap per move, less the

@@ -66,7 +66,7 @@ async def test_position_option(client_factory: Any) -> None:
     await alice.error(
         "bad_options", type="create_room", game="renju", opponent="bot",
         options={"position": position},
-    )  # fmt: skip
+    )  # fmt: skip  (three black stones to one: no game reaches it, so no bot plays it)
     alice, bob, room = await pair(client_factory, "renju", options={"position": position})
     state = await bob.expect("state", status="playing")
     assert state["options"]["position"] == position and state["ply"] == 0
