@@ -23,7 +23,7 @@ export class RoomView {
     this.onOver = onOver;
     this.say = say;
     this.st = null;
-    this.clockAt = performance.now();
+    this.clockAt = this.turnAt = performance.now();
     this.board = new Board((x, y) => this.play(x, y));
     this.board.onBlocked = () => {
       if (!this.net.online) this.say("Offline: the move was not sent. Wait for the connection to come back.");
@@ -113,7 +113,7 @@ export class RoomView {
     if (type === "state" || type === "moved" || type === "taken_back") this.hints.clear();
     if (type === "state") {
       this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null };
-      this.clockAt = performance.now();
+      this.clockAt = this.turnAt = performance.now();
       this.renderChat();
     } else if (!st) {
       return;
@@ -123,6 +123,7 @@ export class RoomView {
       st.ply = msg.ply + 1;
       st.to_move = 1 - msg.seat;
       st.forbidden = msg.forbidden || [];
+      this.turnAt = performance.now();
       if (msg.clocks) {
         st.clocks = msg.clocks;
         st.clock_running = st.to_move;
@@ -189,11 +190,12 @@ export class RoomView {
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
     const rated = st.rated ? ` · rated${st.pool ? ` (${poolTitle(st.pool)})` : ""}` : "";
-    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}`;
+    const full = st.options && st.options.full_strength ? " · bot at full strength" : "";
+    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}${full}`;
     this.watchers.textContent = String(st.spectators || 0);
     this.drawPlayers();
     this.drawMoves();
-    this.status.textContent = this.statusText();
+    this.drawStatus();
     this.drawActions();
     this.tick();
   }
@@ -252,6 +254,31 @@ export class RoomView {
     for (let i = list.children.length; i < moves.length; i++) {
       list.append(h("li", {}, coordName(moves[i][0], moves[i][1], game.height)));
     }
+  }
+
+  /** The bot seat thinking now (a game in play, a bot to move, not in an opening phase), or null. */
+  thinker() {
+    const st = this.st;
+    const seat = st.to_move;
+    const opening = st.opening && st.opening.phase !== "done";
+    if (!this.net.online || st.status !== "playing" || opening || seat === null || seat === undefined) return null;
+    return st.kinds && st.kinds[seat] === "bot" && st.seat !== seat ? seat : null;
+  }
+
+  /** The status line; while a bot thinks, "NAME is thinking…" with a spinner and the seconds. */
+  drawStatus() {
+    const seat = this.thinker();
+    this.status.classList.toggle("thinking", seat !== null);
+    if (seat === null) {
+      this.status.textContent = this.statusText();
+      return;
+    }
+    const st = this.st;
+    const n = st.moves.length;
+    const last = n ? ` Last: ${coordName(...st.moves[n - 1], st.game.height)}.` : "";
+    this.thinkTime = h("span", { class: "think-s", id: "think-s" });
+    this.status.replaceChildren(`${st.players[seat]} is thinking…`,
+      h("span", { class: "spinner", "aria-hidden": "true" }), this.thinkTime, last);
   }
 
   statusText() {
@@ -319,6 +346,9 @@ export class RoomView {
   tick() {
     const st = this.st;
     if (st) this.gameActions.tick();
+    if (st && this.status.classList.contains("thinking") && this.thinkTime) {
+      this.thinkTime.textContent = `${Math.floor((performance.now() - this.turnAt) / 1000)} s`;
+    }
     if (!st || !st.clock || !st.clocks) return;
     const spent = (performance.now() - this.clockAt) / 1000;
     for (const node of this.root.querySelectorAll(".clock")) {
