@@ -352,6 +352,7 @@ class BotRunner(Seeking, Analysing):
         seat.director = "bots" in options
         opponent = (msg.get("kinds") or [None, None])[1 - my_seat]
         seat.human_pace = opponent == "human" and not options.get("full_strength")
+        seat.training = bool(options.get("hints"))
         colours = msg.get("colours", [0, 1])
         seat.colour = colours[my_seat] if colours else None
         seat.opening = msg.get("opening")
@@ -389,7 +390,7 @@ class BotRunner(Seeking, Analysing):
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
-            if info is not None and self.send_info:  # the search, shown to spectators
+            if info is not None and (self.send_info or seat.training):  # to the watchers
                 move_msg["info"] = info
             await self._send_move(move_msg)
 

@@ -142,6 +142,8 @@ class Seat:
     first_move_left: float | None = None
     #: Against a human, in a room without ``options.full_strength``: a human's pace.
     human_pace: bool = False
+    #: A training game (``options.hints``): every move carries the search's ``info``.
+    training: bool = False
     #: A set-up position's stones as moves from the empty board (protocol/positions.py): the
     #: engine is given them before the game's moves.
     setup: list[Move] = field(default_factory=list)

@@ -74,3 +74,24 @@ async def test_full_strength_is_an_option_of_a_humans_game_against_a_bot(
         type="create_room", game="gomoku", opponent="bot", options={"full_strength": 1}
     )
     assert error["type"] == "error" and error["code"] == "bad_options", error
+
+
+@pytest.mark.slow  # a real bot process
+async def test_a_training_games_human_sees_what_the_bot_saw(
+    client_factory: Any, server: Any
+) -> None:
+    proc = await start_bot(server, "minimax", "deep", "--capacity", "2")
+    try:
+        await wait_for_bot(server, "deep")
+        human = await client_factory("human")
+        joined = await human.request(
+            type="create_room", game="gomoku", opponent="bot", level=10, seat=0,
+            options={"hints": True},
+        )  # fmt: skip
+        await human.expect("state", status="playing")
+        await human.request(type="move", room=joined["room"], x=7, y=7, ply=0)
+        answer = await human.expect("moved", seat=1, timeout=60)
+        info = answer.get("info")
+        assert info is not None and info["pv"][0] == [answer["x"], answer["y"]], answer
+    finally:
+        await stop(proc)

@@ -47,6 +47,25 @@ def test_the_page_shows_the_bot_thinking_and_asks_for_full_strength(
     assert page.script_errors == []
 
 
+def test_a_training_game_shows_what_the_bot_saw(browser: Any, web_server: WebServer) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#bots:has-text('minimax')")
+    page.select_option("#opponent", "bot")
+    page.select_option("#level", "10")
+    page.select_option("#seat", "0")
+    page.check("#hints")
+    page.click("#create")
+    page.wait_for_url("**/r/*")
+    wait_turn(page)
+    cell(page, 7, 7).click()
+    wait_turn(page)
+    page.wait_for_selector("#bot-info:has-text('minimax saw')")
+    assert "its line: " in (page.text_content("#bot-info") or "")
+    page.screenshot(path=str(SHOTS / "web-bot-info.png"))
+    assert page.script_errors == []
+
+
 def test_continue_from_the_analysis_board_against_the_bot(
     browser: Any, web_server: WebServer
 ) -> None:

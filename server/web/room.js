@@ -6,6 +6,7 @@
 
 import { GameActions } from "./actions.js";
 import { Board, coordName } from "./board.js";
+import { positionValue } from "./evaluation.js";
 import { Hints } from "./hints.js";
 import {
   clockText, gameTitle, h, poolTitle, profilePath, ratingText, resultText, saveSetting, setting, signed,
@@ -60,6 +61,7 @@ export class RoomView {
   layout() {
     this.players = [0, 1].map((i) => h("div", { class: "player", dataset: { seat: i } }));
     this.status = h("p", { class: "status", id: "status", "aria-live": "polite" });
+    this.seen = h("p", { class: "bot-info hint", id: "bot-info", hidden: true });
     this.actions = h("div", { class: "actions" });
     this.chatLog = h("ul", { class: "chat-log", id: "chat-log" });
     this.chatInput = h("input", { id: "chat-input", maxlength: 500, placeholder: "say something", autocomplete: "off" });
@@ -76,7 +78,7 @@ export class RoomView {
     const linkBox = h("input", { id: "room-link", value: link, readonly: true, onfocus: (e) => e.target.select() });
     return h("section", { class: "room" },
       h("div", { class: "room-main" },
-        this.players[1], this.board.root, this.players[0], this.status, this.hints.box, this.gameActions.countdown,
+        this.players[1], this.board.root, this.players[0], this.status, this.seen, this.hints.box, this.gameActions.countdown,
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
@@ -112,7 +114,7 @@ export class RoomView {
     const st = this.st;
     if (type === "state" || type === "moved" || type === "taken_back") this.hints.clear();
     if (type === "state") {
-      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null };
+      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null, info: null };
       this.clockAt = this.turnAt = performance.now();
       this.renderChat();
     } else if (!st) {
@@ -123,6 +125,7 @@ export class RoomView {
       st.ply = msg.ply + 1;
       st.to_move = 1 - msg.seat;
       st.forbidden = msg.forbidden || [];
+      st.info = msg.info ? { seat: msg.seat, ...msg.info } : null; // a bot's search, when shown
       this.turnAt = performance.now();
       if (msg.clocks) {
         st.clocks = msg.clocks;
@@ -196,6 +199,7 @@ export class RoomView {
     this.drawPlayers();
     this.drawMoves();
     this.drawStatus();
+    this.drawSeen();
     this.drawActions();
     this.tick();
   }
@@ -279,6 +283,22 @@ export class RoomView {
     this.thinkTime = h("span", { class: "think-s", id: "think-s" });
     this.status.replaceChildren(`${st.players[seat]} is thinking…`,
       h("span", { class: "spinner", "aria-hidden": "true" }), this.thinkTime, last);
+  }
+
+  /** What the bot saw for its last move (`info`: a training game's human, and spectators):
+   *  its value for itself, the depth and the line it expects. */
+  drawSeen() {
+    const st = this.st;
+    const info = st.info;
+    this.seen.hidden = !info || st.status !== "playing";
+    if (this.seen.hidden) return;
+    const name = st.players[info.seat];
+    const value = positionValue({ lines: [info] });
+    const line = (info.pv || []).slice(0, 6).map(([x, y]) => coordName(x, y, st.game.height)).join(" ");
+    const words = !value ? "its move" : value.kind === "score" ? `${value.text} for itself (engine units)`
+      : `a ${value.text} for itself`;
+    this.seen.textContent = `${name} saw ${words}${info.depth ? `, depth ${info.depth}` : ""}` +
+      `${line ? ` · its line: ${line}` : ""}`;
   }
 
   statusText() {
