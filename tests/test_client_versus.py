@@ -90,3 +90,26 @@ def test_continue_from_the_study_and_from_a_replay(tmp_path: Path) -> None:
     assert create["options"]["position"] == {
         "black": [[7, 7], [7, 8]], "white": [[8, 8]], "to_move": 1
     }  # fmt: skip
+
+
+def test_a_training_game_shows_what_the_bot_saw(tmp_path: Path) -> None:
+    from support.samples import state_message
+
+    app, net = lobby()
+    fields = {
+        "players": ["alice", "minimax"],
+        "kinds": ["human", "bot"],
+        "options": {"hints": True},
+    }
+    net.inbox += [
+        {"type": "joined", "room": "r1", "seat": 0},
+        state_message("gomoku", moves=[[7, 7]], ply=1, to_move=1, **fields),
+    ]
+    app.step(now=101.0)
+    info = {"depth": 9, "score": 35, "pv": [[8, 8], [6, 6], [9, 9]]}
+    moved = {"type": "moved", "room": "r1", "ply": 1, "seat": 1, "x": 8, "y": 8, "info": info}
+    net.inbox.append(moved)
+    app.step(now=102.0)
+    shot = shoot(app, tmp_path / "training.png", now=102.5)
+    seen = " ".join(shot.texts)  # wrapped onto two lines
+    assert "minimax saw +35 (engine units), depth 9 \u00b7 its line: J7 G9 K6" in seen, shot.texts
