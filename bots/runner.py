@@ -18,12 +18,12 @@ from bots.analysing import Analysing
 from bots.engine.timing import Budget
 from bots.piskvork import PiskvorkBrain, SpareBrains
 from bots.private import write_private
-from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, think
+from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, game_of, think
 from bots.seeking import Seeking, SeekPlan
 from bots.specs import EngineSpec
 from bots.workers import WorkerPool
 from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
-from protocol.rules import Game, Move
+from protocol.rules import Move
 from protocol.session import Session, handler_of
 from protocol.variants import make_variant, variant_from_description
 from protocol.vocab import CloseCode, Kind, Status
@@ -235,6 +235,7 @@ class BotRunner(Seeking, Analysing):
             seat.game.push(Move(msg["x"], msg["y"]))
             if msg.get("clocks"):
                 seat.clocks = msg["clocks"]
+            seat.first_move_left = msg.get("first_move_left")  # the server's deadline, if any
             if seat.in_opening:  # the phase moves on: act on the state that follows
                 assert seat.opening is not None
                 seat.opening = {**seat.opening, "phase": "wait"}
@@ -341,10 +342,17 @@ class BotRunner(Seeking, Analysing):
             if seat is not None:
                 await self._forget(seat)
             seat = self.seats[room] = Seat(room, my_seat, variant, level=level)
-        seat.game = Game.from_moves(variant, [Move(x, y) for x, y in msg["moves"]])
+        seat.game, seat.setup = game_of(variant, (msg.get("options") or {}).get("position"))
+        for x, y in msg["moves"]:
+            seat.game.push(Move(x, y))
         seat.status = msg["status"]
         seat.clock, seat.clocks = msg.get("clock"), msg.get("clocks")
-        seat.director = "bots" in (msg.get("options") or {})
+        seat.first_move_left = (msg.get("actions") or {}).get("first_move_left")
+        options = msg.get("options") or {}
+        seat.director = "bots" in options
+        opponent = (msg.get("kinds") or [None, None])[1 - my_seat]
+        seat.human_pace = opponent == "human" and not options.get("full_strength")
+        seat.training = bool(options.get("hints"))
         colours = msg.get("colours", [0, 1])
         seat.colour = colours[my_seat] if colours else None
         seat.opening = msg.get("opening")
@@ -362,7 +370,8 @@ class BotRunner(Seeking, Analysing):
 
     def _maybe_think(self, seat: Seat) -> None:
         if seat.my_turn and (seat.thinking is None or seat.thinking.done()):
-            seat.thinking = asyncio.create_task(self._think(seat, len(seat.moves)))
+            assert seat.game is not None  # it is our turn in a game we were told of
+            seat.thinking = asyncio.create_task(self._think(seat, seat.game.ply))
 
     async def _think(self, seat: Seat, ply: int) -> None:
         plan = seat.plan()
@@ -381,7 +390,7 @@ class BotRunner(Seeking, Analysing):
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
-            if info is not None and self.send_info:  # the search, shown to spectators
+            if info is not None and (self.send_info or seat.training):  # to the watchers
                 move_msg["info"] = info
             await self._send_move(move_msg)
 

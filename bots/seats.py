@@ -15,6 +15,7 @@ from bots.engine.timing import Budget, plan_time
 from bots.piskvork import BrainError, PiskvorkBrain
 from bots.sdk import IllegalBotMove
 from bots.specs import EngineSpec, make_bot, parse_spec
+from protocol.positions import setup_moves
 from protocol.rules import Game, Move, Variant
 from protocol.variants import variant_from_description
 from protocol.vocab import Fault, Status
@@ -24,6 +25,14 @@ NETWORK_MARGIN_S = 0.1
 #: When the game is untimed, how long one move may think at most: the 2 s that levels.py and
 #: docs/BOTS.md promise (a human waits on every one of these moves).
 UNTIMED_BUDGET_S = 2.0
+#: The share of a first-move deadline (``first_move_left``: the server aborts the game past it)
+#: a move may use at most: well inside it, whatever the clock would allow.
+DEADLINE_SHARE = 0.5
+#: The least time a move is given (an answer still has to be built).
+MIN_MOVE_S = 0.05
+#: Against a human, unless the room asks for ``full_strength``: the time a move plans on and
+#: the most a critical one may take, a human's pace (the clock alone would plan 10-35 s a move).
+HUMAN_PACE = Budget(2.5, 5.0)
 
 #: The engines this worker process made, by spec and level (made once, reused for every move).
 _bots: dict[tuple[str, int | None], Any] = {}
@@ -87,6 +96,17 @@ def fault_of(exc: BaseException) -> str:
     return Fault.CRASH
 
 
+def game_of(variant: Variant, position: Any) -> tuple[Game, list[Move]]:
+    """A room's game before its moves: from its set-up ``position`` (``options.position``) if
+    any, and that position as the engine takes it (moves from the empty board)."""
+    setup = setup_moves(position)
+    if not position or setup is None:  # the server seats a bot only where the counts alternate
+        return Game(variant), []
+    black = [Move(x, y) for x, y in position["black"]]
+    white = [Move(x, y) for x, y in position["white"]]
+    return Game.from_position(variant, black, white, position.get("to_move", 0)), setup
+
+
 def engine_level(spec: EngineSpec) -> int | None:
     """The level to announce: minimax plays any level asked (or its fixed one); engines that
     know no levels say 0, so they are seated only when a human picks them by name."""
@@ -117,6 +137,16 @@ class Seat:
     opening: dict[str, Any] | None = None
     #: Opening stones decided but not yet placed (one goes per turn of the phase).
     pending: list[list[int]] = field(default_factory=list)
+    #: Seconds the server gave this turn's first move as of its last message (``moved`` or
+    #: ``state.actions``: ``first_move_left``), None when no first-move deadline binds.
+    first_move_left: float | None = None
+    #: Against a human, in a room without ``options.full_strength``: a human's pace.
+    human_pace: bool = False
+    #: A training game (``options.hints``): every move carries the search's ``info``.
+    training: bool = False
+    #: A set-up position's stones as moves from the empty board (protocol/positions.py): the
+    #: engine is given them before the game's moves.
+    setup: list[Move] = field(default_factory=list)
 
     @property
     def in_opening(self) -> bool:
@@ -136,26 +166,50 @@ class Seat:
 
     @property
     def moves(self) -> list[Move]:
-        """The moves so far."""
-        return self.game.moves if self.game is not None else []
+        """The position as the engine takes it: moves from the empty board (a set-up
+        position's stones, then the game's moves)."""
+        return [*self.setup, *self.game.moves] if self.game is not None else []
 
     def plan(self) -> Budget:
         """This move's time: from the clock left, its increment and its cap per move, less the
-        network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap."""
+        network margin (:func:`bots.engine.timing.plan_time`); untimed, the untimed cap; and
+        within ``DEADLINE_SHARE`` of a first-move deadline, whatever the clock allows; against a
+        human, a human's pace (:data:`HUMAN_PACE`) unless the room asked for full strength."""
         if not self.clock or not self.clocks:  # nothing can flag: the 2 s a human waits, all
-            return Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
-        inc = float(self.clock.get("increment_s") or 0.0)
-        move_s = float(self.clock.get("move_s") or 0.0) or None
-        return plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
+            budget = Budget(UNTIMED_BUDGET_S, UNTIMED_BUDGET_S)
+        else:
+            inc = float(self.clock.get("increment_s") or 0.0)
+            move_s = float(self.clock.get("move_s") or 0.0) or None
+            budget = plan_time(move_s, self.clocks[self.seat], inc, fixed_s=NETWORK_MARGIN_S)
+        if self.human_pace:
+            budget = within(budget, HUMAN_PACE.maximum, HUMAN_PACE.planned)
+        return within(budget, self.deadline_cap())
+
+    def deadline_cap(self) -> float | None:
+        """The most seconds this move may take for a first-move deadline, None without one."""
+        if self.first_move_left is None:
+            return None
+        return max(MIN_MOVE_S, DEADLINE_SHARE * self.first_move_left - NETWORK_MARGIN_S)
 
     def budget(self) -> float:
         """Seconds this move may take at most (the hard limit of :meth:`plan`)."""
         return self.plan().maximum
 
     def flag_in(self) -> float | None:
-        """Seconds until the server would flag this move (its clock or cap), None untimed."""
+        """Seconds until the server would end the game on this move (its clock, its cap or a
+        first-move deadline), None untimed."""
         if not self.clock or not self.clocks:
             return None
         left = float(self.clocks[self.seat])
         move_s = float(self.clock.get("move_s") or 0.0)
-        return min(left, move_s) if move_s else left
+        found = min(left, move_s) if move_s else left
+        return found if self.first_move_left is None else min(found, float(self.first_move_left))
+
+
+def within(budget: Budget, cap: float | None, aim: float | None = None) -> Budget:
+    """``budget`` with its hard limit at most ``cap`` seconds and its aim at most ``aim`` (or
+    ``cap``; None: as is)."""
+    if cap is None:
+        return budget
+    maximum = min(budget.maximum, cap)
+    return Budget(min(budget.planned, cap if aim is None else aim, maximum), maximum)

@@ -225,6 +225,10 @@ class Actions:
             self.model.toast("Not connected yet: the game starts once the server answers.")
         self.send(create_request(self.form, self.model.account))
 
+    def do_form_full(self, arg: Any = None, pos: Any = None) -> None:
+        """Toggle full strength: the bot uses its whole clock, not a human's pace."""
+        self.form.full_strength = not self.form.full_strength
+
     def do_form_game(self, game: str, pos: Any = None) -> None:
         """Pick the game in the form."""
         self.form.game = game

@@ -173,6 +173,22 @@ class AnalysisBoard:
         self.moves = list(moves)
         self.mode = "play"
 
+    def versus_request(self, level: int) -> Message:
+        """ "Continue from here against the bot": a ``create_room`` against a bot at ``level``
+        from the position on screen (the moves explored become stones), we take the side to
+        move (docs/PROTOCOL.md, "Start positions")."""
+        stones = dict(self.stones)
+        for i, cell in enumerate(self.moves):
+            stones[cell] = (self.to_move + i) & 1
+        black = [list(c) for c, colour in sorted(stones.items()) if colour == 0]
+        white = [list(c) for c, colour in sorted(stones.items()) if colour == 1]
+        options: Message = {}
+        if self.name == "mnk":
+            options = {"width": self.width, "height": self.height, "k": self.k, "rule": self.rule}
+        options["position"] = {"black": black, "white": white, "to_move": self.side()}
+        msg: Message = {"type": "create_room", "game": self.name, "opponent": "bot"}
+        return msg | {"level": level, "seat": self.side(), "options": options}
+
     def request(self) -> Message:
         """The ``analyse`` request for the position on screen."""
         msg: Message = {"type": "analyse", "game": self.name, "lines": self.lines}

@@ -298,3 +298,19 @@ def line_words(analysis: Analysis, height: int, limit: int = 8) -> list[str]:
         head = f"{n}. " if len(analysis.lines) > 1 else "Best: "
         out.append(f"{head}{best} {line.label()} (depth {line.depth})" + (f": {pv}" if pv else ""))
     return out
+
+
+def seen_words(info: object, name: str, height: int) -> str | None:
+    """What a bot saw for its move (a ``moved``'s ``info``: a training game's human gets it):
+    ``minimax saw +35 (depth 9) · its line: H8 J9 G7``; None without one."""
+    if not isinstance(info, dict):
+        return None
+    mate, score, depth = info.get("mate"), info.get("score"), info.get("depth")
+    if isinstance(mate, int):
+        value = f"a win in {mate}" if mate > 0 else f"a loss in {-mate}"
+    else:
+        value = score_label(score if isinstance(score, int) else 0) + " (engine units)"
+    cells = [c for c in info.get("pv") or [] if isinstance(c, list) and len(c) == 2]
+    line = " ".join(cell_name(int(x), int(y), height) for x, y in cells[:6])
+    deep = f", depth {depth}" if isinstance(depth, int) else ""
+    return f"{name} saw {value}{deep}" + (f" · its line: {line}" if line else "")

@@ -229,6 +229,20 @@ class AnalysisActions(Actions):
             self.study_from = self.scene
         self.scene, self.focus = "study", None
 
+    def do_versus_bot(self, arg: Any = None, pos: Any = None) -> None:
+        """Continue from the position on screen (the analysis board's, or the replay's) against
+        the bot, at the lobby form's level; the room opens when the server answers."""
+        board = self.study
+        game = self.replay_game
+        if self.scene in ("replay", "analysis") and game is not None:
+            board = AnalysisBoard()
+            board.load(game.game, list(game.moves[: self.replay_ply]))
+        problem = board.problem()
+        if problem is not None:
+            self.model.toast(problem, "error")
+            return
+        self.send(board.versus_request(self.form.level))
+
     def do_study_back(self, arg: Any = None, pos: Any = None) -> None:
         """Leave the analysis board for where it was opened from."""
         back = self.study_from

@@ -55,6 +55,8 @@ class LobbyForm:
     rated: bool = False
     #: A training game against the bot: Hint and Takeback buttons (casual games only).
     hints: bool = False
+    #: The bot uses its whole clock (``options.full_strength``), not a human's pace.
+    full_strength: bool = False
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""
@@ -119,6 +121,8 @@ def create_request(form: LobbyForm, account: bool = False) -> dict[str, Any]:
         msg["rated"] = True
     elif training(form):
         msg["options"] = {**msg.get("options", {}), "hints": True}
+    if form.opponent == "bot" and form.full_strength:
+        msg["options"] = {**msg.get("options", {}), "full_strength": True}
     return msg
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from client.analysis import seen_words
 from client.offers import RoomActions, actions_from_state
 from client.ratings import Rating, RatingChange, rating_changes, seat_flags, seat_ratings
 from client.records import (
@@ -118,6 +119,8 @@ class RoomState:
     changes: list[RatingChange] = field(default_factory=list)
     #: A training game (``options.hints``: casual, against a bot): hints and takebacks.
     hints: bool = False
+    #: What the bot saw for its last move (its ``info``, sent to a training game's human).
+    seen: str | None = None
 
     def guest(self, seat: int) -> bool:
         """Whether a seated player is a guest (unknown on an older server: no)."""
@@ -283,6 +286,7 @@ def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
         return isinstance(ply, int) and ply < room.ply  # an old one: already in our state
     cell = xy(msg)  # raises for a ``moved`` without a proper x and y: nothing changed yet
     room.moves.append(cell)
+    room.seen = seen_words(msg.get("info"), room.players[int(seat or 0)] or "", room.game.height)
     room.forbidden = _cells(msg.get("forbidden"))
     playing = room.status == "playing"
     room.to_move = seat if room.in_opening else _mover(room, room.ply) if playing else None

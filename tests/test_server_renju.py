@@ -63,6 +63,7 @@ async def test_position_option(client_factory: Any) -> None:
         options={"position": {"black": [[7, 7]]}, "opening_rule": "swap2"},
     )  # fmt: skip
     position = {"black": [[7, 7], [8, 8], [6, 6]], "white": [[7, 8]], "to_move": 1}
+    # three black stones to one: no game reaches it, so no bot plays from it
     await alice.error(
         "bad_options", type="create_room", game="renju", opponent="bot",
         options={"position": position},

@@ -51,6 +51,9 @@ RULE_LINES: dict[str | None, str] = {
 
 #: The width of the "Hints" toggle beside the bot's level (a training game: hints, takebacks).
 HINTS_W = 78
+#: The width of the "Full strength" toggle beside "Bot" (the bot uses its whole clock, not a
+#: human's pace).
+FULL_W = 104
 #: Vertical distance between two rows of choice buttons.
 ROW_STEP = 38
 #: Bots named in the form's one row beside "Any bot" (with more online, one place goes to a
@@ -277,9 +280,14 @@ def _new_game_panel(
         y += 40
     caption("Opponent")
     opponents = [("Bot", "bot"), ("Human", "human")]
+    row_w = w - FULL_W - 8 if form.opponent == "bot" else w  # beside it: the bot's full strength
     _choice_row(
-        frame, x, y, w, [(lab, "form_opponent", v, form.opponent == v) for lab, v in opponents]
+        frame, x, y, row_w, [(lab, "form_opponent", v, form.opponent == v) for lab, v in opponents]
     )
+    if form.opponent == "bot":
+        full = pygame.Rect(x + w - FULL_W, y, FULL_W, 32)
+        label = "\u2713 Full strength" if form.full_strength else "Full strength"
+        frame.button(full, label, "form_full", selected=form.full_strength, size=12)
     y += 40
     if form.opponent == "bot":
         y = _bot_rows(frame, x, y, w, form, model.bots)

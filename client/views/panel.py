@@ -260,6 +260,10 @@ def draw_room_panel(
     for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
+    if room.seen and room.status == "playing":  # what the bot saw (a training game)
+        for line in theme.wrap(room.seen, 12, inner.w)[:2]:
+            theme.text(surf, line, (inner.x, y), 12, theme.MUTED)
+            y += 16
     watchers = f"{room.spectators} watching · " if room.spectators else ""
     kind = (
         f" · rated {pool_label(room.pool)}"

@@ -81,8 +81,10 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
         anchor="midtop",
     )
     y += 24
-    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 96)
+    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 140)
     draw_timed_moves(frame, list_rect, game, ply)
+    versus = pygame.Rect(inner.x, inner.bottom - 128, inner.w, 36)
+    frame.button(versus, "Continue from here against the bot", "versus_bot", size=13)
     third = (inner.w - 16) // 3
     row = [("Analyse (A)", "analyse_game", None), ("Save .psq", "export", "psq")]
     row.append(("Save .txt", "export", "txt"))

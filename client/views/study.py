@@ -75,10 +75,13 @@ def draw_study(frame: Frame, study: AnalysisBoard, numbers: bool, waiting: bool)
         words = ["Asking the engine…" if waiting else "Press Analyse (A)."]
     for sentence in words:
         for t in theme.wrap(sentence, 13, inner.w):
-            if y > inner.bottom - 60:
+            if y > inner.bottom - 104:
                 break
             theme.text(surf, t, (inner.x, y), 13, theme.TEXT if here else theme.MUTED)
             y += 17
+    if study.mode == "play":
+        versus = pygame.Rect(inner.x, inner.bottom - 80, inner.w, 36)
+        frame.button(versus, "Continue from here against the bot", "versus_bot", size=13)
     frame.button(
         pygame.Rect(inner.x, inner.bottom - 36, inner.w, 36), "Back (Esc)", "study_back", size=14
     )

@@ -138,3 +138,19 @@ class Offers:
             )
         except (TypeError, ValueError, IndexError):
             return None
+
+
+def first_move_note(offers: Offers | None, room: Any) -> dict[str, Any]:
+    """What a ``moved`` in ``room`` adds when the next move is a first move under the
+    first-move deadline (core/deadlines.py): ``first_move_left``, the seconds it has from now
+    (a bot must answer inside it); nothing otherwise."""
+    if offers is None or offers.first_move_s is None:
+        return {}
+    if len(room.game.moves) - len(room.opening) >= 2:
+        return {}
+    if room.clock is None:  # untimed: only a human's first move against a bot is timed
+        seat = room.actor
+        member = room.seats[seat] if seat is not None else None
+        if member is None or member.kind == "bot":
+            return {}
+    return {"first_move_left": offers.first_move_s}

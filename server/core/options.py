@@ -7,15 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.errors import BadOptions
-from protocol.rules import Variant
+from protocol.errors import ArenaError, BadOptions
+from protocol.positions import setup_moves
+from protocol.rules import Game, Variant
 from protocol.variants import MNK_OPTIONS, make_variant
 from protocol.wire import Message
 from server.core.clock import ClockSpec
 from server.core.position import points
 
 #: The options a room keeps from ``create_room``'s ``options`` (the variant reads the rest).
-KEPT = ("opening", "max_moves", "position", "opening_rule", "hints")
+KEPT = ("opening", "max_moves", "position", "opening_rule", "hints", "full_strength")
 #: The keys of ``options.position``.
 POSITION_KEYS = ("black", "white", "to_move")
 
@@ -47,12 +48,29 @@ def read_create(msg: Message) -> RoomRequest:
     kept: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
     kept |= canonical(msg["game"], options)
     named = msg.get("bots")
-    if "position" in options and (named is not None or kept["opponent"] == "bot"):
-        raise BadOptions("set-up positions are for games between humans (bots see moves only)")
     wants_bot = kept["opponent"] == "bot" or "bot" in msg
+    if "position" in kept and (wants_bot or named is not None):
+        playable(variant, kept["position"])
     if kept.get("hints") and (not wants_bot or named is not None or msg.get("rated")):
         raise BadOptions("hints are for casual games of a human against a bot (training)")
+    if kept.get("full_strength") and (not wants_bot or named is not None):
+        raise BadOptions("full_strength is for a human's game against a bot")
     return RoomRequest(variant, level, clock, kept, named, wants_bot)
+
+
+def playable(variant: Variant, position: dict[str, Any]) -> None:
+    """Refuse a set-up position a bot cannot be given: its engine takes moves from the empty
+    board (protocol/positions.py), so the stones must be reachable by alternate moves."""
+    order = setup_moves(position)
+    if order is None:
+        raise BadOptions(
+            "a bot plays from a position that play could reach: as many black stones as white"
+            " with black to move, one more black with white to move"
+        )
+    try:
+        Game.from_moves(variant, order)
+    except ArenaError as exc:  # a renju foul on the way, a cell twice, off the board
+        raise BadOptions(f"bad position for a bot: {exc.message}") from None
 
 
 def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +96,11 @@ def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:
             raise BadOptions("hints must be true or false")
         if options["hints"]:  # kept only when on: a room without hints shows none
             kept["hints"] = True
+    if "full_strength" in options:
+        if type(options["full_strength"]) is not bool:
+            raise BadOptions("full_strength must be true or false")
+        if options["full_strength"]:  # kept only when on: the bot plays at a human's pace
+            kept["full_strength"] = True
     if "opening_rule" in options:
         if not isinstance(options["opening_rule"], str):
             raise BadOptions("opening_rule must be a string")

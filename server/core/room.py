@@ -27,7 +27,7 @@ from server.core import messages
 from server.core.clock import Clock, ClockSpec
 from server.core.forbidden import Forbidden
 from server.core.members import CHAT_HISTORY, Member, Send, new_game_id
-from server.core.offers import Offers
+from server.core.offers import Offers, first_move_note
 from server.core.opening import Opening
 from server.core.position import Position, base_game, check_setup, opening_moves, start_position
 
@@ -310,6 +310,7 @@ class Room:
         self.clocks.append(list(clock.remaining) if clock else None)
         snapshot = clock.snapshot(now) if clock is not None else None
         moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
+        moved |= first_move_note(self.offers, self) if outcome is None else {}  # a bot keeps it
         out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening

@@ -123,7 +123,7 @@ function route() {
     view = new Replay(net, m[1], say, { analyse: params.has("analyse"), go });
     document.title = "Replay · mnk-arena";
   } else if (path === "/analysis") {
-    view = new Study(net, say, new URLSearchParams(location.search));
+    view = new Study(net, say, new URLSearchParams(location.search), go);
     document.title = "Analysis board · mnk-arena";
   } else if ((m = path.match(/^\/@\/(.+)$/))) {
     let name = m[1];

@@ -66,9 +66,12 @@ export class Lobby {
     this.seat = select("seat", [["", "random colour"], ["0", "move first"], ["1", "move second"]]);
     this.opening = select("opening", [["", "no opening rule"], ["swap1", "swap1"], ["swap2", "swap2"]]);
     this.hints = h("input", { type: "checkbox", id: "hints" });
+    this.full = h("input", { type: "checkbox", id: "full-strength" });
     const botRow = h("div", { class: "bot-row" },
       h("p", {}, h("label", {}, "Bot ", this.botName), " ", h("label", {}, "Strength ", this.level)),
-      h("p", {}, h("label", {}, this.hints, " Training: hints and takebacks (casual)")));
+      h("p", {}, h("label", {}, this.hints, " Training: hints and takebacks (casual)")),
+      h("p", {}, h("label", {}, this.full, " Full strength: the bot uses its whole clock"),
+        h("span", { class: "hint" }, " (else it plays at a human's pace, a few seconds a move)")));
     const openingRow = h("p", {}, h("label", {}, "Opening ", this.opening));
     const number = (id, value, min, max) => h("input", { id, type: "number", value, min, max, class: "num" });
     this.width = number("width", 7, 3, 25);
@@ -220,6 +223,7 @@ export class Lobby {
       msg.options = { opening_rule: this.opening.value };
     }
     if (opponent === "bot" && this.hints.checked) msg.options = { ...(msg.options || {}), hints: true };
+    if (opponent === "bot" && this.full.checked) msg.options = { ...(msg.options || {}), full_strength: true };
     this.net.request(msg).then((joined) => this.go(`/r/${joined.room}`))
       .catch((err) => this.say(err.message.startsWith("offline") ? "Offline: not sent." : err.message));
   }

@@ -7,6 +7,7 @@ import { Board, coordName } from "./board.js";
 import { secondsText, textRecord } from "./evaluation.js";
 import { GameReview } from "./review.js";
 import { gameTitle, h, resultText } from "./ui.js";
+import { versusBot } from "./versus.js";
 
 /** Save `text` as a file called `name` (a link to a blob, clicked). */
 export function download(name, text) {
@@ -48,6 +49,7 @@ export class Replay {
           h("button", { id: "export-psq", onclick: () => this.exportPsq() }, "Export .psq"), " ",
           h("button", { id: "export-text", onclick: () => this.exportText() }, "Export text"), " ",
           h("button", { id: "explore", onclick: () => this.explore() }, "Explore position")),
+        versusBot(net, go, say, () => this.position()),
         h("p", { class: "hint" }, "Each move with the time it took."),
         this.list));
     this.onOnline = () => this.load();
@@ -129,6 +131,18 @@ export class Replay {
     if (!position) return [[], 0];
     const stones = [...position.black.map(([x, y]) => [x, y, 0, ""]), ...position.white.map(([x, y]) => [x, y, 1, ""])];
     return [stones, position.to_move || 0];
+  }
+
+  /** The position on screen as stones of each colour and the side to move (for a room). */
+  position() {
+    const g = this.game;
+    if (!g) return null;
+    const set = (g.options && g.options.position) || { black: [], white: [], to_move: 0 };
+    const black = [...set.black];
+    const white = [...set.white];
+    const first = set.to_move || 0;
+    g.moves.slice(0, this.at).forEach((m, i) => ((first + i) % 2 ? white : black).push([m.x, m.y]));
+    return { game: g.game, black, white, toMove: (first + this.at) % 2 };
   }
 
   exportPsq() {

@@ -6,6 +6,7 @@
 
 import { GameActions } from "./actions.js";
 import { Board, coordName } from "./board.js";
+import { positionValue } from "./evaluation.js";
 import { Hints } from "./hints.js";
 import {
   clockText, gameTitle, h, poolTitle, profilePath, ratingText, resultText, saveSetting, setting, signed,
@@ -23,7 +24,7 @@ export class RoomView {
     this.onOver = onOver;
     this.say = say;
     this.st = null;
-    this.clockAt = performance.now();
+    this.clockAt = this.turnAt = performance.now();
     this.board = new Board((x, y) => this.play(x, y));
     this.board.onBlocked = () => {
       if (!this.net.online) this.say("Offline: the move was not sent. Wait for the connection to come back.");
@@ -60,6 +61,7 @@ export class RoomView {
   layout() {
     this.players = [0, 1].map((i) => h("div", { class: "player", dataset: { seat: i } }));
     this.status = h("p", { class: "status", id: "status", "aria-live": "polite" });
+    this.seen = h("p", { class: "bot-info hint", id: "bot-info", hidden: true });
     this.actions = h("div", { class: "actions" });
     this.chatLog = h("ul", { class: "chat-log", id: "chat-log" });
     this.chatInput = h("input", { id: "chat-input", maxlength: 500, placeholder: "say something", autocomplete: "off" });
@@ -76,7 +78,7 @@ export class RoomView {
     const linkBox = h("input", { id: "room-link", value: link, readonly: true, onfocus: (e) => e.target.select() });
     return h("section", { class: "room" },
       h("div", { class: "room-main" },
-        this.players[1], this.board.root, this.players[0], this.status, this.hints.box, this.gameActions.countdown,
+        this.players[1], this.board.root, this.players[0], this.status, this.seen, this.hints.box, this.gameActions.countdown,
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
@@ -123,8 +125,8 @@ export class RoomView {
     const st = this.st;
     if (type === "state" || type === "moved" || type === "taken_back") this.hints.clear();
     if (type === "state") {
-      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null };
-      this.clockAt = performance.now();
+      this.st = { ...msg, moves: msg.moves.slice(), chat: msg.chat || [], changes: null, info: null };
+      this.clockAt = this.turnAt = performance.now();
       this.renderChat();
     } else if (!st) {
       return;
@@ -134,6 +136,8 @@ export class RoomView {
       st.ply = msg.ply + 1;
       st.to_move = 1 - msg.seat;
       st.forbidden = msg.forbidden || [];
+      st.info = msg.info ? { seat: msg.seat, ...msg.info } : null; // a bot's search, when shown
+      this.turnAt = performance.now();
       if (msg.clocks) {
         st.clocks = msg.clocks;
         st.clock_running = st.to_move;
@@ -200,11 +204,13 @@ export class RoomView {
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
     const rated = st.rated ? ` · rated${st.pool ? ` (${poolTitle(st.pool)})` : ""}` : "";
-    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}`;
+    const full = st.options && st.options.full_strength ? " · bot at full strength" : "";
+    this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}${full}`;
     this.watchers.textContent = String(st.spectators || 0);
     this.drawPlayers();
     this.drawMoves();
-    this.status.textContent = this.statusText();
+    this.drawStatus();
+    this.drawSeen();
     this.drawActions();
     this.tick();
   }
@@ -263,6 +269,47 @@ export class RoomView {
     for (let i = list.children.length; i < moves.length; i++) {
       list.append(h("li", {}, coordName(moves[i][0], moves[i][1], game.height)));
     }
+  }
+
+  /** The bot seat thinking now (a game in play, a bot to move, not in an opening phase), or null. */
+  thinker() {
+    const st = this.st;
+    const seat = st.to_move;
+    const opening = st.opening && st.opening.phase !== "done";
+    if (!this.net.online || st.status !== "playing" || opening || seat === null || seat === undefined) return null;
+    return st.kinds && st.kinds[seat] === "bot" && st.seat !== seat ? seat : null;
+  }
+
+  /** The status line; while a bot thinks, "NAME is thinking…" with a spinner and the seconds. */
+  drawStatus() {
+    const seat = this.thinker();
+    this.status.classList.toggle("thinking", seat !== null);
+    if (seat === null) {
+      this.status.textContent = this.statusText();
+      return;
+    }
+    const st = this.st;
+    const n = st.moves.length;
+    const last = n ? ` Last: ${coordName(...st.moves[n - 1], st.game.height)}.` : "";
+    this.thinkTime = h("span", { class: "think-s", id: "think-s" });
+    this.status.replaceChildren(`${st.players[seat]} is thinking…`,
+      h("span", { class: "spinner", "aria-hidden": "true" }), this.thinkTime, last);
+  }
+
+  /** What the bot saw for its last move (`info`: a training game's human, and spectators):
+   *  its value for itself, the depth and the line it expects. */
+  drawSeen() {
+    const st = this.st;
+    const info = st.info;
+    this.seen.hidden = !info || st.status !== "playing";
+    if (this.seen.hidden) return;
+    const name = st.players[info.seat];
+    const value = positionValue({ lines: [info] });
+    const line = (info.pv || []).slice(0, 6).map(([x, y]) => coordName(x, y, st.game.height)).join(" ");
+    const words = !value ? "its move" : value.kind === "score" ? `${value.text} for itself (engine units)`
+      : `a ${value.text} for itself`;
+    this.seen.textContent = `${name} saw ${words}${info.depth ? `, depth ${info.depth}` : ""}` +
+      `${line ? ` · its line: ${line}` : ""}`;
   }
 
   statusText() {
@@ -330,6 +377,9 @@ export class RoomView {
   tick() {
     const st = this.st;
     if (st) this.gameActions.tick();
+    if (st && this.status.classList.contains("thinking") && this.thinkTime) {
+      this.thinkTime.textContent = `${Math.floor((performance.now() - this.turnAt) / 1000)} s`;
+    }
     if (!st || !st.clock || !st.clocks) return;
     const spent = (performance.now() - this.clockAt) / 1000;
     for (const node of this.root.querySelectorAll(".clock")) {

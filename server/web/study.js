@@ -7,6 +7,7 @@ import { analyserOf } from "./analyser.js";
 import { Board, coordName } from "./board.js";
 import { overlay, positionValue, valueText } from "./evaluation.js";
 import { GAMES, h } from "./ui.js";
+import { versusBot } from "./versus.js";
 
 const SIZES = { tictactoe: [3, 3, 3, "freestyle"], gomoku: [15, 15, 5, "freestyle"],
   "gomoku-standard": [15, 15, 5, "exact"], renju: [15, 15, 5, "renju"] };
@@ -36,9 +37,10 @@ export function wins(cells, width, height, x, y, colour, k, rule) {
 }
 
 export class Study {
-  constructor(net, say, params = new URLSearchParams()) {
+  constructor(net, say, params = new URLSearchParams(), go = null) {
     this.net = net;
     this.say = say;
+    this.go = go;
     this.analyser = analyserOf(net);
     this.reply = null;
     this.asked = 0; // the generation of the position last asked about (older replies are stale)
@@ -101,6 +103,7 @@ export class Study {
         h("p", {}, h("label", {}, "To move ", this.toMove)),
         h("p", {}, h("label", {}, "Engine ", this.linesSel), " ", h("label", {}, "for ", this.timeSel)),
         h("p", {}, h("label", {}, this.auto, " analyse after each change")),
+        versusBot(this.net, this.go, this.say, () => this.position()),
         h("h3", {}, "Engine"), this.verdict, this.lines));
   }
 
@@ -149,6 +152,14 @@ export class Study {
     // the side to move now: the first move's colour flips with it (moves keep alternating)
     const flip = (colour - this.sideToMove() + 2) % 2;
     if (flip) this.edit(() => { this.pos.first = 1 - this.pos.first; });
+  }
+
+  /** The position on the board as stones of each colour and the side to move (for a room). */
+  position() {
+    const black = [...this.pos.black];
+    const white = [...this.pos.white];
+    this.pos.moves.forEach((m, i) => ((this.pos.first + i) % 2 ? white : black).push(m));
+    return { game: this.game, black, white, toMove: this.sideToMove() };
   }
 
   sideToMove() {
