@@ -213,7 +213,9 @@ export function textRecord(game) {
     const secs = m.ms === null || m.ms === undefined ? "-" : (m.ms / 1000).toFixed(3);
     lines.push(`${i + 1} ${LETTERS[m.x]}${g.height - m.y} ${m.x},${m.y} ${secs}`);
   });
-  const drawn = game.winner === null || game.winner === undefined;
-  lines.push(`# result: ${drawn ? "draw" : `${game.players[game.winner]} wins`} (${game.reason || "?"})`);
+  // The server says the outcome (`none`: aborted, no result); a record without it is older.
+  const kind = game.outcome || (game.winner === null || game.winner === undefined ? "draw" : "win");
+  const said = { none: "no result", draw: "draw", win: `${game.players[game.winner]} wins` };
+  lines.push(`# result: ${said[kind]} (${game.reason || "?"})`);
   return lines.join("\n") + "\n";
 }

@@ -3,7 +3,7 @@
 // with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
-import { GAMES, h, profilePath } from "./ui.js";
+import { GAMES, h, outcomeText, profilePath } from "./ui.js";
 
 const CLOCKS = [
   ["", "no clock"],
@@ -188,7 +188,7 @@ export class Lobby {
     }
     this.games.replaceChildren(...games.map((g) => h("li", {},
       h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),
-      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`} · `,
+      ` · ${g.game.name} · ${outcomeText(g)} · `,
       h("a", { href: `/g/${g.game_id}?analyse`, "data-nav": "", class: "analyse" }, "analyse"))));
   }
 
