@@ -75,3 +75,20 @@ def test_an_aborted_game_is_listed_as_aborted_never_a_draw(browser: Any, tmp_pat
         assert alice.script_errors == [] and bob.script_errors == []
     finally:
         server.stop()
+
+
+def test_the_players_see_how_many_watch(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, "--no-bots")
+    server.start()
+    try:
+        alice, bob, carol = new_page(browser), new_page(browser), new_page(browser)
+        link = friends_room(alice, bob, server.url)
+        carol.goto(link)  # the room is full: carol watches
+        for page in (alice, bob, carol):
+            page.wait_for_selector("#spectators:text-is('1')")
+        carol.goto(server.url + "/")
+        for page in (alice, bob):
+            page.wait_for_selector("#spectators:text-is('0')")
+        assert alice.script_errors == [] and bob.script_errors == [] and carol.script_errors == []
+    finally:
+        server.stop()

@@ -222,7 +222,8 @@ class Arena:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
         out: list[Out] = self.pairing.sweep(now) + self.analysis.sweep(now)
-        if now - self._full_sweep >= self.limits.full_sweep_interval:
+        full = now - self._full_sweep >= self.limits.full_sweep_interval
+        if full:
             self._full_sweep = now
             rooms = list(self.rooms)
             self.roster.prune(now)
@@ -246,6 +247,8 @@ class Arena:
                     self._drop(room)
             else:
                 self._idle_since.pop(room.id, None)
+            if full:
+                out += room.audience_news()
         if self.lobby.push_due(now):
             watchers = tuple(p.pid for p in self.players.values() if p.subscribed and p.online)
             if watchers:

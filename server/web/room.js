@@ -1,8 +1,8 @@
 // A room: the board, both players (guest or account, rating) and clocks, the status line,
 // resign/rematch and the game actions, the swap choices, chat, who is watching and the room's
 // link. Drawn from `state`, kept up by `moved`, `game_over` (with a rated game's rating
-// changes), `chat`, `presence`, `rematch_offered` and the actions' messages. A training game
-// (hints on) has a Hint button (hints.js); a finished game links to its analysis.
+// changes), `chat`, `presence`, `audience` (how many watch), `rematch_offered` and the actions'
+// messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis.
 
 import { GameActions } from "./actions.js";
 import { Board, coordName } from "./board.js";
@@ -11,7 +11,7 @@ import {
   clockText, gameTitle, h, poolTitle, profilePath, ratingText, resultText, saveSetting, setting, signed,
 } from "./ui.js";
 
-const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "rematch_offered",
+const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "audience", "rematch_offered",
   "offer", "offer_declined", "taken_back", "online", "offline"];
 
 export class RoomView {
@@ -143,6 +143,8 @@ export class RoomView {
       return;
     } else if (type === "presence") {
       st.online[msg.seat] = msg.online;
+    } else if (type === "audience") {
+      st.spectators = msg.spectators;
     } else if (type === "rematch_offered") {
       st.rematch[msg.seat] = true;
     } else if (type === "taken_back") {
