@@ -92,3 +92,31 @@ def test_the_players_see_how_many_watch(browser: Any, tmp_path: Path) -> None:
         assert alice.script_errors == [] and bob.script_errors == [] and carol.script_errors == []
     finally:
         server.stop()
+
+
+def test_a_guest_s_rename_asks_only_when_it_would_leave_a_game(
+    browser: Any, tmp_path: Path
+) -> None:
+    server = WebServer(tmp_path, "--no-bots")
+    server.start()
+    try:
+        alice, bob = new_page(browser), new_page(browser)
+        asked: list[str] = []
+        alice.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        alice.goto(server.url + "/")
+        alice.wait_for_selector("#net.online")
+        alice.fill("#name", "alicia")
+        alice.click("#rename button")
+        alice.wait_for_selector("#me-name:text-is('alicia')")
+        assert asked == []  # no game open: nothing to ask
+        friends_room(alice, bob, server.url)
+        alice.goto(server.url + "/")  # the game goes on while alice looks at the lobby
+        alice.wait_for_selector("#net.online")
+        alice.fill("#name", "alice")
+        alice.click("#rename button")
+        alice.evaluate("0")  # a round trip: the dialog, if any, has been handled
+        assert len(asked) == 1 and "left to time out" in asked[0], asked
+        assert alice.evaluate("localStorage.getItem('mnk.name')") == "alicia"  # dismissed
+        assert alice.script_errors == [] and bob.script_errors == []
+    finally:
+        server.stop()

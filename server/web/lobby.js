@@ -225,8 +225,10 @@ export class Lobby {
   rename() {
     const name = this.nameInput.value.trim();
     if (!name || name === this.net.name) return;
-    const seated = "A new name is a new guest: if you sit in a game now, it is left to time out. Go on?";
-    if (confirm(seated)) this.net.rename(name);
+    // Ask only when it applies: a new name is a new guest, and a game in play is left behind.
+    const games = this.net.playing.size;
+    const seated = `A new name is a new guest: the game you sit in now${games > 1 ? ` (and ${games - 1} more)` : ""} is left to time out. Go on?`;
+    if (!games || confirm(seated)) this.net.rename(name);
   }
 }
 
