@@ -49,7 +49,14 @@ export function positionValue(reply) {
     return { v, kind: "mate", text: valueText(v > 0 ? "win" : "loss", Math.abs(line.mate)) };
   }
   const score = line.score || 0;
-  return { v: scaled(score), kind: "score", text: scoreText(score) };
+  return { v: scaled(score), kind: "score", text: lineText(line) };
+}
+
+/** A line's evaluation for people: the server's win chance for the side to move ("55 % win
+ *  chance"), or from an older server the engine's raw score, said to be one. */
+export function lineText(line) {
+  if (line.win !== undefined && line.win !== null) return `${line.win} % win chance`;
+  return `engine score ${scoreText(line.score || 0)}`;
 }
 
 /** "win in 5 plies", "draw", "loss in 1 ply" (plies to the end with best play: the protocol
