@@ -29,6 +29,7 @@ export class RoomView {
       if (!this.net.online) this.say("Offline: the move was not sent. Wait for the connection to come back.");
     };
     this.board.confirm = setting("confirm", matchMedia("(pointer: coarse)").matches);
+    this.board.onPending = () => { if (this.st) this.status.textContent = this.statusText(); };
     this.board.numbers = setting("numbers", false);
     this.gameActions = new GameActions(this);
     this.hints = new Hints(this);
@@ -80,11 +81,11 @@ export class RoomView {
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
-        h("p", { class: "invite" }, "Send this link to a friend: ",
+        this.invite = h("p", { class: "invite", id: "invite", hidden: true }, "Send this link to a friend: ",
           linkBox, h("button", { id: "copy-link", onclick: () => copy(linkBox, this.say) }, "Copy")),
         h("p", {}, "Watching: ", this.watchers),
         h("p", { class: "options" },
-          h("label", {}, confirm, " confirm moves with a second tap"), h("br"),
+          this.confirmOption = h("label", { id: "confirm-option", hidden: true }, confirm, " confirm moves with a second tap", h("br")),
           h("label", {}, numbers, " move numbers")),
         h("h3", {}, "Chat"), this.chatLog, chatForm,
         h("details", { class: "so-far" }, h("summary", {}, "Moves so far"), this.moveList)));
@@ -174,6 +175,12 @@ export class RoomView {
     return out;
   }
 
+  /** The colour of the next stone (0 black / X): stones alternate from the set-up's side to move. */
+  nextColour() {
+    const position = this.st.options && this.st.options.position;
+    return (((position && position.to_move) || 0) + this.st.moves.length) % 2;
+  }
+
   myTurn() {
     const st = this.st;
     return !!st && st.status === "playing" && st.seat !== null && st.seat !== undefined
@@ -187,12 +194,19 @@ export class RoomView {
     const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
     const line = st.result ? st.result.line : [];
     const notes = this.hints.notes();
+    this.board.pendingColour = this.nextColour();
     this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [], notes });
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
     const rated = st.rated ? ` · rated${st.pool ? ` (${poolTitle(st.pool)})` : ""}` : "";
     this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}`;
     this.watchers.textContent = String(st.spectators || 0);
+    // Only where they apply: the link while a seat waits for a friend (not a bot's seat, not
+    // for spectators or TV), the second-tap option for someone who moves here.
+    const seated = st.seat !== null && st.seat !== undefined;
+    const botGame = !!(st.options && st.options.opponent === "bot");
+    this.invite.hidden = !(seated && st.status === "waiting" && !this.spectate && !botGame);
+    this.confirmOption.hidden = !seated || st.status === "over";
     this.drawPlayers();
     this.drawMoves();
     this.status.textContent = this.statusText();
@@ -282,6 +296,9 @@ export class RoomView {
     }
     const n = st.moves.length;
     const last = n ? ` Last: ${coordName(...st.moves[n - 1], st.game.height)}.` : "";
+    if (this.myTurn() && this.board.pending) {
+      return `Tap ${coordName(...this.board.pending, st.game.height)} again to confirm your move (or tap another point).`;
+    }
     if (this.myTurn()) {
       const marked = (st.forbidden || []).length ? " × marks points forbidden for black." : "";
       return `Your move.${last}${marked}`;
