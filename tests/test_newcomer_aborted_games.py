@@ -65,3 +65,22 @@ async def test_list_games_and_get_game_say_an_aborted_game_has_no_result(
     reply = await bob.request(type="get_game", game_id=game_id, format="psq")
     assert reply["game"]["outcome"] == "none"
     assert reply["psq"].endswith("no result (aborted)\n")
+
+
+async def test_a_rated_game_aborted_counts_in_no_record(client_factory: Any) -> None:
+    """The profile's record (rated games: won, drawn, lost) leaves an aborted game out."""
+    alice = await client_factory("guest-a")
+    bob = await client_factory("guest-b")
+    for client, name in ((alice, "alice"), (bob, "bob")):
+        logged = await client.request(type="register", name=name, password=f"{name}-not-guessable")
+        assert logged["type"] == "logged_in", logged
+    blitz = {"initial_s": 180, "increment_s": 2}
+    ask = {"game": "tictactoe", "seat": 0, "rated": True, "clock": blitz}
+    room = (await alice.request(type="create_room", **ask))["room"]
+    await bob.request(type="join_room", room=room)
+    await alice.expect("state", room=room, status="playing")
+    assert (await alice.request(type="abort", room=room))["reason"] == "aborted"
+    profile = await bob.request(type="profile", name="alice")
+    assert profile["record"] == {"played": 0, "won": 0, "drawn": 0, "lost": 0}
+    (game,) = profile["games"]["games"]
+    assert game["outcome"] == "none"
