@@ -222,12 +222,12 @@ class Arena:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
         out: list[Out] = self.pairing.sweep(now) + self.analysis.sweep(now)
-        full = now - self._full_sweep >= self.limits.full_sweep_interval
-        if full:
+        if now - self._full_sweep >= self.limits.full_sweep_interval:
             self._full_sweep = now
             rooms = list(self.rooms)
             self.roster.prune(now)
             self.roster.save_watchers()
+            out += self.presence.audience_news(rooms)  # who watches, to each room's members
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
         for room in rooms:
@@ -247,8 +247,6 @@ class Arena:
                     self._drop(room)
             else:
                 self._idle_since.pop(room.id, None)
-            if full:
-                out += room.audience_news()
         if self.lobby.push_due(now):
             watchers = tuple(p.pid for p in self.players.values() if p.subscribed and p.online)
             if watchers:

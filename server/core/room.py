@@ -82,8 +82,6 @@ class Room:
     #: :attr:`audience`, kept until someone joins, leaves, drops or comes back (every move
     #: broadcasts to it); None when it must be worked out again.
     _audience: tuple[str, ...] | None = field(init=False, default=None, repr=False, compare=False)
-    #: The spectator count the room's members were last told (``state`` or ``audience``).
-    _told_spectators: int = field(init=False, default=0, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.created_at = self.created_at or self.now()
@@ -247,17 +245,6 @@ class Room:
             return out
         self.rematch = [False, False]
         return out + self.states()
-
-    def audience_news(self) -> list[Send]:
-        """An ``audience`` note to everyone in the room when the spectator count changed since
-        they were last told: the players see who watches. Sent from the arena's full sweep, so
-        a crowd coming and going costs one note per member per sweep, not one per arrival."""
-        count = len(self.spectators)
-        if count == self._told_spectators:
-            return []
-        self._told_spectators = count
-        note = {"type": "audience", "room": self.id, "spectators": count}
-        return [Send(self.audience, note)] if self.audience else []
 
     def drop_spectator(self, pid: str) -> None:
         """A spectator's connection dropped: it leaves quietly (the count shows in the lobby)."""
