@@ -41,6 +41,8 @@ class Line:
     mate: int | None
     pv: tuple[Cell, ...]
     depth: int
+    #: The side to move's win chance in percent, as the server says it (None: an older server).
+    win: int | None = None
 
     @classmethod
     def from_wire(cls, raw: Message) -> Line:
@@ -53,6 +55,7 @@ class Line:
             mate=mate if _is_int(mate) and mate != 0 else None,
             pv=pv,
             depth=depth if _is_int(depth) else 0,
+            win=raw["win"] if _is_int(raw.get("win")) and 0 <= raw["win"] <= 100 else None,
         )
 
     def eval(self) -> float:
@@ -62,9 +65,12 @@ class Line:
         return score_scale(self.score or 0)
 
     def label(self) -> str:
-        """The line's verdict in words: ``win in 7``, ``loss in 4`` or a score such as ``+35``."""
+        """The line's verdict in words: ``win in 7``, ``loss in 4``, the server's win chance
+        (``55 % win chance``) or from an older server a score such as ``+35``."""
         if self.mate is not None:
             return f"win in {self.mate}" if self.mate > 0 else f"loss in {-self.mate}"
+        if self.win is not None:
+            return f"{self.win} % win chance"
         return score_label(self.score or 0)
 
 

@@ -18,7 +18,7 @@ from client.analyst import Analyst, GameWalk
 from client.export import save, text_record
 from client.records import Cell, FinishedGame, Message
 from client.words import error_text
-from protocol.records import PsqRecord, write_psq
+from protocol.records import PsqRecord, outcome, write_psq
 from protocol.rules import Move, WinRule
 
 log = logging.getLogger("mnk.client")
@@ -338,5 +338,6 @@ def local_psq(game: FinishedGame) -> str:
         players=game.players,
         winner=winner,
         rule=rule,
+        no_result=game.result.reason if outcome(winner, game.result.reason) == "none" else None,
     )
     return write_psq(record)

@@ -22,6 +22,7 @@ from client.records import (
     Message,
     RoomSummary,
     Toast,
+    count_of,
 )
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
 from client.seeks import SeekBook
@@ -324,6 +325,12 @@ class ClientModel:
             room.acts.gone_since.pop(int(seat), None)
         else:
             room.acts.gone_since[int(seat)] = now
+
+    def _on_audience(self, msg: Message, now: float) -> None:
+        """How many watch the room changed (the players see it as the spectators do)."""
+        room = self.rooms.get(str(msg.get("room")))
+        if room is not None:
+            room.spectators = count_of(msg.get("spectators"))
 
     def _on_chosen(self, msg: Message, now: float) -> None:
         room = self.rooms.get(str(msg.get("room")))

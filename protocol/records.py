@@ -9,6 +9,7 @@ A ``.psq`` file (as Piskvork and the Gomocup results use) is plain text::
     alice                          <- player of the first stone
     bob                            <- player of the second stone
     1,Freestyle                    <- winner (1 first, 2 second, 0 draw/unknown), rule
+    no result (aborted)            <- only for a game with no result: it was not a draw
 
 Readers stop at the first line that is not three integers, so extra trailing lines are harmless.
 """
@@ -24,6 +25,20 @@ _RULES_READ = {"standard": WinRule.EXACT, "exact": WinRule.EXACT, "renju": WinRu
 _HEADER = re.compile(r"^\s*Piskvork\w*\s+(\d+)x(\d+)", re.IGNORECASE)
 _MOVE = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*$")
 _RULE_NAMES = {WinRule.FREESTYLE: "Freestyle", WinRule.EXACT: "Standard", WinRule.RENJU: "Renju"}
+_NO_RESULT_LINE = re.compile(r"^no result \((?P<reason>[^)]*)\)$")
+
+#: Reasons a game ends with no result: neither a win nor a draw (nobody is scored, it is not
+#: rated, lists say "aborted"). The one place this rule lives; the server says it on the wire as
+#: each game's ``outcome``.
+NO_RESULT = frozenset({"aborted"})
+
+
+def outcome(winner: int | None, reason: str | None) -> str:
+    """A finished game's outcome as the wire says it: ``win`` (``winner`` won), ``draw``, or
+    ``none`` (no result: aborted, which is not a draw)."""
+    if reason in NO_RESULT:
+        return "none"
+    return "draw" if winner is None else "win"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +52,8 @@ class PsqRecord:
     players: tuple[str, str] = ("", "")
     winner: int | None = None
     rule: WinRule = WinRule.FREESTYLE
+    #: Why a game with no result ended (``aborted``); None for a win, a draw or unknown.
+    no_result: str | None = None
 
 
 def write_psq(record: PsqRecord) -> str:
@@ -47,6 +64,8 @@ def write_psq(record: PsqRecord) -> str:
     lines += [f"{m.x + 1},{m.y + 1},{max(0, int(t))}" for m, t in pairs]
     winner = 0 if record.winner is None else record.winner + 1
     lines += ["-1", *record.players, f"{winner},{_RULE_NAMES[record.rule]}"]
+    if record.no_result is not None:
+        lines.append(f"no result ({record.no_result})")
     return "\n".join(lines) + "\n"
 
 
@@ -76,7 +95,9 @@ def read_psq(text: str) -> PsqRecord:
         code, rule_name = tail[2].split(",")
         winner = {"1": 0, "2": 1}.get(code)
         rule = _RULES_READ.get(rule_name.lower(), WinRule.FREESTYLE)
-    return PsqRecord(width, height, tuple(moves), tuple(times), players, winner, rule)
+    found = _NO_RESULT_LINE.match(tail[3]) if len(tail) >= 4 else None
+    no_result = found.group("reason") if found else None
+    return PsqRecord(width, height, tuple(moves), tuple(times), players, winner, rule, no_result)
 
 
 #: The plain-text record's first line; every client writes exactly this format (README).
@@ -86,7 +107,8 @@ COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _TEXT_MOVE = re.compile(r"^(\d+) ([A-HJ-Z])(\d+) (\d+),(\d+) (-|\d+\.\d{3})$")
 _TEXT_VARIANT = re.compile(r"^(\S+) (\d+)x(\d+) k=(\d+) rule=(\w+)$")
 _TEXT_RESULT = re.compile(
-    r"^(?:(?P<name>.+) wins|(?P<draw>draw)|(?P<open>unfinished))(?: \((?P<reason>[^)]*)\))?$"
+    r"^(?:(?P<name>.+) wins|(?P<draw>draw)|(?P<none>no result)|(?P<open>unfinished))"
+    r"(?: \((?P<reason>[^)]*)\))?$"
 )
 
 
@@ -137,6 +159,8 @@ def write_text(record: TextRecord) -> str:
         lines.append(f"{i} {name} {move.x},{move.y} {secs}")
     if record.reason is None:
         lines.append("# result: unfinished")
+    elif outcome(record.winner, record.reason) == "none":
+        lines.append(f"# result: no result ({record.reason})")
     elif record.winner is None:
         lines.append(f"# result: draw ({record.reason})")
     else:
@@ -202,7 +226,7 @@ def _result(value: str, players: tuple[str, str]) -> tuple[int | None, str | Non
     if found.group("open"):
         return None, None
     reason = found.group("reason") or ""
-    if found.group("draw"):
+    if found.group("draw") or found.group("none"):
         return None, reason
     if found.group("name") not in players:
         raise ValueError(f"the result names {found.group('name')!r}, who did not play")

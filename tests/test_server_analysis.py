@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from support.analysis import LINE, analyser, answer, finished_tictactoe
+from support.analysis import LINE, SAID, analyser, answer, finished_tictactoe
 from support.clients import RawClient, seated_pair
 from support.waiting import until
 from websockets.asyncio.client import connect
@@ -36,7 +36,7 @@ async def test_an_analysis_board_goes_to_the_bot_and_comes_back(
     values = [{"move": [0, 0], "value": "win", "plies": 5}]
     await bot.send(type="analysed", job=job["job"], lines=[LINE], values=values)
     reply = await alice.expect("analysis")
-    assert reply["id"] == 5 and reply["lines"] == [LINE] and reply["values"] == values
+    assert reply["id"] == 5 and reply["lines"] == [SAID] and reply["values"] == values
     assert reply["ply"] == 2 and reply["to_move"] == 0
 
 
@@ -52,7 +52,7 @@ async def test_ten_spectators_of_one_replay_cost_one_search(
     job = await answer(bot)
     assert job["moves"] == [[0, 0], [1, 0]]
     for w in watchers[:5]:
-        assert (await w.expect("analysis", id=1))["lines"] == [LINE]
+        assert (await w.expect("analysis", id=1))["lines"] == [SAID]
     for w in watchers[5:]:  # later: from the cache, the bot never hears of them
         reply = await w.request(type="analyse", room=room, ply=2)
         assert reply["type"] == "analysis" and reply["room"] == room and reply["ply"] == 2
@@ -149,7 +149,7 @@ async def test_one_in_flight_per_connection_and_a_bound_in_all(
     for job in (first, second):
         await bot.send(type="analysed", job=job["job"], lines=[LINE])
     for who, rid in ((alice, 1), (bob, 1), (carol, 2)):
-        assert (await who.expect("analysis", id=rid))["lines"] == [LINE]
+        assert (await who.expect("analysis", id=rid))["lines"] == [SAID]
     assert server.arena.analysis.jobs == {}
 
 
@@ -261,7 +261,7 @@ async def test_a_request_waits_for_a_busy_bots_slot_then_goes_to_it(
     await until(lambda: len(server.arena.analysis.jobs) == 2)
     assert server.arena.analysis.sent == 1  # the second waits: the bot has one slot
     await bot.send(type="analysed", job=first["job"], lines=[LINE])
-    assert (await alice.expect("analysis", id=1))["lines"] == [LINE]
+    assert (await alice.expect("analysis", id=1))["lines"] == [SAID]
     second = await answer(bot)
     assert second["moves"] == [[1, 1]]
     assert (await bob.expect("analysis", id=2))["ply"] == 1
@@ -303,7 +303,7 @@ async def test_an_answer_from_another_bot_or_too_late_is_dropped(
     await other.alive()
     assert job.id in jobs
     await mine.send(type="analysed", job=job.id, lines=[LINE])
-    assert (await alice.expect("analysis", id=1))["lines"] == [LINE]
+    assert (await alice.expect("analysis", id=1))["lines"] == [SAID]
     await mine.send(type="analysed", job=job.id, lines=[LINE])  # again, too late: dropped
     await mine.alive()
     await alice.alive()
@@ -384,3 +384,22 @@ async def test_a_flood_of_analyses_from_four_addresses_leaves_another_its_share(
     assert seen["analysis"] > 0 and seen["busy"] > 0, seen  # the flood was served its share
     for c in [*flooders, honest]:
         await c.close()
+
+
+async def test_each_line_says_the_side_to_move_s_win_chance(client_factory: Any) -> None:
+    """People read a win chance, not the engine's units (issue 44.17): the server says it."""
+    bot = await analyser(client_factory)
+    alice = await client_factory("alice")
+    raw = [
+        {"move": [0, 0], "score": 199, "pv": [], "depth": 4},
+        {"move": [0, 2], "score": -22, "pv": [], "depth": 4},
+        {"move": [2, 0], "score": 2000, "pv": [], "depth": 4},
+        {"move": [2, 2], "score": 999_999, "pv": [], "depth": 4},
+        {"move": [1, 0], "mate": -4, "pv": [], "depth": 4},
+    ]
+    await alice.send(id=3, lines=5, **TTT_BOARD)
+    job = await bot.expect("analyse_job")
+    await bot.send(type="analysed", job=job["job"], lines=raw)
+    reply = await alice.expect("analysis", id=3)
+    assert [line["win"] for line in reply["lines"]] == [55, 49, 88, 100, 0]
+    assert [line.get("score") for line in reply["lines"]][:2] == [199, -22]  # kept as well

@@ -68,10 +68,12 @@ def test_a_reply_says_its_value_from_the_side_to_move(page: Any) -> None:
             {"move": [0, 0], "value": "loss", "plies": 4},
             {"move": [1, 0], "value": "loss", "plies": 6}]},
         {"lines": []},
+        {"lines": [{"move": [1, 1], "score": 199, "win": 55, "pv": [], "depth": 4}]},
     ]  # fmt: skip
     got = run(page, "return arg.map((r) => E.positionValue(r));", replies)
+    assert got[6]["text"] == "55 % win chance"  # the server's win chance, not raw units
     assert got[0]["kind"] == "score" and got[0]["v"] == pytest.approx(math.tanh(1))
-    assert got[0]["text"] == "+2000"
+    assert got[0]["text"] == "engine score +2000"  # an older server's reply: the unit is said
     assert got[1] == {"v": 1, "kind": "mate", "text": "win in 3 plies"}
     assert got[2] == {"v": -1, "kind": "mate", "text": "loss in 4 plies"}
     assert got[3] == {"v": 1, "kind": "exact", "text": "win in 5 plies"}  # the shortest win

@@ -93,9 +93,10 @@ def shoot(browser: Any, url: str, out: Path) -> None:
     alice.fill("#chat-input", "you too! nice shape")
     alice.press("#chat-input", "Enter")
     bob.wait_for_selector("#chat-log:has-text('nice shape')")
-    bob.screenshot(path=str(out / "screenshot-web-gomoku.png"))
-    carol.goto(link)  # a watcher (players learn the count from the room's next state)
+    carol.goto(link)  # a watcher: the players are told the count (an ``audience`` note)
     carol.wait_for_selector("#status:has-text('to move')")
+    bob.wait_for_selector("#spectators:text-is('1')")
+    bob.screenshot(path=str(out / "screenshot-web-gomoku.png"))
     # A renju game: black's double three at J8 is marked.
     dave, erin = page_as(browser, "dave"), page_as(browser, "erin")
     link = room(dave, url, "renju", seat="0", clock="600+5")
@@ -105,8 +106,12 @@ def shoot(browser: Any, url: str, out: Path) -> None:
     dave.check("#opt-numbers")
     dave.wait_for_selector(".cell.forbidden")
     dave.screenshot(path=str(out / "screenshot-web-renju.png"))
-    # The phone: the same game on a small screen.
+    # The phone: the same game on a small screen, a first tap waiting for its second.
     dave.set_viewport_size(PHONE)
+    if not dave.is_checked("#opt-confirm"):
+        dave.check("#opt-confirm")
+    cell(dave, 9, 8).click()
+    dave.wait_for_selector("#status:has-text('again to confirm')")
     dave.screenshot(path=str(out / "screenshot-web-phone.png"))
     # A waiting room, then the lobby.
     frank = page_as(browser, "frank")

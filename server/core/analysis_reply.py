@@ -3,6 +3,7 @@ hostile, so only the documented fields, each of the documented shape, reach a cl
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from protocol.errors import BadMessage
@@ -15,6 +16,26 @@ MAX_LINES = 5
 DEFAULT_TIME_S = 1.0
 MAX_TIME_S = 5.0
 VALUES = frozenset({"win", "draw", "loss"})
+#: A score at least this far from zero is a won (or lost) game, not an opinion (the built-in
+#: engine's WIN is 1,000,000; its won scores stay above half of it).
+WON_SCORE = 500_000
+#: A score's win chance is 50 + 50 * tanh(score / WIN_SCALE) % (the browser's graph draws the
+#: same curve): +2000, a strong threat, is 88 %; +200 is 55 %.
+WIN_SCALE = 2000.0
+
+
+def win_chance(line: Message) -> int | None:
+    """The side to move's chance to win, in whole percent, from a line's ``mate`` or ``score``:
+    100/0 for a forced end or a won score, else 1-99 on the score's curve; None without either.
+    People read this, not the engine's units (issue 44.17): the clients show it as said."""
+    if "mate" in line:
+        return 100 if line["mate"] > 0 else 0
+    if "score" not in line:
+        return None
+    score = line["score"]
+    if abs(score) >= WON_SCORE:
+        return 100 if score > 0 else 0
+    return min(99, max(1, round(50 + 50 * math.tanh(score / WIN_SCALE))))
 
 
 def budget(msg: Message) -> tuple[int, float]:
@@ -53,6 +74,9 @@ def _line(raw: object, game: Game) -> Message:
     for name in ("score", "mate"):
         if name in raw:
             line[name] = _int(raw[name], name)
+    chance = win_chance(line)
+    if chance is not None:
+        line["win"] = chance
     pv = raw.get("pv", [])
     if not isinstance(pv, list) or len(pv) > MAX_PV:
         raise BadMessage(f"analysed: pv must be at most {MAX_PV} cells")

@@ -227,6 +227,7 @@ class Arena:
             rooms = list(self.rooms)
             self.roster.prune(now)
             self.roster.save_watchers()
+            out += self.presence.audience_news(rooms)  # who watches, to each room's members
         else:  # between full sweeps only running clocks need a look (timeouts to the 50 ms)
             rooms = [r for rid in list(self._timed) if (r := self.rooms.get(rid)) is not None]
         for room in rooms:

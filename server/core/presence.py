@@ -1,5 +1,6 @@
 """Players coming online in rooms without a ``hello`` here: a cluster node's remote members
-(connected to another node) and the players of rooms this node just adopted."""
+(connected to another node) and the players of rooms this node just adopted; and who watches:
+each room's members told its spectator count when it changed."""
 
 from __future__ import annotations
 
@@ -26,6 +27,22 @@ class Presence:
 
     def __init__(self, rooms: RoomRegistry, roster: Roster, lobby: Lobby) -> None:
         self.rooms, self.roster, self.lobby = rooms, roster, lobby
+        #: Each room's spectator count as its members were last told it (none: 0).
+        self.told: dict[str, int] = {}
+
+    def audience_news(self, rooms: Iterable[Room]) -> list[Out]:
+        """An ``audience`` note to everyone in each of ``rooms`` whose spectator count changed
+        since the last call, so the players see who watches, not only the spectators' own
+        ``state``. The arena calls it once a full sweep: a crowd arriving costs one note per
+        member per sweep, not one per arrival (and a room gone is forgotten here)."""
+        out: list[Out] = []
+        told, self.told = self.told, {}
+        for room in rooms:
+            count = self.told[room.id] = len(room.spectators)
+            if count != told.get(room.id, 0) and room.audience:
+                note = {"type": "audience", "room": room.id, "spectators": count}
+                out.append(Send(room.audience, note))
+        return out
 
     def restore(self, snapshot: Snapshot, clock: Callable[[], float]) -> list[Room]:
         """The players and live rooms of ``snapshot`` (after a restart, or a lapsed node's),

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from protocol.errors import NoSuchGame
-from protocol.records import PsqRecord, write_psq
+from protocol.records import PsqRecord, outcome, write_psq
 from protocol.rules import Move, WinRule
 from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 from server.storage.accounts import AccountReads
@@ -198,6 +198,7 @@ def _summary(g: GameRow) -> dict[str, Any]:
         "player_ids": list(g.seats),
         "winner": g.winner,
         "reason": g.reason,
+        "outcome": outcome(g.winner, g.reason),
         "fault": g.fault,
         "opening": len(g.options.get("opening") or ()),
         "started_at": g.started_at,
@@ -256,5 +257,6 @@ def to_psq(game: GameRow, moves: list[MoveRow]) -> str:
         players=(game.names[0] or "", game.names[1] or ""),
         winner=game.winner,
         rule=WinRule(game.variant.get("rule", "freestyle")),
+        no_result=game.reason if outcome(game.winner, game.reason) == "none" else None,
     )
     return write_psq(psq)

@@ -26,6 +26,8 @@ export class Board {
     this.cells = [];
     this.cursor = null;
     this.pending = null; // a cell tapped once, waiting for its confirming tap
+    this.pendingColour = 0; // the colour of the stone a confirming tap would place (0 black)
+    this.onPending = null; // told [x, y] when a first tap marks a cell, null when that ends
     this.confirm = false;
     this.numbers = false;
     this.enabled = false;
@@ -91,7 +93,8 @@ export class Board {
   draw({ stones, last, line, forbidden, notes = [] }) {
     const marks = this.marks;
     for (const cell of this.cells) {
-      cell.classList.remove("b", "w", "last", "win", "forbidden", "ghost", "noted", ...this.noteClasses);
+      cell.classList.remove("b", "w", "last", "win", "forbidden", "ghost", "ghost-b", "ghost-w", "noted",
+        ...this.noteClasses);
       delete cell.dataset.note;
       cell.firstChild.textContent = "";
       cell.setAttribute("aria-label", coordName(+cell.dataset.x, +cell.dataset.y, this.height));
@@ -124,18 +127,33 @@ export class Board {
     }
     if (this.pending) {
       const cell = this.cell(...this.pending);
-      if (cell.dataset.stone) this.pending = null;
-      else cell.classList.add("ghost");
+      if (cell.dataset.stone) this.setPending(null);
+      else this.showPending(cell);
     }
+  }
+
+  /** The tapped cell as the stone it would become: solid, ringed and pulsing (style.css). */
+  showPending(cell) {
+    cell.classList.add("ghost", this.pendingColour === 0 ? "ghost-b" : "ghost-w");
+    if (this.marks) cell.firstChild.textContent = "XO"[this.pendingColour];
+  }
+
+  /** Mark `at` ([x, y]) as tapped once (null: none), and tell `onPending`. */
+  setPending(at) {
+    if (this.pending) {
+      const old = this.cell(...this.pending);
+      old.classList.remove("ghost", "ghost-b", "ghost-w");
+      if (this.marks && !old.dataset.stone) old.firstChild.textContent = "";
+    }
+    this.pending = at;
+    if (at) this.showPending(this.cell(...at));
+    if (this.onPending) this.onPending(at);
   }
 
   setEnabled(on) {
     this.enabled = on;
     this.root.classList.toggle("active", on);
-    if (!on && this.pending) {
-      this.cell(...this.pending).classList.remove("ghost");
-      this.pending = null;
-    }
+    if (!on && this.pending) this.setPending(null);
   }
 
   pick(x, y) {
@@ -149,13 +167,10 @@ export class Board {
     if (this.confirm) {
       const same = this.pending && this.pending[0] === x && this.pending[1] === y;
       if (!same) {
-        if (this.pending) this.cell(...this.pending).classList.remove("ghost");
-        this.pending = [x, y];
-        cell.classList.add("ghost");
+        this.setPending([x, y]);
         return;
       }
-      cell.classList.remove("ghost");
-      this.pending = null;
+      this.setPending(null);
     }
     this.onPick(x, y);
   }

@@ -49,7 +49,14 @@ export function positionValue(reply) {
     return { v, kind: "mate", text: valueText(v > 0 ? "win" : "loss", Math.abs(line.mate)) };
   }
   const score = line.score || 0;
-  return { v: scaled(score), kind: "score", text: scoreText(score) };
+  return { v: scaled(score), kind: "score", text: lineText(line) };
+}
+
+/** A line's evaluation for people: the server's win chance for the side to move ("55 % win
+ *  chance"), or from an older server the engine's raw score, said to be one. */
+export function lineText(line) {
+  if (line.win !== undefined && line.win !== null) return `${line.win} % win chance`;
+  return `engine score ${scoreText(line.score || 0)}`;
 }
 
 /** "win in 5 plies", "draw", "loss in 1 ply" (plies to the end with best play: the protocol
@@ -213,7 +220,9 @@ export function textRecord(game) {
     const secs = m.ms === null || m.ms === undefined ? "-" : (m.ms / 1000).toFixed(3);
     lines.push(`${i + 1} ${LETTERS[m.x]}${g.height - m.y} ${m.x},${m.y} ${secs}`);
   });
-  const drawn = game.winner === null || game.winner === undefined;
-  lines.push(`# result: ${drawn ? "draw" : `${game.players[game.winner]} wins`} (${game.reason || "?"})`);
+  // The server says the outcome (`none`: aborted, no result); a record without it is older.
+  const kind = game.outcome || (game.winner === null || game.winner === undefined ? "draw" : "win");
+  const said = { none: "no result", draw: "draw", win: `${game.players[game.winner]} wins` };
+  lines.push(`# result: ${said[kind]} (${game.reason || "?"})`);
   return lines.join("\n") + "\n";
 }

@@ -68,7 +68,7 @@ export class Hints {
     const seen = positionValue(this.reply);
     const pv = (line.pv && line.pv.length ? line.pv : [line.move]).slice(0, 5);
     this.box.hidden = false;
-    const why = !seen ? "" : seen.kind === "score" ? ` (the engine's score for you: ${seen.text})` : ` (${seen.text} for you)`;
+    const why = !seen ? "" : ` (${seen.text} for you)`;
     this.box.textContent = `Hint: ${coordName(...line.move, height)}${why}` +
       ` · the line: ${pv.map(([x, y]) => coordName(x, y, height)).join(" ")}`;
     const colour = st.colours ? st.colours[st.seat] : st.seat;

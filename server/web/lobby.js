@@ -3,7 +3,7 @@
 // with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
-import { GAMES, h, profilePath } from "./ui.js";
+import { GAMES, h, outcomeText, profilePath } from "./ui.js";
 
 const CLOCKS = [
   ["", "no clock"],
@@ -199,7 +199,7 @@ export class Lobby {
     }
     this.games.replaceChildren(...games.map((g) => h("li", {},
       h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),
-      ` · ${g.game.name} · ${g.winner === null ? "draw" : `${g.players[g.winner]} won`} · `,
+      ` · ${g.game.name} · ${outcomeText(g)} · `,
       h("a", { href: `/g/${g.game_id}?analyse`, "data-nav": "", class: "analyse" }, "analyse"))));
   }
 
@@ -237,8 +237,10 @@ export class Lobby {
   rename() {
     const name = this.nameInput.value.trim();
     if (!name || name === this.net.name) return;
-    const seated = "A new name is a new guest: if you sit in a game now, it is left to time out. Go on?";
-    if (confirm(seated)) this.net.rename(name);
+    // Ask only when it applies: a new name is a new guest, and a game in play is left behind.
+    const games = this.net.playing.size;
+    const seated = `A new name is a new guest: the game you sit in now${games > 1 ? ` (and ${games - 1} more)` : ""} is left to time out. Go on?`;
+    if (!games || confirm(seated)) this.net.rename(name);
   }
 }
 

@@ -38,6 +38,7 @@ export class Net extends EventTarget {
     this.name = savedName();
     this.account = false; // whether this connection is a logged-in account
     this.ratings = {}; // the account's ratings by pool
+    this.playing = new Set(); // rooms whose game in play this player sits in (as `state` said)
     this.nextId = 1;
     this.waiting = new Map(); // request id -> {resolve, reject}
     this.delay = 250;
@@ -98,6 +99,7 @@ export class Net extends EventTarget {
 
   receive(msg) {
     if (msg.type === "welcome") {
+      if (msg.player !== this.player) this.playing.clear(); // another player: not its seats
       localStorage.setItem(SESSION, msg.session);
       this.player = msg.player;
       this.name = msg.name;
@@ -129,6 +131,7 @@ export class Net extends EventTarget {
       this.account = msg.type === "logged_in";
       this.ratings = msg.ratings || {};
     }
+    this.notePlaying(msg);
     if (msg.type === "server_shutdown") this.emit("notice", { text: "the server is restarting" });
     const pending = msg.id !== undefined ? this.waiting.get(msg.id) : undefined;
     if (pending) {
@@ -140,6 +143,20 @@ export class Net extends EventTarget {
       pending.resolve(msg);
     }
     this.emit(msg.type, msg);
+  }
+
+  /** Keep `playing` as the server says it: a `state` with our seat in a game in play adds its
+   *  room; any other `state`, its `game_over` or leaving it takes the room out. */
+  notePlaying(msg) {
+    if (msg.type === "state") {
+      const seated = msg.seat !== null && msg.seat !== undefined && msg.status === "playing";
+      if (seated) this.playing.add(msg.room);
+      else this.playing.delete(msg.room);
+    } else if (msg.type === "game_over" || msg.type === "left") {
+      this.playing.delete(msg.room);
+    } else if (msg.type === "logged_in" || msg.type === "logged_out") {
+      this.playing.clear();
+    }
   }
 
   emit(type, detail) {

@@ -2,7 +2,7 @@
 // and an account's profile (/@/NAME: its rating in each pool, its record, its rating by day,
 // and its recent games, each a link to the replay).
 
-import { POOLS, gameTitle, h, poolTitle, profilePath, ratingText } from "./ui.js";
+import { POOLS, gameTitle, h, outcomeText, poolTitle, profilePath, ratingText } from "./ui.js";
 
 /** Run `load` now if online and again at every reconnect; returns the close function. */
 function whenOnline(net, load) {
@@ -146,8 +146,8 @@ export class Profile {
     if (!games.length && !this.games.children.length) this.games.append(h("li", {}, "No games yet."));
     for (const g of games) {
       const seat = g.players.indexOf(this.name);
-      const outcome = g.winner === null || g.winner === undefined ? "draw"
-        : seat < 0 ? `${g.players[g.winner]} won` : g.winner === seat ? "won" : "lost";
+      const decided = g.outcome !== "none" && g.winner !== null && g.winner !== undefined;
+      const outcome = !decided || seat < 0 ? outcomeText(g) : g.winner === seat ? "won" : "lost";
       const when = new Date(g.ended_at * 1000).toISOString().slice(0, 16).replace("T", " ");
       this.games.append(h("li", {},
         h("a", { href: `/g/${g.game_id}`, "data-nav": "" }, `${g.players[0]} vs ${g.players[1]}`),

@@ -6,7 +6,7 @@
 import { analyserOf } from "./analyser.js";
 import { coordName } from "./board.js";
 import {
-  BLUNDER, curve, ending, overlay, polyline, positionValue, review, scoreText,
+  BLUNDER, curve, ending, lineText, overlay, polyline, positionValue, review,
 } from "./evaluation.js";
 import { h } from "./ui.js";
 
@@ -176,7 +176,7 @@ export class GameReview {
     if (!line) return [];
     return (line.pv && line.pv.length ? line.pv : [line.move]).slice(0, 6).map(([x, y], i) => ({
       x, y, cls: `pv pv-${(side + i) % 2 ? "w" : "b"}${i ? "" : " pv1"}`, text: String(i + 1),
-      label: i ? `line move ${i + 1}` : `best move${line.score !== undefined ? ` ${scoreText(line.score)}` : ""}`,
+      label: i ? `line move ${i + 1}` : `best move${line.score !== undefined ? ` ${lineText(line)}` : ""}`,
     }));
   }
 }

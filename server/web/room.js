@@ -1,8 +1,8 @@
 // A room: the board, both players (guest or account, rating) and clocks, the status line,
 // resign/rematch and the game actions, the swap choices, chat, who is watching and the room's
 // link. Drawn from `state`, kept up by `moved`, `game_over` (with a rated game's rating
-// changes), `chat`, `presence`, `rematch_offered` and the actions' messages. A training game
-// (hints on) has a Hint button (hints.js); a finished game links to its analysis.
+// changes), `chat`, `presence`, `audience` (how many watch), `rematch_offered` and the actions'
+// messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis.
 
 import { GameActions } from "./actions.js";
 import { Board, coordName } from "./board.js";
@@ -12,7 +12,7 @@ import {
   clockText, gameTitle, h, poolTitle, profilePath, ratingText, resultText, saveSetting, setting, signed,
 } from "./ui.js";
 
-const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "rematch_offered",
+const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "audience", "rematch_offered",
   "offer", "offer_declined", "taken_back", "online", "offline"];
 
 export class RoomView {
@@ -30,6 +30,7 @@ export class RoomView {
       if (!this.net.online) this.say("Offline: the move was not sent. Wait for the connection to come back.");
     };
     this.board.confirm = setting("confirm", matchMedia("(pointer: coarse)").matches);
+    this.board.onPending = () => { if (this.st) this.status.textContent = this.statusText(); };
     this.board.numbers = setting("numbers", false);
     this.gameActions = new GameActions(this);
     this.hints = new Hints(this);
@@ -82,11 +83,11 @@ export class RoomView {
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
-        h("p", { class: "invite" }, "Send this link to a friend: ",
+        this.invite = h("p", { class: "invite", id: "invite", hidden: true }, "Send this link to a friend: ",
           linkBox, h("button", { id: "copy-link", onclick: () => copy(linkBox, this.say) }, "Copy")),
         h("p", {}, "Watching: ", this.watchers),
         h("p", { class: "options" },
-          h("label", {}, confirm, " confirm moves with a second tap"), h("br"),
+          this.confirmOption = h("label", { id: "confirm-option", hidden: true }, confirm, " confirm moves with a second tap", h("br")),
           h("label", {}, numbers, " move numbers")),
         h("h3", {}, "Chat"), this.chatLog, chatForm,
         h("details", { class: "so-far" }, h("summary", {}, "Moves so far"), this.moveList)));
@@ -158,6 +159,8 @@ export class RoomView {
       return;
     } else if (type === "presence") {
       st.online[msg.seat] = msg.online;
+    } else if (type === "audience") {
+      st.spectators = msg.spectators;
     } else if (type === "rematch_offered") {
       st.rematch[msg.seat] = true;
     } else if (type === "taken_back") {
@@ -187,6 +190,12 @@ export class RoomView {
     return out;
   }
 
+  /** The colour of the next stone (0 black / X): stones alternate from the set-up's side to move. */
+  nextColour() {
+    const position = this.st.options && this.st.options.position;
+    return (((position && position.to_move) || 0) + this.st.moves.length) % 2;
+  }
+
   myTurn() {
     const st = this.st;
     return !!st && st.status === "playing" && st.seat !== null && st.seat !== undefined
@@ -200,6 +209,7 @@ export class RoomView {
     const last = st.moves.length ? st.moves[st.moves.length - 1] : null;
     const line = st.result ? st.result.line : [];
     const notes = this.hints.notes();
+    this.board.pendingColour = this.nextColour();
     this.board.draw({ stones: this.stones(), last, line, forbidden: st.forbidden || [], notes });
     this.board.setEnabled(this.myTurn() && this.net.online);
     this.board.root.classList.toggle("offline", !this.net.online);
@@ -207,6 +217,12 @@ export class RoomView {
     const full = st.options && st.options.full_strength ? " · bot at full strength" : "";
     this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}${full}`;
     this.watchers.textContent = String(st.spectators || 0);
+    // Only where they apply: the link while a seat waits for a friend (not a bot's seat, not
+    // for spectators or TV), the second-tap option for someone who moves here.
+    const seated = st.seat !== null && st.seat !== undefined;
+    const botGame = !!(st.options && st.options.opponent === "bot");
+    this.invite.hidden = !(seated && st.status === "waiting" && !this.spectate && !botGame);
+    this.confirmOption.hidden = !seated || st.status === "over";
     this.drawPlayers();
     this.drawMoves();
     this.drawStatus();
@@ -338,6 +354,9 @@ export class RoomView {
     }
     const n = st.moves.length;
     const last = n ? ` Last: ${coordName(...st.moves[n - 1], st.game.height)}.` : "";
+    if (this.myTurn() && this.board.pending) {
+      return `Tap ${coordName(...this.board.pending, st.game.height)} again to confirm your move (or tap another point).`;
+    }
     if (this.myTurn()) {
       const marked = (st.forbidden || []).length ? " × marks points forbidden for black." : "";
       return `Your move.${last}${marked}`;

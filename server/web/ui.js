@@ -57,6 +57,14 @@ export function resultText(result, players, k) {
   return `${players[winner] || "?"} wins: ${why}`;
 }
 
+/** A finished game's outcome in a list, as the server's `outcome` says it: "alice won",
+ *  "draw", or "aborted" (no result, not a draw). */
+export function outcomeText(game) {
+  if (game.outcome === "none") return game.reason === "aborted" ? "aborted" : "no result";
+  if (game.winner === null || game.winner === undefined) return "draw";
+  return `${game.players[game.winner] || "?"} won`;
+}
+
 /** Seconds as m:ss (tenths under ten seconds). */
 export function clockText(seconds) {
   const s = Math.max(0, seconds);

@@ -98,9 +98,13 @@ async def test_players_on_two_nodes_play_and_a_spectator_on_a_third_sees_every_m
     early = await bob.error("not_your_turn", type="move", room=room, x=0, y=0, ply=0)
     assert early["id"] == bob._next_id
     await bob.error("no_such_room", type="move", room="nowhere", x=0, y=0)
-    # each forwarded request so far (two joins, one move) cost its entry and the reply's
-    before = await quiet_bus(redis_server.url(), 6)
-    assert before == 6
+    # the players are told a spectator came: an ``audience`` note to bob's node and carol's
+    for member in (alice, bob, carol):
+        await member.expect("audience", room=room, spectators=1)
+    # each forwarded request so far (two joins, one move) cost its entry and the reply's,
+    # and the audience note one entry to each of the other two nodes
+    before = await quiet_bus(redis_server.url(), 8)
+    assert before == 8
     for ply, (x, y) in enumerate(GAME):
         mover = (alice, bob)[ply % 2]
         if ply == 1:  # an illegal move first: the cell is taken

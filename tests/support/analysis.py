@@ -10,6 +10,8 @@ from support.clients import RawClient
 
 #: The line a test bot answers by default (its cell is empty in the tests' positions).
 LINE = {"move": [2, 2], "score": 12, "pv": [[2, 2], [2, 1]], "depth": 3}
+#: ``LINE`` as the server passes it on: with the side to move's win chance in percent.
+SAID = {**LINE, "win": 50}
 
 
 async def analyser(client_factory: Any, name: str = "oracle", slots: int = 1) -> RawClient:
