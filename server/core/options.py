@@ -18,6 +18,10 @@ from server.core.position import points
 KEPT = ("opening", "max_moves", "position", "opening_rule", "hints")
 #: The keys of ``options.position``.
 POSITION_KEYS = ("black", "white", "to_move")
+#: The shortest ``initial_s`` (and ``move_s``) a new timed game may have: a shorter clock is no
+#: game at all (0.001 s, 1e-300 s); bots' matches and tests play sub-second clocks on purpose.
+#: Rated games need more (core/ratings.py). Stored games are restored whatever their clock.
+MIN_CLOCK_S = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +47,7 @@ def read_create(msg: Message) -> RoomRequest:
     level = msg.get("level")
     if level is not None and not 1 <= level <= 10:
         raise BadOptions("level must be 1..10")
-    clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
+    clock = read_clock(msg.get("clock"))
     kept: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
     kept |= canonical(msg["game"], options)
     named = msg.get("bots")
@@ -53,6 +57,17 @@ def read_create(msg: Message) -> RoomRequest:
     if kept.get("hints") and (not wants_bot or named is not None or msg.get("rated")):
         raise BadOptions("hints are for casual games of a human against a bot (training)")
     return RoomRequest(variant, level, clock, kept, named, wants_bot)
+
+
+def read_clock(raw: object) -> ClockSpec | None:
+    """A new game's ``clock`` (None: untimed), checked, at least ``MIN_CLOCK_S`` a side and a
+    move (BadOptions)."""
+    if raw is None:
+        return None
+    clock = ClockSpec.parse(raw)
+    if clock.initial_s < MIN_CLOCK_S or (clock.move_s is not None and clock.move_s < MIN_CLOCK_S):
+        raise BadOptions(f"clock initial_s and move_s must be at least {MIN_CLOCK_S:g} s")
+    return clock
 
 
 def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from protocol.errors import (
     BadMessage,
+    BadOptions,
     BadPage,
     RatedNeedsAccount,
     RatedNeedsClock,
@@ -66,6 +67,10 @@ def check_board(pool: object, page: object) -> None:
     if type(page) is not int or not 0 <= page < BOARD_PAGES:
         raise BadPage(f"page must be 0..{BOARD_PAGES - 1}")
 
+
+#: A rated game's shortest clock: ``initial_s`` as Lichess's fastest rated control (a quarter
+#: of a minute), and ``move_s`` when the clock has one: a rated seat never loses on time at once.
+MIN_RATED_INITIAL_S, MIN_RATED_MOVE_S = 15.0, 5.0
 
 #: Endings with no result: nobody's rating moves.
 UNRATED = frozenset((Termination.ABANDONED, Termination.ABORTED))
@@ -130,6 +135,14 @@ class RatingDesk:
             raise RatedNeedsAccount("rated games are between accounts: log in or register")
         if asked.clock is None:
             raise RatedNeedsClock("a rated game needs a clock")
+        move_s = asked.clock.move_s
+        if asked.clock.initial_s < MIN_RATED_INITIAL_S or (
+            move_s is not None and move_s < MIN_RATED_MOVE_S
+        ):
+            raise BadOptions(
+                f"a rated game's clock needs initial_s >= {MIN_RATED_INITIAL_S:g} s"
+                f" and move_s >= {MIN_RATED_MOVE_S:g} s"
+            )
         pool = pool_of(asked.variant, asked.clock)
         if pool is None:
             raise UnratedGame(f"{asked.variant.name} on this board is played casual only")

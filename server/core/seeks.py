@@ -18,6 +18,7 @@ from protocol.errors import BadOptions
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.clock import ClockSpec
+from server.core.options import read_clock
 from server.core.paging import page, room_cursor
 
 #: A seek's accepted rating gap: this at first, widened by ``GAP_STEP`` each wave it waits,
@@ -81,8 +82,7 @@ def read_seek(msg: Message) -> SeekRequest:
     game = msg["game"]
     if game not in FIXED:
         raise BadOptions(f"seek one of {', '.join(FIXED)} (custom boards: create_room)")
-    raw = msg.get("clock")
-    clock = ClockSpec.parse(raw) if raw is not None else None
+    clock = read_clock(msg.get("clock"))
     span = msg.get("range")
     if span is not None:
         ok = isinstance(span, list) and len(span) == 2 and all(type(v) is int for v in span)
