@@ -74,3 +74,36 @@ async def test_absurd_clocks_are_refused_and_rated_ones_need_a_real_clock(at: An
         type="seek", game="gomoku", rated=True, clock={"initial_s": 15, "increment_s": 0}
     )
     assert placed["type"] == "seeking", placed
+
+
+async def rated_game(alice: RawClient, bob: RawClient, moves: int) -> dict[str, Any]:
+    """A rated gomoku game of alice (seat 0) and bob with ``moves`` moves, alice resigning."""
+    ask = {"type": "create_room", "game": "gomoku", "seat": 0, "rated": True, "clock": CLOCK}
+    room = (await alice.request(**ask))["room"]
+    await bob.request(type="join_room", room=room)
+    for ply in range(moves):
+        moved = await (alice, bob)[ply % 2].request(type="move", room=room, x=ply, y=0)
+        assert moved["type"] == "moved", moved
+    over = await alice.request(type="resign", room=room)
+    assert over["type"] == "game_over" and over["winner"] == 1, over
+    for c in (alice, bob):
+        await c.request(type="leave_room", room=room)
+    return over
+
+
+async def test_rating_farming_by_resigning_at_once_or_over_and_over_is_not_rated(
+    at: Any,
+) -> None:
+    alice, bob = await account(at, "alice"), await account(at, "bob")  # one address, two accounts
+    for moves in (0, 1):  # fewer than two moves: the game never started
+        over = await rated_game(alice, bob, moves)
+        assert "ratings" not in over and over["unrated"] == "too_short", over
+    rated = [await rated_game(alice, bob, 2) for _ in range(5)]
+    assert all(len(o["ratings"]) == 2 and "unrated" not in o for o in rated)
+    top = rated[-1]["ratings"][1]["after"]
+    for _ in range(2):  # the pair's sixth game of the day on: played, kept, not rated
+        over = await rated_game(alice, bob, 4)
+        assert "ratings" not in over and over["unrated"] == "repeated", over
+    carol = await account(at, "carol", "127.0.0.2")  # bob against someone else: rated
+    over = await rated_game(carol, bob, 2)
+    assert over["ratings"][1]["before"] == top
