@@ -68,7 +68,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
     "max_guest_games_per_hour": "games a guest (every human) may start an hour: creates, rematches",
     "first_move_timeout": "s for a first move vs a bot, untimed; timed: 15-35 s by speed at 30",
-    "human_idle_timeout": "seconds an untimed game against a bot waits for its human's move",
+    "human_idle_timeout": "seconds a game against a bot (any clock) waits for its human's move",
     "bot_seat_share": "share of each bot's seats the humans of one address may hold at once",
 }
 

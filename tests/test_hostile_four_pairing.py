@@ -9,11 +9,19 @@ from typing import Any
 
 import pytest
 from support.clients import RawClient
+from support.servers import bot_key
 from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.slow
 
 CLOCK = {"initial_s": 180, "increment_s": 2}
+DAY_CLOCK = {"initial_s": 86400, "increment_s": 0}
+
+
+@pytest.fixture
+def limits_override() -> dict[str, float]:
+    """A human's move against a bot may take 3 s here (10 min by default)."""
+    return {"human_idle_timeout": 3.0}
 
 
 @pytest.fixture
@@ -107,3 +115,43 @@ async def test_rating_farming_by_resigning_at_once_or_over_and_over_is_not_rated
     carol = await account(at, "carol", "127.0.0.2")  # bob against someone else: rated
     over = await rated_game(carol, bob, 2)
     assert over["ratings"][1]["before"] == top
+
+
+async def bot(at: Any, server: Any, name: str, capacity: int) -> RawClient:
+    """A keyed bot that plays gomoku, from its own address."""
+    key = bot_key(server, name)
+    return await at(name, "127.0.9.9", kind="bot", key=key, games=["gomoku"], capacity=capacity)
+
+
+async def test_the_seeks_bot_fallback_keeps_the_per_address_share_of_a_bots_seats(
+    at: Any, server: Any
+) -> None:
+    await bot(at, server, "robo", 4)  # one address may hold 2 of its 4 seats
+    hogs = [await at(f"hog{i}", "127.0.3.1") for i in range(4)]
+    for i, hog in enumerate(hogs):  # a pool each: no wave pairs two hogs
+        clock = {"initial_s": 86400 - i, "increment_s": 0}
+        placed = await hog.request(type="seek", game="gomoku", clock=clock, bot_after_s=5)
+        assert placed["type"] == "seeking", placed
+    honest = await at("honest", "127.0.4.1")
+    await honest.request(type="seek", game="gomoku", clock=CLOCK, bot_after_s=5)
+    joined = await honest.expect("joined", timeout=30)
+    assert joined["type"] == "joined"
+    pairing = server.arena.pairing
+    assert sum(bool(pairing.book.of(h.player)) for h in hogs) == 2  # two hogs seek on
+    for hog in hogs:
+        await hog.alive()
+
+
+async def test_a_human_sitting_on_a_move_against_a_bot_loses_whatever_the_clock(
+    at: Any, server: Any
+) -> None:
+    robo = await bot(at, server, "robo", 2)
+    alice = await at("alice")
+    ask = {"type": "create_room", "game": "gomoku", "seat": 0, "opponent": "bot"}
+    room = (await alice.request(**ask, clock=DAY_CLOCK))["room"]
+    await robo.expect("joined", room=room)
+    await alice.request(type="move", room=room, x=7, y=7)
+    await robo.expect("moved", room=room)
+    assert (await robo.request(type="move", room=room, x=8, y=8))["type"] == "moved"
+    over = await alice.expect("game_over", room=room, timeout=30)  # alice sits: 3 s here
+    assert over["reason"] == "timeout" and over["winner"] == 1, over

@@ -87,8 +87,8 @@ class Limits:
     #: ``rematch``: each is a row on disk. Registered accounts would get a looser bound.
     max_guest_games_per_hour: int = 60
     #: Seconds a game against a bot waits for each seat's first move before it is abandoned
-    #: (no result), and an untimed one for its human's next move before the human loses on
-    #: time: a human holds one of a bot's few seats while the game lasts.
+    #: (no result), and one (timed or not) for its human's next move before the human loses on
+    #: time: a human holds one of a bot's few seats while the game lasts, even on a day's clock.
     first_move_timeout: float = 30.0
     human_idle_timeout: float = 600.0
     #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may

@@ -295,8 +295,8 @@ class Pairing:
         for bot in self.bots.local_bots():
             if bot.pid == seek.pid or not plays(bot.games, seek.game):
                 continue
-            if self.bots.active_games(bot) >= bot.capacity:
-                continue
+            if self.bots.active_games(bot) >= bot.capacity or not self.bots.fair(bot, seeker):
+                continue  # full, or the seeker's address holds its share of the bot's seats
             rating = self._rating(bot, seek.game, seek.clock)[0]
             level = 1500.0 if rating is None else rating
             if seek.admits(level):
