@@ -70,6 +70,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "first_move_timeout": "s for a first move vs a bot, untimed; timed: 15-35 s by speed at 30",
     "human_idle_timeout": "seconds a game against a bot (any clock) waits for its human's move",
     "bot_seat_share": "share of each bot's seats the humans of one address may hold at once",
+    "max_seeks_per_address": "open seeks the humans of one client address may hold at once",
 }
 
 
@@ -120,9 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument(
-        "--port", type=port_number, default=8765, help="port to listen on (default 8765)"
-    )
+    p.add_argument("--port", type=port_number, default=8765, help="port to listen on (8765)")
     p.add_argument(
         "--db",
         default=DB,

@@ -4,9 +4,11 @@ farming, the seek book's bounds, the bot fallback's per-address share, and games
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgpack
 import pytest
 from support.clients import RawClient
 from support.servers import bot_key
@@ -155,3 +157,55 @@ async def test_a_human_sitting_on_a_move_against_a_bot_loses_whatever_the_clock(
     assert (await robo.request(type="move", room=room, x=8, y=8))["type"] == "moved"
     over = await alice.expect("game_over", room=room, timeout=30)  # alice sits: 3 s here
     assert over["reason"] == "timeout" and over["winner"] == 1, over
+
+
+async def test_odd_clock_seeks_from_many_addresses_stay_bounded_and_honest_seeks_go_through(
+    at: Any,
+) -> None:
+    watcher = await at("watcher", "127.0.6.9")
+    first = await watcher.request(type="list_seeks", subscribe=True, limit=100)
+    assert first["type"] == "seeks"
+    odd = iter(range(61, 10_000))
+    codes: dict[str, list[str]] = {}
+    for a in range(1, 5):  # four addresses, each with 9 sockets of 3 odd-clock seeks
+        address = f"127.0.5.{a}"
+        for i in range(9):
+            guest = await at(f"odd{a}x{i}", address)
+            for _ in range(3):
+                clock = {"initial_s": next(odd), "increment_s": 0}
+                reply = await guest.request(type="seek", game="gomoku", clock=clock)
+                codes.setdefault(address, []).append(reply.get("code", reply["type"]))
+    first_address = codes["127.0.5.1"]
+    assert first_address.count("seeking") == 24, first_address  # one address: 24 seeks
+    assert set(first_address[24:]) == {"too_many_seeks"}
+    everything = [code for found in codes.values() for code in found]
+    assert everything.count("seeking") == 50 and "busy" in everything  # 50 odd clocks at once
+    honest = await at("honest", "127.0.6.1")
+    placed = await honest.request(type="seek", game="gomoku", clock=CLOCK)
+    assert placed["type"] == "seeking", placed  # the standard pools stay open
+    odd_one = await honest.request(
+        type="seek", game="gomoku", clock={"initial_s": 7, "increment_s": 0}
+    )
+    assert odd_one["code"] == "busy" and "standard" in odd_one["message"], odd_one
+    page = await watcher.request(type="list_seeks", limit=100)
+    size = len(msgpack.packb(page, use_bin_type=True))
+    assert len(page["seeks"]) == 50 and page["next"] is not None
+    assert len(page["pools"]) == 34 + 50 and size < 48 * 1024, size
+    churners = [await at(f"churn{i}", "127.0.6.2") for i in range(3)]
+    await watcher.alive()
+    before = len(watcher.seen)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    while loop.time() - started < 2.0:  # 2 s of changes, a few every 10 ms
+        for churner in churners:
+            placed_now = await churner.request(type="seek", game="renju", clock=CLOCK)
+            if placed_now["type"] == "seeking":
+                await churner.request(type="cancel_seek", seek=placed_now["seek"])
+        await asyncio.sleep(0.01)
+    elapsed = loop.time() - started
+    await watcher.alive()
+    pushes = [m for m in watcher.seen[before:] if m["type"] == "seeks" and "id" not in m]
+    assert 1 <= len(pushes) <= elapsed / 0.5 + 2, (len(pushes), elapsed)
+    assert max(len(m["seeks"]) for m in pushes) == 20  # a push holds 20 seeks at most
+    joined = await watcher.request(type="accept_seek", seek=placed["seek"]["seek"])
+    assert joined["type"] == "joined", joined
