@@ -22,8 +22,9 @@ DAY_CLOCK = {"initial_s": 86400, "increment_s": 0}
 
 @pytest.fixture
 def limits_override() -> dict[str, float]:
-    """A human's move against a bot may take 3 s here (10 min by default)."""
-    return {"human_idle_timeout": 3.0}
+    """A human's move against a bot may take 3 s here (10 min by default), and one address may
+    start 30 games an hour (600)."""
+    return {"human_idle_timeout": 3.0, "max_games_per_address_hour": 30}
 
 
 @pytest.fixture
@@ -209,3 +210,38 @@ async def test_odd_clock_seeks_from_many_addresses_stay_bounded_and_honest_seeks
     assert max(len(m["seeks"]) for m in pushes) == 20  # a push holds 20 seeks at most
     joined = await watcher.request(type="accept_seek", seek=placed["seek"]["seek"])
     assert joined["type"] == "joined", joined
+
+
+async def test_fresh_guests_cannot_start_games_without_end_from_one_address_nor_keep_empty_ones(
+    at: Any, server: Any
+) -> None:
+    address = "127.0.7.1"
+    ask = {"type": "create_room", "game": "tictactoe", "seat": 0}
+    for i in range(30):  # fresh guest pairs: each guest far under its own 60 an hour
+        a, b = await at(f"a{i}", address), await at(f"b{i}", address)
+        room = (await a.request(**ask))["room"]
+        await b.request(type="join_room", room=room)
+        if i == 0:  # one game played: kept
+            await a.request(type="move", room=room, x=0, y=0)
+            await b.request(type="move", room=room, x=1, y=1)
+            assert (await a.request(type="resign", room=room))["type"] == "game_over"
+        else:  # the rest aborted before a move
+            assert (await a.request(type="abort", room=room))["type"] == "game_over"
+        for c in (a, b):
+            await c.request(type="leave_room", room=room)
+            await c.close()
+    late = await at("late", address)
+    error = await late.error("too_many_games", **ask)
+    assert "address" in error["message"], error
+    elsewhere = await at("elsewhere", "127.0.7.2")
+    assert (await elsewhere.request(**ask))["type"] == "joined"
+
+    async def kept() -> list[dict[str, Any]]:
+        reply = await elsewhere.request(type="list_games", limit=100)
+        return reply["games"] if reply["type"] == "games" else [reply]  # rate_limited: again
+
+    deadline = asyncio.get_running_loop().time() + 30
+    while len(await kept()) > 1 and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.5)  # the rooms go after their linger, their empty games with them
+    games = await kept()
+    assert [g["reason"] for g in games] == ["resign"], games

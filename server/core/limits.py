@@ -86,6 +86,9 @@ class Limits:
     #: Games a guest (today every human) may start in an hour by ``create_room`` or
     #: ``rematch``: each is a row on disk. Registered accounts would get a looser bound.
     max_guest_games_per_hour: int = 60
+    #: Games the humans of one client address may start in an hour (a seat in a new game
+    #: each): guests are free, so the per-guest quota alone does not bound an address.
+    max_games_per_address_hour: int = 600
     #: Seconds a game against a bot waits for each seat's first move before it is abandoned
     #: (no result), and one (timed or not) for its human's next move before the human loses on
     #: time: a human holds one of a bot's few seats while the game lasts, even on a day's clock.
