@@ -50,7 +50,7 @@ from server.core.ratings import RatingDesk
 from server.core.registry import RoomRegistry
 from server.core.room import Room
 from server.core.roster import Roster, rooms_of
-from server.core.seeklist import AddressSeeks, SeekList
+from server.core.seeklist import AddressSeeks, SeekList, Widening
 from server.core.seeks import (
     MAX_CUSTOM_POOLS,
     MemoryBook,
@@ -99,6 +99,7 @@ class Pairing:
         #: The seek pages and their pushes; each client address's open seeks.
         self.listing = SeekList(self.book, self.players, self.limits)
         self.addresses = AddressSeeks(lambda pid: len(self.book.of(pid)), self.limits)
+        self.widening = Widening(self.book)
         self._next_wave = -math.inf
         self._full: set[str] = set()
         self._games: dict[str, Paired] = {}
@@ -231,6 +232,8 @@ class Pairing:
                 out += self._lapsed(now)
             for label in labels:
                 out += self._wave(label)
+            if due:
+                out += self.widening.due()
         out += self.listing.due(now)
         return out
 
@@ -349,6 +352,7 @@ class Pairing:
 
     def _place(self, seek: Seek) -> None:
         self.book.add(seek)
+        self.widening.shown(seek)
         self.listing.changed()
         if self.book.size(seek.pool) >= FULL_POOL:
             self._full.add(seek.pool)

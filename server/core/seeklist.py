@@ -18,7 +18,7 @@ from server.core.members import Send
 from server.core.outputs import Out
 from server.core.paging import page_size
 from server.core.players import Player
-from server.core.seeks import SeekBook, pool_entries, seeks_page
+from server.core.seeks import Seek, SeekBook, pool_entries, seeks_page
 
 #: Seeks a ``seeks`` page holds at most (the clients ask for 8), and a push to a subscriber;
 #: pushes go at most every ``PUSH_INTERVAL`` seconds, each rendered from the book as it is then
@@ -112,3 +112,36 @@ class AddressSeeks:
             pids.difference_update([pid for pid in pids if not self.held(pid)])
             if not pids:
                 del self._seekers[key]
+
+
+class Widening:
+    """Tells each seeker here when the opponent ratings its seek accepts widened (the gap
+    grows each wave it misses): a ``seek_update`` with the seek as it is now."""
+
+    def __init__(self, book: SeekBook) -> None:
+        self.book = book
+        self._shown: dict[str, list[int]] = {}
+
+    def shown(self, seek: Seek) -> None:
+        """``seek`` was just shown to its seeker (``seeking``) as it accepts now."""
+        self._shown[seek.id] = seek.accepts()
+
+    def due(self) -> list[Out]:
+        """A ``seek_update`` for each own rated seeker's seek whose ``accepts`` changed since
+        it was last shown (a guest's is the widest at once: never)."""
+        out: list[Out] = []
+        shown: dict[str, list[int]] = {}
+        for seek in self.book.listed(None):
+            if seek.rating is None or not self._own(seek):
+                continue
+            accepts = seek.accepts()
+            before = self._shown.get(seek.id)
+            shown[seek.id] = accepts
+            if before is not None and before != accepts:
+                out.append(Send((seek.pid,), {"type": "seek_update", "seek": seek.view()}))
+        self._shown = shown
+        return out
+
+    def _own(self, seek: Seek) -> bool:
+        """Whether ``seek`` is this server's (a cluster's book lists every node's)."""
+        return any(s is seek for s in self.book.of(seek.pid))

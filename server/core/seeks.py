@@ -140,8 +140,16 @@ class Seek:
         span = self.range
         return span is None or span[0] <= rating <= span[1]
 
+    def accepts(self) -> list[int]:
+        """The opponent ratings this seek accepts now: its gap around its rating (a guest's
+        counts as 1500), within its ``range``."""
+        low, high = self.level - self.gap, self.level + self.gap
+        if self.range is not None:
+            low, high = max(low, self.range[0]), min(high, self.range[1])
+        return [max(0, round(low)), round(high)]
+
     def view(self) -> Message:
-        """The one shape a seek shows as (``seeking``, ``seeks``)."""
+        """The one shape a seek shows as (``seeking``, ``seeks``, ``seek_update``)."""
         return {
             "seek": self.id,
             "game": self.game,
@@ -156,6 +164,8 @@ class Seek:
             "provisional": self.provisional,
             "pool": self.pool,
             "since": self.since,
+            "accepts": self.accepts(),
+            "widens": self.gap < GAP_MAX,
         }
 
 
