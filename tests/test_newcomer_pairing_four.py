@@ -102,3 +102,24 @@ def test_the_quick_pairing_page_shows_the_rating_range_widening(
     page.wait_for_selector("#seeking .accepts:has-text('1350\u20131650')", timeout=15_000)
     shot(page, tmp_path, "pairing-range.png")
     assert page.script_errors == []
+
+
+def test_a_rated_game_resigned_before_two_moves_says_it_was_not_rated(
+    browser: Any, web_server: WebServer
+) -> None:
+    url = web_server.url.replace("http", "ws")
+    with connect(url, compression=None) as a, connect(url, compression=None) as b:
+        alice, bob = Wire(a, "guest-a"), Wire(b, "guest-b")
+        for c, name in ((alice, "alice"), (bob, "bob")):
+            reply = c.request(type="register", name=name, password="correct horse battery")
+            assert reply["type"] == "logged_in", reply
+        ask = {"type": "create_room", "game": "gomoku", "seat": 0, "rated": True, "clock": CLOCK}
+        room = alice.request(**ask)["room"]
+        bob.request(type="join_room", room=room)
+        page = new_page(browser)  # a guest watching
+        page.goto(f"{web_server.url}/r/{room}")
+        page.wait_for_selector("h2:has-text('rated')")
+        over = alice.request(type="resign", room=room)
+        assert over["unrated"] == "too_short", over
+        page.wait_for_selector("#status:has-text('Not rated: fewer than two moves were played')")
+        assert page.script_errors == []
