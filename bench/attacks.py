@@ -430,6 +430,69 @@ async def renju_load(url: str, until: float, scale: float) -> Stats:
     return stats
 
 
+async def request(ws: ClientConnection, rid: int, **message: Any) -> dict[str, Any]:
+    """Send a request and read up to its reply (pushes and news in between are skipped)."""
+    await ws.send(pack(id=rid, **message))
+    while (reply := await read(ws)).get("id") != rid:
+        pass
+    return reply
+
+
+async def seek_pools(url: str, until: float, scale: float) -> Stats:
+    """10 addresses x 8 sockets each place 3 seeks of odd clocks (a pool each: round four, 1),
+    then 6 sockets subscribe to ``list_seeks`` and ask for its last pages: the book, the
+    replies and the pushes must stay bounded, and honest seeks go through."""
+    stats: Stats = Counter()
+    clocks = iter(range(61, 100_000))
+    sockets = []
+    for a in range(10):
+        for i in range(int(8 * scale)):
+            ws = await must_open(url, f"127.0.9.{1 + a}", stats, f"odd{a}x{i}")
+            sockets.append(ws)
+            for _ in range(3):
+                clock = {"initial_s": next(clocks), "increment_s": 0}
+                tally(stats, await request(ws, 0, type="seek", game="gomoku", clock=clock))
+    watchers = sockets[:6]
+    for ws in watchers:
+        reply = await request(ws, 1, type="list_seeks", subscribe=True, limit=100)
+        stats["reply_bytes_max"] = max(stats["reply_bytes_max"], len(pack(**reply)))
+    rid = 2
+    while time.monotonic() < until:
+        for ws in watchers:  # the last page (cursor far along), as fast as the rate allows
+            reply = await request(ws, rid, type="list_seeks", limit=100, cursor="100")
+            tally(stats, reply)
+            rid += 1
+        await asyncio.sleep(0.05)
+    for ws in sockets:
+        await ws.close()
+    return stats
+
+
+async def seek_bot_hog(url: str, until: float, scale: float) -> Stats:
+    """One address, 8 sockets, each seeking its own odd 24-hour clock with ``bot_after_s`` 5
+    (round four, 7): the bot fallback seats only the address's share of a bot, and a human who
+    sits on a move against a bot loses after the idle limit, whatever the clock."""
+    stats: Stats = Counter()
+    hogs = [await must_open(url, "127.0.0.31", stats, f"bothog{i}") for i in range(8)]
+    for i, ws in enumerate(hogs):
+        clock = {"initial_s": 86_400 - i, "increment_s": 0}
+        tally(stats, await request(ws, 0, type="seek", game="gomoku", clock=clock, bot_after_s=5))
+    with contextlib.suppress(TimeoutError):
+        await asyncio.sleep(max(0.0, min(until, time.monotonic() + 10) - time.monotonic()))
+    for ws in hogs:  # who got a bot: seated, and it sits (the idle limit frees the seat)
+        while True:
+            try:
+                message = await read(ws, timeout=0.05)
+            except TimeoutError:
+                break
+            stats["seated" if message["type"] == "joined" else "news"] += 1
+    with contextlib.suppress(TimeoutError):
+        await asyncio.sleep(max(0.0, until - time.monotonic()))
+    for ws in hogs:
+        await ws.close()
+    return stats
+
+
 ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "games_flood": games_flood,
     "spectators": spectators,
@@ -444,6 +507,8 @@ ATTACKS: dict[str, Callable[[str, float, float], Awaitable[Stats]]] = {
     "junk_options": junk_options,
     "bot_hog": bot_hog,
     "renju_load": renju_load,
+    "seek_pools": seek_pools,
+    "seek_bot_hog": seek_bot_hog,
 }
 
 
