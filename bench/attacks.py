@@ -446,7 +446,7 @@ async def seek_pools(url: str, until: float, scale: float) -> Stats:
     clocks = iter(range(61, 100_000))
     sockets = []
     for a in range(10):
-        for i in range(int(8 * scale)):
+        for i in range(max(1, int(8 * scale))):
             ws = await must_open(url, f"127.0.9.{1 + a}", stats, f"odd{a}x{i}")
             sockets.append(ws)
             for _ in range(3):
@@ -468,7 +468,7 @@ async def seek_pools(url: str, until: float, scale: float) -> Stats:
     return stats
 
 
-async def seek_bot_hog(url: str, until: float, scale: float) -> Stats:
+async def seek_bot_hog(url: str, until: float, scale: float, game: str = "tictactoe") -> Stats:
     """One address, 8 sockets, each seeking its own odd 24-hour clock with ``bot_after_s`` 5
     (round four, 7): the bot fallback seats only the address's share of a bot, and a human who
     sits on a move against a bot loses after the idle limit, whatever the clock."""
@@ -476,7 +476,7 @@ async def seek_bot_hog(url: str, until: float, scale: float) -> Stats:
     hogs = [await must_open(url, "127.0.0.31", stats, f"bothog{i}") for i in range(8)]
     for i, ws in enumerate(hogs):
         clock = {"initial_s": 86_400 - i, "increment_s": 0}
-        tally(stats, await request(ws, 0, type="seek", game="gomoku", clock=clock, bot_after_s=5))
+        tally(stats, await request(ws, 0, type="seek", game=game, clock=clock, bot_after_s=5))
     with contextlib.suppress(TimeoutError):
         await asyncio.sleep(max(0.0, min(until, time.monotonic() + 10) - time.monotonic()))
     for ws in hogs:  # who got a bot: seated, and it sits (the idle limit frees the seat)

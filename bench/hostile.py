@@ -254,6 +254,29 @@ async def bot_seat_probe(url: str, honest: Honest, at: float) -> dict[str, Any]:
             "ms": took}  # fmt: skip
 
 
+async def seek_probe(url: str, honest: Honest, at: float) -> dict[str, Any]:
+    """Halfway through the attack, an honest human seeks a standard pool and another of its
+    own address takes the seek: is the seek accepted and paired while the ``seek_pools``
+    attacker fills what it may of the seek book?"""
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    seeker = await open_side(url, "127.0.4.249", "seeker", "human", honest)
+    taker = await open_side(url, "127.0.4.248", "taker", "human", honest)
+    started = time.perf_counter()
+    clock = {"initial_s": 180, "increment_s": 2}
+    placed = await seeker.request(type="seek", game="gomoku", clock=clock)
+    reply = placed
+    if placed["type"] == "seeking":
+        reply = await taker.request(type="accept_seek", seek=placed["seek"]["seek"])
+    took = round(1000 * (time.perf_counter() - started), 1)
+    for side in (seeker, taker):
+        side.closing = True
+        if reply["type"] == "joined":
+            await side.request(type="leave_room", room=reply["room"])
+        await side.ws.close()
+    return {"paired": reply["type"] == "joined", "reply": reply.get("code", reply["type"]),
+            "ms": took}  # fmt: skip
+
+
 def hold_write_lock(db: Path, seconds: float, taken: threading.Event) -> None:
     """Another connection holding the SQLite write lock (as another process might)."""
     conn = sqlite3.connect(db, isolation_level=None)
@@ -414,6 +437,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
         probe = asyncio.create_task(bot_seat_probe(url, honest, attack_started + args.seconds / 2))
+        seeks = asyncio.create_task(seek_probe(url, honest, attack_started + args.seconds / 2))
         # The attackers would be on other machines: at the lowest priority their CPU does not
         # starve the server or the honest clients of this 2-core box (what they send is the
         # same: every attack is bounded in count, and the table shows what each one got).
@@ -427,7 +451,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         own_attack, attackers_cpu = own_cpu() - own_attack, children_cpu() - children
         others_attack = machine_busy() - busy_attack - own_attack - cpu_attack - attackers_cpu
         attacks = json.loads(out or b"{}")
-        bot_seat = await probe
+        bot_seat, honest_seek = await probe, await seeks
         attack_s = time.monotonic() - attack_started
         honest.phase = "after"
         pinger.cancel()
@@ -484,6 +508,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "attack_from_s": round(attack_started - honest.started, 2),
         "attacks": attacks,
         "honest_bot_seat": bot_seat,
+        "honest_seek": honest_seek,
         # Every move's latency (s) by class and phase, for pooling runs (not written as JSON).
         "raw": {"human_ms": honest.latencies, "bot_ms": honest.bot_latencies},
     }
@@ -531,6 +556,7 @@ def render(result: dict[str, Any]) -> str:
         f"- server peak RSS: {result['peak_rss_mb_before_attack']} MB before the attack, "
         f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",
         f"- a human of another address asking for the bot mid-attack: {result['honest_bot_seat']}",
+        f"- an honest seek taken by another honest player mid-attack: {result.get('honest_seek')}",
         f"- honest disconnects: {result['honest_disconnects']}; honest errors: "
         f"{result['honest_errors'] or 'none'}",
         "",

@@ -67,6 +67,9 @@ def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     assert attacks["lookups"]["rate_limited"] > 0  # lookups in flight are bounded
     assert attacks["ping_flood"]["status_101"] == 1 and attacks["ping_flood"]["pings_sent"] > 0
     assert attacks["crowd"]["opened"] > 0 and attacks["crowd"]["newcomer_in"] == 20
+    assert attacks["seek_pools"]["seeking"] > 0 and attacks["seek_pools"]["reply_bytes_max"] > 0
+    assert attacks["seek_bot_hog"]["seeking"] == 8
+    assert result["honest_seek"]["paired"] is True, result["honest_seek"]
 
 
 def test_writer_benchmark_tiny_run() -> None:
