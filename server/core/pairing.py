@@ -99,7 +99,7 @@ class Pairing:
         #: The seek pages and their pushes; each client address's open seeks.
         self.listing = SeekList(self.book, self.players, self.limits)
         self.addresses = AddressSeeks(lambda pid: len(self.book.of(pid)), self.limits)
-        self.widening = Widening(self.book)
+        self.widening = Widening(self.book, self.shared)
         self._next_wave = -math.inf
         self._full: set[str] = set()
         self._games: dict[str, Paired] = {}

@@ -18,7 +18,7 @@ from server.core.members import Send
 from server.core.outputs import Out
 from server.core.paging import page_size
 from server.core.players import Player
-from server.core.seeks import Seek, SeekBook, pool_entries, seeks_page
+from server.core.seeks import GAP_MAX, GAP_START, GAP_STEP, Seek, SeekBook, pool_entries, seeks_page
 
 #: Seeks a ``seeks`` page holds at most (the clients ask for 8), and a push to a subscriber;
 #: pushes go at most every ``PUSH_INTERVAL`` seconds, each rendered from the book as it is then
@@ -27,6 +27,8 @@ from server.core.seeks import Seek, SeekBook, pool_entries, seeks_page
 MAX_SEEK_PAGE = 50
 MAX_PUSH_PAGE = 20
 PUSH_INTERVAL = 0.5
+#: Waves missed after which a seek's accepted gap is the widest (it widens no more).
+WIDEST_AFTER = math.ceil((GAP_MAX - GAP_START) / GAP_STEP)
 
 
 class SeekList:
@@ -118,26 +120,31 @@ class Widening:
     """Tells each seeker here when the opponent ratings its seek accepts widened (the gap
     grows each wave it misses): a ``seek_update`` with the seek as it is now."""
 
-    def __init__(self, book: SeekBook) -> None:
-        self.book = book
-        self._shown: dict[str, list[int]] = {}
+    def __init__(self, book: SeekBook, shared: bool) -> None:
+        self.book, self.shared = book, shared
+        #: The waves missed and the ``accepts`` each rated seek was last shown with.
+        self._shown: dict[str, tuple[int, list[int]]] = {}
 
     def shown(self, seek: Seek) -> None:
         """``seek`` was just shown to its seeker (``seeking``) as it accepts now."""
-        self._shown[seek.id] = seek.accepts()
+        self._shown[seek.id] = (seek.waves, seek.accepts())
 
     def due(self) -> list[Out]:
-        """A ``seek_update`` for each own rated seeker's seek whose ``accepts`` changed since
-        it was last shown (a guest's is the widest at once: never)."""
+        """A ``seek_update`` for each own human rated seeker's seek whose ``accepts`` changed
+        since it was last shown (a guest's is the widest at once: never). Looks again only at
+        seeks that missed a wave since and whose gap may still widen (a few µs a seek)."""
         out: list[Out] = []
-        shown: dict[str, list[int]] = {}
+        before, shown = self._shown, {}
         for seek in self.book.listed(None):
-            if seek.rating is None or not self._own(seek):
+            last = before.get(seek.id)
+            if last is None or seek.rating is None or seek.kind == "bot":
+                continue  # not shown here (another node's), a guest's, or a bot's
+            if last[0] == seek.waves or last[0] >= WIDEST_AFTER:
+                shown[seek.id] = last  # no wave missed since, or its gap is the widest
                 continue
             accepts = seek.accepts()
-            before = self._shown.get(seek.id)
-            shown[seek.id] = accepts
-            if before is not None and before != accepts:
+            shown[seek.id] = (seek.waves, accepts)
+            if accepts != last[1] and (not self.shared or self._own(seek)):
                 out.append(Send((seek.pid,), {"type": "seek_update", "seek": seek.view()}))
         self._shown = shown
         return out
