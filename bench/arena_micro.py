@@ -73,6 +73,7 @@ def arena_path(
     from server.core.limits import Limits
 
     lim = Limits(human_rate=1e9, human_burst=1e9, max_guest_games_per_hour=10**9)
+    lim = replace(lim, max_games_per_address_hour=10**9)
     if info:  # bots have their own rate
         lim = replace(lim, bot_rate=1e9, bot_burst=1e9)
     arena = Arena(limits=lim, durable=durable)

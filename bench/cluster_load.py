@@ -48,7 +48,8 @@ CELLS = [(x, y) for x in range(15) for y in range(15)]
 #: Every client comes from one address and they connect at once: lift the per-address bounds.
 LIMITS = ["--max-connections", "100000", "--max-connections-per-address", "100000",
           "--max-pending-per-address", "100000", "--hello-rate", "inf", "--page-rate", "inf",
-          "--max-guest-games-per-hour", "1000000000"]  # fmt: skip
+          "--max-guest-games-per-hour", "1000000000",
+          "--max-games-per-address-hour", "1000000000"]  # fmt: skip
 
 
 @dataclass

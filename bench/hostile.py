@@ -692,6 +692,7 @@ def render(result: dict[str, Any]) -> str:
         f"- server peak RSS: {result['peak_rss_mb_before_attack']} MB before the attack, "
         f"{result['peak_rss_mb']} MB overall; alive at the end: {result['server_alive']}",
         f"- a human of another address asking for the bot mid-attack: {result['honest_bot_seat']}",
+        f"- an honest seek taken by another honest player mid-attack: {result.get('honest_seek')}",
         f"- honest disconnects: {result['honest_disconnects']}; honest errors: "
         f"{result['honest_errors'] or 'none'}",
         "",

@@ -114,6 +114,9 @@ class Target:
                 cmd += ["--page-rate", "inf"]
             if "--max-guest-games-per-hour" in server_help(src):  # a pair plays game after game
                 cmd += ["--max-guest-games-per-hour", "1000000000"]
+            if "--max-games-per-address-hour" in server_help(src):  # all from one address
+                cmd += ["--max-games-per-address-hour", "1000000000"]
+                cmd += ["--max-seeks-per-address", "1000000000"]
             cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none
         else:
             loop = "uvloop" if kind == "relay_uv" else "asyncio"

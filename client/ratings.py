@@ -157,6 +157,8 @@ class LeaderRow:
     rating: int
     rd: int
     games: int
+    #: Not settled yet (the server lists these under the settled ones, marked "?").
+    provisional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,7 @@ class Leaderboard:
                         _int(row.get("rating")),
                         _int(row.get("rd")),
                         _int(row.get("games")),
+                        row.get("provisional") is True,
                     )
                 )
         return cls(

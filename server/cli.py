@@ -68,9 +68,11 @@ LIMIT_OPTIONS: dict[str, str] = {
     "max_page": "entries in one page of rooms or bots",
     "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
     "max_guest_games_per_hour": "games a guest (every human) may start an hour: creates, rematches",
+    "max_games_per_address_hour": "games the humans of one client address may start an hour",
     "first_move_timeout": "s for a first move vs a bot, untimed; timed: 15-35 s by speed at 30",
-    "human_idle_timeout": "seconds an untimed game against a bot waits for its human's move",
+    "human_idle_timeout": "seconds a game against a bot (any clock) waits for its human's move",
     "bot_seat_share": "share of each bot's seats the humans of one address may hold at once",
+    "max_seeks_per_address": "open seeks the humans of one client address may hold at once",
 }
 
 
@@ -121,9 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument(
-        "--port", type=port_number, default=8765, help="port to listen on (default 8765)"
-    )
+    p.add_argument("--port", type=port_number, default=8765, help="port to listen on (8765)")
     p.add_argument(
         "--db",
         default=DB,
@@ -141,9 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=60.0,
         help="seconds a dropped player keeps the seat before losing (default 60)",
     )
-    p.add_argument(
-        "--rate", type=positive(float), default=20.0, help="messages/s allowed per human"
-    )
+    p.add_argument("--rate", type=positive(float), default=20.0, help="messages/s per human")
     p.add_argument("--burst", type=positive(float), default=40.0, help="burst allowed per human")
     p.add_argument(
         "--bots",

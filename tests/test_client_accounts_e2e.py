@@ -166,6 +166,12 @@ def test_a_rated_game_moves_both_ratings(
     gina.app.do_join(room.room)
     gina.pump(lambda: gina.app.model.room and gina.app.model.room.status == "playing", "start")
     fiona.pump(lambda: app.model.room and app.model.room.status == "playing", "start")
+    for ply, cell in enumerate([(7, 7), (8, 8)]):  # a game of fewer than two moves is not rated
+        mover = (fiona, gina)[0 if app.model.room.seat == ply % 2 else 1]  # type: ignore[union-attr]
+        mover.pump(lambda m=mover: m.app.model.room and m.app.model.room.my_turn, "our turn")
+        mover.app.play(cell)
+        for c in (fiona, gina):
+            c.pump(lambda c=c, n=ply + 1: c.app.model.room and c.app.model.room.ply == n, "moved")
     app.do_resign(None)
     app.do_resign(None)  # confirmed
     for c in (fiona, gina):
@@ -185,5 +191,6 @@ def test_a_rated_game_moves_both_ratings(
     gina.app.do_board_speed("bullet")
     board = gina.pump(lambda: gina.app.shown_board(), "the leaderboard on screen")
     assert board.pool == "gomoku-bullet"
-    assert board.players == ()  # one game leaves RD far above the board's 75
-    assert shoot(gina.app, tmp_path / "board-real.png").shows("No ranked players in Gomoku bullet")
+    # one game leaves RD far above the board's 75: both listed, provisional, marked "?"
+    assert [(p.name, p.provisional) for p in board.players] == [("gina", True), ("fiona", True)]
+    assert shoot(gina.app, tmp_path / "board-real.png").shows(f"{changes[1].after}?")

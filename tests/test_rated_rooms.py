@@ -33,10 +33,13 @@ def account(peer: Peer, name: str | None = None) -> Peer:
 
 
 def rated_game(arena: Arena) -> tuple[Peer, Peer, str]:
-    """Alice (seat 0) and Bob in a rated gomoku blitz game, started."""
+    """Alice (seat 0) and Bob in a rated gomoku blitz game, one move each (a game with fewer
+    is not rated)."""
     alice, bob = account(Peer(arena, "alice")), account(Peer(arena, "bob"))
     room = alice.do(type="create_room", game="gomoku", seat=0, rated=True, clock=BLITZ)[0]["room"]
     bob.do(type="join_room", room=room)
+    alice.do(type="move", room=room, x=14, y=14)
+    bob.do(type="move", room=room, x=14, y=13)
     return alice, bob, room
 
 
@@ -141,6 +144,8 @@ def test_a_bot_is_a_bot_account_and_is_rated_on_its_own_board(clock: FakeClock) 
     ask = {"type": "create_room", "game": "gomoku", "seat": 0, "rated": True, "clock": BLITZ}
     room = alice.do(**ask, opponent="bot")[0]["room"]
     assert arena.players[bot.pid].account == "robo"
+    alice.do(type="move", room=room, x=7, y=7)
+    bot.do(type="move", room=room, x=8, y=8)
     over = next(m for m in alice.do(type="resign", room=room) if m["type"] == "game_over")
     assert over["ratings"][1]["after"] > 1500
     changes = [r for r in arena.drain() if isinstance(r, RatingChange)]

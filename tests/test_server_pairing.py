@@ -170,6 +170,9 @@ async def test_a_rated_pairing_between_two_accounts(client_factory: Any, server:
     state = await alice.expect("state", status="playing")
     assert state["rated"] and state["pool"] == "gomoku-blitz", state
     first = alice if joined[0]["seat"] == 0 else bob
+    second = bob if first is alice else alice
+    await first.request(type="move", room=room, x=7, y=7)  # a game of fewer is not rated
+    await second.request(type="move", room=room, x=8, y=8)
     over = await first.request(type="resign", room=room)
     assert over["type"] == "game_over", over
     assert {c["seat"] for c in over["ratings"]} == {0, 1}

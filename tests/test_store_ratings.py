@@ -101,15 +101,18 @@ def test_the_leaderboard_shows_settled_recent_players_best_first_bots_apart(db: 
             [
                 change("g1", "alice", 1, 1800, 60),
                 change("g1", "bob", 0, 1700, 70),
-                change("g2", "carol", 1, 2000, 200),  # provisional: not on the board
+                change("g2", "carol", 1, 2000, 200),  # provisional: under the settled ones
                 change("g3", "dave", 1, 2100, 50, NOW - 40 * 86400),  # idle for 40 days
                 change("g4", "bot1", 1, 1900, 50),
             ]
         )
         board = store.leaderboard("gomoku-blitz", now=NOW)
-        assert [(p["rank"], p["name"], p["rating"]) for p in board["players"]] == [
-            (1, "Alice", 1800),
-            (2, "Bob", 1700),
+        assert [
+            (p["rank"], p["name"], p["rating"], p["provisional"]) for p in board["players"]
+        ] == [
+            (1, "Alice", 1800, False),
+            (2, "Bob", 1700, False),
+            (3, "Carol", 2000, True),
         ]
         bots = store.leaderboard("gomoku-blitz", bots=True, now=NOW)
         assert [p["name"] for p in bots["players"]] == ["Bot1"] and bots["bots"] is True

@@ -113,9 +113,10 @@ def draw_leaderboard(
                 pygame.draw.rect(surf, theme.PANEL_HI, r, border_radius=5)
             frame.add(r, "profile", row.name)
             cy = r.y + 4
-            theme.text(surf, str(row.rank), (x + 40, cy), 14, theme.MUTED, anchor="topright")
+            rank, mark = ("?", "?") if row.provisional else (str(row.rank), "")
+            theme.text(surf, rank, (x + 40, cy), 14, theme.MUTED, anchor="topright")
             theme.text(surf, row.name, (x + 60, cy), 14, theme.ACCENT, max_width=260)
-            theme.text(surf, str(row.rating), (x + 380, cy), 14, bold=True, anchor="topright")
+            theme.text(surf, f"{row.rating}{mark}", (x + 380, cy), 14, bold=True, anchor="topright")
             theme.text(surf, str(row.rd), (x + 460, cy), 14, theme.MUTED, anchor="topright")
             theme.text(surf, str(row.games), (x + 560, cy), 14, theme.MUTED, anchor="topright")
         if len(page.players) > rows:

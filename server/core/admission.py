@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 
 from protocol.errors import RateLimited, TooManyGames, TooManyRooms
 from protocol.vocab import Status
@@ -18,6 +19,8 @@ from server.core.room import Room
 log = logging.getLogger("mnk.arena")
 #: Seconds over which a player's games are counted (``Limits.max_guest_games_per_hour``).
 GAMES_WINDOW = 3600.0
+#: Client addresses whose game starts are kept before the quiet ones are forgotten.
+MAX_ADDRESSES = 4096
 
 
 class Admission:
@@ -29,6 +32,8 @@ class Admission:
         self.lookups = 0
         self._hits: dict[str, int] = {}
         self._logged: dict[str, float] = {}
+        #: When the humans of each client address started games, within the last hour.
+        self._address_starts: dict[str, deque[float]] = {}
 
     def check_lookup(self, conn: Conn, now: float) -> None:
         """Refuse a history lookup past the in-flight bounds, or past the rate (it costs more
@@ -125,8 +130,29 @@ class Admission:
             self.note(None, "max_guest_games_per_hour", now)
             wait = math.ceil((starts[0] + GAMES_WINDOW - now) / 60)
             raise TooManyGames(f"you started {len(starts)} games this hour; wait {wait} min")
+        key = player.address_key
+        if player.kind == "bot" or key is None:
+            return
+        starts = self._address_starts.get(key, deque())
+        while starts and now - starts[0] >= GAMES_WINDOW:
+            starts.popleft()
+        if len(starts) >= self.limits.max_games_per_address_hour:
+            self.note(None, "max_games_per_address_hour", now)
+            wait = math.ceil((starts[0] + GAMES_WINDOW - now) / 60)
+            raise TooManyGames(
+                f"your address started {len(starts)} games this hour; wait {wait} min"
+            )
 
     def started_game(self, player: Player, now: float) -> None:
-        """``player`` started a game (checked by :meth:`check_games` first)."""
-        if player.kind != "bot":
-            player.game_starts.append(now)
+        """``player`` started a game (checked by :meth:`check_games` first): it counts for
+        the player and for its client address (guests are free: an address is not)."""
+        if player.kind == "bot":
+            return
+        player.game_starts.append(now)
+        key = player.address_key
+        if key is not None:
+            self._address_starts.setdefault(key, deque()).append(now)
+            if len(self._address_starts) > MAX_ADDRESSES:  # forget the addresses gone quiet
+                stale = [k for k, v in self._address_starts.items() if now - v[-1] >= GAMES_WINDOW]
+                for k in stale:
+                    del self._address_starts[k]

@@ -170,7 +170,7 @@ class BotDesk:
             return granted
         bots = [p for p in self._online_bots(asker) if p.name == name]
         free = [p for p in bots if self._plays(p, game) and self._has_room(p)]
-        if against and free and not self._fair(free[0], asker):
+        if against and free and not self.fair(free[0], asker):
             raise NoBotAvailable(f"your address already plays its share of {name!r}'s seats")
         if not free:
             if not bots and self.node.bot_elsewhere(name, game, asker.pid):
@@ -221,7 +221,7 @@ class BotDesk:
         ]
         load = {p.pid: self.active_games(p) for p in candidates}
         free = [p for p in candidates if load[p.pid] < p.capacity]
-        fair = [p for p in free if self._fair(p, asker)]
+        fair = [p for p in free if self.fair(p, asker)]
         if free and not fair:
             raise NoBotAvailable("your address already plays its share of every free bot's seats")
         free = fair
@@ -232,7 +232,7 @@ class BotDesk:
             raise NoBotAvailable(f"no bot is free to play {game} at level {level} right now")
         return min(free, key=lambda p: (load[p.pid], p.level is None))
 
-    def _fair(self, bot: Player, asker: Player) -> bool:
+    def fair(self, bot: Player, asker: Player) -> bool:
         """Whether ``asker``'s client address holds fewer than its share of ``bot``'s seats
         (``bot_seat_share`` of its capacity, at least one): two idle sockets cannot take all."""
         key, players = asker.address_key, self.roster.players

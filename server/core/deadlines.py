@@ -4,9 +4,9 @@ offline past its grace, and a human holding a bot's seat without playing.
 A timed game whose first moves (each seat's first) do not come within the room's first-move
 deadline (core/actions.py: Lichess's 15-35 s by speed) ends ``aborted``, with no result; so
 does an untimed game against a bot after ``first_move_timeout``: a human against a bot holds
-one of that bot's seats (a scarce thing: a few per bot) while the game lasts. An untimed game
-whose human does not move for ``human_idle_timeout`` is lost by that human on ``timeout``, as a
-bot sitting on a move for ``bot_move_timeout`` loses it.
+one of that bot's seats (a scarce thing: a few per bot) while the game lasts. A game against a
+bot whose human does not move for ``human_idle_timeout``, whatever its clock, is lost by that
+human on ``timeout``, as a bot sitting on a move for ``bot_move_timeout`` loses it.
 """
 
 from __future__ import annotations
@@ -27,26 +27,30 @@ def expired(room: Room, now: float, limits: Limits) -> list[Out]:
 
 def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
     """End a game whose first moves did not come in time (any timed game, and an untimed one
-    against a bot), or an untimed one against a bot whose human sat past the idle limit."""
+    against a bot), or one against a bot whose human sat on a move past the idle limit (timed
+    or not: a day's clock must not hold a bot's seat for a day)."""
     first, second = room.seats
     if first is None or second is None:  # the caller looks only at playing rooms
         return []
     timed = room.clock is not None
-    if not timed and (first.kind == "bot") == (second.kind == "bot"):
+    one_bot = (first.kind == "bot") != (second.kind == "bot")
+    if not timed and not one_bot:
         return []  # the common untimed case, looked at every second: no bot, or two
     waited = now - (room.turn_since or now)
     early = len(room.game.moves) - len(room.opening) < 2
     if timed:
         limit = room.offers.first_move_s if room.offers is not None else None
-        aborted = early and limit is not None and waited >= limit
-        if aborted and room.offers is not None:
-            room.offers.late = room.actor  # its opponent is not at fault (core/pairing.py)
-        return list(room.end(Termination.ABORTED, None)) if aborted else []
+        if early and limit is not None and waited >= limit:
+            if room.offers is not None:
+                room.offers.late = room.actor  # its opponent is not at fault (core/pairing.py)
+            return list(room.end(Termination.ABORTED, None))
+        if not one_bot:
+            return []
     seat = room.actor
     member = room.seats[seat] if seat is not None else None
     if member is None or member.kind == "bot":
         return []
-    if early and waited >= limits.first_move_timeout:
+    if not timed and early and waited >= limits.first_move_timeout:
         if room.offers is not None:
             room.offers.late = seat
         return list(room.end(Termination.ABORTED, None))

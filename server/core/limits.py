@@ -98,16 +98,21 @@ class Limits:
     #: Games a guest (today every human) may start in an hour by ``create_room`` or
     #: ``rematch``: each is a row on disk. Registered accounts would get a looser bound.
     max_guest_games_per_hour: int = 60
+    #: Games the humans of one client address may start in an hour (a seat in a new game
+    #: each): guests are free, so the per-guest quota alone does not bound an address.
+    max_games_per_address_hour: int = 600
     #: Seconds a game against a bot waits for each seat's first move before it is abandoned
-    #: (no result), and an untimed one for its human's next move before the human loses on
-    #: time: a human holds one of a bot's few seats while the game lasts.
+    #: (no result), and one (timed or not) for its human's next move before the human loses on
+    #: time: a human holds one of a bot's few seats while the game lasts, even on a day's clock.
     first_move_timeout: float = 30.0
     human_idle_timeout: float = 600.0
     #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may
     #: hold at once (at least one seat): two idle sockets cannot take every seat of a bot.
     bot_seat_share: float = 0.5
-    #: Open seeks the server holds in all (``busy`` past it; core/pairing.py).
+    #: Open seeks the server holds in all (``busy`` past it; core/pairing.py), and those the
+    #: humans of one client address hold (``too_many_seeks``): many sockets, one bound.
     max_seeks: int = 10_000
+    max_seeks_per_address: int = 24
     #: The most seconds of network lag one timed move gets back (core/lag.py); 0 turns lag
     #: compensation off. Each clock also bounds it (3 x its quota gain: at most 3 s).
     max_lag_refund: float = 3.0

@@ -19,6 +19,10 @@ from server.core.position import points
 KEPT = ("opening", "max_moves", "position", "opening_rule", "hints", "full_strength")
 #: The keys of ``options.position``.
 POSITION_KEYS = ("black", "white", "to_move")
+#: The shortest ``initial_s`` (and ``move_s``) a new timed game may have: a shorter clock is no
+#: game at all (0.001 s, 1e-300 s); bots' matches and tests play sub-second clocks on purpose.
+#: Rated games need more (core/ratings.py). Stored games are restored whatever their clock.
+MIN_CLOCK_S = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +48,7 @@ def read_create(msg: Message) -> RoomRequest:
     level = msg.get("level")
     if level is not None and not 1 <= level <= 10:
         raise BadOptions("level must be 1..10")
-    clock = ClockSpec.parse(msg["clock"]) if msg.get("clock") is not None else None
+    clock = read_clock(msg.get("clock"))
     kept: dict[str, Any] = {"opponent": msg.get("opponent", "human")}
     kept |= canonical(msg["game"], options)
     named = msg.get("bots")
@@ -71,6 +75,17 @@ def playable(variant: Variant, position: dict[str, Any]) -> None:
         Game.from_moves(variant, order)
     except ArenaError as exc:  # a renju foul on the way, a cell twice, off the board
         raise BadOptions(f"bad position for a bot: {exc.message}") from None
+
+
+def read_clock(raw: object) -> ClockSpec | None:
+    """A new game's ``clock`` (None: untimed), checked, at least ``MIN_CLOCK_S`` a side and a
+    move (BadOptions)."""
+    if raw is None:
+        return None
+    clock = ClockSpec.parse(raw)
+    if clock.initial_s < MIN_CLOCK_S or (clock.move_s is not None and clock.move_s < MIN_CLOCK_S):
+        raise BadOptions(f"clock initial_s and move_s must be at least {MIN_CLOCK_S:g} s")
+    return clock
 
 
 def canonical(game: str, options: dict[str, Any]) -> dict[str, Any]:

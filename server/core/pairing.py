@@ -42,7 +42,6 @@ from server.core.matcher import wave
 from server.core.members import Send
 from server.core.options import RoomRequest
 from server.core.outputs import Out, Reply
-from server.core.paging import page_size
 from server.core.pairmemory import PairMemory
 from server.core.pairrooms import Paired, Seating, tagged
 from server.core.players import Player
@@ -51,7 +50,16 @@ from server.core.ratings import RatingDesk
 from server.core.registry import RoomRegistry
 from server.core.room import Room
 from server.core.roster import Roster, rooms_of
-from server.core.seeks import MemoryBook, Seek, SeekBook, pool_label, read_seek, seeks_page
+from server.core.seeklist import AddressSeeks, SeekList, Widening
+from server.core.seeks import (
+    MAX_CUSTOM_POOLS,
+    MemoryBook,
+    Seek,
+    SeekBook,
+    no_room_for,
+    pool_label,
+    read_seek,
+)
 
 log = logging.getLogger("mnk.pairing")
 
@@ -88,10 +96,10 @@ class Pairing:
         self.book: SeekBook = book
         #: When each player placed its seeks of the last minute.
         self._placed: dict[str, deque[float]] = {}
-        #: Subscribed players and the ``game``/``limit`` of their pushed page.
-        self._watchers: dict[str, tuple[str | None, int | None]] = {}
-        self._dirty = False
-        self._pushed = -math.inf
+        #: The seek pages and their pushes; each client address's open seeks.
+        self.listing = SeekList(self.book, self.players, self.limits)
+        self.addresses = AddressSeeks(lambda pid: len(self.book.of(pid)), self.limits)
+        self.widening = Widening(self.book, self.shared)
         self._next_wave = -math.inf
         self._full: set[str] = set()
         self._games: dict[str, Paired] = {}
@@ -125,6 +133,9 @@ class Pairing:
             raise TooManySeeks(f"at most {MAX_PER_MINUTE} seeks a minute: wait")
         if len(self.book) >= self.limits.max_seeks:
             raise Busy("the server holds as many seeks as it may: try again soon")
+        self.addresses.check(player)
+        if no_room_for(self.book, label):
+            raise Busy(f"{MAX_CUSTOM_POOLS} odd clocks are sought now: pick a standard one")
         variant = FIXED[asked.game]
         if asked.rated:  # rated_needs_account, rated_needs_clock, as create_room says
             request = RoomRequest(variant, None, asked.clock, {"opponent": "human"}, None, False)
@@ -146,6 +157,7 @@ class Pairing:
         )  # fmt: skip
         self._place(seek)
         placed.append(now)
+        self.addresses.placed(player)
         return [Reply({"type": "seeking", "seek": seek.view()})]
 
     def cancel_seek(self, player: Player, msg: Message) -> list[Out]:
@@ -155,18 +167,15 @@ class Pairing:
         seek = self.book.get(msg["seek"])
         if seek is None or seek.pid != player.pid or self.book.take(seek.id) is None:
             raise NoSuchSeek(f"you have no open seek {msg['seek'][:40]!r}")
-        self._dirty = True
+        self.listing.changed()
         return [Reply({"type": "seek_cancelled", "seek": seek.id})]
 
     def list_seeks(self, player: Player, msg: Message) -> list[Out]:
         """A page of the open seeks with every pool's count; ``subscribe`` pushes its changes."""
         game, limit = msg.get("game"), msg.get("limit")
         if "subscribe" in msg:
-            if msg["subscribe"]:
-                self._watchers[player.pid] = (game, limit)
-            else:
-                self._watchers.pop(player.pid, None)
-        return [Reply(self.page(game, limit, msg.get("cursor")))]
+            self.listing.subscribe(player.pid, game, limit, bool(msg["subscribe"]))
+        return [Reply(self.listing.page(game, limit, msg.get("cursor")))]
 
     def accept_seek(self, player: Player, msg: Message) -> list[Out]:
         """Take someone's open seek: the room is made, both are seated."""
@@ -179,7 +188,7 @@ class Pairing:
         seeker = self.players.get(seek.pid)
         if self.book.take(seek.id) is None or seeker is None:
             raise NoSuchSeek("that seek was just taken")
-        self._dirty = True
+        self.listing.changed()
         unfit = self._unfit(seek, seeker)
         if unfit:  # its seek ends (the seeker is told why); the accepter gets no_such_seek
             refused = NoSuchSeek("that seek's player cannot start a game now")
@@ -204,8 +213,8 @@ class Pairing:
         """``player``'s last connection closed: its seeks die (nobody is there to tell)."""
         for seek in self.book.of(player.pid):
             self.book.take(seek.id)
-            self._dirty = True
-        self._watchers.pop(player.pid, None)
+            self.listing.changed()
+        self.listing.subscribe(player.pid, None, None, False)
 
     def sweep(self, now: float) -> list[Out]:
         """Due waves (with expiries, bot fallbacks and paired games' aborts) and the push."""
@@ -223,14 +232,10 @@ class Pairing:
                 out += self._lapsed(now)
             for label in labels:
                 out += self._wave(label)
-        if self._dirty and now - self._pushed >= self.limits.lobby_push_interval:
-            self._dirty, self._pushed = False, now
-            out += self._push()
+            if due:
+                out += self.widening.due()
+        out += self.listing.due(now)
         return out
-
-    def page(self, game: object, limit: object, cursor: object) -> Message:
-        """The ``seeks`` message: a page of seeks (oldest first) and the pools' counts."""
-        return seeks_page(self.book, game, page_size(limit, self.limits.max_page), cursor)
 
     # -- waves -------------------------------------------------------------------------------
 
@@ -260,7 +265,7 @@ class Pairing:
             self._fit(player)
         except ArenaError as exc:
             self.book.take(seek.id)
-            self._dirty = True
+            self.listing.changed()
             note = {"type": "seek_ended", "seek": seek.id, "reason": "cancelled"}
             return [Send((player.pid,), note | {"message": exc.message})]
         return []
@@ -274,7 +279,7 @@ class Pairing:
             if now - seek.since >= SEEK_TTL:
                 if self.book.take(seek.id) is None:
                     continue  # another node's: it ends there
-                self._dirty = True
+                self.listing.changed()
                 note = {"type": "seek_ended", "seek": seek.id, "reason": "expired"}
                 out.append(Send((seek.pid,), note))
             elif seek.bot_after_s is not None and now - seek.since >= seek.bot_after_s:
@@ -283,6 +288,7 @@ class Pairing:
                 out += self._bot_for(seek)
         for pid in [p for p, stamps in self._placed.items() if not stamps or now - stamps[-1] > 60]:
             del self._placed[pid]
+        self.addresses.prune()
         return out
 
     def _bot_for(self, seek: Seek) -> list[Out]:
@@ -295,8 +301,8 @@ class Pairing:
         for bot in self.bots.local_bots():
             if bot.pid == seek.pid or not plays(bot.games, seek.game):
                 continue
-            if self.bots.active_games(bot) >= bot.capacity:
-                continue
+            if self.bots.active_games(bot) >= bot.capacity or not self.bots.fair(bot, seeker):
+                continue  # full, or the seeker's address holds its share of the bot's seats
             rating = self._rating(bot, seek.game, seek.clock)[0]
             level = 1500.0 if rating is None else rating
             if seek.admits(level):
@@ -346,7 +352,8 @@ class Pairing:
 
     def _place(self, seek: Seek) -> None:
         self.book.add(seek)
-        self._dirty = True
+        self.widening.shown(seek)
+        self.listing.changed()
         if self.book.size(seek.pool) >= FULL_POOL:
             self._full.add(seek.pool)
 
@@ -405,7 +412,7 @@ class Pairing:
             self.memory.played(player.pid, chair)
             out += self._drop_others(player)
         self._games[room.id] = Paired(seeks)
-        self._dirty = True
+        self.listing.changed()
         log.info("room %s paired from %s: %s and %s", room.id, seek.pool, seeker.name, other.name)
         return out
 
@@ -420,20 +427,11 @@ class Pairing:
             out.append(Send((player.pid,), note))
         return out
 
-    def _push(self) -> list[Out]:
-        """A fresh first page for every subscribed player (one message per page asked)."""
-        groups: dict[tuple[str | None, int | None], list[str]] = {}
-        for pid, asked in self._watchers.items():
-            player = self.players.get(pid)
-            if player is not None and player.online:
-                groups.setdefault(asked, []).append(pid)
-        return [Send(tuple(pids), self.page(*asked, None)) for asked, pids in groups.items()]
-
     # -- a cluster node's pairing (server/cluster/pairing.py) --------------------------------
 
     def changed(self) -> None:
         """The seeks listed changed (another node's, or a claim): push the lists."""
-        self._dirty = True
+        self.listing.changed()
 
     def start(self, seek: Seek, other: Player, other_seek: Seek | None, reply_to: str) -> list[Out]:
         """Make the room of ``seek`` (taken out of the pool) and ``other`` (by its own

@@ -16,6 +16,7 @@ from typing import Any
 
 from protocol.errors import (
     BadMessage,
+    BadOptions,
     BadPage,
     RatedNeedsAccount,
     RatedNeedsClock,
@@ -67,6 +68,19 @@ def check_board(pool: object, page: object) -> None:
         raise BadPage(f"page must be 0..{BOARD_PAGES - 1}")
 
 
+#: A rated game's shortest clock: ``initial_s`` as Lichess's fastest rated control (a quarter
+#: of a minute), and ``move_s`` when the clock has one: a rated seat never loses on time at once.
+MIN_RATED_INITIAL_S, MIN_RATED_MOVE_S = 15.0, 5.0
+
+#: Rated games two accounts may play each other in a rolling day (all pools together): past
+#: it their games are played and kept, not rated (two accounts of one farmer cannot pump a
+#: rating); games against a bot account are not counted. Counted in memory: a restart, or
+#: another cluster node, starts its own count.
+MAX_PAIR_RATED_PER_DAY = 5
+#: Moves (beyond opening stones) a game needs to be rated: one with fewer never started
+#: (Lichess aborts it), so a resignation at ply 0 moves nobody's rating.
+MIN_RATED_MOVES = 2
+
 #: Endings with no result: nobody's rating moves.
 UNRATED = frozenset((Termination.ABANDONED, Termination.ABORTED))
 
@@ -82,6 +96,8 @@ class RatingDesk:
     ) -> None:
         self.players, self.journal, self.clock = players, journal, clock
         self.book: dict[tuple[str, str], Entry] = {}
+        #: When each pair of accounts (sorted) last had games rated, within the last day.
+        self._pairs: dict[tuple[str, str], list[float]] = {}
         #: The pools each account has a rating in (for ``logged_in``'s and ``welcome``'s map).
         self.pools: dict[str, set[str]] = {}
 
@@ -130,6 +146,14 @@ class RatingDesk:
             raise RatedNeedsAccount("rated games are between accounts: log in or register")
         if asked.clock is None:
             raise RatedNeedsClock("a rated game needs a clock")
+        move_s = asked.clock.move_s
+        if asked.clock.initial_s < MIN_RATED_INITIAL_S or (
+            move_s is not None and move_s < MIN_RATED_MOVE_S
+        ):
+            raise BadOptions(
+                f"a rated game's clock needs initial_s >= {MIN_RATED_INITIAL_S:g} s"
+                f" and move_s >= {MIN_RATED_MOVE_S:g} s"
+            )
         pool = pool_of(asked.variant, asked.clock)
         if pool is None:
             raise UnratedGame(f"{asked.variant.name} on this board is played casual only")
@@ -170,6 +194,10 @@ class RatingDesk:
             log.warning("rated game %s ended without two accounts: not rated", room.game_id)
             return
         now = self.clock()
+        unrated = self._unrated(room, first, second, now)
+        if unrated is not None:
+            over["unrated"] = unrated
+            return
         before = [self.current(first.account, pool), self.current(second.account, pool)]
         score = 0.5 if outcome.winner is None else float(outcome.winner == 0)
         after = glicko2.game(before[0], before[1], score)
@@ -198,6 +226,27 @@ class RatingDesk:
                 }
             )
         over["ratings"] = changes
+
+    def _unrated(self, room: Room, first: Player, second: Player, now: float) -> str | None:
+        """Why ``room``'s game between ``first`` and ``second`` (accounts) is not rated
+        (``too_short``, ``repeated``), or None: it is, and counts toward the pair's day (a bot's
+        games do not: its operator's key, not a stranger, makes a bot account)."""
+        if len(room.game.moves) - len(room.opening) < MIN_RATED_MOVES:
+            return "too_short"
+        if first.kind == "bot" or second.kind == "bot":
+            return None
+        a, b = str(first.account), str(second.account)
+        pair = (a, b) if a <= b else (b, a)
+        stamps = [t for t in self._pairs.get(pair, ()) if now - t < DAY]
+        if len(stamps) >= MAX_PAIR_RATED_PER_DAY:
+            self._pairs[pair] = stamps
+            return "repeated"
+        stamps.append(now)
+        self._pairs[pair] = stamps
+        if len(self._pairs) > 1024:  # forget the pairs whose day is over
+            for key in [k for k, v in self._pairs.items() if now - v[-1] >= DAY]:
+                del self._pairs[key]
+        return None
 
     # -- requests ----------------------------------------------------------------------------
 

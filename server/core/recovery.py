@@ -163,12 +163,14 @@ class Journal:
         self._touched[room.id] = room
 
     def drop(self, room: Room) -> None:
-        """The room is being removed: save its last changes, and forget a game never played."""
+        """The room is being removed: save its last changes, and forget a game never played
+        (never started, or aborted before its first move: kept, a stranger's pairs of guests
+        starting and aborting games filled the history with thousands of empty games)."""
         if not self.enabled:
             return
         self._touched[room.id] = room
         self._collect()
-        unplayed = room.game_id if not room.started else None
+        unplayed = room.game_id if not room.started or never_moved(room) else None
         self._records.append(RoomGone(room.id, unplayed))
         self._headers.pop(room.game_id, None)
         self._keys.pop(room.game_id, None)
@@ -299,3 +301,10 @@ def replay(room: Room, moves: list[Move], made: list[tuple[int, str]]) -> None:
         rule.choose(*choices.pop(0))
     if rule is not None and rule.colours:
         room.colours = rule.colours
+
+
+def never_moved(room: Room) -> bool:
+    """Whether ``room``'s game ended ``aborted`` before any move (opening stones aside)."""
+    outcome = room.game.outcome
+    aborted = outcome is not None and outcome.termination == Termination.ABORTED
+    return aborted and len(room.game.moves) <= len(room.opening)

@@ -18,6 +18,7 @@ from protocol.errors import BadOptions
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.clock import ClockSpec
+from server.core.options import read_clock
 from server.core.paging import page, room_cursor
 
 #: A seek's accepted rating gap: this at first, widened by ``GAP_STEP`` each wave it waits,
@@ -81,8 +82,7 @@ def read_seek(msg: Message) -> SeekRequest:
     game = msg["game"]
     if game not in FIXED:
         raise BadOptions(f"seek one of {', '.join(FIXED)} (custom boards: create_room)")
-    raw = msg.get("clock")
-    clock = ClockSpec.parse(raw) if raw is not None else None
+    clock = read_clock(msg.get("clock"))
     span = msg.get("range")
     if span is not None:
         ok = isinstance(span, list) and len(span) == 2 and all(type(v) is int for v in span)
@@ -140,8 +140,16 @@ class Seek:
         span = self.range
         return span is None or span[0] <= rating <= span[1]
 
+    def accepts(self) -> list[int]:
+        """The opponent ratings this seek accepts now: its gap around its rating (a guest's
+        counts as 1500), within its ``range``."""
+        low, high = self.level - self.gap, self.level + self.gap
+        if self.range is not None:
+            low, high = max(low, self.range[0]), min(high, self.range[1])
+        return [max(0, round(low)), round(high)]
+
     def view(self) -> Message:
-        """The one shape a seek shows as (``seeking``, ``seeks``)."""
+        """The one shape a seek shows as (``seeking``, ``seeks``, ``seek_update``)."""
         return {
             "seek": self.id,
             "game": self.game,
@@ -156,6 +164,8 @@ class Seek:
             "provisional": self.provisional,
             "pool": self.pool,
             "since": self.since,
+            "accepts": self.accepts(),
+            "widens": self.gap < GAP_MAX,
         }
 
 
@@ -269,23 +279,58 @@ def _standard_pools() -> list[Message]:
 
 STANDARD_POOLS = _standard_pools()
 _STANDARD_LABELS = frozenset(entry["pool"] for entry in STANDARD_POOLS)
+#: Pools of other clocks than the standard ones that may have seeks waiting at once (a seek
+#: that would open one more gets ``busy``): every odd clock is a pool of its own, and a
+#: stranger's thousands of odd clocks made every ``seeks`` reply a megabyte. A seek keeps the
+#: clock it asked for (folding 2+1 into 3+2 would pair a player into a game it did not ask for).
+MAX_CUSTOM_POOLS = 50
 
 
-def seeks_page(book: SeekBook, game: object, size: int, cursor: object) -> Message:
-    """The ``seeks`` message: ``size`` seeks of ``game`` (None: all) after ``cursor``, oldest
-    first, and every standard pool's count with any other pool that has a seek waiting."""
-    chosen = game if isinstance(game, str) else None
-    items = ((s.serial, s) for s in book.listed(chosen))
-    seeks, after = page(items, room_cursor(cursor), size, Seek.view)
+def standard(label: str) -> bool:
+    """Whether ``label`` is one of the standard pools (the "Quick pairing" tiles)."""
+    return label in _STANDARD_LABELS
+
+
+def custom_pools(book: SeekBook) -> int:
+    """How many pools of other clocks than the standard ones have a seek waiting."""
+    return sum(not standard(label) for label in book.labels())
+
+
+def no_room_for(book: SeekBook, label: str) -> bool:
+    """Whether a seek of pool ``label`` would open one pool of an odd clock too many."""
+    if standard(label) or book.size(label):
+        return False
+    return custom_pools(book) >= MAX_CUSTOM_POOLS
+
+
+def pool_entries(book: SeekBook, game: str | None) -> list[Message]:
+    """Every standard pool of ``game`` (None: all) with its count, then the other pools that
+    have a seek waiting (at most ``MAX_CUSTOM_POOLS`` of them)."""
     pools = [
         {**entry, "waiting": book.size(entry["pool"])}
         for entry in STANDARD_POOLS
-        if chosen is None or entry["game"] == chosen
+        if game is None or entry["game"] == game
     ]
+    shown = 0
     for label in book.labels():
-        first = book.pool(label)[:1] if label not in _STANDARD_LABELS else []
-        for seek in first:
-            if chosen is None or seek.game == chosen:
+        if standard(label) or shown >= MAX_CUSTOM_POOLS:
+            continue
+        for seek in book.pool(label)[:1]:
+            if game is None or seek.game == game:
+                shown += 1
                 entry = {"pool": label, "game": seek.game, "clock": clock_view(seek.clock)}
                 pools.append(entry | {"rated": seek.rated, "waiting": book.size(label)})
+    return pools
+
+
+def seeks_page(
+    book: SeekBook, game: object, size: int, cursor: object, pools: list[Message] | None = None
+) -> Message:
+    """The ``seeks`` message: ``size`` seeks of ``game`` (None: all) after ``cursor``, oldest
+    first, and the pools' counts (``pools``: already counted for this ``game``)."""
+    chosen = game if isinstance(game, str) else None
+    items = ((s.serial, s) for s in book.listed(chosen))
+    seeks, after = page(items, room_cursor(cursor), size, Seek.view)
+    if pools is None:
+        pools = pool_entries(book, chosen)
     return {"type": "seeks", "seeks": seeks, "next": after, "pools": pools}

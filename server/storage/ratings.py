@@ -14,7 +14,8 @@ from server.storage.accounts import account_by_key
 
 #: A leaderboard page (:data:`server.core.ratings.BOARD_PAGES` pages at most).
 BOARD_PAGE = 50
-#: Who is on a leaderboard: a settled rating, played lately.
+#: Who is on a leaderboard: a settled rating first (the provisional ones under them), played
+#: lately.
 BOARD_MAX_RD = 75.0
 BOARD_RECENT_S = 30 * 86400.0
 #: The rated games a profile's history reads at most (newest first), and its points per pool.
@@ -115,16 +116,17 @@ class RatingQueries:
     def leaderboard(
         self, pool: str, bots: bool = False, page: int = 0, now: float | None = None
     ) -> dict[str, Any]:
-        """A page of ``pool``'s board: settled ratings (RD ≤ 75) that played in the last
-        30 days, best first; humans and bots on separate boards."""
+        """A page of ``pool``'s board of those who played in it in the last 30 days: settled
+        ratings (RD <= 75) best first, then the provisional ones (marked), best first, so that
+        a new server's board is not empty; humans and bots on separate boards."""
         check_board(pool, page)
         since = (time.time() if now is None else now) - BOARD_RECENT_S
         rows = (
             self._reader()
             .execute(
                 "SELECT name, rating, rd, games FROM ratings WHERE pool = ? AND bot = ? "
-                "AND rd <= ? AND at >= ? ORDER BY rating DESC, account LIMIT ? OFFSET ?",
-                (pool, bots, BOARD_MAX_RD, since, BOARD_PAGE, page * BOARD_PAGE),
+                "AND at >= ? ORDER BY (rd > ?), rating DESC, account LIMIT ? OFFSET ?",
+                (pool, bots, since, BOARD_MAX_RD, BOARD_PAGE, page * BOARD_PAGE),
             )
             .fetchall()
         )
@@ -135,6 +137,7 @@ class RatingQueries:
                 "rating": round(r["rating"]),
                 "rd": round(r["rd"]),
                 "games": r["games"],
+                "provisional": r["rd"] > BOARD_MAX_RD,
             }
             for i, r in enumerate(rows)
         ]

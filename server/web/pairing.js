@@ -36,6 +36,14 @@ function terms(seek) {
   return words;
 }
 
+/** The ratings a seek of ours accepts now, as the server says (a guest's: none shown). */
+function accepting(seek) {
+  if (!Array.isArray(seek.accepts) || seek.rating === null || seek.rating === undefined) return null;
+  const [low, high] = seek.accepts;
+  return h("span", { class: "accepts hint" }, ` · opponents rated ${low}–${high}`,
+    seek.widens ? ", widening while you wait " : " ");
+}
+
 export class Pairing {
   constructor(net, say, go) {
     this.net = net;
@@ -53,6 +61,7 @@ export class Pairing {
     this.handlers = {
       seeks: (e) => { if (e.detail.id === undefined) this.showPage(e.detail, true); },
       seeking: (e) => { if (e.detail.id === undefined) this.placed(e.detail.seek, true); },
+      seek_update: (e) => this.updated(e.detail.seek),
       seek_ended: (e) => this.ended(e.detail),
       joined: (e) => this.joined(e.detail),
       online: () => this.load(),
@@ -118,7 +127,7 @@ export class Pairing {
     this.quick = h("div", { class: "panel wide pairing", id: "quick-pairing" },
       h("h2", {}, "Quick pairing"),
       h("p", { class: "seek-games" }, ...this.gameButtons,
-        h("span", { class: "hint" }, " Click a tile to seek: close ratings are paired every 2 s; click again to cancel.")),
+        h("span", { class: "hint" }, " Click a tile to seek: the closest ratings are paired every 2 s, and the range of ratings you accept widens while you wait (shown beside your seek); click again to cancel.")),
       this.tiles, this.waiting, this.customForm);
     this.open = h("div", { class: "panel wide", id: "open-seeks" },
       h("h2", {}, "Open seeks"),
@@ -232,6 +241,7 @@ export class Pairing {
     this.waiting.replaceChildren(...mine.map((m) => h("p", { class: "waiting", dataset: { seek: m.seek.seek } },
       h("span", { class: "spinner", "aria-hidden": "true" }),
       h("b", {}, `Seeking ${terms(m.seek)}`), " · ", h("span", { class: "elapsed" }, elapsed(now - m.since)), " ",
+      accepting(m.seek),
       h("button", { type: "button", class: "cancel-seek", onclick: () => this.cancel(m.seek.seek) }, "Cancel"))));
   }
 
@@ -307,6 +317,14 @@ export class Pairing {
     this.showWaiting();
     this.showTiles();
     this.showRows();
+  }
+
+  /** The server widened the ratings our seek accepts: show its range as the server says. */
+  updated(seek) {
+    const own = seek && this.mine.get(seek.seek);
+    if (!own) return;
+    own.seek = seek;
+    this.showWaiting();
   }
 
   ended(msg) {

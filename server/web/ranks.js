@@ -40,7 +40,7 @@ export class Leaderboard {
         h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Name"), h("th", {}, "Rating"),
           h("th", {}, "RD"), h("th", {}, "Games"))),
         this.rows),
-      h("p", { class: "hint" }, "A place on the board needs a settled rating (RD 75 or less) and a game in the pool in the last 30 days."));
+      h("p", { class: "hint" }, "Everyone with a game in the pool in the last 30 days is listed. A place needs a settled rating (RD 75 or less); provisional ratings, marked ?, are listed under the settled ones until they settle."));
     this.close = whenOnline(net, () => this.load(this.page));
   }
 
@@ -55,13 +55,17 @@ export class Leaderboard {
       if (reply.pool !== this.pool.value || reply.bots !== this.bots.checked) return; // an older answer
       const players = reply.players || [];
       this.next.disabled = players.length < 50 || this.page >= 9;
-      this.info.textContent = players.length
-        ? `${poolTitle(pool)}${bots ? ", bots" : ""}: places ${players[0].rank}–${players[players.length - 1].rank}`
-        : `${poolTitle(pool)}${bots ? ", bots" : ""}: nobody on this board yet.`;
-      this.rows.replaceChildren(...players.map((p) => h("tr", {},
-        h("td", {}, String(p.rank)),
+      const ranked = players.filter((p) => !p.provisional); // the server says which are settled
+      const title = `${poolTitle(pool)}${bots ? ", bots" : ""}`;
+      const unsettled = players.length - ranked.length;
+      const parts = [];
+      if (ranked.length) parts.push(`places ${ranked[0].rank}–${ranked[ranked.length - 1].rank}`);
+      if (unsettled) parts.push(`${unsettled} provisional (?)${ranked.length ? " under them" : ": nobody settled yet"}`);
+      this.info.textContent = players.length ? `${title}: ${parts.join(", ")}` : `${title}: nobody on this board yet.`;
+      this.rows.replaceChildren(...players.map((p) => h("tr", { class: p.provisional ? "provisional" : "" },
+        h("td", {}, p.provisional ? "?" : String(p.rank)),
         h("td", {}, h("a", { href: profilePath(p.name), "data-nav": "" }, p.name)),
-        h("td", {}, String(Math.round(p.rating))), h("td", {}, String(Math.round(p.rd))),
+        h("td", {}, `${Math.round(p.rating)}${p.provisional ? "?" : ""}`), h("td", {}, String(Math.round(p.rd))),
         h("td", {}, String(p.games)))));
     }).catch((err) => {
       this.next.disabled = true;

@@ -152,6 +152,7 @@ export class RoomView {
       if (msg.clocks) st.clocks = msg.clocks;
       st.rematch = [false, false];
       st.changes = msg.ratings || null; // a rated game's: [{seat, pool, before, after, provisional}]
+      st.unrated = msg.unrated || null; // a rated room's game the server did not rate, and why
       if (this.onOver) this.onOver();
     } else if (type === "chat") {
       st.chat.push(msg);
@@ -339,6 +340,10 @@ export class RoomView {
       let text = resultText(st.result, st.players, k);
       if (st.changes) {
         text += `. Ratings: ${st.changes.map((c) => `${st.players[c.seat]} ${c.after} (${signed(c.after - c.before)})`).join(", ")}`;
+      } else if (st.unrated) {
+        text += st.unrated === "too_short" ? ". Not rated: fewer than two moves were played"
+          : st.unrated === "repeated" ? ". Not rated: these two players had their rated games against each other for today"
+            : ". Not rated";
       }
       const offers = st.rematch || [false, false];
       const other = st.seat === null ? null : 1 - st.seat;
