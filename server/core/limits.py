@@ -86,6 +86,9 @@ class Limits:
     #: Games a guest (today every human) may start in an hour by ``create_room`` or
     #: ``rematch``: each is a row on disk. Registered accounts would get a looser bound.
     max_guest_games_per_hour: int = 60
+    #: Accounts one client address may register in an hour (a classroom behind one NAT
+    #: raises it with ``--registrations-per-hour``).
+    registrations_per_hour: int = 10
     #: Seconds a game against a bot waits for each seat's first move before it is abandoned
     #: (no result), and an untimed one for its human's next move before the human loses on
     #: time: a human holds one of a bot's few seats while the game lasts.
