@@ -417,8 +417,10 @@ class Room:
         seat = self.seat_of(pid)
         member = self.spectators[pid] if seat is None else self.seats[seat]
         name = member.name if member else ""
-        line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
-        self.chat_log.append({"from": name, "seat": seat, "text": text})
+        account = bool(member and member.account)  # a guest's name is marked where shown
+        said = {"from": name, "seat": seat, "text": text, "account": account}
+        line = {"type": "chat", "room": self.id, **said}
+        self.chat_log.append(said)
         return [Send(self.audience, line, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
