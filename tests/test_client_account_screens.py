@@ -3,6 +3,8 @@ docs/ for the README): each must show what it is for, with the texts that matter
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pygame
@@ -23,6 +25,8 @@ from client.app import App
 from client.settings import Settings
 
 SIZE = (1200, 680)
+#: Where the account forms' screenshots are copied for a look (the web tests' place too).
+SHOTS = os.environ.get("MNK_SHOTS", "/tmp/shots")
 ROOMS = {
     "type": "rooms",
     "rooms": [
@@ -78,7 +82,26 @@ def test_the_start_screen(tmp_path: Path, size: tuple[int, int]) -> None:
     a.auth.mode, a.auth.error = "register", "That name is taken: pick another."
     shot = shoot(a, tmp_path / "register.png")
     assert shot.shows("Create account") and shot.shows("8 to 128 characters")
+    assert shot.shows("Repeat password")
     assert not shot.clipped, shot.clipped
+    a.auth.mode, a.auth.error = (
+        "reset",
+        "Wrong name or reset code (a code works once, for 24 hours).",
+    )
+    a.auth.name.text, a.auth.code.text = "alice", "k7pq2mz9"
+    shot = shoot(a, tmp_path / "reset.png")
+    assert shot.shows("Forgot your password?") and shot.shows("Reset code")
+    assert shot.shows("Set the new password") and shot.shows("Back to log in")
+    assert shot.shows("k7pq2mz9")  # a code is not a secret once spent: shown as typed
+    assert not shot.clipped, shot.clipped
+    a.auth.mode, a.auth.error = "change", ""
+    shot = shoot(a, tmp_path / "change.png")
+    assert shot.shows("Change your password") and shot.shows("Current password")
+    assert not shot.shows("Play as a guest") and shot.shows("Cancel  (Esc)")
+    if size == SIZE:
+        for name in ("register", "reset", "change"):
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            shutil.copy(tmp_path / f"{name}.png", Path(SHOTS) / f"pygame-{name}.png")
 
 
 def test_the_lobby_marks_guests_and_offers_rated_games(tmp_path: Path) -> None:

@@ -416,12 +416,10 @@ class Room:
             raise BadMessage("chat text is empty")
         seat = self.seat_of(pid)
         member = self.spectators[pid] if seat is None else self.seats[seat]
-        name = member.name if member else ""
-        account = bool(member and member.account)  # a guest's name is marked where shown
-        said = {"from": name, "seat": seat, "text": text, "account": account}
-        line = {"type": "chat", "room": self.id, **said}
+        name, account = (member.name, member.account) if member else ("", False)
+        said = {"from": name, "seat": seat, "text": text, "account": account}  # guests marked
         self.chat_log.append(said)
-        return [Send(self.audience, line, reply=True)]
+        return [Send(self.audience, {"type": "chat", "room": self.id, **said}, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
 
