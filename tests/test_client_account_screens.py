@@ -20,6 +20,7 @@ from support.client_accounts import (
 )
 from support.client_shots import shoot
 from support.fakenet import FakeNet
+from support.samples import state_message
 
 from client.app import App
 from client.settings import Settings
@@ -156,3 +157,20 @@ def test_the_profile(tmp_path: Path) -> None:
     assert shot.shows("RATING HISTORY · GOMOKU BLITZ") and shot.shows("2026-11-26")
     assert shot.shows("Replay \u203a")
     assert not shot.clipped, shot.clipped
+
+
+def test_a_guest_using_an_accounts_name_is_marked_in_the_chat(tmp_path: Path) -> None:
+    chat = [
+        {"from": "alice", "seat": 0, "text": "hello from the real one", "account": True},
+        {"from": "alice", "seat": None, "text": "it is me, alice", "account": False},
+    ]
+    state = state_message("gomoku", accounts=[True, False], chat=chat)
+    a = app_with(welcome(account=True), {"type": "joined", "room": "r1", "seat": 0}, state)
+    a.net.inbox.append(  # type: ignore[attr-defined]
+        {"type": "chat", "room": "r1", "from": "bob", "seat": 1, "text": "gg", "account": False}
+    )
+    shot = shoot(a, tmp_path / "chat.png")
+    assert shot.shows("alice: hello from the real one")  # an account's name: never marked
+    assert shot.shows("alice (guest): it is me, alice") and shot.shows("bob (guest): gg")
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    shutil.copy(tmp_path / "chat.png", Path(SHOTS) / "pygame-guest-chat.png")

@@ -1,6 +1,7 @@
 """Logins under attack, against the real server on loopback with strangers on their own
 loopback addresses (127.0.x.y): guessers are slowed, never the owner (issue 45.2), and a
-hashing flood from many addresses leaves honest logins through within 2 s (issue 45.3)."""
+hashing flood from many addresses leaves honest logins through within 2 s (issue 45.3); the
+fair queue and the cost by themselves."""
 
 from __future__ import annotations
 
@@ -9,8 +10,13 @@ import time
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
 from support.clients import RawClient
 from websockets.asyncio.client import connect
+
+from server.core.journal import AccountRow
+from server.core.outputs import Auth
+from server.shell.hasher import FairQueue, Hasher
 
 PASSWORD = "correct horse battery"
 #: Failures free of delay per (account, address) and per address (server/core/logins.py).
@@ -131,3 +137,42 @@ async def test_a_hashing_flood_leaves_honest_logins_through(
     assert [r["type"] for r in replies] == ["logged_in", "logged_in"], replies
     assert took < 2.0
     assert "busy" in answers  # the flood was refused its excess, not everyone
+
+
+async def test_the_hashing_queue_takes_addresses_in_turn_known_pairs_first() -> None:
+    loop = asyncio.get_running_loop()
+
+    def job(lane: str, n: int, known: bool = False) -> Any:
+        auth = Auth("login", f"{lane}{n}", f"{lane}{n}", "pw", lane=lane, known=known)
+        return (auth, loop.create_future())
+
+    queue = FairQueue()
+    for n in range(3):  # a flood from one address, queued first
+        queue.put(job("10.0.0.1", n))
+    queue.put(job("10.0.0.2", 0))
+    queue.put(job("10.0.0.3", 0, known=True))
+    gone = job("10.0.0.4", 0)
+    gone[1].cancel()  # its asker left: skipped
+    queue.put(gone)
+    order = [queue.take()[0].name for _ in range(5)]  # type: ignore[index]
+    assert order == ["10.0.0.30", "10.0.0.10", "10.0.0.20", "10.0.0.11", "10.0.0.12"]
+    assert queue.take() is None and len(queue) == 0
+
+
+def test_a_right_password_under_an_older_cost_is_renewed() -> None:
+    old = PasswordHasher()  # argon2-cffi's default: 64 MiB x 3 passes x 4 lanes
+    row = AccountRow("olga", "olga", "p_o", "human", old.hash(PASSWORD), 1.0)
+
+    class Store:
+        """A store of one account, hashed at argon2-cffi's default cost."""
+
+        def account(self, key: str) -> AccountRow:
+            return row
+
+    unused: Any = None  # only job() is used: no arena, no answers, no tasks
+    hasher = Hasher(unused, Store(), unused, unused)  # today's cost, by default
+    hasher.close()
+    result = hasher.job(Auth("login", "olga", "olga", PASSWORD))
+    assert result.verified and result.password_hash is not None
+    assert "m=19456,t=2,p=1" in result.password_hash
+    assert not hasher.job(Auth("login", "olga", "olga", "wrong one")).verified
