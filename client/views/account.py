@@ -12,6 +12,8 @@ from client.widgets import Frame, draw_input
 PANEL_W = 440
 #: What a new password must be (the server's rules, said before it has to refuse one).
 PASSWORD_RULES = "8 to 128 characters, not your name or a common one."
+#: The panel's height per mode (its boxes and buttons, room for a two-line error).
+HEIGHTS = {"login": 510, "register": 534, "reset": 552, "change": 410}
 #: The boxes with an action of their own (the rest: ``focus_auth`` with the box's name).
 FOCUS = {"auth_name": "focus_auth_name", "auth_password": "focus_auth_password"}
 
@@ -20,11 +22,7 @@ def auth_rect(size: tuple[int, int], mode: str = "login") -> pygame.Rect:
     """Where the form's panel goes in a window of ``size`` (centred below the header), as
     tall as ``mode``'s boxes and buttons."""
     w, h = size
-    boxes = len(MODE_FIELDS.get(mode, MODE_FIELDS["login"]))
-    tall = 490 + 62 * (boxes - 2) + 38 * (mode != "register")  # + forgot / back / cancel
-    tall -= 0 if mode in ("login", "register") else 48  # no tabs
-    tall -= 70 * (mode != "login" and mode != "register")  # no guest button
-    tall += 18 * (mode == "reset") - 72 * (mode == "change")  # a longer hint; no remember
+    tall = HEIGHTS.get(mode, HEIGHTS["login"])
     rect = pygame.Rect(0, 0, min(PANEL_W, w - 32), tall)
     rect.center = (w // 2, HEADER_H + (h - HEADER_H) // 2)
     rect.top = max(HEADER_H + 12, rect.top)
