@@ -10,6 +10,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from argon2 import PasswordHasher
 from support.clients import RawClient
 from support.servers import bot_key
 from support.stores import both_dbs
@@ -22,6 +23,8 @@ from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.factory import open_store
 from server.storage.memory import MEMORY
+from server.storage.sqlite import MIGRATIONS
+from server.storage.sqlite import connect as sqlite_connect
 
 db = both_dbs
 
@@ -119,6 +122,30 @@ async def started(path: str, durable: bool = True) -> Any:
     await srv.start()
     srv.url = f"ws://127.0.0.1:{srv.port}"
     return srv
+
+
+async def test_look_alikes_an_older_server_let_in_still_log_in_by_their_own_names(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "older.sqlite3")
+    open_store(path).close()
+    db = sqlite_connect(path)
+    secret = PasswordHasher().hash(PASSWORD)
+    for name, at in (("alice", 1.0), ("al1ce", 2.0)):  # keys as the older name_key made them
+        db.execute("INSERT INTO accounts VALUES (?, ?, ?, 'human', ?, ?, NULL)",
+                   (name, name, "p_" + name, secret, at))  # fmt: skip
+    db.execute(f"PRAGMA user_version={len(MIGRATIONS) - 1}")
+    db.close()
+    srv = await started(path)
+    try:
+        for name in ("alice", "al1ce"):
+            c = RawClient(await connect(srv.url, compression=None))
+            await c.hello("visitor")
+            reply = await c.request(type="login", name=name, password=PASSWORD)
+            assert reply["type"] == "logged_in" and reply["name"] == name
+            await c.close()
+    finally:
+        await srv.stop()
 
 
 async def test_bad_logins_all_look_the_same(client_factory: Any, server: Any) -> None:

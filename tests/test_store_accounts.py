@@ -93,6 +93,8 @@ def test_accounts_of_older_files_are_rekeyed_and_reset_codes_kept(tmp_path: Path
         assert store.account(name_key("aIice")).name == "alice"  # found by today's key
         assert store.account(name_key("IVAN")).name == "Ivan"
         assert store.account("al1ce").name == "al1ce"  # the younger look-alike kept its old key
+        assert store.account_named("al1ce").name == "al1ce"  # and logs in by its exact name
+        assert store.account_named("AL1CE") is None
     finally:
         store.close()
 

@@ -150,6 +150,8 @@ class Hasher:
     def job(self, auth: Auth) -> AuthResult:
         """What ``auth`` finds (on a hashing thread)."""
         account = self.store.account(auth.name_key)
+        if account is not None and account.name != auth.name and auth.action != "register":
+            account = self.store.account_named(auth.name) or account  # an older look-alike
         if auth.action == "register":
             if account is not None:  # taken: no hash needed
                 return AuthResult(account)

@@ -100,6 +100,13 @@ def account_by_key(db: Any, name_key: str) -> AccountRow | None:
     return _account(db.execute(sql, (name_key,)).fetchone())
 
 
+def account_by_name(db: Any, name: str) -> AccountRow | None:
+    """The account named exactly ``name``: a look-alike an older server let register keeps its
+    old key (:func:`rekey_accounts`), and logs in by its exact name."""
+    sql = f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE name = ?"
+    return _account(db.execute(sql, (name,)).fetchone())
+
+
 def account_by_session(db: Any, token_hash: str) -> AccountRow | None:
     """The account a session token's hash belongs to (disabled or not), or None."""
     sql = (
@@ -124,8 +131,8 @@ def set_disabled(db: Any, name: str, at: float | None) -> bool:
 
 def rekey_accounts(db: Any, mark: str = "?") -> None:
     """Recompute every account's ``name_key`` with today's :func:`name_key` (a migration; in
-    order of creation: where two old names now look alike, the older keeps the key and the
-    newer its old one, and a warning names it)."""
+    order of creation: where two old names now look alike, the older takes the key and the
+    newer keeps its old one, logging in by its exact name; a warning names it)."""
     rows = list(db.execute("SELECT name, name_key FROM accounts ORDER BY created_at, name"))
     taken: set[str] = set()
     keys = []
@@ -189,6 +196,10 @@ class AccountReads:
     def session_account(self, token_hash: str) -> AccountRow | None:
         """The account the session ``token_hash`` belongs to (see :func:`account_by_session`)."""
         return account_by_session(self._reader(), token_hash)
+
+    def account_named(self, name: str) -> AccountRow | None:
+        """The account named exactly ``name`` (see :func:`account_by_name`)."""
+        return account_by_name(self._reader(), name)
 
     def reset_code_valid(self, account: AccountRow, code: str, now: float) -> bool:
         """Whether ``code`` resets ``account``'s password now (see :func:`reset_code_valid`)."""
