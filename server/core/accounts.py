@@ -194,13 +194,13 @@ class Accounts:
             raise BadLogin(f"wrong name or {what}")
         if account.disabled_at is not None:
             raise AccountDisabled("this account is disabled")
+        self._not_playing(player)  # seated meanwhile (a reset's code is then not spent)
         self.floods.succeeded(auth.name_key, conn.address_key)
         if result.password_hash is not None:  # a reset, or a hash of an older cost renewed
             self.journal.record(PasswordRow(account.name, result.password_hash))
         if auth.action == "reset_password":
             self.journal.record(SessionGone(account.name, keep=""))
             log.info("%s (%s) reset the password with a code", account.name, player.pid)
-        self._not_playing(player)  # seated meanwhile
         return self._logged_in(conn, player, account)
 
     def dropped(self, conn: Conn, auth: Auth) -> None:
