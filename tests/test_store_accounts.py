@@ -76,7 +76,7 @@ def test_a_version_6_sqlite_file_gets_accounts(tmp_path: Path) -> None:
     assert [k.name for k in list_keys(str(path))] == ["oldbot"]
 
 
-def test_accounts_of_older_files_are_rekeyed_and_reset_codes_kept(tmp_path: Path) -> None:
+def test_accounts_of_older_files_are_rekeyed_by_todays_look_alike_key(tmp_path: Path) -> None:
     path = tmp_path / "old-keys.sqlite3"
     open_store(str(path)).close()
     db = sqlite_store.connect(path)
