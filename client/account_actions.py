@@ -1,9 +1,10 @@
 """What the account and rating buttons do: log in, register, guest, log out, the leaderboard
 and profiles (a mixin of :class:`client.app.App`, beside :class:`client.actions.Actions`).
 
-The login form's password lives only in its text box: it is sent once, in ``login`` or
-``register``, and wiped when the answer comes. What is remembered (client/settings.py) is the
-choice and, for an account, the session token the server gave this device.
+The form's passwords and reset code live only in its text boxes: each is sent once (``login``,
+``register``, ``reset_password`` or ``change_password``) and wiped when the answer comes. What
+is remembered (client/settings.py) is the choice and, for an account, the session token the
+server gave this device.
 """
 
 from __future__ import annotations
@@ -21,25 +22,71 @@ from client.words import error_text
 
 #: Names and passwords as the spec bounds them (a longer password gets ``long_password``; the
 #: box stops a little beyond 128 so the server, not the box, says why).
-NAME_MAX, PASSWORD_MAX = 32, 160
+NAME_MAX, PASSWORD_MAX, CODE_MAX = 32, 160, 64
 #: Leaderboard pages the server serves at most.
 MAX_PAGES = 10
 
 
+#: The form's modes, and the boxes each shows in order (Tab goes round them).
+MODE_FIELDS = {
+    "login": ("auth_name", "auth_password"),
+    "register": ("auth_name", "auth_password", "auth_repeat"),
+    "reset": ("auth_name", "auth_code", "auth_password", "auth_repeat"),
+    "change": ("auth_old", "auth_password", "auth_repeat"),
+}
+
+
 @dataclass
 class AuthForm:
-    """The start screen's form: log in or register, the two boxes, and what came back."""
+    """The start screen's form: log in, register (the password twice), reset a forgotten
+    password with the operator's one-time code, or change it; the boxes, and what came back."""
 
-    mode: str = "login"  # "login" | "register"
+    mode: str = "login"  # a key of MODE_FIELDS
     name: TextInput = field(default_factory=lambda: TextInput(max_len=NAME_MAX))
     password: TextInput = field(default_factory=lambda: TextInput(max_len=PASSWORD_MAX))
+    #: The password again (register, reset, change): a typo must not lock the account.
+    repeat: TextInput = field(default_factory=lambda: TextInput(max_len=PASSWORD_MAX))
+    #: The operator's reset code (``mnk-server accounts reset NAME``), and the current password.
+    code: TextInput = field(default_factory=lambda: TextInput(max_len=CODE_MAX))
+    old: TextInput = field(default_factory=lambda: TextInput(max_len=PASSWORD_MAX))
     remember: bool = True
     #: The error the server gave the last attempt, in words (shown in the form, in red).
     error: str = ""
-    #: The id of the ``login``/``register`` awaiting its answer.
+    #: The id of the request awaiting its answer.
     pending: int | None = None
     #: Opened from the lobby ("Log in" in the top bar): Esc goes back there.
     from_lobby: bool = False
+
+    def box(self, focus: str | None) -> TextInput | None:
+        """The text box a focus name types into (None: not one of the form's)."""
+        boxes = {"auth_name": self.name, "auth_password": self.password}
+        boxes |= {"auth_repeat": self.repeat, "auth_code": self.code, "auth_old": self.old}
+        return boxes.get(focus or "")
+
+    def wipe(self) -> None:
+        """Forget every secret typed (after an answer, or leaving the form)."""
+        for box in (self.password, self.repeat, self.code, self.old):
+            box.text = ""
+
+    def request(self) -> tuple[Message | None, str, str]:
+        """The request the boxes ask for, or None with what is missing and where to type it."""
+        name, password, mode = self.name.text.strip(), self.password.text, self.mode
+        if mode != "change" and not name:
+            return None, "Type your name first.", "auth_name"
+        if mode == "change" and not self.old.text:
+            return None, "Type your current password.", "auth_old"
+        if mode == "reset" and not self.code.text.strip():
+            return None, "Type the reset code the server's operator gave you.", "auth_code"
+        if not password:
+            return None, "Type your password.", "auth_password"
+        if mode != "login" and self.repeat.text != password:
+            return None, "The two passwords differ: type the same one twice.", "auth_repeat"
+        if mode in ("login", "register"):
+            return {"type": mode, "name": name, "password": password}, "", ""
+        if mode == "reset":
+            msg = {"type": "reset_password", "name": name, "code": self.code.text.strip()}
+            return msg | {"new": password}, "", ""
+        return {"type": "change_password", "old": self.old.text, "new": password}, "", ""
 
 
 @dataclass
@@ -86,9 +133,20 @@ class AccountActions:
     # -- the start screen -------------------------------------------------------------------
 
     def do_auth_mode(self, mode: str, pos: Any = None) -> None:
-        """Switch the form between logging in and registering."""
+        """Switch the form: log in, register, or reset a forgotten password."""
+        if mode not in MODE_FIELDS:
+            return
         self.auth.mode, self.auth.error = mode, ""
-        self.focus = "auth_name" if not self.auth.name.text else "auth_password"
+        self.auth.wipe()
+        first = MODE_FIELDS[mode][0]
+        self.focus = first if first != "auth_name" or not self.auth.name.text else "auth_password"
+        if mode == "reset":
+            self.focus = "auth_name" if not self.auth.name.text else "auth_code"
+
+    def do_focus_auth(self, box: str, pos: Any = None) -> None:
+        """Type in one of the form's boxes (``auth_name``, ``auth_password``, ...)."""
+        if self.auth.box(box) is not None:
+            self.focus = box
 
     def do_focus_auth_name(self, arg: Any, pos: Any = None) -> None:
         """Type the account's name."""
@@ -98,30 +156,45 @@ class AccountActions:
         """Type the password."""
         self.focus = "auth_password"
 
+    def auth_tab(self) -> None:
+        """Tab: the form's next box, round its mode's boxes."""
+        order = MODE_FIELDS.get(self.auth.mode, MODE_FIELDS["login"])
+        at = order.index(self.focus) if self.focus in order else -1
+        self.focus = order[(at + 1) % len(order)]
+
     def do_auth_remember(self, arg: Any, pos: Any = None) -> None:
         """Toggle "remember me on this computer"."""
         self.auth.remember = not self.auth.remember
 
     def do_auth_submit(self, arg: Any, pos: Any = None) -> None:
-        """Send ``login`` or ``register`` with what was typed (once; the answer is awaited)."""
+        """Send what the form asks for (once; the answer is awaited)."""
         auth = self.auth
-        name, password = auth.name.text.strip(), auth.password.text
-        if not name:
-            auth.error, self.focus = "Type your name first.", "auth_name"
-            return
-        if not password:
-            auth.error, self.focus = "Type your password.", "auth_password"
+        msg, missing, where = auth.request()
+        if msg is None:
+            auth.error, self.focus = missing, where
             return
         if auth.pending is not None:
             return
         auth.error = ""
-        auth.pending = self.send({"type": auth.mode, "name": name, "password": password})
+        auth.pending = self.send(msg)
         self.model.quiet_ids.add(auth.pending)  # its error goes to the form, not a toast
         self.focus = None
 
+    def do_auth_cancel(self, arg: Any = None, pos: Any = None) -> None:
+        """Leave the form for the lobby (changing the password: nothing sent), wiped."""
+        self.auth.wipe()
+        self.auth.mode, self.auth.error = "login", ""
+        self.scene, self.focus = "lobby", None
+
+    def do_change_password(self, arg: Any = None, pos: Any = None) -> None:
+        """Open the form to change this account's password (the lobby's top bar)."""
+        self.auth.mode, self.auth.error, self.auth.from_lobby = "change", "", True
+        self.auth.wipe()
+        self.scene, self.focus = "login", "auth_old"
+
     def do_play_guest(self, arg: Any, pos: Any = None) -> None:
         """Play without an account (remembered, so the next start goes straight to the lobby)."""
-        self.auth.password.text = ""
+        self.auth.wipe()
         self.auth.error = ""
         if self.auth.remember:
             self.settings.save(self.url, Remembered("guest", self.model.name))
@@ -139,14 +212,23 @@ class AccountActions:
         self.settings.forget(self.url)
 
     def on_auth_reply(self, msg: Message) -> None:
-        """A ``logged_in``/``logged_out``, or the error of our login: update form and memory."""
+        """A ``logged_in``/``logged_out``/``password_changed``, or the error of our request:
+        update the form and what is remembered."""
         kind, auth = msg.get("type"), self.auth
         if kind == "logged_in":
-            auth.pending, auth.error, auth.password.text = None, "", ""
+            auth.pending, auth.error = None, ""
+            auth.wipe()
             session = msg.get("session")
             if auth.remember and isinstance(session, str):
                 self.settings.save(self.url, Remembered("account", self.model.name, session))
             self.model.toast(f"Logged in as {self.model.name}.", "info")
+            if self.scene == "login":
+                self.scene, self.focus = "lobby", None
+            auth.mode = "login"
+        elif kind == "password_changed":
+            auth.pending, auth.error, auth.mode = None, "", "login"
+            auth.wipe()
+            self.model.toast("Password changed: your other devices are logged out.", "info")
             if self.scene == "login":
                 self.scene, self.focus = "lobby", None
         elif kind == "logged_out":
@@ -155,14 +237,24 @@ class AccountActions:
             self.auth.from_lobby = False
             self.model.toast("Logged out: you are a guest now.", "info")
         elif kind == "error" and msg.get("id") == auth.pending and auth.pending is not None:
-            auth.pending = None
-            code = str(msg.get("code", ""))
-            auth.error = error_text(code, str(msg.get("message", "")))
-            if code in ("bad_login", "weak_password", "long_password"):
-                auth.password.text = ""
-                self.focus = "auth_password"
-            elif code == "name_taken":
-                self.focus = "auth_name"
+            self.on_auth_error(msg)
+
+    def on_auth_error(self, msg: Message) -> None:
+        """The server refused our form's request: say why in it, and where to type again."""
+        auth = self.auth
+        auth.pending = None
+        code = str(msg.get("code", ""))
+        auth.error = error_text(code, str(msg.get("message", "")))
+        if code == "bad_login" and auth.mode == "change":
+            auth.error, auth.old.text, self.focus = "Wrong current password.", "", "auth_old"
+        elif code == "bad_login" and auth.mode == "reset":
+            auth.error = "Wrong name or reset code (a code works once, for 24 hours)."
+            self.focus = "auth_code"
+        elif code in ("bad_login", "weak_password", "long_password"):
+            auth.password.text = auth.repeat.text = ""
+            self.focus = "auth_password"
+        elif code == "name_taken":
+            self.focus = "auth_name"
 
     def remember_session(self, session: object) -> None:
         """A resumed account's ``welcome``: keep its session if the server gave a new one."""

@@ -239,7 +239,7 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions):
             return  # an answer (or a refusal) of an ``analyse`` of ours
         model.apply(msg, now)
         kind = msg.get("type")
-        if kind in ("logged_in", "logged_out", "error"):
+        if kind in ("logged_in", "logged_out", "password_changed", "error"):
             self.on_auth_reply(msg)
         if kind == "_net" and msg.get("status") != "online" and self.auth.pending is not None:
             self.auth.pending = None  # its answer may never come: let the user try again

@@ -38,6 +38,7 @@ class Controls(Actions):
     board_scroll: int
     shown_board: Callable[[], Leaderboard | None]  # AccountActions.shown_board
     study_click: Callable[[Cell], None]  # AnalysisActions.study_click
+    auth_tab: Callable[[], None]  # AccountActions.auth_tab
 
     def handle_event(self, event: pygame.event.Event) -> None:
         """Handle one pygame event (keyboard, mouse, text input, resize, quit)."""
@@ -97,14 +98,14 @@ class Controls(Actions):
             "code": self.code,
             "server": self.server_field,
             "name": self.name_field,
-            "auth_name": self.auth.name,
-            "auth_password": self.auth.password,
         }
-        field = fields.get(self.focus or "")
+        field = fields.get(self.focus or "") or self.auth.box(self.focus)
         if field is not None:
-            if down and event.key == pygame.K_TAB:  # the start screen: name <-> password
-                pair = {"auth_name": "auth_password", "auth_password": "auth_name"}
-                self.focus = pair.get(self.focus or "")
+            if down and event.key == pygame.K_TAB:  # the start screen: round its boxes
+                if self.auth.box(self.focus) is not None:
+                    self.auth_tab()
+                else:
+                    self.focus = None
                 return
             result = field.feed(event)
             if result == "cancel":
@@ -117,10 +118,8 @@ class Controls(Actions):
                     "code": "join_code",
                     "server": "connect",
                     "name": "rename",
-                    "auth_name": "auth_submit",
-                    "auth_password": "auth_submit",
                 }
-                self.act(submit[self.focus or "code"], None)
+                self.act(submit.get(self.focus or "code", "auth_submit"), None)
             return
         if not down:
             return
@@ -142,9 +141,9 @@ class Controls(Actions):
         if key in ENTER:
             self.act("auth_submit", None)
         elif key == pygame.K_TAB:
-            self.focus = "auth_name"
+            self.auth_tab()
         elif key == pygame.K_ESCAPE and self.auth.from_lobby:
-            self.scene = "lobby"
+            self.act("auth_cancel", None)
         elif key == pygame.K_ESCAPE:
             self.act("quit", None)
 

@@ -351,6 +351,7 @@ class ClientModel:
                 str(msg.get("from", "?")),
                 seat if isinstance(seat, int) else None,
                 str(msg.get("text", "")),
+                guest=msg.get("account") is False,
             )
         )
         del room.chat[:-200]

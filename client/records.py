@@ -169,6 +169,13 @@ class ChatLine:
     seat: int | None
     text: str
     system: bool = False
+    #: The sender is a guest (the server said its line is no account's): its name is marked.
+    guest: bool = False
+
+    @property
+    def who(self) -> str:
+        """The sender as shown: a guest's name marked "(guest)", an account's plain."""
+        return f"{self.sender} (guest)" if self.guest else self.sender
 
 
 @dataclass(frozen=True, slots=True)

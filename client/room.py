@@ -238,7 +238,12 @@ def chat_of(raw: object) -> list[ChatLine]:
     """The chat lines a ``state`` carries (the room's last few; none from older servers)."""
     lines = raw if isinstance(raw, list) else []
     return [
-        ChatLine(str(c.get("from", "?")), seat_of(c.get("seat")), str(c.get("text", "")))
+        ChatLine(
+            str(c.get("from", "?")),
+            seat_of(c.get("seat")),
+            str(c.get("text", "")),
+            guest=c.get("account") is False,
+        )
         for c in lines
         if isinstance(c, dict)
     ]

@@ -110,9 +110,10 @@ def draw_input(
     action: str,
     size: int = 15,
     secret: bool = False,
+    arg: Any = None,
 ) -> None:
-    """Draw a text box; clicking it triggers ``action`` (usually: focus it); a ``secret`` one
-    (a password) shows a dot per character."""
+    """Draw a text box; clicking it triggers ``action`` with ``arg`` (usually: focus it); a
+    ``secret`` one (a password) shows a dot per character."""
     rect = pygame.Rect(rect)
     pygame.draw.rect(frame.surface, (26, 31, 40), rect, border_radius=6)
     pygame.draw.rect(
@@ -141,7 +142,7 @@ def draw_input(
         pygame.draw.line(
             frame.surface, theme.TEXT, (caret_x, rect.y + 7), (caret_x, rect.bottom - 8), 2
         )
-    frame.add(rect, action)
+    frame.add(rect, action, arg)
 
 
 def panel(surface: pygame.Surface, rect: pygame.Rect, title: str | None = None) -> pygame.Rect:

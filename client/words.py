@@ -43,8 +43,8 @@ ERROR_WORDS: dict[str, str] = {
     "bad_login": "Wrong name or password.",
     "name_taken": "That name is taken (or looks too much like one that is): pick another.",
     "weak_password": (
-        "That password is too weak: use 8 to 128 characters, not your name and not a "
-        "common password."
+        "That password is too weak: use 8 to 128 characters, not holding your name and not "
+        "a common password."
     ),
     "long_password": "That password is too long: at most 128 characters.",
     "too_many_logins": "Too many login attempts: wait a few minutes and try again.",

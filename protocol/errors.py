@@ -291,12 +291,6 @@ class AccountDisabled(ArenaError):
     code = "account_disabled"
 
 
-class TooManyLogins(ArenaError):
-    """Too many login attempts for this account or from this address; wait a few minutes."""
-
-    code = "too_many_logins"
-
-
 class TooManyRegistrations(ArenaError):
     """Too many accounts registered from this address this hour."""
 

@@ -160,6 +160,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "login": {"name": (_STR, True), "password": (_STR, True)},
     "logout": {},
     "change_password": {"old": (_STR, True), "new": (_STR, True)},
+    "reset_password": {"name": (_STR, True), "code": (_STR, True), "new": (_STR, True)},
     "analyse": {
         "game": (_STR, False),
         "options": (_MAP, False),

@@ -5,6 +5,7 @@ SQLite file or PostgreSQL; a running server reads an account at its next hello o
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 import time
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from server.core.names import clean_name, name_key
 from server.storage.accounts import (
     account_by_key,
     put_bot_key,
+    put_reset_code,
     read_accounts,
     read_bot_keys,
     revoke_bot_key,
@@ -191,18 +193,45 @@ def accounts_parser() -> argparse.ArgumentParser:
         help=f"the server's SQLite file or postgresql:// URL ({DB})",
     )
     p = argparse.ArgumentParser(
-        prog="mnk-server accounts", description="List, disable or enable accounts.", parents=[db]
+        prog="mnk-server accounts",
+        description="List, disable, enable accounts, or issue a password reset code.",
+        parents=[db],
     )
     sub = p.add_subparsers(dest="action", required=True)
     sub.add_parser("list", parents=[db], help="list accounts: name, kind, state, created")
-    for action, what in (("disable", "log out and refuse"), ("enable", "let back in")):
+    for action, what in (
+        ("disable", "log out and refuse"),
+        ("enable", "let back in"),
+        ("reset", "print a one-time code that sets a new password of"),
+    ):
         one = sub.add_parser(action, parents=[db], help=f"{what} the account NAME")
         one.add_argument("name")
     return p
 
 
+#: A reset code: 16 characters of an alphabet without look-alikes (about 79 bits), valid a day.
+RESET_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+RESET_LENGTH = 16
+RESET_HOURS = 24.0
+
+
+def issue_reset(db: Any, name: str, now: float) -> str:
+    """A new one-time reset code for the human account ``name`` (any earlier one is void);
+    ValueError if there is none. Only its hash is stored."""
+    try:
+        account = account_by_key(db, name_key(clean_name(name)))
+    except ArenaError as exc:
+        raise ValueError(exc.message) from None
+    if account is None or account.kind != "human":
+        raise ValueError(f"no player's account {name!r}")
+    code = "".join(secrets.choice(RESET_ALPHABET) for _ in range(RESET_LENGTH))
+    put_reset_code(db, account, code, now + RESET_HOURS * 3600.0)
+    return code
+
+
 def accounts_main(argv: list[str]) -> int:
-    """``mnk-server accounts list | disable NAME | enable NAME``; returns the exit status."""
+    """``mnk-server accounts list | disable NAME | enable NAME | reset NAME``; returns the exit
+    status."""
     args = accounts_parser().parse_args(argv)
     db_path = getattr(args, "db", DB)
     try:
@@ -212,6 +241,12 @@ def accounts_main(argv: list[str]) -> int:
                     made = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.created_at))
                     state = "active" if row.disabled_at is None else "disabled"
                     print(f"{row.name}\t{row.kind}\t{state}\tcreated {made} UTC")
+                return 0
+            if args.action == "reset":
+                code = issue_reset(db, args.name, time.time())
+                print(f"reset code for {args.name}: {code}")
+                print(f"valid {RESET_HOURS:g} hours, once: give it to the account's owner, who")
+                print("enters it with a new password under 'Forgot password?' when logging in")
                 return 0
             at = time.time() if args.action == "disable" else None
             if not set_disabled(db, args.name, at):

@@ -69,6 +69,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "player_ttl": "seconds before an offline player with no seat and no history is forgotten",
     "max_guest_games_per_hour": "games a guest (every human) may start an hour: creates, rematches",
     "max_games_per_address_hour": "games the humans of one client address may start an hour",
+    "registrations_per_hour": "accounts one client address may register in an hour",
     "first_move_timeout": "s for a first move vs a bot, untimed; timed: 15-35 s by speed at 30",
     "human_idle_timeout": "seconds a game against a bot (any clock) waits for its human's move",
     "bot_seat_share": "share of each bot's seats the humans of one address may hold at once",
@@ -151,9 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="built-in bot processes to run (mnk-bot engine SPECs; default: minimax)",
     )
     p.add_argument("--no-bots", action="store_true", help="run no built-in bots")
-    p.add_argument(
-        "--bot-capacity", type=positive(int), default=8, help="games per built-in bot (8)"
-    )
+    p.add_argument("--bot-capacity", type=positive(int), default=8, help="games per bot (8)")
     p.add_argument(
         "--bot-move-timeout",
         type=positive(float),

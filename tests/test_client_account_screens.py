@@ -3,6 +3,8 @@ docs/ for the README): each must show what it is for, with the texts that matter
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pygame
@@ -18,11 +20,14 @@ from support.client_accounts import (
 )
 from support.client_shots import shoot
 from support.fakenet import FakeNet
+from support.samples import state_message
 
 from client.app import App
 from client.settings import Settings
 
 SIZE = (1200, 680)
+#: Where the account forms' screenshots are copied for a look (the web tests' place too).
+SHOTS = os.environ.get("MNK_SHOTS", "/tmp/shots")
 ROOMS = {
     "type": "rooms",
     "rooms": [
@@ -78,7 +83,26 @@ def test_the_start_screen(tmp_path: Path, size: tuple[int, int]) -> None:
     a.auth.mode, a.auth.error = "register", "That name is taken: pick another."
     shot = shoot(a, tmp_path / "register.png")
     assert shot.shows("Create account") and shot.shows("8 to 128 characters")
+    assert shot.shows("Repeat password")
     assert not shot.clipped, shot.clipped
+    a.auth.mode, a.auth.error = (
+        "reset",
+        "Wrong name or reset code (a code works once, for 24 hours).",
+    )
+    a.auth.name.text, a.auth.code.text = "alice", "k7pq2mz9"
+    shot = shoot(a, tmp_path / "reset.png")
+    assert shot.shows("Forgot your password?") and shot.shows("Reset code")
+    assert shot.shows("Set the new password") and shot.shows("Back to log in")
+    assert shot.shows("k7pq2mz9")  # a code is not a secret once spent: shown as typed
+    assert not shot.clipped, shot.clipped
+    a.auth.mode, a.auth.error = "change", ""
+    shot = shoot(a, tmp_path / "change.png")
+    assert shot.shows("Change your password") and shot.shows("Current password")
+    assert not shot.shows("Play as a guest") and shot.shows("Cancel  (Esc)")
+    if size == SIZE:
+        for name in ("register", "reset", "change"):
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            shutil.copy(tmp_path / f"{name}.png", Path(SHOTS) / f"pygame-{name}.png")
 
 
 def test_the_lobby_marks_guests_and_offers_rated_games(tmp_path: Path) -> None:
@@ -133,3 +157,20 @@ def test_the_profile(tmp_path: Path) -> None:
     assert shot.shows("RATING HISTORY · GOMOKU BLITZ") and shot.shows("2026-11-26")
     assert shot.shows("Replay \u203a")
     assert not shot.clipped, shot.clipped
+
+
+def test_a_guest_using_an_accounts_name_is_marked_in_the_chat(tmp_path: Path) -> None:
+    chat = [
+        {"from": "alice", "seat": 0, "text": "hello from the real one", "account": True},
+        {"from": "alice", "seat": None, "text": "it is me, alice", "account": False},
+    ]
+    state = state_message("gomoku", accounts=[True, False], chat=chat)
+    a = app_with(welcome(account=True), {"type": "joined", "room": "r1", "seat": 0}, state)
+    a.net.inbox.append(  # type: ignore[attr-defined]
+        {"type": "chat", "room": "r1", "from": "bob", "seat": 1, "text": "gg", "account": False}
+    )
+    shot = shoot(a, tmp_path / "chat.png")
+    assert shot.shows("alice: hello from the real one")  # an account's name: never marked
+    assert shot.shows("alice (guest): it is me, alice") and shot.shows("bob (guest): gg")
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    shutil.copy(tmp_path / "chat.png", Path(SHOTS) / "pygame-guest-chat.png")

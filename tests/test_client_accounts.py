@@ -163,7 +163,7 @@ def test_a_login_cut_off_by_a_dropped_link_can_be_sent_again(settings: Settings)
 def test_register_errors_and_success(settings: Settings) -> None:
     a, net = start(settings, welcome())
     click(a, "auth_mode", "register")
-    a.auth.name.text, a.auth.password.text = "Alice", "password"
+    a.auth.name.text, a.auth.password.text, a.auth.repeat.text = "Alice", "password", "password"
     a.step([key(pygame.K_RETURN)])
     assert net.sent[-1] | {"id": 0} == {
         "type": "register",
@@ -174,7 +174,7 @@ def test_register_errors_and_success(settings: Settings) -> None:
     net.inbox.append({"type": "error", "id": net.sent[-1]["id"], "code": "weak_password"})
     a.step()
     assert "too weak" in a.auth.error and a.auth.password.text == ""
-    a.auth.password.text = "a much better one"
+    a.auth.password.text = a.auth.repeat.text = "a much better one"
     click(a, "auth_submit")
     net.inbox.append({"type": "error", "id": net.sent[-1]["id"], "code": "name_taken"})
     a.step()
@@ -447,3 +447,65 @@ def test_a_late_leaderboard_reply_does_not_replace_the_board_on_screen(settings:
     shown = a.shown_board()
     assert shown is not None and shown.pool == "gomoku-rapid"
     assert a.hotspot("profile", "carol") is not None  # its rows are the ones drawn
+
+
+def test_registration_asks_for_the_password_twice(settings: Settings) -> None:
+    a, net = start(settings, welcome())
+    click(a, "auth_mode", "register")
+    a.auth.name.text, a.auth.password.text = "alice2", "a much better one"
+    click(a, "focus_auth", "auth_repeat")
+    a.step([typed("a much better on")])  # a typo
+    a.step([key(pygame.K_RETURN)])
+    assert "register" not in net.types() and "differ" in a.auth.error
+    assert a.focus == "auth_repeat"
+    a.step([typed("e")])
+    a.step([key(pygame.K_TAB)])  # Tab goes round the mode's boxes
+    assert a.focus == "auth_name"
+    click(a, "auth_submit")
+    assert net.sent[-1]["type"] == "register" and net.sent[-1]["password"] == "a much better one"
+
+
+def test_a_logged_in_player_changes_the_password(settings: Settings) -> None:
+    a, net = start(settings, welcome(account=True), scene="lobby")
+    click(a, "change_password")
+    assert a.scene == "login" and a.auth.mode == "change" and a.focus == "auth_old"
+    a.step([typed("the old one")])
+    a.step([key(pygame.K_TAB)])
+    a.step([typed("a brand new one")])
+    a.step([key(pygame.K_TAB)])
+    a.step([typed("a brand new one")])
+    a.step([key(pygame.K_RETURN)])
+    sent = net.sent[-1]
+    assert sent | {"id": 0} == {"type": "change_password", "old": "the old one",
+                                "new": "a brand new one", "id": 0}  # fmt: skip
+    net.inbox.append({"type": "error", "id": sent["id"], "code": "bad_login"})
+    a.step()
+    assert a.auth.error == "Wrong current password." and a.focus == "auth_old"
+    a.auth.old.text = "the right one"
+    click(a, "auth_submit")
+    net.inbox.append({"type": "password_changed", "id": net.sent[-1]["id"]})
+    a.step()
+    assert a.scene == "lobby" and not a.auth.password.text and not a.auth.old.text
+    assert any("Password changed" in t.text for t in a.model.toasts)
+
+
+def test_a_forgotten_password_is_reset_with_the_operators_code(settings: Settings) -> None:
+    a, net = start(settings, welcome())
+    click(a, "auth_mode", "reset")
+    assert a.auth.mode == "reset"
+    a.auth.name.text = "alice"
+    click(a, "focus_auth", "auth_code")
+    a.step([typed("k7pq2m")])
+    for text in ("new secret!", "new secret!"):  # the new password, twice
+        a.step([key(pygame.K_TAB)])
+        a.step([typed(text)])
+    click(a, "auth_submit")
+    want = {"type": "reset_password", "name": "alice", "code": "k7pq2m", "new": "new secret!"}
+    assert net.sent[-1] | {"id": 0} == want | {"id": 0}
+    net.inbox.append({"type": "error", "id": net.sent[-1]["id"], "code": "bad_login"})
+    a.step()
+    assert "reset code" in a.auth.error and a.focus == "auth_code"
+    click(a, "auth_submit")
+    net.inbox.append(logged_in("alice", net.sent[-1]["id"]))
+    a.step()
+    assert a.scene == "lobby" and not a.auth.code.text and not a.auth.password.text

@@ -61,6 +61,7 @@ class Client:
         auth = self.app.auth
         self.app.do_auth_mode(mode)
         auth.name.text, auth.password.text = name, password
+        auth.repeat.text = password  # registering: typed twice
         self.app.do_auth_submit(None)
         self.pump(lambda: auth.pending is None, f"the answer to {mode}")
         self.app.step()

@@ -21,18 +21,25 @@ from server.core.room import CHAT_HISTORY, Member, Room
 def test_a_late_spectator_gets_the_last_chat_lines() -> None:
     room = Room("r1", make_variant("tictactoe"), now=lambda: 1.0)
     room.join(Member("a", "alice"))
-    room.join(Member("b", "bob"))
+    room.join(Member("b", "bob", account=True))
     for i in range(CHAT_HISTORY + 5):
         room.chat("a" if i % 2 else "b", f"line {i}")
     room.join(Member("c", "carol"), spectate=True)
     chat = room.state_for("c")["chat"]
     assert len(chat) == CHAT_HISTORY  # bounded: the oldest went
-    assert chat[-1] == {"from": "bob", "seat": 1, "text": f"line {CHAT_HISTORY + 4}"}
+    assert chat[-1] == {
+        "from": "bob",
+        "seat": 1,
+        "text": f"line {CHAT_HISTORY + 4}",
+        "account": True,
+    }
+    assert chat[-2]["account"] is False  # alice is a guest: her lines are marked
     model = ClientModel(name="carol")
     model.apply(state_message("tictactoe", seat=None, chat=chat))
     assert model.room is not None
     assert [line.text for line in model.room.chat][-1] == f"line {CHAT_HISTORY + 4}"
     assert model.room.chat[-1].sender == "bob"
+    assert model.room.chat[-1].who == "bob" and model.room.chat[-2].who == "alice (guest)"
 
 
 def test_the_spectator_count_follows_the_rooms_list() -> None:

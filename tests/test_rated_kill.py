@@ -23,7 +23,7 @@ ROUNDS = 8
 async def register(proc: ServerProcess, name: str) -> tuple[Any, str]:
     """A new account on ``proc``: its client (logged in) and its session."""
     client = await proc.client(f"guest-{name}")
-    logged = await client.request(type="register", name=name, password=f"{name}-not-guessable")
+    logged = await client.request(type="register", name=name, password="quite-not-guessable")
     assert logged["type"] == "logged_in", logged
     return client, logged["session"]
 

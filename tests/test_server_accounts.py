@@ -4,13 +4,13 @@ names, weak passwords, floods, and passwords that never reach the log."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
+from argon2 import PasswordHasher
 from support.clients import RawClient
 from support.servers import bot_key
 from support.stores import both_dbs
@@ -23,6 +23,8 @@ from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.factory import open_store
 from server.storage.memory import MEMORY
+from server.storage.sqlite import MIGRATIONS
+from server.storage.sqlite import connect as sqlite_connect
 
 db = both_dbs
 
@@ -79,7 +81,7 @@ async def test_an_account_session_resumes_logged_in_and_others_are_revoked(
     welcome = await resumed.hello("ignored name", session=login["session"])
     assert welcome["account"] is True and welcome["ratings"] == {}
     assert welcome["player"] == phone.player and welcome["name"] == "bob"
-    await resumed.request(type="change_password", old=PASSWORD, new="bob's second secret")
+    await resumed.request(type="change_password", old=PASSWORD, new="a second secret")
     stale = await client_factory()
     await stale.error("bad_session", type="hello", protocol=1, name="x", kind="human",
                       session=phone.session)  # fmt: skip
@@ -122,6 +124,30 @@ async def started(path: str, durable: bool = True) -> Any:
     return srv
 
 
+async def test_look_alikes_an_older_server_let_in_still_log_in_by_their_own_names(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "older.sqlite3")
+    open_store(path).close()
+    db = sqlite_connect(path)
+    secret = PasswordHasher().hash(PASSWORD)
+    for name, at in (("alice", 1.0), ("al1ce", 2.0)):  # keys as the older name_key made them
+        db.execute("INSERT INTO accounts VALUES (?, ?, ?, 'human', ?, ?, NULL)",
+                   (name, name, "p_" + name, secret, at))  # fmt: skip
+    db.execute(f"PRAGMA user_version={len(MIGRATIONS) - 1}")
+    db.close()
+    srv = await started(path)
+    try:
+        for name in ("alice", "al1ce"):
+            c = RawClient(await connect(srv.url, compression=None))
+            await c.hello("visitor")
+            reply = await c.request(type="login", name=name, password=PASSWORD)
+            assert reply["type"] == "logged_in" and reply["name"] == name
+            await c.close()
+    finally:
+        await srv.stop()
+
+
 async def test_bad_logins_all_look_the_same(client_factory: Any, server: Any) -> None:
     await registered(client_factory, "dave")
     await client_factory("robot", kind="bot", games=["tictactoe"])  # a bot account now
@@ -153,6 +179,21 @@ async def test_look_alike_names_are_taken(client_factory: Any, server: Any) -> N
     # a guest may still call itself minimax: guests' names tell nothing about accounts
     guest = await client_factory("minimax")
     assert guest.seen[-1]["account"] is False
+
+
+async def test_round_four_look_alikes_and_blank_letters_are_refused(client_factory: Any) -> None:
+    await registered(client_factory, "alice")
+    c = await client_factory("newcomer")
+    for name in ("aIice", "al1ce", "a l i c e", "A.L.I.C.E", "\u0430lice"):  # capital I, digit 1
+        await c.error("name_taken", type="register", name=name, password=PASSWORD)
+    for name in ("alice\u3164", "alice\u2800", "alice\u115f", "\u3164", "\u2800\u2800",
+                 "\uffa0bob", "bob\ufe0f", "\u034fbob"):  # fmt: skip
+        await c.error("bad_message", type="register", name=name, password=PASSWORD)
+        await (await client_factory()).error("bad_message", type="hello", protocol=1,
+                                             name=name, kind="human")  # fmt: skip
+    await c.error("weak_password", type="register", name="bobby", password="bobbybobby")
+    await c.error("weak_password", type="register", name="bobby", password="I am B0BBY!")
+    assert (await c.request(type="register", name="bob", password=PASSWORD))["type"] == "logged_in"
 
 
 async def test_weak_and_long_passwords(client_factory: Any, server: Any) -> None:
@@ -212,39 +253,49 @@ async def test_disabled_accounts_neither_log_in_nor_resume(client_factory: Any, 
     assert accounts_main(["enable", "nobody", "--db", str(db_path)]) == 1
 
 
+async def test_a_forgotten_password_comes_back_with_an_operators_one_time_code(
+    client_factory: Any, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = await registered(client_factory, "mona")
+    assert accounts_main(["reset", "nobody", "--db", db]) == 1
+    capsys.readouterr()
+    assert accounts_main(["reset", "MONA", "--db", db]) == 0
+    code = capsys.readouterr().out.split("reset code for MONA: ")[1].split()[0]
+    c = await client_factory("locked-out")
+    new = "remembered at last"
+
+    async def reset(code: str, new: str) -> Any:
+        return await c.request(type="reset_password", name="mona", code=code, new=new)
+
+    assert (await reset("x" * 16, new))["code"] == "bad_login"
+    assert (await reset(code, "monamona"))["code"] == "weak_password"
+    reply = await reset(code, new)
+    assert reply["type"] == "logged_in" and reply["player"] == old.player
+    assert (await reset(code, "once more ok"))["code"] == "bad_login"  # spent
+    stale = await client_factory()  # every session of before the reset is revoked
+    await stale.error("bad_session", type="hello", protocol=1, name="x", kind="human",
+                      session=old.session)  # fmt: skip
+    d = await client_factory("elsewhere")
+    await d.error("bad_login", type="login", name="mona", password=PASSWORD)
+    assert (await d.request(type="login", name="mona", password=new))["type"] == "logged_in"
+
+
 async def test_registrations_per_address_are_bounded(client_factory: Any) -> None:
     c = await client_factory("mill")
-    for n in range(5):
-        reply = await c.request(type="register", name=f"sock{n}", password=PASSWORD)
+    for n in range(Limits().registrations_per_hour):  # --registrations-per-hour (10)
+        reply = await c.request(type="register", name=f"sock{chr(97 + n)}", password=PASSWORD)
         assert reply["type"] == "logged_in"
-    await c.error("too_many_registrations", type="register", name="sock9", password=PASSWORD)
+    await c.error("too_many_registrations", type="register", name="sockz", password=PASSWORD)
 
 
-async def test_a_login_flood_is_refused_while_games_go_on(client_factory: Any) -> None:
-    await registered(client_factory, "henry")
-    alice = await client_factory("alice")
-    bob = await client_factory("bob")
-    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
-    await bob.request(type="join_room", room=room)
-    await alice.expect("state", status="playing")
-    attackers = [await client_factory(f"attacker{i}") for i in range(4)]
+def test_a_classroom_raises_the_registrations_per_hour() -> None:
+    from server.cli import build_parser
 
-    async def flood(c: RawClient) -> list[str]:
-        codes = []
-        for _ in range(5):
-            reply = await c.request(type="login", name="henry", password="guessing wrong")
-            codes.append(reply["code"])
-        return codes
-
-    flooding = asyncio.gather(*(flood(c) for c in attackers))
-    for ply in range(8):  # the game's moves flow while the hashes run
-        mover = (alice, bob)[ply % 2]
-        reply = await mover.request(type="move", room=room, x=ply, y=ply % 2, ply=ply)
-        assert reply["type"] == "moved"
-    codes = [code for codes in await flooding for code in codes]
-    assert codes.count("bad_login") == 10 and codes.count("too_many_logins") == 10
-    henry = await client_factory("henry-again")
-    await henry.error("too_many_logins", type="login", name="henry", password=PASSWORD)
+    assert build_parser().parse_args([]).registrations_per_hour == 10
+    args = build_parser().parse_args(["--registrations-per-hour", "40"])
+    assert args.registrations_per_hour == 40
+    arena = Arena(limits=Limits(registrations_per_hour=args.registrations_per_hour))
+    assert arena.accounts.floods.registrations.limit == 40
 
 
 async def test_memory_servers_keep_no_accounts() -> None:

@@ -140,7 +140,7 @@ async def test_chat_reaches_players_and_spectators(client_factory: Any) -> None:
     for who in (alice, bob):
         line = await who.expect("chat")
         assert line == {"type": "chat", "room": room, "from": "sam", "seat": None,
-                        "text": "good luck"}  # fmt: skip
+                        "text": "good luck", "account": False}  # fmt: skip
     await alice.request(type="chat", room=room, text="x" * 2000)
     assert len((await bob.expect("chat"))["text"]) == 500
 

@@ -15,7 +15,7 @@ async def make_account(server: Any, client: Any) -> None:
     """Register ``client``'s name as an account (it stays logged in)."""
     player = server.arena.players[client.player]
     name = player.name
-    logged = await client.request(type="register", name=name, password=f"{name} is not weak")
+    logged = await client.request(type="register", name=name, password="this is not weak")
     assert logged["type"] == "logged_in", logged
     assert logged["ratings"] == {}
 
@@ -61,7 +61,7 @@ async def test_a_rated_game_end_to_end(client_factory: Any, server: Any) -> None
     assert profile["games"]["games"][0]["game_id"] == over["game_id"]
     assert len(profile["history"]["tictactoe-blitz"]) == 1
     again = await client_factory("alice-again")
-    logged = await again.request(type="login", name="alice", password="alice is not weak")
+    logged = await again.request(type="login", name="alice", password="this is not weak")
     assert logged["ratings"]["tictactoe-blitz"]["rating"] == won["after"]
     assert logged["ratings"]["tictactoe-blitz"]["games"] == 1
     nobody = await bob.request(type="profile", name="carol")

@@ -25,11 +25,14 @@ def account(page: Any, url: str, name: str, password: str, kind: str = "register
 
 
 def submit(page: Any, name: str, password: str, kind: str) -> None:
-    """Fill the account dialog and press Log in or Register."""
+    """Fill the account dialog and press Log in, or Register (the password typed twice)."""
     page.click("#login-open")
+    if kind == "register":
+        page.click("#do-register")
+        page.fill("#acc-repeat", password)
     page.fill("#acc-name", name)
     page.fill("#acc-password", password)
-    page.click("#do-register" if kind == "register" else "#do-login")
+    page.click("#do-submit")
 
 
 def play(page: Any, x: int, y: int, count: int) -> None:
@@ -50,7 +53,8 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_profile_and_leader
     submit(alice, "alice", "short", "register")
     alice.wait_for_selector("#acc-error:has-text('Too weak a password')")
     alice.fill("#acc-password", "a fine long secret")
-    alice.click("#do-register")
+    alice.fill("#acc-repeat", "a fine long secret")
+    alice.click("#do-submit")
     alice.wait_for_selector("#me-name:has-text('alice')")
     account(bob, url, "bob", "another fine secret")
     bob.click("#logout")
@@ -58,7 +62,7 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_profile_and_leader
     submit(bob, "bob", "not the password", "login")
     bob.wait_for_selector("#acc-error:has-text('Wrong name or password')")
     bob.fill("#acc-password", "another fine secret")
-    bob.click("#do-login")
+    bob.click("#do-submit")
     bob.wait_for_selector("#logout")
     # A rated tic-tac-toe game with a one-minute clock (the tictactoe-bullet pool).
     alice.select_option("#game", "tictactoe")

@@ -160,9 +160,11 @@ def register(page: Any, url: str, name: str) -> None:
     page.goto(url + "/")
     page.wait_for_selector("#net.online")
     page.click("#login-open")
-    page.fill("#acc-name", name)
-    page.fill("#acc-password", f"{name} plays gomoku well")
     page.click("#do-register")
+    page.fill("#acc-name", name)
+    page.fill("#acc-password", "plays gomoku well")  # never holding the name
+    page.fill("#acc-repeat", "plays gomoku well")
+    page.click("#do-submit")
     page.wait_for_selector("#logout")
 
 

@@ -64,8 +64,9 @@ def draw_header(
     if not menus:
         return
     right = lab.x - 26
+    account = (("Log out", "logout"), ("Password", "change_password"))
     for text, action in (
-        ("Log out", "logout") if model.account else ("Log in", "show_login"),
+        *(account if model.account else (("Log in", "show_login"),)),
         ("Leaderboard", "leaderboard"),
         ("Analysis board", "study"),
     ):

@@ -223,7 +223,7 @@ def draw_chat(
             rendered += [(t, theme.WARN) for t in theme.wrap(line.text, 13, log.w)]
         else:
             color = (theme.ACCENT, theme.TEXT, theme.MUTED)[line.seat if line.seat in (0, 1) else 2]
-            rendered += [(t, color) for t in theme.wrap(f"{line.sender}: {line.text}", 13, log.w)]
+            rendered += [(t, color) for t in theme.wrap(f"{line.who}: {line.text}", 13, log.w)]
     y = log.bottom - 18
     for text, color in reversed(rendered):
         if y < log.y:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 from protocol import wire
 from protocol.errors import (
@@ -45,9 +47,16 @@ from server.core.roster import Roster, rooms_of
 log = logging.getLogger("mnk.arena")
 
 #: The requests handled here (they need the connection, not only its player).
-ACCOUNT_REQUESTS = frozenset({"register", "login", "logout", "change_password"})
-#: Password jobs in flight or queued for the shell's hashing pool at most; past it ``busy``.
-MAX_AUTH_JOBS = 32
+ACCOUNT_REQUESTS = frozenset({"register", "login", "logout", "change_password", "reset_password"})
+#: Password jobs waiting out a delay, queued or hashing at most, in all (each holds a few
+#: hundred bytes while it waits; the hashing threads are shared fairly between addresses).
+MAX_AUTH_JOBS = 256
+#: Jobs one address may have at once for pairs not known there, and for known pairs (their
+#: own lane: a guesser behind a NAT cannot fill it). Past either: ``busy``.
+ADDRESS_JOBS = 4
+KNOWN_JOBS = 2
+#: A reset code is 16 characters; a longer one is not worth a look-up.
+MAX_RESET_CODE = 64
 
 
 class Accounts:
@@ -66,9 +75,10 @@ class Accounts:
     ) -> None:
         self.roster, self.rooms, self.keys, self.greeter = roster, rooms, keys, greeter
         self.presence, self.node, self.journal, self.clock = presence, node, journal, clock
-        self.floods = Floods()
-        #: Password jobs in flight (bounded by :data:`MAX_AUTH_JOBS`).
+        self.floods = Floods(greeter.limits.registrations_per_hour)
+        #: Password jobs in flight (bounded by :data:`MAX_AUTH_JOBS`), and per (address, known).
         self.jobs = 0
+        self.lanes: Counter[tuple[str, bool]] = Counter()
         #: Look-alike forms of names being registered here now: the second asker of one waits
         #: for no hash, it is ``name_taken`` at once.
         self.registering: set[str] = set()
@@ -85,13 +95,16 @@ class Accounts:
         name = clean_name(msg["name"])
         check_password(name, msg["password"])
         key = name_key(name)
+        if not key:
+            raise BadMessage("an account's name needs a letter or a digit")
         if self.keys.owns(name) or key in self.registering:
             raise NameTaken("that name (or one that looks like it) is taken")
         self._not_playing(player)
-        self._admit(conn)
+        lane = self._admit(conn, False)
         self.floods.may_register(conn.address_key, self.clock())
         self.registering.add(key)
-        return self._start(conn, Auth("register", name, key, msg["password"], None, msg.get("id")))
+        auth = Auth("register", name, key, msg["password"], None, msg.get("id"), lane=lane)
+        return self._start(conn, auth)
 
     def login(self, conn: Conn, player: Player, msg: Message) -> list[Out]:
         """``login {name, password}``: counted against floods, then verified off the loop."""
@@ -103,20 +116,31 @@ class Accounts:
         if len(msg["password"]) > MAX_PASSWORD:  # no account has one: not worth a hash
             raise BadLogin("wrong name or password")
         key = name_key(name)
-        self.floods.login(key, conn.address_key, self.clock())
         self._not_playing(player)
-        self._admit(conn)
-        return self._start(conn, Auth("login", name, key, msg["password"], None, msg.get("id")))
+        return self._checked(conn, Auth("login", name, key, msg["password"], None, msg.get("id")))
 
     def change_password(self, conn: Conn, player: Player, msg: Message) -> list[Out]:
         """``change_password {old, new}``: the old one verified, the new hashed, off the loop."""
         account = self._account(player)
         check_password(account, msg["new"])
         key = name_key(account)
-        self.floods.login(key, conn.address_key, self.clock())
-        self._admit(conn)
         auth = Auth("change_password", account, key, msg["old"], msg["new"], msg.get("id"))
-        return self._start(conn, auth)
+        return self._checked(conn, auth)
+
+    def reset_password(self, conn: Conn, player: Player, msg: Message) -> list[Out]:
+        """``reset_password {name, code, new}``: the operator's one-time code (``mnk-server
+        accounts reset NAME``) sets a new password and logs in; delayed like a login."""
+        self._human(player)
+        try:
+            name = clean_name(msg["name"])
+        except BadMessage:
+            raise BadLogin("wrong name or reset code") from None
+        check_password(name, msg["new"])
+        if len(msg["code"]) > MAX_RESET_CODE:
+            raise BadLogin("wrong name or reset code")
+        self._not_playing(player)
+        auth = Auth("reset_password", name, name_key(name), msg["code"], msg["new"], msg.get("id"))
+        return self._checked(conn, auth)
 
     def logout(self, conn: Conn, player: Player, msg: Message) -> list[Out]:
         """``logout``: this device's session is revoked; the connection is a fresh guest."""
@@ -155,18 +179,28 @@ class Accounts:
         if auth.action == "register":
             return self._registered(conn, player, auth, result)
         account = result.account
+        ok = account is not None and account.kind == "human" and result.verified
+        if not ok:
+            self.floods.failed(auth.name_key, conn.address_key, self.clock())
         if auth.action == "change_password":
-            if account is None or not result.verified or result.password_hash is None:
+            if account is None or not ok or result.password_hash is None:
                 raise BadLogin("wrong password")
             self.journal.record(PasswordRow(account.name, result.password_hash))
             self.journal.record(SessionGone(account.name, keep=conn.session_hash or ""))
             log.info("%s (%s) changed the password", account.name, player.pid)
             return [Reply({"type": "password_changed"})]
-        if account is None or account.kind != "human" or not result.verified:
-            raise BadLogin("wrong name or password")
+        if account is None or not ok:
+            what = "reset code" if auth.action == "reset_password" else "password"
+            raise BadLogin(f"wrong name or {what}")
         if account.disabled_at is not None:
             raise AccountDisabled("this account is disabled")
-        self._not_playing(player)  # seated meanwhile
+        self._not_playing(player)  # seated meanwhile (a reset's code is then not spent)
+        self.floods.succeeded(auth.name_key, conn.address_key)
+        if result.password_hash is not None:  # a reset, or a hash of an older cost renewed
+            self.journal.record(PasswordRow(account.name, result.password_hash))
+        if auth.action == "reset_password":
+            self.journal.record(SessionGone(account.name, keep=""))
+            log.info("%s (%s) reset the password with a code", account.name, player.pid)
         return self._logged_in(conn, player, account)
 
     def dropped(self, conn: Conn, auth: Auth) -> None:
@@ -174,6 +208,10 @@ class Accounts:
         if conn.auth:
             conn.auth = False
             self.jobs -= 1
+            lane = (auth.lane, auth.known)
+            self.lanes[lane] -= 1
+            if not self.lanes[lane]:
+                del self.lanes[lane]
         if auth.action == "register":
             self.registering.discard(auth.name_key)
 
@@ -194,6 +232,7 @@ class Accounts:
         )  # fmt: skip
         self.journal.record(account)
         self.floods.registered(conn.address_key, self.clock())
+        self.floods.succeeded(auth.name_key, conn.address_key)
         log.info("account %s registered (%s)", account.name, account.pid)
         new = self.roster.account_player(account)
         self.roster.save(new)
@@ -223,16 +262,34 @@ class Accounts:
         rest = self.greeter.welcome(conn, new, token)[1:]
         return out + rest
 
+    def _checked(self, conn: Conn, auth: Auth) -> list[Out]:
+        """Start a job that checks a secret of an account: in the pair's lane (reserved if the
+        account logged in from this address before), after the back-off its failures ask."""
+        address = conn.address_key
+        known = self.floods.is_known(auth.name_key, address)
+        lane = self._admit(conn, known)
+        delay = self.floods.delay(auth.name_key, address, self.clock())
+        return self._start(conn, replace(auth, delay=delay, lane=lane, known=known))
+
     def _start(self, conn: Conn, auth: Auth) -> list[Out]:
         conn.auth = True
         self.jobs += 1
+        self.lanes[(auth.lane, auth.known)] += 1
         return [auth]
 
-    def _admit(self, conn: Conn) -> None:
+    def _admit(self, conn: Conn, known: bool) -> str:
+        """The lane (the address) a new job of ``conn`` takes; ``busy`` if it has no room."""
         if not self.journal.enabled:
             raise NoAccounts("this server keeps no accounts (it runs without a database)")
-        if conn.auth or self.jobs >= MAX_AUTH_JOBS:
+        lane = conn.address_key or "?"
+        held = self.lanes.get((lane, known), 0)
+        if (
+            conn.auth
+            or self.jobs >= MAX_AUTH_JOBS
+            or held >= (KNOWN_JOBS if known else ADDRESS_JOBS)
+        ):
             raise Busy("the server is busy checking passwords; try again in a moment")
+        return lane
 
     def _human(self, player: Player) -> None:
         if player.kind != "human":

@@ -101,6 +101,9 @@ class Limits:
     #: Games the humans of one client address may start in an hour (a seat in a new game
     #: each): guests are free, so the per-guest quota alone does not bound an address.
     max_games_per_address_hour: int = 600
+    #: Accounts one client address may register in an hour (a classroom behind one NAT
+    #: raises it with ``--registrations-per-hour``).
+    registrations_per_hour: int = 10
     #: Seconds a game against a bot waits for each seat's first move before it is abandoned
     #: (no result), and one (timed or not) for its human's next move before the human loses on
     #: time: a human holds one of a bot's few seats while the game lasts, even on a day's clock.

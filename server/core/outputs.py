@@ -45,8 +45,9 @@ class Resolve:
 @dataclass(frozen=True, slots=True)
 class Auth:
     """A password job for the shell, off the event loop: ``register`` (is the name free? hash
-    the password), ``login`` (verify it against the account's hash, or a dummy's) or
-    ``change_password`` (verify ``password``, hash ``new``); the answer goes back through
+    the password), ``login`` (verify it against the account's hash, or a dummy's),
+    ``change_password`` (verify ``password``, hash ``new``) or ``reset_password`` (take the
+    one-time code ``password``, hash ``new``); the answer goes back through
     :meth:`Arena.auth_done`. The passwords never show in a repr (nor so in a log)."""
 
     action: str
@@ -55,6 +56,12 @@ class Auth:
     password: str = field(repr=False)
     new: str | None = field(default=None, repr=False)
     request_id: int | None = None
+    #: Seconds the job waits before it joins the hashing queue (a guesser's back-off).
+    delay: float = 0.0
+    #: The asker's address (the hashing queue's lane) and whether the (account, address) pair
+    #: logged in before (the reserved lane).
+    lane: str = "?"
+    known: bool = False
 
 
 @dataclass(frozen=True, slots=True)

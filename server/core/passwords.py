@@ -1,8 +1,10 @@
-"""What a password must be: 8 to 128 characters, not the name, not one of the most common."""
+"""What a password must be: 8 to 128 characters, not holding the name, not one of the most
+common."""
 
 from __future__ import annotations
 
 from protocol.errors import LongPassword, WeakPassword
+from server.core.names import name_key
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 128
@@ -97,7 +99,19 @@ def check_password(name: str, password: str) -> None:
     if len(password) < MIN_PASSWORD:
         raise WeakPassword(f"a password is at least {MIN_PASSWORD} characters")
     folded = password.casefold()
-    if folded == name.casefold():
-        raise WeakPassword("a password may not be the name")
+    if holds_name(name, password):
+        raise WeakPassword("a password may not be the name or hold it")
     if folded in COMMON:
         raise WeakPassword("that password is one of the most common: choose another")
+
+
+def holds_name(name: str, password: str) -> bool:
+    """Whether ``password`` is ``name`` or holds it (``alicealice``, ``Alice2024!``, ``al1ce``),
+    compared case-folded and as look-alike keys; a name under 3 characters only when equal."""
+    folded, own = password.casefold(), name.casefold()
+    if folded == own or name_key(password) == name_key(name):
+        return True
+    if len(own) < 3:
+        return False
+    key = name_key(name)
+    return own in folded or (len(key) >= 3 and key in name_key(password))

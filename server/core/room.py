@@ -417,10 +417,10 @@ class Room:
             raise BadMessage("chat text is empty")
         seat = self.seat_of(pid)
         member = self.spectators[pid] if seat is None else self.seats[seat]
-        name = member.name if member else ""
-        line = {"type": "chat", "room": self.id, "from": name, "seat": seat, "text": text}
-        self.chat_log.append({"from": name, "seat": seat, "text": text})
-        return [Send(self.audience, line, reply=True)]
+        name, account = (member.name, member.account) if member else ("", False)
+        said = {"from": name, "seat": seat, "text": text, "account": account}  # guests marked
+        self.chat_log.append(said)
+        return [Send(self.audience, {"type": "chat", "room": self.id, **said}, reply=True)]
 
     # -- internals ---------------------------------------------------------------------------
 

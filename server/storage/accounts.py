@@ -3,6 +3,9 @@ connection, or PostgreSQL through :class:`server.storage.postgres.Qmark`)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import logging
 from typing import Any
 
 from server.core.journal import (
@@ -13,6 +16,7 @@ from server.core.journal import (
     SessionGone,
     SessionRow,
 )
+from server.core.names import name_key
 
 # -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
 
@@ -96,6 +100,13 @@ def account_by_key(db: Any, name_key: str) -> AccountRow | None:
     return _account(db.execute(sql, (name_key,)).fetchone())
 
 
+def account_by_name(db: Any, name: str) -> AccountRow | None:
+    """The account named exactly ``name``: a look-alike an older server let register keeps its
+    old key (:func:`rekey_accounts`), and logs in by its exact name."""
+    sql = f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE name = ?"
+    return _account(db.execute(sql, (name,)).fetchone())
+
+
 def account_by_session(db: Any, token_hash: str) -> AccountRow | None:
     """The account a session token's hash belongs to (disabled or not), or None."""
     sql = (
@@ -118,6 +129,60 @@ def set_disabled(db: Any, name: str, at: float | None) -> bool:
     return cur.rowcount > 0
 
 
+def rekey_accounts(db: Any, mark: str = "?") -> None:
+    """Recompute every account's ``name_key`` with today's :func:`name_key` (a migration; in
+    order of creation: where two old names now look alike, the older takes the key and the
+    newer keeps its old one, logging in by its exact name; a warning names it)."""
+    rows = list(db.execute("SELECT name, name_key FROM accounts ORDER BY created_at, name"))
+    taken: set[str] = set()
+    keys = []
+    for row in rows:
+        key = name_key(row["name"]) or row["name_key"]
+        if key in taken:
+            logging.getLogger("mnk.store").warning(
+                "account %r now looks like an older one: it keeps its old key", row["name"]
+            )
+            key = row["name_key"]
+        taken.add(key)
+        keys.append((row["name"], key))
+    for name, _ in keys:  # a unique placeholder first: no two rows ever share a key mid-way
+        db.execute(
+            f"UPDATE accounts SET name_key = {mark} WHERE name = {mark}", ("\x01" + name, name)
+        )
+    for name, key in keys:
+        db.execute(f"UPDATE accounts SET name_key = {mark} WHERE name = {mark}", (key, name))
+
+
+# -- reset codes (the accounts CLI issues one; a running server reads and checks it) -----------
+
+
+def code_hash(code: str) -> str:
+    """How a reset code is kept: its SHA-256 (a code is random, 80 bits: no slow hash needed)."""
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def put_reset_code(db: Any, account: AccountRow, code: str, expires_at: float) -> None:
+    """Issue ``code`` for ``account`` (replacing any earlier one), valid until ``expires_at``
+    and only while the account's password is the one it has now."""
+    db.execute("DELETE FROM reset_codes WHERE name = ?", (account.name,))
+    db.execute(
+        "INSERT INTO reset_codes (name, code_hash, expires_at, password_hash) VALUES (?, ?, ?, ?)",
+        (account.name, code_hash(code), expires_at, account.password_hash or ""),
+    )
+
+
+def reset_code_valid(db: Any, account: AccountRow, code: str, now: float) -> bool:
+    """Whether ``code`` is ``account``'s live reset code (not expired, not spent)."""
+    row = db.execute(
+        "SELECT code_hash, expires_at, password_hash FROM reset_codes WHERE name = ?",
+        (account.name,),
+    ).fetchone()
+    if row is None or row["expires_at"] <= now or not account.password_hash:
+        return False
+    fresh = row["password_hash"] == account.password_hash
+    return fresh and hmac.compare_digest(row["code_hash"], code_hash(code))
+
+
 class AccountReads:
     """The account look-ups a running server makes (on worker threads, never the loop)."""
 
@@ -131,3 +196,11 @@ class AccountReads:
     def session_account(self, token_hash: str) -> AccountRow | None:
         """The account the session ``token_hash`` belongs to (see :func:`account_by_session`)."""
         return account_by_session(self._reader(), token_hash)
+
+    def account_named(self, name: str) -> AccountRow | None:
+        """The account named exactly ``name`` (see :func:`account_by_name`)."""
+        return account_by_name(self._reader(), name)
+
+    def reset_code_valid(self, account: AccountRow, code: str, now: float) -> bool:
+        """Whether ``code`` resets ``account``'s password now (see :func:`reset_code_valid`)."""
+        return reset_code_valid(self._reader(), account, code, now)

@@ -90,6 +90,14 @@ class Storage(Protocol):
         """The account whose session token hashes to ``token_hash`` (on a worker thread)."""
         ...
 
+    def account_named(self, name: str) -> AccountRow | None:
+        """The account named exactly ``name`` (on a worker thread)."""
+        ...
+
+    def reset_code_valid(self, account: AccountRow, code: str, now: float) -> bool:
+        """Whether ``code`` is ``account``'s live reset code at ``now`` (on a worker thread)."""
+        ...
+
     def list_games(
         self,
         player: str | None = None,

@@ -53,6 +53,16 @@ ACCOUNTS_MIGRATION = """
     ALTER TABLE players ADD COLUMN account TEXT;
 """
 
+#: One-time password reset codes the operator issued (``mnk-server accounts reset NAME``): one
+#: per account, only the code's SHA-256 kept, valid until ``expires_at`` and only while the
+#: account's password hash is still ``password_hash`` (so a used code is spent: the reset
+#: changed it; so is one whose account changed its password since).
+RESET_CODES_MIGRATION = """
+    CREATE TABLE reset_codes (
+        name TEXT PRIMARY KEY, code_hash TEXT NOT NULL, expires_at {real} NOT NULL,
+        password_hash TEXT NOT NULL);
+"""
+
 
 def json_text(value: Any) -> str:
     """``json.dumps`` of a dict or a sequence, without its cost for the empty ones most headers

@@ -64,6 +64,14 @@ class MemoryStore:
         """None: a memory server keeps no accounts, so no session of one resumes."""
         return None
 
+    def account_named(self, name: str) -> AccountRow | None:
+        """None: a memory server keeps no accounts."""
+        return None
+
+    def reset_code_valid(self, account: AccountRow, code: str, now: float) -> bool:
+        """False: a memory server keeps no accounts."""
+        return False
+
     def list_games(
         self,
         player: str | None = None,

@@ -6,7 +6,7 @@ unknown can be sent again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import psycopg
@@ -22,8 +22,14 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.accounts import ACCOUNT_RECORDS, account_statement
-from server.storage.columns import ACCOUNTS_MIGRATION, GAME_COLUMNS, GAMES_INDEXES, game_values
+from server.storage.accounts import ACCOUNT_RECORDS, account_statement, rekey_accounts
+from server.storage.columns import (
+    ACCOUNTS_MIGRATION,
+    GAME_COLUMNS,
+    GAMES_INDEXES,
+    RESET_CODES_MIGRATION,
+    game_values,
+)
 from server.storage.ratings import PG_MIGRATION, pg_change
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
@@ -56,7 +62,7 @@ CODES_MIGRATION = """
 """
 
 #: Migration N takes the database from schema version N to N + 1. Append; never edit.
-MIGRATIONS: tuple[str, ...] = (
+MIGRATIONS: tuple[str | Callable[[psycopg.Connection[Any]], None], ...] = (
     """
     CREATE TABLE players (
         pid TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
@@ -90,6 +96,10 @@ MIGRATIONS: tuple[str, ...] = (
     # 6 (SQLite's 8): ratings per (account, pool) and each rated game's changes, once per (game,
     # account)
     PG_MIGRATION,
+    # 7 (SQLite's 9): one-time password reset codes the operator issues
+    RESET_CODES_MIGRATION.format(real="DOUBLE PRECISION"),
+    # 8 (SQLite's 10): look-alike keys taken before case folding (names.py)
+    lambda db: rekey_accounts(db, "%s"),
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -109,7 +119,11 @@ def migrate(db: psycopg.Connection[Any]) -> int:
         if version > len(MIGRATIONS):
             raise RuntimeError(f"database schema {version} is newer than this server knows")
         for number in range(version, len(MIGRATIONS)):
-            db.execute(MIGRATIONS[number])
+            step = MIGRATIONS[number]
+            if isinstance(step, str):
+                db.execute(step)
+            else:
+                step(db)
         db.execute(
             "INSERT INTO schema_version (version) VALUES (%s) "
             "ON CONFLICT (one) DO UPDATE SET version = excluded.version",

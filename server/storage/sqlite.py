@@ -22,11 +22,12 @@ from server.core.journal import (
     RoomGone,
     RoomRow,
 )
-from server.storage.accounts import ACCOUNT_RECORDS, read_bot_keys, write_account
+from server.storage.accounts import ACCOUNT_RECORDS, read_bot_keys, rekey_accounts, write_account
 from server.storage.columns import (
     ACCOUNTS_MIGRATION,
     GAME_COLUMNS,
     GAMES_INDEXES,
+    RESET_CODES_MIGRATION,
     game_values,
     json_text,
 )
@@ -83,6 +84,10 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     ACCOUNTS_MIGRATION.format(real="REAL"),
     # 8: ratings per (account, pool) and each rated game's changes, saved once per (game, account)
     SQLITE_MIGRATION,
+    # 9: one-time password reset codes the operator issues
+    RESET_CODES_MIGRATION.format(real="REAL"),
+    # 10: look-alike keys taken before case folding, digits and spaces folded (names.py)
+    rekey_accounts,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).

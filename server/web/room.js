@@ -444,8 +444,10 @@ export class RoomView {
 
   renderChat() {
     if (!this.st) return;
+    // A guest may call itself anything: its line is marked as the server says (accounts never).
     this.chatLog.replaceChildren(...this.st.chat.map((line) =>
-      h("li", {}, h("b", {}, line.from), `: ${line.text}`)));
+      h("li", {}, h("b", {}, line.from),
+        line.account === false ? h("span", { class: "guest" }, " (guest)") : null, `: ${line.text}`)));
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
   }
 }

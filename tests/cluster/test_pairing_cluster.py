@@ -110,7 +110,7 @@ async def test_players_on_two_nodes_are_paired_within_a_wave_and_play(
 async def account(node: Any, name: str) -> RawClient:
     """A client on ``node`` registered as the account ``name``."""
     client = await node.client(f"guest-{name}")
-    logged = await client.request(type="register", name=name, password=f"{name} not guessable")
+    logged = await client.request(type="register", name=name, password="so not guessable")
     assert logged["type"] == "logged_in", logged
     return client
 

@@ -30,7 +30,7 @@ async def nodes(pg_url: str, redis_server: RedisServer) -> AsyncIterator[dict[st
 async def account(node: Any, name: str) -> Any:
     """A client on ``node`` registered as the account ``name`` (its session is the account's)."""
     client = await node.client(f"guest-{name}")
-    logged = await client.request(type="register", name=name, password=f"{name} not guessable")
+    logged = await client.request(type="register", name=name, password="so not guessable")
     assert logged["type"] == "logged_in", logged
     client.session, client.player = logged["session"], logged["player"]
     return client

@@ -60,7 +60,7 @@ async def test_an_account_registered_on_node_a_logs_in_and_resumes_on_node_b(
     a, b = start_nodes(pg_url, redis_server.url(), "ab")
     async with running({"a": a, "b": b}):
         carol = await a.client("carol-guest")
-        made = await carol.request(type="register", name="carol", password="carol's long secret")
+        made = await carol.request(type="register", name="carol", password="her long secret!")
         assert made["type"] == "logged_in", made
         room = (await carol.request(type="create_room", game="gomoku", seat=0))["room"]
         elsewhere, welcome = await hello(b, made["session"])  # b never saw carol
@@ -69,7 +69,7 @@ async def test_an_account_registered_on_node_a_logs_in_and_resumes_on_node_b(
         state = await elsewhere.expect("state", room=room, timeout=30)
         assert state["seat"] == 0
         other = await b.client("dave-guest")
-        again = await other.request(type="login", name="Carol", password="carol's long secret")
+        again = await other.request(type="login", name="Carol", password="her long secret!")
         assert again["type"] == "logged_in" and again["player"] == made["player"]
         taken = await other.request(type="register", name="CAROL", password="another secret!")
         assert taken["code"] == "name_taken"
