@@ -43,10 +43,9 @@ def test_an_unwritable_database_is_one_line(tmp_path: Path) -> None:
     done = run_server(tmp_path, "--port", str(free_port()), "--db", str(tmp_path / "no/such/x.db"))
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [
-        f"mnk-server: cannot use the database '{tmp_path / 'no/such/x.db'}': "
-        "unable to open database file; try another --db or --memory"
-    ]
+    [line] = done.stderr.strip().splitlines()  # one line: the folder is not there
+    assert line.startswith(f"mnk-server: cannot use the database '{tmp_path / 'no/such/x.db'}': ")
+    assert "No such file or directory" in line and line.endswith("; try another --db or --memory")
 
 
 async def bot_online(url: str, deadline: float) -> None:

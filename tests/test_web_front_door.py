@@ -51,10 +51,11 @@ def test_quick_reloads_and_a_third_page_from_one_address_all_render(
         alice.wait_for_url("**/r/*")
         link = alice.input_value("#room-link")
         bob.goto(link)
-        alice.wait_for_selector("#status:has-text('Your move')")
+        # generous: a socket refused on a busy machine is tried again after a backoff
+        alice.wait_for_selector("#status:has-text('Your move')", timeout=60_000)
         carol.goto(link)  # the room is full: watches, from the players' address
-        carol.wait_for_selector("#net.online")
-        carol.wait_for_selector("#status:has-text('to move')")
+        carol.wait_for_selector("#net.online", timeout=60_000)
+        carol.wait_for_selector("#status:has-text('to move')", timeout=60_000)
         assert not page.script_errors and not bob.script_errors and not carol.script_errors
     finally:
         server.stop()

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 import redis
 from support.clients import RawClient
-from support.cluster import LEASE, MOVES, moves_table, owners, running, start_nodes
+from support.cluster import MOVES, moves_table, owners, running, start_nodes
 from support.servers import ServerProcess
 from support.services import RedisServer
 from support.waiting import wait_for
@@ -44,6 +44,11 @@ PLACEMENTS = list(itertools.product(PLACES[2:], PLACES, PLACES))
 ROLES = ("seat0", "seat1", "spectator")
 #: Moves after the adoption: seat 1 first (MOVES has five), none of them wins.
 AFTER = [(10, 10), (0, 0), (0, 14), (14, 0)]
+#: Seconds of lease: a loaded machine (the whole suite on two cores) must not starve a
+#: survivor's heartbeats past it, and a takeover still comes within seconds.
+PLACEMENT_LEASE = "5"
+#: Seconds an adoption may take on a loaded machine (lease, a look a second, 32 rooms).
+ADOPTION_S = 90.0
 #: Each case's runs in CI; ``MNK_FAILOVER_REPEAT`` asks for more.
 REPEAT = int(os.environ.get("MNK_FAILOVER_REPEAT", "1"))
 
@@ -100,7 +105,9 @@ async def nodes(
     request: pytest.FixtureRequest, pg_url: str, redis_server: RedisServer
 ) -> AsyncIterator[dict[str, ServerProcess]]:
     """Node a (the owner), the adopter, and a third node that never adopts, by role."""
-    made = dict(zip("abc", start_nodes(pg_url, redis_server.url(), "abc", LEASE), strict=True))
+    made = dict(
+        zip("abc", start_nodes(pg_url, redis_server.url(), "abc", PLACEMENT_LEASE), strict=True)
+    )
     third = "c" if request.param == "b" else "b"
     made[third].extra += ("--no-adopt",)
     async with running(made):
@@ -237,14 +244,14 @@ async def test_every_member_hears_every_move_after_the_owner_is_killed(
     nodes: dict[str, ServerProcess], pg_url: str, redis_server: RedisServer, run: int
 ) -> None:
     members, rooms = await seat_everyone(nodes)
-    await wait_for(lambda: published(redis_server.url(), rooms))
+    await wait_for(lambda: published(redis_server.url(), rooms), ADOPTION_S)
     for member in members.values():
         member.mark = len(member.client.seen)
     nodes["owner"].kill()
     for member in members.values():  # back at once, before the adoption: welcomed anywhere
         if member.place.startswith("owner"):
             await come_back(member, nodes[resumed_at(member.place)])
-    await wait_for(lambda: adopted(pg_url, rooms, node_name(nodes["adopter"])))
+    await wait_for(lambda: adopted(pg_url, rooms, node_name(nodes["adopter"])), ADOPTION_S)
     await play_on(members, rooms, pg_url)
 
 
@@ -255,11 +262,11 @@ async def test_every_member_hears_every_move_after_the_owner_stalls_past_its_lea
     owner = nodes["owner"]
     assert owner.proc is not None
     members, rooms = await seat_everyone(nodes)
-    await wait_for(lambda: published(redis_server.url(), rooms))
+    await wait_for(lambda: published(redis_server.url(), rooms), ADOPTION_S)
     for member in members.values():
         member.mark = len(member.client.seen)
     owner.proc.send_signal(signal.SIGSTOP)
-    await wait_for(lambda: adopted(pg_url, rooms, node_name(nodes["adopter"])))
+    await wait_for(lambda: adopted(pg_url, rooms, node_name(nodes["adopter"])), ADOPTION_S)
     for member in members.values():  # back once the adopter has the rooms
         if member.place.startswith("owner"):
             await come_back(member, nodes[resumed_at(member.place)])
