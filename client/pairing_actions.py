@@ -138,7 +138,8 @@ class PairingActions:
         if form.rated and not model.account:
             model.toast("Rated games are for players with an account: log in first.")
             return
-        msg = seek_request(form, model.account, own_rating(model.ratings, form.game, clock))
+        rating = own_rating(model.ratings, model.rating_pools, form.game, clock)
+        msg = seek_request(form, model.account, rating)
         model.seeks.pending[self.send(msg)] = pool_name(form.game, clock, msg["rated"])
         self.pairing.custom = False
         self.pairing.game = form.game

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.ratings import pool_of
+from client.ratings import FormPools, pool_of
 from client.records import Message
 
 #: (wire name, label) of the games a seek may name (custom boards are played through rooms).
@@ -310,9 +310,12 @@ class SeekForm:
             self.clock = SEEK_CLOCKS.index((180, 2))
 
 
-def own_rating(ratings: dict[str, Any], game: str, clock: tuple[int, int] | None) -> int:
-    """Our rating in the rating pool of ``game`` at ``clock`` (1500 when not rated there)."""
-    pool = pool_of(game, clock)
+def own_rating(
+    ratings: dict[str, Any], pools: FormPools, game: str, clock: tuple[int, int] | None
+) -> int:
+    """Our rating in the rating pool the server names for ``game`` at ``clock`` (1500 when
+    not rated there)."""
+    pool = pool_of(pools, game, clock)
     mine = ratings.get(pool) if pool else None
     rating = getattr(mine, "rating", None)
     return rating if isinstance(rating, int) else DEFAULT_RATING

@@ -339,7 +339,7 @@ def _rated_note(form: LobbyForm, model: ClientModel) -> str:
     block = rated_block(form, model.account)
     if block is not None:
         return block.replace(": log in.", " (log in)").rstrip(".").lower()
-    pool = pool_of(form.game, CLOCKS[form.clock][0])
+    pool = pool_of(model.rating_pools, form.game, CLOCKS[form.clock][0])
     if not rated(form, model.account) or not pool:
         return "casual"
     mine = model.ratings.get(pool)

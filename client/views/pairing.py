@@ -310,7 +310,7 @@ def _custom_form(
     if not model.account or not width:
         span = "any rating"
     else:
-        mine = own_rating(model.ratings, form.game, clock)
+        mine = own_rating(model.ratings, model.rating_pools, form.game, clock)
         span = f"\u00b1{width} ({max(0, mine - width)}\u2013{min(4000, mine + width)})"
     _stepper(frame, x, y, "Opponent", span, "range", step_w)
     y += 38

@@ -16,6 +16,7 @@ from server.core.journal import AccountRow, PlayerRow
 from server.core.names import clean_name
 from server.core.outputs import Out, Reply, Resolve
 from server.core.players import Conn, Player, hash_token
+from server.core.pools import FORM_POOLS
 from server.core.ratelimit import TokenBucket
 from server.core.ratings import RatingDesk
 from server.core.registry import RoomRegistry
@@ -93,6 +94,7 @@ class Greeter:
         self.roster.online(player)
         welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
         welcome |= {"session": token, "name": player.name, "account": player.account is not None}
+        welcome["rating_pools"] = FORM_POOLS
         if player.account is not None:
             welcome["ratings"] = self.ratings(player)
         out: list[Out] = [Reply(welcome)]

@@ -20,6 +20,7 @@ from protocol.wire import Message
 from server.core.clock import ClockSpec
 from server.core.options import read_clock
 from server.core.paging import page, room_cursor
+from server.core.pools import game_pool
 
 #: A seek's accepted rating gap: this at first, widened by ``GAP_STEP`` each wave it waits,
 #: never past ``GAP_MAX`` (a guest's is the widest at once); a guest counts as ``GUEST_RATING``.
@@ -163,6 +164,7 @@ class Seek:
             "rating": None if self.rating is None else round(self.rating),
             "provisional": self.provisional,
             "pool": self.pool,
+            "rating_pool": game_pool(self.game, self.clock),
             "since": self.since,
             "accepts": self.accepts(),
             "widens": self.gap < GAP_MAX,
@@ -273,7 +275,7 @@ def _standard_pools() -> list[Message]:
             clock = ClockSpec(minutes * 60.0, float(inc))
             label = pool_label(game, clock, rated)
             entry = {"pool": label, "game": game, "clock": clock_view(clock), "rated": rated}
-            found.append(entry)
+            found.append(entry | {"rating_pool": game_pool(game, clock)})
     return found
 
 
@@ -319,6 +321,7 @@ def pool_entries(book: SeekBook, game: str | None) -> list[Message]:
             if game is None or seek.game == game:
                 shown += 1
                 entry = {"pool": label, "game": seek.game, "clock": clock_view(seek.clock)}
+                entry["rating_pool"] = game_pool(seek.game, seek.clock)
                 pools.append(entry | {"rated": seek.rated, "waiting": book.size(label)})
     return pools
 

@@ -3,7 +3,7 @@
 // with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
-import { GAMES, h, outcomeText, profilePath } from "./ui.js";
+import { GAMES, h, outcomeText, poolTitle, profilePath } from "./ui.js";
 
 const CLOCKS = [
   ["", "no clock"],
@@ -167,7 +167,7 @@ export class Lobby {
       return h("tr", { dataset: { room: r.room } },
         h("td", {}, h("code", {}, r.room)),
         h("td", {}, GAMES[r.game] || r.game, r.opening_rule ? ` (${r.opening_rule})` : "",
-          r.rated ? h("span", { class: "tag rated" }, "rated") : null),
+          r.rated ? h("span", { class: "tag rated", title: r.pool ? poolTitle(r.pool) : "" }, "rated") : null),
         h("td", {}, ...r.players.flatMap((p, i) => [i ? " vs " : "", seatName(p, r.accounts && r.accounts[i])])),
         h("td", {}, r.status),
         h("td", {}, String(r.spectators)),

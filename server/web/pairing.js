@@ -4,7 +4,7 @@
 // `joined` (naming the seek): the page opens that room. Our seeks live while the lobby is on
 // screen: leaving it cancels them (closing the page closes the socket, which ends them too).
 
-import { h } from "./ui.js";
+import { h, poolTitle } from "./ui.js";
 
 const SEEK_GAMES = { tictactoe: "Tic-tac-toe", gomoku: "Gomoku", "gomoku-standard": "Exact five", renju: "Renju" };
 const PAGE = 8;
@@ -227,7 +227,7 @@ export class Pairing {
         : h("button", { type: "button", class: "primary accept-seek", onclick: () => this.accept(s.seek) }, "Accept");
       return h("tr", { dataset: { seek: s.seek } },
         h("td", {}, h("b", {}, s.name), s.kind === "bot" ? h("span", { class: "tag" }, "bot") : null),
-        h("td", {}, rating),
+        h("td", { class: "seek-rating", title: s.rating_pool ? `rating in ${poolTitle(s.rating_pool)}` : "" }, rating),
         h("td", {}, SEEK_GAMES[s.game] || s.game),
         h("td", {}, h("b", {}, clockLabel(s.clock))),
         h("td", {}, mode),
@@ -299,13 +299,11 @@ export class Pairing {
     this.send(msg, null);
   }
 
-  /** Our rating in the rating pool of that game and clock (1500 when not rated there yet). */
+  /** Our rating in the rating pool the server names for that game and clock (welcome's
+   * `rating_pools`; 1500 when not rated there yet). */
   ownRating(game, clock) {
-    const poolGame = { tictactoe: "tictactoe", gomoku: "gomoku", "gomoku-standard": "exact", renju: "renju" }[game];
-    if (!clock || !poolGame) return 1500;
-    const length = clock.initial_s + 40 * clock.increment_s;
-    const speed = length < 180 ? "bullet" : length < 480 ? "blitz" : length < 1500 ? "rapid" : "classical";
-    const r = this.net.ratings[`${poolGame}-${speed}`];
+    const pool = clock && (this.net.ratingPools[`${clock.initial_s}+${clock.increment_s}`] || {})[game];
+    const r = pool && this.net.ratings[pool];
     return r ? Math.round(r.rating) : 1500;
   }
 

@@ -1,0 +1,64 @@
+"""Rules the server says once so that no client computes its own copy: the rating pool of a
+seek, of a Quick pairing tile and of a rated room's lobby line, and ``welcome.rating_pools``
+(the pool of every form clock). The clock 15+10 with 5 s a move is the one where the clients'
+old copies (``initial + 40 x increment``, not capped by the time per move) named "rapid" while
+the server rates the game "blitz"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from protocol.variants import FIXED
+from server.core.clock import ClockSpec
+from server.core.pools import FORM_CLOCKS, pool_of
+
+pytestmark = pytest.mark.slow
+
+CAPPED = {"initial_s": 900, "increment_s": 10, "move_s": 5}
+
+
+async def test_welcome_names_the_pool_of_every_form_clock(client_factory: Any) -> None:
+    client = await client_factory()
+    welcome = await client.hello("alice")
+    pools = welcome["rating_pools"]
+    assert set(pools) == {f"{i}+{inc}" for i, inc in FORM_CLOCKS}
+    for initial, increment in FORM_CLOCKS:
+        clock = ClockSpec(float(initial), float(increment))
+        for game, variant in FIXED.items():
+            assert pools[f"{initial}+{increment}"][game] == pool_of(variant, clock)
+    assert pools["180+2"]["gomoku-standard"] == "exact-blitz"
+    assert pools["900+10"]["renju"] == "renju-rapid"
+
+
+async def test_a_seek_and_its_tile_carry_the_rating_pool_the_server_rates_in(
+    client_factory: Any,
+) -> None:
+    alice, bob = await client_factory("alice"), await client_factory("bob")
+    placed = (await alice.request(type="seek", game="gomoku", clock=CAPPED))["seek"]
+    assert placed["rating_pool"] == "gomoku-blitz"  # 40 moves of 5 s: 200 s, not 1300
+    untimed = (await alice.request(type="seek", game="renju"))["seek"]
+    assert untimed["rating_pool"] is None
+    page = await bob.request(type="list_seeks")
+    rows = {s["seek"]: s for s in page["seeks"]}
+    assert rows[placed["seek"]]["rating_pool"] == "gomoku-blitz"
+    tiles = {p["pool"]: p for p in page["pools"]}
+    assert tiles[placed["pool"]]["rating_pool"] == "gomoku-blitz"
+    assert tiles["gomoku 3+2 rated"]["rating_pool"] == "gomoku-blitz"
+    assert tiles["tictactoe 1+0 casual"]["rating_pool"] == "tictactoe-bullet"
+
+
+async def test_a_rated_rooms_lobby_line_names_its_pool(client_factory: Any) -> None:
+    alice = await client_factory("guest-alice")
+    reply = await alice.request(type="register", name="alice", password="correct horse battery")
+    assert reply["type"] == "logged_in", reply
+    made = await alice.request(
+        type="create_room", game="renju", opponent="human", rated=True, clock=CAPPED
+    )
+    assert made["type"] == "joined", made
+    casual = await alice.request(type="create_room", game="gomoku", opponent="human")
+    assert casual["type"] == "joined", casual
+    lines = {r["room"]: r for r in (await alice.request(type="list_rooms"))["rooms"]}
+    assert lines[made["room"]]["rated"] and lines[made["room"]]["pool"] == "renju-blitz"
+    assert "pool" not in lines[casual["room"]] and "rated" not in lines[casual["room"]]

@@ -1,0 +1,93 @@
+"""The browser shows the rules the server says and computes none of them, in the real
+chromium against a real server: the rating pool of a seek and of a rated room, and the pool a
+custom seek's range is centred in (``welcome.rating_pools``)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from support.browser import WebServer, new_page
+from websockets.sync.client import ClientConnection, connect
+
+pytestmark = pytest.mark.slow
+
+#: 15+10 with 5 s a move: the server rates it blitz (40 x 5 s), the old page said rapid.
+CAPPED = {"initial_s": 900, "increment_s": 10, "move_s": 5}
+
+
+class Wire:
+    """A blocking protocol client (the browser tests run no event loop of their own)."""
+
+    def __init__(self, ws: ClientConnection, name: str) -> None:
+        self.ws = ws
+        self.ids = itertools.count(1)
+        self.request(type="hello", protocol=1, name=name, kind="human")
+
+    def request(self, **message: Any) -> dict[str, Any]:
+        """Send ``message`` and return the reply to it (welcome for a hello)."""
+        rid = next(self.ids)
+        self.ws.send(msgpack.packb({**message, "id": rid}, use_bin_type=True))
+        while True:
+            reply = msgpack.unpackb(self.ws.recv(timeout=30), raw=False)
+            if reply.get("id") == rid or reply["type"] == "welcome":
+                return reply
+
+
+def shot(page: Any, tmp_path: Path, name: str) -> None:
+    """A screenshot of ``page`` (into ``$MNK_SHOTS`` when set, to look at; else the tmp dir)."""
+    page.screenshot(path=str(Path(os.environ.get("MNK_SHOTS") or tmp_path) / name), full_page=True)
+
+
+def test_the_page_shows_the_pools_the_server_names(
+    browser: Any, web_server: WebServer, tmp_path: Path
+) -> None:
+    with connect(web_server.url.replace("http", "ws") + "/", max_size=None) as ws:
+        bob = Wire(ws, "bob")
+        reply = bob.request(type="register", name="bobby", password="correct horse battery")
+        assert reply["type"] == "logged_in", reply
+        seek = bob.request(type="seek", game="gomoku", clock=CAPPED)
+        assert seek["seek"]["rating_pool"] == "gomoku-blitz", seek
+        room = bob.request(
+            type="create_room", game="renju", opponent="human", rated=True, clock=CAPPED
+        )
+        assert room["type"] == "joined", room
+        page = new_page(browser)
+        page.goto(web_server.url + "/")
+        page.wait_for_selector("#net.online")
+        pools = page.evaluate("window.mnk.net.ratingPools")
+        assert pools["180+2"]["gomoku-standard"] == "exact-blitz"
+        rating = page.wait_for_selector("#seeks tr:has-text('bobby') .seek-rating")
+        assert rating.get_attribute("title") == "rating in Gomoku blitz"
+        tag = page.wait_for_selector(f"tr[data-room='{room['room']}'] .tag.rated")
+        assert tag.get_attribute("title") == "Renju blitz"
+        shot(page, tmp_path, "rules-lobby.png")
+        assert page.script_errors == []
+
+
+def test_a_custom_seek_s_range_is_centred_in_the_pool_the_server_names(
+    browser: Any, web_server: WebServer
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#net.online")
+    # a server that rates 3+2 gomoku as rapid: the page takes its word, it guesses no pool
+    ratings = page.evaluate(
+        """async () => {
+          const { Pairing } = await import("/assets/pairing.js");
+          const pairing = Object.create(Pairing.prototype);
+          pairing.net = {
+            ratings: { "gomoku-blitz": { rating: 1523 }, "gomoku-rapid": { rating: 1711 } },
+            ratingPools: { "180+2": { gomoku: "gomoku-rapid" } },
+          };
+          const clock = (initial_s, increment_s) => ({ initial_s, increment_s });
+          return [pairing.ownRating("gomoku", clock(180, 2)),
+                  pairing.ownRating("gomoku", clock(300, 3))];
+        }"""
+    )
+    assert ratings == [1711, 1500]
+    assert page.script_errors == []
