@@ -62,3 +62,55 @@ async def test_a_rated_rooms_lobby_line_names_its_pool(client_factory: Any) -> N
     lines = {r["room"]: r for r in (await alice.request(type="list_rooms"))["rooms"]}
     assert lines[made["room"]]["rated"] and lines[made["room"]]["pool"] == "renju-blitz"
     assert "pool" not in lines[casual["room"]] and "rated" not in lines[casual["room"]]
+
+
+#: The scores a hand-driven bot gives the positions 0..4 of ``finished_tictactoe`` (side to
+#: move's view): white's second move (ply 1) throws a level game (50 %) away (95 % for black).
+SCORES = [0, 0, 3000, -3000, None]
+
+
+async def test_the_server_marks_each_move_of_a_game_it_analysed(client_factory: Any) -> None:
+    from support.analysis import analyser, finished_tictactoe
+
+    bot = await analyser(client_factory)
+    _alice, _bob, _room, game_id = await finished_tictactoe(client_factory)
+    carol = await client_factory("carol")
+    got = []
+    for ply, score in enumerate(SCORES):
+        await carol.send(type="analyse", id=ply + 1, game_id=game_id, ply=ply)
+        job = await bot.expect("analyse_job")
+        line = {"move": [2, 2], "pv": [], "depth": 3}
+        line |= {"score": score} if score is not None else {"mate": 1}
+        await bot.send(type="analysed", job=job["job"], lines=[line])
+        got.append((await carol.expect("analysis", id=ply + 1))["marks"])
+    assert got == [
+        [],  # the position after it is not known yet
+        [{"ply": 0, "drop": 0, "verdict": None}],
+        [{"ply": 1, "drop": 45, "verdict": "blunder"}],  # 50 % to 5 %
+        [{"ply": 2, "drop": 0, "verdict": None}],
+        [{"ply": 3, "drop": 5, "verdict": None}, {"ply": 4, "drop": 0, "verdict": None}],
+    ]
+    again = await carol.request(type="analyse", game_id=game_id, ply=2)  # from the cache
+    assert [m["ply"] for m in again["marks"]] == [1, 2]
+    board = await carol.request(type="analyse", game="tictactoe", moves=[[0, 0], [1, 0]])
+    assert "marks" not in board  # an analysis board has no game to mark
+
+
+def test_a_proven_result_played_away_is_a_blunder_or_a_mistake() -> None:
+    from protocol.rules import Move
+    from server.core.analysis_marks import mark
+
+    def solved(*values: tuple[int, str]) -> dict[str, Any]:
+        cells = [{"move": [x, 0], "value": v, "plies": 3} for x, v in values]
+        return {"lines": [{"move": [0, 0], "win": 99}], "values": cells}
+
+    won = solved((0, "win"), (1, "draw"), (2, "loss"))
+    assert mark(3, won, Move(1, 0), None) == {"ply": 3, "drop": 50, "verdict": "mistake"}
+    assert mark(3, won, Move(2, 0), None) == {"ply": 3, "drop": 100, "verdict": "blunder"}
+    drawn = solved((1, "draw"), (2, "loss"))
+    assert mark(3, drawn, Move(2, 0), None)["verdict"] == "blunder"
+    assert mark(3, drawn, Move(1, 0), 0)["verdict"] is None  # the proven value counts
+    level = {"lines": [{"move": [0, 0], "win": 50}]}
+    assert mark(0, level, Move(0, 0), 20) == {"ply": 0, "drop": 30, "verdict": None}
+    assert mark(0, level, Move(0, 0), 19)["verdict"] == "blunder"
+    assert mark(0, level, Move(0, 0), None) is None
