@@ -114,3 +114,33 @@ def test_a_proven_result_played_away_is_a_blunder_or_a_mistake() -> None:
     assert mark(0, level, Move(0, 0), 20) == {"ply": 0, "drop": 30, "verdict": None}
     assert mark(0, level, Move(0, 0), 19)["verdict"] == "blunder"
     assert mark(0, level, Move(0, 0), None) is None
+
+
+async def test_the_pygame_client_marks_the_moves_the_server_marks(client_factory: Any) -> None:
+    from support.analysis import analyser, finished_tictactoe
+    from support.marks import EDGE, blunders_said, edge_replies
+
+    from client.analysis import Analysis
+    from client.analyst import GameWalk
+    from client.records import FinishedGame, GameInfo, Result
+
+    bot = await analyser(client_factory)
+    _alice, _bob, _room, game_id = await finished_tictactoe(client_factory)
+    carol = await client_factory("carol")
+    replies = []
+    for ply, score in enumerate(EDGE):
+        await carol.send(type="analyse", id=ply + 1, game_id=game_id, ply=ply)
+        job = await bot.expect("analyse_job")
+        line = {"move": [2, 2], "pv": [], "depth": 3}
+        line |= {"score": score} if score is not None else {"mate": 1}
+        await bot.send(type="analysed", job=job["job"], lines=[line])
+        replies.append(await carol.expect("analysis", id=ply + 1))
+    assert blunders_said(replies) == [2, 3]
+    assert [r["marks"] for r in replies] == [r["marks"] for r in edge_replies()]
+    info = GameInfo("tictactoe", 3, 3, 3)
+    moves = ((0, 0), (1, 0), (1, 1), (2, 0), (2, 2))
+    game = FinishedGame(game_id, "r", info, ("alice", "bob"), moves, Result(0, "line"))
+    walk = GameWalk(game)
+    for reply in replies:
+        walk.by_ply[reply["ply"]] = Analysis.from_wire(reply)
+    assert [m.ply for m in walk.blunders()] == [2, 3]

@@ -12,6 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 from support.browser import WebServer, new_page
+from support.marks import blunders_said, edge_replies
 from websockets.sync.client import ClientConnection, connect
 
 pytestmark = pytest.mark.slow
@@ -90,4 +91,22 @@ def test_a_custom_seek_s_range_is_centred_in_the_pool_the_server_names(
         }"""
     )
     assert ratings == [1711, 1500]
+    assert page.script_errors == []
+
+
+def test_the_page_marks_the_moves_the_server_marks(browser: Any, web_server: WebServer) -> None:
+    replies = edge_replies()  # the server's answers, where the page's old rule marked 0 and 1
+    assert blunders_said(replies) == [2, 3]
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#net.online")
+    verdicts = page.evaluate(
+        """async (replies) => {
+          const E = await import("/assets/evaluation.js");
+          const moves = [[0, 0], [1, 0], [1, 1], [2, 0], [2, 2]];
+          return E.review(replies, moves, "line").map((e) => e.verdict);
+        }""",
+        replies,
+    )
+    assert [i for i, v in enumerate(verdicts) if v == "blunder"] == [2, 3]
     assert page.script_errors == []

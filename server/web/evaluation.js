@@ -6,12 +6,6 @@
 export const WIN = 1_000_000;
 /** Scores are squashed by tanh(score / SCALE) onto (−1, 1): ±2000 (a strong threat) is ±0.76. */
 export const SCALE = 2000;
-/**
- * A move is a blunder when the mover's value on that scale fell by more than this (30 % of the
- * graph's height: from 0 to about −1400, or from +1000 to −300), or a proven win or draw became
- * a proven loss. A proven win that became a draw is a mistake.
- */
-export const BLUNDER = 0.6;
 
 const RANK = { win: 1, draw: 0, loss: -1 };
 
@@ -103,6 +97,14 @@ function endValue(end) {
   return end === "line" ? 1 : end === "full" ? 0 : null;
 }
 
+/** The server's marks of a game's moves (the `marks` of its `analysis` replies), by ply: the
+ *  one blunder rule is the server's (docs/PROTOCOL.md, Analysis), the page computes none. */
+export function serverMarks(replies) {
+  const out = new Map();
+  for (const reply of replies) for (const m of (reply && reply.marks) || []) out.set(m.ply, m);
+  return out;
+}
+
 /**
  * The review of a game, move by move. `replies[i]` is the analysis of the position before move
  * i (undefined while not analysed yet; `replies[n]` the last position's, when the game did not
@@ -112,10 +114,12 @@ function endValue(end) {
  * mover's value (−1…1) before and after the move (null when unknown), `played` the proven value
  * of the cell played (on solved boards), `best` the engine's (or the solver's) best move,
  * `missed` whether it is another move and a better one (on a solved board: of a better proven
- * value; else the engine's choice), and `verdict` "blunder", "mistake" or null.
+ * value; else the engine's choice), and `verdict` "blunder", "mistake" or null, as the
+ * server marked the move (null while it has not).
  */
 export function review(replies, moves, end, first = 0) {
   const out = [];
+  const marks = serverMarks(replies);
   for (let i = 0; i < moves.length; i++) {
     const here = replies[i];
     const mover = sideToMove(here, (first + i) % 2);
@@ -131,13 +135,7 @@ export function review(replies, moves, end, first = 0) {
     const line = here && here.lines && here.lines[0];
     const solved = here ? bestValue(here.values) : null;
     const best = line ? line.move : solved ? solved.move : null;
-    let verdict = null;
-    if (before && before.kind === "exact" && played) {
-      if (played.value === "loss" && before.v >= 0) verdict = "blunder";
-      else if (played.value === "draw" && before.v > 0) verdict = "mistake";
-    } else if (before && after !== null && before.v - after > BLUNDER) {
-      verdict = "blunder";
-    }
+    const verdict = marks.has(i) ? marks.get(i).verdict || null : null;
     const drop = before && after !== null ? before.v - after : null;
     const other = best !== null && (best[0] !== x || best[1] !== y);
     // on a solved board another move is only better when its proven value is
