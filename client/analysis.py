@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from client.geometry import cell_name
 from client.records import Cell, Message, xy
+from protocol.cells import cell_name
 
 #: Engine scores (its units) at which the graph is half way to its end: typical scores are a
 #: few thousand either way, the engine's WIN is 1,000,000.

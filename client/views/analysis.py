@@ -11,13 +11,14 @@ import pygame
 from client import theme
 from client.analysis import Analysis, Line, Mark, line_words, overlay
 from client.analyst import GameWalk
-from client.geometry import BoardGeometry, cell_name
+from client.geometry import BoardGeometry
 from client.records import Cell, FinishedGame, GameInfo
 from client.views.board import BoardPicture, board_geometry, draw_board, draw_mark, stone_sprite
 from client.views.panel import seat_icon
 from client.views.replay import draw_timed_moves, room_layout
 from client.widgets import Frame, panel
 from client.words import result_text
+from protocol.cells import cell_name
 
 #: How many moves of the best line are numbered on the board.
 PV_SHOWN = 6

@@ -2,6 +2,8 @@
 // scale, words for it, the blunders of a game, the proven values of the cells, and the game's
 // plain-text record. No DOM here: the known-answer checks run it in the page as it is.
 
+import { coordName } from "./cells.js";
+
 /** The engine's WIN: a score this far from zero is a won or lost game, not an opinion. */
 export const WIN = 1_000_000;
 /** Scores are squashed by tanh(score / SCALE) onto (−1, 1): ±2000 (a strong threat) is ±0.76. */
@@ -196,8 +198,6 @@ export function secondsText(ms) {
   return `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
 }
 
-const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
-
 /**
  * A game's plain-text record, exactly as `protocol/records.py` `write_text` writes it (the one
  * format of every client, README "Analysis"): `# key: value` header lines, then one move a line,
@@ -216,7 +216,7 @@ export function textRecord(game) {
   if (game.started_at) lines.push(`# started: ${new Date(game.started_at * 1000).toISOString()}`);
   game.moves.forEach((m, i) => {
     const secs = m.ms === null || m.ms === undefined ? "-" : (m.ms / 1000).toFixed(3);
-    lines.push(`${i + 1} ${LETTERS[m.x]}${g.height - m.y} ${m.x},${m.y} ${secs}`);
+    lines.push(`${i + 1} ${coordName(m.x, m.y, g.height)} ${m.x},${m.y} ${secs}`);
   });
   // The server says the outcome (`none`: aborted, no result); a record without it is older.
   const kind = game.outcome || (game.winner === null || game.winner === undefined ? "draw" : "win");
