@@ -14,7 +14,6 @@ from typing import Any
 from client.model import ClientModel
 from client.records import Message
 from client.seeks import (
-    SEEK_CLOCKS,
     SEEK_GAMES,
     SEEK_PAGE,
     PairingChoice,
@@ -134,7 +133,7 @@ class PairingActions:
     def do_custom_seek(self, arg: Any = None, pos: Any = None) -> None:
         """Place the custom seek (the form closes; its waiting line shows under the tiles)."""
         form, model = self.pairing.form, self.model
-        clock = SEEK_CLOCKS[form.clock]
+        clock = form.chosen_clock
         if form.rated and not model.account:
             model.toast("Rated games are for players with an account: log in first.")
             return

@@ -110,3 +110,29 @@ def test_the_page_marks_the_moves_the_server_marks(browser: Any, web_server: Web
     )
     assert [i for i, v in enumerate(verdicts) if v == "blunder"] == [2, 3]
     assert page.script_errors == []
+
+
+def test_the_custom_seek_form_offers_the_servers_clocks_and_ranges(
+    browser: Any, web_server: WebServer, tmp_path: Path
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#net.online")
+    said = page.evaluate("window.mnk.net.seekForm")
+    assert said["ranges"] == [0, 100, 200, 300, 500] and said["clocks"][0] is None
+    page.click(".custom-seek summary")
+    options = page.eval_on_selector_all(
+        "#seek-clock option", "os => os.map((o) => [o.value, o.textContent])"
+    )
+    wanted = [["", "no clock (casual)"]]
+    wanted += [[f"{c['initial_s']}+{c['increment_s']}", None] for c in said["clocks"][1:]]
+    assert [v for v, _ in options] == [v for v, _ in wanted]
+    assert ["180+2", "3+2"] in options and ["1800+0", "30+0"] in options
+    assert page.input_value("#seek-clock") == "180+2"  # where the server starts the form
+    ranges = page.eval_on_selector_all("#seek-range option", "os => os.map((o) => o.textContent)")
+    assert ranges == ["any rating", "\u00b1100", "\u00b1200", "\u00b1300", "\u00b1500"]
+    shot(page, tmp_path, "rules-custom-seek.png")
+    page.select_option("#seek-clock", "60+0")
+    page.click("#custom-seek button[type=submit]")
+    page.wait_for_selector("#seeking .waiting:has-text('Gomoku 1+0')")
+    assert page.script_errors == []

@@ -8,11 +8,6 @@ import { h, poolTitle } from "./ui.js";
 
 const SEEK_GAMES = { tictactoe: "Tic-tac-toe", gomoku: "Gomoku", "gomoku-standard": "Exact five", renju: "Renju" };
 const PAGE = 8;
-const CUSTOM_CLOCKS = [
-  ["", "no clock (casual)"], ["60+0", "1+0"], ["180+0", "3+0"], ["180+2", "3+2"], ["300+3", "5+3"],
-  ["600+5", "10+5"], ["900+10", "15+10"], ["1800+0", "30+0"],
-];
-const RANGES = [["0", "any rating"], ["100", "±100"], ["200", "±200"], ["300", "±300"], ["500", "±500"]];
 const BOT_AFTER = [["0", "never"], ["15", "after 15 s"], ["30", "after 30 s"], ["60", "after 60 s"], ["120", "after 2 min"]];
 
 /** A clock as the tiles show it: "3+2", "½+0"; "∞" for none. */
@@ -98,13 +93,12 @@ export class Pairing {
       options.map(([value, label]) => h("option", { value }, label)));
     this.custom = {
       game: select("seek-game", Object.entries(SEEK_GAMES)),
-      clock: select("seek-clock", CUSTOM_CLOCKS),
+      clock: select("seek-clock", [["", "no clock (casual)"]]), // the server's: see offerChoices
       rated: h("input", { type: "checkbox", id: "seek-rated" }),
-      range: select("seek-range", RANGES),
+      range: select("seek-range", [["0", "any rating"]]),
       bot: select("seek-bot", BOT_AFTER),
     };
     this.custom.game.value = "gomoku";
-    this.custom.clock.value = "180+2";
     this.ratedHint = h("span", { class: "hint" });
     const sync = () => {
       const c = this.custom;
@@ -141,7 +135,25 @@ export class Pairing {
     return [this.quick, this.open];
   }
 
+  /** The custom form's clocks and rating ranges as the server offers them (`welcome.seek_form`):
+   *  the page keeps no list of its own. */
+  offerChoices() {
+    const form = this.net.seekForm || {};
+    const said = JSON.stringify(form);
+    if (said === this.offered) return; // the same again (a reconnect): the picks stay
+    this.offered = said;
+    const value = (c) => (c ? `${c.initial_s}+${c.increment_s}` : "");
+    const clocks = Array.isArray(form.clocks) && form.clocks.length ? form.clocks : [null];
+    this.custom.clock.replaceChildren(...clocks.map((c) =>
+      h("option", { value: value(c) }, c ? clockLabel(c) : "no clock (casual)")));
+    this.custom.clock.value = value(clocks[form.clock] || null);
+    const ranges = Array.isArray(form.ranges) && form.ranges.length ? form.ranges : [0];
+    this.custom.range.replaceChildren(...ranges.map((w) =>
+      h("option", { value: String(w) }, w ? `±${w}` : "any rating")));
+  }
+
   load() {
+    this.offerChoices();
     this.syncCustom();
     this.mine.clear(); // a new connection (or identity): the old one's seeks are gone
     this.placing.clear();
