@@ -21,13 +21,6 @@ POOL_GAMES: tuple[tuple[str, str], ...] = (
 )
 #: The speeds, fastest first (which clock falls in which is the server's: ``rating_pools``).
 SPEEDS: tuple[str, ...] = ("bullet", "blitz", "rapid", "classical")
-#: The new-game form's game names and the pool game each is rated in (custom boards: none).
-FORM_POOL_GAME = {
-    "tictactoe": "tictactoe",
-    "gomoku": "gomoku",
-    "gomoku-standard": "exact",
-    "renju": "renju",
-}
 
 
 #: ``welcome.rating_pools``: per form clock ``"initial+increment"``, each game's pool.

@@ -30,6 +30,13 @@ async def test_welcome_names_the_pool_of_every_form_clock(client_factory: Any) -
             assert pools[f"{initial}+{increment}"][game] == pool_of(variant, clock)
     assert pools["180+2"]["gomoku-standard"] == "exact-blitz"
     assert pools["900+10"]["renju"] == "renju-rapid"
+    form = welcome["seek_form"]  # the custom seek form's choices, said once for both clients
+    assert form["clocks"][0] is None and form["clocks"][form["clock"]] == {
+        "initial_s": 180,
+        "increment_s": 2,
+    }
+    assert [f"{c['initial_s']}+{c['increment_s']}" for c in form["clocks"][1:]] == list(pools)
+    assert form["ranges"] == [0, 100, 200, 300, 500]
 
 
 async def test_a_seek_and_its_tile_carry_the_rating_pool_the_server_rates_in(

@@ -84,7 +84,8 @@ export class Lobby {
     const ratedRow = h("p", {}, h("label", {}, this.rated, " Rated"), " ", this.ratedHint);
     const sync = () => {
       const timed = !!this.clock.value;
-      const rateable = ["tictactoe", "gomoku", "gomoku-standard", "renju"].includes(this.game.value);
+      // which games are rated is the server's word: those welcome.rating_pools names a pool for
+      const rateable = Object.values(this.net.ratingPools).some((pools) => pools[this.game.value]);
       const training = this.hints.checked && this.opponent.value === "bot";
       this.rated.disabled = !this.net.account || !timed || !rateable || training;
       if (this.rated.disabled) this.rated.checked = false;
