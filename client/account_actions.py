@@ -296,7 +296,7 @@ class AccountActions:
 
     def do_board_speed(self, speed: str, pos: Any = None) -> None:
         """Show another speed's leaderboard (first page)."""
-        if speed in dict(SPEEDS):
+        if speed in SPEEDS:
             self.board.speed, self.board.page, self.board_scroll = speed, 0, 0
             self.ask_leaderboard()
 

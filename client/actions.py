@@ -223,7 +223,7 @@ class Actions:
         """Create a room from the "new game" form (it is sent once the server is reached)."""
         if self.model.connection != "online":
             self.model.toast("Not connected yet: the game starts once the server answers.")
-        self.send(create_request(self.form, self.model.account))
+        self.send(create_request(self.form, self.model.account, self.model.rating_pools))
 
     def do_form_full(self, arg: Any = None, pos: Any = None) -> None:
         """Toggle full strength: the bot uses its whole clock, not a human's pace."""

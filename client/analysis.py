@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from client.geometry import cell_name
 from client.records import Cell, Message, xy
+from protocol.cells import cell_name
 
 #: Engine scores (its units) at which the graph is half way to its end: typical scores are a
 #: few thousand either way, the engine's WIN is 1,000,000.
@@ -21,15 +21,12 @@ SCORE_HALF = 1000
 #: Where the largest non-mate score stops short of the graph's end (mates and proven results
 #: sit exactly at +-1, so they stand out).
 SCORE_CAP = 0.95
-#: A move is a blunder when its mover's evaluation falls by more than this on the graph's
-#: -1..1 scale (a fifth of the graph's height: e.g. from level to -1000, or from a won game
-#: to +1500), or when its exact value falls from a win or a draw to a loss.
-BLUNDER_DROP = 0.4
 #: At most this many lines and this many cell values are kept from one answer (a hostile or
 #: broken server cannot make the client hold more).
 MAX_LINES = 5
 MAX_VALUES = 25 * 25
 MAX_PV = 40
+MAX_MARKS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +96,8 @@ class Analysis:
     to_move: int
     lines: tuple[Line, ...]
     values: tuple[CellValue, ...] = ()
+    #: The server's marks of the game's moves next to this position (a game's answers only).
+    marks: tuple[Mark, ...] = ()
 
     @classmethod
     def from_wire(cls, msg: Message) -> Analysis:
@@ -112,6 +111,7 @@ class Analysis:
             to_move=to_move,
             lines=tuple(_parsed(Line.from_wire, msg.get("lines"), MAX_LINES)),
             values=tuple(_parsed(CellValue.from_wire, msg.get("values"), MAX_VALUES)),
+            marks=tuple(_parsed(Mark.from_wire, msg.get("marks"), MAX_MARKS)),
         )
 
     @property
@@ -202,13 +202,25 @@ def exact_value(values: Sequence[CellValue]) -> tuple[str, int] | None:
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """A move judged against the engine: its ply, how far its mover's evaluation fell, and
-    whether that is a blunder (and why: ``"value"`` for a proven fall, ``"score"``)."""
+    """A move as the server judged it (an ``analysis`` answer's ``marks``): its ply, how many
+    points of win chance its mover lost, and its verdict (``"blunder"``, ``"mistake"``, "")."""
 
     ply: int
     drop: float
-    blunder: bool
-    why: str = ""
+    verdict: str = ""
+
+    @classmethod
+    def from_wire(cls, raw: Message) -> Mark:
+        """Build from one ``marks`` entry; ValueError (or KeyError) when it is malformed."""
+        ply, drop, verdict = raw["ply"], raw.get("drop", 0), raw.get("verdict")
+        if not _is_int(ply) or ply < 0 or not isinstance(drop, int | float):
+            raise ValueError("a mark is {ply, drop, verdict}")
+        return cls(ply, float(drop), verdict if verdict in ("blunder", "mistake") else "")
+
+    @property
+    def blunder(self) -> bool:
+        """Whether the server marked the move a blunder."""
+        return self.verdict == "blunder"
 
 
 def graph_points(
@@ -235,37 +247,6 @@ def final_eval(winner: int | None, reason: str) -> float | None:
 def mover_of(ply: int, first: int = 0) -> int:
     """The colour that made move ``ply`` (0-based) when ``first`` moved first."""
     return (first + ply) & 1
-
-
-def judge(
-    points: Sequence[float | None],
-    exact: Mapping[int, str] | None = None,
-    first: int = 0,
-    drop: float = BLUNDER_DROP,
-) -> list[Mark]:
-    """Every move whose before and after are known, with its fall for its mover.
-
-    ``points`` are black's-view evaluations of positions 0..n (move ``i`` leads from position
-    ``i`` to ``i + 1``); ``exact`` the proven value of positions by ply (side to move's view).
-    A move is a blunder when its mover's proven value falls from a win or a draw to a loss, or
-    when its mover's evaluation falls by more than ``drop``.
-    """
-    exact = exact or {}
-    marks = []
-    for ply in range(len(points) - 1):
-        before, after = points[ply], points[ply + 1]
-        if before is None or after is None:
-            continue
-        sign = 1.0 if mover_of(ply, first) == 0 else -1.0
-        fall = sign * (before - after)
-        was, now = exact.get(ply), exact.get(ply + 1)
-        # after the move the opponent is to move: their win is the mover's loss
-        lost = was in ("win", "draw") and now == "win"
-        if lost:
-            marks.append(Mark(ply, fall, True, "value"))
-        else:
-            marks.append(Mark(ply, fall, fall > drop, "score" if fall > drop else ""))
-    return marks
 
 
 # -- the exact overlay ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from client.analysis import Analysis, Mark, final_eval, graph_points, judge
+from client.analysis import Analysis, Mark, final_eval, graph_points
 from client.records import FinishedGame, Message
 
 #: Seconds of engine time a walk through a whole game asks per position (a hint or the
@@ -76,8 +76,9 @@ class GameWalk:
         return out
 
     def marks(self) -> list[Mark]:
-        """Every judged move (see :func:`client.analysis.judge`)."""
-        return judge(self.points(), self.exact())
+        """Every move the server judged so far (the ``marks`` of its answers), in order."""
+        by_ply = {m.ply: m for a in self.by_ply.values() for m in a.marks}
+        return [by_ply[ply] for ply in sorted(by_ply)]
 
     def blunders(self) -> list[Mark]:
         """The moves marked as blunders, in order."""

@@ -246,6 +246,7 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions):
             self.auth.error = "The connection dropped before the server answered: try again."
         if kind == "welcome":
             self.resuming = False
+            self.pairing.form.offer(msg.get("seek_form"))
             if was_account and not model.account:
                 self.on_session_lost()
             elif model.account:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from client.ratings import FORM_POOL_GAME
+from client.ratings import FormPools
 
 #: (wire name, button label) of every game the form offers.
 GAMES: tuple[tuple[str, str], ...] = (
@@ -78,23 +78,28 @@ class LobbyForm:
 RATED_CLOCK = 2
 
 
-def rated_block(form: LobbyForm, account: bool) -> str | None:
+def rated_block(form: LobbyForm, account: bool, pools: FormPools) -> str | None:
     """Why this form cannot make a rated game (None: it can). The clock is not one of the
-    reasons: picking "Rated" picks a clock too, and "No clock" makes the game casual."""
+    reasons: picking "Rated" picks a clock too, and "No clock" makes the game casual. Which
+    games are rated is the server's word: those ``welcome.rating_pools`` names a pool for."""
     if not account:
         return "Rated games need an account: log in."
-    if form.game not in FORM_POOL_GAME:
+    if not any(form.game in by_game for by_game in pools.values()):
         return "Custom boards are casual only."
     return None
 
 
-def rated(form: LobbyForm, account: bool) -> bool:
+def rated(form: LobbyForm, account: bool, pools: FormPools) -> bool:
     """Whether the game the form makes now is rated."""
-    return form.rated and CLOCKS[form.clock][0] is not None and rated_block(form, account) is None
+    timed = CLOCKS[form.clock][0] is not None
+    return form.rated and timed and rated_block(form, account, pools) is None
 
 
-def create_request(form: LobbyForm, account: bool = False) -> dict[str, Any]:
-    """The ``create_room`` message for the form as it stands (rated when it may be)."""
+def create_request(
+    form: LobbyForm, account: bool = False, pools: FormPools | None = None
+) -> dict[str, Any]:
+    """The ``create_room`` message for the form as it stands (rated when it may be: an account,
+    a clock, a game the server rates, as ``pools`` (``welcome.rating_pools``) says)."""
     msg: dict[str, Any] = {
         "type": "create_room",
         "game": form.game,
@@ -117,7 +122,7 @@ def create_request(form: LobbyForm, account: bool = False) -> dict[str, Any]:
     preset = CLOCKS[form.clock][0]
     if preset is not None:
         msg["clock"] = {"initial_s": preset[0], "increment_s": preset[1]}
-    if rated(form, account):
+    if rated(form, account, pools or {}):
         msg["rated"] = True
     elif training(form):
         msg["options"] = {**msg.get("options", {}), "hints": True}

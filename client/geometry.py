@@ -4,27 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Board columns are lettered A.. skipping I, as gomoku and go players write them.
-COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 #: The smallest cell we ever draw; below this the board overflows its area instead of vanishing.
 MIN_CELL = 6
-
-
-def column_label(x: int) -> str:
-    """The letter of column ``x`` (A, B, … H, J, …), doubled past Z for very wide boards."""
-    if x < len(COLUMN_LETTERS):
-        return COLUMN_LETTERS[x]
-    return COLUMN_LETTERS[x // len(COLUMN_LETTERS) - 1] + COLUMN_LETTERS[x % len(COLUMN_LETTERS)]
-
-
-def row_label(y: int, height: int) -> str:
-    """The number of row ``y`` counted from the bottom (so row 0 of 15 is "15")."""
-    return str(height - y)
-
-
-def cell_name(x: int, y: int, height: int) -> str:
-    """A cell as players write it, e.g. ``H8`` for the centre of a 15x15 board."""
-    return f"{column_label(x)}{row_label(y, height)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
 from client.offers import KIND_WORDS
-from client.ratings import Leaderboard, Profile, Rating, ratings_by_pool
+from client.ratings import FormPools, Leaderboard, Profile, Rating, form_pools, ratings_by_pool
 from client.records import (
     BotSummary,
     ChatLine,
@@ -87,6 +87,8 @@ class ClientModel:
     #: ratings by pool; a guest plays unrated.
     account: bool = False
     ratings: dict[str, Rating] = field(default_factory=dict)
+    #: The rating pool of each form clock and game, as ``welcome`` says (the server's rule).
+    rating_pools: FormPools = field(default_factory=dict)
     #: The last ``leaderboard`` page and ``profile`` answered (their scenes show them), and the
     #: pages answered by (pool, bots, page): replies come back in any order (the server reads
     #: them off its loop), so the board on screen is looked up, never the last one to arrive.
@@ -151,6 +153,7 @@ class ClientModel:
         self.name = str(msg.get("name", self.name))
         self.account = msg.get("account") is True
         self.ratings = ratings_by_pool(msg.get("ratings")) if self.account else {}
+        self.rating_pools = form_pools(msg.get("rating_pools"))
         self.connection, self.ever_online = "online", True
         self.seeks.mine.clear()  # seeks die with their player's last connection
         self.seeks.pending.clear()

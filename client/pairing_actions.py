@@ -14,7 +14,6 @@ from typing import Any
 from client.model import ClientModel
 from client.records import Message
 from client.seeks import (
-    SEEK_CLOCKS,
     SEEK_GAMES,
     SEEK_PAGE,
     PairingChoice,
@@ -134,11 +133,12 @@ class PairingActions:
     def do_custom_seek(self, arg: Any = None, pos: Any = None) -> None:
         """Place the custom seek (the form closes; its waiting line shows under the tiles)."""
         form, model = self.pairing.form, self.model
-        clock = SEEK_CLOCKS[form.clock]
+        clock = form.chosen_clock
         if form.rated and not model.account:
             model.toast("Rated games are for players with an account: log in first.")
             return
-        msg = seek_request(form, model.account, own_rating(model.ratings, form.game, clock))
+        rating = own_rating(model.ratings, model.rating_pools, form.game, clock)
+        msg = seek_request(form, model.account, rating)
         model.seeks.pending[self.send(msg)] = pool_name(form.game, clock, msg["rated"])
         self.pairing.custom = False
         self.pairing.game = form.game

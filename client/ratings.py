@@ -19,30 +19,29 @@ POOL_GAMES: tuple[tuple[str, str], ...] = (
     ("exact", "Exact five"),
     ("renju", "Renju"),
 )
-#: The speeds, fastest first, with the estimated game length (s) each stays under.
-SPEEDS: tuple[tuple[str, float], ...] = (
-    ("bullet", 180),
-    ("blitz", 480),
-    ("rapid", 1500),
-    ("classical", float("inf")),
-)
-#: The new-game form's game names and the pool game each is rated in (custom boards: none).
-FORM_POOL_GAME = {
-    "tictactoe": "tictactoe",
-    "gomoku": "gomoku",
-    "gomoku-standard": "exact",
-    "renju": "renju",
-}
+#: The speeds, fastest first (which clock falls in which is the server's: ``rating_pools``).
+SPEEDS: tuple[str, ...] = ("bullet", "blitz", "rapid", "classical")
 
 
-def pool_of(form_game: str, clock: tuple[int, int] | None) -> str | None:
-    """The pool a rated game of this form game and clock would count in (None: casual only)."""
-    game = FORM_POOL_GAME.get(form_game)
-    if game is None or clock is None:
+#: ``welcome.rating_pools``: per form clock ``"initial+increment"``, each game's pool.
+FormPools = dict[str, dict[str, str]]
+
+
+def form_pools(raw: object) -> FormPools:
+    """``welcome.rating_pools`` as the server says it (an odd entry is left out)."""
+    out: FormPools = {}
+    for clock, pools in raw.items() if isinstance(raw, dict) else ():
+        if isinstance(pools, dict):
+            out[str(clock)] = {str(g): p for g, p in pools.items() if isinstance(p, str)}
+    return out
+
+
+def pool_of(pools: FormPools, form_game: str, clock: tuple[int, int] | None) -> str | None:
+    """The pool the server says a rated game of this form game and clock counts in (None:
+    casual only, or a clock the server named no pool for)."""
+    if clock is None:
         return None
-    length = clock[0] + 40 * clock[1]
-    speed = next(name for name, limit in SPEEDS if length < limit)
-    return f"{game}-{speed}"
+    return pools.get(f"{clock[0]}+{clock[1]}", {}).get(form_game)
 
 
 def pool_label(pool: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.ratings import pool_of
+from client.ratings import FormPools, pool_of
 from client.records import Message
 
 #: (wire name, label) of the games a seek may name (custom boards are played through rooms).
@@ -17,19 +17,8 @@ SEEK_GAMES: tuple[tuple[str, str], ...] = (
     ("gomoku-standard", "Exact five"),
     ("renju", "Renju"),
 )
-#: The custom seek form's clocks: (initial s, increment s), or None for an untimed casual game.
-SEEK_CLOCKS: tuple[tuple[int, int] | None, ...] = (
-    None,
-    (60, 0),
-    (180, 0),
-    (180, 2),
-    (300, 3),
-    (600, 5),
-    (900, 10),
-    (1800, 0),
-)
-#: The custom form's rating ranges: how far from our own rating an opponent may be (0: any).
-RANGES = (0, 100, 200, 300, 500)
+#: A clock of the custom seek form: (initial s, increment s), or None for an untimed game.
+FormClock = tuple[int, int] | None
 #: The custom form's "play a bot after N s" choices (0: never; the server takes 5 to 600).
 BOT_AFTER = (0, 15, 30, 60, 120)
 #: Seeks asked for per page of the open-seeks list.
@@ -284,35 +273,68 @@ class SeekBook:
 
 @dataclass
 class SeekForm:
-    """The custom seek form: game, clock, rated, rating range and "a bot after N s"."""
+    """The custom seek form: game, clock, rated, rating range and "a bot after N s". Its
+    clocks and ranges are the server's (``welcome.seek_form``): until it said them, none."""
 
     game: str = "gomoku"
-    clock: int = 3
+    clock: int = 0
     rated: bool = False
     range: int = 0
     bot_after: int = 0
+    clocks: tuple[FormClock, ...] = (None,)
+    ranges: tuple[int, ...] = (0,)
+    #: The clock the server starts the form at (a rated seek with no clock picks it too).
+    start: int = 0
+
+    def offer(self, raw: object) -> None:
+        """Take the server's choices (``welcome.seek_form``); an odd entry is left out."""
+        form = raw if isinstance(raw, dict) else {}
+        clocks = [clock_of(c) for c in form.get("clocks") or () if c is None or clock_of(c)]
+        ranges = [w for w in (_int(r) for r in form.get("ranges") or ()) if w is not None]
+        clocks_now = tuple(clocks[:MAX_ROWS]) or (None,)
+        ranges_now = tuple(w for w in ranges[:MAX_ROWS] if w >= 0) or (0,)
+        if (clocks_now, ranges_now) == (self.clocks, self.ranges):
+            return  # the same choices again (a reconnect): the player's picks stay
+        self.clocks, self.ranges = clocks_now, ranges_now
+        start = _int(form.get("clock"))
+        self.start = start if start is not None and 0 <= start < len(self.clocks) else 0
+        self.clock, self.range = self.start, 0
+
+    @property
+    def chosen_clock(self) -> FormClock:
+        """The clock picked now."""
+        return self.clocks[self.clock % len(self.clocks)]
+
+    @property
+    def width(self) -> int:
+        """The rating range picked now (0: any rating)."""
+        return self.ranges[self.range % len(self.ranges)]
 
     def step(self, what: str, delta: int) -> None:
         """Step one choice (cycling through its values)."""
         if what == "clock":
-            self.clock = (self.clock + delta) % len(SEEK_CLOCKS)
-            if SEEK_CLOCKS[self.clock] is None:
+            self.clock = (self.clock + delta) % len(self.clocks)
+            if self.chosen_clock is None:
                 self.rated = False
         elif what == "range":
-            self.range = (self.range + delta) % len(RANGES)
+            self.range = (self.range + delta) % len(self.ranges)
         elif what == "bot_after":
             self.bot_after = (self.bot_after + delta) % len(BOT_AFTER)
 
     def toggle_rated(self) -> None:
-        """Rated or casual (a rated seek needs a clock: the form picks 3+2 when it has none)."""
+        """Rated or casual (a rated seek needs a clock: the form picks the server's first
+        clock when it has none)."""
         self.rated = not self.rated
-        if self.rated and SEEK_CLOCKS[self.clock] is None:
-            self.clock = SEEK_CLOCKS.index((180, 2))
+        if self.rated and self.chosen_clock is None:
+            self.clock = self.start
 
 
-def own_rating(ratings: dict[str, Any], game: str, clock: tuple[int, int] | None) -> int:
-    """Our rating in the rating pool of ``game`` at ``clock`` (1500 when not rated there)."""
-    pool = pool_of(game, clock)
+def own_rating(
+    ratings: dict[str, Any], pools: FormPools, game: str, clock: tuple[int, int] | None
+) -> int:
+    """Our rating in the rating pool the server names for ``game`` at ``clock`` (1500 when
+    not rated there)."""
+    pool = pool_of(pools, game, clock)
     mine = ratings.get(pool) if pool else None
     rating = getattr(mine, "rating", None)
     return rating if isinstance(rating, int) else DEFAULT_RATING
@@ -320,12 +342,12 @@ def own_rating(ratings: dict[str, Any], game: str, clock: tuple[int, int] | None
 
 def seek_request(form: SeekForm, account: bool, rating: int = DEFAULT_RATING) -> Message:
     """The ``seek`` message for the custom form (a guest's is casual and without a range)."""
-    clock = SEEK_CLOCKS[form.clock]
+    clock = form.chosen_clock
     rated = form.rated and account and clock is not None
     msg: Message = {"type": "seek", "game": form.game, "rated": rated}
     if clock is not None:
         msg["clock"] = {"initial_s": clock[0], "increment_s": clock[1]}
-    width = RANGES[form.range]
+    width = form.width
     if width and account:
         lo, hi = max(RATING_MIN, rating - width), min(RATING_MAX, rating + width)
         msg["range"] = [lo, hi]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from protocol.cells import cell_name
 from protocol.rules import Move, WinRule
 
 _RULES_READ = {"standard": WinRule.EXACT, "exact": WinRule.EXACT, "renju": WinRule.RENJU}
@@ -102,19 +103,12 @@ def read_psq(text: str) -> PsqRecord:
 
 #: The plain-text record's first line; every client writes exactly this format (README).
 TEXT_TITLE = "# mnk-arena game record (plain text)"
-#: Column letters as players write them: A-Z without I (25, the widest board's columns).
-COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _TEXT_MOVE = re.compile(r"^(\d+) ([A-HJ-Z])(\d+) (\d+),(\d+) (-|\d+\.\d{3})$")
 _TEXT_VARIANT = re.compile(r"^(\S+) (\d+)x(\d+) k=(\d+) rule=(\w+)$")
 _TEXT_RESULT = re.compile(
     r"^(?:(?P<name>.+) wins|(?P<draw>draw)|(?P<none>no result)|(?P<open>unfinished))"
     r"(?: \((?P<reason>[^)]*)\))?$"
 )
-
-
-def cell_name(x: int, y: int, height: int) -> str:
-    """A cell as players write it: its column letter and its row from the bottom (``H8``)."""
-    return f"{COLUMN_LETTERS[x]}{height - y}"
 
 
 @dataclass(frozen=True, slots=True)

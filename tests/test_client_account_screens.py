@@ -105,6 +105,19 @@ def test_the_start_screen(tmp_path: Path, size: tuple[int, int]) -> None:
             shutil.copy(tmp_path / f"{name}.png", Path(SHOTS) / f"pygame-{name}.png")
 
 
+def test_the_rated_preview_names_the_pool_the_server_says(tmp_path: Path) -> None:
+    # a server that rates 3+2 gomoku as rapid: the client shows that, it computes no pool
+    hello = welcome(account=True, gomoku_blitz=rating(1523), gomoku_rapid=rating(1711))
+    hello["rating_pools"] = {"180+2": {"gomoku": "gomoku-rapid"}}
+    a = app_with(hello)
+    a.do_form_rated(None)
+    shot = shoot(a, tmp_path / "preview.png")
+    assert shot.shows("rated: Gomoku rapid, you 1711"), shot.texts
+    a.form.clock = 1  # 1+0: the server named no pool for it, so none is guessed
+    shot = shoot(a, tmp_path / "preview-unnamed.png")
+    assert not any("Gomoku bullet" in t for t in shot.texts)
+
+
 def test_the_lobby_marks_guests_and_offers_rated_games(tmp_path: Path) -> None:
     a = app_with(welcome(account=True, gomoku_blitz=rating(1523, 80, games=30)), ROOMS)
     a.do_form_rated(None)

@@ -22,6 +22,10 @@ from client import theme
 from client.app import App
 from client.export import read_text_record
 from protocol.records import read_psq
+from protocol.rules import Move
+from protocol.variants import FIXED
+from server.core.analysis_marks import marks
+from server.core.analysis_position import GameLine
 
 Ev = pygame.event.Event
 #: A finished tic-tac-toe game as ``get_game`` sends it (X wins on the diagonal).
@@ -144,6 +148,10 @@ def test_a_finished_game_is_analysed_one_position_at_a_time(
     assert len(analyses(net)) == 1  # one in flight: nothing more until it is answered
     # exact answers: position p's value for the side to move (a known tic-tac-toe game)
     exact = {0: "draw", 1: "draw", 2: "win", 3: "loss", 4: "win", 5: "loss", 6: "win"}
+    played = [Move(m["x"], m["y"]) for m in GAME["moves"]]
+    game_line = GameLine.of(FIXED["tictactoe"], [], played, GAME["reason"])
+    kept: dict[bytes, dict[str, Any]] = {}  # the server's cache: it marks with its own rule
+    flip = {"win": "loss", "loss": "win", "draw": "draw"}
     answered: list[int] = []
     while True:
         asked = analyses(net)[-1]
@@ -156,17 +164,20 @@ def test_a_finished_game_is_analysed_one_position_at_a_time(
         else:
             taken = [(m["x"], m["y"]) for m in GAME["moves"][:ply]]
             free = [[x, y] for y in range(3) for x in range(3) if (x, y) not in taken]
-            values = [{"move": c, "value": exact[ply], "plies": 9 - ply} for c in free]
+            move = [played[ply].x, played[ply].y]
+            result = flip[exact[ply + 1]] if ply + 1 in exact else "win"  # ply 6 makes the line
+            values = [
+                {"move": c, "value": result if c == move else exact[ply], "plies": 9 - ply}
+                for c in free
+            ]
             best = list(GAME["moves"][ply].values())[:2]
+            body = {"lines": [line(best)], "values": values}
+            kept[game_line.key(ply)] = body
+            said = marks(game_line, ply, body, kept.get)
             net.inbox.append(
-                {
-                    "type": "analysis",
-                    "id": asked["id"],
-                    "ply": ply,
-                    "to_move": ply & 1,
-                    "lines": [line(best)],
-                    "values": values,
-                }
+                {"type": "analysis", "id": asked["id"], "ply": ply, "to_move": ply & 1}
+                | body
+                | {"marks": said}
             )
         a.step()
         if a.walk is not None and a.walk.next_ply(a.replay_ply) is None:

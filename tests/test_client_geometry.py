@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client.geometry import MIN_CELL, cell_name, column_label, fit_board, row_label
+from client.geometry import MIN_CELL, fit_board
+from protocol.cells import cell_name, column_label, row_label
 
 sides = st.integers(min_value=3, max_value=25)
 windows = st.tuples(

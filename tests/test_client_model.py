@@ -387,3 +387,15 @@ def test_create_request_from_the_form() -> None:
     assert form.level == 10
     human = create_request(LobbyForm(game="tictactoe", opponent="human", seat=1))
     assert human == {"type": "create_room", "game": "tictactoe", "opponent": "human", "seat": 1}
+
+
+def test_which_games_are_rated_is_the_servers_word() -> None:
+    from client.forms import rated, rated_block
+    from server.core.pools import FORM_POOLS
+
+    form = LobbyForm(game="renju", clock=2, rated=True)
+    assert rated(form, True, FORM_POOLS) and create_request(form, True, FORM_POOLS)["rated"]
+    only_gomoku = {"180+2": {"gomoku": "gomoku-blitz"}}  # a server that rates gomoku only
+    assert rated_block(form, True, only_gomoku) == "Custom boards are casual only."
+    assert "rated" not in create_request(form, True, only_gomoku)
+    assert not rated(LobbyForm(game="mnk", clock=2, rated=True), True, FORM_POOLS)

@@ -19,6 +19,7 @@ from support.seek_samples import OTHERS, label, seek, seeks_page
 from client.app import App
 from client.seeks import Seek, SeekForm, clock_label, seek_request
 from client.settings import Settings
+from server.core.seeks import seek_form
 
 NOW = 1000.0
 RATED_32 = label("gomoku", (180, 2), True)
@@ -64,7 +65,9 @@ def test_the_wire_shapes_read_leniently() -> None:
 
 
 def test_the_custom_form_builds_the_seek() -> None:
-    form = SeekForm(game="renju", clock=0)
+    form = SeekForm(game="renju")
+    form.offer(seek_form())  # the server's clocks and ranges
+    form.clock = 0
     assert seek_request(form, account=False) == {"type": "seek", "game": "renju", "rated": False}
     form.toggle_rated()  # rated needs a clock: 3+2 is picked
     form.step("range", 2)
@@ -294,3 +297,25 @@ def test_a_seek_put_back_after_an_abort_stays(tmp_path: Path) -> None:
     app.step(now=NOW + 30)
     assert not sent(net, "cancel_seek") and "s_me" in app.model.seeks.mine
     assert "seeking a Gomoku 3+2 \u00b7 rated again" in app.model.toasts[-1].text
+
+
+def test_the_custom_form_offers_the_clocks_and_ranges_the_server_says(tmp_path: Path) -> None:
+    app, net = lobby(account=True, size=(900, 600))
+    assert app.pairing.form.chosen_clock == (180, 2)  # where the server starts it
+    said = {"clocks": [{"initial_s": 120, "increment_s": 1}, None], "clock": 0, "ranges": [0, 50]}
+    net.inbox.append(
+        welcome(account=True, gomoku_blitz=rating(1540, games=30)) | {"seek_form": said}
+    )
+    app.step(now=NOW)
+    app.act("custom_open", True)
+    app.act("custom_step", ("range", 1))
+    shot = shoot(app, tmp_path / "custom-said.png")
+    # the server named no rating pool for 2+1: the range is around 1500
+    assert shot.shows("2+1") and shot.shows("\u00b150 (1450\u20131550)"), shot.texts
+    app.act("custom_step", ("clock", 1))
+    app.act("custom_step", ("clock", 1))  # two clocks: round to the first again
+    assert app.pairing.form.chosen_clock == (120, 1)
+    app.act("custom_seek", None)
+    request = net.sent[-1]
+    assert request["clock"] == {"initial_s": 120, "increment_s": 1}
+    assert request["range"] == [1450, 1550]

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.records import TextRecord, cell_name, read_text, write_text
+from protocol.cells import cell_name
+from protocol.records import TextRecord, read_text, write_text
 from protocol.rules import Move
 
 

@@ -5,6 +5,7 @@ the built-in bot, and a finished game's review (graph, blunders, proven values).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +187,10 @@ def test_a_finished_game_is_analysed_with_its_blunder_and_the_proven_values(
     assert "??" in (second.text_content() or "") and "(best " in (second.text_content() or "")
     assert alice.locator("#eval-graph .dot.blunder").count() == 1
     assert alice.locator("#eval-graph .dot.blunder").get_attribute("data-ply") == "2"
+    assert "(the server marks them)" in (alice.text_content("#blunder-rule") or "")
+    shots = os.environ.get("MNK_SHOTS")
+    if shots:  # to look at: the review with the server's marks
+        alice.screenshot(path=str(Path(shots) / "web-review-marks.png"), full_page=True)
     alice.click("#first")  # the empty board: every cell a draw in 9
     alice.wait_for_selector("#ply-analysis:has-text('proven draw')")
     assert notes(alice) == {(x, y): ("v-draw", "=") for x in range(3) for y in range(3)}

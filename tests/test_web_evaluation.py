@@ -101,10 +101,19 @@ def test_blunders_by_score_fall_past_the_threshold_and_not_when_already_lost(pag
         line(600),  # the second player at +600: move 4 fell by 0.05
     ]
     moves = [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]]
+    # the verdicts are the server's marks (whichever reply brought them), never the page's own
+    marked = [dict(r) for r in replies]
+    marked[1]["marks"] = [{"ply": 0, "drop": 38, "verdict": "blunder"}]
+    marked[3]["marks"] = [{"ply": 2, "drop": 14, "verdict": None}]
+    marked[4]["marks"] = [{"ply": 3, "drop": 70, "verdict": "blunder"}]
     got = run(
-        page, "return E.review(arg.replies, arg.moves, null);", {"replies": replies, "moves": moves}
+        page, "return E.review(arg.replies, arg.moves, null);", {"replies": marked, "moves": moves}
     )
     assert [e["verdict"] for e in got] == ["blunder", None, None, "blunder", None]
+    unmarked = run(
+        page, "return E.review(arg.replies, arg.moves, null);", {"replies": replies, "moves": moves}
+    )
+    assert [e["verdict"] for e in unmarked] == [None] * 5  # no marks said: none shown
     assert got[0]["drop"] == pytest.approx(math.tanh(1))
     assert got[0]["mover"] == 0 and got[1]["mover"] == 1
     assert got[0]["best"] == [0, 0] and got[1]["best"] == [3, 3]
@@ -137,13 +146,16 @@ def test_blunders_by_score_fall_past_the_threshold_and_not_when_already_lost(pag
     assert edge[0]["after"] is None and edge[0]["verdict"] is None
 
 
-def test_blunders_on_solved_boards_are_a_win_or_draw_played_into_a_loss(page: Any) -> None:
+def test_the_review_of_a_solved_board_shows_the_marks_and_the_solvers_best(page: Any) -> None:
     def cells(*found: tuple[int, int, str, int]) -> list[dict[str, Any]]:
         return [{"move": [x, y], "value": value, "plies": plies} for x, y, value, plies in found]
 
     draws = cells((1, 1, "draw", 9), (0, 0, "draw", 9), (0, 1, "loss", 7))
     wins = cells((2, 2, "win", 3), (2, 0, "draw", 5), (1, 0, "loss", 2))
     replies = [{"lines": [], "values": values} for values in (draws, wins, wins, wins)]
+    said = [("blunder", 50), ("mistake", 50), ("blunder", 100), (None, 0)]
+    for ply, (verdict, drop) in enumerate(said):
+        replies[ply]["marks"] = [{"ply": ply, "drop": drop, "verdict": verdict}]
     moves = [[0, 1], [2, 0], [1, 0], [2, 2]]
     got = run(
         page,

@@ -9,15 +9,16 @@ from collections.abc import Sequence
 import pygame
 
 from client import theme
-from client.analysis import BLUNDER_DROP, Analysis, Line, Mark, line_words, overlay
+from client.analysis import Analysis, Line, Mark, line_words, overlay
 from client.analyst import GameWalk
-from client.geometry import BoardGeometry, cell_name
+from client.geometry import BoardGeometry
 from client.records import Cell, FinishedGame, GameInfo
 from client.views.board import BoardPicture, board_geometry, draw_board, draw_mark, stone_sprite
 from client.views.panel import seat_icon
 from client.views.replay import draw_timed_moves, room_layout
 from client.widgets import Frame, panel
 from client.words import result_text
+from protocol.cells import cell_name
 
 #: How many moves of the best line are numbered on the board.
 PV_SHOWN = 6
@@ -166,7 +167,7 @@ def draw_analysis(
     words = ", ".join(
         f"{m.ply + 1}. {cell_name(*game.moves[m.ply], info.height)}" for m in blunders[:8]
     )
-    head = f"Blunders (a fall over {BLUNDER_DROP:.1f} on the graph, or a proven result lost): "
+    head = "Blunders (as the server marks them): "
     for t in theme.wrap(head + (words or "none found yet"), 12, inner.w)[:3]:
         theme.text(surf, t, (inner.x, y), 12, theme.DANGER if blunders else theme.MUTED)
         y += 16

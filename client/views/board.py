@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import pygame
 
 from client import theme
-from client.geometry import BoardGeometry, column_label, fit_board, row_label
+from client.geometry import BoardGeometry, fit_board
 from client.records import Cell, GameInfo
+from protocol.cells import column_label, row_label
 
 STAR_POINTS: dict[int, tuple[int, ...]] = {9: (2, 6), 13: (3, 9), 15: (3, 11), 19: (3, 9, 15)}
 

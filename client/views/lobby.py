@@ -308,7 +308,7 @@ def _new_game_panel(
     )
     y += 40 if compact else 46  # a small window: the opening rule's line takes this
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
-    block = rated_block(form, model.account)
+    block = rated_block(form, model.account, model.rating_pools)
     frame.button(
         pygame.Rect(x, y, 96, 42),
         ("\u2713 Rated" if form.rated and block is None else "Rated"),
@@ -336,11 +336,11 @@ def _rated_note(form: LobbyForm, model: ClientModel) -> str:
     """Rated or casual, and why (under the clock: a rated game needs one), with our rating."""
     if training(form):
         return "training: hints and takebacks, casual"
-    block = rated_block(form, model.account)
+    block = rated_block(form, model.account, model.rating_pools)
     if block is not None:
         return block.replace(": log in.", " (log in)").rstrip(".").lower()
-    pool = pool_of(form.game, CLOCKS[form.clock][0])
-    if not rated(form, model.account) or not pool:
+    pool = pool_of(model.rating_pools, form.game, CLOCKS[form.clock][0])
+    if not rated(form, model.account, model.rating_pools) or not pool:
         return "casual"
     mine = model.ratings.get(pool)
     return f"rated: {pool_label(pool)}" + (f", you {mine.label}" if mine is not None else "")

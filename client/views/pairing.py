@@ -11,8 +11,6 @@ from client import theme
 from client.model import ClientModel
 from client.seeks import (
     BOT_AFTER,
-    RANGES,
-    SEEK_CLOCKS,
     SEEK_GAMES,
     PairingChoice,
     PoolTile,
@@ -277,7 +275,7 @@ def _custom_form(
     theme.text(surf, "CUSTOM SEEK", (x, y + 6), 13, theme.ACCENT, bold=True)
     _game_row(frame, x + 120, y, w - 120, form.game, "seek_game")
     y += 40
-    clock = SEEK_CLOCKS[form.clock]
+    clock = form.chosen_clock
     clock_words = clock_label(clock) if clock is not None else "no clock"
     step_w = min(240, w - 300)
     _stepper(frame, x, y, "Clock", clock_words, "clock", step_w)
@@ -306,11 +304,11 @@ def _custom_form(
         max_width=body.right - rx - 106,
     )
     y += 38
-    width = RANGES[form.range]
+    width = form.width
     if not model.account or not width:
         span = "any rating"
     else:
-        mine = own_rating(model.ratings, form.game, clock)
+        mine = own_rating(model.ratings, model.rating_pools, form.game, clock)
         span = f"\u00b1{width} ({max(0, mine - width)}\u2013{min(4000, mine + width)})"
     _stepper(frame, x, y, "Opponent", span, "range", step_w)
     y += 38

@@ -8,13 +8,13 @@ import pygame
 
 from client import theme
 from client.analysis import Analysis
-from client.geometry import cell_name
 from client.ratings import pool_label
 from client.records import Cell, ChatLine, GameInfo
 from client.room import RoomState
 from client.views.board import draw_mark, stone_sprite
 from client.views.gameactions import draw_game_actions
 from client.widgets import Frame, TextInput, draw_input, panel
+from protocol.cells import cell_name
 
 
 def seat_icon(

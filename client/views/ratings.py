@@ -64,7 +64,7 @@ def draw_leaderboard(
             size=14,
         )
     y += 40
-    for i, (speed, _limit) in enumerate(SPEEDS):
+    for i, speed in enumerate(SPEEDS):
         frame.button(
             pygame.Rect(x + i * (bw + 8), y, bw, 32),
             speed.capitalize(),

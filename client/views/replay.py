@@ -9,13 +9,13 @@ import pygame
 from client import theme
 from client.analyst import GameWalk
 from client.export import seconds
-from client.geometry import cell_name
 from client.records import FinishedGame
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import HEADER_H
 from client.views.panel import seat_icon
 from client.widgets import Frame, panel
 from client.words import result_text
+from protocol.cells import cell_name
 
 PANEL_W = 340
 

@@ -33,13 +33,16 @@ from protocol.errors import (
 )
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core.admission import Admission
+from server.core.analysis_marks import marks
 from server.core.analysis_position import (
+    GameLine,
     Target,
     board_target,
+    line_target,
     live_copy,
     may_analyse,
-    record_target,
-    room_target,
+    record_line,
+    room_line,
 )
 from server.core.analysis_reply import MAX_TIME_S, answer_body, budget
 from server.core.botdesk import BotDesk, plays
@@ -70,6 +73,8 @@ class Asker:
     pid: str
     request_id: int | None
     echo: Message
+    #: The game the position comes from (None: an analysis board): its moves get marked.
+    line: GameLine | None = None
 
 
 @dataclass(slots=True)
@@ -150,14 +155,15 @@ class Analysis:
             if room is None:
                 raise NoSuchRoom(f"no room {room_id!r}")
             may_analyse(room)
-            target = room_target(room, ply)
+            line: GameLine | None = room_line(room)
+            target = line_target(line, ply)
             echo: Message = {"room": room.id}
         else:
-            target = board_target(msg)
+            target, line = board_target(msg), None
             if live_copy(target, rooms_of(self.rooms, player)):
                 raise AnalysisRefused("that is the position of a live game you are in")
             echo = {}
-        asker = Asker(player.pid, rid, echo)
+        asker = Asker(player.pid, rid, echo, line)
         return self._start(player, target, lines, time_s, asker, conn.address_key)
 
     def found(self, conn: Conn, reply: Message) -> list[Out]:
@@ -180,10 +186,11 @@ class Analysis:
                 room = next((r for r in self.rooms if r.game_id == record["game_id"]), None)
                 if room is None or not room.options.get("hints"):
                     raise AnalysisRefused("that game is live: it is analysed once it is over")
-                target = room_target(room, ply)
+                line = room_line(room)
             else:
-                target = record_target(record, ply)
-            asker = Asker(pid, rid, echo)
+                line = record_line(record)
+            target = line_target(line, ply)
+            asker = Asker(pid, rid, echo, line)
             return self._start(player, target, lines, time_s, asker, conn.address_key)
         except ArenaError as exc:
             return [Reply(wire.error(exc.code, exc.message, rid))]
@@ -202,7 +209,7 @@ class Analysis:
         if cached is not None and cached[0] >= time_s:
             self._cache.move_to_end(key)
             self.hits += 1
-            return [Reply(self._message(wire.unpack(cached[1]), target, asker))]
+            return [Reply(self._message(wire.unpack(cached[1]), target, asker, lines))]
         now = self.clock()
         running = self.jobs.get(self._by_key.get(key, ""))
         if running is not None:  # the same position is being searched: wait for that
@@ -303,7 +310,9 @@ class Analysis:
         self._cache.move_to_end(job.key)
         while len(self._cache) > self.limits.analysis_cache:
             self._cache.popitem(last=False)
-        out: list[Out] = [Send((a.pid,), self._message(body, job.target, a)) for a in job.askers]
+        out: list[Out] = [
+            Send((a.pid,), self._message(body, job.target, a, job.lines)) for a in job.askers
+        ]
         return out + self._queued()
 
     def sweep(self, now: float) -> list[Out]:
@@ -336,13 +345,19 @@ class Analysis:
             if self._waiting.get(asker.pid, ("", 0.0))[0] == job.id:
                 del self._waiting[asker.pid]
 
-    @staticmethod
-    def _message(body: Message, target: Target, asker: Asker) -> Message:
+    def _message(self, body: Message, target: Target, asker: Asker, lines: int) -> Message:
         msg: Message = {"type": "analysis", **body, **asker.echo}
         msg |= {"ply": target.ply, "to_move": target.to_move}
+        if asker.line is not None:
+            msg["marks"] = marks(asker.line, target.ply, body, lambda key: self._kept(key, lines))
         if asker.request_id is not None:
             msg["id"] = asker.request_id
         return msg
+
+    def _kept(self, key: bytes, lines: int) -> Message | None:
+        """The kept answer of the position ``key`` asked with ``lines`` (None: not kept)."""
+        cached = self._cache.get(key + bytes([lines]))
+        return None if cached is None else wire.unpack(cached[1])
 
 
 #: The longest a job may wait for its bot (the most time a request may ask, the slack, the queue).

@@ -100,25 +100,51 @@ def interleaved(position: dict[str, Any] | None) -> list[Move]:
     return out
 
 
-def room_target(room: Room, ply: int | None) -> Target:
-    """The position of ``room``'s game after ``ply`` of its moves (see :func:`at_ply`)."""
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    """The game a position comes from: its rules, set-up stones (as alternate moves), its moves
+    and how it ended (``line`` or ``draw`` when its last move ended it, else None)."""
+
+    variant: Variant
+    setup: tuple[Move, ...]
+    moves: tuple[Move, ...]
+    end: str | None
+
+    @classmethod
+    def of(cls, variant: Variant, setup: list[Move], moves: list[Move], reason: object) -> GameLine:
+        """The line of a game whose end is ``reason`` (a Termination or the record's string)."""
+        end = str(reason) if reason in (Termination.LINE, Termination.DRAW) else None
+        return cls(variant, tuple(setup), tuple(moves), end)
+
+    def key(self, ply: int) -> bytes:
+        """The cache key (without ``lines``) of the position after ``ply`` moves."""
+        board = Game.from_moves(self.variant, [*self.setup, *self.moves[:ply]]).board
+        return position_key(self.variant, board.cells, board.to_move)
+
+
+def room_line(room: Room) -> GameLine:
+    """``room``'s game as a :class:`GameLine`."""
     setup: dict[str, Any] | None = None
     if room.position is not None:
         black, white, to_move = room.position
         setup = {"black": [[m.x, m.y] for m in black], "white": [[m.x, m.y] for m in white]}
         setup["to_move"] = to_move
     outcome = room.game.outcome
-    ended = outcome is not None and outcome.termination in (Termination.LINE, Termination.DRAW)
-    return at_ply(room.variant, interleaved(setup), list(room.game.moves), ply, ended)
+    reason = None if outcome is None else outcome.termination
+    return GameLine.of(room.variant, interleaved(setup), list(room.game.moves), reason)
 
 
-def record_target(record: Message, ply: int | None) -> Target:
-    """The position of a game of the history (``get_game``'s record) after ``ply`` moves."""
+def record_line(record: Message) -> GameLine:
+    """A game of the history (``get_game``'s record) as a :class:`GameLine`."""
     variant = variant_from_description(record["game"])
     setup = interleaved((record.get("options") or {}).get("position"))
     moves = [Move(m["x"], m["y"]) for m in record["moves"]]
-    ended = record.get("reason") in (Termination.LINE, Termination.DRAW)
-    return at_ply(variant, setup, moves, ply, ended)
+    return GameLine.of(variant, setup, moves, record.get("reason"))
+
+
+def line_target(line: GameLine, ply: int | None) -> Target:
+    """The position of ``line`` after ``ply`` of its moves (see :func:`at_ply`)."""
+    return at_ply(line.variant, list(line.setup), list(line.moves), ply, line.end is not None)
 
 
 def at_ply(

@@ -16,12 +16,16 @@ from server.core.journal import AccountRow, PlayerRow
 from server.core.names import clean_name
 from server.core.outputs import Out, Reply, Resolve
 from server.core.players import Conn, Player, hash_token
+from server.core.pools import FORM_POOLS
 from server.core.ratelimit import TokenBucket
 from server.core.ratings import RatingDesk
 from server.core.registry import RoomRegistry
 from server.core.roster import Roster, rooms_of
+from server.core.seeks import seek_form
 
 log = logging.getLogger("mnk.arena")
+#: ``welcome.seek_form``, built once.
+SEEK_FORM = seek_form()
 
 
 class Greeter:
@@ -93,6 +97,8 @@ class Greeter:
         self.roster.online(player)
         welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
         welcome |= {"session": token, "name": player.name, "account": player.account is not None}
+        welcome["rating_pools"] = FORM_POOLS
+        welcome["seek_form"] = SEEK_FORM
         if player.account is not None:
             welcome["ratings"] = self.ratings(player)
         out: list[Out] = [Reply(welcome)]

@@ -112,6 +112,7 @@ def lobby_line(room: RoomView) -> Message:
         line["opening_rule"] = room.opening_rule.rule
     if room.pool is not None:
         line["rated"] = True
+        line["pool"] = room.pool
     return line
 
 

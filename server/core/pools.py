@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from protocol.rules import Variant, WinRule
+from protocol.variants import FIXED
 from server.core.clock import ClockSpec
 
 #: The rated games by board, line and rule: every other m,n,k game has no pool.
@@ -43,3 +44,36 @@ def pool_of(variant: Variant, clock: ClockSpec | None) -> str | None:
     if game is None or clock is None:
         return None
     return f"{game}-{speed(clock)}"
+
+
+def game_pool(game: str, clock: ClockSpec | None) -> str | None:
+    """The rating pool of the named game ``game`` (a seek's) on ``clock``, or None."""
+    variant = FIXED.get(game)
+    return None if variant is None else pool_of(variant, clock)
+
+
+#: The clocks the clients' forms offer, (initial s, increment s): ``welcome`` names the pool
+#: of each for every named game, so a form's preview shows the server's pool, not its own.
+FORM_CLOCKS: tuple[tuple[int, int], ...] = (
+    (60, 0),
+    (180, 0),
+    (180, 2),
+    (300, 3),
+    (600, 5),
+    (900, 10),
+    (1800, 0),
+)
+
+
+def form_pools() -> dict[str, dict[str, str]]:
+    """``{"initial+increment": {game: pool}}`` for every form clock (``welcome.rating_pools``)."""
+    out: dict[str, dict[str, str]] = {}
+    for initial, increment in FORM_CLOCKS:
+        clock = ClockSpec(float(initial), float(increment))
+        pools = {game: game_pool(game, clock) for game in FIXED}
+        out[f"{initial}+{increment}"] = {g: p for g, p in pools.items() if p is not None}
+    return out
+
+
+#: The ``welcome`` field, built once.
+FORM_POOLS = form_pools()

@@ -20,6 +20,7 @@ from protocol.wire import Message
 from server.core.clock import ClockSpec
 from server.core.options import read_clock
 from server.core.paging import page, room_cursor
+from server.core.pools import FORM_CLOCKS, game_pool
 
 #: A seek's accepted rating gap: this at first, widened by ``GAP_STEP`` each wave it waits,
 #: never past ``GAP_MAX`` (a guest's is the widest at once); a guest counts as ``GUEST_RATING``.
@@ -38,6 +39,22 @@ STANDARD: tuple[tuple[str, int, int], ...] = (
         for minutes, inc in ((1, 0), (3, 2), (5, 3), (10, 5), (30, 0))
     ),
 )
+
+
+#: The custom seek form's rating ranges: how far from the seeker's own rating an opponent may
+#: be (0: any).
+FORM_RANGES = (0, 100, 200, 300, 500)
+#: The clock a seek form starts at (3+2).
+FORM_DEFAULT_CLOCK = (180, 2)
+
+
+def seek_form() -> Message:
+    """``welcome.seek_form``: the custom seek form's clocks (null: untimed, casual), the one it
+    starts at and its rating ranges; the clients offer these and keep no list of their own."""
+    clocks: list[Message | None] = [None]
+    clocks += [{"initial_s": i, "increment_s": inc} for i, inc in FORM_CLOCKS]
+    start = 1 + FORM_CLOCKS.index(FORM_DEFAULT_CLOCK)
+    return {"clocks": clocks, "clock": start, "ranges": list(FORM_RANGES)}
 
 
 def _num(value: float) -> str:
@@ -163,6 +180,7 @@ class Seek:
             "rating": None if self.rating is None else round(self.rating),
             "provisional": self.provisional,
             "pool": self.pool,
+            "rating_pool": game_pool(self.game, self.clock),
             "since": self.since,
             "accepts": self.accepts(),
             "widens": self.gap < GAP_MAX,
@@ -273,7 +291,7 @@ def _standard_pools() -> list[Message]:
             clock = ClockSpec(minutes * 60.0, float(inc))
             label = pool_label(game, clock, rated)
             entry = {"pool": label, "game": game, "clock": clock_view(clock), "rated": rated}
-            found.append(entry)
+            found.append(entry | {"rating_pool": game_pool(game, clock)})
     return found
 
 
@@ -319,6 +337,7 @@ def pool_entries(book: SeekBook, game: str | None) -> list[Message]:
             if game is None or seek.game == game:
                 shown += 1
                 entry = {"pool": label, "game": seek.game, "clock": clock_view(seek.clock)}
+                entry["rating_pool"] = game_pool(seek.game, seek.clock)
                 pools.append(entry | {"rated": seek.rated, "waiting": book.size(label)})
     return pools
 

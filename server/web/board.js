@@ -3,12 +3,9 @@
 // notes drawn over cells (an analysis's proven values, a hint's line), and (for touch screens)
 // an optional confirm on a second tap.
 
-export const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"; // as gomoku boards print them: no I
+import { columnName, coordName, rowName } from "./cells.js";
 
-/** "H8" for x=7, y=7 on a 15-row board (rows counted from the bottom, as boards print them). */
-export function coordName(x, y, height) {
-  return `${LETTERS[x]}${height - y}`;
-}
+export { coordName }; // the pages that draw a board name its cells with it
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);
@@ -55,7 +52,7 @@ export class Board {
     this.grid = grid;
     this.cells = [];
     for (let y = 0; y < game.height; y++) {
-      const label = el("span", "coord row", String(game.height - y));
+      const label = el("span", "coord row", rowName(y, game.height));
       grid.append(label);
       for (let x = 0; x < game.width; x++) {
         const cell = el("button", "cell");
@@ -75,7 +72,7 @@ export class Board {
       }
     }
     grid.append(el("span", "coord corner"));
-    for (let x = 0; x < game.width; x++) grid.append(el("span", "coord col", LETTERS[x]));
+    for (let x = 0; x < game.width; x++) grid.append(el("span", "coord col", columnName(x)));
     this.root.append(grid);
     this.cursor = [Math.floor(game.width / 2), Math.floor(game.height / 2)];
     this.cell(...this.cursor).tabIndex = 0;

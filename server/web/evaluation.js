@@ -2,16 +2,12 @@
 // scale, words for it, the blunders of a game, the proven values of the cells, and the game's
 // plain-text record. No DOM here: the known-answer checks run it in the page as it is.
 
+import { coordName } from "./cells.js";
+
 /** The engine's WIN: a score this far from zero is a won or lost game, not an opinion. */
 export const WIN = 1_000_000;
 /** Scores are squashed by tanh(score / SCALE) onto (−1, 1): ±2000 (a strong threat) is ±0.76. */
 export const SCALE = 2000;
-/**
- * A move is a blunder when the mover's value on that scale fell by more than this (30 % of the
- * graph's height: from 0 to about −1400, or from +1000 to −300), or a proven win or draw became
- * a proven loss. A proven win that became a draw is a mistake.
- */
-export const BLUNDER = 0.6;
 
 const RANK = { win: 1, draw: 0, loss: -1 };
 
@@ -103,6 +99,14 @@ function endValue(end) {
   return end === "line" ? 1 : end === "full" ? 0 : null;
 }
 
+/** The server's marks of a game's moves (the `marks` of its `analysis` replies), by ply: the
+ *  one blunder rule is the server's (docs/PROTOCOL.md, Analysis), the page computes none. */
+export function serverMarks(replies) {
+  const out = new Map();
+  for (const reply of replies) for (const m of (reply && reply.marks) || []) out.set(m.ply, m);
+  return out;
+}
+
 /**
  * The review of a game, move by move. `replies[i]` is the analysis of the position before move
  * i (undefined while not analysed yet; `replies[n]` the last position's, when the game did not
@@ -112,10 +116,12 @@ function endValue(end) {
  * mover's value (−1…1) before and after the move (null when unknown), `played` the proven value
  * of the cell played (on solved boards), `best` the engine's (or the solver's) best move,
  * `missed` whether it is another move and a better one (on a solved board: of a better proven
- * value; else the engine's choice), and `verdict` "blunder", "mistake" or null.
+ * value; else the engine's choice), and `verdict` "blunder", "mistake" or null, as the
+ * server marked the move (null while it has not).
  */
 export function review(replies, moves, end, first = 0) {
   const out = [];
+  const marks = serverMarks(replies);
   for (let i = 0; i < moves.length; i++) {
     const here = replies[i];
     const mover = sideToMove(here, (first + i) % 2);
@@ -131,13 +137,7 @@ export function review(replies, moves, end, first = 0) {
     const line = here && here.lines && here.lines[0];
     const solved = here ? bestValue(here.values) : null;
     const best = line ? line.move : solved ? solved.move : null;
-    let verdict = null;
-    if (before && before.kind === "exact" && played) {
-      if (played.value === "loss" && before.v >= 0) verdict = "blunder";
-      else if (played.value === "draw" && before.v > 0) verdict = "mistake";
-    } else if (before && after !== null && before.v - after > BLUNDER) {
-      verdict = "blunder";
-    }
+    const verdict = marks.has(i) ? marks.get(i).verdict || null : null;
     const drop = before && after !== null ? before.v - after : null;
     const other = best !== null && (best[0] !== x || best[1] !== y);
     // on a solved board another move is only better when its proven value is
@@ -198,8 +198,6 @@ export function secondsText(ms) {
   return `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
 }
 
-const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
-
 /**
  * A game's plain-text record, exactly as `protocol/records.py` `write_text` writes it (the one
  * format of every client, README "Analysis"): `# key: value` header lines, then one move a line,
@@ -218,7 +216,7 @@ export function textRecord(game) {
   if (game.started_at) lines.push(`# started: ${new Date(game.started_at * 1000).toISOString()}`);
   game.moves.forEach((m, i) => {
     const secs = m.ms === null || m.ms === undefined ? "-" : (m.ms / 1000).toFixed(3);
-    lines.push(`${i + 1} ${LETTERS[m.x]}${g.height - m.y} ${m.x},${m.y} ${secs}`);
+    lines.push(`${i + 1} ${coordName(m.x, m.y, g.height)} ${m.x},${m.y} ${secs}`);
   });
   // The server says the outcome (`none`: aborted, no result); a record without it is older.
   const kind = game.outcome || (game.winner === null || game.winner === undefined ? "draw" : "win");

@@ -3,7 +3,7 @@
 // with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
-import { GAMES, h, outcomeText, profilePath } from "./ui.js";
+import { GAMES, h, outcomeText, poolTitle, profilePath } from "./ui.js";
 
 const CLOCKS = [
   ["", "no clock"],
@@ -84,7 +84,8 @@ export class Lobby {
     const ratedRow = h("p", {}, h("label", {}, this.rated, " Rated"), " ", this.ratedHint);
     const sync = () => {
       const timed = !!this.clock.value;
-      const rateable = ["tictactoe", "gomoku", "gomoku-standard", "renju"].includes(this.game.value);
+      // which games are rated is the server's word: those welcome.rating_pools names a pool for
+      const rateable = Object.values(this.net.ratingPools).some((pools) => pools[this.game.value]);
       const training = this.hints.checked && this.opponent.value === "bot";
       this.rated.disabled = !this.net.account || !timed || !rateable || training;
       if (this.rated.disabled) this.rated.checked = false;
@@ -167,7 +168,7 @@ export class Lobby {
       return h("tr", { dataset: { room: r.room } },
         h("td", {}, h("code", {}, r.room)),
         h("td", {}, GAMES[r.game] || r.game, r.opening_rule ? ` (${r.opening_rule})` : "",
-          r.rated ? h("span", { class: "tag rated" }, "rated") : null),
+          r.rated ? h("span", { class: "tag rated", title: r.pool ? poolTitle(r.pool) : "" }, "rated") : null),
         h("td", {}, ...r.players.flatMap((p, i) => [i ? " vs " : "", seatName(p, r.accounts && r.accounts[i])])),
         h("td", {}, r.status),
         h("td", {}, String(r.spectators)),

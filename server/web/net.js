@@ -38,6 +38,8 @@ export class Net extends EventTarget {
     this.name = savedName();
     this.account = false; // whether this connection is a logged-in account
     this.ratings = {}; // the account's ratings by pool
+    this.ratingPools = {}; // welcome.rating_pools: per form clock "initial+increment", each game's pool
+    this.seekForm = null; // welcome.seek_form: the custom seek form's clocks and ranges
     this.playing = new Set(); // rooms whose game in play this player sits in (as `state` said)
     this.nextId = 1;
     this.waiting = new Map(); // request id -> {resolve, reject}
@@ -105,6 +107,8 @@ export class Net extends EventTarget {
       this.name = msg.name;
       this.account = !!msg.account;
       this.ratings = msg.ratings || {};
+      this.ratingPools = msg.rating_pools || {};
+      this.seekForm = msg.seek_form || null;
       this.online = true;
       this.delay = 250;
       this.emit("online", msg);

@@ -4,15 +4,10 @@
 // `joined` (naming the seek): the page opens that room. Our seeks live while the lobby is on
 // screen: leaving it cancels them (closing the page closes the socket, which ends them too).
 
-import { h } from "./ui.js";
+import { h, poolTitle } from "./ui.js";
 
 const SEEK_GAMES = { tictactoe: "Tic-tac-toe", gomoku: "Gomoku", "gomoku-standard": "Exact five", renju: "Renju" };
 const PAGE = 8;
-const CUSTOM_CLOCKS = [
-  ["", "no clock (casual)"], ["60+0", "1+0"], ["180+0", "3+0"], ["180+2", "3+2"], ["300+3", "5+3"],
-  ["600+5", "10+5"], ["900+10", "15+10"], ["1800+0", "30+0"],
-];
-const RANGES = [["0", "any rating"], ["100", "±100"], ["200", "±200"], ["300", "±300"], ["500", "±500"]];
 const BOT_AFTER = [["0", "never"], ["15", "after 15 s"], ["30", "after 30 s"], ["60", "after 60 s"], ["120", "after 2 min"]];
 
 /** A clock as the tiles show it: "3+2", "½+0"; "∞" for none. */
@@ -98,13 +93,12 @@ export class Pairing {
       options.map(([value, label]) => h("option", { value }, label)));
     this.custom = {
       game: select("seek-game", Object.entries(SEEK_GAMES)),
-      clock: select("seek-clock", CUSTOM_CLOCKS),
+      clock: select("seek-clock", [["", "no clock (casual)"]]), // the server's: see offerChoices
       rated: h("input", { type: "checkbox", id: "seek-rated" }),
-      range: select("seek-range", RANGES),
+      range: select("seek-range", [["0", "any rating"]]),
       bot: select("seek-bot", BOT_AFTER),
     };
     this.custom.game.value = "gomoku";
-    this.custom.clock.value = "180+2";
     this.ratedHint = h("span", { class: "hint" });
     const sync = () => {
       const c = this.custom;
@@ -141,7 +135,25 @@ export class Pairing {
     return [this.quick, this.open];
   }
 
+  /** The custom form's clocks and rating ranges as the server offers them (`welcome.seek_form`):
+   *  the page keeps no list of its own. */
+  offerChoices() {
+    const form = this.net.seekForm || {};
+    const said = JSON.stringify(form);
+    if (said === this.offered) return; // the same again (a reconnect): the picks stay
+    this.offered = said;
+    const value = (c) => (c ? `${c.initial_s}+${c.increment_s}` : "");
+    const clocks = Array.isArray(form.clocks) && form.clocks.length ? form.clocks : [null];
+    this.custom.clock.replaceChildren(...clocks.map((c) =>
+      h("option", { value: value(c) }, c ? clockLabel(c) : "no clock (casual)")));
+    this.custom.clock.value = value(clocks[form.clock] || null);
+    const ranges = Array.isArray(form.ranges) && form.ranges.length ? form.ranges : [0];
+    this.custom.range.replaceChildren(...ranges.map((w) =>
+      h("option", { value: String(w) }, w ? `±${w}` : "any rating")));
+  }
+
   load() {
+    this.offerChoices();
     this.syncCustom();
     this.mine.clear(); // a new connection (or identity): the old one's seeks are gone
     this.placing.clear();
@@ -227,7 +239,7 @@ export class Pairing {
         : h("button", { type: "button", class: "primary accept-seek", onclick: () => this.accept(s.seek) }, "Accept");
       return h("tr", { dataset: { seek: s.seek } },
         h("td", {}, h("b", {}, s.name), s.kind === "bot" ? h("span", { class: "tag" }, "bot") : null),
-        h("td", {}, rating),
+        h("td", { class: "seek-rating", title: s.rating_pool ? `rating in ${poolTitle(s.rating_pool)}` : "" }, rating),
         h("td", {}, SEEK_GAMES[s.game] || s.game),
         h("td", {}, h("b", {}, clockLabel(s.clock))),
         h("td", {}, mode),
@@ -299,13 +311,11 @@ export class Pairing {
     this.send(msg, null);
   }
 
-  /** Our rating in the rating pool of that game and clock (1500 when not rated there yet). */
+  /** Our rating in the rating pool the server names for that game and clock (welcome's
+   * `rating_pools`; 1500 when not rated there yet). */
   ownRating(game, clock) {
-    const poolGame = { tictactoe: "tictactoe", gomoku: "gomoku", "gomoku-standard": "exact", renju: "renju" }[game];
-    if (!clock || !poolGame) return 1500;
-    const length = clock.initial_s + 40 * clock.increment_s;
-    const speed = length < 180 ? "bullet" : length < 480 ? "blitz" : length < 1500 ? "rapid" : "classical";
-    const r = this.net.ratings[`${poolGame}-${speed}`];
+    const pool = clock && (this.net.ratingPools[`${clock.initial_s}+${clock.increment_s}`] || {})[game];
+    const r = pool && this.net.ratings[pool];
     return r ? Math.round(r.rating) : 1500;
   }
 

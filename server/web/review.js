@@ -6,7 +6,7 @@
 import { analyserOf } from "./analyser.js";
 import { coordName } from "./board.js";
 import {
-  BLUNDER, curve, ending, lineText, overlay, polyline, positionValue, review,
+  curve, ending, lineText, overlay, polyline, positionValue, review,
 } from "./evaluation.js";
 import { h } from "./ui.js";
 
@@ -43,7 +43,7 @@ export class GameReview {
       this.replay.show(Math.round(((e.clientX - box.left) / box.width) * n));
     });
     this.here = h("p", { id: "ply-analysis", class: "ply-analysis" });
-    const rule = `Blunder (??): a proven win or draw played into a loss, or the mover's evaluation fell by more than ${BLUNDER / 2 * 100} % of the graph's height (e.g. 0 → −1400); mistake (?): a proven win played into a draw.`;
+    const rule = "Blunder (??): a proven win or draw played into a loss, or a large fall in the mover's win chance; mistake (?): a proven win played into a draw (the server marks them).";
     this.root = h("div", { class: "review", id: "review" },
       h("div", { class: "actions" }, this.button, this.time, this.progress),
       this.graph,

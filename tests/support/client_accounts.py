@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.core.pools import FORM_POOLS
+from server.core.seeks import seek_form
 from support.samples import state_message
 
 ONLINE = {"type": "_net", "status": "online", "detail": "ws://127.0.0.1:8765"}
@@ -26,6 +28,8 @@ def welcome(name: str = "alice", account: bool = False, **ratings: dict) -> dict
         "session": f"S_{name}",
         "name": name,
         "account": account,
+        "rating_pools": FORM_POOLS,
+        "seek_form": seek_form(),
     }
     if account:
         msg["ratings"] = {pool.replace("_", "-"): r for pool, r in ratings.items()}

@@ -7,6 +7,8 @@ from typing import Any
 import pygame
 
 from client.app import ANY, App
+from server.core.pools import FORM_POOLS
+from server.core.seeks import seek_form
 from support.fakenet import FakeNet
 
 
@@ -23,9 +25,8 @@ def welcomed_app(size: tuple[int, int] = (1100, 720)) -> tuple[App, FakeNet]:
     pygame.font.init()
     net = FakeNet()
     a = App(net, name="alice", size=size)
-    net.inbox.append(
-        {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "alice"}
-    )
+    welcome = {"type": "welcome", "protocol": 1, "player": "p_a", "session": "S", "name": "alice"}
+    net.inbox.append(welcome | {"rating_pools": FORM_POOLS, "seek_form": seek_form()})
     a.step()
     return a, net
 
