@@ -119,7 +119,7 @@ class PgStore(History):
         #: Until when (monotonic) this node surely holds its lease: the start of its last
         #: fenced commit plus what that commit renewed it for.
         self.held_until = math.inf
-        writer = connect(url)
+        writer = connect(url, **self.session_options())
         try:
             migrate(writer)
             self._join(writer)
@@ -132,6 +132,16 @@ class PgStore(History):
         self._readers = threading.local()
         self._opened: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
+
+    def session_options(self) -> dict[str, str]:
+        """A node's sessions end if they idle inside a transaction past its lease: a node
+        stopped (SIGSTOP, a frozen VM) in the middle of one would otherwise hold its lease
+        row's lock, which the survivors' adoption skips (``SKIP LOCKED``) for as long as the
+        session lives. A live node never idles in a transaction: its batches are one message."""
+        if self.node is None:
+            return {}
+        ms = max(1000, round(self.lease_s * 1000))
+        return {"options": f"-c idle_in_transaction_session_timeout={ms}"}
 
     def _join(self, writer: psycopg.Connection[Any]) -> None:
         """Take this node's name (refused while another process runs it), then its lease; a
@@ -212,7 +222,7 @@ class PgStore(History):
     def _commit(self, records: list[Record]) -> None:
         db = self._writer
         if db is None or db.closed:
-            db = self._writer = open_connection(self.url)
+            db = self._writer = open_connection(self.url, **self.session_options())
             self._keep_name()  # the database may have restarted, ending the lock's session too
         started, renewed = time.monotonic(), None
         statements = batch_sql(records, self.node)
@@ -331,7 +341,7 @@ class PgStore(History):
         if reader is not None and (reader.conn.closed or reader.conn.broken):
             reader = None
         if reader is None:
-            conn = connect(self.url)
+            conn = connect(self.url, **self.session_options())
             with self._lock:
                 self._opened = [c for c in self._opened if not c.closed]
                 self._opened.append(conn)

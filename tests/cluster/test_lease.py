@@ -138,3 +138,29 @@ def test_a_clean_stop_hands_the_rooms_over_at_once(pg_url: str) -> None:
     leaving.close()
     [(node, snap)] = survivor.adopt_lapsed()
     assert node == "leaving" and [r.room for r, _, _ in snap.rooms] == rooms
+
+
+def test_a_node_stopped_inside_a_transaction_is_adopted_all_the_same(pg_url: str) -> None:
+    """A node stopped (SIGSTOP) in the middle of a transaction of its own holds its lease row's
+    lock, which adoption skips: its sessions end past its lease, and the survivor adopts."""
+    stuck = PgStore(pg_url, node="stuck", lease_s=1.0, leases=lease)
+    rooms = rooms_of(stuck, 2, alive_at=5.0)
+    held = stuck.connection()  # a session of the node's, as its keeper's adoption uses
+    held.execute("BEGIN")
+    held.execute("SELECT 1 FROM nodes WHERE node = 'stuck' FOR UPDATE")  # ... and it stops
+    survivor = PgStore(pg_url, node="survivor", leases=lease)
+    wait_until(lambda: lapsed(pg_url, "stuck"))
+    found: list[Any] = []
+    wait_until(lambda: bool(found.extend(survivor.adopt_lapsed()) or found), timeout=30.0)
+    [(node, snap)] = found
+    assert node == "stuck" and [r.room for r, _, _ in snap.rooms] == rooms
+    assert held.broken or held.closed or _session_gone(held)
+
+
+def _session_gone(conn: Any) -> bool:
+    """Whether ``conn``'s server session was ended (its next statement fails)."""
+    try:
+        conn.execute("SELECT 1")
+    except psycopg.Error:  # the server ended it: idle in a transaction past the timeout
+        return True
+    return False
