@@ -72,7 +72,7 @@ async def test_a_rated_game_aborted_counts_in_no_record(client_factory: Any) -> 
     alice = await client_factory("guest-a")
     bob = await client_factory("guest-b")
     for client, name in ((alice, "alice"), (bob, "bob")):
-        logged = await client.request(type="register", name=name, password=f"{name}-not-guessable")
+        logged = await client.request(type="register", name=name, password="not guessable at all")
         assert logged["type"] == "logged_in", logged
     blitz = {"initial_s": 180, "increment_s": 2}
     ask = {"game": "tictactoe", "seat": 0, "rated": True, "clock": blitz}

@@ -95,6 +95,7 @@ def test_the_quick_pairing_page_shows_the_rating_range_widening(
     page.click("#login-open")
     page.fill("#acc-name", "alice")
     page.fill("#acc-password", "a fine long secret")
+    page.fill("#acc-repeat", "a fine long secret")
     page.click("#do-register")
     page.wait_for_selector("#logout")
     page.click('.tile[data-pool="gomoku 3+2 rated"]')

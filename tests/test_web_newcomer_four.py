@@ -23,6 +23,7 @@ def account(page: Any, url: str, name: str, password: str) -> None:
     page.click("#login-open")
     page.fill("#acc-name", name)
     page.fill("#acc-password", password)
+    page.fill("#acc-repeat", password)
     page.click("#do-register")
     page.wait_for_selector("#logout")
 
