@@ -385,8 +385,9 @@ def why_stopped(args: argparse.Namespace, server: ArenaServer, store: Storage) -
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
 
 
-async def serve_forever(args: argparse.Namespace) -> None:
-    """Run the server until a termination signal arrives."""
+async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None) -> None:
+    """Run the server until a termination signal arrives; once it listens, the new database
+    files ``made`` are in use (emptied: a failure from there on leaves them)."""
     keys = load_keys(args.keys_file)
     store = open_storage(args)
     pg = cluster_store(args, store)
@@ -413,7 +414,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
             store.close()
             raise SystemExit(f"mnk-server: {exc}; check --redis") from None
     await server.start()
-    args.listening = True  # from here on the database is in use: never removed on failure
+    if made is not None:  # from here on the database is in use: never removed on failure
+        made.clear()
     keeper = None
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
@@ -459,9 +461,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
     made = new_files(args)
-    args.listening = False
     try:
-        run(serve_forever(args), args.loop)
+        run(serve_forever(args, made), args.loop)
     except LoopUnavailable as exc:
         raise SystemExit(f"mnk-server: {exc}; try --loop asyncio") from None
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
@@ -469,9 +470,8 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, sqlite3.Error, StoreUnavailable) as exc:  # port in use, bad --db
         raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
     finally:
-        if not args.listening:  # a start that failed leaves no new database behind
-            for path in made:
-                path.unlink(missing_ok=True)
+        for path in made:  # a start that failed leaves no new database behind
+            path.unlink(missing_ok=True)
 
 
 def check_bots(specs: list[str]) -> None:

@@ -1,6 +1,7 @@
 """The server's layers as rules a change cannot break quietly: no import circle (``TYPE_CHECKING``
-imports included), each folder imports only the layers below it, modules stay readable in one
-sitting, and no module reaches into another object's private methods."""
+imports included), each folder imports only the layers below it, functions and classes stay
+readable in one sitting, and no module reaches into another object's private methods or assigns
+its attributes."""
 
 from __future__ import annotations
 
@@ -160,6 +161,66 @@ def private_calls(path: Path) -> Iterator[str]:
 def test_no_server_module_calls_another_object_s_private_method() -> None:
     found = [call for path in modules().values() for call in private_calls(path)]
     assert found == []
+
+
+#: Attributes that are a library's interface, set on its objects as its documentation says: no
+#: method of ours could own them.
+FOREIGN_ATTRIBUTES = {
+    # argparse reads a ``type=`` callable's __name__ for its error message
+    "server/cli.py: parse.__name__",
+    # websockets: a served connection drops its handshake's headers (memory per connection)
+    "server/shell/conn.py: message.headers",
+    # ssl.SSLContext is configured by attribute
+    "server/shell/peer.py: context.minimum_version",
+    # sqlite3.Connection is configured by attribute
+    "server/storage/sqlite.py: db.row_factory",
+    # a threading.local holds each reader thread's connection
+    "server/storage/sqlite.py: self._readers.db",
+    "server/storage/postgres.py: self._readers.db",
+}
+
+
+def attribute_writes(path: Path) -> Iterator[str]:
+    """Assignments (``=``, ``+=``, annotated) to an attribute of anything but ``self`` or
+    ``cls``: another object's state changed behind its back, not through its methods."""
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets += target.elts
+            elif isinstance(target, ast.Attribute) and not (
+                isinstance(target.value, ast.Name) and target.value.id in ("self", "cls")
+            ):
+                yield f"{shown}: {ast.unparse(target)}"
+
+
+def test_no_server_module_assigns_another_object_s_attributes() -> None:
+    """A room, a player, a seek change through their own methods, so that what keeps their
+    fields consistent lives in one file."""
+    found = {write for path in modules().values() for write in attribute_writes(path)}
+    assert sorted(found - FOREIGN_ATTRIBUTES) == []
+    assert sorted(FOREIGN_ATTRIBUTES - found) == []  # an entry no longer needed goes
+
+
+def test_the_attribute_rule_sees_writes_through_any_other_name(tmp_path: Path) -> None:
+    """The rule above would pass vacuously if the walk missed a kind of write."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "self.a = 1\nroom.game.outcome = None\nx.n += 1\na, b.c = 1, 2\ny.z: int = 3\n"
+    )
+    assert sorted(attribute_writes(module)) == [
+        "m.py: b.c",
+        "m.py: room.game.outcome",
+        "m.py: x.n",
+        "m.py: y.z",
+    ]
 
 
 def test_no_server_collaborator_is_typed_any_or_reached_through_an_ignored_attribute() -> None:

@@ -71,6 +71,14 @@ class Held:
     refused: bool = False
     timer: asyncio.TimerHandle | None = None
 
+    def wait(self, timer: asyncio.TimerHandle) -> None:
+        """``timer`` ends the wait for the lenders if they do not answer in time."""
+        self.timer = timer
+
+    def refuse(self) -> None:
+        """A lender refused: the ``create_room`` is answered with no bot."""
+        self.refused = True
+
 
 class ClusterBots:
     """One node's side of the bot directory and of seats lent across nodes (see the module)."""
@@ -182,7 +190,7 @@ class ClusterBots:
             held.asked[self._next] = name
             self._asks[self._next] = held
         self._per_player[player.pid] = held_here + 1
-        held.timer = asyncio.get_running_loop().call_later(WAIT, self._expire, held)
+        held.wait(asyncio.get_running_loop().call_later(WAIT, self._expire, held))
         return []
 
     def _on_lent(self, node: str, token: int, grant: Grant | None) -> None:
@@ -206,7 +214,7 @@ class ClusterBots:
         for token in held.asked:
             self._asks.pop(token, None)
         held.asked.clear()
-        held.refused = True
+        held.refuse()
         self._finish(held)
 
     def _finish(self, held: Held) -> None:
@@ -231,7 +239,7 @@ class ClusterBots:
             # a remote member: its outputs go home
             out += self.link.attach(node, grant.pid, grant.name, "bot")
             bot = arena.players[grant.pid]
-            bot.level, bot.capacity, bot.games = grant.level, grant.capacity, frozenset(grant.games)
+            bot.offer_play(frozenset(grant.games), grant.capacity, grant.level, bot.analyses)
             players[grant.name] = bot
         got, room = arena.create_held(held.pid, held.msg, players)
         if room is None:

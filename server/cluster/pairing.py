@@ -210,17 +210,13 @@ class ClusterPairing:
         add = {seek_id: self._record(seek) for seek_id, seek in book.unwritten.items()}
         dying = set(book.dying)
         pool = await self.store.sync(add, dying)
-        for seek_id in add:
-            book.unwritten.pop(seek_id, None)
-        book.dying -= dying
+        book.written(add, dying)
         if not self._reached:
             log.info("the pool of seeks is within reach")
         self._reached = True
         if pool.lost:  # Redis lost this node's seeks: they go in again at the next write
             log.warning("the pool lost this node's seeks (Redis restarted?): writing them again")
-            for seek in book.own.listed(None):
-                book.unwritten[seek.id] = seek
-            book.wake.set()
+            book.write_again()
         else:
             self._lost_here(pool.own)
             self._strays(pool.own)
@@ -257,9 +253,7 @@ class ClusterPairing:
         seek's end here): claimed away, so that no wave proposes them to a node without them."""
         book = self.book
         strays = {i for i in present if book.own.get(i) is None and i not in self._claiming}
-        if strays - book.dying:
-            book.dying |= strays
-            book.wake.set()
+        book.claim_strays(strays)
 
     async def _leads(self) -> bool:
         """Whether this node runs a wave now: it set the wave lock (which lapses by itself), or
@@ -278,7 +272,7 @@ class ClusterPairing:
         for seek in self.book.listed(None):
             if seek.id in self._claiming:
                 continue
-            seek.waves = max(seek.waves, int((now - seek.since) / WAVE))
+            seek.missed_since(int((now - seek.since) / WAVE))
             pools.setdefault(seek.pool, []).append(seek)
         for seeks in pools.values():
             for a, b in wave(seeks, self.desk.memory.blocked):
@@ -329,7 +323,7 @@ class ClusterPairing:
             out += self.seats.attach(home, seek.pid, seek.name, seek.kind)
             remote = self.arena.players[seek.pid]
             if account is not None and remote.account is None:
-                remote.account = account
+                remote.log_in(account)
             self.seats.queue(home, Taken(seek.id, seek.pid, True))
         seeker = self.arena.players.get(seek.pid)
         if seeker is None:

@@ -217,10 +217,7 @@ class Actions:
 
     def _end(self, room: Room, termination: Termination, winner: int | None) -> list[Out]:
         self.changed()
-        sends = room.end(termination, winner)
-        for send in sends:
-            send.reply = True
-        return list(sends)
+        return list(room.end(termination, winner, reply=True))
 
     def _take_back(self, room: Room, asker: int) -> list[Out]:
         """Undo the asker's last move (and the opponent's after it): the asker moves again,

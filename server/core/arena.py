@@ -143,8 +143,7 @@ class Arena:
                     raise BadMessage("a hello is shorter than that; say hello first")
                 message = wire.decode(frame)
             except (BadFrame, BadMessage):
-                conn.bad_frames += 1
-                if conn.bad_frames >= self.limits.max_bad_frames:
+                if conn.bad_frame() >= self.limits.max_bad_frames:
                     self.admission.note(conn, "bad_frames", now)
                     return [Close(CloseCode.POLICY, "too many bad frames")]
                 raise
@@ -291,7 +290,7 @@ class Arena:
 
     def _list_rooms(self, player: Player, msg: Message) -> list[Out]:
         if "subscribe" in msg:
-            player.subscribed = msg["subscribe"]
+            player.subscribe(msg["subscribe"])
         return [Reply(self.lobby.message(msg.get("limit"), msg.get("cursor")))]
 
     def _create_room(self, player: Player, msg: Message) -> list[Out]:
@@ -347,13 +346,13 @@ class Arena:
         if player is None or not player.online:
             return [], None
         before = set(player.created)
-        self.bots.granted = granted
+        self.bots.grant(granted)
         try:
             out = self._create_room(player, msg)
         except ArenaError as exc:
             out = [Reply(wire.error(exc.code, exc.message, None))]
         finally:
-            self.bots.granted = {}
+            self.bots.grant({})
         made = next(iter(player.created - before), None)
         return address(pid, out, msg.get("id")), made
 

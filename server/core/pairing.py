@@ -256,7 +256,7 @@ class Pairing:
             self.book.take(b.id)
             out += self._start(a, second, b)
         for seek in self.book.pool(label):
-            seek.waves += 1
+            seek.missed()
         return out
 
     def _unfit(self, seek: Seek, player: Player) -> list[Out]:

@@ -357,9 +357,12 @@ class Room:
         self.fault = fault
         return self._finish(self.game.end(termination, 1 - seat), reply=True)
 
-    def end(self, termination: Termination, winner: int | None) -> list[Send]:
-        """End the game from outside (timeout, disconnect, adjudication)."""
-        return self._finish(self.game.end(termination, winner))
+    def end(
+        self, termination: Termination, winner: int | None, *, reply: bool = False
+    ) -> list[Send]:
+        """End the game from outside (timeout, disconnect, adjudication; ``reply``: a request's
+        answer, an agreed draw or an abort)."""
+        return self._finish(self.game.end(termination, winner), reply=reply)
 
     def ask_rematch(self, pid: str) -> list[Send]:
         """Note a rematch request; once both seats asked, a new game starts with colours swapped."""

@@ -31,7 +31,7 @@ def watch(ws: ServerConnection, arena: Arena, conn: Conn, spawn: Callable[[Any],
     one who said hello on it, whoever that is by then), and measure one now."""
     if not isinstance(ws, ArenaConnection):
         return  # websockets' plain connection reports no round trips: no lag, no refunds
-    ws.on_latency = functools.partial(noted, arena, conn)
+    ws.report_latency(functools.partial(noted, arena, conn))
     spawn(probe(ws))
 
 
@@ -40,7 +40,7 @@ def noted(arena: Arena, conn: Conn, rtt: float) -> None:
     pid = conn.pid
     player = arena.players.get(pid) if pid is not None else None
     if player is not None:
-        player.lag = smoothed(player.lag, rtt)
+        player.note_lag(smoothed(player.lag, rtt))
 
 
 async def probe(ws: ServerConnection) -> None:

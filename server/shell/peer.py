@@ -80,6 +80,29 @@ class Peer:
     deferred: bytes | str | None = None
     waiting: asyncio.Future[None] | None = None
 
+    def watch_hello(self, deadline: asyncio.TimerHandle) -> asyncio.TimerHandle:
+        """``deadline`` closes the connection unless it says hello in time; returned."""
+        self.deadline = deadline
+        return deadline
+
+    def close(self) -> None:
+        """The connection closed: nothing more is sent to it, its lookups are dropped."""
+        self.closed = True
+
+    def defer(self, frame: bytes | str, waiting: asyncio.Future[None]) -> None:
+        """``frame`` waits in the lobby lane; the later frames wait for ``waiting``."""
+        self.deferred, self.waiting = frame, waiting
+
+    def undefer(self) -> tuple[bytes | str | None, asyncio.Future[None] | None]:
+        """The request that waited in the lane and what the later frames waited for (taken)."""
+        taken = self.deferred, self.waiting
+        self.deferred = self.waiting = None
+        return taken
+
+    def pause_until(self, at: float) -> None:
+        """Read nothing more from this peer until ``at`` (arena clock)."""
+        self.resume_at = at
+
     def refused(self, now: float) -> float:
         """A frame was refused for its rate: seconds to read nothing more from this peer.
 

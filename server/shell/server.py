@@ -174,8 +174,10 @@ class ArenaServer:
         """One connection: frames in order through the arena, outputs delivered at once."""
         arena = self.arena
         peer = Peer(ws, arena.connect(client_key(ws)))
-        deadline = peer.deadline = asyncio.get_running_loop().call_later(
-            arena.limits.hello_timeout, self._hello_deadline, peer
+        deadline = peer.watch_hello(
+            asyncio.get_running_loop().call_later(
+                arena.limits.hello_timeout, self._hello_deadline, peer
+            )
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
             receive, control = (functools.partial(f, peer) for f in (self._receive, self._control))
@@ -197,7 +199,7 @@ class ArenaServer:
             if isinstance(ws, ArenaConnection):
                 ws.unserve()
             deadline.cancel()
-            peer.closed = True
+            peer.close()
             for task in list(peer.lookups):
                 task.cancel()
             pid = peer.conn.pid
@@ -218,8 +220,7 @@ class ArenaServer:
         elif self.lane.has_room():
             self.lane.run(functools.partial(self._handle, peer, frame))
         else:
-            peer.deferred = frame
-            peer.waiting = asyncio.get_running_loop().create_future()
+            peer.defer(frame, asyncio.get_running_loop().create_future())
             if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
                 peer.ws.hold()
             self.lane.defer(functools.partial(self._undefer, peer))
@@ -241,10 +242,9 @@ class ArenaServer:
     def _undefer(self, peer: Peer) -> None:
         """Handle ``peer``'s request that waited in the lane (unless its closing did), then let
         its later frames through."""
-        frame, waiting = peer.deferred, peer.waiting
+        frame, waiting = peer.undefer()
         if frame is None:
             return
-        peer.deferred = peer.waiting = None
         try:
             self._handle(peer, frame)
         finally:
@@ -272,7 +272,7 @@ class ArenaServer:
             now = arena.clock()
             pause = peer.refused(now)
             if pause > 0:
-                peer.resume_at = now + pause
+                peer.pause_until(now + pause)
                 if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
                     peer.ws.hold()  # later frames queue up for ``handle``
                     asyncio.get_running_loop().call_later(pause, self._unthrottle, peer)
