@@ -420,7 +420,7 @@ async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
     elif pg is not None and args.adopt:
-        keeper = NodeKeeper(arena, pg, emit=server.emit)
+        keeper = NodeKeeper(arena, pg, emit=server.emit, members=arena.presence)
         keeper.start()
     if registry is not None:
         registry.start()

@@ -223,6 +223,50 @@ def test_the_attribute_rule_sees_writes_through_any_other_name(tmp_path: Path) -
     ]
 
 
+def is_arena(node: ast.expr) -> bool:
+    """``arena`` or ``….arena``: the arena, however it is held."""
+    return (isinstance(node, ast.Name) and node.id == "arena") or (
+        isinstance(node, ast.Attribute) and node.attr == "arena"
+    )
+
+
+def reach_throughs(path: Path) -> Iterator[str]:
+    """Uses of an arena's part through the arena (``arena.players.get``, ``arena.rooms[…]``):
+    outside ``core/`` the parts are met through the small interfaces of ``core/ports.py``,
+    handed over where the shell or a cluster node is made."""
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute | ast.Subscript):
+            continue
+        part = node.value
+        if isinstance(part, ast.Attribute) and is_arena(part.value):
+            yield f"{shown}:{node.lineno} {ast.unparse(node)}"
+
+
+def test_nothing_outside_the_core_reaches_through_the_arena_into_its_parts() -> None:
+    found = [
+        reach
+        for name, path in modules().items()
+        if not name.startswith("server.core.")
+        for reach in reach_throughs(path)
+    ]
+    assert found == []
+
+
+def test_the_reach_rule_sees_a_part_used_through_the_arena(tmp_path: Path) -> None:
+    """The rule above would pass vacuously if the walk missed a way of reaching through."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "self.arena.players.get(p)\narena.lobby.version\nx = self.arena.rooms[r]\n"
+        "arena.receive(c, f)\nlobby = arena.lobby\n"
+    )
+    assert sorted(item.split(" ", 1)[1] for item in reach_throughs(module)) == [
+        "arena.lobby.version",
+        "self.arena.players.get",
+        "self.arena.rooms[r]",
+    ]
+
+
 def test_no_server_collaborator_is_typed_any_or_reached_through_an_ignored_attribute() -> None:
     collaborator = re.compile(r"\b(server|store|arena|bus|forwarder|node|outbox|shell)\s*:\s*Any\b")
     found = []

@@ -41,6 +41,7 @@ from server.core.matcher import wave
 from server.core.members import Send
 from server.core.outputs import Out, Reply, address
 from server.core.players import Player
+from server.core.ports import Members
 from server.core.seeks import Seek
 
 if TYPE_CHECKING:
@@ -76,7 +77,12 @@ class ClusterPairing:
         lobbies: Lobbies,
         lease: ClusterStore,
         lease_s: float,
+        *,
+        members: Members,
+        elsewhere: Callable[[str], bool],
     ) -> None:
+        #: Who is here (the arena's), and whether a player is connected to another node.
+        self.members, self.elsewhere = members, elsewhere
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
         )
@@ -292,7 +298,7 @@ class ClusterPairing:
 
     def _pair(self, a: Seek, node_b: str, b: Seek) -> None:
         """Claim own seek ``a`` with ``b`` (of ``node_b``) and make their room here."""
-        seeker = self.arena.players.get(a.pid)
+        seeker = self.members.player(a.pid)
         if self.book.own.get(a.id) is not a or seeker is None or not seeker.online:
             return  # its player left meanwhile: the other seek waits for the next wave
         try:
@@ -321,11 +327,11 @@ class ClusterPairing:
         out: list[Out] = []
         if home != self.node:  # the seeker is a remote member here, its outputs go home
             out += self.seats.attach(home, seek.pid, seek.name, seek.kind)
-            remote = self.arena.players[seek.pid]
-            if account is not None and remote.account is None:
+            remote = self.members.player(seek.pid)
+            if remote is not None and account is not None and remote.account is None:
                 remote.log_in(account)
             self.seats.queue(home, Taken(seek.id, seek.pid, True))
-        seeker = self.arena.players.get(seek.pid)
+        seeker = self.members.player(seek.pid)
         if seeker is None:
             return out
         self.paired += 1
@@ -361,10 +367,10 @@ class ClusterPairing:
     def _paired_there(self, node: str, pid: str) -> None:
         """Own player ``pid`` was paired into a room of ``node``: ``node`` hears when it goes
         offline (now, if it left meanwhile), and its other seeks here end."""
-        if self.arena.node.connected_elsewhere(pid):
+        if self.elsewhere(pid):
             return  # a remote member here (its seek was put back here): not this node's player
         self.seats.went_via(pid, node)
-        player = self.arena.players.get(pid)
+        player = self.members.player(pid)
         if player is None or not self.outbox.connected(pid):
             self.seats.queue(node, Offline(pid))
         else:  # a human plays one game at a time
@@ -420,7 +426,7 @@ class ClusterPairing:
                 continue  # the next round writes them
 
     def _record(self, seek: Seek) -> str:
-        player = self.arena.players.get(seek.pid)
+        player = self.members.player(seek.pid)
         return encode(seek, None if player is None else player.account)
 
     def _line(self, seek: Seek, node: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from protocol import wire
 from protocol.errors import (
@@ -31,7 +31,7 @@ from server.core.admission import Admission
 from server.core.analysis import ANALYSIS, Analysis
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
-from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
+from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
 from server.core.lag import allowed
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
@@ -117,6 +117,25 @@ class Arena:
             "list_bots": self.bots.list_bots,
             "choose": lambda p, msg: list(self._room(msg["room"]).choose(p.pid, msg["choice"])),
         } | self.ratings.handlers()
+
+    # -- the shell's ------------------------------------------------------------------------
+
+    @property
+    def hello_timeout(self) -> float:
+        """Seconds a new connection has to say hello."""
+        return self.limits.hello_timeout
+
+    def note_limit(self, conn: Conn | None, what: str, now: float) -> None:
+        """Log a limit the shell saw bite (rate-limited at most once a minute)."""
+        self.admission.note(conn, what, now)
+
+    def load_keys(self, rows: Iterable[KeyRow]) -> None:
+        """The bot keys as the store has them now (``mnk-server keys`` edits them)."""
+        self.keys.load(rows)
+
+    def revoked_bots(self) -> list[str]:
+        """Online bots whose key was revoked or replaced: the shell cuts them off."""
+        return self.bots.revoked()
 
     # -- connection life ---------------------------------------------------------------------
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import math
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 
 from protocol import wire
-from server.core.arena import Arena
 from server.core.players import Conn
+from server.core.ports import Members
 from server.core.presence import LOBBY
 from server.core.ratelimit import TokenBucket
 from server.shell import keepalive
@@ -126,16 +127,16 @@ class Peer:
             return False
         return self.refused(now) > 0
 
-    def quiet(self, arena: Arena) -> float:
+    def quiet(self, members: Members, clock: Callable[[], float]) -> float:
         """Seconds since this connection last sent a frame (inf: never); 0 while it is in a
         room or is a bot, so that its end goes first (see ``Ends``)."""
-        if self.closed or arena.presence.engaged(self.conn):
+        if self.closed or members.engaged(self.conn):
             return 0.0
         bucket = self.conn.bucket
-        return math.inf if bucket.tokens < 0 else arena.clock() - bucket.stamp
+        return math.inf if bucket.tokens < 0 else clock() - bucket.stamp
 
-    def worth(self, arena: Arena) -> int:
+    def worth(self, members: Members) -> int:
         """What keeping this connection is worth to a full server (``Presence.worth``)."""
         if self.closed:
             return LOBBY
-        return arena.presence.worth(self.conn)
+        return members.worth(self.conn)
