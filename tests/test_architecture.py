@@ -22,8 +22,9 @@ MAY_IMPORT = {
 #: A function is read in one sitting: its whole body on a screen or two (the house style's 60).
 MAX_FUNCTION_LINES = 60
 #: A class is read as the list of its methods: past 40 (or 500 lines) it holds more than one job
-#: (the engine's core, 60 methods, is the case in point); ``Room``, the largest, has 39 with its
-#: takeback, restore, rating and deadlines in it, the arena 22.
+#: (the engine's core, 60 methods, is the case in point). ``Room``, the largest, has 38 methods
+#: and 489 lines with its takeback, restore, rating and deadlines in it (the rules that keep its
+#: fields consistent, in one place); the arena 26 methods, 412 lines.
 MAX_CLASS_METHODS = 40
 MAX_CLASS_LINES = 500
 
