@@ -332,7 +332,9 @@ def start_bots(args: argparse.Namespace, server: ArenaServer, keys: KeyRing) -> 
     state_dir = None if args.memory else bots_state_dir(args.db)
     if state_dir is not None:
         state_dir.mkdir(exist_ok=True)
-    pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir, args.node)
+    pool = BotPool(
+        server.local_url, args.bots, args.bot_capacity, state_dir=state_dir, node=args.node
+    )
     for name, key in pool.keys.items():
         if keys.owns(name):
             log.warning("the built-in bot %s takes its name over from a key given", name)
@@ -395,7 +397,9 @@ async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None
     node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
     cluster = None
     if args.redis is not None and pg is not None:
-        node = cluster = ClusterNode(args.node, args.redis, pg, args.lease, adopts=args.adopt)
+        node = cluster = ClusterNode(
+            args.node, args.redis, pg, lease_s=args.lease, adopts=args.adopt
+        )
     arena = Arena(registry, limits=limits_of(args), durable=store.durable, keys=keys, node=node)
     server = ArenaServer(
         arena,

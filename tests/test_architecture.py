@@ -268,6 +268,27 @@ def test_the_reach_rule_sees_a_part_used_through_the_arena(tmp_path: Path) -> No
     ]
 
 
+#: Parameters a constructor may take by position; the rest by keyword, so that a call says
+#: which collaborator is which (``RedisBus`` took eight by position).
+MAX_POSITIONAL = 3
+
+
+def positional_constructors(path: Path) -> Iterator[str]:
+    """``__init__`` methods that take more than ``MAX_POSITIONAL`` parameters by position (a
+    ``*args`` handed on to a library's constructor, as websockets' connections', is its own)."""
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1:]
+            if len(names) > MAX_POSITIONAL:
+                yield f"{shown}:{node.lineno} {', '.join(names)}"
+
+
+def test_constructors_take_more_than_three_parameters_by_keyword() -> None:
+    found = [item for path in modules().values() for item in positional_constructors(path)]
+    assert found == []
+
+
 def test_no_server_collaborator_is_typed_any_or_reached_through_an_ignored_attribute() -> None:
     collaborator = re.compile(r"\b(server|store|arena|bus|forwarder|node|outbox|shell)\s*:\s*Any\b")
     found = []

@@ -54,9 +54,9 @@ class Failover:
         link: Link,
         arena: Arena,
         outbox: Outbox,
+        *,
         store: ClusterStore,
         lobbies: Lobbies,
-        *,
         lease_s: float,
         members: Members,
         rooms: RoomsView,
@@ -68,7 +68,9 @@ class Failover:
         )  # fmt: skip
         self.rerouter = Rerouter()
         #: This node's rooms' remote members in Redis, and the reading of a lapsed node's.
-        self.audience = AudienceHash(link.redis, link.prefix, link.node, lease_s + AUDIENCE_SLACK_S)
+        self.audience = AudienceHash(
+            link.redis, link.prefix, link.node, ttl_s=lease_s + AUDIENCE_SLACK_S
+        )
 
     def handle(self, node: str, op: Op) -> bool:
         """Carry out ``op`` from ``node`` if it is failover's; whether it was."""

@@ -77,12 +77,12 @@ class Forwarder:
         url: str,
         node: str,
         arena: Arena,
+        *,
         outbox: Outbox,
         store: ClusterStore,
         lobbies: Lobbies,
         fanout: ClusterFanOut,
         others: Callable[[str, Op], None],
-        *,
         lease_s: float,
         members: Members,
         rooms: RoomsView,
@@ -122,7 +122,14 @@ class Forwarder:
         self._warned = -LOG_INTERVAL
         #: Requests not answered yet and remote memberships, sent again to a room's adopter.
         self.failover = Failover(
-            self, arena, outbox, store, lobbies, lease_s=lease_s, members=members, rooms=rooms
+            self,
+            arena,
+            outbox,
+            store=store,
+            lobbies=lobbies,
+            lease_s=lease_s,
+            members=members,
+            rooms=rooms,
         )
         self.rerouter = self.failover.rerouter
 

@@ -27,9 +27,9 @@ class NodeKeeper(Background):
         arena: Arena,
         store: ClusterStore,
         interval: float = SCAN_INTERVAL,
+        *,
         emit: Callable[[list[Out]], None] | None = None,
         adoption: Adoption | None = None,
-        *,
         members: Members,
     ) -> None:
         #: Who is here: members of adopted rooms online here come back (core/ports.py).

@@ -58,7 +58,7 @@ class ClusterNode:
     shared_sessions = True
 
     def __init__(
-        self, name: str, redis_url: str, store: ClusterStore, lease_s: float, *, adopts: bool = True
+        self, name: str, redis_url: str, store: ClusterStore, *, lease_s: float, adopts: bool = True
     ) -> None:
         self.name, self.redis_url, self.store, self.lease_s = name, redis_url, store, lease_s
         #: Whether this node adopts lapsed nodes' rooms (``--no-adopt``: it never does).
@@ -83,8 +83,9 @@ class ClusterNode:
             on_back=self._bus_back,
         )
         forwarder = Forwarder(
-            self.redis_url, self.name, arena, outbox, self.store, bus, self.fanout, self._other_op,
-            lease_s=self.lease_s, members=members, rooms=rooms,
+            self.redis_url, self.name, arena, outbox=outbox, store=self.store, lobbies=bus,
+            fanout=self.fanout, others=self._other_op, lease_s=self.lease_s, members=members,
+            rooms=rooms,
         )  # fmt: skip
         bots = ClusterBots(
             arena, forwarder, outbox,
@@ -94,8 +95,9 @@ class ClusterNode:
             arena, self.store, emit=outbox.emit, adoption=forwarder.failover, members=members
         )
         pairing = ClusterPairing(
-            self.redis_url, self.name, arena, self.book, forwarder, outbox, bus, self.store,
-            self.lease_s, members=members, elsewhere=self.connected_elsewhere,
+            self.redis_url, self.name, arena, book=self.book, seats=forwarder, outbox=outbox,
+            lobbies=bus, lease=self.store, lease_s=self.lease_s, members=members,
+            elsewhere=self.connected_elsewhere,
         )  # fmt: skip
         self._parts = Parts(bus, forwarder, bots, keeper, pairing)
 

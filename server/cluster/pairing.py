@@ -71,13 +71,13 @@ class ClusterPairing:
         url: str,
         node: str,
         arena: Arena,
+        *,
         book: ClusterBook,
         seats: Link,
         outbox: Outbox,
         lobbies: Lobbies,
         lease: ClusterStore,
         lease_s: float,
-        *,
         members: Members,
         elsewhere: Callable[[str], bool],
     ) -> None:
@@ -87,7 +87,7 @@ class ClusterPairing:
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
         )
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
-        self.store = SeekStore(self.redis, f"mnk:{db}:", node, lease_s)
+        self.store = SeekStore(self.redis, f"mnk:{db}:", node, expire_s=lease_s)
         self.node, self.arena, self.book, self.seats = node, arena, book, seats
         #: Who says whether this node still holds its lease (past it, it writes nothing).
         self.outbox, self.lobbies, self.lease = outbox, lobbies, lease

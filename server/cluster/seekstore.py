@@ -86,7 +86,7 @@ class Pool:
 class SeekStore:
     """One node's view of the cluster's seeks in Redis (see the module)."""
 
-    def __init__(self, redis: aioredis.Redis, prefix: str, node: str, expire_s: float) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, node: str, *, expire_s: float) -> None:
         self.redis, self.prefix, self.node = redis, prefix, node
         self.expire_ms = max(1000, int(expire_s * 1000))
         self.key = self.key_of(node)

@@ -58,6 +58,7 @@ class Accounts:
         roster: Roster,
         rooms: RoomRegistry,
         keys: KeyRing,
+        *,
         greeter: Greeter,
         presence: Presence,
         node: Node,

@@ -83,6 +83,7 @@ class Actions:
         journal: Journal,
         limits: Limits,
         clock: Callable[[], float],
+        *,
         find: Callable[[str], Room],
         changed: Callable[[], None],
     ) -> None:

@@ -104,6 +104,7 @@ class Analysis:
         roster: Roster,
         rooms: RoomRegistry,
         bots: BotDesk,
+        *,
         admission: Admission,
         clock: Callable[[], float],
     ) -> None:

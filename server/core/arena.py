@@ -62,6 +62,7 @@ class Arena:
         registry: RoomRegistry | None = None,
         limits: Limits | None = None,
         clock: Callable[[], float] | None = None,
+        *,
         durable: bool = True,
         keys: KeyRing | None = None,
         node: Node | None = None,
@@ -78,16 +79,22 @@ class Arena:
         self.roster = Roster(self._journal, self.clock, lim.player_ttl)
         self.players = self.roster.players
         self.lobby = Lobby(self.rooms, lim.max_page, lim.lobby_push_interval)
-        self.bots = BotDesk(self.roster, self.rooms, self.keys, lim, self.node)
+        self.bots = BotDesk(self.roster, self.rooms, self.keys, limits=lim, node=self.node)
         self.admission = Admission(lim)
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
         self.ratings = RatingDesk(self.players, self._journal, self.clock)
-        self.analysis = Analysis(self.roster, self.rooms, self.bots, self.admission, self.clock)
-        parts = (self.roster, self.bots, self.admission, self.rooms, self.clock, self.ratings)
-        self.greeter = Greeter(*parts)
-        parts = (self.roster, self.rooms, self.keys, self.greeter, self.presence, self.node)
-        self.accounts = Accounts(*parts, self._journal, self.clock)
+        self.analysis = Analysis(
+            self.roster, self.rooms, self.bots, admission=self.admission, clock=self.clock
+        )
+        self.greeter = Greeter(
+            self.roster, self.bots, self.admission,
+            rooms=self.rooms, clock=self.clock, book=self.ratings,
+        )  # fmt: skip
+        self.accounts = Accounts(
+            self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,
+            node=self.node, journal=self._journal, clock=self.clock,
+        )  # fmt: skip
         self._idle_since: dict[str, float] = {}
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
@@ -97,10 +104,18 @@ class Arena:
         #: Who created each live room (for the ``max_rooms_created`` quota).
         self._creator: dict[str, str] = {}
         #: Draw offers, takebacks, aborts and claims (core/actions.py).
-        self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
-        parts = (self.roster, self.rooms, self.ratings, self.admission, self.bots)  # seeks, waves
-        self.pairing = Pairing(*parts, Seating(self._add_room, self._timed.add, self._seat))
-        self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
+        self.actions = Actions(
+            self._journal, lim, self.clock, find=self._room, changed=self.lobby.changed
+        )
+        self.pairing = Pairing(  # seeks and their waves
+            self.roster, self.rooms, self.ratings, admission=self.admission, bots=self.bots,
+            seating=Seating(self._add_room, self._timed.add, self._seat),
+        )  # fmt: skip
+        self._handlers = self._requests()
+
+    def _requests(self) -> dict[str, Callable[[Player, Message], list[Out]]]:
+        """Each request type a player may send, and its handler (a part's or the arena's)."""
+        return {
             "ping": lambda _player, _msg: [Reply({"type": "pong"})],
             **self.actions.handlers(),
             **self.pairing.handlers(),

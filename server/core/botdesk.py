@@ -36,7 +36,7 @@ class BotDesk:
     """Bot identities, bot choice and bot load, for the arena that owns it."""
 
     def __init__(
-        self, roster: Roster, rooms: RoomRegistry, keys: KeyRing, limits: Limits, node: Node
+        self, roster: Roster, rooms: RoomRegistry, keys: KeyRing, *, limits: Limits, node: Node
     ) -> None:
         self.roster, self.rooms, self.keys, self.limits, self.node = (
             roster, rooms, keys, limits, node

@@ -32,6 +32,7 @@ class Greeter:
         roster: Roster,
         bots: BotDesk,
         admission: Admission,
+        *,
         rooms: RoomRegistry,
         clock: Callable[[], float],
         book: RatingDesk | None = None,

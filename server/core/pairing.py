@@ -80,6 +80,7 @@ class Pairing:
         roster: Roster,
         rooms: RoomRegistry,
         ratings: RatingDesk,
+        *,
         admission: Admission,
         bots: BotDesk,
         seating: Seating,

@@ -255,6 +255,7 @@ class ConnectionGuard:
         max_total: int,
         max_per_address: int,
         proxied: bool = False,
+        *,
         max_pending: int = 16,
         refusal_rate: float = 10.0,
         hello_rate: float = math.inf,

@@ -32,6 +32,7 @@ class Hasher:
         desk: PasswordDesk,
         store: Storage,
         answer: Callable[[Peer, str | None, list[Out]], None],
+        *,
         spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
         hasher: PasswordHasher | None = None,
     ) -> None:

@@ -33,8 +33,8 @@ class Lookups:
         arena: Arena,
         store: Storage,
         answer: Callable[[Peer, str | None, list[Out]], None],
-        spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
         *,
+        spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
         desk: LookupDesk,
         games: GameFinder,
         passwords: PasswordDesk,
@@ -46,7 +46,7 @@ class Lookups:
         self.answer, self.spawn = answer, spawn
         self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
         #: Password jobs, on threads of their own.
-        self.hasher = Hasher(passwords, store, answer, spawn)
+        self.hasher = Hasher(passwords, store, answer, spawn=spawn)
 
     def close(self) -> None:
         """Stop the worker threads (queries under way are dropped)."""

@@ -42,12 +42,12 @@ def guard_of(lim: Limits, trust_proxy: bool) -> ConnectionGuard:
         lim.max_connections,
         lim.max_connections_per_address,
         trust_proxy,
-        lim.max_pending_per_address,
-        lim.refusal_rate,
-        lim.hello_rate,
-        lim.hello_burst,
-        lim.evict_after,
-        PageLimits(lim.page_rate, lim.page_burst, lim.max_page_requests_per_address),
+        max_pending=lim.max_pending_per_address,
+        refusal_rate=lim.refusal_rate,
+        hello_rate=lim.hello_rate,
+        hello_burst=lim.hello_burst,
+        evict_after=lim.evict_after,
+        pages=PageLimits(lim.page_rate, lim.page_burst, lim.max_page_requests_per_address),
     )
 
 
@@ -59,6 +59,7 @@ class ArenaServer:
         arena: Arena,
         config: ServerConfig | None = None,
         store: Storage = MEMORY,
+        *,
         inline_commits: bool = True,
         fanout: LocalFanOut | None = None,
         on_hello: Callable[[str], None] | None = None,
@@ -101,7 +102,7 @@ class ArenaServer:
         self._tasks: set[asyncio.Task[None]] = set()
         #: History queries and session look-ups, answered off the event loop.
         self.lookups = Lookups(
-            arena, store, self._answer, self._spawn,
+            arena, store, self._answer, spawn=self._spawn,
             desk=arena.admission, games=arena.analysis, passwords=arena.accounts,
         )  # fmt: skip
 
