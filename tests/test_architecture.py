@@ -24,7 +24,7 @@ MAX_FUNCTION_LINES = 60
 #: A class is read as the list of its methods: past 40 (or 500 lines) it holds more than one job
 #: (the engine's core, 60 methods, is the case in point). ``Room``, the largest, has 38 methods
 #: and 489 lines with its takeback, restore, rating and deadlines in it (the rules that keep its
-#: fields consistent, in one place); the arena 26 methods, 412 lines.
+#: fields consistent, in one place); the arena 27 methods, 427 lines.
 MAX_CLASS_METHODS = 40
 MAX_CLASS_LINES = 500
 
