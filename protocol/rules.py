@@ -361,9 +361,21 @@ class Game:
             self.outcome = Outcome(Termination.DRAW, None)
         return self.outcome
 
-    def end(self, termination: Termination, winner: int | None) -> Outcome:
-        """End the game from outside the board (resign, timeout, disconnect, adjudication)."""
+    def pop(self) -> Move:
+        """Take back the last move (as python-chess's ``Board.pop``): the position, the side to
+        move and the outcome are as before that move's :meth:`push` (which a finished game did
+        not allow, so none). ``IndexError`` when no move was played."""
+        move = self.moves.pop()
+        self.board.undo()
+        self.outcome = None
+        return move
+
+    def end(
+        self, termination: Termination, winner: int | None, line: tuple[Move, ...] = ()
+    ) -> Outcome:
+        """End the game from outside the board (resign, timeout, disconnect, adjudication; a
+        restart gives a recorded ending's ``line`` back)."""
         if self.outcome is not None:
             raise GameOverError("the game is over")
-        self.outcome = Outcome(termination, winner)
+        self.outcome = Outcome(termination, winner, line)
         return self.outcome

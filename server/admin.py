@@ -137,16 +137,16 @@ def keys_parser() -> argparse.ArgumentParser:
 def keys_main(argv: list[str]) -> int:
     """``mnk-server keys add NAME | list | revoke NAME``; returns the exit status."""
     args = keys_parser().parse_args(argv)
-    args.db = getattr(args, "db", DB)
+    db = getattr(args, "db", DB)
     try:
         if args.action == "add":
-            print(add_key(args.db, args.name))
+            print(add_key(db, args.name))
         elif args.action == "list":
-            for row in list_keys(args.db):
+            for row in list_keys(db):
                 made = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.created_at))
                 state = "active" if row.revoked_at is None else "revoked"
                 print(f"{row.name}\t{state}\tcreated {made} UTC")
-        elif not revoke_key(args.db, args.name):
+        elif not revoke_key(db, args.name):
             print(f"mnk-server keys: {args.name!r} has no active key", file=sys.stderr)
             return 1
     except (ValueError, StoreUnavailable) as exc:

@@ -123,6 +123,18 @@ def build_parser() -> argparse.ArgumentParser:
         description=str(__doc__).replace("``", ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_place_options(p)
+    add_player_options(p)
+    add_bot_options(p)
+    add_limit_options(p)
+    add_commit_options(p)
+    add_front_options(p)
+    add_process_options(p)
+    return p
+
+
+def add_place_options(p: argparse.ArgumentParser) -> None:
+    """Where the server listens and keeps its records: the address, the database, the cluster."""
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=port_number, default=8765, help="port to listen on (8765)")
     p.add_argument(
@@ -136,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep nothing on disk: no durability, no history (throwaway servers, benchmarks)",
     )
+
+
+def add_player_options(p: argparse.ArgumentParser) -> None:
+    """What a human is allowed: a dropped seat's grace and the message rate."""
     p.add_argument(
         "--reconnect-grace",
         type=positive(float, zero=True),  # 0: a dropped player loses at once
@@ -144,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rate", type=positive(float), default=20.0, help="messages/s per human")
     p.add_argument("--burst", type=positive(float), default=40.0, help="burst allowed per human")
+
+
+def add_bot_options(p: argparse.ArgumentParser) -> None:
+    """The built-in bot processes and how long any bot may think in an untimed game."""
     p.add_argument(
         "--bots",
         nargs="+",
@@ -159,12 +179,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=60.0,
         help="seconds a bot may sit on a move in an untimed game before it loses (default 60)",
     )
+
+
+def add_limit_options(p: argparse.ArgumentParser) -> None:
+    """The resource bounds a hostile client meets, one ``--max-…`` option each (LIMIT_OPTIONS)."""
     defaults = Limits()
     for name, text in LIMIT_OPTIONS.items():
         default = getattr(defaults, name)
         flag = "--" + name.replace("_", "-")
         kind = positive(type(default), zero=name == "lookup_cost")
         p.add_argument(flag, type=kind, default=default, help=f"{text} ({default})")
+
+
+def add_commit_options(p: argparse.ArgumentParser) -> None:
+    """How the database is written: the lock's patience, the WAL's size, the committing thread."""
     p.add_argument(
         "--commit-timeout",
         type=positive(float),
@@ -185,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
         "loop's thread (loop, the default: no GIL hand-over) or always on the writer thread "
         "(thread: for a disk so slow that page-cache writes block)",
     )
+
+
+def add_front_options(p: argparse.ArgumentParser) -> None:
+    """What browsers meet first: TLS, a reverse proxy in front, the names served."""
     p.add_argument("--certfile", help="TLS certificate chain (PEM): serve wss:// instead of ws://")
     p.add_argument("--keyfile", help="the certificate's private key (PEM), with --certfile")
     p.add_argument(
@@ -199,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
         "localhost and --host: a page or socket for any other name is refused (DNS "
         "rebinding); '*' for any name (the default with --trust-proxy or --certfile)",
     )
+
+
+def add_process_options(p: argparse.ArgumentParser) -> None:
+    """What the process reads at start and how it runs: extra bot keys, the loop, the log."""
     p.add_argument(
         "--keys-file",
         type=Path,
@@ -218,7 +254,6 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
         help="logging level (default INFO)",
     )
-    return p
 
 
 def load_keys(path: Path | None) -> KeyRing:
@@ -234,8 +269,8 @@ def load_keys(path: Path | None) -> KeyRing:
     return keys
 
 
-async def serve_forever(args: argparse.Namespace) -> None:
-    """Run the server until a termination signal arrives."""
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The arena's limits: the human rate (a bot's at least as high), graces, ``--max-…``."""
     limits = Limits(
         human_rate=args.rate,
         human_burst=args.burst,
@@ -244,47 +279,136 @@ async def serve_forever(args: argparse.Namespace) -> None:
         reconnect_grace=args.reconnect_grace,
         bot_move_timeout=args.bot_move_timeout,
     )
-    limits = dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
-    keys = load_keys(args.keys_file)
-    store: Storage = (
-        MemoryStore()
-        if args.memory
-        else open_store(
-            args.db, args.commit_timeout, args.wal_limit, args.node, args.lease, leases=lease
-        )
+    return dataclasses.replace(limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS})
+
+
+def open_storage(args: argparse.Namespace) -> Storage:
+    """The store ``--db`` names (a node's leased PostgreSQL), or none at all with ``--memory``."""
+    if args.memory:
+        return MemoryStore()
+    return open_store(
+        args.db, args.commit_timeout, args.wal_limit, args.node, args.lease, leases=lease
     )
-    config = ServerConfig(args.host, args.port, certfile=args.certfile, keyfile=args.keyfile)
-    config.trust_proxy = args.trust_proxy
-    config.allowed_hosts = allowed_hosts(args)
-    pg = None
-    if args.node is not None:
-        if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
-            raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
-        pg = store
-    registry = None
-    if pg is not None:  # codes unique across the cluster
-        registry = CodeRegistry(pg, args.node)
-        try:
-            await asyncio.to_thread(registry.fill)
-        except Exception as exc:  # the pool fills later; meanwhile codes are random
-            log.warning("could not reserve room codes yet (%s)", exc)
+
+
+def server_config(args: argparse.Namespace) -> ServerConfig:
+    """Where the server listens, with TLS, a proxy in front and the names it serves."""
+    return ServerConfig(
+        args.host,
+        args.port,
+        certfile=args.certfile,
+        keyfile=args.keyfile,
+        trust_proxy=args.trust_proxy,
+        allowed_hosts=allowed_hosts(args),
+    )
+
+
+def cluster_store(args: argparse.Namespace, store: Storage) -> PgStore | None:
+    """The PostgreSQL store a ``--node`` shares with the other nodes (None: no cluster)."""
+    if args.node is None:
+        return None
+    if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
+        raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
+    return store
+
+
+async def code_registry(pg: PgStore | None, node: str | None) -> CodeRegistry | None:
+    """Room codes unique across the cluster, reserved in PostgreSQL (None: random codes)."""
+    if pg is None or node is None:
+        return None
+    registry = CodeRegistry(pg, node)
+    try:
+        await asyncio.to_thread(registry.fill)
+    except Exception as exc:  # the pool fills later; meanwhile codes are random
+        log.warning("could not reserve room codes yet (%s)", exc)
+    return registry
+
+
+def start_bots(args: argparse.Namespace, server: ArenaServer, keys: KeyRing) -> BotPool | None:
+    """Start the built-in bot processes, their keys added to the ring (None: ``--no-bots``)."""
+    if args.no_bots or not args.bots:
+        return None
+    state_dir = None if args.memory else bots_state_dir(args.db)
+    if state_dir is not None:
+        state_dir.mkdir(exist_ok=True)
+    pool = BotPool(
+        server.local_url, args.bots, args.bot_capacity, state_dir=state_dir, node=args.node
+    )
+    for name, key in pool.keys.items():
+        if keys.owns(name):
+            log.warning("the built-in bot %s takes its name over from a key given", name)
+        keys.add(name, key)
+    pool.start()
+    return pool
+
+
+def settle_startup_garbage() -> None:
+    """Keep the cyclic collector off what start-up made (modules, restored games: it lives for
+    good), so that full collections do not walk it again and pause the loop; then serve's
+    thresholds."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+def log_listening(args: argparse.Namespace, server: ArenaServer, store: Storage) -> None:
+    """Say where the server listens, on what loop and database, and the page to play at."""
+    scheme = "wss" if args.certfile else "ws"
+    where = f"database {db_label(args.db)}" if store.durable else "no database (--memory)"
+    log.info(
+        "mnk-server listening on %s://%s:%d (%s loop, %s); play in a browser at %s",
+        scheme, args.host, server.port, loop_name(), where, page_link(args, server.port),
+    )  # fmt: skip
+
+
+def stop_signal() -> asyncio.Event:
+    """An event SIGTERM and SIGINT set: from here on either stops the server cleanly."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def until_stopped(stop: asyncio.Event, server: ArenaServer) -> None:
+    """Wait for a termination signal, or for the server to fail (its database unwritable)."""
+    waiters = [asyncio.create_task(event.wait()) for event in (stop, server.failed)]
+    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    for waiter in waiters:
+        waiter.cancel()
+
+
+def why_stopped(args: argparse.Namespace, server: ArenaServer, store: Storage) -> None:
+    """Exit with the reason when the server stopped for one (fenced, or its database failed)."""
+    if store.fenced:
+        raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
+    if server.failed.is_set():
+        raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
+
+
+async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None) -> None:
+    """Run the server until a termination signal arrives; once it listens, the new database
+    files ``made`` are in use (emptied: a failure from there on leaves them)."""
+    keys = load_keys(args.keys_file)
+    store = open_storage(args)
+    pg = cluster_store(args, store)
+    registry = await code_registry(pg, args.node)
     node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
     cluster = None
     if args.redis is not None and pg is not None:
-        node = cluster = ClusterNode(args.node, args.redis, pg, args.lease, adopts=args.adopt)
-    arena = Arena(registry, limits=limits, durable=store.durable, keys=keys, node=node)
+        node = cluster = ClusterNode(
+            args.node, args.redis, pg, lease_s=args.lease, adopts=args.adopt
+        )
+    arena = Arena(registry, limits=limits_of(args), durable=store.durable, keys=keys, node=node)
     server = ArenaServer(
         arena,
-        config,
+        server_config(args),
         store,
         inline_commits=args.commit_on == "loop",
         fanout=None if cluster is None else cluster.fanout,
         on_hello=None if cluster is None else cluster.hello,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    stop = stop_signal()
     if cluster is not None:
         cluster.bind(arena, server)
         try:
@@ -293,42 +417,21 @@ async def serve_forever(args: argparse.Namespace) -> None:
             store.close()
             raise SystemExit(f"mnk-server: {exc}; check --redis") from None
     await server.start()
-    args.listening = True  # from here on the database is in use: never removed on failure
+    if made is not None:  # from here on the database is in use: never removed on failure
+        made.clear()
     keeper = None
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
     elif pg is not None and args.adopt:
-        keeper = NodeKeeper(arena, pg, emit=server.emit)
+        keeper = NodeKeeper(arena, pg, emit=server.emit, members=arena.presence)
         keeper.start()
     if registry is not None:
         registry.start()
-    # What start-up made (modules, restored games) lives for good: keep the cyclic collector
-    # from walking it again on every full collection, which pauses the loop.
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    scheme = "wss" if args.certfile else "ws"
-    where = f"database {db_label(args.db)}" if store.durable else "no database (--memory)"
-    log.info(
-        "mnk-server listening on %s://%s:%d (%s loop, %s); play in a browser at %s",
-        scheme, args.host, server.port, loop_name(), where, page_link(args, server.port),
-    )  # fmt: skip
-    pool = None
-    if not args.no_bots and args.bots:
-        state_dir = None if args.memory else bots_state_dir(args.db)
-        if state_dir is not None:
-            state_dir.mkdir(exist_ok=True)
-        pool = BotPool(server.local_url, args.bots, args.bot_capacity, state_dir, args.node)
-        for name, key in pool.keys.items():
-            if keys.owns(name):
-                log.warning("the built-in bot %s takes its name over from a key given", name)
-            keys.add(name, key)
-        pool.start()
+    settle_startup_garbage()
+    log_listening(args, server, store)
+    pool = start_bots(args, server, keys)
     try:
-        waiters = [asyncio.create_task(event.wait()) for event in (stop, server.failed)]
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        for waiter in waiters:
-            waiter.cancel()
+        await until_stopped(stop, server)
     finally:
         if keeper is not None:
             await keeper.stop()
@@ -340,10 +443,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
             await pool.stop()
         await server.stop()
     log.info("mnk-server stopped")
-    if store.fenced:
-        raise SystemExit(f"mnk-server stopped: node {args.node} was fenced (its lease lapsed)")
-    if server.failed.is_set():
-        raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
+    why_stopped(args, server, store)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -364,9 +464,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
     made = new_files(args)
-    args.listening = False
     try:
-        run(serve_forever(args), args.loop)
+        run(serve_forever(args, made), args.loop)
     except LoopUnavailable as exc:
         raise SystemExit(f"mnk-server: {exc}; try --loop asyncio") from None
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback
@@ -374,9 +473,8 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, sqlite3.Error, StoreUnavailable) as exc:  # port in use, bad --db
         raise SystemExit(f"mnk-server: {startup_error(args, exc)}") from None
     finally:
-        if not args.listening:  # a start that failed leaves no new database behind
-            for path in made:
-                path.unlink(missing_ok=True)
+        for path in made:  # a start that failed leaves no new database behind
+            path.unlink(missing_ok=True)
 
 
 def check_bots(specs: list[str]) -> None:

@@ -18,7 +18,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.core.presence import KEEP, LOBBY, SEATED, WATCHING
-from server.shell.guard import ConnectionGuard, address_key
+from server.shell.guard import ConnectionGuard, GuardedConnection, address_key
 
 IDLE = 0.3
 CROWD = {
@@ -52,6 +52,12 @@ class FakeConn(SimpleNamespace):
     """What :meth:`ConnectionGuard.arrive` reads and writes of a connection (hashable)."""
 
     __hash__ = object.__hash__
+    # the guard changes a connection through its methods: the real ones, on this stand-in
+    refuse = GuardedConnection.refuse
+    count_in = GuardedConnection.count_in
+    charged_to = GuardedConnection.charged_to
+    said_hello = GuardedConnection.said_hello
+    count_out = GuardedConnection.count_out
 
 
 def fake_conn() -> Any:

@@ -170,7 +170,7 @@ def test_a_right_password_under_an_older_cost_is_renewed() -> None:
             return row
 
     unused: Any = None  # only job() is used: no arena, no answers, no tasks
-    hasher = Hasher(unused, Store(), unused, unused)  # today's cost, by default
+    hasher = Hasher(unused, Store(), unused, spawn=unused)  # today's cost, by default
     hasher.close()
     result = hasher.job(Auth("login", "olga", "olga", PASSWORD))
     assert result.verified and result.password_hash is not None

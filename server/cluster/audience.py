@@ -78,7 +78,7 @@ def _member(row: Any) -> RemoteMember:
 class AudienceHash:
     """This node's hash of its rooms' remote members, and the reading of another node's."""
 
-    def __init__(self, redis: aioredis.Redis, prefix: str, node: str, ttl_s: float) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, node: str, *, ttl_s: float) -> None:
         self.redis, self.prefix, self.node = redis, prefix, node
         #: Milliseconds the hash outlives this node's last write: past the lease and a scan.
         self.ttl_ms = int(ttl_s * 1000)

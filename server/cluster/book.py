@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from protocol.wire import Message
 from server.core.clock import ClockSpec
@@ -62,7 +62,7 @@ def decode(seek_id: str, line: str) -> tuple[Seek, str | None]:
         )  # fmt: skip
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         raise ValueError(f"a malformed seek record {seek_id[:40]!r}") from exc
-    seek.serial = serial_of(seek)
+    seek.placed(serial_of(seek))
     return seek, r["account"]
 
 
@@ -95,12 +95,32 @@ class ClusterBook:
     def add(self, seek: Seek) -> None:
         """Place an own seek: held here, written to the pool right away."""
         self.own.add(seek)
-        seek.serial = serial_of(seek)
+        seek.placed(serial_of(seek))
         self.unwritten[seek.id] = seek
         self._changed()
 
     def get(self, seek_id: str) -> Seek | None:
         return self.own.get(seek_id) or self.others.get(seek_id)
+
+    # -- the node's pairing part's (ClusterPairing) --------------------------------------------
+
+    def written(self, added: Iterable[str], claimed: set[str]) -> None:
+        """A round wrote ``added`` to the pool and claimed ``claimed`` away."""
+        for seek_id in added:
+            self.unwritten.pop(seek_id, None)
+        self.dying -= claimed
+
+    def write_again(self) -> None:
+        """Redis lost this node's seeks: they go in again at the next write."""
+        for seek in self.own.listed(None):
+            self.unwritten[seek.id] = seek
+        self.wake.set()
+
+    def claim_strays(self, strays: set[str]) -> None:
+        """Seeks in this node's hash that the book does not hold: claimed away at once."""
+        if strays - self.dying:
+            self.dying |= strays
+            self.wake.set()
 
     def take(self, seek_id: str) -> Seek | None:
         """Take an own seek out (its player left, or it expired): it is claimed out of the

@@ -47,6 +47,7 @@ from server.core.botdesk import plays
 from server.core.members import Send
 from server.core.outputs import Out, Reply
 from server.core.players import Player
+from server.core.ports import BotLender, Members, RoomsView
 
 #: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.
 WAIT = 5.0
@@ -71,12 +72,32 @@ class Held:
     refused: bool = False
     timer: asyncio.TimerHandle | None = None
 
+    def wait(self, timer: asyncio.TimerHandle) -> None:
+        """``timer`` ends the wait for the lenders if they do not answer in time."""
+        self.timer = timer
+
+    def refuse(self) -> None:
+        """A lender refused: the ``create_room`` is answered with no bot."""
+        self.refused = True
+
 
 class ClusterBots:
     """One node's side of the bot directory and of seats lent across nodes (see the module)."""
 
-    def __init__(self, arena: Arena, link: Link, outbox: Outbox, lease_s: float) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        link: Link,
+        outbox: Outbox,
+        *,
+        lease_s: float,
+        members: Members,
+        rooms: RoomsView,
+        lender: BotLender,
+    ) -> None:
         self.arena, self.link, self.outbox, self.lease_s = arena, link, outbox, lease_s
+        #: Who is here, this node's rooms, and its bots that lend seats (core/ports.py).
+        self.members, self.rooms, self.lender = members, rooms, lender
         self.node = link.node
         self.key = self.key_of(self.node)
         self._written: dict[str, str] | None = None
@@ -182,7 +203,7 @@ class ClusterBots:
             held.asked[self._next] = name
             self._asks[self._next] = held
         self._per_player[player.pid] = held_here + 1
-        held.timer = asyncio.get_running_loop().call_later(WAIT, self._expire, held)
+        held.wait(asyncio.get_running_loop().call_later(WAIT, self._expire, held))
         return []
 
     def _on_lent(self, node: str, token: int, grant: Grant | None) -> None:
@@ -206,7 +227,7 @@ class ClusterBots:
         for token in held.asked:
             self._asks.pop(token, None)
         held.asked.clear()
-        held.refused = True
+        held.refuse()
         self._finish(held)
 
     def _finish(self, held: Held) -> None:
@@ -230,8 +251,9 @@ class ClusterBots:
         for node, grant in held.granted.values():
             # a remote member: its outputs go home
             out += self.link.attach(node, grant.pid, grant.name, "bot")
-            bot = arena.players[grant.pid]
-            bot.level, bot.capacity, bot.games = grant.level, grant.capacity, frozenset(grant.games)
+            bot = self.members.player(grant.pid)
+            assert bot is not None  # attached just above
+            bot.offer_play(frozenset(grant.games), grant.capacity, grant.level, bot.analyses)
             players[grant.name] = bot
         got, room = arena.create_held(held.pid, held.msg, players)
         if room is None:
@@ -263,7 +285,7 @@ class ClusterBots:
         """Whether the seats lent for ``room_id`` are done with: the room is gone, or its game
         is over and, unless it is a director's room (they never rematch), the bots left it (a
         rematch would otherwise play past their capacity)."""
-        room = self.arena.rooms.get(room_id)
+        room = self.rooms.get(room_id)
         if room is None:
             return True
         if room.status != Status.OVER:
@@ -300,7 +322,7 @@ class ClusterBots:
         return self._lent_per_bot.get(pid, 0)
 
     def _on_seat(self, node: str, token: int, name: str, game: str, asker: str) -> None:
-        bot = self.arena.bots.free_bot(name, game, asker)
+        bot = self.lender.free_bot(name, game, asker)
         if bot is None or len(self._lent) >= MAX_LENT:
             self.link.queue(node, Lent(token, None))
             return

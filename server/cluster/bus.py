@@ -26,7 +26,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.cluster.ports import BotDirectory, Outbox
-from server.core.arena import Arena
+from server.core.ports import LobbyFeed
 
 log = logging.getLogger("mnk.cluster")
 
@@ -45,9 +45,10 @@ class RedisBus:
 
     def __init__(
         self,
+        *,
         url: str,
         node: str,
-        arena: Arena,
+        lobby: LobbyFeed,
         outbox: Outbox,
         lease_s: float,
         directory: BotDirectory,
@@ -60,7 +61,7 @@ class RedisBus:
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
         #: Channels are shared by every database of a Redis server: they carry its number.
         self.prefix = f"mnk:{db}:"
-        self.node, self.arena, self.outbox, self.lease_s = node, arena, outbox, lease_s
+        self.node, self.lobby, self.outbox, self.lease_s = node, lobby, outbox, lease_s
         self.lobby_key = self.lobby_of(node)
         self.nodes_key = f"{self.prefix}nodes"
         self.channel = f"{self.prefix}hello"
@@ -211,9 +212,9 @@ class RedisBus:
 
     async def round(self) -> None:
         """Write this node's lobby lines (what changed, or all), then read every other node's."""
-        version = self.arena.lobby.version
+        version = self.lobby.version
         if version != self._version:  # render the lines only when the lobby changed
-            self._lines = {room.id: json.dumps(room.summary()) for room in self.arena.rooms}
+            self._lines = {room.id: json.dumps(room.summary()) for room in self.lobby.own()}
             self._version = version
         lines = self._lines
         written, key = self._written, self.lobby_key
@@ -254,4 +255,4 @@ class RedisBus:
                     remote[room_id] = json.loads(line)
                     owners[room_id] = other
         self.owners = owners
-        self.arena.lobby.set_remote(remote)
+        self.lobby.set_remote(remote)

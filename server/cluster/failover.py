@@ -34,6 +34,7 @@ from server.core import messages
 from server.core.arena import Arena
 from server.core.members import Send
 from server.core.outputs import Out, Reply
+from server.core.ports import Members, RoomsView
 from server.core.room import Room
 
 #: Seconds between two looks for rooms whose owner changed (their requests are sent again).
@@ -53,17 +54,23 @@ class Failover:
         link: Link,
         arena: Arena,
         outbox: Outbox,
+        *,
         store: ClusterStore,
         lobbies: Lobbies,
-        *,
         lease_s: float,
+        members: Members,
+        rooms: RoomsView,
     ) -> None:
+        #: Who is here and this node's rooms (the arena's, core/ports.py).
+        self.members, self.rooms = members, rooms
         self.link, self.arena, self.outbox, self.store, self.lobbies = (
             link, arena, outbox, store, lobbies
         )  # fmt: skip
         self.rerouter = Rerouter()
         #: This node's rooms' remote members in Redis, and the reading of a lapsed node's.
-        self.audience = AudienceHash(link.redis, link.prefix, link.node, lease_s + AUDIENCE_SLACK_S)
+        self.audience = AudienceHash(
+            link.redis, link.prefix, link.node, ttl_s=lease_s + AUDIENCE_SLACK_S
+        )
 
     def handle(self, node: str, op: Op) -> bool:
         """Carry out ``op`` from ``node`` if it is failover's; whether it was."""
@@ -91,7 +98,7 @@ class Failover:
         any move can be played in the rooms (their nodes' ``Attach`` would come after it)."""
         here, out = self.link.node, []
         for room_id, members in audience.items():
-            if self.arena.rooms.get(room_id) is None:
+            if self.rooms.get(room_id) is None:
                 continue  # over and gone, or not one of the rooms adopted
             # players first, so that the spectators' states show them online
             for m in sorted(members, key=lambda m: m.watching):
@@ -118,7 +125,7 @@ class Failover:
         """``node`` adopted ``dead``'s rooms: players here seated there are online there now,
         and what this node sent to ``dead`` goes to ``node``."""
         for pid in pids:
-            player = self.arena.players.get(pid)
+            player = self.members.player(pid)
             if self.outbox.connected(pid) and player is not None and player.online:
                 self.link.went_via(pid, node)
                 self.link.queue(node, Attach(pid, player.name, player.kind))
@@ -148,9 +155,9 @@ class Failover:
     def remote_members(self) -> Audience:
         """Per room here, its members connected to other nodes (what an adopter attaches)."""
         audience: Audience = {}
-        players, rooms = self.arena.players, self.arena.rooms
+        rooms = self.rooms
         for pid, node in self.link.remote.items():
-            player = players.get(pid)
+            player = self.members.player(pid)
             if player is None:
                 continue
             for room_id in player.rooms:
@@ -174,13 +181,13 @@ class Failover:
         owners = await asyncio.to_thread(self.store.room_owners, remote) if remote else {}
         for room, old, new in suspects:
             now = here if new == here else owners.get(room)
-            if now == here and self.arena.rooms.get(room) is None:
+            if now == here and self.rooms.get(room) is None:
                 continue  # being adopted here this very moment: ``adopted`` sees to it
             if now is not None and now != old and self._owner_now(room) is not None:
                 self._reroute(room, old, now)
 
     def _owner_now(self, room: str) -> str | None:
-        if self.arena.rooms.get(room) is not None:
+        if self.rooms.get(room) is not None:
             return self.link.node
         return self.lobbies.owners.get(room)
 
@@ -191,7 +198,7 @@ class Failover:
         again, members = self.rerouter.move(room, old, new, time.monotonic())
         here = new == link.node
         for pid, watching in members.items():
-            player = self.arena.players.get(pid)
+            player = self.members.player(pid)
             if player is None or not player.online:
                 continue
             if here:  # seated players here got the room back on adoption (``welcome_back``)
@@ -212,7 +219,7 @@ class Failover:
     def _retry(self, seq: int, p: Pending, node: str) -> None:
         """Send ``p`` again to ``node``, marked as a retry (handled here if this node)."""
         link = self.link
-        player = self.arena.players.get(p.pid)
+        player = self.members.player(p.pid)
         if player is None or not player.online:
             self.rerouter.forget(seq)
         elif node == link.node:
@@ -227,7 +234,7 @@ class Failover:
         watches it here again (spectators are not in PostgreSQL) and gets its state."""
         link = self.link
         out = [] if node == link.node else link.attach(node, pid, name, kind)
-        room = self.arena.rooms.get(room_id)
+        room = self.rooms.get(room_id)
         if room is not None and pid not in room.members:
             join = wire.encode({"type": "join_room", "room": room_id, "spectate": True})
             out += [s for s in link.run(pid, join) if isinstance(s, Send) and not s.reply]
@@ -242,7 +249,7 @@ class Failover:
             msg = wire.decode(frame)
         except BadFrame:
             return []
-        room = self.arena.rooms.get(str(msg.get("room")))
+        room = self.rooms.get(str(msg.get("room")))
         if room is None or msg.get("type") != "move":
             return []
         moved = played(room, pid, msg)

@@ -44,6 +44,7 @@ from server.core.arena import Arena
 from server.core.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply
 from server.core.players import Conn, Player
+from server.core.ports import Members, RoomsView
 from server.core.ratelimit import TokenBucket
 
 log = logging.getLogger("mnk.cluster")
@@ -76,14 +77,18 @@ class Forwarder:
         url: str,
         node: str,
         arena: Arena,
+        *,
         outbox: Outbox,
         store: ClusterStore,
         lobbies: Lobbies,
         fanout: ClusterFanOut,
         others: Callable[[str, Op], None],
-        *,
         lease_s: float,
+        members: Members,
+        rooms: RoomsView,
     ) -> None:
+        #: Who is here and this node's rooms (the arena's, core/ports.py).
+        self.members, self.rooms = members, rooms
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=BLOCK_MS / 1000 + TIMEOUT, socket_connect_timeout=TIMEOUT
         )
@@ -116,7 +121,16 @@ class Forwarder:
         self._lookups: set[asyncio.Task[None]] = set()
         self._warned = -LOG_INTERVAL
         #: Requests not answered yet and remote memberships, sent again to a room's adopter.
-        self.failover = Failover(self, arena, outbox, store, lobbies, lease_s=lease_s)
+        self.failover = Failover(
+            self,
+            arena,
+            outbox,
+            store=store,
+            lobbies=lobbies,
+            lease_s=lease_s,
+            members=members,
+            rooms=rooms,
+        )
         self.rerouter = self.failover.rerouter
 
     def inbox_of(self, node: str) -> str:
@@ -233,7 +247,7 @@ class Forwarder:
             loop.call_soon(self.outbox.after, functools.partial(self._reattach, pid))
 
     def _reattach(self, pid: str) -> None:
-        player = self.arena.players.get(pid)
+        player = self.members.player(pid)
         if player is not None and player.online:
             for node in self._via.get(pid, ()):
                 self.queue(node, Attach(pid, player.name, player.kind))
@@ -245,16 +259,16 @@ class Forwarder:
         again (their outputs of that time were lost), and plays on from it."""
         out: list[Out] = []
         for pid in list(self.remote):
-            player = self.arena.players.get(pid)
+            player = self.members.player(pid)
             if player is not None and player.rooms:
-                out += self.arena.presence.attach_remote(pid, player.name, player.kind, True)
+                out += self.members.attach_remote(pid, player.name, player.kind, True)
         if out:
             self.outbox.emit(out)
 
     def remote_hello(self, pid: str, node: str) -> None:
         """``pid`` said hello on ``node`` (the hello channel): if it has rooms here, its
         outputs go there from now on, starting with their state."""
-        player = self.arena.players.get(pid)
+        player = self.members.player(pid)
         if player is not None and player.rooms:
             self.outbox.emit(self.attach(node, pid, player.name, player.kind))
 
@@ -266,7 +280,7 @@ class Forwarder:
             self._made.add(pid)
         elif moved:  # an old socket of it here is closed by the hello channel: that changes
             self.fanout.forget(pid)  # nothing any more (it is not registered)
-        out = self.arena.presence.attach_remote(pid, name, kind, resend=moved)
+        out = self.members.attach_remote(pid, name, kind, resend=moved)
         if pid not in self._conns:
             self._conns[pid] = self._member_conn(pid)
         return out
@@ -324,9 +338,9 @@ class Forwarder:
         finally:
             self._inside = False
         self.outbox.emit(out)
-        player = self.arena.players.get(pid)
+        player = self.members.player(pid)
         if pid in self._made and player is not None and not player.rooms:
-            del self.arena.players[pid]
+            self.members.forget(pid)
             self._made.discard(pid)
 
     # -- the bus -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from server.cluster.background import Background
 from server.cluster.ports import Adoption, ClusterStore
 from server.core.arena import Arena
 from server.core.outputs import Out
+from server.core.ports import Members
 
 log = logging.getLogger("mnk.cluster")
 
@@ -26,9 +27,13 @@ class NodeKeeper(Background):
         arena: Arena,
         store: ClusterStore,
         interval: float = SCAN_INTERVAL,
+        *,
         emit: Callable[[list[Out]], None] | None = None,
         adoption: Adoption | None = None,
+        members: Members,
     ) -> None:
+        #: Who is here: members of adopted rooms online here come back (core/ports.py).
+        self.members = members
         self.arena, self.store, self.interval = arena, store, interval
         #: Delivers what adopting says to players connected here (seated in adopted rooms).
         self.emit = emit
@@ -63,11 +68,11 @@ class NodeKeeper(Background):
             # Everyone seated here or listening elsewhere is back before any state is sent, so
             # that each state shows them all online.
             rooms = [row.room for row, _, _ in snapshot.rooms]
-            marked, welcomed = self.arena.presence.back_online(rooms)
+            marked, welcomed = self.members.back_online(rooms)
             if adoption is not None:
                 adoption.attach_audience(node, audience)
             if self.emit is not None:
-                self.emit(marked + self.arena.presence.states(welcomed))
+                self.emit(marked + self.members.states(welcomed))
             if adoption is not None:  # then what was sent to ``node`` from here comes here
                 seated = (pid for _, game, _ in snapshot.rooms for pid in game.seats if pid)
                 listening = (m.pid for members in audience.values() for m in members)

@@ -58,7 +58,7 @@ class ClusterNode:
     shared_sessions = True
 
     def __init__(
-        self, name: str, redis_url: str, store: ClusterStore, lease_s: float, *, adopts: bool = True
+        self, name: str, redis_url: str, store: ClusterStore, *, lease_s: float, adopts: bool = True
     ) -> None:
         self.name, self.redis_url, self.store, self.lease_s = name, redis_url, store, lease_s
         #: Whether this node adopts lapsed nodes' rooms (``--no-adopt``: it never does).
@@ -71,25 +71,33 @@ class ClusterNode:
 
     def bind(self, arena: Arena, outbox: Outbox) -> None:
         """Make the node's parts for ``arena``, sending through ``outbox`` (the server)."""
+        members, rooms = arena.presence, arena.rooms  # the arena's ports (core/ports.py)
         bus = RedisBus(
-            self.redis_url,
-            self.name,
-            arena,
-            outbox,
-            self.lease_s,
-            self,
-            self._remote_hello,
-            self._bus_back,
+            url=self.redis_url,
+            node=self.name,
+            lobby=arena.lobby,
+            outbox=outbox,
+            lease_s=self.lease_s,
+            directory=self,
+            on_remote_hello=self._remote_hello,
+            on_back=self._bus_back,
         )
         forwarder = Forwarder(
-            self.redis_url, self.name, arena, outbox, self.store, bus, self.fanout, self._other_op,
-            lease_s=self.lease_s,
+            self.redis_url, self.name, arena, outbox=outbox, store=self.store, lobbies=bus,
+            fanout=self.fanout, others=self._other_op, lease_s=self.lease_s, members=members,
+            rooms=rooms,
         )  # fmt: skip
-        bots = ClusterBots(arena, forwarder, outbox, self.lease_s)
-        keeper = NodeKeeper(arena, self.store, emit=outbox.emit, adoption=forwarder.failover)
+        bots = ClusterBots(
+            arena, forwarder, outbox,
+            lease_s=self.lease_s, members=members, rooms=rooms, lender=arena.bots,
+        )  # fmt: skip
+        keeper = NodeKeeper(
+            arena, self.store, emit=outbox.emit, adoption=forwarder.failover, members=members
+        )
         pairing = ClusterPairing(
-            self.redis_url, self.name, arena, self.book, forwarder, outbox, bus, self.store,
-            self.lease_s,
+            self.redis_url, self.name, arena, book=self.book, seats=forwarder, outbox=outbox,
+            lobbies=bus, lease=self.store, lease_s=self.lease_s, members=members,
+            elsewhere=self.connected_elsewhere,
         )  # fmt: skip
         self._parts = Parts(bus, forwarder, bots, keeper, pairing)
 

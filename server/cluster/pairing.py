@@ -41,6 +41,7 @@ from server.core.matcher import wave
 from server.core.members import Send
 from server.core.outputs import Out, Reply, address
 from server.core.players import Player
+from server.core.ports import Members
 from server.core.seeks import Seek
 
 if TYPE_CHECKING:
@@ -70,18 +71,23 @@ class ClusterPairing:
         url: str,
         node: str,
         arena: Arena,
+        *,
         book: ClusterBook,
         seats: Link,
         outbox: Outbox,
         lobbies: Lobbies,
         lease: ClusterStore,
         lease_s: float,
+        members: Members,
+        elsewhere: Callable[[str], bool],
     ) -> None:
+        #: Who is here (the arena's), and whether a player is connected to another node.
+        self.members, self.elsewhere = members, elsewhere
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
         )
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
-        self.store = SeekStore(self.redis, f"mnk:{db}:", node, lease_s)
+        self.store = SeekStore(self.redis, f"mnk:{db}:", node, expire_s=lease_s)
         self.node, self.arena, self.book, self.seats = node, arena, book, seats
         #: Who says whether this node still holds its lease (past it, it writes nothing).
         self.outbox, self.lobbies, self.lease = outbox, lobbies, lease
@@ -210,17 +216,13 @@ class ClusterPairing:
         add = {seek_id: self._record(seek) for seek_id, seek in book.unwritten.items()}
         dying = set(book.dying)
         pool = await self.store.sync(add, dying)
-        for seek_id in add:
-            book.unwritten.pop(seek_id, None)
-        book.dying -= dying
+        book.written(add, dying)
         if not self._reached:
             log.info("the pool of seeks is within reach")
         self._reached = True
         if pool.lost:  # Redis lost this node's seeks: they go in again at the next write
             log.warning("the pool lost this node's seeks (Redis restarted?): writing them again")
-            for seek in book.own.listed(None):
-                book.unwritten[seek.id] = seek
-            book.wake.set()
+            book.write_again()
         else:
             self._lost_here(pool.own)
             self._strays(pool.own)
@@ -257,9 +259,7 @@ class ClusterPairing:
         seek's end here): claimed away, so that no wave proposes them to a node without them."""
         book = self.book
         strays = {i for i in present if book.own.get(i) is None and i not in self._claiming}
-        if strays - book.dying:
-            book.dying |= strays
-            book.wake.set()
+        book.claim_strays(strays)
 
     async def _leads(self) -> bool:
         """Whether this node runs a wave now: it set the wave lock (which lapses by itself), or
@@ -278,7 +278,7 @@ class ClusterPairing:
         for seek in self.book.listed(None):
             if seek.id in self._claiming:
                 continue
-            seek.waves = max(seek.waves, int((now - seek.since) / WAVE))
+            seek.missed_since(int((now - seek.since) / WAVE))
             pools.setdefault(seek.pool, []).append(seek)
         for seeks in pools.values():
             for a, b in wave(seeks, self.desk.memory.blocked):
@@ -298,7 +298,7 @@ class ClusterPairing:
 
     def _pair(self, a: Seek, node_b: str, b: Seek) -> None:
         """Claim own seek ``a`` with ``b`` (of ``node_b``) and make their room here."""
-        seeker = self.arena.players.get(a.pid)
+        seeker = self.members.player(a.pid)
         if self.book.own.get(a.id) is not a or seeker is None or not seeker.online:
             return  # its player left meanwhile: the other seek waits for the next wave
         try:
@@ -327,11 +327,11 @@ class ClusterPairing:
         out: list[Out] = []
         if home != self.node:  # the seeker is a remote member here, its outputs go home
             out += self.seats.attach(home, seek.pid, seek.name, seek.kind)
-            remote = self.arena.players[seek.pid]
-            if account is not None and remote.account is None:
-                remote.account = account
+            remote = self.members.player(seek.pid)
+            if remote is not None and account is not None and remote.account is None:
+                remote.log_in(account)
             self.seats.queue(home, Taken(seek.id, seek.pid, True))
-        seeker = self.arena.players.get(seek.pid)
+        seeker = self.members.player(seek.pid)
         if seeker is None:
             return out
         self.paired += 1
@@ -367,10 +367,10 @@ class ClusterPairing:
     def _paired_there(self, node: str, pid: str) -> None:
         """Own player ``pid`` was paired into a room of ``node``: ``node`` hears when it goes
         offline (now, if it left meanwhile), and its other seeks here end."""
-        if self.arena.node.connected_elsewhere(pid):
+        if self.elsewhere(pid):
             return  # a remote member here (its seek was put back here): not this node's player
         self.seats.went_via(pid, node)
-        player = self.arena.players.get(pid)
+        player = self.members.player(pid)
         if player is None or not self.outbox.connected(pid):
             self.seats.queue(node, Offline(pid))
         else:  # a human plays one game at a time
@@ -426,7 +426,7 @@ class ClusterPairing:
                 continue  # the next round writes them
 
     def _record(self, seek: Seek) -> str:
-        player = self.arena.players.get(seek.pid)
+        player = self.members.player(seek.pid)
         return encode(seek, None if player is None else player.account)
 
     def _line(self, seek: Seek, node: str) -> str:

@@ -41,6 +41,10 @@ class Pending:
     frame: bytes
     at: float
 
+    def moved(self, owner: str, now: float) -> None:
+        """Its room moved to ``owner`` (adopted): it is sent there again from ``now``."""
+        self.owner, self.at = owner, now
+
 
 class Rerouter:
     """A node's unanswered forwarded requests and its players' memberships of remote rooms."""
@@ -162,7 +166,7 @@ class Rerouter:
         for seq, p in list(self.pending.items()):
             if p.room == room and p.owner == old:
                 self.forget(seq)
-                p.owner, p.at = new, now
+                p.moved(new, now)
                 self._add(seq, p)
                 again.append((seq, p))
         members: Message = {}

@@ -86,7 +86,7 @@ class Pool:
 class SeekStore:
     """One node's view of the cluster's seeks in Redis (see the module)."""
 
-    def __init__(self, redis: aioredis.Redis, prefix: str, node: str, expire_s: float) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, node: str, *, expire_s: float) -> None:
         self.redis, self.prefix, self.node = redis, prefix, node
         self.expire_ms = max(1000, int(expire_s * 1000))
         self.key = self.key_of(node)
@@ -142,13 +142,12 @@ class SeekStore:
             for node in nodes:
                 p.hgetall(self.key_of(node))
             tables = await p.execute()
-        pool = Pool(lost=lost)
+        every: dict[str, dict[str, str]] = {}
         for node, table in zip(nodes, tables, strict=True):
             seeks = {k.decode(): v.decode() for k, v in table.items() if k != ALIVE.encode()}
             if seeks:
-                pool.seeks[node] = seeks
-        pool.own = set(pool.seeks.get(self.node, ()))
-        return pool
+                every[node] = seeks
+        return Pool(every, set(every.get(self.node, ())), lost)
 
     async def claim(self, seeks: Sequence[tuple[str, str]]) -> bool:
         """Take every ``(node, seek id)`` out of the pool at once, or none: whether they were

@@ -67,6 +67,7 @@ class Accounts:
         roster: Roster,
         rooms: RoomRegistry,
         keys: KeyRing,
+        *,
         greeter: Greeter,
         presence: Presence,
         node: Node,
@@ -147,7 +148,7 @@ class Accounts:
         account = self._account(player)
         if conn.session_hash is not None:
             self.journal.record(SessionGone(account, conn.session_hash))
-        conn.session_hash = None
+        conn.sign_in(None)
         log.info("%s (%s) logged out", account, player.pid)
         guest, token = self.roster.new_human(conn.guest_name or "guest")
         out = self._switch(conn, player, guest, token)
@@ -206,7 +207,7 @@ class Accounts:
     def dropped(self, conn: Conn, auth: Auth) -> None:
         """``conn``'s job ``auth`` is over (answered, or its connection left)."""
         if conn.auth:
-            conn.auth = False
+            conn.authenticating(False)
             self.jobs -= 1
             lane = (auth.lane, auth.known)
             self.lanes[lane] -= 1
@@ -241,8 +242,9 @@ class Accounts:
     def _logged_in(self, conn: Conn, player: Player, account: AccountRow) -> list[Out]:
         """``conn`` is now ``account``'s player, with a new session for this device."""
         token = secrets.token_urlsafe(24)
-        conn.session_hash = hash_token(token)
-        self.journal.record(SessionRow(conn.session_hash, account.name, self.clock()))
+        session_hash = hash_token(token)
+        conn.sign_in(session_hash)
+        self.journal.record(SessionRow(session_hash, account.name, self.clock()))
         new = self.roster.account_player(account)
         log.info("%s (%s) logged in", account.name, new.pid)
         out = self._switch(conn, player, new, token)
@@ -272,7 +274,7 @@ class Accounts:
         return self._start(conn, replace(auth, delay=delay, lane=lane, known=known))
 
     def _start(self, conn: Conn, auth: Auth) -> list[Out]:
-        conn.auth = True
+        conn.authenticating(True)
         self.jobs += 1
         self.lanes[(auth.lane, auth.known)] += 1
         return [auth]

@@ -83,6 +83,7 @@ class Actions:
         journal: Journal,
         limits: Limits,
         clock: Callable[[], float],
+        *,
         find: Callable[[str], Room],
         changed: Callable[[], None],
     ) -> None:
@@ -106,13 +107,12 @@ class Actions:
         """Give ``room`` (new, restored or adopted) its deadlines: a timed game's first moves
         (by speed), an untimed bot game's (``first_move_timeout``), the claim after half the
         reconnect grace. A restored room keeps its offers."""
-        offers = room.offers if room.offers is not None else Offers()
+        first: float | None = None
         if room.clock_spec is not None:
-            offers.first_move_s = first_move_s(room.clock_spec, self.limits)
+            first = first_move_s(room.clock_spec, self.limits)
         elif room.options.get("opponent") == "bot":
-            offers.first_move_s = self.limits.first_move_timeout
-        offers.claim_s = self.limits.reconnect_grace / 2
-        room.offers = offers
+            first = self.limits.first_move_timeout
+        room.set_deadlines(first, self.limits.reconnect_grace / 2)
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -129,8 +129,8 @@ class Actions:
         last = offers.drew[seat]
         if last is not None and ply - last < DRAW_EVERY:
             raise OfferTooSoon(f"one draw offer every {DRAW_EVERY} plies: wait")
-        offers.draw, offers.drew[seat] = (seat, ply), ply
-        return self._offered(room, offers, "draw", seat)
+        offers.offer_draw(seat, ply)
+        return self._offered(room, "draw", seat)
 
     def draw_answer(self, player: Player, msg: Message) -> list[Out]:
         """Accept or decline the opponent's standing draw offer."""
@@ -139,8 +139,8 @@ class Actions:
             raise NoOffer("no draw offer of your opponent's stands")
         if msg["accept"]:
             return self._end(room, Termination.DRAW_AGREED, None)
-        offers.draw = None
-        return self._declined(room, offers, "draw", 1 - seat)
+        offers.decline("draw")
+        return self._declined(room, "draw", 1 - seat)
 
     def takeback_offer(self, player: Player, msg: Message) -> list[Out]:
         """Ask to take back your last move (and the opponent's after it): casual games only."""
@@ -153,13 +153,13 @@ class Actions:
         if ply - len(room.opening) < _undo(room, seat):
             raise TooEarly("you have no move to take back")
         if offers.takeback_by(ply) == 1 - seat:  # both asked: as if the opponent accepted
-            return self._take_back(room, offers, 1 - seat)
+            return self._take_back(room, 1 - seat)
         if training(room, seat):  # the server grants the human's takeback at any bot level
-            return self._take_back(room, offers, seat)
+            return self._take_back(room, seat)
         if offers.asked[seat] == ply:
             raise OfferTooSoon("you asked for a takeback here already: wait for a move")
-        offers.takeback, offers.asked[seat] = (seat, ply), ply
-        return self._offered(room, offers, "takeback", seat)
+        offers.ask_takeback(seat, ply)
+        return self._offered(room, "takeback", seat)
 
     def takeback_answer(self, player: Player, msg: Message) -> list[Out]:
         """Accept (the moves go back) or decline the opponent's standing takeback offer."""
@@ -167,9 +167,9 @@ class Actions:
         if offers.takeback_by(room.game.ply) != 1 - seat:
             raise NoOffer("no takeback offer of your opponent's stands")
         if msg["accept"]:
-            return self._take_back(room, offers, 1 - seat)
-        offers.takeback = None
-        return self._declined(room, offers, "takeback", 1 - seat)
+            return self._take_back(room, 1 - seat)
+        offers.decline("takeback")
+        return self._declined(room, "takeback", 1 - seat)
 
     def abort(self, player: Player, msg: Message) -> list[Out]:
         """End a game before both have moved: no result (``aborted``)."""
@@ -208,48 +208,28 @@ class Actions:
         assert room.offers is not None
         return room, seat, room.offers.of(room.game_id)
 
-    def _offered(self, room: Room, offers: Offers, kind: str, seat: int) -> list[Out]:
-        offers.version += 1
+    def _offered(self, room: Room, kind: str, seat: int) -> list[Out]:
         note = {"type": "offer", "room": room.id, "kind": kind, "by": seat}
         return [Send(room.audience, note, reply=True)]
 
-    def _declined(self, room: Room, offers: Offers, kind: str, seat: int) -> list[Out]:
-        offers.version += 1
+    def _declined(self, room: Room, kind: str, seat: int) -> list[Out]:
         note = {"type": "offer_declined", "room": room.id, "kind": kind, "by": seat}
         return [Send(room.audience, note, reply=True)]
 
     def _end(self, room: Room, termination: Termination, winner: int | None) -> list[Out]:
         self.changed()
-        sends = room.end(termination, winner)
-        for send in sends:
-            send.reply = True
-        return list(sends)
+        return list(room.end(termination, winner, reply=True))
 
-    def _take_back(self, room: Room, offers: Offers, asker: int) -> list[Out]:
+    def _take_back(self, room: Room, asker: int) -> list[Out]:
         """Undo the asker's last move (and the opponent's after it): the asker moves again,
         the clocks as they stood then; the move log gets tombstones (core/offers.py)."""
         now, clock = self.clock(), room.clock
         if clock is not None and clock.running is not None and clock.flagged(now):
             return self._end(room, Termination.TIMEOUT, 1 - clock.running)  # a flag fell first
-        game = room.game
         plies = _undo(room, asker)
-        keep = game.ply - plies
+        keep = room.game.ply - plies
         self.journal.undone(room, keep, now)
-        offers.undone = tuple((i, m.x, m.y) for i, m in enumerate(game.moves) if i >= keep)
-        for _ in range(plies):
-            game.moves.pop()
-            game.board.undo()
-        del room.times[keep:]
-        del room.clocks[keep:]
-        if clock is not None:
-            stood = room.clocks[keep - 1] if keep else None
-            clock.remaining = list(stood) if stood else [clock.spec.initial_s] * 2
-            clock.start(asker, now)
-        room.turn_since = offers.turn_at = now
-        offers.draw = offers.takeback = None
-        offers.asked = [None, None]  # plies repeat after a takeback: each may ask again
-        offers.version += 1
-        room.rewound()
+        room.take_back(plies, asker, now)
         self.changed()
         note: Message = {"type": "taken_back", "room": room.id, "by": asker, "ply": keep}
         note["clocks"] = clock.snapshot(now) if clock is not None else None

@@ -54,12 +54,12 @@ class Admission:
 
     def started(self, conn: Conn) -> None:
         """A lookup of ``conn`` went to the store: it counts until :meth:`done`."""
-        conn.lookups += 1
+        conn.lookup(+1)
         self.lookups += 1
 
     def done(self, conn: Conn) -> None:
         """A lookup of ``conn`` was answered (or dropped): it no longer counts."""
-        conn.lookups -= 1
+        conn.lookup(-1)
         self.lookups -= 1
 
     def park_hello(self, conn: Conn, msg: Message, item: Resolve, now: float) -> list[Out]:
@@ -67,14 +67,14 @@ class Admission:
         if self.lookups >= self.limits.max_lookups:
             self.note(conn, "lookups", now)
             raise RateLimited("the server is busy; say hello again in a moment")
-        conn.hello = msg
+        conn.park(msg)
         self.started(conn)
         return [item]
 
     def drop_hello(self, conn: Conn) -> None:
         """``conn``'s session lookup is over (answered, or its connection left)."""
         if conn.hello is not None:
-            conn.hello = None
+            conn.park(None)
             self.done(conn)
 
     def note(self, conn: Conn | None, what: str, now: float) -> None:
@@ -83,7 +83,7 @@ class Admission:
         if conn is not None:
             if now - conn.logged_limit_at < LIMIT_LOG_INTERVAL:
                 return
-            conn.logged_limit_at = now
+            conn.logged_limit(now)
         self._hits[what] = self._hits.get(what, 0) + 1
         if now - self._logged.get(what, -math.inf) < LIMIT_LOG_INTERVAL:
             return

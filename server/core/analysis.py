@@ -96,6 +96,10 @@ class Job:
     order: int = 0
     askers: list[Asker] = field(default_factory=list)
 
+    def hand_to(self, bot: str) -> None:
+        """The bot ``bot`` searches it now."""
+        self.bot = bot
+
 
 class Analysis:
     """The ``analyse`` requests and ``analysed`` answers of an arena."""
@@ -105,6 +109,7 @@ class Analysis:
         roster: Roster,
         rooms: RoomRegistry,
         bots: BotDesk,
+        *,
         admission: Admission,
         clock: Callable[[], float],
     ) -> None:
@@ -219,8 +224,10 @@ class Analysis:
         self._check_share(address)
         bot = self._analyser(target, player.pid)  # None: every analyser is busy, wait a little
         number = next(self._ids)
-        job = Job(f"j_{number}", key, target, lines, time_s, "", player.pid, now, address, number)
-        job.deadline += time_s + JOB_SLACK_S + (QUEUE_WAIT_S if bot is None else 0.0)
+        deadline = now + time_s + JOB_SLACK_S + (QUEUE_WAIT_S if bot is None else 0.0)
+        job = Job(
+            f"j_{number}", key, target, lines, time_s, "", player.pid, deadline, address, number
+        )
         job.askers.append(asker)
         self.jobs[job.id] = job
         self._by_key[key] = job.id
@@ -239,7 +246,7 @@ class Analysis:
 
     def _send(self, job: Job, bot: Player) -> Send:
         """Hand ``job`` to ``bot``."""
-        job.bot = bot.pid
+        job.hand_to(bot.pid)
         self.sent += 1
         order = {"type": "analyse_job", "job": job.id, "game": job.target.variant.describe()}
         order |= {"moves": job.target.wire_moves(), "lines": job.lines, "time": job.time_s}

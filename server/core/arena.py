@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from protocol import wire
 from protocol.errors import (
@@ -31,7 +31,7 @@ from server.core.admission import Admission
 from server.core.analysis import ANALYSIS, Analysis
 from server.core.botdesk import BotDesk
 from server.core.greeter import Greeter
-from server.core.journal import AccountRow, PlayerRow, Record, Snapshot
+from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 from server.core.keys import KeyRing
 from server.core.lag import allowed
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
@@ -62,6 +62,7 @@ class Arena:
         registry: RoomRegistry | None = None,
         limits: Limits | None = None,
         clock: Callable[[], float] | None = None,
+        *,
         durable: bool = True,
         keys: KeyRing | None = None,
         node: Node | None = None,
@@ -78,16 +79,22 @@ class Arena:
         self.roster = Roster(self._journal, self.clock, lim.player_ttl)
         self.players = self.roster.players
         self.lobby = Lobby(self.rooms, lim.max_page, lim.lobby_push_interval)
-        self.bots = BotDesk(self.roster, self.rooms, self.keys, lim, self.node)
+        self.bots = BotDesk(self.roster, self.rooms, self.keys, limits=lim, node=self.node)
         self.admission = Admission(lim)
         #: Players coming online in rooms here without a hello here (a cluster's).
         self.presence = Presence(self.rooms, self.roster, self.lobby)
         self.ratings = RatingDesk(self.players, self._journal, self.clock)
-        self.analysis = Analysis(self.roster, self.rooms, self.bots, self.admission, self.clock)
-        parts = (self.roster, self.bots, self.admission, self.rooms, self.clock, self.ratings)
-        self.greeter = Greeter(*parts)
-        parts = (self.roster, self.rooms, self.keys, self.greeter, self.presence, self.node)
-        self.accounts = Accounts(*parts, self._journal, self.clock)
+        self.analysis = Analysis(
+            self.roster, self.rooms, self.bots, admission=self.admission, clock=self.clock
+        )
+        self.greeter = Greeter(
+            self.roster, self.bots, self.admission,
+            rooms=self.rooms, clock=self.clock, book=self.ratings,
+        )  # fmt: skip
+        self.accounts = Accounts(
+            self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,
+            node=self.node, journal=self._journal, clock=self.clock,
+        )  # fmt: skip
         self._idle_since: dict[str, float] = {}
         self._full_sweep = 0.0
         #: Rooms whose clock may run: looked at on every sweep, the rest once per full sweep.
@@ -97,10 +104,18 @@ class Arena:
         #: Who created each live room (for the ``max_rooms_created`` quota).
         self._creator: dict[str, str] = {}
         #: Draw offers, takebacks, aborts and claims (core/actions.py).
-        self.actions = Actions(self._journal, lim, self.clock, self._room, self.lobby.changed)
-        parts = (self.roster, self.rooms, self.ratings, self.admission, self.bots)  # seeks, waves
-        self.pairing = Pairing(*parts, Seating(self._add_room, self._timed.add, self._seat))
-        self._handlers: dict[str, Callable[[Player, Message], list[Out]]] = {
+        self.actions = Actions(
+            self._journal, lim, self.clock, find=self._room, changed=self.lobby.changed
+        )
+        self.pairing = Pairing(  # seeks and their waves
+            self.roster, self.rooms, self.ratings, admission=self.admission, bots=self.bots,
+            seating=Seating(self._add_room, self._timed.add, self._seat),
+        )  # fmt: skip
+        self._handlers = self._requests()
+
+    def _requests(self) -> dict[str, Callable[[Player, Message], list[Out]]]:
+        """Each request type a player may send, and its handler (a part's or the arena's)."""
+        return {
             "ping": lambda _player, _msg: [Reply({"type": "pong"})],
             **self.actions.handlers(),
             **self.pairing.handlers(),
@@ -117,6 +132,25 @@ class Arena:
             "list_bots": self.bots.list_bots,
             "choose": lambda p, msg: list(self._room(msg["room"]).choose(p.pid, msg["choice"])),
         } | self.ratings.handlers()
+
+    # -- the shell's ------------------------------------------------------------------------
+
+    @property
+    def hello_timeout(self) -> float:
+        """Seconds a new connection has to say hello."""
+        return self.limits.hello_timeout
+
+    def note_limit(self, conn: Conn | None, what: str, now: float) -> None:
+        """Log a limit the shell saw bite (rate-limited at most once a minute)."""
+        self.admission.note(conn, what, now)
+
+    def load_keys(self, rows: Iterable[KeyRow]) -> None:
+        """The bot keys as the store has them now (``mnk-server keys`` edits them)."""
+        self.keys.load(rows)
+
+    def revoked_bots(self) -> list[str]:
+        """Online bots whose key was revoked or replaced: the shell cuts them off."""
+        return self.bots.revoked()
 
     # -- connection life ---------------------------------------------------------------------
 
@@ -143,8 +177,7 @@ class Arena:
                     raise BadMessage("a hello is shorter than that; say hello first")
                 message = wire.decode(frame)
             except (BadFrame, BadMessage):
-                conn.bad_frames += 1
-                if conn.bad_frames >= self.limits.max_bad_frames:
+                if conn.bad_frame() >= self.limits.max_bad_frames:
                     self.admission.note(conn, "bad_frames", now)
                     return [Close(CloseCode.POLICY, "too many bad frames")]
                 raise
@@ -291,7 +324,7 @@ class Arena:
 
     def _list_rooms(self, player: Player, msg: Message) -> list[Out]:
         if "subscribe" in msg:
-            player.subscribed = msg["subscribe"]
+            player.subscribe(msg["subscribe"])
         return [Reply(self.lobby.message(msg.get("limit"), msg.get("cursor")))]
 
     def _create_room(self, player: Player, msg: Message) -> list[Out]:
@@ -347,13 +380,13 @@ class Arena:
         if player is None or not player.online:
             return [], None
         before = set(player.created)
-        self.bots.granted = granted
+        self.bots.grant(granted)
         try:
             out = self._create_room(player, msg)
         except ArenaError as exc:
             out = [Reply(wire.error(exc.code, exc.message, None))]
         finally:
-            self.bots.granted = {}
+            self.bots.grant({})
         made = next(iter(player.created - before), None)
         return address(pid, out, msg.get("id")), made
 

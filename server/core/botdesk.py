@@ -36,13 +36,17 @@ class BotDesk:
     """Bot identities, bot choice and bot load, for the arena that owns it."""
 
     def __init__(
-        self, roster: Roster, rooms: RoomRegistry, keys: KeyRing, limits: Limits, node: Node
+        self, roster: Roster, rooms: RoomRegistry, keys: KeyRing, *, limits: Limits, node: Node
     ) -> None:
         self.roster, self.rooms, self.keys, self.limits, self.node = (
             roster, rooms, keys, limits, node
         )  # fmt: skip
         #: During ``Arena.create_held``: the players of the bots other nodes lent seats of.
         self.granted: dict[str, Player] = {}
+
+    def grant(self, granted: dict[str, Player]) -> None:
+        """The bots other nodes lent a seat for the ``create_room`` now made ({}: none)."""
+        self.granted = granted
 
     def owner(self, msg: Message) -> str:
         """The name of the bot whose key ``msg`` shows (BadKey without a valid one)."""
@@ -78,9 +82,9 @@ class BotDesk:
             token = secrets.token_urlsafe(24)
             self.roster.retoken(player, hash_token(token))
             self.roster.save(player)
-        player.key_hash = hash_key(key)
+        player.prove_key(hash_key(key))
         if player.account != owner or made:  # new, of an older release, or a remote member
-            player.account = owner
+            player.log_in(owner)
             self.roster.save(player)
             now = self.roster.clock()  # its bot account (an insert that may find it made)
             self.roster.journal.record(
@@ -88,13 +92,15 @@ class BotDesk:
             )
         games = msg.get("games") or []
         # only names this server knows are kept: what a bot lists cannot grow its record
-        player.games = frozenset(g for g in games if isinstance(g, str) and g in GAME_NAMES)
-        player.capacity = max(1, min(msg.get("capacity", 1), 256))
         level = msg.get("level")
         if level is not None and not 0 <= level <= 10:
             raise BadMessage("level must be 0..10")
-        player.level = level
-        player.analyses = max(0, min(msg.get("analyses", 0), MAX_BOT_ANALYSES))
+        player.offer_play(
+            frozenset(g for g in games if isinstance(g, str) and g in GAME_NAMES),
+            max(1, min(msg.get("capacity", 1), 256)),
+            level,
+            max(0, min(msg.get("analyses", 0), MAX_BOT_ANALYSES)),
+        )
         return player, token
 
     def list_bots(self, player: Player, msg: Message) -> list[Out]:

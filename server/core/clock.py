@@ -122,6 +122,12 @@ class Clock:
             self._charge(self.running, now, lag)
         self.running, self.since = seat, now
 
+    def rewind(self, remaining: list[float] | None, seat: int, now: float) -> None:
+        """A takeback: both clocks as they stood (``remaining``; None: as at the start), and
+        ``seat``'s running from ``now``."""
+        self.remaining = list(remaining) if remaining else [self.spec.initial_s] * 2
+        self.start(seat, now)
+
     def stop(self, now: float) -> None:
         """Stop the running clock, charging it up to ``now``."""
         if self.running is not None:

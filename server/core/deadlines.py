@@ -41,9 +41,7 @@ def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
     if timed:
         limit = room.offers.first_move_s if room.offers is not None else None
         if early and limit is not None and waited >= limit:
-            if room.offers is not None:
-                room.offers.late = room.actor  # its opponent is not at fault (core/pairing.py)
-            return list(room.end(Termination.ABORTED, None))
+            return list(room.abort_late(room.actor))
         if not one_bot:
             return []
     seat = room.actor
@@ -51,9 +49,7 @@ def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
     if member is None or member.kind == "bot":
         return []
     if not timed and early and waited >= limits.first_move_timeout:
-        if room.offers is not None:
-            room.offers.late = seat
-        return list(room.end(Termination.ABORTED, None))
+        return list(room.abort_late(seat))
     if waited >= limits.human_idle_timeout:
         assert seat is not None
         return list(room.end(Termination.TIMEOUT, 1 - seat))

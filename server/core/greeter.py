@@ -36,6 +36,7 @@ class Greeter:
         roster: Roster,
         bots: BotDesk,
         admission: Admission,
+        *,
         rooms: RoomRegistry,
         clock: Callable[[], float],
         book: RatingDesk | None = None,
@@ -73,27 +74,28 @@ class Greeter:
             if ask and self.node.shared_sessions and owner not in roster.bot_pid:
                 return self.admission.park_hello(conn, msg, Resolve("", bot=owner), self.clock())
             player, token = self.bots.hello(msg, owner)
-            conn.bucket = TokenBucket(self.limits.bot_rate, self.limits.bot_burst)
+            conn.rate(TokenBucket(self.limits.bot_rate, self.limits.bot_burst))
             log.info("bot %s (%s) joined, capacity %d", player.name, player.pid, player.capacity)
         elif ask and session is not None and hash_token(session) not in roster.by_token:
             return self.admission.park_hello(conn, msg, Resolve(hash_token(session)), self.clock())
         elif account is not None and account.disabled_at is None and account.kind == "human":
             assert session is not None
             player, token = roster.account_player(account), session
-            conn.session_hash = hash_token(session)
+            conn.sign_in(hash_token(session))
         elif self.keys.owns(name):
             raise BadMessage(f"the name {name!r} belongs to a bot; choose another")
         elif session is None or account is not None:  # a disabled account's: a fresh guest
             player, token = roster.new_human(name)
         else:
             player, token = roster.resume(name, session), session
-        conn.guest_name = name
+        conn.as_guest(name)
         return self.welcome(conn, player, token)
 
     def welcome(self, conn: Conn, player: Player, token: str) -> list[Out]:
         """``player`` online on ``conn`` (its session ``token``), with its rooms' state."""
-        pid = conn.pid = player.pid
-        player.address_key = conn.address_key if player.kind == "human" else None
+        pid = player.pid
+        conn.identify(pid)
+        player.at_address(conn.address_key if player.kind == "human" else None)
         self.roster.online(player)
         welcome = {"type": "welcome", "protocol": wire.PROTOCOL_VERSION, "player": pid}
         welcome |= {"session": token, "name": player.name, "account": player.account is not None}

@@ -49,6 +49,10 @@ class Lobby:
         """Whether another node's lobby lists ``room_id``."""
         return room_id in self._remote
 
+    def own(self) -> Iterable[Room]:
+        """This node's rooms (a cluster node publishes their lines)."""
+        return self.rooms
+
     def set_remote(self, lines: dict[str, Message]) -> None:
         """The lobby lines of the rooms other cluster nodes own, listed after this node's."""
         if lines == self._remote:

@@ -69,6 +69,42 @@ class Offers:
             self.version += 1
         return self
 
+    def set_deadlines(self, first_move_s: float | None, claim_s: float) -> None:
+        """The room's deadlines: the first moves' (None: keep what it was) and the claim's."""
+        if first_move_s is not None:
+            self.first_move_s = first_move_s
+        self.claim_s = claim_s
+
+    def offer_draw(self, seat: int, ply: int) -> None:
+        """``seat`` offers a draw at ``ply`` (it stands through its move)."""
+        self.draw, self.drew[seat] = (seat, ply), ply
+        self.version += 1
+
+    def ask_takeback(self, seat: int, ply: int) -> None:
+        """``seat`` asks to take back its last move at ``ply``."""
+        self.takeback, self.asked[seat] = (seat, ply), ply
+        self.version += 1
+
+    def decline(self, kind: str) -> None:
+        """The standing offer of ``kind`` (``draw`` or ``takeback``) was declined."""
+        if kind == "draw":
+            self.draw = None
+        else:
+            self.takeback = None
+        self.version += 1
+
+    def taken_back(self, undone: tuple[tuple[int, int, int], ...], now: float) -> None:
+        """A takeback took ``undone`` off at ``now``: no offer stands, and each seat may ask
+        again (plies repeat after a takeback)."""
+        self.undone, self.turn_at = undone, now
+        self.draw = self.takeback = None
+        self.asked = [None, None]
+        self.version += 1
+
+    def mark_late(self, seat: int | None) -> None:
+        """The first-move deadline aborted the game, ``seat``'s move not come (read as it ends)."""
+        self.late = seat
+
     def draw_by(self, ply: int) -> int | None:
         """The seat whose draw offer stands at ``ply``, or None."""
         draw = self.draw

@@ -80,6 +80,7 @@ class Pairing:
         roster: Roster,
         rooms: RoomRegistry,
         ratings: RatingDesk,
+        *,
         admission: Admission,
         bots: BotDesk,
         seating: Seating,
@@ -256,7 +257,7 @@ class Pairing:
             self.book.take(b.id)
             out += self._start(a, second, b)
         for seek in self.book.pool(label):
-            seek.waves += 1
+            seek.missed()
         return out
 
     def _unfit(self, seek: Seek, player: Player) -> list[Out]:

@@ -59,6 +59,56 @@ class Player:
         """How this player appears in a room."""
         return Member(self.pid, self.name, self.kind, self.account is not None)
 
+    def came_online(self) -> None:
+        """It connected (here, or on another node through a room here)."""
+        self.online, self.offline_at = True, None
+
+    def went_offline(self, now: float) -> None:
+        """Its connection closed at ``now``: no lobby pushes until it subscribes again."""
+        self.online, self.subscribed, self.offline_at = False, False, now
+
+    def subscribe(self, on: bool) -> None:
+        """Whether the lobby's changes are pushed to it."""
+        self.subscribed = on
+
+    def retoken(self, token_hash: str) -> None:
+        """Its session token is now the one hashed ``token_hash``."""
+        self.token_hash = token_hash
+
+    def rename(self, name: str) -> None:
+        """It goes by ``name`` now."""
+        self.name = name
+
+    def mark_saved(self) -> None:
+        """The store has its row."""
+        self.saved = True
+
+    def mark_played(self) -> None:
+        """A game with it is in the history: never pruned."""
+        self.played = True
+
+    def log_in(self, account: str | None) -> None:
+        """It is ``account``'s player now (None: a guest again)."""
+        self.account = account
+
+    def at_address(self, address_key: str | None) -> None:
+        """The client address of its latest hello (a human's; None for a bot)."""
+        self.address_key = address_key
+
+    def note_lag(self, lag: float) -> None:
+        """Its connection's round trip, as smoothed by the server's pings (core/lag.py)."""
+        self.lag = lag
+
+    def prove_key(self, key_hash: str) -> None:
+        """A bot proved the key hashed ``key_hash`` on its connection."""
+        self.key_hash = key_hash
+
+    def offer_play(
+        self, games: frozenset[str], capacity: int, level: int | None, analyses: int
+    ) -> None:
+        """What a bot's hello said it plays: games, seats, level and analyses at once."""
+        self.games, self.capacity, self.level, self.analyses = games, capacity, level, analyses
+
 
 @dataclass(slots=True)
 class Conn:
@@ -82,6 +132,43 @@ class Conn:
     guest_name: str | None = None
     #: Whether a password job of this connection is in flight (one at a time).
     auth: bool = False
+
+    def identify(self, pid: str) -> None:
+        """``pid`` said hello on this connection."""
+        self.pid = pid
+
+    def rate(self, bucket: TokenBucket) -> None:
+        """Its messages are charged to ``bucket`` from now on (a bot's is larger)."""
+        self.bucket = bucket
+
+    def bad_frame(self) -> int:
+        """A frame did not decode: how many have not, so far."""
+        self.bad_frames += 1
+        return self.bad_frames
+
+    def lookup(self, delta: int) -> None:
+        """A history lookup went to the store (+1) or was answered or dropped (-1)."""
+        self.lookups += delta
+
+    def park(self, hello: Message | None) -> None:
+        """A ``hello`` waits for its session's lookup (None: no longer)."""
+        self.hello = hello
+
+    def logged_limit(self, now: float) -> None:
+        """A limit that bit it was logged at ``now``."""
+        self.logged_limit_at = now
+
+    def sign_in(self, session_hash: str | None) -> None:
+        """Its account session is the one hashed ``session_hash`` (None: a guest's)."""
+        self.session_hash = session_hash
+
+    def as_guest(self, name: str) -> None:
+        """The name it had as a guest, given back on logout."""
+        self.guest_name = name
+
+    def authenticating(self, busy: bool) -> None:
+        """Whether a password job of it is in flight."""
+        self.auth = busy
 
 
 def peek_id(frame: bytes | str) -> int | None:

@@ -78,6 +78,14 @@ class Presence:
                 out += room.set_online(player.pid, False, now)
         return out
 
+    def player(self, pid: str) -> Player | None:
+        """The player ``pid``, if known here (the ``Members`` port, core/ports.py)."""
+        return self.roster.players.get(pid)
+
+    def forget(self, pid: str) -> None:
+        """A remote member made here has left every room here: it is forgotten."""
+        self.roster.players.pop(pid, None)
+
     def engaged(self, conn: Conn) -> bool:
         """Whether ``conn``'s player is in a room (seated, waiting or watching) or is a bot: a
         connection that must not be closed for being idle."""

@@ -171,8 +171,7 @@ class RatingDesk:
         """Make ``room`` (new or restored) rated if its options say so: its ``state`` then
         shows its pool and each seat's rating, and its games are rated as they end."""
         if room.options.get("rated"):
-            room.pool = pool_of(room.variant, room.clock_spec)
-            room.rater = self
+            room.rate(pool_of(room.variant, room.clock_spec), self)
 
     def seat(self, pid: str, pool: str) -> Message | None:
         """How a seat's rating shows in ``state``: None for a guest."""

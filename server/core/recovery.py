@@ -21,7 +21,6 @@ from server.core.journal import (
 )
 from server.core.members import Member
 from server.core.offers import Offers, played, tombstone
-from server.core.position import base_game
 from server.core.room import Room
 
 
@@ -253,18 +252,22 @@ def restore_room(
         if pid is not None:
             room.seats[seat] = Member(pid, game.names[seat] or "", game.kinds[seat] or "human")
     room.people_changed()
-    room.offers = offers
-    replay(room, [Move(m.x, m.y) for m in moves], made)
-    room.fault = game.fault
-    room.times = [m.at for m in moves]
-    room.clocks = [list(m.clocks) if m.clocks else None for m in moves]
-    if game.status == Status.OVER and room.game.outcome is None:
+    ended = None
+    if game.status == Status.OVER:
         line = tuple(Move(x, y) for x, y in game.line)
         termination = Termination(game.reason or Termination.ABANDONED)
-        room.game.outcome = Outcome(termination, game.winner, line)
-    if spec is not None:
-        room.clock = _restore_clock(spec, room, moves, now(), alive_at)
-    room.turn_since = now() if room.started and not room.game.over else None
+        ended = Outcome(termination, game.winner, line)
+    room.restore(
+        [Move(m.x, m.y) for m in moves],
+        made,
+        offers=offers,
+        fault=game.fault,
+        times=[m.at for m in moves],
+        clocks=[list(m.clocks) if m.clocks else None for m in moves],
+        ended=ended,
+    )
+    clock = None if spec is None else _restore_clock(spec, room, moves, now(), alive_at)
+    room.resume(clock, now())
     return room
 
 
@@ -284,23 +287,6 @@ def _restore_clock(
         clock.remaining[seat] = max(0.0, clock.remaining[seat] - used)
         clock.start(seat, now)
     return clock
-
-
-def replay(room: Room, moves: list[Move], made: list[tuple[int, str]]) -> None:
-    """Rebuild the game and the opening's phase from recorded moves and choices (restarts)."""
-    room.game = base_game(room.variant, room.position)
-    choices = list(made)
-    rule = room.opening_rule
-    for move in moves:
-        while rule is not None and rule.choices() and choices:
-            rule.choose(*choices.pop(0))
-        room.game.push(move)
-        if rule is not None and not rule.done:
-            rule.placed()
-    while rule is not None and rule.choices() and choices:
-        rule.choose(*choices.pop(0))
-    if rule is not None and rule.colours:
-        room.colours = rule.colours
 
 
 def never_moved(room: Room) -> bool:

@@ -121,10 +121,6 @@ class Room:
         """The cells black may not play now (renju), worked out once per position."""
         return self._forbidden.at(self.game_id, self.game)
 
-    def rewound(self) -> None:
-        """A takeback took stones off: the forbidden cells are looked at again from here."""
-        self._forbidden.forget()
-
     @property
     def started(self) -> bool:
         """Whether both seats were taken and the game began."""
@@ -361,9 +357,12 @@ class Room:
         self.fault = fault
         return self._finish(self.game.end(termination, 1 - seat), reply=True)
 
-    def end(self, termination: Termination, winner: int | None) -> list[Send]:
-        """End the game from outside (timeout, disconnect, adjudication)."""
-        return self._finish(self.game.end(termination, winner))
+    def end(
+        self, termination: Termination, winner: int | None, *, reply: bool = False
+    ) -> list[Send]:
+        """End the game from outside (timeout, disconnect, adjudication; ``reply``: a request's
+        answer, an agreed draw or an abort)."""
+        return self._finish(self.game.end(termination, winner), reply=reply)
 
     def ask_rematch(self, pid: str) -> list[Send]:
         """Note a rematch request; once both seats asked, a new game starts with colours swapped."""
@@ -421,6 +420,83 @@ class Room:
         said = {"from": name, "seat": seat, "text": text, "account": account}  # guests marked
         self.chat_log.append(said)
         return [Send(self.audience, {"type": "chat", "room": self.id, **said}, reply=True)]
+
+    # -- changes from the arena's parts ------------------------------------------------------
+
+    def set_deadlines(self, first_move_s: float | None, claim_s: float) -> None:
+        """The first moves' deadline (None: none, or a restored one kept) and the claim's
+        (core/actions.py); a restored room keeps its offers."""
+        offers = self.offers if self.offers is not None else Offers()
+        offers.set_deadlines(first_move_s, claim_s)
+        self.offers = offers
+
+    def rate(self, pool: str | None, rater: messages.Rater) -> None:
+        """Make the room rated in ``pool``: ``state`` shows its seats' ratings and ``rater``
+        rates each game as it ends (core/ratings.py)."""
+        self.pool, self.rater = pool, rater
+
+    def take_back(self, plies: int, asker: int, now: float) -> None:
+        """Take the last ``plies`` moves off (a takeback granted to ``asker``, who moves again
+        at ``now``): the clocks as they stood then, the offers cleared, the undone stones noted
+        for ``state`` and the record."""
+        game, clock = self.game, self.clock
+        keep = game.ply - plies
+        undone = tuple((i, m.x, m.y) for i, m in enumerate(game.moves) if i >= keep)
+        for _ in range(plies):
+            game.pop()
+        del self.times[keep:]
+        del self.clocks[keep:]
+        if clock is not None:
+            clock.rewind(self.clocks[keep - 1] if keep else None, asker, now)
+        self.turn_since = now
+        if self.offers is not None:
+            self.offers.taken_back(undone, now)
+        self._forbidden.forget()  # stones came off: the forbidden cells are looked at again
+
+    def abort_late(self, seat: int | None) -> list[Send]:
+        """End the game ``aborted``: ``seat``'s first move did not come in time, so its
+        opponent is not at fault (core/deadlines.py, core/pairing.py)."""
+        if self.offers is not None:
+            self.offers.mark_late(seat)
+        return self.end(Termination.ABORTED, None)
+
+    def restore(
+        self,
+        moves: list[Move],
+        made: list[tuple[int, str]],
+        *,
+        offers: Offers | None,
+        fault: str | None,
+        times: list[float],
+        clocks: list[list[float] | None],
+        ended: Outcome | None,
+    ) -> None:
+        """Rebuild the game from its records (a restart, an adopting node): the moves and the
+        opening's choices replayed, then what the record says of the rest (a recorded ending
+        the board does not show, as a resignation, included)."""
+        self.offers = offers
+        self.game = base_game(self.variant, self.position)
+        choices = list(made)
+        rule = self.opening_rule
+        for move in moves:
+            while rule is not None and rule.choices() and choices:
+                rule.choose(*choices.pop(0))
+            self.game.push(move)
+            if rule is not None and not rule.done:
+                rule.placed()
+        while rule is not None and rule.choices() and choices:
+            rule.choose(*choices.pop(0))
+        if rule is not None and rule.colours:
+            self.colours = rule.colours
+        self.fault, self.times, self.clocks = fault, times, clocks
+        if ended is not None and self.game.outcome is None:
+            self.game.end(ended.termination, ended.winner, ended.line)
+
+    def resume(self, clock: Clock | None, now: float) -> None:
+        """Play goes on from ``now`` after a restore, with ``clock`` (its running seat charged
+        for the downtime the record allows): downtime is nobody's turn."""
+        self.clock = clock
+        self.turn_since = now if self.started and not self.game.over else None
 
     # -- internals ---------------------------------------------------------------------------
 

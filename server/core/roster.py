@@ -41,7 +41,7 @@ class Roster:
 
     def save(self, p: Player) -> None:
         """Write ``p``'s row (again: its name or token changed)."""
-        p.saved = True
+        p.mark_saved()
         self.journal.player(p.pid, p.name, p.kind, p.token_hash, self.clock(), p.account)
 
     def keep(self, player: Player, *, watching: bool = False) -> None:
@@ -59,20 +59,17 @@ class Roster:
     def retoken(self, player: Player, token_hash: str) -> None:
         """``player``'s session token is now the one hashed ``token_hash``."""
         self.by_token.pop(player.token_hash, None)
-        player.token_hash = token_hash
+        player.retoken(token_hash)
         self.by_token[token_hash] = player.pid
 
     def online(self, player: Player) -> None:
         """``player`` connected (here, or on another node through a room here)."""
-        player.online = True
-        player.offline_at = None
+        player.came_online()
         self._offline.pop(player.pid, None)
 
     def offline(self, player: Player, now: float) -> None:
         """``player``'s connection closed: it may be pruned later unless it has history."""
-        player.online = False
-        player.subscribed = False
-        player.offline_at = now
+        player.went_offline(now)
         if not player.played and player.account is None:  # an account's id is kept forever
             self._offline[player.pid] = now
 
@@ -87,7 +84,7 @@ class Roster:
         if player.account is not None:  # its sessions are the account's, looked up in the store
             raise BadSession("unknown session; say hello without one to start anew")
         if player.name != name:
-            player.name = name
+            player.rename(name)
             if player.saved:  # else the new name is written with the row, when it is
                 self.save(player)
         return player
@@ -109,8 +106,8 @@ class Roster:
             )
         else:  # a remote member here (no token known), or one whose token changed meanwhile
             self.by_token.pop(player.token_hash, None)
-            player.token_hash = row.token_hash
-        player.played = True
+            player.retoken(row.token_hash)
+        player.mark_played()
         self.by_token[row.token_hash] = row.pid
 
     def account_player(self, account: AccountRow) -> Player:
@@ -121,9 +118,9 @@ class Roster:
             token_hash = hash_token(secrets.token_urlsafe(24))
             player = Player(account.pid, account.name, account.kind, token_hash)
             self.add(player)
-        player.account = account.name
+        player.log_in(account.name)
         if player.name != account.name:  # a guest name it had on another node before
-            player.name = account.name
+            player.rename(account.name)
         return player
 
     def remote(self, pid: str, name: str, kind: str) -> Player:
@@ -132,7 +129,7 @@ class Roster:
         player = self.players.get(pid)
         if player is None:
             player = self.players[pid] = Player(pid, name, kind, token_hash="", saved=True)
-        player.played = True
+        player.mark_played()
         return player
 
     def restore(self, snapshot: Snapshot, now: float) -> None:
@@ -140,11 +137,13 @@ class Roster:
         for row in sorted(snapshot.players, key=lambda r: r.created_at):
             if row.pid in self.players:
                 continue
-            player = Player(row.pid, row.name, row.kind, row.token_hash, saved=True)
-            player.account = row.account
+            played = row.pid in snapshot.played
+            player = Player(
+                row.pid, row.name, row.kind, row.token_hash, saved=True, account=row.account,
+                played=played,
+            )  # fmt: skip
             self.players[row.pid] = player
             self.by_token[row.token_hash] = row.pid
-            player.played = row.pid in snapshot.played
             if not player.played and row.account is None:
                 self._offline[row.pid] = now
             if row.kind == "bot":  # the newest player of a bot's name, unless one is connected
@@ -158,7 +157,7 @@ class Roster:
             for member in room.seats:
                 player = self.players.get(member.pid) if member is not None else None
                 if player is not None:
-                    player.played = True
+                    player.mark_played()
 
     def prune(self, now: float) -> None:
         """Forget players offline past the TTL with no room and no game in the history."""

@@ -140,6 +140,18 @@ class Seek:
     def __post_init__(self) -> None:
         self.pool = self.pool or pool_label(self.game, self.clock, self.rated)
 
+    def missed(self) -> None:
+        """It missed a wave: its range widens."""
+        self.waves += 1
+
+    def missed_since(self, waves: int) -> None:
+        """It has missed ``waves`` waves by now (at least; a cluster's pool counts by time)."""
+        self.waves = max(self.waves, waves)
+
+    def placed(self, serial: int) -> None:
+        """It is the book's ``serial``-th seek placed (pages continue after it)."""
+        self.serial = serial
+
     @property
     def level(self) -> float:
         """The rating the matcher places this seek at (a guest's counts as 1500)."""
@@ -246,7 +258,7 @@ class MemoryBook:
 
     def add(self, seek: Seek) -> None:
         self._serial += 1
-        seek.serial = self._serial
+        seek.placed(self._serial)
         self._by_id[seek.id] = seek
         self._by_pool.setdefault(seek.pool, {})[seek.id] = seek
         self._by_pid.setdefault(seek.pid, {})[seek.id] = seek

@@ -32,6 +32,7 @@ class BotPool:
         url: str,
         specs: list[str],
         capacity: int = 8,
+        *,
         state_dir: Path | None = None,
         node: str | None = None,
     ) -> None:

@@ -144,6 +144,10 @@ class ArenaConnection(ServerConnection):
     on_latency: Callable[[float], None] | None = None
     _latency: float = 0.0
 
+    def report_latency(self, to: Callable[[float], None]) -> None:
+        """Call ``to`` with each round trip measured from now on."""
+        self.on_latency = to
+
     def __init__(self, *args: object, keepalive: Keepalive | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: The server's one keepalive for every connection (None: websockets' task of its own).

@@ -123,6 +123,28 @@ class GuardedConnection(ArenaConnection):
         #: Whether its ends go first (decided at its first end: see :meth:`_end`).
         self._first: bool | None = None
 
+    def refuse(self, reason: str) -> None:
+        """It is refused (a 503 says ``reason``)."""
+        self.refusal = reason
+
+    def count_in(self, address: str, now: float) -> None:
+        """It is counted under ``address`` from ``now``, as not having said hello yet."""
+        self.address, self.pending, self.since = address, True, now
+
+    def charged_to(self, client: str | None, page: bool = False) -> None:
+        """Its accept is charged to ``client`` (None: counted out), as a page or not."""
+        self.client, self.page = client, page
+
+    def said_hello(self) -> bool:
+        """It said hello: no longer pending; whether it was."""
+        was, self.pending = self.pending, False
+        return was
+
+    def count_out(self) -> str | None:
+        """It is counted out of its address (returned, None if it had none)."""
+        address, self.address = self.address, None
+        return address
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Count the connection in, or drop it before reading a byte of its request."""
         guard = self.guard
@@ -233,6 +255,7 @@ class ConnectionGuard:
         max_total: int,
         max_per_address: int,
         proxied: bool = False,
+        *,
         max_pending: int = 16,
         refusal_rate: float = 10.0,
         hello_rate: float = math.inf,
@@ -299,9 +322,9 @@ class ConnectionGuard:
         reason = reason or self._too_fast(address)
         if reason is not None:
             self.refused += 1
-            conn.refusal = reason
+            conn.refuse(reason)
             return False
-        conn.address, conn.pending, conn.since = address, True, time.monotonic()
+        conn.count_in(address, time.monotonic())
         self.held.setdefault(address, set()).add(conn)
         self.open[address] += 1
         self.pending[address] += 1
@@ -353,9 +376,9 @@ class ConnectionGuard:
         reason = self.desk.accept(address)
         if reason is not None:
             self.refused += 1
-            conn.refusal = reason
+            conn.refuse(reason)
             return False
-        conn.client = address
+        conn.charged_to(address)
         return True
 
     def _page(self, conn: GuardedConnection) -> str | None:
@@ -364,7 +387,7 @@ class ConnectionGuard:
         reason = None if address is None else self.desk.page(address)
         if reason is not None:
             self.refused += 1
-        conn.page = address is not None and reason is None
+        conn.charged_to(address, address is not None and reason is None)
         return reason
 
     def answer(self) -> bool:
@@ -384,7 +407,9 @@ class ConnectionGuard:
             if is_upgrade(request):
                 self.arrive(ws, ws.client)
             else:
-                ws.refusal = self._page(ws)
+                refusal = self._page(ws)
+                if refusal is not None:
+                    ws.refuse(refusal)
             if ws.refusal is not None and not self.answer():
                 ws.dropped_late()
         if ws.refusal is None:
@@ -394,20 +419,20 @@ class ConnectionGuard:
     def said_hello(self, conn: ServerConnection) -> None:
         """A counted connection said ``hello``: it no longer counts as pending."""
         if isinstance(conn, GuardedConnection) and conn.pending and conn.address is not None:
-            conn.pending = False
+            conn.said_hello()
             self._uncount(self.pending, conn.address)
 
     def leave(self, conn: GuardedConnection) -> None:
         """A connection closed: count it out of whatever it was counted in."""
         if conn.client is not None:
             self.desk.leave(conn.client, conn.page)
-            conn.client, conn.page = None, False
-        address = conn.address
+            conn.charged_to(None)
+        pending = conn.pending
+        address = conn.count_out()
         if address is None:
             return
-        conn.address = None
-        if conn.pending:
-            conn.pending = False
+        if pending:
+            conn.said_hello()
             self._uncount(self.pending, address)
         self._uncount(self.open, address)
         held = self.held.get(address)

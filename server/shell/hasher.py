@@ -26,8 +26,8 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from server.core.arena import Arena
 from server.core.outputs import Auth, AuthResult, Out
+from server.core.ports import PasswordDesk
 from server.shell.peer import Peer
 from server.storage.base import Storage
 
@@ -75,13 +75,14 @@ class Hasher:
 
     def __init__(
         self,
-        arena: Arena,
+        desk: PasswordDesk,
         store: Storage,
         answer: Callable[[Peer, str | None, list[Out]], None],
+        *,
         spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
         hasher: PasswordHasher | None = None,
     ) -> None:
-        self.arena, self.store, self.answer, self.spawn = arena, store, answer, spawn
+        self.desk, self.store, self.answer, self.spawn = desk, store, answer, spawn
         self.ph = hasher or PasswordHasher(TIME_COST, MEMORY_KIB, LANES)
         #: What an unknown account's password is checked against, so it takes as long.
         self._dummy = self.ph.hash("not a password of anyone's")
@@ -96,7 +97,7 @@ class Hasher:
     def start(self, peer: Peer, auth: Auth) -> None:
         """Run ``auth`` in a task cancelled with ``peer``'s connection (or drop it now)."""
         if peer.closed:
-            self.arena.accounts.dropped(peer.conn, auth)
+            self.desk.dropped(peer.conn, auth)
             return
         task = self.spawn(self._run(peer, auth))
         peer.lookups.add(task)
@@ -109,15 +110,15 @@ class Hasher:
                 await asyncio.sleep(auth.delay)
             result = await self._queued(auth)
         except asyncio.CancelledError:
-            self.arena.accounts.dropped(peer.conn, auth)  # the asker left
+            self.desk.dropped(peer.conn, auth)  # the asker left
             return
         except Exception:
             log.exception("a password job (%s) failed", auth.action)  # never the password
             result = AuthResult(failed=True)
         if peer.closed:
-            self.arena.accounts.dropped(peer.conn, auth)
+            self.desk.dropped(peer.conn, auth)
             return
-        self.answer(peer, before, self.arena.accounts.answer(peer.conn, auth, result))
+        self.answer(peer, before, self.desk.answer(peer.conn, auth, result))
 
     def _queued(self, auth: Auth) -> asyncio.Future[AuthResult]:
         """``auth``'s answer, once its turn in the fair queue came and a thread ran it."""

@@ -18,29 +18,31 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from server.core.arena import Arena
 from server.core.lag import smoothed
 from server.core.players import Conn
+from server.core.ports import Members
 from server.shell.conn import ArenaConnection
 
 log = logging.getLogger("mnk.server")
 
 
-def watch(ws: ServerConnection, arena: Arena, conn: Conn, spawn: Callable[[Any], object]) -> None:
+def watch(
+    ws: ServerConnection, members: Members, conn: Conn, spawn: Callable[[Any], object]
+) -> None:
     """From now on note each round trip measured on ``ws`` as the lag of ``conn``'s player (the
     one who said hello on it, whoever that is by then), and measure one now."""
     if not isinstance(ws, ArenaConnection):
         return  # websockets' plain connection reports no round trips: no lag, no refunds
-    ws.on_latency = functools.partial(noted, arena, conn)
+    ws.report_latency(functools.partial(noted, members, conn))
     spawn(probe(ws))
 
 
-def noted(arena: Arena, conn: Conn, rtt: float) -> None:
+def noted(members: Members, conn: Conn, rtt: float) -> None:
     """One round trip ``rtt`` measured on ``conn``'s connection: its player's lag moves to it."""
     pid = conn.pid
-    player = arena.players.get(pid) if pid is not None else None
+    player = members.player(pid) if pid is not None else None
     if player is not None:
-        player.lag = smoothed(player.lag, rtt)
+        player.note_lag(smoothed(player.lag, rtt))
 
 
 async def probe(ws: ServerConnection) -> None:

@@ -13,6 +13,7 @@ from protocol import wire
 from protocol.errors import ArenaError, InternalError
 from server.core.arena import Arena
 from server.core.outputs import Auth, Lookup, Out, Resolve
+from server.core.ports import GameFinder, LookupDesk, PasswordDesk
 from server.shell.fanout import send_frame
 from server.shell.hasher import Hasher
 from server.shell.peer import Peer
@@ -32,14 +33,20 @@ class Lookups:
         arena: Arena,
         store: Storage,
         answer: Callable[[Peer, str | None, list[Out]], None],
+        *,
         spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]],
+        desk: LookupDesk,
+        games: GameFinder,
+        passwords: PasswordDesk,
     ) -> None:
         self.arena, self.store = arena, store
+        #: The count of lookups in flight, and where a game looked up for analysis goes.
+        self.desk, self.games = desk, games
         #: Delivers what a completed hello says (the server's answer path), and runs a task.
         self.answer, self.spawn = answer, spawn
         self._readers = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="mnk-history")
         #: Password jobs, on threads of their own.
-        self.hasher = Hasher(arena, store, answer, spawn)
+        self.hasher = Hasher(passwords, store, answer, spawn=spawn)
 
     def close(self) -> None:
         """Stop the worker threads (queries under way are dropped)."""
@@ -53,9 +60,9 @@ class Lookups:
             return
         if peer.closed:
             if isinstance(item, Lookup):
-                self.arena.admission.done(peer.conn)
+                self.desk.done(peer.conn)
             else:
-                self.arena.admission.drop_hello(peer.conn)
+                self.desk.drop_hello(peer.conn)
             return
         if isinstance(item, Lookup):
             task = self.spawn(self._lookup(peer, item))
@@ -79,10 +86,10 @@ class Lookups:
             exc = InternalError("the server failed on this request")
             reply = wire.error(exc.code, exc.message)
         finally:
-            self.arena.admission.done(peer.conn)
+            self.desk.done(peer.conn)
         if item.then == "analyse":  # the position of that game goes on to be analysed
             if not peer.closed:
-                self.answer(peer, peer.conn.pid, self.arena.analysis.found(peer.conn, reply))
+                self.answer(peer, peer.conn.pid, self.games.found(peer.conn, reply))
             return
         if item.request_id is not None:
             reply["id"] = item.request_id
@@ -101,12 +108,12 @@ class Lookups:
                 if account is None:
                     row = await asyncio.to_thread(self.store.player_by_token, item.token_hash)
         except asyncio.CancelledError:
-            self.arena.admission.drop_hello(peer.conn)  # the asker left: only uncounted
+            self.desk.drop_hello(peer.conn)  # the asker left: only uncounted
             return
         except Exception:
             log.exception("looking a session up failed")
             failed = True
         if peer.closed:
-            self.arena.admission.drop_hello(peer.conn)
+            self.desk.drop_hello(peer.conn)
             return
         self.answer(peer, None, self.arena.session_resolved(peer.conn, account or row, failed))

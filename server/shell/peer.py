@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import math
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 
 from protocol import wire
-from server.core.arena import Arena
 from server.core.players import Conn
+from server.core.ports import Members
 from server.core.presence import LOBBY
 from server.core.ratelimit import TokenBucket
 from server.shell import keepalive
@@ -80,6 +81,29 @@ class Peer:
     deferred: bytes | str | None = None
     waiting: asyncio.Future[None] | None = None
 
+    def watch_hello(self, deadline: asyncio.TimerHandle) -> asyncio.TimerHandle:
+        """``deadline`` closes the connection unless it says hello in time; returned."""
+        self.deadline = deadline
+        return deadline
+
+    def close(self) -> None:
+        """The connection closed: nothing more is sent to it, its lookups are dropped."""
+        self.closed = True
+
+    def defer(self, frame: bytes | str, waiting: asyncio.Future[None]) -> None:
+        """``frame`` waits in the lobby lane; the later frames wait for ``waiting``."""
+        self.deferred, self.waiting = frame, waiting
+
+    def undefer(self) -> tuple[bytes | str | None, asyncio.Future[None] | None]:
+        """The request that waited in the lane and what the later frames waited for (taken)."""
+        taken = self.deferred, self.waiting
+        self.deferred = self.waiting = None
+        return taken
+
+    def pause_until(self, at: float) -> None:
+        """Read nothing more from this peer until ``at`` (arena clock)."""
+        self.resume_at = at
+
     def refused(self, now: float) -> float:
         """A frame was refused for its rate: seconds to read nothing more from this peer.
 
@@ -103,16 +127,16 @@ class Peer:
             return False
         return self.refused(now) > 0
 
-    def quiet(self, arena: Arena) -> float:
+    def quiet(self, members: Members, clock: Callable[[], float]) -> float:
         """Seconds since this connection last sent a frame (inf: never); 0 while it is in a
         room or is a bot, so that its end goes first (see ``Ends``)."""
-        if self.closed or arena.presence.engaged(self.conn):
+        if self.closed or members.engaged(self.conn):
             return 0.0
         bucket = self.conn.bucket
-        return math.inf if bucket.tokens < 0 else arena.clock() - bucket.stamp
+        return math.inf if bucket.tokens < 0 else clock() - bucket.stamp
 
-    def worth(self, arena: Arena) -> int:
+    def worth(self, members: Members) -> int:
         """What keeping this connection is worth to a full server (``Presence.worth``)."""
         if self.closed:
             return LOBBY
-        return arena.presence.worth(self.conn)
+        return members.worth(self.conn)

@@ -110,6 +110,7 @@ class Pipeline:
         store: Storage,
         on_failure: Callable[[], None] | None = None,
         pacer: Pacer | None = None,
+        *,
         inline: bool = False,
     ) -> None:
         self.store = store

@@ -15,8 +15,10 @@ from protocol import wire
 from protocol.vocab import CloseCode
 from server.core.arena import Arena
 from server.core.journal import Heartbeat, Record
+from server.core.limits import Limits
 from server.core.members import Send
 from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
+from server.core.ports import Members
 from server.shell import lagprobe
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import LocalFanOut, send_frame
@@ -34,6 +36,21 @@ from server.storage.memory import MEMORY
 log = logging.getLogger("mnk.server")
 
 
+def guard_of(lim: Limits, trust_proxy: bool) -> ConnectionGuard:
+    """The guard of every request before its handshake, bounded by the arena's limits."""
+    return ConnectionGuard(
+        lim.max_connections,
+        lim.max_connections_per_address,
+        trust_proxy,
+        max_pending=lim.max_pending_per_address,
+        refusal_rate=lim.refusal_rate,
+        hello_rate=lim.hello_rate,
+        hello_burst=lim.hello_burst,
+        evict_after=lim.evict_after,
+        pages=PageLimits(lim.page_rate, lim.page_burst, lim.max_page_requests_per_address),
+    )
+
+
 class ArenaServer:
     """Runs an :class:`Arena` behind ``websockets.asyncio.server``."""
 
@@ -42,11 +59,14 @@ class ArenaServer:
         arena: Arena,
         config: ServerConfig | None = None,
         store: Storage = MEMORY,
+        *,
         inline_commits: bool = True,
         fanout: LocalFanOut | None = None,
         on_hello: Callable[[str], None] | None = None,
     ) -> None:
         self.arena = arena
+        #: Who is here (the arena's presence): a connection's worth, its player's lag.
+        self.members: Members = arena.presence
         self.config = config or ServerConfig()
         self.store = store
         #: Set when the server cannot go on (a commit failed); its runner must stop it.
@@ -68,18 +88,7 @@ class ArenaServer:
         self.fanout = fanout if fanout is not None else LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
         self.on_hello = on_hello
-        lim = arena.limits
-        self.guard = ConnectionGuard(
-            lim.max_connections,
-            lim.max_connections_per_address,
-            self.config.trust_proxy,
-            lim.max_pending_per_address,
-            lim.refusal_rate,
-            lim.hello_rate,
-            lim.hello_burst,
-            lim.evict_after,
-            PageLimits(lim.page_rate, lim.page_burst, lim.max_page_requests_per_address),
-        )
+        self.guard = guard_of(arena.limits, self.config.trust_proxy)
         #: Every request before its handshake: the guard's refusals, pages, the Origin check.
         hosts = HostCheck(self.config.served_names())
         self.door = WebDoor(self.guard.process_request, self.config.origins, hosts=hosts)
@@ -92,7 +101,10 @@ class ArenaServer:
         self._key_reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         #: History queries and session look-ups, answered off the event loop.
-        self.lookups = Lookups(arena, store, self._answer, self._spawn)
+        self.lookups = Lookups(
+            arena, store, self._answer, spawn=self._spawn,
+            desk=arena.admission, games=arena.analysis, passwords=arena.accounts,
+        )  # fmt: skip
 
     @property
     def port(self) -> int:
@@ -119,7 +131,7 @@ class ArenaServer:
         snapshot = self.store.load()
         self.arena.restore(snapshot)
         log.info("restored %d players and %d rooms", len(snapshot.players), len(snapshot.rooms))
-        self.arena.keys.load(self.store.bot_keys())
+        self.arena.load_keys(self.store.bot_keys())
         if self.pipeline is not None:
             self.pipeline.start()
         self._key_reader = asyncio.create_task(self._reload_keys_forever())
@@ -174,12 +186,13 @@ class ArenaServer:
         """One connection: frames in order through the arena, outputs delivered at once."""
         arena = self.arena
         peer = Peer(ws, arena.connect(client_key(ws)))
-        deadline = peer.deadline = asyncio.get_running_loop().call_later(
-            arena.limits.hello_timeout, self._hello_deadline, peer
+        deadline = peer.watch_hello(
+            asyncio.get_running_loop().call_later(arena.hello_timeout, self._hello_deadline, peer)
         )
         if isinstance(ws, ArenaConnection):  # messages are handled as soon as they are parsed
             receive, control = (functools.partial(f, peer) for f in (self._receive, self._control))
-            quiet, worth = (functools.partial(f, arena) for f in (peer.quiet, peer.worth))
+            quiet = functools.partial(peer.quiet, self.members, arena.clock)
+            worth = functools.partial(peer.worth, self.members)
             ws.serve(receive, control, quiet, worth)
         try:
             async for frame in ws:  # what websockets queued: text, fragments, a held peer's
@@ -197,7 +210,7 @@ class ArenaServer:
             if isinstance(ws, ArenaConnection):
                 ws.unserve()
             deadline.cancel()
-            peer.closed = True
+            peer.close()
             for task in list(peer.lookups):
                 task.cancel()
             pid = peer.conn.pid
@@ -218,8 +231,7 @@ class ArenaServer:
         elif self.lane.has_room():
             self.lane.run(functools.partial(self._handle, peer, frame))
         else:
-            peer.deferred = frame
-            peer.waiting = asyncio.get_running_loop().create_future()
+            peer.defer(frame, asyncio.get_running_loop().create_future())
             if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
                 peer.ws.hold()
             self.lane.defer(functools.partial(self._undefer, peer))
@@ -230,7 +242,7 @@ class ArenaServer:
         ws = peer.ws
         if peer.control(now) and isinstance(ws, ArenaConnection):
             ws.mute()  # once: what it sends until the close times out is not read
-            self.arena.admission.note(peer.conn, "control_frames", now)
+            self.arena.note_limit(peer.conn, "control_frames", now)
             self._spawn(ws.close(CloseCode.POLICY, "too many pings"))
 
     def _handle(self, peer: Peer, frame: bytes | str) -> None:
@@ -241,10 +253,9 @@ class ArenaServer:
     def _undefer(self, peer: Peer) -> None:
         """Handle ``peer``'s request that waited in the lane (unless its closing did), then let
         its later frames through."""
-        frame, waiting = peer.deferred, peer.waiting
+        frame, waiting = peer.undefer()
         if frame is None:
             return
-        peer.deferred = peer.waiting = None
         try:
             self._handle(peer, frame)
         finally:
@@ -262,7 +273,7 @@ class ArenaServer:
                 peer.deadline.cancel()
             self.guard.said_hello(peer.ws)
             self._register(conn.pid, peer.ws)
-            lagprobe.watch(peer.ws, arena, conn, self._spawn)
+            lagprobe.watch(peer.ws, self.members, conn, self._spawn)
         elif before is not None and conn.pid is not None and conn.pid != before:  # logged in/out
             if self.fanout.sockets.get(before) is peer.ws:
                 del self.fanout.sockets[before]
@@ -272,7 +283,7 @@ class ArenaServer:
             now = arena.clock()
             pause = peer.refused(now)
             if pause > 0:
-                peer.resume_at = now + pause
+                peer.pause_until(now + pause)
                 if isinstance(peer.ws, ArenaConnection) and not peer.ws.held:
                     peer.ws.hold()  # later frames queue up for ``handle``
                     asyncio.get_running_loop().call_later(pause, self._unthrottle, peer)
@@ -310,7 +321,7 @@ class ArenaServer:
 
     def _hello_deadline(self, peer: Peer) -> None:
         if peer.conn.pid is None and not peer.closed:
-            self.arena.admission.note(peer.conn, "hello_timeout", self.arena.clock())
+            self.arena.note_limit(peer.conn, "hello_timeout", self.arena.clock())
             self._spawn(peer.ws.close(CloseCode.POLICY, "say hello in time"))
 
     def _register(self, pid: str, ws: ServerConnection) -> None:
@@ -399,11 +410,11 @@ class ArenaServer:
         while True:
             await asyncio.sleep(self.config.keys_interval)
             try:
-                self.arena.keys.load(await asyncio.to_thread(self.store.bot_keys))
+                self.arena.load_keys(await asyncio.to_thread(self.store.bot_keys))
             except Exception:
                 log.exception("reading the bot keys failed; keeping the ones known")
                 continue
-            for pid in self.arena.bots.revoked():
+            for pid in self.arena.revoked_bots():
                 ws = self.fanout.sockets.get(pid)
                 if ws is not None:
                     log.info("closing the connection of a bot whose key was revoked")

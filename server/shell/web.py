@@ -166,6 +166,7 @@ class WebDoor:
         guard: Callable[[ServerConnection, Request], Response | None],
         origins: Iterable[str] = (),
         assets: dict[str, Asset] | None = None,
+        *,
         hosts: HostCheck | None = None,
     ) -> None:
         self.guard = guard

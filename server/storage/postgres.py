@@ -100,6 +100,7 @@ class PgStore(History):
         url: str,
         commit_timeout: float = 10.0,
         node: str | None = None,
+        *,
         lease_s: float = 5.0,
         leases: Leases | None = None,
     ) -> None:

@@ -297,7 +297,10 @@ def node_with(lease_s: float = 10.0) -> tuple[Arena, ClusterBots, Recorder]:
     node = SeatsNode()
     arena = Arena(durable=False, keys=KeyRing(), node=node)
     recorder = Recorder(arena)
-    node.bots = bots = ClusterBots(arena, recorder, recorder, lease_s)
+    node.bots = bots = ClusterBots(
+        arena, recorder, recorder,
+        lease_s=lease_s, members=arena.presence, rooms=arena.rooms, lender=arena.bots,
+    )  # fmt: skip
     return arena, bots, recorder
 
 

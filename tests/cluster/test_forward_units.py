@@ -91,7 +91,7 @@ def test_the_player_s_own_node_saves_its_row_and_the_owner_never_overwrites_it()
 
 
 def test_while_the_bus_is_down_a_request_for_another_node_s_room_is_refused_not_sent() -> None:
-    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), 10.0)
+    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), lease_s=10.0)
     arena, shell = Arena(node=cluster), Shell()
     cluster.bind(arena, shell)
     bus, fwd = cluster.parts.bus, cluster.parts.forwarder
@@ -122,7 +122,7 @@ def test_when_the_bus_is_back_remote_members_get_their_rooms_state_again() -> No
 
 
 def test_while_the_bus_is_down_a_room_needing_another_node_s_bot_is_refused() -> None:
-    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), 10.0)
+    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), lease_s=10.0)
     arena = Arena(node=cluster)
     cluster.bind(arena, Shell())
     cluster.parts.bus._down = True

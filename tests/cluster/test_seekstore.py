@@ -28,7 +28,7 @@ async def stores(redis_server: RedisServer) -> AsyncIterator[Callable[..., SeekS
     def make(node: str, expire_s: float = 10.0) -> SeekStore:
         r = aioredis.Redis.from_url(redis_server.url(), socket_timeout=2.0)
         made.append(r)
-        return SeekStore(r, "mnk:0:", node, expire_s)
+        return SeekStore(r, "mnk:0:", node, expire_s=expire_s)
 
     yield make
     for r in made:

@@ -68,7 +68,7 @@ def node(
 ) -> tuple[Forwarder, Arena, Shell]:
     """Node ``name``: a real cluster node bound to an arena, never started (nothing leaves for
     Redis), its lobby listing ``owners``."""
-    cluster = ClusterNode(name, "redis://127.0.0.1:1/0", Store(), 10.0)
+    cluster = ClusterNode(name, "redis://127.0.0.1:1/0", Store(), lease_s=10.0)
     arena, shell = Arena(durable=durable, node=cluster), Shell()
     cluster.bind(arena, shell)
     cluster.parts.bus.owners.update(owners or {})
