@@ -93,10 +93,11 @@ def test_the_quick_pairing_page_shows_the_rating_range_widening(
     page.wait_for_selector("#net.online")
     assert "widens while you wait" in page.text_content("#quick-pairing .seek-games .hint")
     page.click("#login-open")
+    page.click("#do-register")  # the register form: the password twice
     page.fill("#acc-name", "alice")
     page.fill("#acc-password", "a fine long secret")
     page.fill("#acc-repeat", "a fine long secret")
-    page.click("#do-register")
+    page.click("#do-submit")
     page.wait_for_selector("#logout")
     page.click('.tile[data-pool="gomoku 3+2 rated"]')
     page.wait_for_selector("#seeking .accepts:has-text('opponents rated 1400\u20131600, widening')")

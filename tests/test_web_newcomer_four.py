@@ -21,10 +21,11 @@ def account(page: Any, url: str, name: str, password: str) -> None:
     page.goto(url + "/")
     page.wait_for_selector("#net.online")
     page.click("#login-open")
+    page.click("#do-register")  # the register form: the password twice
     page.fill("#acc-name", name)
     page.fill("#acc-password", password)
     page.fill("#acc-repeat", password)
-    page.click("#do-register")
+    page.click("#do-submit")
     page.wait_for_selector("#logout")
 
 
