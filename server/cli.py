@@ -21,9 +21,6 @@ from typing import Any, NoReturn
 from server.admin import DB, accounts_main, keys_main, keys_parser
 from server.cluster import lease
 from server.cluster import options as cluster_options
-from server.cluster.codes import CodeRegistry
-from server.cluster.keeper import NodeKeeper
-from server.cluster.node import ClusterNode, NodeUnavailable
 from server.core.arena import Arena
 from server.core.keys import KeyRing, read_keys_file
 from server.core.limits import Limits
@@ -35,7 +32,6 @@ from server.startup import allowed_hosts, bots_state_dir, db_label, page_link, s
 from server.storage.base import Storage, StoreUnavailable
 from server.storage.factory import is_pg_url, open_store
 from server.storage.memory import MemoryStore
-from server.storage.postgres import PgStore
 from server.storage.sqlite import WAL_LIMIT
 
 log = logging.getLogger("mnk.server")
@@ -261,11 +257,15 @@ async def serve_forever(args: argparse.Namespace) -> None:
     config.allowed_hosts = allowed_hosts(args)
     pg = None
     if args.node is not None:
+        from server.storage.postgres import PgStore  # psycopg: ~11 MiB, only for a cluster
+
         if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
             raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
         pg = store
     registry = None
     if pg is not None:  # codes unique across the cluster
+        from server.cluster.codes import CodeRegistry
+
         registry = CodeRegistry(pg, args.node)
         try:
             await asyncio.to_thread(registry.fill)
@@ -274,6 +274,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
     cluster = None
     if args.redis is not None and pg is not None:
+        from server.cluster.node import ClusterNode, NodeUnavailable  # redis: only for a bus
+
         node = cluster = ClusterNode(args.node, args.redis, pg, args.lease, adopts=args.adopt)
     arena = Arena(registry, limits=limits, durable=store.durable, keys=keys, node=node)
     server = ArenaServer(
@@ -301,6 +303,8 @@ async def serve_forever(args: argparse.Namespace) -> None:
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
     elif pg is not None and args.adopt:
+        from server.cluster.keeper import NodeKeeper
+
         keeper = NodeKeeper(arena, pg, emit=server.emit)
         keeper.start()
     if registry is not None:

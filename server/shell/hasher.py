@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
+from typing import TYPE_CHECKING, Any
 
 from server.core.arena import Arena
 from server.core.outputs import Auth, AuthResult, Out
 from server.shell.peer import Peer
 from server.storage.base import Storage
+
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
 
 log = logging.getLogger("mnk.server")
 
@@ -36,10 +37,12 @@ class Hasher:
         hasher: PasswordHasher | None = None,
     ) -> None:
         self.arena, self.store, self.answer, self.spawn = arena, store, answer, spawn
-        #: argon2-cffi's defaults (RFC 9106's low-memory choice: Argon2id, t=3, 64 MiB, p=4).
-        self.ph = hasher or PasswordHasher()
+        #: argon2-cffi's defaults (RFC 9106's low-memory choice: Argon2id, t=3, 64 MiB, p=4),
+        #: made by the first job: a server nobody logs in to never loads argon2 (issue 49).
+        self._ph = hasher
         #: What an unknown account's password is checked against, so it takes as long.
-        self._dummy = self.ph.hash("not a password of anyone's")
+        self._dummy = ""
+        self._first = threading.Lock()
         self._pool = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="mnk-hash")
 
     def close(self) -> None:
@@ -71,21 +74,36 @@ class Hasher:
             return
         self.answer(peer, before, self.arena.accounts.answer(peer.conn, auth, result))
 
+    @property
+    def ph(self) -> PasswordHasher:
+        """The hasher, made (and the dummy hash with it) on first use, on a hashing thread."""
+        with self._first:
+            if self._ph is None:
+                from argon2 import PasswordHasher
+
+                self._ph = PasswordHasher()
+            if not self._dummy:
+                self._dummy = self._ph.hash("not a password of anyone's")
+            return self._ph
+
     def job(self, auth: Auth) -> AuthResult:
         """What ``auth`` finds (on a hashing thread)."""
+        ph = self.ph
         account = self.store.account(auth.name_key)
         if auth.action == "register":
             if account is not None:  # taken: no hash needed
                 return AuthResult(account)
-            return AuthResult(None, False, self.ph.hash(auth.password))
+            return AuthResult(None, False, ph.hash(auth.password))
         usable = account is not None and account.kind == "human" and account.password_hash
         stored = account.password_hash if usable and account is not None else None
         verified = self._verify(stored or self._dummy, auth.password) and stored is not None
         if auth.action == "change_password" and verified and auth.new is not None:
-            return AuthResult(account, True, self.ph.hash(auth.new))
+            return AuthResult(account, True, ph.hash(auth.new))
         return AuthResult(account, verified)
 
     def _verify(self, stored: str, password: str) -> bool:
+        from argon2.exceptions import InvalidHashError, VerificationError
+
         try:
             return self.ph.verify(stored, password)
         except (VerificationError, InvalidHashError):
