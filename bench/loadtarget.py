@@ -91,6 +91,8 @@ class Target:
         profile: str | None = None,
         loop: str = "auto",
         bots: bool = False,
+        wrapper: tuple[str, ...] = (),
+        env: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.kind = kind
         self.port = free_port()
@@ -115,10 +117,11 @@ class Target:
             if "--max-guest-games-per-hour" in server_help(src):  # a pair plays game after game
                 cmd += ["--max-guest-games-per-hour", "1000000000"]
             cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none
+            cmd = [*wrapper, *cmd]
         else:
             loop = "uvloop" if kind == "relay_uv" else "asyncio"
             cmd = [sys.executable, str(ROOT / "bench" / "relay.py"), *host, "--loop", loop]
-        env = {**os.environ, "PYTHONPATH": src}  # before the editable install on sys.path
+        env = {**os.environ, **dict(env), "PYTHONPATH": src}  # before the editable install
         self.proc = subprocess.Popen(cmd, cwd=src, env=env, preexec_fn=_die_with_parent)
         self.url = f"ws://127.0.0.1:{self.port}"
 

@@ -1,0 +1,175 @@
+"""The server's CPU per move in the working tree against a named commit, in one interleaved run.
+
+Every issue that touches the server quotes this (issue 49). It exports ``--against`` (a commit,
+or a directory holding an older checkout) with ``git archive``, then runs ``bench/load.py``'s
+measurement of the durable server (SQLite) at ``--games`` games for the working tree (A) and
+the other tree (B) in turn, A B B A A B ..., so a machine that speeds up or slows down during
+the run moves both alike, and prints for each pair the ratio A/B of the CPU per move (user +
+system over the window, all threads), then the median ratio with its spread (min-max).
+
+``--instructions`` runs each server under ``valgrind --tool=callgrind`` instead, counting only
+inside the window (``callgrind_control``): instructions per move, which a busy machine does not
+distort (it runs about 50x slower, so use fewer games and a longer window). Moves/s are then
+meaningless; the ratio is of instructions per move.
+
+Both sides run in the same build mode: a tree exported by ``git archive`` has no compiled
+modules, so both run from source (``MNK_PURE=1``) unless ``--built`` says the working tree's
+and the other's builds are both current (``python setup.py build_ext --inplace`` in each).
+
+Usage: ``python bench/cpu_per_move.py --against 8e26932 [--games 100] [--pairs 3]
+[--seconds 6] [--instructions] [--json FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from load import measure
+from loadgen import Config
+from loadtarget import raise_fd_limit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def export(commit: str, into: Path) -> Path:
+    """The tree of ``commit`` (``git archive``, never the stash) under ``into``."""
+    rev = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{commit}^{{commit}}"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    tree = into / rev[:12]
+    tree.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "archive", rev], cwd=ROOT, stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise SystemExit(f"git archive {commit} failed")
+    return tree
+
+
+class Callgrind:
+    """Counts the server's instructions inside the window only (valgrind's callgrind)."""
+
+    def __init__(self, out_dir: Path) -> None:
+        if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+            raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+        self.out_dir = out_dir
+        self.count = 0
+
+    def wrapper(self) -> tuple[str, ...]:
+        """The command prefix of the next server."""
+        self.count += 1
+        out = self.out_dir / f"callgrind.{self.count}.%p"
+        return ("valgrind", "--tool=callgrind", "--instr-atstart=no",
+                f"--callgrind-out-file={out}", "--quiet")  # fmt: skip
+
+    def window(self, edge: str, pid: int) -> None:
+        """Instrumentation on at the window's start; at its end off, and the counts dumped."""
+        self._control("--instr=on" if edge == "start" else "--instr=off", pid)
+        if edge == "end":
+            self._control("--dump", pid)
+
+    def counted(self) -> int:
+        """Instructions the last server ran in its window (its dumps, read once it ended)."""
+        files = self.out_dir.glob(f"callgrind.{self.count}.*")
+        return sum(self._totals(path) or 0 for path in files)
+
+    @staticmethod
+    def _control(option: str, pid: int) -> None:
+        subprocess.run(["callgrind_control", option, str(pid)], capture_output=True, check=True)
+
+    @staticmethod
+    def _totals(path: Path) -> int | None:
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("totals:"):
+                return int(line.split()[1])
+        return None
+
+
+def one(tree: Path, cfg: Config, games: int, grind: Callgrind | None) -> dict[str, Any]:
+    """One measurement of the durable server in ``tree``: CPU (or instructions) per move."""
+    run_cfg = dataclasses.replace(cfg, src=str(tree))
+    if grind is not None:
+        run_cfg.wrapper = grind.wrapper()
+    got = measure("server", games, run_cfg, None if grind is None else grind.window)
+    if got["error_count"]:
+        raise RuntimeError(f"errors against {tree}: {got['errors'][:3]}")
+    if grind is not None:
+        moves, counted = got["moves"], grind.counted()
+        got["instructions_per_move"] = counted / moves if moves and counted else None
+    return got
+
+
+def spread(values: list[float]) -> str:
+    """``median (min-max)`` of ``values``."""
+    return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--against", required=True, help="a commit, or a directory holding a tree")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--pairs", type=int, default=3, help="A/B pairs, order alternating")
+    p.add_argument("--seconds", type=float, default=6.0, help="measurement window per run")
+    p.add_argument("--warmup", type=float, default=2.0)
+    p.add_argument("--workers", type=int, default=2, help="load generator processes")
+    p.add_argument("--moves-per-game", type=int, default=100)
+    p.add_argument("--built", action="store_true", help="both trees' compiled builds are current")
+    p.add_argument("--instructions", action="store_true", help="count instructions (callgrind)")
+    p.add_argument("--json", type=Path, default=None, help="where to write every run")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Export, run the pairs, print every pair's ratio and the median with its spread."""
+    args = build_parser().parse_args(argv)
+    raise_fd_limit(4 * args.games + 256)
+    with tempfile.TemporaryDirectory(prefix="mnk-cpm-") as tmp:
+        other = Path(args.against)
+        other = other.resolve() if other.is_dir() else export(args.against, Path(tmp))
+        grind = Callgrind(Path(tmp)) if args.instructions else None
+        cfg = Config(
+            moves_per_game=args.moves_per_game, seconds=args.seconds, warmup=args.warmup,
+            workers=args.workers, server_env=() if args.built else (("MNK_PURE", "1"),),
+            ready_timeout=300.0 if grind else 15.0, setup_timeout=600.0 if grind else 60.0,
+        )  # fmt: skip
+        key = "instructions_per_move" if grind else "cpu_us_per_move"
+        unit = "instructions/move" if grind else "CPU µs/move"
+        mode = "compiled builds" if args.built else "both from source (MNK_PURE=1)"
+        print(f"A = working tree {ROOT}\nB = {args.against} ({other})\n{mode}, {args.games} games")
+        pairs: list[dict[str, Any]] = []
+        for i in range(args.pairs):
+            order = ("A", "B") if i % 2 == 0 else ("B", "A")
+            got = {side: one(ROOT if side == "A" else other, cfg, args.games, grind)
+                   for side in order}  # fmt: skip
+            a, b = got["A"][key], got["B"][key]
+            ratio = a / b if a and b else None
+            pairs.append({"A": got["A"], "B": got["B"], "ratio": ratio})
+            print(
+                f"pair {i + 1} ({''.join(order)}): A {a:,.1f}  B {b:,.1f} {unit}  A/B "
+                f"{'-' if ratio is None else f'{ratio:.3f}'}  moves/s A "
+                f"{got['A']['moves_per_s']:.0f} B {got['B']['moves_per_s']:.0f}",
+                flush=True,
+            )
+    ratios = [p["ratio"] for p in pairs if p["ratio"] is not None]
+    if ratios:
+        a_all = [p["A"][key] for p in pairs]
+        b_all = [p["B"][key] for p in pairs]
+        print(f"A {unit}: {spread(a_all)}   B: {spread(b_all)}")
+        print(f"A/B {unit}: median {spread(ratios)} over {len(ratios)} pairs")
+    if args.json is not None:
+        args.json.write_text(json.dumps({"against": args.against, "key": key, "pairs": pairs}))
+    return 0 if ratios else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
