@@ -17,7 +17,8 @@ modules, so both run from source (``MNK_PURE=1``) unless ``--built`` says the wo
 and the other's builds are both current (``python setup.py build_ext --inplace`` in each).
 
 Usage: ``python bench/cpu_per_move.py --against 8e26932 [--games 100] [--pairs 3]
-[--seconds 6] [--instructions] [--json FILE]``.
+[--seconds 6] [--instructions] [--built --tree DIR] [--json FILE]`` (``--tree``: A is another
+checkout than this one, e.g. a built copy of it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -94,6 +96,15 @@ class Callgrind:
         return None
 
 
+def compiled(tree: Path) -> bool:
+    """Whether ``tree``'s server runs its compiled core (a current build; protocol/native.py)."""
+    probe = "import protocol.native as n; print(n.use_compiled())"
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONWARNINGS": "ignore"}
+    env.pop("MNK_PURE", None)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tree, env=env, capture_output=True)
+    return done.stdout.strip() == b"True"
+
+
 def one(tree: Path, cfg: Config, games: int, grind: Callgrind | None) -> dict[str, Any]:
     """One measurement of the durable server in ``tree``: CPU (or instructions) per move."""
     run_cfg = dataclasses.replace(cfg, src=str(tree))
@@ -117,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--against", required=True, help="a commit, or a directory holding a tree")
+    p.add_argument(
+        "--tree", type=Path, default=ROOT, help="A: this tree (default: the working one)"
+    )
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--pairs", type=int, default=3, help="A/B pairs, order alternating")
     p.add_argument("--seconds", type=float, default=6.0, help="measurement window per run")
@@ -145,11 +159,15 @@ def main(argv: list[str] | None = None) -> int:
         key = "instructions_per_move" if grind else "cpu_us_per_move"
         unit = "instructions/move" if grind else "CPU µs/move"
         mode = "compiled builds" if args.built else "both from source (MNK_PURE=1)"
-        print(f"A = working tree {ROOT}\nB = {args.against} ({other})\n{mode}, {args.games} games")
+        print(f"A = {args.tree}\nB = {args.against} ({other})\n{mode}, {args.games} games")
         pairs: list[dict[str, Any]] = []
+        tree = args.tree.resolve()
+        stale = [str(t) for t in (tree, other) if args.built and not compiled(t)]
+        if stale:
+            raise SystemExit(f"--built, but these run from source: {stale} (build them)")
         for i in range(args.pairs):
             order = ("A", "B") if i % 2 == 0 else ("B", "A")
-            got = {side: one(ROOT if side == "A" else other, cfg, args.games, grind)
+            got = {side: one(tree if side == "A" else other, cfg, args.games, grind)
                    for side in order}  # fmt: skip
             a, b = got["A"][key], got["B"][key]
             ratio = a / b if a and b else None
