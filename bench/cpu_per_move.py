@@ -12,13 +12,17 @@ inside the window (``callgrind_control``): instructions per move, which a busy m
 distort (it runs about 50x slower, so use fewer games and a longer window). Moves/s are then
 meaningless; the ratio is of instructions per move.
 
+``--core MOVES`` counts instead the sans-I/O core's instructions per move (each tree's own
+``bench/arena_micro.py`` durable path, MOVES and 3x MOVES moves, the hash seed fixed): a figure
+that repeats, for the part of the move that is the game's (no sockets, no timers).
+
 Both sides run in the same build mode: a tree exported by ``git archive`` has no compiled
 modules, so both run from source (``MNK_PURE=1``) unless ``--built`` says the working tree's
 and the other's builds are both current (``python setup.py build_ext --inplace`` in each).
 
 Usage: ``python bench/cpu_per_move.py --against 8e26932 [--games 100] [--pairs 3]
-[--seconds 6] [--instructions] [--built --tree DIR] [--json FILE]`` (``--tree``: A is another
-checkout than this one, e.g. a built copy of it).
+[--seconds 6] [--instructions | --core 3000] [--built --tree DIR] [--json FILE]``
+(``--tree``: A is another checkout than this one, e.g. a built copy of it).
 """
 
 from __future__ import annotations
@@ -82,18 +86,43 @@ class Callgrind:
     def counted(self) -> int:
         """Instructions the last server ran in its window (its dumps, read once it ended)."""
         files = self.out_dir.glob(f"callgrind.{self.count}.*")
-        return sum(self._totals(path) or 0 for path in files)
+        return sum(self.totals(path) or 0 for path in files)
 
     @staticmethod
     def _control(option: str, pid: int) -> None:
         subprocess.run(["callgrind_control", option, str(pid)], capture_output=True, check=True)
 
     @staticmethod
-    def _totals(path: Path) -> int | None:
+    def totals(path: Path) -> int | None:
+        """The ``totals:`` line of a callgrind dump."""
         for line in path.read_text(errors="replace").splitlines():
             if line.startswith("totals:"):
                 return int(line.split()[1])
         return None
+
+
+#: Runs a tree's own ``bench/arena_micro.py`` durable path (decode, rules, room, journal) for
+#: ``argv[1]`` moves: what :func:`core_instructions` counts.
+CORE = (
+    "import sys; sys.path[:0] = [sys.argv[2] + '/bench', sys.argv[2]]; import arena_micro as m;"
+    " n = int(sys.argv[1]); m.arena_path(m.frames(n, 100), 100, True)()"
+)
+
+
+def core_instructions(tree: Path, env: dict[str, str], out_dir: Path, small: int) -> float:
+    """Instructions per move of ``tree``'s sans-I/O core: callgrind's totals for ``3·small``
+    moves less those for ``small``, over ``2·small`` (start-up cancels out). The hash seed is
+    fixed, so the figure repeats to a few instructions, however busy the machine."""
+    Callgrind(out_dir)  # valgrind is there
+    totals = []
+    for n in (small, 3 * small):
+        out = out_dir / f"core.{tree.name}.{n}"
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--quiet"]
+        cmd += [sys.executable, "-c", CORE, str(n), str(tree)]
+        run_env = {**os.environ, **env, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
+        subprocess.run(cmd, cwd=tree, env=run_env, check=True, capture_output=True)
+        totals.append(Callgrind.totals(out) or 0)
+    return (totals[1] - totals[0]) / (2 * small)
 
 
 def compiled(tree: Path) -> bool:
@@ -139,8 +168,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--moves-per-game", type=int, default=100)
     p.add_argument("--built", action="store_true", help="both trees' compiled builds are current")
     p.add_argument("--instructions", action="store_true", help="count instructions (callgrind)")
+    p.add_argument(
+        "--core",
+        type=int,
+        default=0,
+        metavar="MOVES",
+        help="instead: the sans-I/O core's instructions per move (callgrind, each tree's own "
+        "bench/arena_micro.py, MOVES and 3x MOVES moves: deterministic)",
+    )
     p.add_argument("--json", type=Path, default=None, help="where to write every run")
     return p
+
+
+def core(
+    args: argparse.Namespace, tree: Path, other: Path, env: dict[str, str], tmp: Path, mode: str
+) -> int:
+    """``--core``: both trees' sans-I/O instructions per move and their ratio."""
+    a = core_instructions(tree, env, tmp, args.core)
+    b = core_instructions(other, env, tmp, args.core)
+    print(f"A = {tree}\nB = {args.against} ({other})\n{mode}, the sans-I/O core")
+    print(f"core instructions/move: A {a:,.0f}  B {b:,.0f}  A/B {a / b:.3f}")
+    if args.json is not None:
+        args.json.write_text(json.dumps({"against": args.against, "core": {"A": a, "B": b}}))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mnk-cpm-") as tmp:
         other = Path(args.against)
         other = other.resolve() if other.is_dir() else export(args.against, Path(tmp))
+        tree = args.tree.resolve()
+        stale = [str(t) for t in (tree, other) if args.built and not compiled(t)]
+        if stale:
+            raise SystemExit(f"--built, but these run from source: {stale} (build them)")
         grind = Callgrind(Path(tmp)) if args.instructions else None
         cfg = Config(
             moves_per_game=args.moves_per_game, seconds=args.seconds, warmup=args.warmup,
@@ -159,12 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         key = "instructions_per_move" if grind else "cpu_us_per_move"
         unit = "instructions/move" if grind else "CPU µs/move"
         mode = "compiled builds" if args.built else "both from source (MNK_PURE=1)"
+        if args.core:
+            return core(args, tree, other, dict(cfg.server_env), Path(tmp), mode)
         print(f"A = {args.tree}\nB = {args.against} ({other})\n{mode}, {args.games} games")
         pairs: list[dict[str, Any]] = []
-        tree = args.tree.resolve()
-        stale = [str(t) for t in (tree, other) if args.built and not compiled(t)]
-        if stale:
-            raise SystemExit(f"--built, but these run from source: {stale} (build them)")
         for i in range(args.pairs):
             order = ("A", "B") if i % 2 == 0 else ("B", "A")
             got = {side: one(tree if side == "A" else other, cfg, args.games, grind)

@@ -163,3 +163,17 @@ def test_cpu_per_move_against_a_commit_tiny_run(tmp_path: Path, instructions: bo
     key = "instructions_per_move" if instructions else "cpu_us_per_move"
     assert pair["A"][key] > 0 and pair["B"][key] > 0 and pair["ratio"] > 0
     assert pair["A"]["error_count"] == pair["B"]["error_count"] == 0
+
+
+def test_cpu_per_move_core_tiny_run(tmp_path: Path) -> None:
+    """``--core``: both trees' sans-I/O instructions per move and their ratio (valgrind)."""
+    if shutil.which("callgrind_control") is None:
+        pytest.skip("valgrind is not installed")
+    out = tmp_path / "core.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "cpu_per_move.py"), "--against", "HEAD"]
+    cmd += ["--core", "100", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "core instructions/move" in done.stdout
+    core = json.loads(out.read_text())["core"]
+    assert core["A"] > 0 and core["B"] > 0
