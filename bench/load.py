@@ -45,6 +45,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -141,8 +142,11 @@ def page_worker(url: str, every: float, conn: Connection) -> None:
                "p99_ms": 1000 * (_percentile(latencies, 0.99) or 0)})  # fmt: skip
 
 
-def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
-    """One measurement of one target at ``games`` concurrent games."""
+def measure(
+    kind: str, games: int, cfg: Config, window: Callable[[str, int], None] | None = None
+) -> dict[str, Any]:
+    """One measurement of one target at ``games`` concurrent games; ``window`` is told
+    ``("start", pid)`` and ``("end", pid)`` at the window's bounds (bench/cpu_per_move.py)."""
     nworkers = max(1, min(cfg.workers, games))
     shares = [games // nworkers + (i < games % nworkers) for i in range(nworkers)]
     procs: list[Any] = []
@@ -152,9 +156,12 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mnk-bench-") as tmp:
         served = "server" if kind in ("pages", "bots", "analysis") else kind
         bots = kind in ("bots", "analysis")
-        target = Target(served, Path(tmp), cfg.src, cfg.profile, cfg.server_loop, bots)
+        target = Target(
+            served, Path(tmp), cfg.src, cfg.profile, cfg.server_loop, bots,
+            cfg.wrapper, cfg.server_env,
+        )  # fmt: skip
         try:
-            target.wait_ready()
+            target.wait_ready(cfg.ready_timeout)
             argsets = [(target.url, share, i, cfg) for i, share in enumerate(shares)]
             procs, pipes = _spawn(worker, argsets)
             if kind == "pages":
@@ -181,10 +188,14 @@ def measure(kind: str, games: int, cfg: Config) -> dict[str, Any]:
             time.sleep(max(0.0, t0 - time.monotonic()))
             target.signal(signal.SIGUSR1)
             pid = target.proc.pid
+            if window is not None:
+                window("start", pid)
             cpu0, threads0, w0 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
             bots0 = tree_cpu(pid)
             time.sleep(max(0.0, t1 - time.monotonic()))
             cpu1, threads1, w1 = proc_cpu(pid), thread_cpu(pid), time.monotonic()
+            if window is not None:
+                window("end", pid)
             bots_util = (tree_cpu(pid) - bots0) / max(1e-9, time.monotonic() - w0)
             target.signal(signal.SIGUSR2)
             results: list[dict[str, Any]] = _answers(pipes, hard + 15.0, kind)

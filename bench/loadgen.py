@@ -64,6 +64,12 @@ class Config:
     #: Seconds a player thinks before each move (0: a closed loop, the machine saturated;
     #: more: games at a player's pace, each think drawn from 0.5-1.5 times it).
     think_s: float = 0.0
+    #: A command the server runs under (``valgrind --tool=callgrind ...``: bench/cpu_per_move.py).
+    wrapper: tuple[str, ...] = ()
+    #: Seconds the server may take to listen (more under valgrind).
+    ready_timeout: float = 15.0
+    #: Extra environment of the server (``MNK_PURE=1``: the same build mode on both sides).
+    server_env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -91,6 +91,8 @@ class Target:
         profile: str | None = None,
         loop: str = "auto",
         bots: bool = False,
+        wrapper: tuple[str, ...] = (),
+        env: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.kind = kind
         self.port = free_port()
@@ -118,10 +120,11 @@ class Target:
                 cmd += ["--max-games-per-address-hour", "1000000000"]
                 cmd += ["--max-seeks-per-address", "1000000000"]
             cmd += [] if loop == "auto" else ["--loop", loop]  # auto: older servers have none
+            cmd = [*wrapper, *cmd]
         else:
             loop = "uvloop" if kind == "relay_uv" else "asyncio"
             cmd = [sys.executable, str(ROOT / "bench" / "relay.py"), *host, "--loop", loop]
-        env = {**os.environ, "PYTHONPATH": src}  # before the editable install on sys.path
+        env = {**os.environ, **dict(env), "PYTHONPATH": src}  # before the editable install
         self.proc = subprocess.Popen(cmd, cwd=src, env=env, preexec_fn=_die_with_parent)
         self.url = f"ws://127.0.0.1:{self.port}"
 

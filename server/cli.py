@@ -16,14 +16,11 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from server.admin import DB, accounts_main, keys_main, keys_parser
 from server.cluster import lease
 from server.cluster import options as cluster_options
-from server.cluster.codes import CodeRegistry
-from server.cluster.keeper import NodeKeeper
-from server.cluster.node import ClusterNode, NodeUnavailable
 from server.core.arena import Arena
 from server.core.keys import KeyRing, read_keys_file
 from server.core.limits import Limits
@@ -35,8 +32,12 @@ from server.startup import allowed_hosts, bots_state_dir, db_label, page_link, s
 from server.storage.base import Storage, StoreUnavailable
 from server.storage.factory import is_pg_url, open_store
 from server.storage.memory import MemoryStore
-from server.storage.postgres import PgStore
 from server.storage.sqlite import WAL_LIMIT
+
+if TYPE_CHECKING:  # loaded only for a cluster (issue 49: psycopg ~11 MiB, redis ~7 MiB)
+    from server.cluster.codes import CodeRegistry
+    from server.cluster.node import ClusterNode
+    from server.storage.postgres import PgStore
 
 log = logging.getLogger("mnk.server")
 #: The cyclic collector once serving: young collections every 10,000 allocations, not 700 (1,000
@@ -307,6 +308,8 @@ def cluster_store(args: argparse.Namespace, store: Storage) -> PgStore | None:
     """The PostgreSQL store a ``--node`` shares with the other nodes (None: no cluster)."""
     if args.node is None:
         return None
+    from server.storage.postgres import PgStore  # psycopg: ~11 MiB, only for a cluster
+
     if not isinstance(store, PgStore):  # the parser refuses it: --node needs postgresql://
         raise SystemExit("mnk-server: --node keeps its rooms in PostgreSQL; check --db")
     return store
@@ -316,6 +319,8 @@ async def code_registry(pg: PgStore | None, node: str | None) -> CodeRegistry | 
     """Room codes unique across the cluster, reserved in PostgreSQL (None: random codes)."""
     if pg is None or node is None:
         return None
+    from server.cluster.codes import CodeRegistry
+
     registry = CodeRegistry(pg, node)
     try:
         await asyncio.to_thread(registry.fill)
@@ -386,6 +391,26 @@ def why_stopped(args: argparse.Namespace, server: ArenaServer, store: Storage) -
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
 
 
+def cluster_node(args: argparse.Namespace, pg: PgStore | None) -> ClusterNode | None:
+    """The node on its Redis bus (None without ``--redis``): redis is loaded only for one."""
+    if args.redis is None or pg is None:
+        return None
+    from server.cluster.node import ClusterNode
+
+    return ClusterNode(args.node, args.redis, pg, lease_s=args.lease, adopts=args.adopt)
+
+
+async def connect_cluster(cluster: ClusterNode, store: Storage) -> None:
+    """Reach the node's bus, or stop with one line: a node does not start without Redis."""
+    from server.cluster.node import NodeUnavailable
+
+    try:
+        await cluster.connect()
+    except NodeUnavailable as exc:
+        store.close()
+        raise SystemExit(f"mnk-server: {exc}; check --redis") from None
+
+
 async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None) -> None:
     """Run the server until a termination signal arrives; once it listens, the new database
     files ``made`` are in use (emptied: a failure from there on leaves them)."""
@@ -394,11 +419,9 @@ async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None
     pg = cluster_store(args, store)
     registry = await code_registry(pg, args.node)
     node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
-    cluster = None
-    if args.redis is not None and pg is not None:
-        node = cluster = ClusterNode(
-            args.node, args.redis, pg, lease_s=args.lease, adopts=args.adopt
-        )
+    cluster = cluster_node(args, pg)
+    if cluster is not None:
+        node = cluster
     arena = Arena(registry, limits=limits_of(args), durable=store.durable, keys=keys, node=node)
     server = ArenaServer(
         arena,
@@ -411,11 +434,7 @@ async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None
     stop = stop_signal()
     if cluster is not None:
         cluster.bind(arena, server)
-        try:
-            await cluster.connect()
-        except NodeUnavailable as exc:
-            store.close()
-            raise SystemExit(f"mnk-server: {exc}; check --redis") from None
+        await connect_cluster(cluster, store)
     await server.start()
     if made is not None:  # from here on the database is in use: never removed on failure
         made.clear()
@@ -423,6 +442,8 @@ async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None
     if cluster is not None:
         cluster.start()  # it looks for lapsed nodes itself
     elif pg is not None and args.adopt:
+        from server.cluster.keeper import NodeKeeper  # a node without a bus still adopts
+
         keeper = NodeKeeper(arena, pg, emit=server.emit, members=arena.presence)
         keeper.start()
     if registry is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,37 @@ def test_time_use_tiny_run(tmp_path: Path) -> None:
         assert sum(row["early"].values()) <= row["unforced"]
     said = [said for rows in report["times"].values() for _, _, said in rows if said]
     assert said and all(s.startswith("depth ") for s in said)  # the engine's MESSAGE lines
+
+
+@pytest.mark.parametrize("instructions", [False, True], ids=["cpu", "instructions"])
+def test_cpu_per_move_against_a_commit_tiny_run(tmp_path: Path, instructions: bool) -> None:
+    """The working tree against a commit (HEAD: always there), one A/B pair of 2 games: both
+    sides ran without errors and the ratio is printed (no timing asserted)."""
+    if instructions and shutil.which("callgrind_control") is None:
+        pytest.skip("valgrind is not installed")
+    out = tmp_path / "cpm.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "cpu_per_move.py"), "--against", "HEAD"]
+    cmd += ["--games", "2", "--pairs", "1", "--workers", "1", "--moves-per-game", "20"]
+    cmd += ["--seconds", "2" if instructions else "1", "--warmup", "0.5", "--json", str(out)]
+    cmd += ["--instructions"] if instructions else []
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "A/B" in done.stdout and "median" in done.stdout
+    [pair] = json.loads(out.read_text())["pairs"]
+    key = "instructions_per_move" if instructions else "cpu_us_per_move"
+    assert pair["A"][key] > 0 and pair["B"][key] > 0 and pair["ratio"] > 0
+    assert pair["A"]["error_count"] == pair["B"]["error_count"] == 0
+
+
+def test_cpu_per_move_core_tiny_run(tmp_path: Path) -> None:
+    """``--core``: both trees' sans-I/O instructions per move and their ratio (valgrind)."""
+    if shutil.which("callgrind_control") is None:
+        pytest.skip("valgrind is not installed")
+    out = tmp_path / "core.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "cpu_per_move.py"), "--against", "HEAD"]
+    cmd += ["--core", "100", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "core instructions/move" in done.stdout
+    core = json.loads(out.read_text())["core"]
+    assert core["A"] > 0 and core["B"] > 0

@@ -79,8 +79,7 @@ class Room:
     pool: str | None = field(init=False, default=None)
     rater: messages.Rater | None = field(init=False, default=None)
     _forbidden: Forbidden = field(init=False, repr=False, compare=False)
-    #: :attr:`audience`, kept until someone joins, leaves, drops or comes back (every move
-    #: broadcasts to it); None when it must be worked out again.
+    #: :attr:`audience` (every move goes to it) until a member comes or goes; None: work it out.
     _audience: tuple[str, ...] | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -306,7 +305,8 @@ class Room:
         self.clocks.append(list(clock.remaining) if clock else None)
         snapshot = clock.snapshot(now) if clock is not None else None
         moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
-        moved |= first_move_note(self.offers, self) if outcome is None else {}  # a bot keeps it
+        if outcome is None and before <= len(self.opening):  # the note's own test first
+            moved |= first_move_note(self.offers, self)  # a bot keeps it
         out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening

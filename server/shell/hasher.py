@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
+from typing import TYPE_CHECKING, Any
 
 from server.core.outputs import Auth, AuthResult, Out
 from server.core.ports import PasswordDesk
 from server.shell.peer import Peer
 from server.storage.base import Storage
+
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
 
 log = logging.getLogger("mnk.server")
 
@@ -83,9 +84,12 @@ class Hasher:
         hasher: PasswordHasher | None = None,
     ) -> None:
         self.desk, self.store, self.answer, self.spawn = desk, store, answer, spawn
-        self.ph = hasher or PasswordHasher(TIME_COST, MEMORY_KIB, LANES)
+        #: Argon2id at the measured cost (``TIME_COST``, ``MEMORY_KIB``, ``LANES``), made by the
+        #: first job: a server nobody logs in to never loads argon2 (issue 49).
+        self._ph = hasher
         #: What an unknown account's password is checked against, so it takes as long.
-        self._dummy = self.ph.hash("not a password of anyone's")
+        self._dummy = ""
+        self._first = threading.Lock()
         self._pool = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="mnk-hash")
         self.queue = FairQueue()
         self._running = 0
@@ -148,30 +152,45 @@ class Hasher:
                 future.set_result(done.result())
         self._pump()
 
+    @property
+    def ph(self) -> PasswordHasher:
+        """The hasher, made (and the dummy hash with it) on first use, on a hashing thread."""
+        with self._first:
+            if self._ph is None:
+                from argon2 import PasswordHasher
+
+                self._ph = PasswordHasher(TIME_COST, MEMORY_KIB, LANES)
+            if not self._dummy:
+                self._dummy = self._ph.hash("not a password of anyone's")
+            return self._ph
+
     def job(self, auth: Auth) -> AuthResult:
         """What ``auth`` finds (on a hashing thread)."""
+        ph = self.ph
         account = self.store.account(auth.name_key)
         if account is not None and account.name != auth.name and auth.action != "register":
             account = self.store.account_named(auth.name) or account  # an older look-alike
         if auth.action == "register":
             if account is not None:  # taken: no hash needed
                 return AuthResult(account)
-            return AuthResult(None, False, self.ph.hash(auth.password))
+            return AuthResult(None, False, ph.hash(auth.password))
         usable = account is not None and account.kind == "human" and account.password_hash
         stored = account.password_hash if usable and account is not None else None
         if auth.action == "reset_password":
             ok = stored is not None and account is not None
             ok = ok and self.store.reset_code_valid(account, auth.password, time.time())
-            new = self.ph.hash(auth.new) if ok and auth.new is not None else None
+            new = ph.hash(auth.new) if ok and auth.new is not None else None
             return AuthResult(account, ok, new)
         verified = self._verify(stored or self._dummy, auth.password) and stored is not None
         if auth.action == "change_password" and verified and auth.new is not None:
-            return AuthResult(account, True, self.ph.hash(auth.new))
-        if verified and stored is not None and self.ph.check_needs_rehash(stored):
-            return AuthResult(account, True, self.ph.hash(auth.password))  # renewed at today's cost
+            return AuthResult(account, True, ph.hash(auth.new))
+        if verified and stored is not None and ph.check_needs_rehash(stored):
+            return AuthResult(account, True, ph.hash(auth.password))  # renewed at today's cost
         return AuthResult(account, verified)
 
     def _verify(self, stored: str, password: str) -> bool:
+        from argon2.exceptions import InvalidHashError, VerificationError
+
         try:
             return self.ph.verify(stored, password)
         except (VerificationError, InvalidHashError):
