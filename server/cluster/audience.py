@@ -25,6 +25,8 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from server.cluster.hashes import kept, queue_lines
+
 #: Seconds an adopter waits for a lapsed node's hash before it adopts without it.
 READ_TIMEOUT = 1.0
 #: Members kept per room (a room's audience is bounded by the room itself; this bounds a hash).
@@ -96,21 +98,10 @@ class AudienceHash:
             return  # nothing to say, and nothing said before
         key = self.key_of(self.node)
         async with self.redis.pipeline(transaction=True) as p:
-            if written is None:
-                p.delete(key)
-                changed, gone = lines, []
-            else:
-                changed = {k: v for k, v in lines.items() if written.get(k) != v}
-                gone = [k for k in written if k not in lines]
-            if changed:
-                p.hset(key, mapping=changed)  # type: ignore[arg-type]
-            if gone:
-                p.hdel(key, *gone)
-            p.pexpire(key, self.ttl_ms)
+            queue_lines(p, key, lines, written, self.ttl_ms)
             p.hlen(key)
             *_, size = await p.execute()
-        # a hash shorter than what was written lost lines (Redis restarted): all again next time
-        self.written = lines if size == len(lines) else None
+        self.written = kept(lines, size)
 
     async def read(self, node: str) -> Audience:
         """``node``'s rooms' remote members as it last wrote them (none when Redis is away)."""

@@ -25,6 +25,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from server.cluster.hashes import kept, queue_lines
 from server.cluster.ports import BotDirectory, Outbox
 from server.core.ports import LobbyFeed
 
@@ -219,25 +220,14 @@ class RedisBus:
         lines = self._lines
         written, key = self._written, self.lobby_key
         async with self.redis.pipeline(transaction=True) as p:
-            if written is None:
-                p.delete(key)
-                changed, gone = lines, []
-            else:
-                changed = {k: v for k, v in lines.items() if written.get(k) != v}
-                gone = [k for k in written if k not in lines]
-            if changed:
-                p.hset(key, mapping=changed)  # type: ignore[arg-type]
-            if gone:
-                p.hdel(key, *gone)
-            p.pexpire(key, int(max(self.lease_s, 2 * ROUND) * 1000))
+            queue_lines(p, key, lines, written, int(max(self.lease_s, 2 * ROUND) * 1000))
             p.sadd(self.nodes_key, self.node)
             self.bots.write(p)  # ends with its hash's size
             p.hlen(key)
             p.smembers(self.nodes_key)
             *rest, size, members = await p.execute()
         self.bots.written(rest[-1])
-        # a hash shorter than what was written lost lines (Redis restarted): all again next time
-        self._written = lines if size == len(lines) else None
+        self._written = kept(lines, size)
         others = sorted(n for m in members if (n := m.decode()) != self.node)
         async with self.redis.pipeline(transaction=False) as p:
             for other in others:
