@@ -175,3 +175,27 @@ def test_a_beam_keeps_the_best_of_the_full_order(
     every = core.candidates(0)
     assert core.candidates(beam) == every[:beam]
     assert len(set(every)) == len(every)
+
+
+MIDDLE_16 = [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (9, 6), (6, 9), (7, 6), (9, 8), (6, 8),
+             (8, 6), (5, 9), (9, 7), (10, 7), (6, 5), (7, 10)]  # fmt: skip
+
+
+@pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
+def test_null_moves_cut_the_tree_and_leave_the_board_as_it_was(
+    module: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Null-move pruning (round three) searches a smaller tree to the same depth and the same
+    move here, and its passes are all taken back: every table as before the search."""
+    from bots.engine.fast import FastSearch
+
+    moves = [Move(x, y) for x, y in MIDDLE_16]
+    found = {}
+    for null in ("0", "1"):
+        monkeypatch.setenv("MNK_ENGINE_NULL", null)
+        core = core_for(GOMOKU, moves, module, keep=False)
+        before = core.state()
+        result = FastSearch(GOMOKU, Limit(depth=5, threats=False), core).run()
+        assert core.state() == before and core.moves() == [m.y * 15 + m.x for m in moves]
+        found[null] = (result.nodes, result.move, result.depth)
+    assert found["1"][0] < found["0"][0] and found["1"][1:] == found["0"][1:]

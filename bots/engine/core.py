@@ -38,6 +38,8 @@ WALL = -1
 BEAM = 18
 THREE_CANDIDATES = 12
 _SEED = 0x6D6E6B
+#: Zobrist key of a pass (null move): the same stones with the other side to move.
+NULL_KEY = cython.declare(cython.ulonglong, 0x9E3779B97F4A7C15)
 NFEAT = 23  # bots.engine.shapes.NFEAT
 C_B3, C_THREE = 2, 5  # bots.engine.shapes.C_B3, C_THREE
 #: A cell's tally for a side packs its potential (bits 0-31) and its counts of alive windows
@@ -112,6 +114,8 @@ class Core:
     ts_max: cython.longlong
     shaped = cython.declare(cython.bint, visibility="readonly")
     lmr_mode = cython.declare(cython.int, visibility="public")
+    null_mode = cython.declare(cython.int, visibility="public")
+    passes: cython.int
     reach: cython.int
     ray: cython.int[::1]
     places: cython.int[::1]
@@ -136,11 +140,12 @@ class Core:
         self.exact = exact
         self.renju = renju and k == 5  # black: exact five, no overline/4x4/3x3 (protocol.renju)
         self.nmoves, self.winner, self.score, self.key = 0, -1, 0, 0
+        self.passes = 0
         self.wcells = array("i", [c for win in geo.windows for c in win])
         self.mem_off, self.mem = _csr(geo.members)
         self.flk_off, self.flk = _csr(geo.flanks)
         self.near_off, self.near_list = _csr(geo.near)
-        self.cells, self.hist, self.near = _ints(n), _ints(n), _ints(n)
+        self.cells, self.hist, self.near = _ints(n), _ints(n + MAX_PLY), _ints(n)
         self.cnt, self.fl = _ints(2 * self.nw), _ints(2 * self.nw)
         self.tally = array("q", [0]) * (2 * n)
         self.nfour, self.nthree = _ints(2), _ints(2)
@@ -183,6 +188,7 @@ class Core:
         n = self.n
         self.shaped = shape is not None
         self.lmr_mode = 1
+        self.null_mode = 1
         self.sme, self.sopp = array("q", [0, 0]), array("q", [0, 0])
         self.vme, self.vopp = _ints(10_000), _ints(10_000)
         if shape is None:
@@ -1025,7 +1031,7 @@ class Core:
         m: cython.int = self._win_cells(1 - s, out)
         if m >= 2:
             return -(WIN - ply - 2)
-        if self.nmoves == self.n:
+        if self.nmoves - self.passes == self.n:
             return 0
         if (depth <= 0 and m == 0) or ply >= MAX_PLY - 1:
             return self._leaf(ply)
@@ -1052,6 +1058,8 @@ class Core:
             if self._legal_only(out, m) == 0:
                 return -(WIN - ply - 2)  # renju: the only block is forbidden for black
         else:
+            if beta - alpha == 1 and self._null_cut(depth, beta, ply):
+                return beta
             m = self._gen(ply, tt_move, BEAM)
         lazy: cython.bint = self.renju and s == 0 and not forced  # black's fouls: see the loop
         tried: cython.bint = False
@@ -1101,6 +1109,27 @@ class Core:
         self.tt_data[4 * slot + 2] = _to_tt(best, ply)
         self.tt_data[4 * slot + 3] = best_move
         return best
+
+    @cython.cfunc
+    def _null_cut(self, depth: cython.int, beta: cython.longlong, ply: cython.int) -> cython.bint:
+        """Null-move pruning: whether passing still fails high, so this node may (at a null
+        window, depth 3 on, the last move not a pass, the evaluation at or above beta, the
+        other side without an open three or four against us)."""
+        if self.null_mode == 0 or depth < 3 or self.nmoves == 0 or self.hist[self.nmoves - 1] < 0:
+            return False
+        s: cython.int = self.nmoves & 1
+        if self.evaluate() < beta or beta >= MATE_BOUND or self._double_threat(1 - s):
+            return False
+        r: cython.int = 2 + depth // 4
+        self.hist[self.nmoves] = -1
+        self.nmoves += 1
+        self.passes += 1
+        self.key ^= NULL_KEY
+        score: cython.longlong = -self.negamax(depth - 1 - r, -beta, -beta + 1, ply + 1)
+        self.key ^= NULL_KEY
+        self.passes -= 1
+        self.nmoves -= 1
+        return score >= beta and not self.stopped
 
     @cython.cfunc
     @cython.exceptval(check=False)

@@ -159,6 +159,7 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
             variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
         )
         core.lmr_mode = int(os.environ.get("MNK_ENGINE_LMR", "1"))
+        core.null_mode = int(os.environ.get("MNK_ENGINE_NULL", "1"))
         if keep:
             kept.clear()  # one live core per thread: bounded memory
             kept[key] = core
