@@ -188,7 +188,7 @@ class Core:
         n = self.n
         self.shaped = shape is not None
         self.lmr_mode = 1
-        self.null_mode = 1
+        self.null_mode = 0  # off until its SPRT passes (docs/BOTS.md, round three)
         self.sme, self.sopp = array("q", [0, 0]), array("q", [0, 0])
         self.vme, self.vopp = _ints(10_000), _ints(10_000)
         if shape is None:

@@ -159,7 +159,8 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
             variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
         )
         core.lmr_mode = int(os.environ.get("MNK_ENGINE_LMR", "1"))
-        core.null_mode = int(os.environ.get("MNK_ENGINE_NULL", "1"))
+        # off until an SPRT passes (issue 48: +50 +- 52 Elo, SPRT(0, 150) took H0; docs/BOTS.md)
+        core.null_mode = int(os.environ.get("MNK_ENGINE_NULL", "0"))
         if keep:
             kept.clear()  # one live core per thread: bounded memory
             kept[key] = core
