@@ -40,6 +40,7 @@ def limits_override() -> dict[str, float]:
     limits = {"human_rate": 1000.0, "human_burst": 1000.0, "max_connections_per_address": 10_000}
     limits |= {"bot_seat_share": 1.0}  # eight humans of one address play one bot at once
     limits |= {"max_games_per_address_hour": 1_000_000}  # every line: over a thousand games
+    limits |= {"page_rate": 1e9, "page_burst": 1e9}  # ... each from a new connection
     return limits | {"hello_burst": 10_000}  # and opened faster than one address may
 
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def account(page: Any, url: str, name: str, password: str) -> None:
     """Open the lobby and register ``name`` through the top bar's dialog."""
-    page.goto(url + "/")
+    page.goto(url + "/", timeout=60_000)  # generous: a loaded machine loads slowly
     page.wait_for_selector("#net.online")
     page.click("#login-open")
     page.click("#do-register")  # the register form: the password twice
