@@ -47,6 +47,7 @@ def test_quick_reloads_and_a_third_page_from_one_address_all_render(
             page.wait_for_selector("#net.online")
         alice, bob, carol = page, new_page(browser), new_page(browser)
         alice.select_option("#opponent", "friend")
+        alice.select_option("#seat", "0")  # black: her move once bob sits (a random seat: not)
         alice.click("#create")
         alice.wait_for_url("**/r/*")
         link = alice.input_value("#room-link")
