@@ -14,10 +14,10 @@ import time
 
 from protocol import wire
 from server.core.arena import Arena
-from server.core.keys import new_key
+from server.core.game.members import Send
 from server.core.limits import Limits
-from server.core.members import Send
 from server.core.outputs import Reply
+from server.core.players.keys import new_key
 
 
 def main() -> None:

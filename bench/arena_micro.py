@@ -83,7 +83,7 @@ def arena_path(
     for i, conn in enumerate(conns):
         hello = {"type": "hello", "protocol": 1, "name": f"p{i}", "kind": "human"}
         if info:  # bots, with the keys their operator made
-            from server.core.keys import new_key
+            from server.core.players.keys import new_key
 
             hello["kind"], hello["key"] = "bot", new_key()
             arena.keys.add(f"p{i}", hello["key"])

@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from server.core.journal import GameRow, Heartbeat, MoveRow, Record  # noqa: E402
+from server.core.journal.rows import GameRow, Heartbeat, MoveRow, Record  # noqa: E402
 from server.storage.pgschema import row_sql  # noqa: E402
 from server.storage.postgres import PgStore  # noqa: E402
 from server.storage.sqlite import Store  # noqa: E402

@@ -30,7 +30,7 @@ from cluster_load import bus_sent, wait_port  # noqa: E402
 from loadtarget import free_port  # noqa: E402
 from support.services import PgCluster, RedisServer, pg_bin, redis_bin  # noqa: E402
 
-from server.core.keys import new_key  # noqa: E402
+from server.core.players.keys import new_key  # noqa: E402
 
 
 class Peer:

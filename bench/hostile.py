@@ -79,7 +79,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from bots.private import write_private
-from server.core.keys import new_key
+from server.core.players.keys import new_key
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Each honest bot's key (``hello`` ``key``), by name: the server gets them in a ``--keys-file``.

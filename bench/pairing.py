@@ -37,11 +37,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from server.core.arena import Arena  # noqa: E402
-from server.core.glicko2 import Rating  # noqa: E402
+from server.core.game.members import Send  # noqa: E402
 from server.core.limits import Limits  # noqa: E402
-from server.core.matcher import wave  # noqa: E402
-from server.core.members import Send  # noqa: E402
-from server.core.ratings import Entry  # noqa: E402
+from server.core.pairing.matcher import wave  # noqa: E402
+from server.core.rating.desk import Entry  # noqa: E402
+from server.core.rating.glicko2 import Rating  # noqa: E402
 
 CLOCK = {"initial_s": 180, "increment_s": 2}
 

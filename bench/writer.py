@@ -49,7 +49,7 @@ class RowsStore:
 
     def write(self, records: list[Any]) -> None:
         """One transaction: headers replaced, moves inserted a row each, rooms kept."""
-        from server.core.journal import GameRow, MoveRow, RoomGone, RoomRow
+        from server.core.journal.rows import GameRow, MoveRow, RoomGone, RoomRow
 
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -74,7 +74,7 @@ class RowsStore:
 
 def run_one(kind: str, games: int, per: int, seconds: float) -> dict[str, Any]:
     """One contender in this process: batches for ``seconds``, timed inside ``write`` only."""
-    from server.core.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
+    from server.core.journal.rows import GameRow, MoveRow, Record, RoomGone, RoomRow
     from server.storage.sqlite import Store
 
     rng = random.Random(1)

@@ -24,15 +24,15 @@ from types import ModuleType
 COMPILED = (
     "protocol.rules",
     "protocol.renju",
-    "server.core.clock",
-    "server.core.lag",
-    "server.core.members",
-    "server.core.messages",
-    "server.core.journal",
-    "server.core.opening",
+    "server.core.game.clock",
+    "server.core.game.lag",
+    "server.core.game.members",
+    "server.core.game.messages",
+    "server.core.journal.rows",
+    "server.core.game.opening",
     "server.core.ratelimit",
-    "server.core.room",
-    "server.core.position",
+    "server.core.game.room",
+    "server.core.game.position",
 )
 
 _ROOT = Path(__file__).resolve().parent.parent

@@ -54,7 +54,7 @@ class Termination(StrEnum):
     ADJUDICATED = "adjudicated"
     FORBIDDEN = "forbidden"
     FORFEIT = "forfeit"
-    #: Game actions (server/core/actions.py): a draw both accepted, a game ended before both
+    #: Game actions (server/core/round/actions.py): a draw both accepted, a game ended before both
     #: moved (no result), a win claimed over an opponent gone past half the reconnect grace.
     DRAW_AGREED = "draw_agreed"
     ABORTED = "aborted"

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from protocol.errors import ArenaError
-from server.core.journal import KeyRow
-from server.core.keys import hash_key, new_key
-from server.core.names import clean_name, name_key
+from server.core.journal.rows import KeyRow
+from server.core.players.keys import hash_key, new_key
+from server.core.players.names import clean_name, name_key
 from server.storage.accounts import (
     account_by_key,
     put_bot_key,

@@ -22,9 +22,9 @@ from server.admin import DB, accounts_main, keys_main, keys_parser
 from server.cluster import lease
 from server.cluster import options as cluster_options
 from server.core.arena import Arena
-from server.core.keys import KeyRing, read_keys_file
 from server.core.limits import Limits
 from server.core.node import Node, Standalone
+from server.core.players.keys import KeyRing, read_keys_file
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig

@@ -19,6 +19,24 @@ MAY_IMPORT = {
     "server.shell": {"server.core", "server.storage", "server.shell"},
     "server.cluster": {"server.core", "server.storage", "server.shell", "server.cluster"},
 }
+#: The core's domains from the bottom up (docs/ARCHITECTURE.md, "The core's domains"): a domain
+#: imports only domains of lower layers, never one beside it or above it, so that a newcomer can
+#: read a domain knowing only what is below it. The kernel modules at the core's root are not
+#: domains: ``limits``, ``ratelimit`` and ``outputs`` are values every domain may use, ``node``
+#: and ``ports`` the arena's ports, ``arena`` the part that composes them all.
+DOMAIN_LAYERS = (
+    ("game",),
+    ("journal", "lobby"),
+    ("players",),
+    ("accounts", "rating", "round"),
+    ("pairing", "analysis"),
+)
+#: Kernel modules every domain may import, and the domains each of them may import in turn.
+KERNEL = {
+    "limits": set(),
+    "ratelimit": set(),
+    "outputs": {"game", "journal"},
+}
 #: A function is read in one sitting: its whole body on a screen or two (the house style's 60).
 MAX_FUNCTION_LINES = 60
 #: A class is read as the list of its methods: past 40 (or 500 lines) it holds more than one job
@@ -99,6 +117,54 @@ def test_each_folder_imports_only_the_layers_below_it() -> None:
             if ".".join(target.split(".")[:2]) not in allowed and target != "server":
                 wrong.append(f"{name} -> {target}")
     assert wrong == []
+
+
+def domain_layer(module: str) -> tuple[str, int] | None:
+    """``module``'s domain and the layer it sits on, if it is in one of the core's domains."""
+    parts = module.split(".")
+    if parts[:2] != ["server", "core"] or len(parts) < 3:
+        return None
+    for layer, names in enumerate(DOMAIN_LAYERS):
+        if parts[2] in names:
+            return parts[2], layer
+    return None
+
+
+def domain_import_faults(edges: dict[str, set[str]]) -> list[str]:
+    """Imports that break the domains' layers: a domain importing one beside or above it, or a
+    kernel module of values importing a domain it may not."""
+    wrong = []
+    for name, targets in edges.items():
+        here = domain_layer(name)
+        kernel = name.split(".")[2] if name.count(".") == 2 else None
+        for target in targets:
+            there = domain_layer(target)
+            if there is None or (here is not None and here[0] == there[0]):
+                continue
+            if (here is not None and there[1] >= here[1]) or (
+                here is None and kernel in KERNEL and there[0] not in KERNEL[kernel]
+            ):
+                wrong.append(f"{name} -> {target}")
+    return wrong
+
+
+def test_each_domain_of_the_core_imports_only_the_domains_below_it() -> None:
+    packages = {p.name for p in (SERVER / "core").iterdir() if (p / "__init__.py").exists()}
+    assert packages == {n for layer in DOMAIN_LAYERS for n in layer}, "a domain not in the layers"
+    assert domain_import_faults(graph()) == []
+
+
+def test_the_domain_rule_sees_an_import_upwards_and_beside() -> None:
+    edges = {
+        "server.core.game.room": {"server.core.players.players"},
+        "server.core.rating.desk": {"server.core.round.actions", "server.core.game.room"},
+        "server.core.outputs": {"server.core.pairing.seeks"},
+    }
+    assert sorted(domain_import_faults(edges)) == [
+        "server.core.game.room -> server.core.players.players",
+        "server.core.outputs -> server.core.pairing.seeks",
+        "server.core.rating.desk -> server.core.round.actions",
+    ]
 
 
 def test_server_client_and_bots_never_import_each_other() -> None:

@@ -12,10 +12,10 @@ from support.clock import FakeClock
 from support.stores import both_dbs
 
 from protocol.renju import fouls
-from server.core.actions import first_move_s
 from server.core.arena import Arena
-from server.core.clock import ClockSpec
+from server.core.game.clock import ClockSpec
 from server.core.limits import Limits
+from server.core.round.actions import first_move_s
 from server.storage.factory import open_store
 
 db = both_dbs

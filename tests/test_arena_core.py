@@ -12,7 +12,7 @@ from support.clock import FakeClock
 from support.stores import both_dbs
 
 from server.core.arena import Arena
-from server.core.journal import Heartbeat
+from server.core.journal.rows import Heartbeat
 from server.core.limits import Limits
 from server.storage.factory import open_store
 
@@ -44,7 +44,7 @@ def test_bot_move_cap_applies_to_untimed_games_only(clock: FakeClock) -> None:
     overs = {m["room"]: m for m in sent if m["type"] == "game_over"}
     assert overs[untimed]["reason"] == "timeout" and overs[untimed]["winner"] == 0
     # a bot with an hour on its clock does not lose after a minute: a first move that never
-    # comes aborts the game (no result), as it does any timed game's (core/actions.py)
+    # comes aborts the game (no result), as it does any timed game's (core/round/actions.py)
     assert overs[timed]["reason"] == "aborted" and overs[timed]["winner"] is None
 
 

@@ -15,7 +15,7 @@ import msgpack
 
 from protocol import wire
 from server.core.arena import Arena
-from server.core.registry import MemoryRegistry
+from server.core.lobby.registry import MemoryRegistry
 
 
 class CountingRegistry(MemoryRegistry):

@@ -15,7 +15,7 @@ from support.arena import Peer, arena_with
 from support.clock import FakeClock
 
 from server.core.arena import Arena
-from server.core.members import Send
+from server.core.game.members import Send
 
 GRACE = 60.0
 LINGER = 30.0

@@ -12,10 +12,10 @@ import msgpack
 from protocol.errors import NoBotAvailable
 from protocol.wire import Message
 from server.core.arena import Arena
-from server.core.keys import new_key
 from server.core.node import Standalone
 from server.core.outputs import Out, Reply
-from server.core.players import Conn, Player
+from server.core.players.keys import new_key
+from server.core.players.players import Conn, Player
 
 
 class RecordingNode(Standalone):

@@ -8,11 +8,11 @@ from typing import Any
 import msgpack
 
 from server.core.arena import Arena
-from server.core.journal import PlayerRow
+from server.core.journal.rows import PlayerRow
 from server.core.limits import Limits
 from server.core.node import Standalone
 from server.core.outputs import Out, Reply, Resolve
-from server.core.players import Conn, hash_token
+from server.core.players.players import Conn, hash_token
 
 TOKEN = "a-session-another-node-issued"
 ROW = PlayerRow("p_elsewhere01", "bob", "human", hash_token(TOKEN), 1_800_000_000.0)

@@ -22,8 +22,8 @@ from bots.runner import BotRunner
 from bots.specs import parse_spec
 from protocol.variants import TICTACTOE
 from protocol.wire import decode, encode
-from server.core.members import Member
-from server.core.room import Room
+from server.core.game.members import Member
+from server.core.game.room import Room
 
 WELCOME = {"type": "welcome", "protocol": 1, "player": "p_bot", "session": "s1", "name": "b"}
 

@@ -24,8 +24,8 @@ from client.export import read_text_record
 from protocol.records import read_psq
 from protocol.rules import Move
 from protocol.variants import FIXED
-from server.core.analysis_marks import marks
-from server.core.analysis_position import GameLine
+from server.core.analysis.marks import marks
+from server.core.analysis.position import GameLine
 
 Ev = pygame.event.Event
 #: A finished tic-tac-toe game as ``get_game`` sends it (X wins on the diagonal).

@@ -391,7 +391,7 @@ def test_create_request_from_the_form() -> None:
 
 def test_which_games_are_rated_is_the_servers_word() -> None:
     from client.forms import rated, rated_block
-    from server.core.pools import FORM_POOLS
+    from server.core.rating.pools import FORM_POOLS
 
     form = LobbyForm(game="renju", clock=2, rated=True)
     assert rated(form, True, FORM_POOLS) and create_request(form, True, FORM_POOLS)["rated"]

@@ -19,7 +19,7 @@ from support.seek_samples import OTHERS, label, seek, seeks_page
 from client.app import App
 from client.seeks import Seek, SeekForm, clock_label, seek_request
 from client.settings import Settings
-from server.core.seeks import seek_form
+from server.core.pairing.seeks import seek_form
 
 NOW = 1000.0
 RATED_32 = label("gomoku", (180, 2), True)

@@ -185,7 +185,7 @@ async def test_history_pages_filters_and_exports(client_factory: Any) -> None:
 
 
 async def test_paging_never_skips_games_that_end_at_the_same_instant(db: str) -> None:
-    from server.core.journal import GameRow
+    from server.core.journal.rows import GameRow
 
     store = open_store(db)
     variant = {"name": "tictactoe", "width": 3, "height": 3, "k": 3, "rule": "freestyle"}

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.core.glicko2 import LICHESS, Rating, Settings, game, idle, update
+from server.core.rating.glicko2 import LICHESS, Rating, Settings, game, idle, update
 
 ratings = st.builds(
     Rating,

@@ -15,11 +15,11 @@ from support.clock import FakeClock
 from protocol.errors import BadOptions
 from protocol.renju import FoulMap, fouls, star
 from server.core.arena import Arena
-from server.core.keys import new_key
+from server.core.game.position import MAX_POINTS, points
+from server.core.journal.recovery import record_options
 from server.core.limits import frame_cost
-from server.core.names import name_key
-from server.core.position import MAX_POINTS, points
-from server.core.recovery import record_options
+from server.core.players.keys import new_key
+from server.core.players.names import name_key
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.core.arena import Arena
-from server.core.journal import Record
+from server.core.journal.rows import Record
 from server.core.limits import Limits
 
 ROOMS = (
@@ -73,7 +73,7 @@ def play(script: list[tuple[Any, ...]], fast: bool) -> tuple[list[list[Record]],
         mock.patch("secrets.token_urlsafe", lambda n=24: f"t{next(counter)}"),
         mock.patch("secrets.randbelow", lambda n: 0),
         mock.patch(
-            "server.core.registry.MemoryRegistry.new_id", lambda self: f"r{next(rooms):04d}"
+            "server.core.lobby.registry.MemoryRegistry.new_id", lambda self: f"r{next(rooms):04d}"
         ),
     ):
         arena = Arena(limits=Limits(human_rate=1e9, human_burst=1e9), clock=clock)

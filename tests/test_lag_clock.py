@@ -1,4 +1,4 @@
-"""Lag compensation (core/lag.py) on the clock and through the arena, on a fake clock: the quota's
+"""Lag compensation (game/lag.py) on the clock and through the arena, on a fake clock: the quota's
 growth, cap and ceiling, refunds never above what was measured or charged, the flag's grace,
 monotone clocks, the switch in Limits and a restart."""
 
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from support.arena import Peer, arena_with
 from support.clock import FakeClock
 
-from server.core import lag
 from server.core.arena import Arena
-from server.core.clock import Clock, ClockSpec
-from server.core.lag import LagTracker, allowed, gain_for, smoothed
+from server.core.game import lag
+from server.core.game.clock import Clock, ClockSpec
+from server.core.game.lag import LagTracker, allowed, gain_for, smoothed
 from server.core.limits import Limits
 from server.storage.factory import open_store
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from support.waiting import until
 
-from server.core.lag import smoothed
+from server.core.game.lag import smoothed
 
 TIGHT = {"human_rate": 0.001, "human_burst": 3.0}
 

@@ -15,7 +15,7 @@ from support.clock import FakeClock
 
 from protocol import wire
 from protocol.errors import BadMessage
-from server.core.members import Send
+from server.core.game.members import Send
 
 INFO = {"depth": 9, "seldepth": 14, "score": 35, "nodes": 412_000, "nps": 610_000,
         "time_ms": 930, "pv": [[7, 7], [8, 8]]}  # fmt: skip

@@ -15,7 +15,7 @@ from support.samples import state_message
 from client.app import App
 from client.model import ClientModel
 from protocol.variants import make_variant
-from server.core.room import CHAT_HISTORY, Member, Room
+from server.core.game.room import CHAT_HISTORY, Member, Room
 
 
 def test_a_late_spectator_gets_the_last_chat_lines() -> None:

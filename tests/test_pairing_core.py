@@ -11,7 +11,7 @@ from support.clock import FakeClock
 from support.pairing import CLOCK_3_2, Hub, error_code, of_type
 
 from protocol.errors import NodeUnavailableError
-from server.core.pairing import FULL_POOL, SEEK_TTL
+from server.core.pairing.desk import FULL_POOL, SEEK_TTL
 
 
 @pytest.fixture

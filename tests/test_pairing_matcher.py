@@ -9,8 +9,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.core.matcher import WINDOW, allowed, wave
-from server.core.seeks import GAP_MAX, Seek
+from server.core.pairing.matcher import WINDOW, allowed, wave
+from server.core.pairing.seeks import GAP_MAX, Seek
 
 
 @st.composite

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.core.journal import MoveRow, Record
+from server.core.journal.rows import MoveRow, Record
 from server.shell.pipeline import MAX_HOLD, Pacer, Pipeline
 from server.storage.sqlite import Store
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from server.core.journal import GameRow, MoveRow, Record
+from server.core.journal.rows import GameRow, MoveRow, Record
 from server.shell.pipeline import INLINE_MAX_US, Pipeline
 from server.storage.sqlite import Store
 

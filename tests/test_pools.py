@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from protocol.variants import make_variant
-from server.core.clock import ClockSpec
-from server.core.pools import POOLS, pool_of
+from server.core.game.clock import ClockSpec
+from server.core.rating.pools import POOLS, pool_of
 
 
 @pytest.mark.parametrize(

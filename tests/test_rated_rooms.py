@@ -12,7 +12,7 @@ from support.clock import FakeClock
 from support.stores import both_dbs
 
 from server.core.arena import Arena
-from server.core.journal import GameRow, RatingChange
+from server.core.journal.rows import GameRow, RatingChange
 from server.core.limits import Limits
 from server.storage.factory import open_store
 

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from protocol.errors import ArenaError
 from protocol.variants import make_variant
-from server.core.members import Member
-from server.core.room import Room
+from server.core.game.members import Member
+from server.core.game.room import Room
 
 PIDS = ("a", "b", "c")
 JOIN = ("join", "a", False, None), ("join", "b", False, None), ("join", "c", True, None)

@@ -6,7 +6,7 @@ import collections
 
 import pytest
 
-from server.core.registry import CODE_ALPHABET, CODE_LENGTH, MemoryRegistry, random_code
+from server.core.lobby.registry import CODE_ALPHABET, CODE_LENGTH, MemoryRegistry, random_code
 
 
 def test_codes_use_every_letter_in_every_place_about_equally() -> None:
@@ -23,6 +23,6 @@ def test_codes_use_every_letter_in_every_place_about_equally() -> None:
 def test_a_new_code_is_never_a_live_rooms(monkeypatch: pytest.MonkeyPatch) -> None:
     registry = MemoryRegistry()
     taken = iter(["aaaaaa", "aaaaaa", "bbbbbb"])
-    monkeypatch.setattr("server.core.registry.random_code", lambda: next(taken))
+    monkeypatch.setattr("server.core.lobby.registry.random_code", lambda: next(taken))
     registry._rooms["aaaaaa"] = object()  # type: ignore[assignment]
     assert registry.new_id() == "bbbbbb"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from protocol.variants import FIXED
-from server.core.clock import ClockSpec
-from server.core.pools import FORM_CLOCKS, pool_of
+from server.core.game.clock import ClockSpec
+from server.core.rating.pools import FORM_CLOCKS, pool_of
 
 pytestmark = pytest.mark.slow
 
@@ -105,7 +105,7 @@ async def test_the_server_marks_each_move_of_a_game_it_analysed(client_factory: 
 
 def test_a_proven_result_played_away_is_a_blunder_or_a_mistake() -> None:
     from protocol.rules import Move
-    from server.core.analysis_marks import mark
+    from server.core.analysis.marks import mark
 
     def solved(*values: tuple[int, str]) -> dict[str, Any]:
         cells = [{"move": [x, 0], "value": v, "plies": 3} for x, v in values]

@@ -238,8 +238,8 @@ def test_a_live_rated_game_is_refused_and_a_finished_one_is_not() -> None:
     from protocol.errors import AnalysisRefused
     from protocol.rules import Termination
     from protocol.variants import make_variant
-    from server.core.analysis_position import may_analyse
-    from server.core.room import Room
+    from server.core.analysis.position import may_analyse
+    from server.core.game.room import Room
 
     rated = Room("r1", make_variant("gomoku"), {"opponent": "human", "rated": True})
     with pytest.raises(AnalysisRefused):

@@ -17,7 +17,7 @@ from support.waiting import until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.core.presence import KEEP, LOBBY, SEATED, WATCHING
+from server.core.players.presence import KEEP, LOBBY, SEATED, WATCHING
 from server.shell.guard import ConnectionGuard, GuardedConnection, address_key
 
 IDLE = 0.3

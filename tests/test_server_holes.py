@@ -12,7 +12,7 @@ from support.clients import seated_pair
 
 from protocol.errors import BadMessage
 from protocol.wire import MAX_NAME
-from server.core.names import REFUSED_CATEGORIES, clean_name
+from server.core.players.names import REFUSED_CATEGORIES, clean_name
 
 HELLO = {"type": "hello", "protocol": 1, "kind": "human"}
 

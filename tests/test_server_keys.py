@@ -22,7 +22,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.admin import add_key, keys_main, list_keys, revoke_key
-from server.core.keys import read_keys_file
+from server.core.players.keys import read_keys_file
 from server.storage.factory import is_pg_url
 
 HELLO = {"type": "hello", "protocol": 1}

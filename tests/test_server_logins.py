@@ -14,12 +14,12 @@ from argon2 import PasswordHasher
 from support.clients import RawClient
 from websockets.asyncio.client import connect
 
-from server.core.journal import AccountRow
+from server.core.journal.rows import AccountRow
 from server.core.outputs import Auth
 from server.shell.hasher import FairQueue, Hasher
 
 PASSWORD = "correct horse battery"
-#: Failures free of delay per (account, address) and per address (server/core/logins.py).
+#: Failures free of delay per (account, address) and per address (server/core/accounts/logins.py).
 PAIR_FREE, ADDRESS_FREE = 3, 20
 
 

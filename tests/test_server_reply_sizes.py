@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from protocol import wire
 from protocol.rules import MAX_SIDE
 from server.core.arena import Arena
-from server.core.journal import GameRow, MoveRow
-from server.core.keys import new_key
+from server.core.game.members import Send
+from server.core.journal.rows import GameRow, MoveRow
 from server.core.limits import GAME_NAMES, Limits
-from server.core.members import Send
 from server.core.outputs import Lookup, Reply
-from server.core.players import Conn
+from server.core.players.keys import new_key
+from server.core.players.players import Conn
 from server.storage.sqlite import Store
 
 WIDE = "\U0001d54f" * wire.MAX_NAME  # 32 characters of 4 bytes each

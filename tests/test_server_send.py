@@ -15,7 +15,7 @@ from websockets.frames import Frame, Opcode
 
 from protocol import wire
 from server.core.arena import Arena
-from server.core.members import Send
+from server.core.game.members import Send
 from server.core.outputs import Out
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import send_frame, ws_frame

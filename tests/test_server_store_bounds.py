@@ -15,7 +15,7 @@ from support.waiting import until
 from websockets.asyncio.client import connect
 
 from server.core.arena import Arena
-from server.core.journal import PlayerRow
+from server.core.journal.rows import PlayerRow
 from server.core.limits import Limits
 from server.shell.pipeline import Pipeline
 from server.shell.server import ArenaServer, ServerConfig

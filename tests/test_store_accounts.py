@@ -12,8 +12,7 @@ import pytest
 
 from protocol.errors import LongPassword, TooManyRegistrations, WeakPassword
 from server.admin import accounts_main, add_key, list_keys
-from server.core.journal import AccountRow, PasswordRow, PlayerRow, SessionGone, SessionRow
-from server.core.logins import (
+from server.core.accounts.logins import (
     ADDRESS_CAP,
     FAIL_WINDOW,
     PAIR_BASE,
@@ -21,8 +20,9 @@ from server.core.logins import (
     PAIR_FREE,
     Floods,
 )
-from server.core.names import name_key
-from server.core.passwords import check_password
+from server.core.accounts.passwords import check_password
+from server.core.journal.rows import AccountRow, PasswordRow, PlayerRow, SessionGone, SessionRow
+from server.core.players.names import name_key
 from server.storage import pgschema
 from server.storage import sqlite as sqlite_store
 from server.storage.accounts import set_disabled

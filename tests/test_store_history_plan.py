@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from server.core.journal import GameRow
+from server.core.journal.rows import GameRow
 from server.storage import pgschema
 from server.storage import sqlite as sqlite_store
 from server.storage.columns import GAME_COLUMNS, game_values

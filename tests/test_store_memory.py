@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect
 
 from protocol.errors import NoHistory
 from server.core.arena import Arena
-from server.core.journal import Heartbeat
+from server.core.journal.rows import Heartbeat
 from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
 from server.storage.memory import MemoryStore

@@ -14,7 +14,7 @@ from unittest import mock
 import msgpack
 import pytest
 
-from server.core.journal import GameRow, MoveRow, Record, RoomGone, RoomRow
+from server.core.journal.rows import GameRow, MoveRow, Record, RoomGone, RoomRow
 from server.storage.sqlite import MIGRATIONS, Store
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}

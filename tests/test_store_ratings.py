@@ -7,8 +7,8 @@ import pytest
 from support.stores import both_dbs
 
 from protocol.errors import BadPage, UnknownPool
-from server.core.journal import AccountRow, GameRow, RatingChange
-from server.core.names import name_key
+from server.core.journal.rows import AccountRow, GameRow, RatingChange
+from server.core.players.names import name_key
 from server.storage.factory import open_store
 
 db = both_dbs

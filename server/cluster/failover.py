@@ -30,12 +30,12 @@ from server.cluster.audience import Audience, AudienceHash, RemoteMember, render
 from server.cluster.ops import Adopted, Attach, Offline, Op, Request, Watch
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.reroute import Pending, Rerouter
-from server.core import messages
 from server.core.arena import Arena
-from server.core.members import Send
+from server.core.game import messages
+from server.core.game.members import Send
+from server.core.game.room import Room
 from server.core.outputs import Out, Reply
 from server.core.ports import Members, RoomsView
-from server.core.room import Room
 
 #: Seconds between two looks for rooms whose owner changed (their requests are sent again).
 INTERVAL = 0.5

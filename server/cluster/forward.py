@@ -41,9 +41,9 @@ from server.cluster.fanout import ClusterFanOut
 from server.cluster.ops import Ack, Attach, Deliver, Offline, Op, Request, decode, encode
 from server.cluster.ports import ClusterStore, Lobbies, Outbox
 from server.core.arena import Arena
-from server.core.members import Send
+from server.core.game.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply
-from server.core.players import Conn, Player
+from server.core.players.players import Conn, Player
 from server.core.ports import Members, RoomsView
 from server.core.ratelimit import TokenBucket
 

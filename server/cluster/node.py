@@ -30,8 +30,8 @@ from server.cluster.pairing import ClusterPairing
 from server.cluster.ports import ClusterStore, Outbox
 from server.core.arena import Arena
 from server.core.outputs import Out
-from server.core.players import Player
-from server.core.seeks import Seek, SeekBook
+from server.core.pairing.seeks import Seek, SeekBook
+from server.core.players.players import Player
 
 log = logging.getLogger("mnk.cluster")
 

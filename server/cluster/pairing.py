@@ -37,12 +37,12 @@ from server.cluster.ops import Offline, Op, Propose, Taken
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.seekstore import SeekStore
 from server.core.arena import Arena
-from server.core.matcher import wave
-from server.core.members import Send
+from server.core.game.members import Send
 from server.core.outputs import Out, Reply, address
-from server.core.players import Player
+from server.core.pairing.matcher import wave
+from server.core.pairing.seeks import Seek
+from server.core.players.players import Player
 from server.core.ports import Members
-from server.core.seeks import Seek
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine

@@ -11,7 +11,7 @@ from redis.asyncio.client import Pipeline
 
 from server.cluster.audience import Audience
 from server.cluster.ops import Op
-from server.core.journal import Snapshot
+from server.core.journal.rows import Snapshot
 from server.core.outputs import Out
 
 

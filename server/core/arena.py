@@ -24,32 +24,34 @@ from protocol.errors import (
 )
 from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
-from server.core import deadlines
-from server.core.accounts import ACCOUNT_REQUESTS, Accounts
-from server.core.actions import Actions
-from server.core.admission import Admission
-from server.core.analysis import ANALYSIS, Analysis
-from server.core.botdesk import BotDesk
-from server.core.greeter import Greeter
-from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
-from server.core.keys import KeyRing
-from server.core.lag import allowed
+from server.core.accounts.desk import ACCOUNT_REQUESTS, Accounts
+from server.core.analysis.desk import ANALYSIS, Analysis
+from server.core.game.lag import allowed
+from server.core.game.members import Send
+from server.core.game.options import read_create
+from server.core.game.room import Room
+from server.core.journal.recovery import Journal
+from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
-from server.core.lobby import Lobby
-from server.core.members import Send
+from server.core.lobby.registry import MemoryRegistry, RoomRegistry
+from server.core.lobby.rooms import Lobby
 from server.core.node import Elsewhere, Node, Standalone
-from server.core.options import read_create
 from server.core.outputs import Close, Out, Reply, address, get_game, internal_error, list_games
-from server.core.pairing import Pairing, Seating
-from server.core.players import Conn, Player, peek_id
-from server.core.presence import Presence
+from server.core.pairing.desk import Pairing, Seating
+from server.core.pairing.seeks import seek_form
+from server.core.players.admission import Admission
+from server.core.players.botdesk import BotDesk
+from server.core.players.greeter import Greeter
+from server.core.players.keys import KeyRing
+from server.core.players.players import Conn, Player, peek_id
+from server.core.players.presence import Presence
+from server.core.players.roster import Roster, rooms_of
 from server.core.ratelimit import TokenBucket
-from server.core.ratings import RatingDesk
-from server.core.recovery import Journal
-from server.core.registry import MemoryRegistry, RoomRegistry
-from server.core.reports import reporting
-from server.core.room import Room
-from server.core.roster import Roster, rooms_of
+from server.core.rating.desk import RatingDesk
+from server.core.rating.pools import FORM_POOLS
+from server.core.round import deadlines
+from server.core.round.actions import Actions
+from server.core.round.reports import reporting
 
 log = logging.getLogger("mnk.arena")
 
@@ -89,7 +91,8 @@ class Arena:
         )
         self.greeter = Greeter(
             self.roster, self.bots, self.admission,
-            rooms=self.rooms, clock=self.clock, book=self.ratings,
+            rooms=self.rooms, clock=self.clock, ratings_of=self.ratings.of,
+            forms={"rating_pools": FORM_POOLS, "seek_form": seek_form()},
         )  # fmt: skip
         self.accounts = Accounts(
             self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,
@@ -103,7 +106,7 @@ class Arena:
         self._hello_bytes = HELLO_BYTES + HELLO_GAME_BYTES * lim.max_hello_games
         #: Who created each live room (for the ``max_rooms_created`` quota).
         self._creator: dict[str, str] = {}
-        #: Draw offers, takebacks, aborts and claims (core/actions.py).
+        #: Draw offers, takebacks, aborts and claims (core/round/actions.py).
         self.actions = Actions(
             self._journal, lim, self.clock, find=self._room, changed=self.lobby.changed
         )
@@ -407,7 +410,7 @@ class Arena:
     def _move(self, player: Player, msg: Message) -> list[Out]:
         room = self._room(msg["room"], touch=False)
         lag = 0.0
-        if room.clock is not None:  # timed: the move gets its lag back (core/lag.py)
+        if room.clock is not None:  # timed: the move gets its lag back (core/game/lag.py)
             lag = allowed(player.lag, msg.get("lag_ms"), self.limits.max_lag_refund)
         try:
             sends = room.move(player.pid, msg["x"], msg["y"], msg.get("ply"), lag)

@@ -87,7 +87,7 @@ class Limits:
     lookup_cost: float = 4.0
     #: Analyses (``analyse`` jobs searched by bots or waiting for a slot) in flight in all and
     #: per client address (``busy`` past either), and the answers kept per position
-    #: (core/analysis.py): four addresses flooding took every slot of 8 in all.
+    #: (core/analysis/desk.py): four addresses flooding took every slot of 8 in all.
     max_analyses: int = 32
     max_analyses_per_address: int = 2
     analysis_cache: int = 2048
@@ -112,10 +112,10 @@ class Limits:
     #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may
     #: hold at once (at least one seat): two idle sockets cannot take every seat of a bot.
     bot_seat_share: float = 0.5
-    #: Open seeks the server holds in all (``busy`` past it; core/pairing.py), and those the
+    #: Open seeks the server holds in all (``busy`` past it; core/pairing/desk.py), and those the
     #: humans of one client address hold (``too_many_seeks``): many sockets, one bound.
     max_seeks: int = 10_000
     max_seeks_per_address: int = 24
-    #: The most seconds of network lag one timed move gets back (core/lag.py); 0 turns lag
+    #: The most seconds of network lag one timed move gets back (core/game/lag.py); 0 turns lag
     #: compensation off. Each clock also bounds it (3 x its quota gain: at most 3 s).
     max_lag_refund: float = 3.0

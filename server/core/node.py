@@ -14,8 +14,8 @@ from typing import Protocol
 from protocol.errors import NoBotAvailable, NodeUnavailableError, NoSuchRoom
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core.outputs import Out
-from server.core.players import Player
-from server.core.seeks import Seek, SeekBook
+from server.core.pairing.seeks import Seek, SeekBook
+from server.core.players.players import Player
 
 
 class Elsewhere(Exception):

@@ -9,8 +9,8 @@ from typing import Any
 from protocol import wire
 from protocol.errors import BadMessage, InternalError
 from protocol.wire import Message
-from server.core.journal import AccountRow
-from server.core.members import Send
+from server.core.game.members import Send
+from server.core.journal.rows import AccountRow
 
 
 @dataclass(slots=True)

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from protocol.wire import Message
+from server.core.game.room import Room
 from server.core.outputs import Auth, AuthResult, Out
-from server.core.players import Conn, Player
-from server.core.room import Room
+from server.core.players.players import Conn, Player
 
 
 class Members(Protocol):

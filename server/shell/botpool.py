@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from protocol.wire import MAX_NAME
-from server.core.keys import new_key
+from server.core.players.keys import new_key
 
 log = logging.getLogger("mnk.botpool")
 

@@ -13,7 +13,7 @@ import heapq
 from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol, TypeVar
 
-from server.core.presence import KEEP, LOBBY
+from server.core.players.presence import KEEP, LOBBY
 
 #: When the server is full, the heaviest addresses looked at for a connection to close.
 EVICT_ADDRESSES = 8

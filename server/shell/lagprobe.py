@@ -3,7 +3,7 @@
 The server's keepalive pings every connection every 20 s (``server/shell/keepalive.py``) and
 websockets keeps the last round trip as ``latency``; :class:`ArenaConnection` reports each one.
 A connection is also pinged once as it says hello, so that a game started at once has a
-measure. The player's estimate (smoothed, ``core/lag.py``) bounds what its timed moves get
+measure. The player's estimate (smoothed, ``core/game/lag.py``) bounds what its timed moves get
 back; a client's own ``lag_ms`` may only lower it. A client that delays its pongs raises its
 estimate: the clock's quota bounds what that buys.
 """
@@ -18,8 +18,8 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from server.core.lag import smoothed
-from server.core.players import Conn
+from server.core.game.lag import smoothed
+from server.core.players.players import Conn
 from server.core.ports import Members
 from server.shell.conn import ArenaConnection
 

@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 from websockets.asyncio.server import ServerConnection
 
 from protocol import wire
-from server.core.players import Conn
+from server.core.players.players import Conn
+from server.core.players.presence import LOBBY
 from server.core.ports import Members
-from server.core.presence import LOBBY
 from server.core.ratelimit import TokenBucket
 from server.shell import keepalive
 

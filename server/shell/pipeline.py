@@ -31,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from protocol.vocab import Status
-from server.core.journal import GameRow, MoveRow, Record
+from server.core.journal.rows import GameRow, MoveRow, Record
 from server.storage.base import Storage
 
 log = logging.getLogger("mnk.store")

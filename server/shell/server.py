@@ -14,9 +14,9 @@ from websockets.exceptions import ConnectionClosed
 from protocol import wire
 from protocol.vocab import CloseCode
 from server.core.arena import Arena
-from server.core.journal import Heartbeat, Record
+from server.core.game.members import Send
+from server.core.journal.rows import Heartbeat, Record
 from server.core.limits import Limits
-from server.core.members import Send
 from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.core.ports import Members
 from server.shell import lagprobe

@@ -8,7 +8,7 @@ import hmac
 import logging
 from typing import Any
 
-from server.core.journal import (
+from server.core.journal.rows import (
     AccountRecord,
     AccountRow,
     KeyRow,
@@ -16,7 +16,7 @@ from server.core.journal import (
     SessionGone,
     SessionRow,
 )
-from server.core.names import name_key
+from server.core.players.names import name_key
 
 # -- bot keys (the keys CLI writes them; a running server reads them) -------------------------
 

@@ -1,6 +1,6 @@
 """What the server needs of its database: the :class:`Storage` interface and its errors.
 
-Three stores implement it with the record types of :mod:`server.core.journal`: the embedded
+Three stores implement it with the record types of :mod:`server.core.journal.rows`: the embedded
 SQLite file (:class:`server.storage.sqlite.Store`, the default), PostgreSQL
 (:class:`server.storage.postgres.PgStore`, for ``--db postgresql://…``) and nothing durable
 (:class:`server.storage.memory.MemoryStore`, for ``--memory``). :mod:`server.storage.factory`
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 
 
 class StoreUnavailable(Exception):

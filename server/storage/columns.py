@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from server.core.journal import GameRow
+from server.core.journal.rows import GameRow
 
 
 def game_values(r: GameRow) -> tuple[Any, ...]:
@@ -39,7 +39,8 @@ GAMES_INDEXES = """
 
 
 #: Accounts (a human's name and password hash, or a bot's name: one player id each, kept
-#: forever, and named on its player's row; ``name_key`` is :func:`server.core.names.name_key`,
+#: forever, and named on its player's row; ``name_key`` is
+#: :func:`server.core.players.names.name_key`,
 #: unique so no two accounts look alike) and their sessions (one per device, only the token's
 #: hash kept). SQLite's REAL is PostgreSQL's DOUBLE PRECISION: ``{real}`` is filled in per store.
 ACCOUNTS_MIGRATION = """

@@ -13,7 +13,7 @@ from typing import Any
 from protocol.errors import NoSuchGame
 from protocol.records import PsqRecord, outcome, write_psq
 from protocol.rules import Move, WinRule
-from server.core.journal import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
+from server.core.journal.rows import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 from server.storage.accounts import AccountReads
 from server.storage.ratings import RatingQueries, read_ratings
 
@@ -151,7 +151,7 @@ class History(AccountReads, RatingQueries, ABC):
 
     @staticmethod
     def _moves(db: Any, game: GameRow) -> list[MoveRow]:
-        # x < 0: a takeback's tombstone (core/offers.py), not a move
+        # x < 0: a takeback's tombstone (core/game/offers.py), not a move
         sql = "SELECT * FROM moves WHERE game_id = ? AND x >= 0 ORDER BY ply"
         rows = db.execute(sql, (game.game_id,))
         return [

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.errors import NoHistory
-from server.core.journal import AccountRow, KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
 
 
 class MemoryStore:

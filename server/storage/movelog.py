@@ -22,8 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from protocol.wire import pack, unpack
-from server.core.journal import MoveRow
-from server.core.offers import played
+from server.core.journal.rows import MoveRow, played
 
 #: Batches between two trims of the log's front (a trim is one range ``DELETE``).
 TRIM_EVERY = 64

@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 
-from server.core.journal import (
+from server.core.journal.rows import (
     GameRow,
     Heartbeat,
     MoveRow,

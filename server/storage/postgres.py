@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import psycopg
 from psycopg.rows import dict_row
 
-from server.core.journal import KeyRow, Record, Snapshot
+from server.core.journal.rows import KeyRow, Record, Snapshot
 from server.storage.base import Fenced, StoreLocked, StoreUnavailable
 from server.storage.history import History
 from server.storage.locks import lock_node, node_label

@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from server.core.glicko2 import PROVISIONAL_RD
-from server.core.journal import RatingChange, RatingRow
-from server.core.names import name_key
-from server.core.ratings import check_board
+from server.core.journal.rows import RatingChange, RatingRow
+from server.core.players.names import name_key
+from server.core.rating.desk import check_board
+from server.core.rating.glicko2 import PROVISIONAL_RD
 from server.storage.accounts import account_by_key
 
-#: A leaderboard page (:data:`server.core.ratings.BOARD_PAGES` pages at most).
+#: A leaderboard page (:data:`server.core.rating.desk.BOARD_PAGES` pages at most).
 BOARD_PAGE = 50
 #: Who is on a leaderboard: a settled rating first (the provisional ones under them), played
 #: lately.

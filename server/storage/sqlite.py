@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.vocab import Status
-from server.core.journal import (
+from server.core.journal.rows import (
     GameRow,
     Heartbeat,
     KeyRow,
@@ -397,7 +397,8 @@ _INSERT_NEW_GAME = (
     f"INSERT OR IGNORE INTO games ({', '.join(GAME_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
 )
-#: What :func:`server.core.recovery.header_key` says can change in a game's header once it exists
+#: What :func:`server.core.journal.recovery.header_key` says can change in a game's header once
+#: it exists
 #: (the room, number, variant, clock and creation time are the game's own): updated in place,
 #: without encoding the rest again or touching the row's place in the table and indexes.
 _UPDATE_GAME = (

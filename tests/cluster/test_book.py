@@ -10,8 +10,8 @@ import json
 import pytest
 
 from server.cluster.book import ClusterBook, decode, encode
-from server.core.clock import ClockSpec
-from server.core.seeks import Seek
+from server.core.game.clock import ClockSpec
+from server.core.pairing.seeks import Seek
 
 BLITZ = ClockSpec(180.0, 2.0)
 

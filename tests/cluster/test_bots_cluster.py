@@ -32,11 +32,11 @@ from protocol.wire import MAX_NAME
 from server.cluster.bots import ClusterBots
 from server.cluster.ops import Op, decode, encode
 from server.core.arena import Arena
-from server.core.journal import PlayerRow
-from server.core.keys import KeyRing, new_key
+from server.core.journal.rows import PlayerRow
 from server.core.node import Standalone
 from server.core.outputs import Resolve
-from server.core.players import Conn, bot_pid, hash_token
+from server.core.players.keys import KeyRing, new_key
+from server.core.players.players import Conn, bot_pid, hash_token
 from server.shell.botpool import BotPool
 
 pytestmark = pytest.mark.slow  # real node processes on PostgreSQL (and Redis)

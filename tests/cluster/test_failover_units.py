@@ -18,7 +18,7 @@ from server.cluster import reroute
 from server.cluster.audience import RemoteMember, parse, render
 from server.cluster.ops import Offline
 from server.cluster.reroute import Rerouter
-from server.core.members import Send
+from server.core.game.members import Send
 
 
 def req(pid: str, msg: dict[str, Any], seq: int, retry: bool = False) -> list[Any]:

@@ -12,9 +12,9 @@ from protocol.errors import NodeUnavailableError
 from server.cluster import forward
 from server.cluster.node import ClusterNode
 from server.core.arena import Arena
-from server.core.journal import PlayerRow
-from server.core.members import Send
-from server.core.players import Conn
+from server.core.game.members import Send
+from server.core.journal.rows import PlayerRow
+from server.core.players.players import Conn
 from server.core.ratelimit import TokenBucket
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from server.cluster import lease
 from server.cluster.lease import Fenced
-from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
+from server.core.journal.rows import GameRow, Heartbeat, MoveRow, PlayerRow, RoomRow
 from server.storage.base import StoreLocked, StoreUnavailable
 from server.storage.locks import NODE_LOCK_CLASS, node_key
 from server.storage.postgres import PgStore

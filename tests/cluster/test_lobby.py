@@ -7,8 +7,8 @@ from typing import Any
 from support.arena import Peer
 
 from server.core.arena import Arena
+from server.core.game.members import Send
 from server.core.limits import Limits
-from server.core.members import Send
 
 
 def line(room: str) -> dict[str, Any]:

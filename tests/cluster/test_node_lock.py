@@ -12,7 +12,7 @@ import pytest
 from support.servers import MOVES, ServerProcess, play, second_server
 
 from server.cluster import lease
-from server.core.journal import Heartbeat
+from server.core.journal.rows import Heartbeat
 from server.storage.base import Fenced, StoreLocked
 from server.storage.locks import NODE_LOCK_CLASS, node_key
 from server.storage.postgres import PgStore

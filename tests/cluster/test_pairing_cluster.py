@@ -23,7 +23,7 @@ from support.services import RedisServer
 from support.waiting import wait_for
 from websockets.asyncio.client import connect
 
-from server.core.keys import new_key
+from server.core.players.keys import new_key
 
 pytestmark = pytest.mark.slow  # real node processes on PostgreSQL and Redis
 

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from support.servers import free_port
 
-from server.core.journal import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
+from server.core.journal.rows import GameRow, Heartbeat, MoveRow, PlayerRow, RoomGone, RoomRow
 from server.storage.base import StoreUnavailable
 from server.storage.factory import open_store
 from server.storage.pgschema import MIGRATIONS

@@ -7,10 +7,10 @@ from typing import Any
 import msgpack
 
 from server.core.arena import Arena
-from server.core.keys import new_key
+from server.core.game.members import Send
 from server.core.limits import Limits
-from server.core.members import Send
 from server.core.outputs import Reply
+from server.core.players.keys import new_key
 from support.clock import FakeClock
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.core.pools import FORM_POOLS
-from server.core.seeks import seek_form
+from server.core.pairing.seeks import seek_form
+from server.core.rating.pools import FORM_POOLS
 from support.samples import state_message
 
 ONLINE = {"type": "_net", "status": "online", "detail": "ws://127.0.0.1:8765"}

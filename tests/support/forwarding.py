@@ -10,7 +10,7 @@ from server.cluster.forward import Forwarder
 from server.cluster.node import ClusterNode
 from server.core.arena import Arena
 from server.core.outputs import Out
-from server.core.players import Conn
+from server.core.players.players import Conn
 
 
 class Shell:

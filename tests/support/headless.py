@@ -7,8 +7,8 @@ from typing import Any
 import pygame
 
 from client.app import ANY, App
-from server.core.pools import FORM_POOLS
-from server.core.seeks import seek_form
+from server.core.pairing.seeks import seek_form
+from server.core.rating.pools import FORM_POOLS
 from support.fakenet import FakeNet
 
 

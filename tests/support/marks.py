@@ -7,9 +7,9 @@ from typing import Any
 
 from protocol.rules import Move
 from protocol.variants import FIXED
-from server.core.analysis_marks import marks
-from server.core.analysis_position import GameLine
-from server.core.analysis_reply import win_chance
+from server.core.analysis.marks import marks
+from server.core.analysis.position import GameLine
+from server.core.analysis.reply import win_chance
 
 #: Scores where the clients' old copies disagreed with the server: +1402 against the mover is
 #: a fall of 30 points of win chance for the server (no blunder) but 0.605 on the page's tanh

@@ -8,11 +8,11 @@ from typing import Any
 import msgpack
 
 from server.core.arena import Arena
-from server.core.glicko2 import Rating
+from server.core.game.members import Send
 from server.core.limits import Limits
-from server.core.members import Send
 from server.core.outputs import Reply
-from server.core.ratings import Entry
+from server.core.rating.desk import Entry
+from server.core.rating.glicko2 import Rating
 from support.arena import Peer
 from support.clock import FakeClock
 

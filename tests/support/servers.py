@@ -24,7 +24,7 @@ def bot_key(server: Any, name: str) -> str:
 
     Made on first use and the same afterwards: two processes of one bot hold one key.
     """
-    from server.core.keys import new_key
+    from server.core.players.keys import new_key
 
     made: dict[str, str] = server.__dict__.setdefault("test_keys", {})
     if name not in made:
