@@ -18,7 +18,7 @@ from bots.analysing import Analysing
 from bots.engine.timing import Budget
 from bots.piskvork import PiskvorkBrain, SpareBrains
 from bots.private import write_private
-from bots.seats import WARM_UP_JOB, Seat, engine_level, fault_of, game_of, think
+from bots.seats import Seat, engine_level, fault_of, game_of, think, warm_up_job
 from bots.seeking import Seeking, SeekPlan
 from bots.specs import EngineSpec
 from bots.workers import WorkerPool
@@ -117,7 +117,7 @@ class BotRunner(Seeking, Analysing):
         """Play until ``stop`` is set, reconnecting after every drop (with backoff)."""
         stop = stop or asyncio.Event()
         if self.pool is not None:  # start the workers now, not during the first game's clock
-            await self.pool.warm_up(WARM_UP_JOB)
+            await self._warm_up(self.pool)
         if self.spares is not None:  # and a brain for the usual board (15x15: Gomocup's)
             self.spares.prepare(make_variant("gomoku", {}))
         watchdog = asyncio.create_task(self._watch_parent(stop))
@@ -438,6 +438,14 @@ class BotRunner(Seeking, Analysing):
         if phase == "place":
             return [list(m) for m in DEFAULT_OPENING if Move(*m) not in moves][:left], None
         return [], DEFAULT_CHOICE
+
+    async def _warm_up(self, pool: WorkerPool) -> None:
+        """Build the engine in every worker before any game; an engine that cannot play the
+        usual board still plays the boards it can (its first move there builds it)."""
+        try:
+            await pool.warm_up(warm_up_job(str(self.spec)))
+        except Exception as exc:  # a user's engine: any failure is its own, not the runner's
+            log.warning("warming %s up on gomoku failed (%s); going on", self.spec, exc)
 
     def _brain(self, seat: Seat) -> PiskvorkBrain:
         if seat.brain is None:

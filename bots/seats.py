@@ -81,8 +81,11 @@ def think(
     return [move.x, move.y]
 
 
-#: A first job for every worker: imports the engines before any game's clock runs.
-WARM_UP_JOB = ("random", None, {"name": "tictactoe"}, [], 0.01)
+def warm_up_job(spec_text: str) -> tuple[Any, ...]:
+    """A first job for every worker: the bot's own engine built (imports, its weights and
+    tables: ~0.3 s for ``minimax``) on the usual board before any game's clock runs, not during
+    its first move (at 0.25 s a move that first move was called a hang)."""
+    return (spec_text, None, {"name": "gomoku"}, [], 0.01)
 
 
 def fault_of(exc: BaseException) -> str:

@@ -32,6 +32,10 @@ from bots.priority import Placement, run_demoted
 Job = Callable[..., Any]
 
 
+#: How long a replacement worker may take over its warm-up job.
+WARM_UP_TIMEOUT_S = 60.0
+
+
 class WorkerDied(RuntimeError):
     """The worker process exited in the middle of a job (the engine crashed it)."""
 
@@ -136,6 +140,10 @@ class WorkerPool:
         self.placement = placement or Placement()
         self._idle: asyncio.Queue[Worker] | None = None
         self._all: set[Worker] = set()
+        #: The job every worker runs before its first real one (:meth:`warm_up`), if any.
+        self._warm_args: tuple[Any, ...] | None = None
+        #: Replacement workers warming up before they are handed out.
+        self._warming: set[asyncio.Task[None]] = set()
 
     def _queue(self) -> asyncio.Queue[Worker]:
         if self._idle is None:
@@ -154,9 +162,30 @@ class WorkerPool:
         self._idle.put_nowait(worker)
 
     def _replace(self, worker: Worker) -> None:
+        """A fresh worker for a hung or dead one, warmed up as the first ones were before it
+        takes a job: a cold worker spends its first job's time on imports and tables (~1 s),
+        so after one hang every game's first move hung in turn."""
         worker.kill()
         self._all.discard(worker)
-        self._release(self._spawn())
+        fresh = self._spawn()
+        if self._warm_args is None:
+            self._release(fresh)
+            return
+        task = asyncio.get_running_loop().create_task(self._warm(fresh, self._warm_args))
+        self._warming.add(task)
+        task.add_done_callback(self._warming.discard)
+
+    async def _warm(self, worker: Worker, args: tuple[Any, ...]) -> None:
+        """Run the warm-up job on ``worker``, then hand it out (or a fresh one if it failed)."""
+        try:
+            await worker.call(args, WARM_UP_TIMEOUT_S)
+        except (TimeoutError, WorkerDied):
+            worker.kill()
+            self._all.discard(worker)
+            worker = self._spawn()  # cold, but a worker: never one slot fewer
+        except Exception:  # the engine raised on the warm-up position: the worker is fine
+            pass
+        self._release(worker)
 
     async def acquire(self) -> Worker:
         """Wait for a free worker (this wait is not the engine's time)."""
@@ -176,12 +205,16 @@ class WorkerPool:
         return result
 
     async def warm_up(self, args: tuple[Any, ...], timeout: float = 60.0) -> None:
-        """Start every worker now and run one job on each (imports happen before any game)."""
+        """Start every worker now and run one job on each (imports happen before any game);
+        a worker that replaces a hung one runs it too before its first job."""
+        self._warm_args = args
         workers = [await self.acquire() for _ in range(self.size)]
         await asyncio.gather(*(self.run(w, args, timeout) for w in workers))
 
     def close(self) -> None:
-        """Kill every worker."""
+        """Kill every worker (and stop warming the replacements)."""
+        for task in list(self._warming):
+            task.cancel()
         for worker in list(self._all):
             worker.kill()
         self._all.clear()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from support.analysis import random_positions
-from support.bots import OUR_BRAIN, executable, start_bot, stop, wait_for_bot
+from support.bots import OUR_BRAIN, bot_running, executable
 
 from bots.engine.solver import Solver
 from protocol.rules import Move
@@ -27,12 +27,8 @@ def limits_override() -> dict[str, float]:
 @pytest.fixture
 async def minimax(server: Any) -> AsyncIterator[None]:
     """The minimax bot (2 games at once, analyses on) connected to ``server``; stopped after."""
-    proc = await start_bot(server, "minimax", "minimax", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "minimax")
+    async with bot_running(server, "minimax", "minimax", "--capacity", "2"):
         yield
-    finally:
-        await stop(proc)
 
 
 async def test_values_over_the_wire_agree_with_the_solver_on_random_positions(
@@ -128,9 +124,7 @@ async def test_a_piskvork_brain_answers_one_line(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
     path = executable(tmp_path / "pbrain-ours", OUR_BRAIN)
-    proc = await start_bot(server, f"piskvork:{path}", "brainy")
-    try:
-        await wait_for_bot(server, "brainy")
+    async with bot_running(server, f"piskvork:{path}", "brainy"):
         alice = await client_factory("alice")
         moves = [[7, 7], [8, 8], [7, 8]]
         ask = {"type": "analyse", "game": "gomoku", "moves": moves, "lines": 3, "time": 1}
@@ -138,5 +132,3 @@ async def test_a_piskvork_brain_answers_one_line(
         assert reply["type"] == "analysis", reply
         (line,) = reply["lines"]
         assert line["pv"] == [line["move"]] and line["move"] not in moves
-    finally:
-        await stop(proc)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support.bots import start_bot, stop, wait_for_bot
+from support.bots import bot_running
 
 from bots.seats import Seat
 from protocol.variants import FIXED
@@ -50,9 +50,7 @@ async def play_first_moves(human: Any, room: str) -> dict[str, Any]:
 async def test_level_10_answers_inside_a_short_first_move_deadline(
     client_factory: Any, server: Any
 ) -> None:
-    proc = await start_bot(server, "minimax", "deep", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "deep")
+    async with bot_running(server, "minimax", "deep", "--capacity", "2"):
         human = await client_factory("human")
         joined = await human.request(
             type="create_room",
@@ -66,5 +64,3 @@ async def test_level_10_answers_inside_a_short_first_move_deadline(
         answer = await play_first_moves(human, joined["room"])
         assert answer["type"] == "moved", f"the game ended before the bot moved: {answer}"
         assert "first_move_left" not in answer  # each seat has moved: no deadline any more
-    finally:
-        await stop(proc)

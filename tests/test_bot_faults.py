@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.bots import alive, executable, start_bot, stop, wait_for_bot
+from support.bots import alive, bot_running, executable, start_bot, stop, wait_for_bot
 from support.waiting import until
 
 pytestmark = pytest.mark.slow  # real bot and brain processes
@@ -47,9 +47,8 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
 ) -> None:
     (tmp_path / "moody.py").write_text(MOODY)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    proc = await start_bot(server, "moody:Moody", "moody", "--capacity", "2", "--hang-slack", "0.2")
-    try:
-        await wait_for_bot(server, "moody")
+    moody = ("moody:Moody", "moody", "--capacity", "2", "--hang-slack", "0.2")
+    async with bot_running(server, *moody):
         human = await client_factory("human")
         gomoku = await bot_game(human, "gomoku", clock=CLOCK, bot="moody")
         ttt = await bot_game(human, "tictactoe", bot="moody")
@@ -67,8 +66,6 @@ async def test_hung_engine_forfeits_its_game_and_spares_the_others(
             msg = await human.expect("moved", room=ttt, seat=1, timeout=30)
             free = [c for c in free if c != (msg["x"], msg["y"])]
         assert server.arena.rooms.get(ttt).game.outcome.termination in ("line", "draw")
-    finally:
-        await stop(proc)
 
 
 #: ``HANGER`` that writes down which process hung: a spare brain of the same file waits
@@ -89,9 +86,7 @@ async def test_hung_brain_forfeits_and_is_killed(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
     brain = executable(tmp_path / "pbrain-hangs", HANGS_AND_SAYS)
-    proc = await start_bot(server, f"piskvork:{brain}", "hangs", "--hang-slack", "0.2")
-    try:
-        await wait_for_bot(server, "hangs")
+    async with bot_running(server, f"piskvork:{brain}", "hangs", "--hang-slack", "0.2"):
         human = await client_factory("human")
         room = await bot_game(human, "gomoku", clock=CLOCK, bot="hangs")
         await human.request(type="move", room=room, x=7, y=7)
@@ -100,8 +95,6 @@ async def test_hung_brain_forfeits_and_is_killed(
         hung = int(Path(brain + ".hung").read_text())
         # END, a second's grace to exit, then SIGKILL (and the bot reaps it)
         await until(lambda: not alive(hung), timeout=30.0)
-    finally:
-        await stop(proc)
     spares = subprocess.run(["pgrep", "-f", f"^[^ ]*python[^ ]* {brain}$"], capture_output=True)
     assert spares.stdout.strip() == b"", "a spare brain must not outlive its bot"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support.bots import start_bot, stop, wait_for_bot
+from support.bots import bot_running
 
 from bots.engine.limits import Limit
 from bots.sdk import MinimaxBot, RandomBot
@@ -44,9 +44,7 @@ def test_the_worker_answers_offers_for_the_rooms_level() -> None:
 async def test_mnk_bot_grants_a_takeback_at_level_3_and_plays_on(
     client_factory: Any, server: Any
 ) -> None:
-    proc = await start_bot(server, "minimax", "kind", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "kind")
+    async with bot_running(server, "minimax", "kind", "--capacity", "2"):
         human = await client_factory("human")
         create = {"game": "gomoku", "opponent": "bot", "level": 3, "seat": 0}
         room = (await human.request(type="create_room", **create))["room"]
@@ -70,5 +68,3 @@ async def test_mnk_bot_grants_a_takeback_at_level_3_and_plays_on(
         assert asked["type"] == "offer"
         declined = await human.expect("offer_declined")
         assert declined["kind"] == "draw" and declined["by"] == 0
-    finally:
-        await stop(proc)

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from support.bots import start_bot, stop, wait_for_bot
+from support.bots import bot_running
 
 from bots.seats import HUMAN_PACE, Seat
 from protocol.variants import FIXED
@@ -45,9 +45,7 @@ async def bot_answer_s(human: Any, room: str, ply: int, x: int, y: int) -> float
 async def test_level_10_against_a_human_answers_in_a_few_seconds(
     client_factory: Any, server: Any
 ) -> None:
-    proc = await start_bot(server, "minimax", "deep", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "deep")
+    async with bot_running(server, "minimax", "deep", "--capacity", "2"):
         human = await client_factory("human")
         joined = await human.request(
             type="create_room", game="gomoku", opponent="bot", level=10, seat=0, clock=CLOCK
@@ -58,8 +56,6 @@ async def test_level_10_against_a_human_answers_in_a_few_seconds(
         times = [await bot_answer_s(human, room, 0, 7, 7)]
         times.append(await bot_answer_s(human, room, 2, 9, 5))
         assert max(times) < 6.5, times  # 5 s at most, and the round trips
-    finally:
-        await stop(proc)
 
 
 async def test_full_strength_is_an_option_of_a_humans_game_against_a_bot(
@@ -80,9 +76,7 @@ async def test_full_strength_is_an_option_of_a_humans_game_against_a_bot(
 async def test_a_training_games_human_sees_what_the_bot_saw(
     client_factory: Any, server: Any
 ) -> None:
-    proc = await start_bot(server, "minimax", "deep", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "deep")
+    async with bot_running(server, "minimax", "deep", "--capacity", "2"):
         human = await client_factory("human")
         joined = await human.request(
             type="create_room", game="gomoku", opponent="bot", level=10, seat=0,
@@ -93,5 +87,3 @@ async def test_a_training_games_human_sees_what_the_bot_saw(
         answer = await human.expect("moved", seat=1, timeout=60)
         info = answer.get("info")
         assert info is not None and info["pv"][0] == [answer["x"], answer["y"]], answer
-    finally:
-        await stop(proc)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.bots import executable, start_bot, stop, wait_for_bot
+from support.bots import bot_running, executable
 
 from bots.seats import Seat, game_of
 from protocol.positions import setup_moves
@@ -62,9 +62,7 @@ async def blocks_the_four(human: Any, create: dict[str, Any]) -> None:
 async def test_the_built_in_bot_plays_from_a_set_up_position(
     client_factory: Any, server: Any
 ) -> None:
-    proc = await start_bot(server, "minimax", "deep", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "deep")
+    async with bot_running(server, "minimax", "deep", "--capacity", "2"):
         human = await client_factory("human")
         await blocks_the_four(human, {"opponent": "bot", "level": 6})
         odd = {"black": [[1, 1], [2, 2]], "white": [], "to_move": 1}  # two black, none white
@@ -73,8 +71,6 @@ async def test_the_built_in_bot_plays_from_a_set_up_position(
         )
         assert error["type"] == "error" and error["code"] == "bad_options", error
         assert "could reach" in error["message"]
-    finally:
-        await stop(proc)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs a POSIX process model")
@@ -83,10 +79,6 @@ async def test_a_piskvork_brain_plays_from_a_set_up_position(
     client_factory: Any, server: Any, tmp_path: Path
 ) -> None:
     path = executable(tmp_path / "pbrain-ours", BRAIN)
-    proc = await start_bot(server, f"piskvork:{path}", "brainy")
-    try:
-        await wait_for_bot(server, "brainy")
+    async with bot_running(server, f"piskvork:{path}", "brainy"):
         human = await client_factory("human")
         await blocks_the_four(human, {"bot": "brainy"})
-    finally:
-        await stop(proc)

@@ -12,6 +12,7 @@ import msgpack
 import pytest
 from support.clients import RawClient
 from support.servers import bot_key
+from support.waiting import until_answered
 from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.slow
@@ -240,8 +241,9 @@ async def test_fresh_guests_cannot_start_games_without_end_from_one_address_nor_
         reply = await elsewhere.request(type="list_games", limit=100)
         return reply["games"] if reply["type"] == "games" else [reply]  # rate_limited: again
 
-    deadline = asyncio.get_running_loop().time() + 30
-    while len(await kept()) > 1 and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.5)  # the rooms go after their linger, their empty games with them
+    async def only_one_kept() -> bool:
+        return len(await kept()) <= 1
+
+    await until_answered(only_one_kept)  # the rooms go after their linger, empty games with them
     games = await kept()
     assert [g["reason"] for g in games] == ["resign"], games

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.bots import OUR_BRAIN, Manager, executable, start_bot, stop, wait_for_bot
+from support.bots import OUR_BRAIN, Manager, bot_running, executable
 from support.renju_play import interleave
 
 from bots.engine import search
@@ -156,9 +156,7 @@ async def test_driven_brains_swap2_answers_are_validated(tmp_path: Path) -> None
 @pytest.mark.slow
 async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server: Any) -> None:
     """The human opens (seat 0); the bot chooses; then the bot opens and the human chooses."""
-    proc = await start_bot(server, "minimax:level=3", "swapper", "--capacity", "2")
-    try:
-        await wait_for_bot(server, "swapper")
+    async with bot_running(server, "minimax:level=3", "swapper", "--capacity", "2"):
         human = await client_factory("human")
         created = await human.request(
             type="create_room", game="renju", bot="swapper", seat=0,
@@ -199,8 +197,6 @@ async def test_mnk_bot_handles_swap2_against_a_human(client_factory: Any, server
             await human.request(type="move", room=room, x=0, y=14)  # the human is white
             await human.expect("moved", seat=0, timeout=30)
         await human.request(type="resign", room=room)
-    finally:
-        await stop(proc)
 
 
 @pytest.mark.slow
@@ -209,9 +205,7 @@ async def test_unaware_brain_gets_the_default_choice(
 ) -> None:
     """A brain without SWAP2BOARD opens with the fixed stones and takes white; no forfeit."""
     path = executable(tmp_path / "pbrain-unaware", UNAWARE)
-    proc = await start_bot(server, f"piskvork:{path}", "unaware")
-    try:
-        await wait_for_bot(server, "unaware")
+    async with bot_running(server, f"piskvork:{path}", "unaware"):
         human = await client_factory("human")
         room = (
             await human.request(
@@ -228,8 +222,6 @@ async def test_unaware_brain_gets_the_default_choice(
         assert state["colours"] == [0, 1] and state["to_move"] == 1 and state["status"] == "playing"
         over = await human.request(type="resign", room=room)
         assert over["type"] == "game_over" and over["reason"] == "resign"
-    finally:
-        await stop(proc)
 
 
 RULE_ECHO = """

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.bots import start_bot, stop, wait_for_bot
+from support.bots import bot_running
 from support.clients import RawClient
 from support.servers import bot_key, free_port
 from support.stores import both_dbs
@@ -113,16 +113,12 @@ async def test_session_files_are_private(server: Any, tmp_path: Path) -> None:
     session = tmp_path / "bot.session"
     session.write_text("stale")
     session.chmod(0o644)
-    proc = await start_bot(server, "random", "priv", "--session-file", str(session))
-    try:
-        await wait_for_bot(server, "priv")
+    async with bot_running(server, "random", "priv", "--session-file", str(session)):
         deadline = time.monotonic() + 20
         while session.read_text() == "stale" and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         assert session.read_text() != "stale"
         assert stat.S_IMODE(session.stat().st_mode) == 0o600
-    finally:
-        await stop(proc)
 
 
 @pytest.mark.slow

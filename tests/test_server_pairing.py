@@ -189,11 +189,9 @@ async def test_a_rated_pairing_between_two_accounts(client_factory: Any, server:
 
 
 async def test_a_seek_with_bot_after_s_gets_a_real_bot(client_factory: Any, server: Any) -> None:
-    from support.bots import start_bot, stop, wait_for_bot
+    from support.bots import bot_running
 
-    proc = await start_bot(server, "random", "randy", "--capacity", "2", "--games", "gomoku")
-    try:
-        await wait_for_bot(server, "randy")
+    async with bot_running(server, "random", "randy", "--capacity", "2", "--games", "gomoku"):
         alice = await client_factory("alice")
         started = time.monotonic()
         placed = await seek(alice, game="gomoku", clock=CLOCK, bot_after_s=5)
@@ -208,5 +206,3 @@ async def test_a_seek_with_bot_after_s_gets_a_real_bot(client_factory: Any, serv
         moved = await alice.expect("moved", seat=1 - joined["seat"], timeout=20)  # the bot plays
         assert moved["room"] == joined["room"]
         assert (await alice.request(type="list_seeks"))["seeks"] == []
-    finally:
-        await stop(proc)

@@ -21,20 +21,21 @@ pytestmark = pytest.mark.slow  # starts a server process
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Runs the real command line in the main thread; a watcher thread reports the modules loaded
-#: once the port listens (start-up done), then ends the process.
+#: once the server has answered a page (start-up done and its loop serving), then ends it.
 PROBE = """
-import json, os, socket, sys, threading, time
+import http.client, json, os, sys, threading, time
 from server.cli import main
 
 def watch(port):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            page = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            page.request("GET", "/")
+            if page.getresponse().status == 200:
+                break
         except OSError:
             time.sleep(0.05)
-    time.sleep(0.5)
     print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})), flush=True)
     os._exit(0)
 

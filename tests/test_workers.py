@@ -9,7 +9,7 @@ import sys
 import threading
 
 import pytest
-from support.jobs import DEMOTED, affinity, burn_until_demoted, fail
+from support.jobs import DEMOTED, affinity, burn_until_demoted, fail, remember
 
 from bots.engine.fast import core_for, load_core
 from bots.priority import Placement, parse_cpus
@@ -56,6 +56,23 @@ async def test_a_demotable_job_that_raises_is_reported_and_the_worker_goes_on() 
         worker = await pool.acquire()
         with pytest.raises(ValueError, match="again"):
             await pool.run(worker, ("again",), 60)
+    finally:
+        pool.close()
+
+
+async def test_a_worker_that_replaces_a_hung_one_is_warmed_up_before_its_first_job() -> None:
+    """A cold worker spends its first job on imports and tables: after one hang, every game's
+    first move hung in turn (mnk-tournament at 0.25 s a move). Its replacement warms first."""
+    pool = WorkerPool(remember, 1)
+    try:
+        await pool.warm_up(("warm",))
+        worker = await pool.acquire()
+        assert await pool.run(worker, ("first",), 60) == ["warm", "first"]
+        worker = await pool.acquire()
+        with pytest.raises(TimeoutError):
+            await pool.run(worker, ("hung", 30.0), 0.2)
+        worker = await pool.acquire()  # the replacement, once it has run the warm-up
+        assert await pool.run(worker, ("next",), 60) == ["warm", "next"]
     finally:
         pool.close()
 

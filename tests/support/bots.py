@@ -8,6 +8,8 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,19 @@ async def start_bot(server: Any, engine: str, name: str, *extra: str) -> subproc
     cmd = [sys.executable, "-m", "bots", "--server", server.url, "--engine", engine]
     cmd += ["--name", name, "--log-level", os.environ.get("BOT_LOG", "WARNING"), *extra]
     return subprocess.Popen(cmd, env=bot_env(server, name))
+
+
+@asynccontextmanager
+async def bot_running(
+    server: Any, engine: str, name: str, *extra: str
+) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """A bot process ``name`` online on ``server`` for the block, stopped after it."""
+    proc = await start_bot(server, engine, name, *extra)
+    try:
+        await wait_for_bot(server, name)
+        yield proc
+    finally:
+        await stop(proc)
 
 
 def alive(pid: int) -> bool:

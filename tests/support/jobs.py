@@ -24,3 +24,15 @@ def affinity() -> list[int]:
 def fail(message: str) -> None:
     """Raise, as a broken engine would."""
     raise ValueError(message)
+
+
+#: The jobs this worker process has run, in order (``remember``).
+_SEEN: list[str] = []
+
+
+def remember(name: str, hang_s: float = 0.0) -> list[str]:
+    """Note ``name`` as run here, sleep ``hang_s`` (an engine that hangs), and say every job
+    this worker has run so far."""
+    _SEEN.append(name)
+    time.sleep(hang_s)
+    return list(_SEEN)
