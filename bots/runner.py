@@ -443,7 +443,7 @@ class BotRunner(Seeking, Analysing):
         """Build the engine in every worker before any game; an engine that cannot play the
         usual board still plays the boards it can (its first move there builds it)."""
         try:
-            await pool.warm_up(warm_up_job(str(self.spec)))
+            await pool.warm_up(warm_up_job(self.spec))
         except Exception as exc:  # a user's engine: any failure is its own, not the runner's
             log.warning("warming %s up on gomoku failed (%s); going on", self.spec, exc)
 
