@@ -23,6 +23,8 @@ cdef class Core(Threats):
     cdef bint _tick(self)
     cdef long long _leaf(self, int ply)
     cdef long long negamax(self, int depth, long long alpha, long long beta, int ply)
+    cdef long long _search_moves(self, int out, int m, int depth, int child, long long alpha, long long beta, int ply, bint forced)
+    cdef void _store(self, int depth, int flag, int score, int move) noexcept
     cdef bint _null_cut(self, int depth, long long beta, int ply)
     cdef int _reduction(self, int s, int mv, int i, int depth) noexcept
     cpdef tuple root(self, int depth, list moves, long long alpha, long long beta)

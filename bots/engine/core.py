@@ -194,7 +194,6 @@ class Core(Threats):
             return 0
         if (depth <= 0 and m == 0) or ply >= MAX_PLY - 1:
             return self._leaf(ply)
-        alpha0: cython.longlong = alpha
         slot: cython.ulonglong = self.key & self.tt_mask
         tt_move: cython.int = -1
         e_score: cython.longlong
@@ -220,6 +219,16 @@ class Core(Threats):
             if beta - alpha == 1 and self._null_cut(depth, beta, ply):
                 return beta
             m = self._gen(ply, tt_move, BEAM)
+        return self._search_moves(out, m, depth, child, alpha, beta, ply, forced)
+
+    @cython.cfunc
+    def _search_moves(self, out: cython.int, m: cython.int, depth: cython.int, child: cython.int,
+                      alpha: cython.longlong, beta: cython.longlong, ply: cython.int,
+                      forced: cython.bint) -> cython.longlong:  # fmt: skip
+        """The node's moves ``buf[out:out+m]`` searched in turn (PVS, late-move reductions,
+        ``child`` plies each), the cut-off move remembered, the result stored; its score."""
+        s: cython.int = self.nmoves & 1
+        alpha0: cython.longlong = alpha
         lazy: cython.bint = self.renju and s == 0 and not forced  # black's fouls: see the loop
         tried: cython.bint = False
         best: cython.longlong = -WIN - 1
@@ -261,13 +270,21 @@ class Core(Threats):
                         break
         if not tried:
             return self.evaluate()  # renju: every candidate was forbidden for black
-        flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        flag: cython.int = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        self._store(depth, flag, _to_tt(best, ply), best_move)
+        return best
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _store(self, depth: cython.int, flag: cython.int, score: cython.int,
+               move: cython.int) -> cython.void:  # fmt: skip
+        """Keep this position's result in the transposition table (always replacing)."""
+        slot: cython.ulonglong = self.key & self.tt_mask
         self.tt_key[slot] = self.key
         self.tt_data[4 * slot] = depth
         self.tt_data[4 * slot + 1] = flag
-        self.tt_data[4 * slot + 2] = _to_tt(best, ply)
-        self.tt_data[4 * slot + 3] = best_move
-        return best
+        self.tt_data[4 * slot + 2] = score
+        self.tt_data[4 * slot + 3] = move
 
     @cython.cfunc
     def _null_cut(self, depth: cython.int, beta: cython.longlong, ply: cython.int) -> cython.bint:
@@ -335,14 +352,8 @@ class Core(Threats):
                     if alpha >= beta:
                         break
         if not self.stopped:
-            slot: cython.ulonglong = self.key & self.tt_mask
-            self.tt_key[slot] = self.key
-            self.tt_data[4 * slot] = depth
-            self.tt_data[4 * slot + 1] = (
-                UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
-            )
-            self.tt_data[4 * slot + 2] = _to_tt(best, 0)
-            self.tt_data[4 * slot + 3] = best_move
+            flag: cython.int = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+            self._store(depth, flag, _to_tt(best, 0), best_move)
         return best, best_move, self.stopped
 
     @cython.ccall

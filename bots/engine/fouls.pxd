@@ -15,6 +15,8 @@ cdef class Fouls(Board):
     cdef bint _forbidden(self, int c)
     cdef int _black_run(self, int c, int dx, int dy)
     cdef int _foul(self, int c, int level)
+    cdef bint _read_lines(self, int c, int base)
+    cdef int _double_three(self, int c, int level, int base)
     cdef int _line_run(self, int at)
     cdef int _line_fours(self, int at)
     cdef void _line_four_points(self, int at, int out)

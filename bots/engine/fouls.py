@@ -100,9 +100,34 @@ class Fouls(Board):
         never the incremental tables, and leaves the board as it found it."""
         if level >= self.n:
             return 0
+        base: cython.int = level * 4 * RL
+        if not self._read_lines(c, base):
+            return 0
+        d: cython.int
+        runs_max: cython.int = 0
+        run: cython.int
+        for d in range(4):
+            self.rline[base + d * RL + RR] = 1
+            run = self._line_run(base + d * RL)
+            if run == 5:
+                return 0
+            if run > runs_max:
+                runs_max = run
+        if runs_max >= 6:
+            return 1
+        fours: cython.int = 0
+        for d in range(4):
+            fours += self._line_fours(base + d * RL)
+        if fours >= 2:
+            return 2
+        return self._double_three(c, level, base)
+
+    @cython.cfunc
+    def _read_lines(self, c: cython.int, base: cython.int) -> cython.bint:
+        """Copy the four lines through ``c`` into ``rline[base:]`` (off-board cells as WALL);
+        whether they hold black stones enough for any foul (four on one line, or two on two)."""
         w: cython.int = self.w
         h: cython.int = self.n // w
-        base: cython.int = level * 4 * RL
         d: cython.int
         i: cython.int
         x: cython.int
@@ -129,24 +154,16 @@ class Fouls(Board):
                 rich = 1
             if cnt >= 2:
                 pairs += 1
-        if not rich and pairs < 2:
-            return 0
-        runs_max: cython.int = 0
-        run: cython.int
-        for d in range(4):
-            self.rline[base + d * RL + RR] = 1
-            run = self._line_run(base + d * RL)
-            if run == 5:
-                return 0
-            if run > runs_max:
-                runs_max = run
-        if runs_max >= 6:
-            return 1
-        fours: cython.int = 0
-        for d in range(4):
-            fours += self._line_fours(base + d * RL)
-        if fours >= 2:
-            return 2
+        return rich or pairs >= 2
+
+    @cython.cfunc
+    def _double_three(self, c: cython.int, level: cython.int, base: cython.int) -> cython.int:
+        """3 when black at ``c`` (lines read at ``rline[base:]``) makes two threes, each with a
+        straight-four point that is itself allowed (tested one ``level`` deeper), else 0."""
+        w: cython.int = self.w
+        d: cython.int
+        dx: cython.int
+        dy: cython.int
         cands: cython.int = 0
         pb: cython.int = level * 32
         for d in range(4):
