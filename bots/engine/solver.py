@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 
 from bots.engine.geometry import geometry
-from bots.engine.limits import EXACT, LOWER, UPPER, WIN
+from bots.engine.limits import EXACT, LOWER, UPPER, WIN, SearchResult
 from protocol.rules import Move, Variant, WinRule
 
 #: Boards the exact values are tried on (at most this many cells).
@@ -350,12 +350,15 @@ def _bits(variant: Variant, moves: list[Move]) -> tuple[int, int]:
     return sides[me], sides[1 - me]
 
 
-def exact_values(variant: Variant, moves: list[Move], deadline: float) -> list[CellValue]:
+def exact_values(
+    variant: Variant, moves: list[Move], deadline: float, solver: Solver | None = None
+) -> list[CellValue]:
     """Every empty cell's value after ``moves``, best first; SolveTimeout past ``deadline``.
 
     The value of each move from a search in (-1, 1), then a won or lost move's distance from
-    a search whose window admits only that class of score (so draws are cut at once)."""
-    solver = solver_for(variant, deadline)
+    a search whose window admits only that class of score (so draws are cut at once). The
+    process's solver for the board unless one is given."""
+    solver = solver or solver_for(variant, deadline)
     me, opp = _bits(variant, moves)
     empties = variant.cells - len(moves)
     span = empties + 1  # the score of a win lies in (WIN - span, WIN)
@@ -381,11 +384,16 @@ def exact_values(variant: Variant, moves: list[Move], deadline: float) -> list[C
 
 
 def principal(
-    variant: Variant, moves: list[Move], first: CellValue, deadline: float, length: int
+    variant: Variant,
+    moves: list[Move],
+    first: CellValue,
+    deadline: float,
+    length: int,
+    solver: Solver | None = None,
 ) -> list[Move]:
     """A principal variation from ``first`` on: at each ply a move that keeps the score (the
     shortest win, the longest loss), at most ``length`` moves, cut short at ``deadline``."""
-    solver = solver_for(variant, deadline)
+    solver = solver or solver_for(variant, deadline)
     me, opp = _bits(variant, moves)
     line = [first.move]
     me |= 1 << (first.move.y * variant.width + first.move.x)
@@ -409,3 +417,27 @@ def principal(
     except SolveTimeout:
         pass  # the line so far
     return line
+
+
+def exact_search(variant: Variant, moves: list[Move], deadline: float, ties: bool) -> SearchResult:
+    """The engine's answer on a small board from the exact values: the best cell (every cell
+    tied with it when ``ties``), its mate-distance score and principal variation, solved.
+    A solver of its own (searches run in threads at once); SolveTimeout past ``deadline``."""
+    start = time.perf_counter()
+    solver = Solver(variant.width, variant.height, variant.k)
+    solver.deadline = deadline
+    values = exact_values(variant, moves, deadline, solver)
+    best = values[0]
+    tied = [v.move for v in values if v.score == best.score] if ties else [best.move]
+    forced = best.value == "win" and best.plies == 1
+    return SearchResult(
+        move=best.move,
+        score=best.score,
+        depth=best.plies,
+        nodes=solver.nodes,
+        pv=principal(variant, moves, best, deadline, best.plies, solver),
+        seconds=time.perf_counter() - start,
+        best_moves=tied,
+        solved=True,
+        source="forced" if forced else "search",
+    )
