@@ -1,7 +1,8 @@
 """Build the compiled parts when a C compiler is there; else stay pure Python.
 
 Two independent builds, each optional (a failure only warns, the source runs instead):
-``bots/engine/core.py``, the engine's core, with Cython (pure-Python mode); and the server's
+the engine's core (``bots/engine/{board,fouls,threats,core}.py``) with Cython (pure-Python
+mode, ``.pxd`` declarations beside them); and the server's
 per-move core (``protocol.native.COMPILED``: rules, rooms, clocks, ...) with mypyc, one group
 that is installed whole or not at all (its modules call each other natively).
 """
@@ -18,6 +19,9 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 #: The setup commands that build extensions (the others, such as ``egg_info``, do not).
 BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+#: The engine core's compiled layers, each extending the one before (``bots/engine/*.pxd``
+#: declare them; ``tally.pxd`` is inlined into them, its ``.py`` is the plain run's).
+ENGINE_PARTS = ("board", "fouls", "threats", "core")
 
 
 def _manifest() -> tuple[str, ...]:
@@ -65,7 +69,9 @@ def _cython() -> list:
         return []
     try:
         return cythonize(
-            ["bots/engine/core.py"], compiler_directives={"language_level": 3}, quiet=True
+            [f"bots/engine/{part}.py" for part in ENGINE_PARTS],
+            compiler_directives={"language_level": 3},
+            quiet=True,
         )
     except Exception as exc:
         print(f"warning: cythonize failed ({exc}); using pure Python", file=sys.stderr)

@@ -1,7 +1,8 @@
 """Engine speed, this checkout against a baseline checkout in the same run: freestyle and renju.
 
 Run ``python bench/engine_speed.py --baseline DIR [--seconds 1.0] [--rounds 3]`` where DIR is
-another checkout with its core built (``cythonize -i -3 bots/engine/core.py`` there). Each
+another checkout with its core built (``cythonize -i -3 bots/engine/{board,fouls,threats,core}.py``
+there; a checkout from before the split: ``bots/engine/core.py``). Each
 round runs every position once per checkout, each in its own fresh process (so neither warms
 the other's caches), alternating which goes first. A search is the level-10 core search
 without the threat search (``Limit(time_s=S, threats=False)``); the figures are nodes per

@@ -49,7 +49,7 @@ async def test_values_over_the_wire_agree_with_the_solver_on_random_positions(
                 x, y = value["move"]
                 mine = me | 1 << (y * w + x)
                 won = any(line & mine == line for line in solver.lines)
-                proven = 1 if won else -solver.negamax(opp, mine, -1, 1)[0]
+                proven = 1 if won else -solver.value(opp, mine)
                 assert value["value"] == {1: "win", 0: "draw", -1: "loss"}[proven]
 
 
@@ -73,7 +73,7 @@ async def test_tictactoe_gets_every_cells_exact_value_from_the_bot(
     solver = Solver(3, 3, 3)
     me, opp = 1 << 4, 1 << 3  # X in the centre, O on the left edge; X to move
     for (x, y), (value, _plies) in values.items():
-        proven = -solver.negamax(opp, me | 1 << (y * 3 + x), -1, 1)[0]
+        proven = -solver.value(opp, me | 1 << (y * 3 + x))
         assert value == {1: "win", 0: "draw", -1: "loss"}[proven]
     best = reply["lines"][0]
     assert best["mate"] == 5 and best["pv"][0] == best["move"] and len(best["pv"]) == 5

@@ -11,10 +11,9 @@ from functools import cache
 import pytest
 from support.analysis import random_positions
 
-from bots.engine.exact import exact_values, principal, solvable
 from bots.engine.limits import Limit
 from bots.engine.lines import analyse_position, engine_lines
-from bots.engine.solver import Solver
+from bots.engine.solver import Solver, exact_values, principal, solvable
 from bots.sdk import MinimaxBot
 from protocol.rules import Game, Move, Variant
 from protocol.variants import make_variant
@@ -101,7 +100,7 @@ def test_every_cells_value_agrees_with_the_solver(w: int, h: int, k: int) -> Non
         for v in values:
             mine = me | 1 << (v.move.y * w + v.move.x)
             won = any(line & mine == line for line in solver.lines)
-            proven = 1 if won else -solver.negamax(opp, mine, -1, 1)[0]
+            proven = 1 if won else -solver.value(opp, mine)
             assert v.value == NAMES[proven], (moves, v)
         assert [v.score for v in values] == sorted((v.score for v in values), reverse=True)
 

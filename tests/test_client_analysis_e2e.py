@@ -106,7 +106,7 @@ def solved_values(
             if any(line & mine == line for line in solver.lines):
                 out[(x, y)] = "win"
                 continue
-            value, _ = solver.negamax(opp, mine, -1, 1)
+            value = solver.value(opp, mine)
             out[(x, y)] = {1: "loss", 0: "draw", -1: "win"}[value]
     return out
 

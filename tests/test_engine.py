@@ -170,3 +170,38 @@ def test_board_undo_restores_everything(pure: bool) -> None:
     assert core.state() == snap
     moves = [Move(c % 15, c // 15) for c in core.moves()]
     assert core_for(GOMOKU, moves, module, keep=False).state() == snap
+
+
+def test_small_boards_play_from_the_one_exact_search() -> None:
+    """A search that reaches the end of the game plays the solver's answer (same ties, same
+    nodes: it ran); a depth bound short of it, or the exact-k rule, the full-width search."""
+    import time
+
+    from bots.engine.solver import exact_search
+
+    variant = make_variant("mnk", {"width": 4, "height": 4, "k": 3})
+    moves = [Move(1, 1), Move(0, 0)]
+    got = search(variant, moves, Limit(ties=True))
+    want = exact_search(variant, moves, time.perf_counter() + 30, ties=True)
+    assert (got.best_moves, got.score, got.nodes, got.solved) == (
+        want.best_moves,
+        want.score,
+        want.nodes,
+        True,
+    )
+    shallow = search(variant, moves, Limit(depth=2, ties=True))
+    assert shallow.depth == 2 and shallow.nodes != want.nodes
+    exact_k = make_variant("mnk", {"width": 5, "height": 5, "k": 4, "rule": "exact"})
+    assert Game.from_moves(exact_k, moves).is_legal(search(exact_k, moves, Limit(time_s=0.2)).move)
+
+
+def test_a_board_the_solver_does_not_finish_in_time_is_searched_in_what_is_left() -> None:
+    """6x6 k=5 from the empty board is not solved in a tenth of a second: the full-width search
+    still answers within the limit."""
+    import time
+
+    variant = make_variant("mnk", {"width": 6, "height": 6, "k": 5})
+    start = time.perf_counter()
+    result = search(variant, [], Limit(time_s=0.1))
+    assert time.perf_counter() - start < 1.0
+    assert Game.from_moves(variant, []).is_legal(result.move) and not result.solved

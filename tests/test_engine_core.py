@@ -102,6 +102,26 @@ def test_compiled_core_matches_pure_python(
     )
 
 
+#: ``type.__flags__``: a class made by a ``class`` statement run as Python (not a C type).
+HEAPTYPE = 1 << 9
+
+
+def test_the_plain_run_is_plain_in_every_layer_and_the_compiled_one_compiled() -> None:
+    """The oracle runs all four layers of the core from source (a compiled board under a plain
+    search would check nothing), and loading it leaves the compiled modules where they were."""
+    import sys
+
+    layers = PURE.Core.__mro__[:-1]
+    assert [cls.__name__ for cls in layers] == ["Core", "Threats", "Fouls", "Board"]
+    assert all(cls.__flags__ & HEAPTYPE for cls in layers)
+    assert sys.modules["bots.engine.core"] is COMPILED
+    if COMPILED.compiled():
+        assert not any(cls.__flags__ & HEAPTYPE for cls in COMPILED.Core.__mro__[:-1])
+        from bots.engine import board  # a core.so built before the split leaves this plain
+
+        assert not board.Board.__flags__ & HEAPTYPE
+
+
 def test_compiled_core_is_built_by_the_install() -> None:
     """``pip install -e .`` with a C compiler present builds the core (it is 30x faster)."""
     import shutil

@@ -35,7 +35,7 @@ def test_best_move_really_achieves_the_value() -> None:
     assert sol.value == 1 and sol.best_move is not None
     x, y = sol.best_move
     solver = Solver(4, 4, 3)
-    value, _ = solver.negamax(0, 1 << (y * 4 + x), -1, 1)
+    value = solver.value(0, 1 << (y * 4 + x))
     assert value == -1
 
 

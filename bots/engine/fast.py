@@ -55,6 +55,11 @@ def pure_forced() -> bool:
     return os.environ.get("MNK_ENGINE_PURE", "") == "1"
 
 
+#: The core's layers in import order (each module extends the one before; tally is plain).
+CORE_PARTS = ("tally", "board", "fouls", "threats", "core")
+_pure_lock = threading.Lock()
+
+
 def load_core(pure: bool | None = None) -> ModuleType:
     """The compiled core (when built and not refused), else its plain-Python run."""
     if pure is None:
@@ -63,16 +68,36 @@ def load_core(pure: bool | None = None) -> ModuleType:
         from bots.engine import core
 
         return core
-    name = "bots.engine._core_pure"
-    module = sys.modules.get(name)
-    if module is None:
-        path = Path(__file__).with_name("core.py")
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return module
+    with _pure_lock:
+        module = sys.modules.get("bots.engine._pure_core")
+        return module if module is not None else _load_pure()
+
+
+def _load_pure() -> ModuleType:
+    """Run the core's layers from source as ``bots.engine._pure_<part>``: each is executed
+    under its real name (so the layers above import the plain one, not a compiled one), then
+    renamed, and whatever was there before under the real names is put back."""
+    here = Path(__file__).parent
+    saved = {part: sys.modules.pop(f"bots.engine.{part}", None) for part in CORE_PARTS}
+    loaded = {}
+    try:
+        for part in CORE_PARTS:
+            spec = importlib.util.spec_from_file_location(
+                f"bots.engine.{part}", here / f"{part}.py"
+            )
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = loaded[part] = module
+            spec.loader.exec_module(module)
+    finally:
+        for part in CORE_PARTS:
+            sys.modules.pop(f"bots.engine.{part}", None)
+            if saved[part] is not None:
+                sys.modules[f"bots.engine.{part}"] = saved[part]
+    for part, module in loaded.items():
+        module.__name__ = f"bots.engine._pure_{part}"
+        sys.modules[module.__name__] = module
+    return loaded["core"]
 
 
 def shapes_on() -> bool:

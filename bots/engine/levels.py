@@ -24,9 +24,10 @@ points nearest the last two stones (:func:`noise_move`), so levels 1-4 can miss 
 block. Level 1 is tuned to the ``novice`` bot, which plays only such moves: it must win at least
 30% against level 1 (``tests/test_levels.py``; ``bench/ladder.py`` measures the whole ladder).
 
-On small boards (at most ``SMALL_BOARD`` cells) the search covers every empty cell and stops
-once it reaches the end of the game, so level 10 solves tic-tac-toe in milliseconds (perfect
-play), and ties between equally good moves are broken at random when an ``rng`` is given.
+On small boards (at most ``SMALL_BOARD`` cells) a level whose depth reaches the end of the
+game plays from the exact solver (level 10 solves tic-tac-toe in milliseconds: perfect play);
+the others search every empty cell to their depth. Ties between equally good moves are broken
+at random when an ``rng`` is given.
 Bigger boards use the fast core (:mod:`bots.engine.fast`).
 """
 

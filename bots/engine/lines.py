@@ -4,7 +4,7 @@ principal variations and depths (multi-PV), and on small boards every cell's pro
 Built on the engine's public API only (``search`` and the exact solver), so the core can change
 under it: the first line is the root search's move; more lines search the position after each
 of the most promising candidates (the root's move among them) and rank them by the negated
-score. On boards the exact solver finishes within the budget (:mod:`bots.engine.exact`) the
+score. On boards the exact solver finishes within the budget (:mod:`bots.engine.solver`) the
 lines are the proven best moves instead, and ``values`` holds every empty cell's value.
 """
 
@@ -14,12 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.engine.exact import CellValue, exact_values, principal, solvable
 from bots.engine.fast import core_for, load_core
 from bots.engine.levels import level_limit
 from bots.engine.limits import Limit, SearchResult
 from bots.engine.search import SMALL_BOARD, search
-from bots.engine.solver import SolveTimeout
+from bots.engine.solver import CellValue, SolveTimeout, exact_values, principal, solvable
 from protocol.rules import Game, Move, Variant
 
 #: The longest principal variation sent (the protocol's bound for ``pv``).

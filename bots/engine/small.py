@@ -1,12 +1,15 @@
-"""The small-board search: exact alpha-beta over every empty cell, on the engine's one board.
+"""The small-board full-width search: alpha-beta over every empty cell on the engine's board.
 
-Boards of at most ``SMALL_BOARD`` cells (tic-tac-toe, 4x4, 5x5, 6x6) are searched full width,
-to the end of the game when time allows, with mate distances: a win sooner scores higher, a
-loss later. A side with a win cell wins at once; facing one it must block it (the only move,
-without using up depth); facing two it has lost. Root moves tied for best are all reported
+What plays a small board (at most ``SMALL_BOARD`` cells: tic-tac-toe, 4x4, 5x5, 6x6) when the
+exact solver (:mod:`bots.engine.solver`, the one exact search) does not: under a level's depth
+bound, under the exact-k rule (which the solver does not know), or when the solver did not
+finish in its share of the time (:mod:`bots.engine.search` decides). Iterative deepening, to
+the end of the game when time allows, with mate distances on :data:`~bots.engine.limits.WIN`'s
+scale: a side with a win cell wins at once; facing one it must block it (the only move, without
+using up depth); facing two it has lost. Root moves tied for best are all reported
 (``Limit.ties``) so a level can pick among them at random. The board and its tables are the
-core's (:mod:`bots.engine.core`, compiled or plain); this module only adds the full-width
-negamax, its transposition table (a dict: small boards have few positions) and ordering.
+core's (:mod:`bots.engine.core`, compiled or plain); this module only adds the negamax, its
+transposition table (a dict: small boards have few positions) and ordering.
 """
 
 from __future__ import annotations

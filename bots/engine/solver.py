@@ -1,10 +1,20 @@
-"""An exact m,n,k solver for small boards: bitboards, symmetry-reduced TT, threat pruning.
+"""The exact search for small boards: bitboards, a symmetry-reduced table, threat pruning.
 
-Values are from the side to move's view: 1 win, 0 draw, -1 loss. Pruning that keeps it exact:
-an immediate win ends the node; two opponent win cells lose it; one must be blocked (the only
-move); a side with no k-window free of enemy stones can never win, which bounds the value at 0;
-all cells lying in no live window are interchangeable, so only one of them is tried; and
-positions are stored under the least of their symmetric images (8 on square boards, 4 else).
+One negamax scores a position from the side to move's view with mate distances relative to
+the search's root (:data:`bots.engine.limits.WIN` - p for a win on ply p, minus that for a
+loss, 0 a draw), so the same search answers both questions asked of it: the game value
+(win / draw / loss: a search in the window (-1, 1), as cheap as a three-valued one) for
+``mnk-solve`` and the analysis, and with a window that admits only one class of scores the
+distance (the shortest win, the longest loss) for every cell's value and principal variations.
+
+Pruning that keeps it exact: an immediate win ends the node; two opponent win cells lose it;
+one must be blocked (the only move); a side with no k-window free of enemy stones can never win,
+which bounds the value at 0; all cells lying in no live window are interchangeable, so only one
+of them is tried; and positions are stored under the least of their symmetric images (8 on
+square boards, 4 else). The table holds bounds keyed by position alone (scores stored relative
+to the node), so it serves every window and every root: one solver per board lives on in a
+process. It counts k or more in a row as a win, so only freestyle boards (or boards too small
+for an overline) are solved.
 """
 
 from __future__ import annotations
@@ -13,7 +23,14 @@ import time
 from dataclasses import dataclass
 
 from bots.engine.geometry import geometry
-from bots.engine.limits import EXACT, LOWER, UPPER
+from bots.engine.limits import EXACT, LOWER, UPPER, WIN, SearchResult
+from protocol.rules import Move, Variant, WinRule
+
+#: Boards the exact values are tried on (at most this many cells).
+MAX_CELLS = 36
+#: Table entries a process's solver keeps between analyses before it starts afresh.
+MAX_TABLE = 2_000_000
+VALUE_NAMES = {1: "win", 0: "draw", -1: "loss"}
 
 
 class SolveTimeout(Exception):
@@ -31,6 +48,17 @@ class Solution:
     best_move: tuple[int, int] | None
     nodes: int
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class CellValue:
+    """One empty cell's proven value for the side to move, and the plies to the game's end."""
+
+    move: Move
+    value: str
+    plies: int
+    #: The root-relative score: WIN - plies for a win, -(WIN - plies) for a loss, 0 a draw.
+    score: int
 
 
 def _symmetries(width: int, height: int) -> list[list[int]]:
@@ -58,8 +86,22 @@ def _symmetries(width: int, height: int) -> list[list[int]]:
     return perms
 
 
+def _to_tt(score: int, ply: int) -> int:
+    """A root-relative mate score as the node's own (its distance from this node)."""
+    return score + ply if score > 0 else score - ply if score < 0 else 0
+
+
+def _from_tt(score: int, ply: int) -> int:
+    return score - ply if score > 0 else score + ply if score < 0 else 0
+
+
+def sign(score: int) -> int:
+    """The game value of a score: 1 win, 0 draw, -1 loss."""
+    return (score > 0) - (score < 0)
+
+
 class Solver:
-    """Negamax alpha-beta over win/draw/loss with the pruning described in the module doc."""
+    """Negamax alpha-beta over mate-distance scores with the pruning of the module doc."""
 
     def __init__(self, width: int, height: int, k: int, time_limit: float | None = None) -> None:
         self.width, self.height, self.k = width, height, k
@@ -80,6 +122,7 @@ class Solver:
             ]
             for perm in self.perms
         ]
+        #: Bounds by position key: (flag, node-relative score, best cell).
         self.tt: dict[int, tuple[int, int, int]] = {}
         #: Positions with at most this many stones are keyed by their least symmetric image.
         self.sym_depth = 12
@@ -127,15 +170,23 @@ class Solver:
             bits ^= low
         return out
 
-    def negamax(self, me: int, opp: int, alpha: int, beta: int) -> tuple[int, int]:
-        """(value, best cell) of the position for the side owning ``me``; cell -1 if none."""
+    def won(self, stones: int) -> bool:
+        """Whether ``stones`` hold a full line (the side that just moved has won)."""
+        return any(line & stones == line for line in self.lines)
+
+    def value(self, me: int, opp: int) -> int:
+        """The game value for the side owning ``me`` to move: 1 win, 0 draw, -1 loss."""
+        return sign(self.negamax(me, opp, -1, 1))
+
+    def negamax(self, me: int, opp: int, alpha: int, beta: int, ply: int = 0) -> int:
+        """The score of the position for the side owning ``me`` on ``ply``, in (alpha, beta)."""
         self.nodes += 1
         if self.nodes & 1023 == 0 and time.perf_counter() > self.deadline:
             raise SolveTimeout
         occupied = me | opp
         empty = self.full & ~occupied
         if not empty:
-            return 0, -1
+            return 0
         km1 = self.k - 1
         my_live = opp_live = False
         opp_win = 0
@@ -143,25 +194,28 @@ class Solver:
             if not line & opp:
                 my_live = True
                 if (line & me).bit_count() == km1:
-                    return 1, (line & empty).bit_length() - 1
+                    return WIN - ply - 1
             elif not line & me:
                 opp_live = True
                 if (line & opp).bit_count() == km1:
                     opp_win |= line & empty
         if opp_win:
             if opp_win & (opp_win - 1):
-                return -1, (opp_win & -opp_win).bit_length() - 1
-            cell = opp_win.bit_length() - 1
-            value, _ = self._child(me, opp, cell, alpha, beta)
-            return value, cell
+                return -(WIN - ply - 2)
+            return -self.negamax(opp, me | opp_win, -beta, -alpha, ply + 1)
         if not my_live and not opp_live:
-            return 0, (empty & -empty).bit_length() - 1
+            return 0
         if not my_live:
             beta = min(beta, 0)
         if not opp_live:
             alpha = max(alpha, 0)
         if alpha >= beta:
-            return alpha, (empty & -empty).bit_length() - 1
+            return alpha
+        return self._search(me, opp, alpha, beta, ply)
+
+    def _search(self, me: int, opp: int, alpha: int, beta: int, ply: int) -> int:
+        """The table probe and the loop over the moves of a node with no forced reply."""
+        occupied = me | opp
         key = (
             self.canonical(me, opp)
             if occupied.bit_count() <= self.sym_depth
@@ -169,33 +223,33 @@ class Solver:
         )
         entry = self.tt.get(key)
         if entry is not None:
-            flag, value, _ = entry
+            flag, stored, _ = entry
+            score = _from_tt(stored, ply)
             if (
                 flag == EXACT
-                or (flag == LOWER and value >= beta)
-                or (flag == UPPER and value <= alpha)
+                or (flag == LOWER and score >= beta)
+                or (flag == UPPER and score <= alpha)
             ):
-                return value, -1 if flag != EXACT else entry[2]
-        moves = self._order(me, opp, empty)
+                return score
+        moves = self._order(me, opp, self.full & ~occupied)
         if occupied.bit_count() <= 4:
             moves = self._stabilised(me, opp, moves)
-        alpha0 = alpha
-        best, best_cell = -2, moves[0]
+        alpha0, best, best_cell = alpha, -WIN - 1, moves[0]
         for cell in moves:
-            value, _ = self._child(me, opp, cell, alpha, beta)
-            if value > best:
-                best, best_cell = value, cell
-                if value > alpha:
-                    alpha = value
+            score = -self.negamax(opp, me | 1 << cell, -beta, -alpha, ply + 1)
+            if score > best:
+                best, best_cell = score, cell
+                if score > alpha:
+                    alpha = score
                     if alpha >= beta:
                         break
         flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
-        self.tt[key] = (flag, best, best_cell)
-        return best, best_cell
+        self.tt[key] = (flag, _to_tt(best, ply), best_cell)
+        return best
 
-    def _child(self, me: int, opp: int, cell: int, alpha: int, beta: int) -> tuple[int, int]:
-        value, _ = self.negamax(opp, me | 1 << cell, -beta, -alpha)
-        return -value, cell
+    def order(self, me: int, opp: int) -> list[int]:
+        """The empty cells, most promising first, for the side owning ``me``."""
+        return self._order(me, opp, self.full & ~(me | opp))
 
     def _order(self, me: int, opp: int, empty: int) -> list[int]:
         """Empty cells by how many live windows (weighted by stones) they serve; one dead cell."""
@@ -222,10 +276,31 @@ class Solver:
             moves.append(dead)
         return moves
 
+    def best_cell(self, me: int, opp: int) -> tuple[int, int]:
+        """(value, a cell achieving it) for the side owning ``me`` to move; cell -1 if none.
+
+        The root of a value search: alpha-beta over the moves in the window (-1, 1)."""
+        if not self.full & ~(me | opp):
+            return 0, -1
+        moves = self.order(me, opp)
+        if (me | opp).bit_count() <= 4:
+            moves = self._stabilised(me, opp, moves)
+        alpha, best, cell = -1, -WIN - 1, moves[0]
+        for c in moves:
+            mine = me | 1 << c
+            score = WIN - 1 if self.won(mine) else -self.negamax(opp, mine, -1, -alpha, 1)
+            if score > best:
+                best, cell = score, c
+                if score > alpha:
+                    alpha = score
+                    if alpha >= 1:
+                        break
+        return sign(best), cell
+
     def solve(self) -> Solution:
         """Solve from the empty board; the value is for the first player."""
         start = time.perf_counter()
-        value, cell = self.negamax(0, 0, -1, 1)
+        value, cell = self.best_cell(0, 0)
         move = None if cell < 0 else (cell % self.width, cell // self.width)
         return Solution(
             self.width,
@@ -243,3 +318,126 @@ def solve(width: int, height: int, k: int, time_limit: float | None = None) -> S
     if not (1 <= width <= 8 and 1 <= height <= 8 and 1 <= k <= max(width, height)):
         raise ValueError("the solver handles boards up to 8x8 with 1 <= k <= the longer side")
     return Solver(width, height, k, time_limit).solve()
+
+
+def solvable(variant: Variant) -> bool:
+    """Whether :func:`exact_values` can solve this variant's positions (freestyle, small)."""
+    overline = variant.k < max(variant.width, variant.height)
+    return variant.cells <= MAX_CELLS and (variant.rule is WinRule.FREESTYLE or not overline)
+
+
+#: This process's solver per board (its table holds for every position of that board, so the
+#: plies of one replay analysed in turn reuse each other's work).
+_solvers: dict[tuple[int, int, int], Solver] = {}
+
+
+def solver_for(variant: Variant, deadline: float) -> Solver:
+    """The process's solver for ``variant``'s board, given a new ``deadline``."""
+    key = (variant.width, variant.height, variant.k)
+    solver = _solvers.get(key)
+    if solver is None or len(solver.tt) > MAX_TABLE:
+        solver = _solvers[key] = Solver(*key)
+    solver.deadline = deadline
+    return solver
+
+
+def _bits(variant: Variant, moves: list[Move]) -> tuple[int, int]:
+    """The stones of the side to move and of the other side, as bitboards."""
+    sides = [0, 0]
+    for i, m in enumerate(moves):
+        sides[i & 1] |= 1 << (m.y * variant.width + m.x)
+    me = len(moves) & 1
+    return sides[me], sides[1 - me]
+
+
+def exact_values(
+    variant: Variant, moves: list[Move], deadline: float, solver: Solver | None = None
+) -> list[CellValue]:
+    """Every empty cell's value after ``moves``, best first; SolveTimeout past ``deadline``.
+
+    The value of each move from a search in (-1, 1), then a won or lost move's distance from
+    a search whose window admits only that class of score (so draws are cut at once). The
+    process's solver for the board unless one is given."""
+    solver = solver or solver_for(variant, deadline)
+    me, opp = _bits(variant, moves)
+    empties = variant.cells - len(moves)
+    span = empties + 1  # the score of a win lies in (WIN - span, WIN)
+    found: list[CellValue] = []
+    for cell in range(variant.cells):
+        if (me | opp) >> cell & 1:
+            continue
+        mine = me | 1 << cell
+        if solver.won(mine):
+            value, score = 1, WIN - 1
+        else:
+            value = -solver.value(opp, mine)
+            if value > 0:
+                score = -solver.negamax(opp, mine, -WIN, -(WIN - span), 1)
+            elif value < 0:
+                score = -solver.negamax(opp, mine, WIN - span, WIN, 1)
+            else:
+                score = 0
+        plies = WIN - abs(score) if score else empties
+        move = Move(cell % variant.width, cell // variant.width)
+        found.append(CellValue(move, VALUE_NAMES[value], plies, score))
+    return sorted(found, key=lambda v: v.score, reverse=True)
+
+
+def principal(
+    variant: Variant,
+    moves: list[Move],
+    first: CellValue,
+    deadline: float,
+    length: int,
+    solver: Solver | None = None,
+) -> list[Move]:
+    """A principal variation from ``first`` on: at each ply a move that keeps the score (the
+    shortest win, the longest loss), at most ``length`` moves, cut short at ``deadline``."""
+    solver = solver or solver_for(variant, deadline)
+    me, opp = _bits(variant, moves)
+    line = [first.move]
+    me |= 1 << (first.move.y * variant.width + first.move.x)
+    target, ply = -first.score, 1  # the score the side to move now keeps with best play
+    try:
+        while len(line) < length and (me | opp) != solver.full and not solver.won(me):
+            me, opp = opp, me
+            for cell in solver.order(me, opp):
+                mine = me | 1 << cell
+                if solver.won(mine):
+                    score = WIN - ply - 1
+                else:
+                    score = -solver.negamax(opp, mine, -target - 1, -target + 1, ply + 1)
+                if score == target:
+                    line.append(Move(cell % variant.width, cell // variant.width))
+                    me = mine
+                    break
+            else:
+                break  # nothing keeps the score (cannot happen with an exact search)
+            target, ply = -target, ply + 1
+    except SolveTimeout:
+        pass  # the line so far
+    return line
+
+
+def exact_search(variant: Variant, moves: list[Move], deadline: float, ties: bool) -> SearchResult:
+    """The engine's answer on a small board from the exact values: the best cell (every cell
+    tied with it when ``ties``), its mate-distance score and principal variation, solved.
+    A solver of its own (searches run in threads at once); SolveTimeout past ``deadline``."""
+    start = time.perf_counter()
+    solver = Solver(variant.width, variant.height, variant.k)
+    solver.deadline = deadline
+    values = exact_values(variant, moves, deadline, solver)
+    best = values[0]
+    tied = [v.move for v in values if v.score == best.score] if ties else [best.move]
+    forced = best.value == "win" and best.plies == 1
+    return SearchResult(
+        move=best.move,
+        score=best.score,
+        depth=best.plies,
+        nodes=solver.nodes,
+        pv=principal(variant, moves, best, deadline, best.plies, solver),
+        seconds=time.perf_counter() - start,
+        best_moves=tied,
+        solved=True,
+        source="forced" if forced else "search",
+    )
