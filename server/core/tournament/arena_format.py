@@ -73,27 +73,39 @@ def performance(player: str, finished: Sequence[Finished], ratings: Mapping[str,
 def ranking(
     players: Sequence[str], finished: Sequence[Finished], ratings: Mapping[str, float]
 ) -> tuple[ArenaLine, ...]:
-    """The arena's ranking, best first (``finished`` in the order the games ended)."""
-    lines = {}
-    for player in players:
-        marks = sheet(player, finished)
-        wins = sum(
-            1 for item in finished if player in item.game.players and item.score(player) == 1.0
-        )
-        lines[player] = (
-            sum(marks),
-            len(marks),
-            wins,
-            on_streak(player, finished),
-            performance(player, finished, ratings),
-            marks,
-        )
+    """The arena's ranking, best first (``finished`` in the order the games ended): one pass
+    over the results, so an event of many games ranks in time linear in them."""
+    marks: dict[str, list[int]] = {p: [] for p in players}
+    run = dict.fromkeys(players, 0)
+    wins = dict.fromkeys(players, 0)
+    opponents = dict.fromkeys(players, 0.0)
+    margin = dict.fromkeys(players, 0)
+    for item in finished:
+        for player in item.game.players:
+            if player not in marks:
+                continue
+            score = item.score(player)
+            base = WIN if score == 1.0 else DRAW if score == 0.5 else 0
+            marks[player].append(base * (2 if run[player] >= 2 else 1))
+            run[player] = run[player] + 1 if score == 1.0 else 0
+            wins[player] += score == 1.0
+            opponents[player] += ratings.get(item.game.opponent(player), 1500.0)
+            margin[player] += 1 if score == 1.0 else -1 if score == 0.0 else 0
+
+    def perf(p: str) -> float:
+        games = len(marks[p])
+        return (opponents[p] + 500.0 * margin[p]) / games if games else 0.0
+
     entry = {player: i for i, player in enumerate(players)}
     order = sorted(
-        players,
-        key=lambda p: (-lines[p][0], -lines[p][4], -ratings.get(p, 1500.0), entry[p]),
+        players, key=lambda p: (-sum(marks[p]), -perf(p), -ratings.get(p, 1500.0), entry[p])
     )
-    return tuple(ArenaLine(rank, p, *lines[p]) for rank, p in enumerate(order, start=1))
+    return tuple(
+        ArenaLine(
+            rank, p, sum(marks[p]), len(marks[p]), wins[p], run[p] >= 2, perf(p), tuple(marks[p])
+        )
+        for rank, p in enumerate(order, start=1)
+    )
 
 
 def arena_pairs(

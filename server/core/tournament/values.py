@@ -40,13 +40,17 @@ class Game:
 
 @dataclass(frozen=True, slots=True)
 class Finished:
-    """A game and how it ended: the winning seat (0 or 1) or ``None`` for a draw."""
+    """A game and how it ended: the winning seat (0 or 1) or ``None`` for a draw; ``void``: a
+    game nobody won that both lose (no game, or one both abandoned)."""
 
     game: Game
     winner: int | None
+    void: bool = False
 
     def score(self, player: str) -> float:
         """``player``'s points from this game: 1, 0.5 or 0."""
+        if self.void:
+            return 0.0
         if self.winner is None:
             return 0.5
         return 1.0 if self.game.players[self.winner] == player else 0.0
