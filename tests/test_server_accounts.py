@@ -11,7 +11,7 @@ from typing import Any
 import msgpack
 import pytest
 from argon2 import PasswordHasher
-from support.clients import RawClient
+from support.clients import PASSWORD, RawClient, registered
 from support.servers import bot_key
 from support.stores import both_dbs
 from websockets.asyncio.client import connect
@@ -29,16 +29,6 @@ from server.storage.sqlite import connect as sqlite_connect
 
 db = both_dbs
 
-PASSWORD = "correct horse battery"
-
-
-async def registered(client_factory: Any, name: str, password: str = PASSWORD) -> RawClient:
-    """A guest that registered ``name`` (and is logged in as it)."""
-    c = await client_factory(f"guest-{name}")
-    reply = await c.request(type="register", name=name, password=password)
-    assert reply["type"] == "logged_in", reply
-    c.session, c.player = reply["session"], reply["player"]
-    return c
 
 
 async def test_register_login_logout_change_password(client_factory: Any) -> None:
