@@ -30,7 +30,6 @@ from server.storage.sqlite import connect as sqlite_connect
 db = both_dbs
 
 
-
 async def test_register_login_logout_change_password(client_factory: Any) -> None:
     c = await client_factory("wanderer")
     guest = c.player
