@@ -281,3 +281,22 @@ def test_a_restart_from_the_rows_keeps_every_pairing_and_result_once() -> None:
     assert event.status == "finished"
     results = [r for r in again.drain() if isinstance(r, ResultRow)]
     assert len(results) == 2 and {r.winner for r in results} == {0}
+
+
+def test_a_bot_that_crashes_loses_its_game_and_the_event_goes_on() -> None:
+    hub = Hub(FakeClock(), reconnect_grace=5.0)
+    hub.tick(0)
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, game="tictactoe", clock=None, games_per_pair=1)["tournament"]
+    bots = [hub.peer(name, kind="bot", games=["tictactoe"]) for name in ("b1", "b2", "b3")]
+    for bot in bots:
+        assert hub.do(bot, type="join_tournament", tournament=tid)[0]["type"] == "tournament"
+    hub.do(alice, type="start_tournament", tournament=tid)
+    event = hub.arena.tournaments.events[tid]
+    (slot,) = event.live()
+    crashed = hub.peers[slot.game.second]
+    hub.close(crashed)  # its process died: its connection is gone
+    for _ in range(7):
+        hub.tick(1.0)
+    assert slot.result is not None and slot.result.winner == 0  # lost on the grace
+    assert event.round == 2 and len(event.live()) == 1  # the next round is under way
