@@ -27,7 +27,7 @@ from server.core.journal.rows import (
     TournamentRow,
 )
 from server.core.limits import Limits
-from server.core.tournament.desk import MAX_CREATED_PER_DAY, PUSH_INTERVAL
+from server.core.tournament.desk import MAX_CREATED_PER_DAY, MAX_WATCHING, PUSH_INTERVAL
 
 CLOCK = {"initial_s": 180, "increment_s": 2}
 
@@ -300,3 +300,19 @@ def test_a_bot_that_crashes_loses_its_game_and_the_event_goes_on() -> None:
         hub.tick(1.0)
     assert slot.result is not None and slot.result.winner == 0  # lost on the grace
     assert event.round == 2 and len(event.live()) == 1  # the next round is under way
+
+
+def test_watching_is_bounded_but_an_entrant_past_the_bound_still_enters(hub: Hub) -> None:
+    creators = [hub.peer(f"c{i}", account=True) for i in range(2)]
+    tids = [
+        create(hub, creators[i % 2], name=f"E{i}")["tournament"] for i in range(MAX_WATCHING + 1)
+    ]
+    fan = hub.peer("fan", account=True)
+    for tid in tids[:MAX_WATCHING]:
+        assert hub.do(fan, type="watch_tournament", tournament=tid)[0]["type"] == "tournament"
+    full = hub.do(fan, type="watch_tournament", tournament=tids[-1])
+    assert error_code(full) == "tournament_full"
+    joined = hub.do(fan, type="join_tournament", tournament=tids[-1])
+    assert joined[0]["type"] == "tournament" and joined[0]["players"] == 1
+    hub.do(fan, type="watch_tournament", tournament=tids[0], watch=False)
+    assert hub.do(fan, type="watch_tournament", tournament=tids[-1])[0]["type"] == "tournament"

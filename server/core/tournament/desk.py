@@ -283,7 +283,7 @@ class Tournaments:
         """Watch an event (pushed again when it changes), or stop (``watch: false``)."""
         event = self._event(msg)
         if msg.get("watch", True):
-            self._watch(player, event)
+            self._watch(player, event, asked=True)
         else:
             self._unwatch(player.pid, event.id)
         return [Reply(event.message(msg.get("page", 0)))]
@@ -387,7 +387,8 @@ class Tournaments:
             )[number - 1]
         else:
             history = [s.result for s in event.slots.values() if s.result is not None]
-            order = [p for p in event.order() if p in set(event.active())]
+            active = set(event.active())
+            order = [p for p in event.order() if p in active]
             made = swiss_round(order, history, event.byes, number)
         out = self._play(event, made.games, made.byes, now)
         if not event.live() and not out:
@@ -507,17 +508,21 @@ class Tournaments:
 
     # -- watchers ----------------------------------------------------------------------------
 
-    def _watch(self, player: Player, event: Event) -> None:
+    def _watch(self, player: Player, event: Event, *, asked: bool = False) -> None:
+        """``player`` watches ``event``: past a bound, ``tournament_full`` when it ``asked``
+        (``watch_tournament``), else (its creator's or an entrant's own watch) nothing."""
         watchers = self._watchers.setdefault(event.id, set())
         if player.pid in watchers:
             return
-        mine = self._watching.setdefault(player.pid, set())
-        if len(mine) >= MAX_WATCHING:
-            raise TournamentFull(f"you watch {MAX_WATCHING} tournaments: stop watching one")
-        if len(watchers) >= MAX_WATCHERS:
-            raise TournamentFull("this tournament has the most watchers it may")
+        mine = self._watching.get(player.pid, set())
+        if len(mine) >= MAX_WATCHING or len(watchers) >= MAX_WATCHERS:
+            if asked and len(mine) >= MAX_WATCHING:
+                raise TournamentFull(f"you watch {MAX_WATCHING} tournaments: stop watching one")
+            if asked:
+                raise TournamentFull("this tournament has the most watchers it may")
+            return
         watchers.add(player.pid)
-        mine.add(event.id)
+        self._watching.setdefault(player.pid, set()).add(event.id)
 
     def _unwatch(self, pid: str, tid: str) -> None:
         self._watchers.get(tid, set()).discard(pid)
