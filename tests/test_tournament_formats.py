@@ -227,3 +227,31 @@ def test_arena_pairs_neighbours_and_no_rematch_while_another_is_free(size: int, 
         assert [sorted(g.players) for g in games] == [
             sorted(line[i : i + 2]) for i in range(0, len(line), 2)
         ], "with no rematch to avoid, neighbours in the ranking meet"
+
+
+def test_the_biggest_events_message_stays_well_under_the_frame_limit() -> None:
+    from protocol.wire import MAX_FRAME, encode
+    from server.core.tournament.event import (
+        GAMES_PAGE,
+        MAX_ENTRANTS,
+        Entrant,
+        Event,
+        Slot,
+        read_settings,
+    )
+
+    settings = read_settings(
+        {"name": "x" * 64, "game": "gomoku", "format": "round_robin", "games_per_pair": 2}
+    )
+    event = Event("t" * 8, settings, "a" * 32, 1.0)
+    players = [f"p_{i:030}" for i in range(MAX_ENTRANTS)]
+    for seq, pid in enumerate(players, start=1):
+        event.enter(Entrant(pid, "n" * 32, "human", seq, 1500.0 + seq))
+    for made in round_robin(players, 2):
+        for game in made.games:
+            event.paired(Slot(game, "r" * 12, "g_" + "0" * 30, float(made.number)))
+            event.record(game.key, 0, False)
+    size = len(encode(event.message()))
+    assert len(event.slots) == MAX_ENTRANTS * (MAX_ENTRANTS - 1)
+    assert event.message()["pages"] == -(-len(event.slots) // GAMES_PAGE)
+    assert size < MAX_FRAME * 0.6, size  # 35 KB: 64 entrants, 100 games of 4032

@@ -61,7 +61,7 @@ from server.core.tournament.event import (
     read_settings,
     rebuild,
 )
-from server.core.tournament.roundrobin import round_robin
+from server.core.tournament.roundrobin import rr_round
 from server.core.tournament.swiss import swiss_round
 from server.core.tournament.values import ARENA, ROUND_ROBIN, Bye, Game
 
@@ -380,11 +380,8 @@ class Tournaments:
             self._finish(event, now)
             return []
         if event.settings.format == ROUND_ROBIN:
-            made = round_robin(
-                event.players_at_start(),
-                event.settings.games_per_pair,
-                len(event.settings.openings),
-            )[number - 1]
+            openings = len(event.settings.openings)
+            made = rr_round(event.players_at_start(), openings, number)
         else:
             history = [s.result for s in event.slots.values() if s.result is not None]
             active = set(event.active())

@@ -52,22 +52,22 @@ def round_robin(
 ) -> tuple[Round, ...]:
     """The whole schedule: ``games_per_pair`` cycles, openings from a list of ``openings``
     (0: every game from the empty board)."""
+    total = total_rounds(len(players), games_per_pair)
+    return tuple(rr_round(players, openings, n) for n in range(1, total + 1))
+
+
+def rr_round(players: Sequence[str], openings: int, number: int) -> Round:
+    """Round ``number`` of the schedule alone (an event makes one round at a time)."""
     size = len(players)
-    if size < 2:
-        return ()
-    rounds = []
     per_cycle = cycle_pairings(size)
-    for cycle in range(games_per_pair):
-        opening = (cycle // 2) % openings if openings else None
-        for offset, pairs in enumerate(per_cycle):
-            number = cycle * len(per_cycle) + offset + 1
-            games, byes = [], []
-            for board, (i, j) in enumerate(pairs):
-                if j is None:
-                    byes.append(Bye(number, players[i]))
-                    continue
-                first, second = (i, j) if seat_first(i, j, size) == (cycle % 2 == 0) else (j, i)
-                key = f"{number}.{board + 1}"
-                games.append(Game(key, number, players[first], players[second], opening))
-            rounds.append(Round(number, tuple(games), tuple(byes)))
-    return tuple(rounds)
+    cycle, offset = divmod(number - 1, len(per_cycle))
+    opening = (cycle // 2) % openings if openings else None
+    games, byes = [], []
+    for board, (i, j) in enumerate(per_cycle[offset]):
+        if j is None:
+            byes.append(Bye(number, players[i]))
+            continue
+        first, second = (i, j) if seat_first(i, j, size) == (cycle % 2 == 0) else (j, i)
+        key = f"{number}.{board + 1}"
+        games.append(Game(key, number, players[first], players[second], opening))
+    return Round(number, tuple(games), tuple(byes))
