@@ -316,3 +316,10 @@ def test_watching_is_bounded_but_an_entrant_past_the_bound_still_enters(hub: Hub
     assert joined[0]["type"] == "tournament" and joined[0]["players"] == 1
     hub.do(fan, type="watch_tournament", tournament=tids[0], watch=False)
     assert hub.do(fan, type="watch_tournament", tournament=tids[-1])[0]["type"] == "tournament"
+
+
+def test_restoring_more_rooms_later_keeps_the_events_held(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice)["tournament"]
+    hub.arena.restore(Snapshot([], [], None))  # a cluster node adopting a lapsed node's rooms
+    assert tid in hub.arena.tournaments.events

@@ -566,24 +566,31 @@ class Tournaments:
 
     def restore(self, rows: Iterable[TournamentRecord]) -> None:
         """Take back the events from the store (after the rooms): each game in flight reports
-        to its event again; a game whose room is gone without a result is void."""
-        self.events = rebuild(rows)
+        to its event again; a game whose room is gone without a result is void. Events held
+        already are kept as they are (a cluster node adopting rooms restores no events)."""
         now = self.clock()
-        made: dict[str, list[float]] = {}
-        for event in self.events.values():
+        for tid, event in rebuild(rows).items():
+            if tid in self.events:
+                continue
+            self.events[tid] = event
             if event.creator is not None and now - event.created_at < DAY:
-                made.setdefault(event.creator, []).append(event.created_at)
+                made = self._created.setdefault(event.creator, deque())
+                made.append(event.created_at)
+                self._created[event.creator] = deque(sorted(made))
             for slot in event.live():
-                room = self.rooms.get(slot.room or "")
-                if room is not None and room.game_id == slot.game_id and not room.game.over:
-                    room.rate(room.pool, Reporter(self.ended, room.rater))
-                    self._rooms[room.id] = (event.id, slot.game.key, room.game_id)
-                elif room is not None and room.game_id == slot.game_id:
-                    winner, void = outcome_of(room)
-                    self._result(event, slot.game.key, slot.game_id, winner, void)
-                else:
-                    log.warning("tournament %s: game %s lost its room", event.id, slot.game.key)
-                    self._result(event, slot.game.key, slot.game_id, None, True)
+                self._reattach(event, slot)
             if event.status == RUNNING:
                 self._dirty.add(event.id)
-        self._created = {account: deque(sorted(at)) for account, at in made.items()}
+
+    def _reattach(self, event: Event, slot: Slot) -> None:
+        """A restored game: its room reports to the event again, or its result is settled."""
+        room = self.rooms.get(slot.room or "")
+        if room is not None and room.game_id == slot.game_id and not room.game.over:
+            room.rate(room.pool, Reporter(self.ended, room.rater))
+            self._rooms[room.id] = (event.id, slot.game.key, room.game_id)
+        elif room is not None and room.game_id == slot.game_id:
+            winner, void = outcome_of(room)
+            self._result(event, slot.game.key, slot.game_id, winner, void)
+        else:
+            log.warning("tournament %s: game %s lost its room", event.id, slot.game.key)
+            self._result(event, slot.game.key, slot.game_id, None, True)
