@@ -323,3 +323,20 @@ def test_restoring_more_rooms_later_keeps_the_events_held(hub: Hub) -> None:
     tid = create(hub, alice)["tournament"]
     hub.arena.restore(Snapshot([], [], None))  # a cluster node adopting a lapsed node's rooms
     assert tid in hub.arena.tournaments.events
+
+
+def test_a_rated_events_games_are_rated_once_as_rated_rooms_are(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, rated=True, games_per_pair=1)["tournament"]
+    bob = entered(hub, tid, ["bob"])[0]
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    ((room, (first, second)),) = live_rooms(hub, tid).items()
+    for ply, (x, y) in enumerate([(7, 7), (8, 8), (7, 8), (9, 9)]):
+        mover = hub.peers[(first, second)[ply % 2]]
+        assert hub.do(mover, type="move", room=room, x=x, y=y, ply=ply)[0]["type"] == "moved"
+    over = hub.do(hub.peers[second], type="resign", room=room)[0]
+    assert over["tournament"] == tid and len(over["ratings"]) == 2
+    assert over["ratings"][0]["after"] > over["ratings"][0]["before"]
+    assert of_type(bob, "game_over")[-1] == over
+    assert len(hub.arena.tournaments.events[tid].results) == 1
