@@ -187,3 +187,30 @@ async def test_a_swiss_killed_at_every_stage_counts_each_pairing_and_result_once
     assert len(pairs) == 6 and len(set(pairs)) == 6, "no pairing twice"
     assert sum(s["points"] for s in final["standings"]) == 6.0, "every result once"
     assert table(final) == table(again) == replayed(final)
+
+
+@pytest.mark.slow
+async def test_an_arena_killed_mid_event_resumes_its_games_and_pairs_on(
+    proc: ServerProcess,
+) -> None:
+    await proc.start()
+    field = Field(proc)
+    await field.register(["alice", "bob", "carol", "dave"])
+    alice = next(iter(field.clients.values()))
+    tid = (await alice.request(**EVENT, format="arena", duration_s=600))["tournament"]
+    for client in field.clients.values():
+        await client.request(type="join_tournament", tournament=tid)
+    first = await alice.request(type="start_tournament", tournament=tid)
+    assert len(open_games(first)) == 2
+    await field.restart()  # killed with both games in play
+    event = await field.event(tid)
+    assert event["status"] == "running" and event["games"] == first["games"]
+    await field.resign(open_games(event)[0])
+    event = await field.until(tid, lambda e: len(e["games"]) == 3)  # its two paired again
+    await field.restart()  # killed right after the new pairing
+    again = await field.event(tid)
+    assert again["games"] == event["games"], "every pairing once"
+    assert [s["points"] for s in again["standings"]][:1] == [2]  # the one win, counted once
+    await field.resign(open_games(again)[0])
+    later = await field.until(tid, lambda e: len(e["games"]) == 4)
+    assert sum(s["points"] for s in later["standings"]) == 4
