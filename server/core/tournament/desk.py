@@ -297,10 +297,10 @@ class Tournaments:
             return
         tid, key, game_id = found
         del self._rooms[room.id]
+        over["tournament"] = tid
         event = self.events.get(tid)
         if event is None or event.status == FINISHED:
             return  # an arena's game still going at its end counts for nothing
-        over["tournament"] = tid
         winner, void = outcome_of(room)
         self._result(event, key, game_id, winner, void)
 
