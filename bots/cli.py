@@ -52,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--seek-rated", action="store_true", help="the --seek games are rated (needs a clock)"
     )
     p.add_argument(
+        "--tournament",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="enter the server's tournament ID (again at every reconnect: an arena's pause "
+        "ends) and play the games it seats the bot in; may be given more than once",
+    )
+    p.add_argument(
         "--piskvork",
         action="store_true",
         help="speak the Piskvork protocol on stdin/stdout instead (for Gomocup managers)",
@@ -131,6 +139,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
         send_info=args.info,
         analyses=args.analyses,
         analysis_cpus=args.analysis_cpus,
+        tournaments=tuple(args.tournament),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -16,6 +16,7 @@ from typing import Any
 
 from bots.analysing import Analysing
 from bots.engine.timing import Budget
+from bots.entering import Entering
 from bots.piskvork import PiskvorkBrain, SpareBrains
 from bots.private import write_private
 from bots.seats import Seat, engine_level, fault_of, game_of, think, warm_up_job
@@ -56,7 +57,7 @@ DEFAULT_OPENING = ((7, 7), (8, 6), (8, 8))
 DEFAULT_CHOICE = "white"
 
 
-class BotRunner(Seeking, Analysing):
+class BotRunner(Seeking, Entering, Analysing):
     """One bot identity on one server (or a cluster's nodes, failing over along them), playing
     up to ``capacity`` games at once."""
 
@@ -76,8 +77,11 @@ class BotRunner(Seeking, Analysing):
         send_info: bool = False,
         analyses: int = 2,
         analysis_cpus: frozenset[int] | None = None,
+        tournaments: tuple[str, ...] = (),
     ) -> None:
         self.spec = spec
+        #: ``--tournament``: the events it enters (bots/entering.py).
+        self.tournaments, self.announced = tournaments, {}
         #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).
         self.send_info = send_info
         #: ``--seek``: the games it seeks by itself (bots/seeking.py), one per free seat.
@@ -198,6 +202,7 @@ class BotRunner(Seeking, Analysing):
         if self.seek_plan is not None:  # seeks die with a connection: seek anew
             self.seek_plan.reset()
             await self.seek_more()
+        await self.enter_tournaments()
 
     async def _rejoin(self) -> None:
         """Ask again for every game in play that the server did not describe after the welcome.

@@ -73,6 +73,12 @@ ERROR_WORDS: dict[str, str] = {
     ),
     "bad_position": "The engine cannot analyse that position (over already, or not legal).",
     "analysis_failed": "The engine could not finish that analysis: try again.",
+    # tournaments
+    "no_such_tournament": "That tournament does not exist (or is no longer kept).",
+    "tournament_closed": "That tournament does not take that now (started, or over).",
+    "tournament_full": "That tournament is full (players, or watchers).",
+    "too_many_tournaments": "You have created enough tournaments for today.",
+    "not_tournament_creator": "Only the tournament's creator can start it.",
 }
 
 REASON_WORDS: dict[str, str] = {

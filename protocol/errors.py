@@ -316,7 +316,7 @@ class NoAccounts(ArenaError):
 
 
 class NotLoggedIn(ArenaError):
-    """``logout`` or ``change_password`` on a connection that is a guest."""
+    """``logout``, ``change_password`` or ``create_tournament`` on a connection that is a guest."""
 
     code = "not_logged_in"
 
@@ -372,3 +372,34 @@ def all_codes() -> dict[str, type[ArenaError]]:
         found.setdefault(cls.code, cls)
         stack.extend(cls.__subclasses__())
     return found
+
+
+class NoSuchTournament(ArenaError):
+    """The tournament named does not exist (or is no longer kept)."""
+
+    code = "no_such_tournament"
+
+
+class TournamentClosed(ArenaError):
+    """The tournament does not take that now: joining a finished event (or a round robin or
+    swiss once it started), starting one that is not open, leaving one that is over."""
+
+    code = "tournament_closed"
+
+
+class TournamentFull(ArenaError):
+    """The tournament holds the most entrants (or watchers) it may."""
+
+    code = "tournament_full"
+
+
+class TooManyTournaments(ArenaError):
+    """Past the events an account may create in a day, or the events open at once."""
+
+    code = "too_many_tournaments"
+
+
+class NotTournamentCreator(ArenaError):
+    """Only the event's creator may start it."""
+
+    code = "not_tournament_creator"

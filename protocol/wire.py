@@ -171,6 +171,30 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "lines": (_INT, False),
         "time": ((int, float), False),
     },
+    "create_tournament": {
+        "name": (_STR, True),
+        "game": (_STR, True),
+        "format": (_STR, True),
+        "clock": ((dict, type(None)), False),
+        "rated": (_BOOL, False),
+        "options": (_MAP, False),
+        "openings": ((list,), False),
+        "games_per_pair": (_INT, False),
+        "rounds": (_INT, False),
+        "duration_s": ((int, float), False),
+        "starts_in_s": ((int, float), False),
+        "max_players": (_INT, False),
+    },
+    "join_tournament": {"tournament": (_STR, True)},
+    "leave_tournament": {"tournament": (_STR, True)},
+    "start_tournament": {"tournament": (_STR, True)},
+    "list_tournaments": {"status": (_STR, False), "limit": (_INT, False), "cursor": (_STR, False)},
+    "get_tournament": {"tournament": (_STR, True), "page": (_INT, False)},
+    "watch_tournament": {
+        "tournament": (_STR, True),
+        "watch": (_BOOL, False),
+        "page": (_INT, False),
+    },
     "analysed": {
         "job": (_STR, True),
         "lines": ((list,), False),
@@ -186,6 +210,7 @@ _ENUMS: dict[tuple[str, str], frozenset[object]] = {
     ("get_game", "format"): frozenset({"json", "psq"}),
     ("resign", "fault"): DECLARED_FAULTS,
     ("choose", "choice"): frozenset({"black", "white", "place"}),
+    ("list_tournaments", "status"): frozenset({"open", "running", "finished"}),
 }
 
 

@@ -30,6 +30,7 @@ DOMAIN_LAYERS = (
     ("players",),
     ("accounts", "rating", "round"),
     ("pairing", "analysis"),
+    ("tournament",),
 )
 #: Kernel modules every domain may import, and the domains each of them may import in turn.
 KERNEL = {

@@ -11,7 +11,7 @@ from typing import Any
 import msgpack
 import pytest
 from argon2 import PasswordHasher
-from support.clients import RawClient
+from support.clients import PASSWORD, RawClient, registered
 from support.servers import bot_key
 from support.stores import both_dbs
 from websockets.asyncio.client import connect
@@ -21,23 +21,13 @@ from server.admin import accounts_main
 from server.core.arena import Arena
 from server.core.limits import Limits
 from server.shell.server import ArenaServer, ServerConfig
+from server.storage.accounts import rekey_accounts
 from server.storage.factory import open_store
 from server.storage.memory import MEMORY
 from server.storage.sqlite import MIGRATIONS
 from server.storage.sqlite import connect as sqlite_connect
 
 db = both_dbs
-
-PASSWORD = "correct horse battery"
-
-
-async def registered(client_factory: Any, name: str, password: str = PASSWORD) -> RawClient:
-    """A guest that registered ``name`` (and is logged in as it)."""
-    c = await client_factory(f"guest-{name}")
-    reply = await c.request(type="register", name=name, password=password)
-    assert reply["type"] == "logged_in", reply
-    c.session, c.player = reply["session"], reply["player"]
-    return c
 
 
 async def test_register_login_logout_change_password(client_factory: Any) -> None:
@@ -134,7 +124,7 @@ async def test_look_alikes_an_older_server_let_in_still_log_in_by_their_own_name
     for name, at in (("alice", 1.0), ("al1ce", 2.0)):  # keys as the older name_key made them
         db.execute("INSERT INTO accounts VALUES (?, ?, ?, 'human', ?, ?, NULL)",
                    (name, name, "p_" + name, secret, at))  # fmt: skip
-    db.execute(f"PRAGMA user_version={len(MIGRATIONS) - 1}")
+    db.execute(f"PRAGMA user_version={MIGRATIONS.index(rekey_accounts)}")  # before the rekey
     db.close()
     srv = await started(path)
     try:

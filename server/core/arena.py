@@ -21,6 +21,8 @@ from protocol.errors import (
     NoSuchRoom,
     NotHello,
     RateLimited,
+    RematchUnavailable,
+    TooLate,
 )
 from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
@@ -52,6 +54,7 @@ from server.core.rating.pools import FORM_POOLS
 from server.core.round import deadlines
 from server.core.round.actions import Actions
 from server.core.round.reports import reporting
+from server.core.tournament.desk import Tournaments
 
 log = logging.getLogger("mnk.arena")
 
@@ -114,6 +117,10 @@ class Arena:
             self.roster, self.rooms, self.ratings, admission=self.admission, bots=self.bots,
             seating=Seating(self._add_room, self._timed.add, self._seat),
         )  # fmt: skip
+        self.tournaments = Tournaments(  # events whose games are rooms seated as pairings are
+            self.roster, self.rooms, self.ratings,
+            seating=Seating(self._add_room, self._timed.add, self._seat), journal=self._journal,
+        )  # fmt: skip
         self._handlers = self._requests()
 
     def _requests(self) -> dict[str, Callable[[Player, Message], list[Out]]]:
@@ -122,6 +129,8 @@ class Arena:
             "ping": lambda _player, _msg: [Reply({"type": "pong"})],
             **self.actions.handlers(),
             **self.pairing.handlers(),
+            **self.tournaments.handlers(),
+            "abort": self._abort,  # not in a tournament's game: its result counts
             "list_rooms": self._list_rooms,
             "create_room": self._create_room,
             "join_room": self._join_room,
@@ -258,6 +267,7 @@ class Arena:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
         out: list[Out] = self.pairing.sweep(now) + self.analysis.sweep(now)
+        out += self.tournaments.sweep(now)
         if now - self._full_sweep >= self.limits.full_sweep_interval:
             self._full_sweep = now
             rooms = list(self.rooms)
@@ -302,6 +312,7 @@ class Arena:
             self._journal.adopt(room)
             if room.clock is not None and room.status != Status.OVER:
                 self._timed.add(room.id)
+        self.tournaments.restore(snapshot.tournaments)  # after the rooms its games play in
 
     def drain(self) -> list[Record]:
         """The durable records produced since the last call, to commit before sending outputs."""
@@ -429,9 +440,16 @@ class Arena:
         self.lobby.changed()
         return list(self._room(msg["room"]).resign(player.pid, fault))
 
+    def _abort(self, player: Player, msg: Message) -> list[Out]:
+        if self.tournaments.owns(self._room(msg["room"])):
+            raise TooLate("a tournament's game is not aborted: resign or offer a draw")
+        return self.actions.abort(player, msg)
+
     def _rematch(self, player: Player, msg: Message) -> list[Out]:
-        self.lobby.changed()
         room = self._room(msg["room"])
+        if self.tournaments.owns(room):
+            raise RematchUnavailable("a tournament's games are made by its format")
+        self.lobby.changed()
         self.admission.check_games(player, self.clock())
         out = list(room.ask_rematch(player.pid))
         self.admission.started_game(player, self.clock())

@@ -12,15 +12,19 @@ from typing import Any
 import psycopg
 
 from server.core.journal.rows import (
+    EntrantRow,
     GameRow,
     Heartbeat,
     MoveRow,
+    PairingRow,
     PlayerGone,
     PlayerRow,
     RatingChange,
     Record,
+    ResultRow,
     RoomGone,
     RoomRow,
+    TournamentRow,
 )
 from server.storage.accounts import ACCOUNT_RECORDS, account_statement, rekey_accounts
 from server.storage.columns import (
@@ -31,6 +35,8 @@ from server.storage.columns import (
     game_values,
 )
 from server.storage.ratings import PG_MIGRATION, pg_change
+from server.storage.tournaments import PG_MIGRATION as TOURNAMENTS_MIGRATION
+from server.storage.tournaments import pg_tournament
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -100,6 +106,8 @@ MIGRATIONS: tuple[str | Callable[[psycopg.Connection[Any]], None], ...] = (
     RESET_CODES_MIGRATION.format(real="DOUBLE PRECISION"),
     # 8 (SQLite's 10): look-alike keys taken before case folding (names.py)
     lambda db: rekey_accounts(db, "%s"),
+    # 9 (SQLite's 11): tournaments: events, entrants, pairings and results
+    TOURNAMENTS_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -215,6 +223,7 @@ _ROW_SQL: dict[type, Any] = {
     PlayerGone: _player_gone,
     RatingChange: pg_change,
     **dict.fromkeys(ACCOUNT_RECORDS, _account),
+    **dict.fromkeys((TournamentRow, EntrantRow, PairingRow, ResultRow), pg_tournament),
 }
 
 

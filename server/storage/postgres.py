@@ -300,6 +300,8 @@ class PgStore(History):
             return full
         seated = {pid for _, game, _ in full.rooms for pid in game.seats if pid is not None}
         players = [p for p in full.players if p.pid in seated or p.pid in full.played]
+        # No events: which node owns one is not settled yet (a cluster's nodes would all run
+        # each), so a cluster node runs the events made on it until it stops.
         return Snapshot(players, full.rooms, alive_at, full.played, full.ratings)
 
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:

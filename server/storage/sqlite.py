@@ -11,16 +11,20 @@ from typing import Any
 
 from protocol.vocab import Status
 from server.core.journal.rows import (
+    EntrantRow,
     GameRow,
     Heartbeat,
     KeyRow,
     MoveRow,
+    PairingRow,
     PlayerGone,
     PlayerRow,
     RatingChange,
     Record,
+    ResultRow,
     RoomGone,
     RoomRow,
+    TournamentRow,
 )
 from server.storage.accounts import ACCOUNT_RECORDS, read_bot_keys, rekey_accounts, write_account
 from server.storage.columns import (
@@ -35,6 +39,8 @@ from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
 from server.storage.ratings import SQLITE_MIGRATION, write_change
+from server.storage.tournaments import SQLITE_MIGRATION as TOURNAMENTS_MIGRATION
+from server.storage.tournaments import write_tournament
 
 log = logging.getLogger("mnk.store")
 
@@ -88,6 +94,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     RESET_CODES_MIGRATION.format(real="REAL"),
     # 10: look-alike keys taken before case folding, digits and spaces folded (names.py)
     rekey_accounts,
+    # 11: tournaments: events, entrants, pairings and results (each pairing and result once)
+    TOURNAMENTS_MIGRATION,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
@@ -444,4 +452,5 @@ _WRITERS: dict[type, Any] = {
     PlayerGone: _write_player_gone,
     RatingChange: write_change,
     **dict.fromkeys(ACCOUNT_RECORDS, write_account),
+    **dict.fromkeys((TournamentRow, EntrantRow, PairingRow, ResultRow), write_tournament),
 }

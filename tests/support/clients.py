@@ -91,6 +91,19 @@ async def connected(url: str, name: str) -> RawClient:
     return c
 
 
+#: A password every account rule accepts.
+PASSWORD = "correct horse battery"
+
+
+async def registered(client_factory: Any, name: str, password: str = PASSWORD) -> RawClient:
+    """A guest that registered ``name`` (and is logged in as it)."""
+    c = await client_factory(f"guest-{name}")
+    reply = await c.request(type="register", name=name, password=password)
+    assert reply["type"] == "logged_in", reply
+    c.session, c.player = reply["session"], reply["player"]
+    return c
+
+
 async def seated_pair(client_factory: Any, game: str = "tictactoe") -> tuple[Any, ...]:
     """Alice (seat 0) and Bob (seat 1) in a fresh playing room."""
     alice = await client_factory("alice")

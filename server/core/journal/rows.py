@@ -173,6 +173,68 @@ class SessionGone:
     keep: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    """A tournament's header: what it is (``settings``, as ``create_tournament`` was read),
+    who made it and where it stands; written again whenever its status changes."""
+
+    tournament: str
+    name: str
+    creator: str | None
+    settings: dict[str, Any]
+    status: str
+    created_at: float
+    starts_at: float | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantRow:
+    """A tournament's entrant: its place in the order of entry, its rating at entry and its
+    state (``in``, ``paused``: an arena's player who left, ``out``: withdrawn); written again
+    when the state changes."""
+
+    tournament: str
+    pid: str
+    name: str
+    kind: str
+    seq: int
+    rating: float
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class PairingRow:
+    """A game a tournament's format made (``second`` None: a bye), and the room and game it
+    is played as: saved once, in the batch that makes the room."""
+
+    tournament: str
+    key: str
+    round: int
+    first: str
+    second: str | None
+    opening: int | None
+    room: str | None
+    game_id: str | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """A tournament game's result, saved once per (tournament, key): in the batch of the
+    game's final header, so a result is counted exactly when its game ended. ``winner`` is
+    the winning seat (None: a draw, or ``void``: both lose)."""
+
+    tournament: str
+    key: str
+    game_id: str | None
+    winner: int | None
+    void: bool
+    at: float
+
+
+TournamentRecord = TournamentRow | EntrantRow | PairingRow | ResultRow
 AccountRecord = AccountRow | PasswordRow | SessionRow | SessionGone
 Record = (
     PlayerRow
@@ -184,6 +246,7 @@ Record = (
     | PlayerGone
     | AccountRecord
     | RatingChange
+    | TournamentRecord
 )
 
 
@@ -198,6 +261,9 @@ class Snapshot:
     played: frozenset[str] = frozenset()
     #: Every account's rating in every pool it played in.
     ratings: tuple[RatingRow, ...] = ()
+    #: The tournaments kept (every open or running one, the latest finished), each event's
+    #: rows: its header, entrants, pairings and results.
+    tournaments: tuple[TournamentRecord, ...] = ()
 
 
 #: A takeback's tombstone in the move log: a stored move at ply ``p`` with this ``x`` says ply

@@ -1,0 +1,216 @@
+"""Tournaments over the wire, against a real server on loopback: an event created, entered,
+started and played to its end by real clients; every tournament error code provoked; and a
+server process killed with -9 at several points of a swiss that comes back with every pairing
+made once and every result counted once (its final standings those of the results replayed)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+import pytest
+from support.clients import RawClient, registered
+from support.servers import ServerProcess
+from support.waiting import TIMEOUT
+
+from server.core.tournament.standings import standings
+from server.core.tournament.values import Finished, Game
+
+EVENT = {"type": "create_tournament", "name": "Cup", "game": "tictactoe"}
+
+
+async def resign_as_seat_one(client: RawClient, tid: str) -> dict[str, Any]:
+    """Play ``client``'s games of event ``tid`` (resign each one it has the second seat of, as
+    it starts) until the event's ``tournament`` push says it finished; that push."""
+    resigned: set[str] = set()
+    while True:
+        message = await client.recv(TIMEOUT)
+        room = message.get("room")
+        if message["type"] == "joined":
+            assert message["tournament"] == tid
+        playing = message["type"] == "state" and message.get("status") == "playing"
+        if playing and message.get("seat") == 1 and room not in resigned:
+            resigned.add(room)
+            await client.send(type="resign", room=room)
+        if message["type"] == "tournament" and message["status"] == "finished":
+            return message
+
+
+async def test_a_round_robin_is_played_over_the_wire_to_its_end(client_factory: Any) -> None:
+    alice, bob, carol = [await registered(client_factory, n) for n in ("alice", "bob", "carol")]
+    event = await alice.request(**EVENT, format="round_robin", games_per_pair=2)
+    tid = event["tournament"]
+    assert event["type"] == "tournament" and event["status"] == "open"
+    for c in (alice, bob, carol):
+        assert (await c.request(type="join_tournament", tournament=tid))["type"] == "tournament"
+    await bob.error("not_tournament_creator", type="start_tournament", tournament=tid)
+    started = await alice.request(type="start_tournament", tournament=tid)
+    assert started["status"] == "running" and started["rounds"] == 6
+    finals = await asyncio.gather(*(resign_as_seat_one(c, tid) for c in (alice, bob, carol)))
+    final = finals[0]
+    meetings = Counter(frozenset(g["players"]) for g in final["games"])
+    assert len(final["games"]) == 6 and set(meetings.values()) == {2} and len(meetings) == 3
+    assert Counter(b["player"] for b in final["byes"]) == Counter(
+        {c.player: 2 for c in (alice, bob, carol)}
+    )
+    assert [line["points"] for line in final["standings"]] == [2.0, 2.0, 2.0]  # seat 0 won all
+    listed = await alice.request(type="list_tournaments", status="finished")
+    assert [t["tournament"] for t in listed["tournaments"]] == [tid]
+    history = await alice.request(type="list_games", player=bob.player)
+    assert len(history["games"]) == 4
+
+
+async def test_every_tournament_error_is_a_documented_code(client_factory: Any) -> None:
+    alice, bob = await registered(client_factory, "alice"), await registered(client_factory, "bob")
+    guest = await client_factory("guest")
+    await guest.error("not_logged_in", **EVENT, format="swiss")
+    await alice.error("bad_options", **EVENT, format="knockout")
+    await alice.error("bad_options", **EVENT, format="arena", duration_s=1)
+    gomoku = EVENT | {"game": "gomoku", "format": "swiss"}
+    await alice.error("rated_needs_clock", **gomoku, rated=True)
+    await alice.error("no_such_tournament", type="get_tournament", tournament="nope")
+    clock = {"initial_s": 60, "increment_s": 1}
+    rated = await alice.request(**gomoku, rated=True, clock=clock, max_players=2)
+    tid = rated["tournament"]
+    await guest.error("rated_needs_account", type="join_tournament", tournament=tid)
+    await alice.request(type="join_tournament", tournament=tid)
+    await bob.request(type="join_tournament", tournament=tid)
+    carol = await registered(client_factory, "carol")
+    await carol.error("tournament_full", type="join_tournament", tournament=tid)
+    await alice.request(type="start_tournament", tournament=tid)
+    await alice.error("tournament_closed", type="start_tournament", tournament=tid)
+    await carol.error("tournament_closed", type="join_tournament", tournament=tid)
+    for _ in range(4):  # five in a day
+        await alice.request(**EVENT, format="swiss")
+    await alice.error("too_many_tournaments", **EVENT, format="swiss")
+    await alice.alive()
+
+
+def table(final: dict[str, Any]) -> list[tuple[str, float, float, float]]:
+    """The standings a ``tournament`` message shows."""
+    return [
+        (s["player"], s["points"], s["buchholz"], s["sonneborn_berger"]) for s in final["standings"]
+    ]
+
+
+def replayed(final: dict[str, Any]) -> list[tuple[str, float, float, float]]:
+    """The standings of the same results, replayed by the format's pure functions."""
+    done = [
+        Finished(Game(g["key"], g["round"], *g["players"]), g["result"]["winner"])
+        for g in final["games"]
+    ]
+    players = [e["id"] for e in final["entrants"]]
+    return [(s.player, s.points, s.buchholz, s.sonneborn_berger) for s in standings(players, done)]
+
+
+class Field:
+    """Four accounts on a server process, reconnected by their sessions after each restart."""
+
+    def __init__(self, proc: ServerProcess) -> None:
+        self.proc = proc
+        self.clients: dict[str, RawClient] = {}
+
+    async def register(self, names: list[str]) -> None:
+        for name in names:
+            client = await registered(self.proc.client, name)
+            self.clients[str(client.player)] = client
+
+    async def restart(self) -> None:
+        """SIGKILL the server, start it again, every client back by its session."""
+        self.proc.kill()
+        await self.proc.start()
+        for pid, old in list(self.clients.items()):
+            client = await self.proc.client("back", old.session)
+            assert client.player == pid
+            self.clients[pid] = client
+
+    async def event(self, tid: str) -> dict[str, Any]:
+        return await next(iter(self.clients.values())).request(
+            type="get_tournament", tournament=tid
+        )
+
+    async def resign(self, game: dict[str, Any]) -> None:
+        """Seat 1 of ``game`` resigns it; the ``game_over`` it gets was committed."""
+        loser = self.clients[game["players"][1]]
+        assert (await loser.request(type="resign", room=game["room"]))["type"] == "game_over"
+
+    async def until(self, tid: str, check: Any) -> dict[str, Any]:
+        """The event once ``check(event)`` holds (asked again as it changes)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TIMEOUT
+        while not check(event := await self.event(tid)):
+            assert loop.time() < deadline, event
+            await asyncio.sleep(0.05)
+        return event
+
+
+def open_games(event: dict[str, Any]) -> list[dict[str, Any]]:
+    return [g for g in event["games"] if g["result"] is None]
+
+
+@pytest.mark.slow
+async def test_a_swiss_killed_at_every_stage_counts_each_pairing_and_result_once(
+    proc: ServerProcess,
+) -> None:
+    await proc.start()
+    field = Field(proc)
+    await field.register(["alice", "bob", "carol", "dave"])
+    alice = next(iter(field.clients.values()))
+    tid = (await alice.request(**EVENT, format="swiss", rounds=3))["tournament"]
+    for client in field.clients.values():
+        await client.request(type="join_tournament", tournament=tid)
+    first = await alice.request(type="start_tournament", tournament=tid)
+    assert len(first["games"]) == 2  # round one, paired in the start's commit
+    await field.restart()  # 1: killed with round one in play
+    event = await field.event(tid)
+    assert [g["key"] for g in event["games"]] == [g["key"] for g in first["games"]]
+    for game in open_games(event):
+        await field.resign(game)
+    event = await field.until(tid, lambda e: e["round"] == 2)
+    await field.restart()  # 2: killed with round two just paired
+    event = await field.event(tid)
+    assert len(event["games"]) == 4 and len(open_games(event)) == 2
+    await field.resign(open_games(event)[0])
+    await field.restart()  # 3: killed right after a result
+    event = await field.event(tid)
+    assert len(open_games(event)) == 1 and len(event["games"]) == 4
+    await field.resign(open_games(event)[0])
+    event = await field.until(tid, lambda e: e["round"] == 3)
+    for game in open_games(event):
+        await field.resign(game)
+    final = await field.until(tid, lambda e: e["status"] == "finished")
+    await field.restart()  # 4: killed once it finished
+    again = await field.event(tid)
+    assert again["status"] == "finished" and again["games"] == final["games"]
+    pairs = [frozenset(g["players"]) for g in final["games"]]
+    assert len(pairs) == 6 and len(set(pairs)) == 6, "no pairing twice"
+    assert sum(s["points"] for s in final["standings"]) == 6.0, "every result once"
+    assert table(final) == table(again) == replayed(final)
+
+
+@pytest.mark.slow
+async def test_an_arena_killed_mid_event_resumes_its_games_and_pairs_on(
+    proc: ServerProcess,
+) -> None:
+    await proc.start()
+    field = Field(proc)
+    await field.register(["alice", "bob", "carol", "dave"])
+    alice = next(iter(field.clients.values()))
+    tid = (await alice.request(**EVENT, format="arena", duration_s=600))["tournament"]
+    for client in field.clients.values():
+        await client.request(type="join_tournament", tournament=tid)
+    first = await alice.request(type="start_tournament", tournament=tid)
+    assert len(open_games(first)) == 2
+    await field.restart()  # killed with both games in play
+    event = await field.event(tid)
+    assert event["status"] == "running" and event["games"] == first["games"]
+    await field.resign(open_games(event)[0])
+    event = await field.until(tid, lambda e: len(e["games"]) == 3)  # its two paired again
+    await field.restart()  # killed right after the new pairing
+    again = await field.event(tid)
+    assert again["games"] == event["games"], "every pairing once"
+    assert [s["points"] for s in again["standings"]][:1] == [2]  # the one win, counted once
+    await field.resign(open_games(again)[0])
+    later = await field.until(tid, lambda e: len(e["games"]) == 4)
+    assert sum(s["points"] for s in later["standings"]) == 4

@@ -1,0 +1,342 @@
+"""Tournaments in the sans-I/O core on a fake clock: events created, joined, started and run
+to their end in rooms the arena seats (round robin, swiss with a bye, arena with its pauses),
+each result counted once, the coalesced pushes to watchers, and a restart from the journal's
+rows that carries on where the event stood."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from support.clock import FakeClock
+from support.pairing import Hub, error_code, of_type
+
+from protocol.rules import Termination
+from server.core.arena import Arena
+from server.core.journal.rows import (
+    EntrantRow,
+    GameRow,
+    MoveRow,
+    PairingRow,
+    PlayerRow,
+    ResultRow,
+    RoomGone,
+    RoomRow,
+    Snapshot,
+    TournamentRow,
+)
+from server.core.limits import Limits
+from server.core.tournament.desk import MAX_CREATED_PER_DAY, MAX_WATCHING, PUSH_INTERVAL
+
+CLOCK = {"initial_s": 180, "increment_s": 2}
+
+
+@pytest.fixture
+def hub() -> Hub:
+    hub = Hub(FakeClock())
+    hub.tick(0)
+    return hub
+
+
+def create(hub: Hub, peer: Any, **fields: Any) -> dict[str, Any]:
+    """``peer`` creates an event (a gomoku round robin on 3+2 unless told); its message."""
+    fields = {"name": "Cup", "game": "gomoku", "format": "round_robin", "clock": CLOCK} | fields
+    reply = hub.do(peer, type="create_tournament", id=1, **fields)
+    assert reply[0]["type"] == "tournament", reply
+    return reply[0]
+
+
+def entered(hub: Hub, tid: str, names: list[str], account: bool = True) -> list[Any]:
+    """Peers (accounts) that joined event ``tid``."""
+    peers = []
+    for name in names:
+        peer = hub.peer(name, account=account)
+        reply = hub.do(peer, type="join_tournament", tournament=tid)
+        assert reply[0]["type"] == "tournament", reply
+        peers.append(peer)
+    return peers
+
+
+def live_rooms(hub: Hub, tid: str) -> dict[str, tuple[str, str]]:
+    """The event's rooms now being played: room -> (seat 0's pid, seat 1's pid)."""
+    event = hub.arena.tournaments.events[tid]
+    return {s.room: s.game.players for s in event.live() if s.room is not None}
+
+
+def play_out(hub: Hub, tid: str, loser: Any = None) -> int:
+    """End every live game of the event: seat 1 resigns (or ``loser(players)`` picks who);
+    the number of games ended."""
+    rooms = live_rooms(hub, tid)
+    for room, players in rooms.items():
+        who = players[1] if loser is None else loser(players)
+        assert hub.do(hub.peers[who], type="resign", room=room)[0]["type"] == "game_over"
+    return len(rooms)
+
+
+def test_a_round_robin_runs_to_its_end_and_every_pair_meets_n_times(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    event = create(hub, alice, games_per_pair=2)
+    tid = event["tournament"]
+    assert event["status"] == "open" and event["format"] == "round_robin"
+    peers = entered(hub, tid, ["bob", "carol", "dave"])
+    assert error_code(hub.do(peers[0], type="start_tournament", tournament=tid)) == (
+        "not_tournament_creator"
+    )
+    hub.do(alice, type="join_tournament", tournament=tid)
+    started = hub.do(alice, type="start_tournament", tournament=tid)
+    assert started[0]["status"] == "running" and started[0]["rounds"] == 6
+    joined = of_type(peers[0], "joined")
+    assert joined and joined[-1]["tournament"] == tid
+    rounds = 0
+    while hub.arena.tournaments.events[tid].status == "running":
+        assert play_out(hub, tid) == 2  # four players: two games a round, nobody twice
+        hub.tick(0.05)
+        rounds += 1
+    assert rounds == 6
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    assert final["status"] == "finished"
+    meetings = Counter(frozenset(g["players"]) for g in final["games"])
+    assert set(meetings.values()) == {2} and len(meetings) == 6
+    assert all(g["result"] is not None and g["room"] for g in final["games"])
+    assert sum(line["points"] for line in final["standings"]) == 12  # a point a game
+
+
+def test_a_swiss_with_an_odd_field_gives_a_rotating_bye_and_no_repeat(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="swiss", rounds=3, game="tictactoe", clock=None)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave", "erin", "fay"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    while hub.arena.tournaments.events[tid].status == "running":
+        play_out(hub, tid, loser=lambda players: max(players))
+        hub.tick(0.05)
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    assert len(final["byes"]) == 3 and len({b["player"] for b in final["byes"]}) == 3
+    pairs = [frozenset(g["players"]) for g in final["games"]]
+    assert len(pairs) == 6 and len(set(pairs)) == 6
+    top = final["standings"][0]
+    assert {"buchholz", "sonneborn_berger", "byes"} <= set(top)
+
+
+def test_an_arena_repairs_at_once_avoids_the_last_opponent_and_pauses(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="arena", duration_s=60)["tournament"]
+    peers = entered(hub, tid, ["bob", "carol", "dave", "erin"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    event = hub.arena.tournaments.events[tid]
+    assert len(event.live()) == 2
+    first = {frozenset(s.game.players) for s in event.live()}
+    play_out(hub, tid)
+    hub.tick(0.05)  # the next sweep pairs the four again, with other opponents
+    second = {frozenset(s.game.players) for s in event.live()}
+    assert len(second) == 2 and not first & second
+    pause = hub.do(peers[0], type="leave_tournament", tournament=tid)[0]
+    assert {e["name"]: e["state"] for e in pause["entrants"]}["bob"] == "paused"
+    play_out(hub, tid)
+    hub.tick(0.05)
+    assert peers[0].pid not in event.busy() and len(event.live()) == 1  # three free: one waits
+    hub.do(peers[0], type="join_tournament", tournament=tid)
+    hub.tick(1.0)
+    assert peers[0].pid in event.busy()
+    counted = len(event.results)
+    hub.tick(60)  # the end, and the games' first moves late (aborted) in the same sweep
+    assert event.status == "finished"
+    assert len(event.results) == counted  # games still going at the end count for nothing
+    standings = hub.do(alice, type="get_tournament", tournament=tid)[0]["standings"]
+    assert {"points", "streak", "performance", "sheet"} <= set(standings[0])
+
+
+def test_a_result_counts_once_and_a_tournament_game_has_no_rematch_nor_abort(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice)["tournament"]
+    bob = entered(hub, tid, ["bob"])[0]
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    (room,) = live_rooms(hub, tid)
+    assert error_code(hub.do(alice, type="abort", room=room)) == "too_late"
+    play_out(hub, tid)
+    over = of_type(bob, "game_over")[-1]
+    assert over["tournament"] == tid
+    assert error_code(hub.do(alice, type="rematch", room=room)) == "rematch_unavailable"
+    event = hub.arena.tournaments.events[tid]
+    assert len(event.results) == 1
+    hub.arena.tournaments.ended(hub.arena.rooms.get(room), {})  # reported again: ignored
+    assert len(event.results) == 1
+
+
+def test_requests_are_checked_and_bounded(hub: Hub) -> None:
+    guest, alice = hub.peer("guest"), hub.peer("alice", account=True)
+    form = {"name": "x", "game": "gomoku", "format": "round_robin", "clock": CLOCK}
+    assert error_code(hub.do(guest, type="create_tournament", **form)) == "not_logged_in"
+    assert error_code(hub.do(alice, type="create_tournament", **form | {"format": "ko"})) == (
+        "bad_options"
+    )
+    bad_clock = form | {"clock": {"initial_s": 0.01}}
+    assert error_code(hub.do(alice, type="create_tournament", **bad_clock)) == "bad_options"
+    unrated = form | {"rated": True, "clock": None}
+    assert error_code(hub.do(alice, type="create_tournament", **unrated)) == "rated_needs_clock"
+    off_board = form | {"openings": [[[20, 20]]]}
+    assert error_code(hub.do(alice, type="create_tournament", **off_board)) == "bad_options"
+    rated = create(hub, alice, rated=True, max_players=2)["tournament"]
+    assert error_code(hub.do(guest, type="join_tournament", tournament=rated)) == (
+        "rated_needs_account"
+    )
+    entered(hub, rated, ["bob", "carol"])
+    late = hub.peer("dave", account=True)
+    assert error_code(hub.do(late, type="join_tournament", tournament=rated)) == "tournament_full"
+    assert error_code(hub.do(late, type="get_tournament", tournament="nope")) == (
+        "no_such_tournament"
+    )
+    for _ in range(MAX_CREATED_PER_DAY - 1):
+        create(hub, alice)
+    assert error_code(hub.do(alice, type="create_tournament", **form)) == "too_many_tournaments"
+    hub.clock.advance(86400)
+    create(hub, alice)  # a day later: again
+
+
+def test_an_event_starts_on_its_clock_or_ends_when_too_few_came(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    soon = create(hub, alice, starts_in_s=30)["tournament"]
+    empty = create(hub, alice, starts_in_s=30)["tournament"]
+    entered(hub, soon, ["bob", "carol"])
+    hub.tick(29)
+    assert hub.arena.tournaments.events[soon].status == "open"
+    hub.tick(2)
+    assert hub.arena.tournaments.events[soon].status == "running"
+    assert hub.arena.tournaments.events[empty].status == "finished"
+    listed = hub.do(alice, type="list_tournaments", limit=1)[0]
+    assert listed["tournaments"][0]["tournament"] == soon and listed["next"] == soon
+    rest = hub.do(alice, type="list_tournaments", cursor=listed["next"])[0]
+    assert [t["tournament"] for t in rest["tournaments"]] == [empty] and rest["next"] is None
+    closed = hub.do(alice, type="join_tournament", tournament=empty)
+    assert error_code(closed) == "tournament_closed"
+
+
+def test_watchers_get_the_latest_state_at_most_every_push_interval(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="arena", duration_s=600)["tournament"]
+    watcher = hub.peer("watcher")
+    hub.do(watcher, type="watch_tournament", tournament=tid)
+    entered(hub, tid, [f"p{i}" for i in range(6)])  # six changes in one instant
+    hub.tick(0.01)
+    pushed = of_type(watcher, "tournament")
+    assert len(pushed) == 2 and len(pushed[-1]["entrants"]) == 6  # the reply, one push
+    entered(hub, tid, ["late"])
+    hub.tick(PUSH_INTERVAL / 2)
+    assert len(of_type(watcher, "tournament")) == 2  # too soon: held
+    hub.tick(PUSH_INTERVAL / 2)
+    assert len(of_type(watcher, "tournament")[-1]["entrants"]) == 7
+    hub.do(watcher, type="watch_tournament", tournament=tid, watch=False)
+    entered(hub, tid, ["later"])
+    hub.tick(1)
+    assert len(of_type(watcher, "tournament")) == 4  # the unwatch's reply, nothing since
+
+
+def snapshot_of(records: list[Any]) -> Snapshot:
+    """What a store holding ``records`` gives back: players, live rooms, tournament rows."""
+    games = {r.game_id: r for r in records if isinstance(r, GameRow)}
+    rooms = {r.room: r for r in records if isinstance(r, RoomRow)}
+    for gone in (r for r in records if isinstance(r, RoomGone)):
+        rooms.pop(gone.room, None)
+    moves = [r for r in records if isinstance(r, MoveRow)]
+    live = [
+        (row, games[row.game_id], [m for m in moves if m.game_id == row.game_id])
+        for row in rooms.values()
+    ]
+    players = [r for r in records if isinstance(r, PlayerRow)]
+    rows = [
+        r for r in records if isinstance(r, TournamentRow | EntrantRow | PairingRow | ResultRow)
+    ]
+    return Snapshot(players, live, None, tournaments=tuple(rows))
+
+
+def test_a_restart_from_the_rows_keeps_every_pairing_and_result_once() -> None:
+    clock = FakeClock()
+    hub = Hub(clock)
+    limits = Limits(full_sweep_interval=0.0)
+    hub.arena = Arena(limits=limits, clock=clock, durable=True)  # journals its rows
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="swiss", rounds=2, game="tictactoe", clock=None)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave"])
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    play_out(hub, tid)
+    hub.tick(0.05)  # round two paired
+    records = hub.arena.drain()
+    before = hub.arena.tournaments.events[tid]
+    again = Arena(limits=limits, clock=clock, durable=True)
+    again.restore(snapshot_of(records))
+    event = again.tournaments.events[tid]
+    assert event.status == "running" and len(event.results) == 2
+    assert set(event.slots) == set(before.slots) and len(event.live()) == 2
+    again.sweep()
+    assert set(event.slots) == set(before.slots), "nothing paired twice"
+    for slot in event.live():
+        room = again.rooms.get(slot.room)
+        assert again.tournaments.owns(room)
+        room.end(Termination.RESIGN, 0)  # the restored room reports its end
+        again.tournaments.ended(room, {})  # and once more: counted once
+    assert len(event.results) == 4
+    again.sweep()
+    assert event.status == "finished"
+    results = [r for r in again.drain() if isinstance(r, ResultRow)]
+    assert len(results) == 2 and {r.winner for r in results} == {0}
+
+
+def test_a_bot_that_crashes_loses_its_game_and_the_event_goes_on() -> None:
+    hub = Hub(FakeClock(), reconnect_grace=5.0)
+    hub.tick(0)
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, game="tictactoe", clock=None, games_per_pair=1)["tournament"]
+    bots = [hub.peer(name, kind="bot", games=["tictactoe"]) for name in ("b1", "b2", "b3")]
+    for bot in bots:
+        assert hub.do(bot, type="join_tournament", tournament=tid)[0]["type"] == "tournament"
+    hub.do(alice, type="start_tournament", tournament=tid)
+    event = hub.arena.tournaments.events[tid]
+    (slot,) = event.live()
+    crashed = hub.peers[slot.game.second]
+    hub.close(crashed)  # its process died: its connection is gone
+    for _ in range(7):
+        hub.tick(1.0)
+    assert slot.result is not None and slot.result.winner == 0  # lost on the grace
+    assert event.round == 2 and len(event.live()) == 1  # the next round is under way
+
+
+def test_watching_is_bounded_but_an_entrant_past_the_bound_still_enters(hub: Hub) -> None:
+    creators = [hub.peer(f"c{i}", account=True) for i in range(2)]
+    tids = [
+        create(hub, creators[i % 2], name=f"E{i}")["tournament"] for i in range(MAX_WATCHING + 1)
+    ]
+    fan = hub.peer("fan", account=True)
+    for tid in tids[:MAX_WATCHING]:
+        assert hub.do(fan, type="watch_tournament", tournament=tid)[0]["type"] == "tournament"
+    full = hub.do(fan, type="watch_tournament", tournament=tids[-1])
+    assert error_code(full) == "tournament_full"
+    joined = hub.do(fan, type="join_tournament", tournament=tids[-1])
+    assert joined[0]["type"] == "tournament" and joined[0]["players"] == 1
+    hub.do(fan, type="watch_tournament", tournament=tids[0], watch=False)
+    assert hub.do(fan, type="watch_tournament", tournament=tids[-1])[0]["type"] == "tournament"
+
+
+def test_restoring_more_rooms_later_keeps_the_events_held(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice)["tournament"]
+    hub.arena.restore(Snapshot([], [], None))  # a cluster node adopting a lapsed node's rooms
+    assert tid in hub.arena.tournaments.events
+
+
+def test_a_rated_events_games_are_rated_once_as_rated_rooms_are(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, rated=True, games_per_pair=1)["tournament"]
+    bob = entered(hub, tid, ["bob"])[0]
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    ((room, (first, second)),) = live_rooms(hub, tid).items()
+    for ply, (x, y) in enumerate([(7, 7), (8, 8), (7, 8), (9, 9)]):
+        mover = hub.peers[(first, second)[ply % 2]]
+        assert hub.do(mover, type="move", room=room, x=x, y=y, ply=ply)[0]["type"] == "moved"
+    over = hub.do(hub.peers[second], type="resign", room=room)[0]
+    assert over["tournament"] == tid and len(over["ratings"]) == 2
+    assert over["ratings"][0]["after"] > over["ratings"][0]["before"]
+    assert of_type(bob, "game_over")[-1] == over
+    assert len(hub.arena.tournaments.events[tid].results) == 1
