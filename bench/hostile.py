@@ -20,8 +20,9 @@ CPU of the server, of the honest clients (this process) and of the attackers (ni
 are on other machines), this process's own event-loop lag, an honest ping's round trip
 (pings wait for no commit, moves do), and how long the server's loop and this process were
 runnable but waiting for a core (``/proc/PID/schedstat``): on a shared 2-core machine that wait
-is the machine's share of an honest move's delay. ``--profile F`` runs the server under cProfile for one
-phase (``--profile-phase calm|attack``); read it with ``bench/profile_server.py --show F``.
+is the machine's share of an honest move's delay. ``--profile F`` runs the server under
+cProfile for one phase (``--profile-phase calm|attack``); read it with
+``bench/profile_server.py --show F``.
 
 Round three adds a ping flood (a raw socket pinging, never reading), junk in
 ``options.position``, a bot hog (two idle sockets of one address asking for every seat of the
