@@ -663,11 +663,19 @@ async def pinging_holders(url: str, until: float, scale: float) -> Stats:
     newcomers = []
     for n in range(20):
         ws = await open_from(url, f"127.0.6.{n + 1}", refused)
-        if ws is not None:
-            with contextlib.suppress(ConnectionClosed, TimeoutError):
-                if (await hello(ws, f"arrival{n}"))["type"] == "welcome":
-                    newcomers.append(ws)
+        if ws is None:
+            continue
+        try:
+            welcome = await hello(ws, f"arrival{n}")
+        except (ConnectionClosed, TimeoutError) as exc:
+            refused[f"hello_{type(exc).__name__}"] += 1
+            continue
+        if welcome["type"] == "welcome":
+            newcomers.append(ws)
+        else:
+            refused[f"hello_{welcome.get('code')}"] += 1
     stats["newcomer_in"], stats["newcomer_refused"] = len(newcomers), 20 - len(newcomers)
+    stats.update({f"newcomer_{why}": count for why, count in refused.items()})
     await asyncio.gather(*pinging)
     for ws in [*holders, *newcomers, owner]:
         ws.transport.abort()

@@ -17,9 +17,12 @@ attack p99 <= 2x calm p99 and <= 100 ms, 0 honest disconnects, peak RSS <= 200 M
 
 To tell the server's delay from the bench's on a small machine it also reports, per phase, the
 CPU of the server, of the honest clients (this process) and of the attackers (niced: real ones
-are on other machines), this process's own event-loop lag, and an honest ping's round trip
-(pings wait for no commit, moves do). ``--profile F`` runs the server under cProfile for one
-phase (``--profile-phase calm|attack``); read it with ``bench/profile_server.py --show F``.
+are on other machines), this process's own event-loop lag, an honest ping's round trip
+(pings wait for no commit, moves do), and how long the server's loop and this process were
+runnable but waiting for a core (``/proc/PID/schedstat``): on a shared 2-core machine that wait
+is the machine's share of an honest move's delay. ``--profile F`` runs the server under
+cProfile for one phase (``--profile-phase calm|attack``); read it with
+``bench/profile_server.py --show F``.
 
 Round three adds a ping flood (a raw socket pinging, never reading), junk in
 ``options.position``, a bot hog (two idle sockets of one address asking for every seat of the
@@ -495,6 +498,15 @@ def machine_busy() -> float:
     return (user + nice + system + steal) / os.sysconf("SC_CLK_TCK")
 
 
+def runqueue_wait(pid: int) -> float:
+    """Seconds the main thread of process ``pid`` (the server's event loop) has so far spent
+    runnable but waiting for a core (``/proc/PID/schedstat``; 0 where the kernel keeps none):
+    a move that arrives meanwhile waits too, whatever the server does."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    return 0.0
+
+
 def peak_rss_mb(pid: int) -> float:
     """The server's peak resident memory so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -547,6 +559,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         honest.phase = "calm"
         started = time.monotonic()
         own_calm, server_calm = own_cpu(), cpu_seconds(server.pid)
+        waited_calm, own_waited_calm = runqueue_wait(server.pid), runqueue_wait(os.getpid())
         busy_calm = machine_busy()
         profile(server, args, "calm", signal.SIGUSR1)
         await asyncio.sleep(args.seconds)
@@ -554,12 +567,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         calm_s = time.monotonic() - started
         own_calm = own_cpu() - own_calm
         cpu_calm = cpu_seconds(server.pid) - server_calm
+        waited_calm = runqueue_wait(server.pid) - waited_calm
+        own_waited_calm = runqueue_wait(os.getpid()) - own_waited_calm
         others_calm = machine_busy() - busy_calm - own_calm - cpu_calm
         honest.phase = "attack"
         attack_started = time.monotonic()
         rss_before = peak_rss_mb(server.pid)
         cmd = [sys.executable, str(ROOT / "bench" / "attacks.py"), url, str(args.seconds)]
         server_attack = cpu_seconds(server.pid)
+        waited_attack, own_waited_attack = runqueue_wait(server.pid), runqueue_wait(os.getpid())
         own_attack, children = own_cpu(), children_cpu()
         busy_attack = machine_busy()
         profile(server, args, "attack", signal.SIGUSR1)
@@ -578,6 +594,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out, _ = await attacker.communicate()
         profile(server, args, "attack", signal.SIGUSR2)
         cpu_attack = cpu_seconds(server.pid) - server_attack
+        waited_attack = runqueue_wait(server.pid) - waited_attack
+        own_waited_attack = runqueue_wait(os.getpid()) - own_waited_attack
         own_attack, attackers_cpu = own_cpu() - own_attack, children_cpu() - children
         others_attack = machine_busy() - busy_attack - own_attack - cpu_attack - attackers_cpu
         attacks = json.loads(out or b"{}")
@@ -617,6 +635,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_cpu_pct": {
             "calm": round(100 * cpu_calm / calm_s),
             "attack": round(100 * cpu_attack / attack_s),
+        },
+        # The server's loop runnable but waiting for a core (% of the phase): the machine's
+        # share of the honest moves' delay, not the server's work.
+        "server_waited_pct": {
+            "calm": round(100 * waited_calm / calm_s, 1),
+            "attack": round(100 * waited_attack / attack_s, 1),
+        },
+        "honest_clients_waited_pct": {
+            "calm": round(100 * own_waited_calm / calm_s, 1),
+            "attack": round(100 * own_waited_attack / attack_s, 1),
         },
         "honest_clients_cpu_pct": {
             "calm": round(100 * own_calm / calm_s),
@@ -682,6 +710,11 @@ def render(result: dict[str, Any]) -> str:
         f"{own['calm']}% / {own['attack']}%;"
         f" attackers {result['attackers_cpu_pct']}%; other processes on the machine "
         f"{result['others_cpu_pct']['calm']}% / {result['others_cpu_pct']['attack']}%",
+        "- the server's loop runnable but waiting for a core (of the phase): "
+        f"{result['server_waited_pct']['calm']}% calm, {result['server_waited_pct']['attack']}%"
+        " under attack; the honest clients' "
+        f"{result['honest_clients_waited_pct']['calm']}% / "
+        f"{result['honest_clients_waited_pct']['attack']}%",
         "- honest ping (no commit to wait for) p50 / p99 calm: "
         f"{result['ping_ms']['calm']['p50']} / {result['ping_ms']['calm']['p99']} ms, attack: "
         f"{result['ping_ms']['attack']['p50']} / {result['ping_ms']['attack']['p99']} ms",

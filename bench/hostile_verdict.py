@@ -105,7 +105,12 @@ def checks(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "analyses": {"meets": set(analyses) == {"analysis"}, "got": analyses},
         "newcomers": {
             "meets": not holders or holders.get("newcomer_in") == 20,
-            "got": {k: holders.get(k) for k in ("opened", "newcomer_in", "newcomer_refused")},
+            # closed_1013: holders closed for newcomers (none: the server never filled, so the
+            # check said nothing: niced attackers on a busy machine may not fill it)
+            "got": {
+                k: holders.get(k)
+                for k in ("opened", "newcomer_in", "newcomer_refused", "closed_1013")
+            },
         },
         "peak_rss": {"meets": rss is not None and rss <= MAX_RSS_MB, "got": f"{rss} MB"},
     }

@@ -15,9 +15,10 @@ import pytest
 from support.clients import RawClient
 from support.waiting import until
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from server.core.players.presence import KEEP, LOBBY, SEATED, WATCHING
+from server.shell.eviction import Fruitless
 from server.shell.guard import ConnectionGuard, GuardedConnection, address_key
 
 IDLE = 0.3
@@ -108,6 +109,46 @@ async def test_a_full_guard_closes_the_least_worth_of_the_heaviest_never_a_playe
     # .1 holds only players in games now, .2 and .3 no more than a newcomer plus one
     assert not guard.arrive(fake_conn(), "10.0.0.8")
     assert guard.total == 6 and closed == [("seated", 1013)]
+
+
+async def test_an_address_past_its_own_bounds_closes_nobody_at_a_full_guard() -> None:
+    """One refused for its own address's bounds (here its bucket of new sockets) is refused
+    before a full guard looks for a connection to close: on the old order a holder was closed
+    with 1013 for a knock that was then refused anyway."""
+    guard = ConnectionGuard(8, 8, hello_rate=0.001, hello_burst=6, evict_after=5.0)
+    closed: list[int] = []
+
+    async def close(code: int, reason: str) -> None:
+        closed.append(code)
+
+    knocker = [fake_conn() for _ in range(6)]  # six new sockets at once: its whole burst
+    assert all(guard.arrive(conn, "10.0.0.2") for conn in knocker)
+    for conn in knocker[2:]:  # it keeps two
+        guard.leave(conn)
+    for _ in range(6):  # an old, idle address of six: closed for a newcomer if need be
+        conn = fake_conn()
+        assert guard.arrive(conn, "10.0.0.1")
+        conn.worth, conn.since, conn.close = (lambda: LOBBY), 0.0, close
+    assert guard.total == 8 and guard.evicted == 0  # full
+    knock = fake_conn()
+    assert not guard.arrive(knock, "10.0.0.2") and "slow down" in knock.refusal
+    assert guard.evicted == 0
+    assert guard.arrive(fake_conn(), "10.0.0.5")  # a newcomer makes room
+    await asyncio.sleep(0)
+    assert guard.evicted == 1 and closed == [1013]  # for the newcomer only
+
+
+def test_a_fruitless_search_is_remembered_for_as_heavy_an_address_only() -> None:
+    """A full guard's search that found nothing is not repeated for a moment for an address
+    holding as much or more; a lighter one searches again."""
+    fruitless = Fruitless(retry=0.1)
+    assert not fruitless.known(0, 10.0)
+    fruitless.found_nothing(5, 10.0)
+    assert fruitless.known(5, 10.05) and fruitless.known(9, 10.05)
+    assert not fruitless.known(4, 10.05)
+    fruitless.found_nothing(2, 10.06)  # within the moment: lighter ones found nothing too
+    assert fruitless.known(2, 10.09) and not fruitless.known(1, 10.09)
+    assert not fruitless.known(9, 10.1)  # the moment is over: search again
 
 
 async def from_address(server: Any, host: str) -> RawClient:
@@ -234,4 +275,74 @@ async def test_sockets_that_ping_or_watch_make_room_for_newcomers_never_seated_p
     for c in seated + newcomers:  # players in live games were never touched
         await c.alive()
     for c in seated + newcomers + watchers + pingers:
+        await c.close()
+
+
+#: A full server of 80 (5 addresses' worth) whose page bucket lets a knocker knock all it likes.
+KNOCKED = {
+    **CROWD,
+    "max_connections": 80,
+    "max_connections_per_address": 16,
+    "page_rate": 10_000.0,
+    "page_burst": 10_000.0,
+}
+
+
+async def knock(server: Any, host: str, stop: asyncio.Event, knocks: list[int]) -> None:
+    """Ask for connections from ``host`` as fast as the server answers until ``stop``; any
+    that gets in is closed again (counted in ``knocks[1]``, every try in ``knocks[0]``)."""
+    while not stop.is_set():
+        knocks[0] += 1
+        try:
+            ws = await connect(server.url, local_addr=(host, 0), open_timeout=10)
+        except (OSError, TimeoutError, WebSocketException):
+            await asyncio.sleep(0)  # refused (503) or dropped: knock again at once
+            continue
+        knocks[1] += 1
+        await ws.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("limits_override", [KNOCKED])
+async def test_newcomers_get_in_while_heavy_addresses_knock_at_a_full_server(
+    server: Any,
+) -> None:
+    """Addresses that hold as much as the heaviest (one at its own bound) knock at a full
+    server as fast as it answers: they can make room for nobody, so they may not spend what
+    makes room for a newcomer (in the hostile bench, 12 of 20 newcomers got in past such
+    knocking), nor close anybody's connection for a knock refused anyway."""
+    held = []  # three addresses of 16, two knockers of 16 (its bound) and 15, one more: full
+    for host, count in (("127.0.2.1", 16), ("127.0.2.2", 16), ("127.0.2.3", 16),
+                        ("127.0.3.1", 16), ("127.0.3.2", 15), ("127.0.2.4", 1)):  # fmt: skip
+        for i in range(count):
+            c = await from_address(server, host)
+            await c.hello(f"h{host.rsplit('.', 2)[1]}x{host.rsplit('.', 1)[1]}x{i}")
+            held.append(c)
+    assert server.guard.total == 80
+    await until(lambda: open_long_enough(server, IDLE))
+    stop, knocks = asyncio.Event(), [0, 0]
+    knockers = [
+        asyncio.create_task(knock(server, host, stop, knocks))
+        for host in ("127.0.3.1", "127.0.3.2")
+    ]
+    try:
+        await until(lambda: knocks[0] >= 200, timeout=60)  # knocking for a while: no room made
+        assert server.guard.evicted == 0 and knocks[1] == 0
+        newcomers, refused = [], 0
+        for n in range(20):  # twenty fresh addresses each get in at once, in place of a holder
+            try:
+                c = await from_address(server, f"127.0.1.{n + 1}")
+            except (OSError, WebSocketException):
+                refused += 1
+                continue
+            await c.hello(f"new{n}")
+            newcomers.append(c)
+    finally:
+        stop.set()
+        await asyncio.gather(*knockers)
+    assert len(newcomers) == 20, f"{refused} of 20 newcomers refused"
+    assert server.guard.evicted == 20 and knocks[1] == 0
+    for c in newcomers:
+        await c.alive()
+    for c in held + newcomers:
         await c.close()

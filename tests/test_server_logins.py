@@ -6,6 +6,9 @@ fair queue and the cost by themselves."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import threading
 import time
 from typing import Any
 
@@ -16,7 +19,7 @@ from websockets.asyncio.client import connect
 
 from server.core.journal.rows import AccountRow
 from server.core.outputs import Auth
-from server.shell.hasher import FairQueue, Hasher
+from server.shell.hasher import HASH_NICE, FairQueue, Hasher
 
 PASSWORD = "correct horse battery"
 #: Failures free of delay per (account, address) and per address (server/core/accounts/logins.py).
@@ -176,3 +179,18 @@ def test_a_right_password_under_an_older_cost_is_renewed() -> None:
     assert result.verified and result.password_hash is not None
     assert "m=19456,t=2,p=1" in result.password_hash
     assert not hasher.job(Auth("login", "olga", "olga", "wrong one")).verified
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a niceness per thread is Linux's")
+async def test_the_hashing_threads_yield_a_busy_core_to_the_loop(
+    server: Any, opened: list[RawClient]
+) -> None:
+    """A login flood's hashes run off the loop but on the machine's cores: its threads run at a
+    lower priority than the games' loop (in the hostile bench they used more CPU than it)."""
+    await signed_up(server, "127.0.0.1", "nina", opened)  # a hash ran: its thread is up
+    loop_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    hashing = [t for t in threading.enumerate() if t.name.startswith("mnk-hash")]
+    assert hashing
+    for thread in hashing:
+        assert thread.native_id is not None
+        assert os.getpriority(os.PRIO_PROCESS, thread.native_id) == min(19, loop_nice + HASH_NICE)

@@ -5,11 +5,20 @@ address that holds more than the newcomer's plus one gives one up; of the heavie
 the least worth first (``Presence.worth``: in no room, watching, a waiting seat; a bot or a
 player seated in a live game never), then the heaviest address, then the oldest; one counted
 in less than ``evict_after`` seconds ago never (two newcomers do not take turns).
+
+Making room is not rationed by a rate of its own: every arrival is charged to its address's
+bounds first (``guard.py``), and a search that found nothing is remembered for a moment
+(:class:`Fruitless`), so an address knocking at a full server costs a look-up a knock. A
+shared rate was spent first-come by the busiest knockers: in the hostile bench, attackers
+knocking hundreds of times a second took each of its 20 tries a second the moment it came,
+and 8 of 20 newcomers were refused while the heaviest addresses still held connections to
+close.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol, TypeVar
 
@@ -20,6 +29,10 @@ EVICT_ADDRESSES = 8
 #: Connections weighed (``Presence.worth``, a look at each room of its player) per try at
 #: most: four full addresses; a try's work is bounded however full the heaviest ones are.
 EVICT_SCAN = 256
+#: Seconds a search that found nothing to close is remembered: tries from addresses holding as
+#: much meanwhile are refused without one (a connection comes of age, or loses its worth,
+#: this much later at worst).
+EVICT_RETRY = 0.1
 
 
 class Held(Protocol):
@@ -62,3 +75,25 @@ def least_worth(
         if best is not None and best[0] == LOBBY:
             break  # nothing lighter can be worth less
     return victim
+
+
+class Fruitless:
+    """The last search that found nothing to close, for a while: an address holding as much
+    (or more) can find nothing either (fewer addresses are heavier than it), a lighter one may."""
+
+    def __init__(self, retry: float = EVICT_RETRY) -> None:
+        self.retry = retry
+        #: Until when (monotonic seconds) addresses holding at least ``held`` find nothing.
+        self.until = -math.inf
+        self.held = 0
+
+    def known(self, mine: int, now: float) -> bool:
+        """Whether a search for an address holding ``mine`` would find nothing (as one did)."""
+        return now < self.until and mine >= self.held
+
+    def found_nothing(self, mine: int, now: float) -> None:
+        """A search for an address holding ``mine`` found nothing to close."""
+        if now >= self.until:
+            self.until, self.held = now + self.retry, mine
+        else:
+            self.held = min(self.held, mine)

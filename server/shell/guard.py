@@ -33,7 +33,7 @@ from protocol.vocab import CloseCode
 from server.core.ratelimit import TokenBucket
 from server.shell.conn import ArenaConnection
 from server.shell.ends import Ends
-from server.shell.eviction import least_worth
+from server.shell.eviction import Fruitless, least_worth
 from server.shell.front import FULL, Buckets, FrontDesk, PageLimits
 from server.shell.keepalive import Keepalive
 
@@ -45,8 +45,6 @@ REPORT_INTERVAL = 60.0
 #: 3,000 tiny frames sent in one go (68 KB) held the loop ~45 ms; in slices, every other
 #: socket's callbacks run between two of them.
 READ_SLICE = 4096
-#: How often per second (and at once) a full server tries to close a connection for a newcomer.
-EVICT_RATE = 20.0
 #: The first byte of a client's close frame: what follows it is parsed as a connection's end.
 CLOSE_FRAME = 0x88
 #: A connection that sent a frame this recently (seconds) ends before idle ones (see ``Ends``).
@@ -279,7 +277,8 @@ class ConnectionGuard:
         #: full server may close it for a connection from a lighter address.
         self.held: dict[str, set[GuardedConnection]] = {}
         self.evict_after = evict_after
-        self.evictions = TokenBucket(EVICT_RATE, EVICT_RATE)
+        #: The last search for a connection to close that found nothing (for a moment).
+        self.fruitless = Fruitless()
         self.evicted = 0
         self._closing: set[asyncio.Task[None]] = set()
         #: Connections' ends: a bounded share of each loop turn, players' in rooms first.
@@ -300,10 +299,8 @@ class ConnectionGuard:
         ``keepalive``, else by websockets' task of its own)."""
         return functools.partial(GuardedConnection, guard=self, keepalive=keepalive)
 
-    def full(self, address: str) -> str | None:
-        """Why a new connection from ``address`` is refused now, or None."""
-        if self.total >= self.max_total:
-            return FULL
+    def own_bound(self, address: str) -> str | None:
+        """Why ``address`` may not open one more connection however empty the server, or None."""
         if self.open[address] >= self.max_per_address:
             return "too many connections from your address"
         if self.pending[address] >= self.max_pending:
@@ -313,13 +310,14 @@ class ConnectionGuard:
     def arrive(self, conn: GuardedConnection, address: str) -> bool:
         """Count a new connection in; False when it is refused (``conn.refusal`` says why).
 
-        A full server first closes a connection of its heaviest addresses for it (see
+        Its address's own bounds and bucket of new sockets first: one past them is refused
+        without a look at the others (it never closes a connection to be refused anyway). Then a
+        full server closes a connection of its heaviest addresses for it (see
         :meth:`_make_room`), so a few addresses filling the server cannot keep a new one out.
         """
-        reason = self.full(address)
-        if reason is FULL and self._make_room(address):
-            reason = self.full(address)
-        reason = reason or self._too_fast(address)
+        reason = self.own_bound(address) or self._too_fast(address)
+        if reason is None and self.total >= self.max_total and not self._make_room(address):
+            reason = FULL
         if reason is not None:
             self.refused += 1
             conn.refuse(reason)
@@ -339,13 +337,17 @@ class ConnectionGuard:
         Whatever it sends: a socket that pings or watches holds a place as a silent one does.
         The least worth first (``Presence.worth``: in no room, watching, a waiting seat; a bot
         or a player seated in a live game never), of the heaviest address, the oldest first; one
-        counted in less than ``evict_after`` ago never (two newcomers do not take turns).
+        counted in less than ``evict_after`` ago never (two newcomers do not take turns). No
+        rate of tries shared by everyone (the busiest knockers took it all): each try is
+        charged to its address's bucket of new sockets, and a fruitless search is remembered
+        for a moment (``Fruitless``), so the addresses that hold most are refused first.
         """
-        now = time.monotonic()
-        if math.isinf(self.evict_after) or not self.evictions.allow(now):
+        now, mine = time.monotonic(), self.open[address]
+        if math.isinf(self.evict_after) or self.fruitless.known(mine, now):
             return False
-        victim = least_worth(self.open, self.held, self.open[address], now, self.evict_after)
+        victim = least_worth(self.open, self.held, mine, now, self.evict_after)
         if victim is None:
+            self.fruitless.found_nothing(mine, now)
             return False
         self._evict(victim)
         return True
@@ -362,9 +364,9 @@ class ConnectionGuard:
     def _too_fast(self, address: str) -> str | None:
         """Charge ``address``'s bucket of new game sockets: why it is refused now, or None.
 
-        Charged once the request says it is an upgrade, before any WebSocket work: a flood of
-        hellos from one address costs a short request each past its burst, not a handshake, a
-        hello and a commit.
+        Charged once the request says it is an upgrade, before any WebSocket work, admitted or
+        not: a flood of hellos from one address costs a short request each past its burst, not a
+        handshake, a hello and a commit; a flood of knocks at a full server, not a search each.
         """
         if self.arrivals.allow(address):
             return None
