@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
+from client.labels import LABELS
 from client.offers import KIND_WORDS
 from client.ratings import FormPools, Leaderboard, Profile, Rating, form_pools, ratings_by_pool
 from client.records import (
@@ -154,6 +155,8 @@ class ClientModel:
         self.account = msg.get("account") is True
         self.ratings = ratings_by_pool(msg.get("ratings")) if self.account else {}
         self.rating_pools = form_pools(msg.get("rating_pools"))
+        if "labels" in msg:  # the server's words for games, pools and clocks
+            LABELS.take(msg["labels"])
         self.connection, self.ever_online = "online", True
         self.seeks.mine.clear()  # seeks die with their player's last connection
         self.seeks.pending.clear()

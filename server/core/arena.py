@@ -48,7 +48,7 @@ from server.core.players.presence import Presence
 from server.core.players.roster import Roster, rooms_of
 from server.core.ratelimit import TokenBucket
 from server.core.rating.desk import RatingDesk
-from server.core.rating.pools import FORM_POOLS
+from server.core.rating.pools import FORM_POOLS, LABELS
 from server.core.round import deadlines
 from server.core.round.actions import Actions
 from server.core.round.reports import reporting
@@ -92,7 +92,7 @@ class Arena:
         self.greeter = Greeter(
             self.roster, self.bots, self.admission,
             rooms=self.rooms, clock=self.clock, ratings_of=self.ratings.of,
-            forms={"rating_pools": FORM_POOLS, "seek_form": seek_form()},
+            forms={"rating_pools": FORM_POOLS, "seek_form": seek_form(), "labels": LABELS},
         )  # fmt: skip
         self.accounts = Accounts(
             self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,
