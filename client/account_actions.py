@@ -16,8 +16,8 @@ from typing import Any
 from client.labels import LABELS
 from client.model import ClientModel
 from client.ratings import Leaderboard
-from client.records import Message
 from client.settings import Remembered, Settings
+from client.values import Message
 from client.widgets import TextInput
 from client.words import error_text
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from client.analysis import Analysis
-from client.records import Cell, GameInfo, Message
+from client.values import Cell, GameInfo, Message
 from protocol.errors import BadOptions, GameOverError, IllegalMoveError
 from protocol.rules import Game, Move, Outcome, Variant
 from protocol.variants import make_variant

@@ -2,7 +2,7 @@
 
 No pygame and no I/O here. ``ClientModel.apply`` takes one decoded server message (or one of
 the net layer's ``_net`` status notes) and updates the model; the views draw whatever it holds.
-The values it holds are in client/records.py, a room in client/room.py, and the finished games
+The values it holds are in client/values.py, a room in client/room.py, and the finished games
 in client/history.py.
 """
 
@@ -15,7 +15,9 @@ from client.history import LobbyGame, extend_history, lobby_list, parse_rows, re
 from client.labels import LABELS
 from client.offers import KIND_WORDS
 from client.ratings import FormPools, Leaderboard, Profile, Rating, form_pools, ratings_by_pool
-from client.records import (
+from client.room import RoomState, apply_game_over, apply_moved, room_from_state
+from client.seeks import SeekBook
+from client.values import (
     BotSummary,
     ChatLine,
     FinishedGame,
@@ -25,8 +27,6 @@ from client.records import (
     Toast,
     count_of,
 )
-from client.room import RoomState, apply_game_over, apply_moved, room_from_state
-from client.seeks import SeekBook
 from client.words import ERROR_WORDS, error_text
 
 #: An opening choice (``chosen``) as the room's chat announces it, after the chooser's name.

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from client.model import ClientModel
-from client.records import Message
 from client.seeks import (
     SEEK_PAGE,
     PairingChoice,
@@ -22,6 +21,7 @@ from client.seeks import (
     seek_request,
     tile_request,
 )
+from client.values import Message
 
 
 class PairingActions:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from client.history import parse_rows
 from client.labels import LABELS
-from client.records import HistoryRow, Message
+from client.values import HistoryRow, Message
 
 #: ``welcome.rating_pools``: per form clock ``"initial+increment"``, each game's pool.
 FormPools = dict[str, dict[str, str]]

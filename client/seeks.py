@@ -9,7 +9,7 @@ from typing import Any
 
 from client.labels import LABELS, clock_text
 from client.ratings import FormPools, pool_of
-from client.records import Message
+from client.values import Message
 
 #: A clock of the custom seek form: (initial s, increment s), or None for an untimed game.
 FormClock = tuple[int, int] | None

@@ -429,11 +429,11 @@ def built(
 
 async def connect_cluster(cluster: ClusterNode[ArenaServer], store: Storage) -> None:
     """Reach the node's bus, or stop with one line: a node does not start without Redis."""
-    from server.cluster.node import NodeUnavailable
+    from server.cluster.node import BusUnreachable
 
     try:
         await cluster.connect()
-    except NodeUnavailable as exc:
+    except BusUnreachable as exc:
         store.close()
         raise SystemExit(f"mnk-server: {exc}; check --redis") from None
 

@@ -143,7 +143,7 @@ async def test_the_pygame_client_marks_the_moves_the_server_marks(client_factory
 
     from client.analysis import Analysis
     from client.analyst import GameWalk
-    from client.records import FinishedGame, GameInfo, Result
+    from client.values import FinishedGame, GameInfo, Result
 
     bot = await analyser(client_factory)
     _alice, _bob, _room, game_id = await finished_tictactoe(client_factory)

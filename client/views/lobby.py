@@ -20,8 +20,8 @@ from client.forms import (
 from client.labels import LABELS
 from client.model import ClientModel
 from client.ratings import pool_label, pool_of
-from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary
 from client.seeks import PairingChoice
+from client.values import BotSummary, FinishedGame, HistoryRow, RoomSummary
 from client.views.common import HEADER_H
 from client.views.pairing import draw_pairing_panel
 from client.widgets import Frame, TextInput, draw_input, panel

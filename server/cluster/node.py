@@ -44,8 +44,10 @@ log = logging.getLogger("mnk.cluster")
 S = TypeVar("S", bound=Outbox)
 
 
-class NodeUnavailable(Exception):
-    """The cluster's bus cannot be reached: the node does not start."""
+class BusUnreachable(Exception):
+    """The cluster's bus (Redis) cannot be reached at start: the node does not start. Not the
+    wire's ``node_unavailable`` (``protocol.errors.NodeUnavailableError``), which a running node
+    answers a request with while the bus is out of reach."""
 
 
 @dataclass(slots=True)
@@ -124,14 +126,14 @@ class ClusterNode(Generic[S]):
         return Parts(bus, forwarder, bots, keeper, pairing)
 
     async def connect(self) -> None:
-        """Reach Redis, or raise :class:`NodeUnavailable` (a node does not start without it)."""
+        """Reach Redis, or raise :class:`BusUnreachable` (a node does not start without it)."""
         parts = self.parts
         try:
             await parts.bus.connect()
             await parts.forwarder.connect()
             await parts.pairing.connect()
         except (RedisError, OSError) as exc:
-            raise NodeUnavailable(f"cannot reach Redis ({exc})") from exc
+            raise BusUnreachable(f"cannot reach Redis ({exc})") from exc
 
     def start(self) -> None:
         """Start the bus rounds, the inbox and outbox, and the look for lapsed nodes."""
