@@ -94,7 +94,9 @@ class ClusterNode(Generic[S]):
         self.parts = self._parts(self.arena, self.server)
 
     def _parts(self, arena: Arena, outbox: Outbox) -> Parts:
-        """The node's parts for ``arena``, sending through ``outbox`` (the server)."""
+        """The node's parts, each given the ports of ``arena`` it uses (``core/ports.py``: the
+        arena itself only as :class:`~server.core.ports.Requests`), sending through ``outbox``
+        (the server)."""
         members, rooms = arena.presence, arena.rooms  # the arena's ports (core/ports.py)
         bus = RedisBus(
             url=self.redis_url,
@@ -119,8 +121,8 @@ class ClusterNode(Generic[S]):
             arena, self.store, emit=outbox.emit, adoption=forwarder.failover, members=members
         )
         pairing = ClusterPairing(
-            self.redis_url, self.name, arena, book=self.book, seats=forwarder, outbox=outbox,
-            lobbies=bus, lease=self.store, lease_s=self.lease_s, members=members,
+            self.redis_url, self.name, arena.pairing, book=self.book, seats=forwarder,
+            outbox=outbox, lobbies=bus, lease=self.store, lease_s=self.lease_s, members=members,
             elsewhere=self.connected_elsewhere,
         )  # fmt: skip
         return Parts(bus, forwarder, bots, keeper, pairing)
