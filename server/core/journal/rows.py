@@ -173,8 +173,8 @@ class SessionGone:
     keep: str | None = None
 
 
-AccountJournalRow = AccountRow | PasswordRow | SessionRow | SessionGone
-JournalRow = (
+AccountRecord = AccountRow | PasswordRow | SessionRow | SessionGone
+Record = (
     PlayerRow
     | GameRow
     | MoveRow
@@ -182,7 +182,7 @@ JournalRow = (
     | RoomGone
     | Heartbeat
     | PlayerGone
-    | AccountJournalRow
+    | AccountRecord
     | RatingChange
 )
 
