@@ -31,7 +31,7 @@ from server.core.game.members import Send
 from server.core.game.options import read_create
 from server.core.game.room import Room
 from server.core.journal.recovery import Journal
-from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal.rows import AccountRow, JournalRow, KeyRow, PlayerRow, Snapshot
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
 from server.core.lobby.registry import MemoryRegistry, RoomRegistry
 from server.core.lobby.rooms import Lobby
@@ -303,7 +303,7 @@ class Arena:
             if room.clock is not None and room.status != Status.OVER:
                 self._timed.add(room.id)
 
-    def drain(self) -> list[Record]:
+    def drain(self) -> list[JournalRow]:
         """The durable records produced since the last call, to commit before sending outputs."""
         return self._journal.drain()
 

@@ -15,7 +15,7 @@ from protocol import wire
 from protocol.vocab import CloseCode
 from server.core.arena import Arena
 from server.core.game.members import Send
-from server.core.journal.rows import Heartbeat, Record
+from server.core.journal.rows import Heartbeat, JournalRow
 from server.core.limits import Limits
 from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.core.ports import Members
@@ -358,7 +358,7 @@ class ArenaServer:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _emit(self, peer: Peer | None, out: list[Out], records: list[Record]) -> None:
+    def _emit(self, peer: Peer | None, out: list[Out], records: list[JournalRow]) -> None:
         """Deliver ``out`` once ``records`` are durable (at once when there is no store)."""
         if self.pipeline is None:
             self._deliver(peer, out)

@@ -13,12 +13,12 @@ from protocol.vocab import Status
 from server.core.journal.rows import (
     GameRow,
     Heartbeat,
+    JournalRow,
     KeyRow,
     MoveRow,
     PlayerGone,
     PlayerRow,
     RatingChange,
-    Record,
     RoomGone,
     RoomRow,
 )
@@ -220,7 +220,7 @@ class Store(History):
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write(self, records: list[Record]) -> None:
+    def write(self, records: list[JournalRow]) -> None:
         """Commit a batch of records in one transaction; its moves are one row of the log.
 
         A game that ends in the batch is sealed in it: its moves become the game's one row.
@@ -230,7 +230,7 @@ class Store(History):
         self._write(records, wait=True)
         self.upkeep()
 
-    def write_now(self, records: list[Record]) -> bool:
+    def write_now(self, records: list[JournalRow]) -> bool:
         """:meth:`write`, but only if the write lock is free at once: False, with nothing
         written, when another connection holds it. For the event loop's own thread, where a
         batch of moves costs ~25 µs of SQLite and no GIL hand-over; the log's trim is left to
@@ -256,7 +256,7 @@ class Store(History):
             self._waiting()
             self._trim()
 
-    def _write(self, records: list[Record], wait: bool) -> bool:
+    def _write(self, records: list[JournalRow], wait: bool) -> bool:
         if self.failed:
             raise RuntimeError("an earlier batch failed: this store writes no more")
         try:
@@ -303,7 +303,7 @@ class Store(History):
         self.moves.trimmed(sealed, horizon)
         self._fresh.difference_update(sealed)  # their moves have a row now
 
-    def _transaction(self, records: list[Record]) -> None:
+    def _transaction(self, records: list[JournalRow]) -> None:
         """The batch in ``BEGIN IMMEDIATE … COMMIT``, sealing the games that end in it."""
         db, log = self.db, self.moves
         db.execute("BEGIN IMMEDIATE")

@@ -173,8 +173,8 @@ class SessionGone:
     keep: str | None = None
 
 
-AccountRecord = AccountRow | PasswordRow | SessionRow | SessionGone
-Record = (
+AccountJournalRow = AccountRow | PasswordRow | SessionRow | SessionGone
+JournalRow = (
     PlayerRow
     | GameRow
     | MoveRow
@@ -182,7 +182,7 @@ Record = (
     | RoomGone
     | Heartbeat
     | PlayerGone
-    | AccountRecord
+    | AccountJournalRow
     | RatingChange
 )
 
