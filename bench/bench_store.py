@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from server.core.journal.rows import GameRow, Heartbeat, MoveRow, Record  # noqa: E402
+from server.core.journal.rows import GameRow, Heartbeat, JournalRow, MoveRow  # noqa: E402
 from server.storage.pgschema import row_sql  # noqa: E402
 from server.storage.postgres import PgStore  # noqa: E402
 from server.storage.sqlite import Store  # noqa: E402
@@ -44,10 +44,10 @@ class Batches:
         self.games = games
         self.ply = 0
 
-    def __call__(self) -> list[Record]:
+    def __call__(self) -> list[JournalRow]:
         ply, self.ply = self.ply, self.ply + 1
         now = time.time()
-        records: list[Record] = []
+        records: list[JournalRow] = []
         for g in range(self.games):
             game_id = f"g{g}"
             records.append(
@@ -59,7 +59,9 @@ class Batches:
         return records
 
 
-def timed(commit: Callable[[list[Record]], None], batches: Batches, seconds: float) -> list[float]:
+def timed(
+    commit: Callable[[list[JournalRow]], None], batches: Batches, seconds: float
+) -> list[float]:
     """Commit batches for ``seconds``; the latency of each commit."""
     latencies = []
     end = time.perf_counter() + seconds
@@ -71,10 +73,10 @@ def timed(commit: Callable[[list[Record]], None], batches: Batches, seconds: flo
     return latencies
 
 
-def plain_psycopg(store: PgStore) -> Callable[[list[Record]], None]:
+def plain_psycopg(store: PgStore) -> Callable[[list[JournalRow]], None]:
     """The store's statements, one round trip each (no pipeline mode)."""
 
-    def commit(records: list[Record]) -> None:
+    def commit(records: list[JournalRow]) -> None:
         db = store._writer
         assert db is not None
         with db.transaction():

@@ -74,13 +74,13 @@ class RowsStore:
 
 def run_one(kind: str, games: int, per: int, seconds: float) -> dict[str, Any]:
     """One contender in this process: batches for ``seconds``, timed inside ``write`` only."""
-    from server.core.journal.rows import GameRow, MoveRow, Record, RoomGone, RoomRow
+    from server.core.journal.rows import GameRow, JournalRow, MoveRow, RoomGone, RoomRow
     from server.storage.sqlite import Store
 
     rng = random.Random(1)
     made = 0
 
-    def created() -> tuple[GameRow, list[Record]]:
+    def created() -> tuple[GameRow, list[JournalRow]]:
         nonlocal made
         made += 1
         game_id, room = f"g_{made:016x}", f"r{made}"
@@ -101,7 +101,7 @@ def run_one(kind: str, games: int, per: int, seconds: float) -> dict[str, Any]:
         spent, worst, moves, commits = 0.0, 0.0, 0, 0
         end = time.perf_counter() + seconds
         while time.perf_counter() < end:
-            batch: list[Record] = []
+            batch: list[JournalRow] = []
             for i in rng.sample(range(games), min(per, games)):
                 game = state[i]
                 h = game[0]

@@ -21,7 +21,7 @@ import random
 from abc import ABC, abstractmethod
 
 from bots.engine.fast import prepare
-from bots.engine.levels import LEVELS, analyse, noise_move
+from bots.engine.levels import LEVELS, choose_move_with_search, noise_move
 from bots.engine.limits import Limit, SearchResult
 from bots.engine.lines import Analysis, Line, analyse_position
 from protocol.rules import Game, Move, Variant
@@ -153,7 +153,7 @@ class MinimaxBot(Bot):
         """The engine's move (renju's rules are inside its search): ``limit.time_s`` caps the
         level's budget, ``limit.soft_s`` is the time planned, ``limit.report`` sees every
         iteration."""
-        move, self.last_result = analyse(
+        move, self.last_result = choose_move_with_search(
             variant, moves, self.level, limit.time_s, self.rng, limit.soft_s, limit.report
         )
         return move
@@ -168,13 +168,15 @@ class MinimaxBot(Bot):
     ) -> str:
         """Search the position for white (the side to move) and take the colour it favours."""
         level = min(self.level, 6)
-        _, result = analyse(variant, moves, level, limit.time_s and limit.time_s / 2)
+        _, result = choose_move_with_search(
+            variant, moves, level, limit.time_s and limit.time_s / 2
+        )
         score = result.score if result is not None else 0
         return WHITE if score >= 0 else BLACK
 
     def on_draw_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:
         """Accept only a position the search proves drawn (solved, score 0)."""
-        _, result = analyse(variant, moves, self.level, limit.time_s)
+        _, result = choose_move_with_search(variant, moves, self.level, limit.time_s)
         return result is not None and result.solved and result.score == 0
 
     def on_takeback_offer(self, variant: Variant, moves: list[Move], limit: Limit) -> bool:

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from client.labels import LABELS
 from client.model import ClientModel
-from client.ratings import POOL_GAMES, SPEEDS, Leaderboard
-from client.records import Message
+from client.ratings import Leaderboard
 from client.settings import Remembered, Settings
+from client.values import Message
 from client.widgets import TextInput
 from client.words import error_text
 
@@ -290,13 +291,13 @@ class AccountActions:
 
     def do_board_game(self, game: str, pos: Any = None) -> None:
         """Show another game's leaderboard (first page)."""
-        if game in dict(POOL_GAMES):
+        if game in LABELS.pool_games:
             self.board.game, self.board.page, self.board_scroll = game, 0, 0
             self.ask_leaderboard()
 
     def do_board_speed(self, speed: str, pos: Any = None) -> None:
         """Show another speed's leaderboard (first page)."""
-        if speed in SPEEDS:
+        if speed in LABELS.speeds:
             self.board.speed, self.board.page, self.board_scroll = speed, 0, 0
             self.ask_leaderboard()
 

@@ -13,8 +13,8 @@ import pygame
 from client.address import server_url
 from client.forms import CLOCKS, RATED_CLOCK, LobbyForm, create_request
 from client.model import ClientModel
-from client.records import Cell, FinishedGame, Message
 from client.settings import Settings
+from client.values import Cell, FinishedGame, Message
 from client.views.lobby import finished_rows
 from client.widgets import TextInput
 from client.words import ERROR_WORDS

@@ -12,19 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from client.analysis import Analysis
-from client.records import Cell, GameInfo, Message
+from client.values import Cell, GameInfo, Message
 from protocol.errors import BadOptions, GameOverError, IllegalMoveError
 from protocol.rules import Game, Move, Outcome, Variant
 from protocol.variants import make_variant
 
-#: The variants the board offers: (wire name, button label); "mnk" takes a size and k.
-VARIANTS: tuple[tuple[str, str], ...] = (
-    ("tictactoe", "3\u00d73"),
-    ("gomoku", "Gomoku"),
-    ("gomoku-standard", "Exact 5"),
-    ("renju", "Renju"),
-    ("mnk", "Custom"),
-)
+#: The variants the board offers (their labels are the server's, ``LABELS.button``); "mnk"
+#: takes a size and k.
+VARIANTS: tuple[str, ...] = ("tictactoe", "gomoku", "gomoku-standard", "renju", "mnk")
 RULES = ("freestyle", "exact")
 #: What a click does in setup mode: put black, put white, or take a stone off.
 PAINTS: tuple[tuple[int | None, str], ...] = ((0, "Black"), (1, "White"), (None, "Erase"))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from client.records import Cell, Message, xy
+from client.values import Cell, Message, xy
 from protocol.cells import cell_name
 
 #: Engine scores (its units) at which the graph is half way to its end: typical scores are a

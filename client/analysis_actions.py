@@ -16,7 +16,7 @@ from client.anaboard import AnalysisBoard
 from client.analysis import Analysis
 from client.analyst import Analyst, GameWalk
 from client.export import save, text_record
-from client.records import Cell, FinishedGame, Message
+from client.values import Cell, FinishedGame, Message
 from client.words import error_text
 from protocol.records import PsqRecord, outcome, write_psq
 from protocol.rules import Move, WinRule

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from client.analysis import Analysis, Mark, final_eval, graph_points
-from client.records import FinishedGame, Message
+from client.values import FinishedGame, Message
 
 #: Seconds of engine time a walk through a whole game asks per position (a hint or the
 #: analysis board asks the server's default, 1 s).

@@ -24,10 +24,10 @@ from client.forms import LobbyForm
 from client.geometry import BoardGeometry
 from client.model import ClientModel
 from client.pairing_actions import PairingActions
-from client.records import Cell, Message
 from client.room import RoomState
 from client.seeks import PairingChoice
 from client.settings import Settings
+from client.values import Cell, Message
 from client.views.account import draw_auth
 from client.views.analysis import draw_analysis, draw_line
 from client.views.board import BoardPicture, board_geometry, draw_board

@@ -10,7 +10,7 @@ from client.account_actions import AuthForm
 from client.actions import Actions
 from client.geometry import BoardGeometry
 from client.ratings import Leaderboard
-from client.records import Cell
+from client.values import Cell
 from client.views.lobby import lobby_layout
 from client.views.ratings import leaderboard_rows
 from client.widgets import Frame

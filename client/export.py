@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from client.records import FinishedGame
+from client.values import FinishedGame
 from protocol.records import TextRecord, read_text, write_text
 from protocol.rules import Move
 

@@ -7,14 +7,6 @@ from typing import Any
 
 from client.ratings import FormPools
 
-#: (wire name, button label) of every game the form offers.
-GAMES: tuple[tuple[str, str], ...] = (
-    ("tictactoe", "Tic-tac-toe"),
-    ("gomoku", "Gomoku"),
-    ("gomoku-standard", "Exact five"),
-    ("renju", "Renju"),
-    ("mnk", "Custom"),
-)
 #: The 15x15 games, which may open with a swap rule, and the rules offered.
 SWAP_GAMES = ("gomoku", "gomoku-standard", "renju")
 OPENING_RULES: tuple[tuple[str | None, str], ...] = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from client.records import FinishedGame, GameInfo, HistoryRow, Message, Result, names_of, xy
+from client.values import FinishedGame, GameInfo, HistoryRow, Message, Result, names_of, xy
 
 #: A lobby row: the game (a history row, or a game seen here that the history does not list)
 #: and its moves when they are here.

@@ -2,7 +2,7 @@
 
 No pygame and no I/O here. ``ClientModel.apply`` takes one decoded server message (or one of
 the net layer's ``_net`` status notes) and updates the model; the views draw whatever it holds.
-The values it holds are in client/records.py, a room in client/room.py, and the finished games
+The values it holds are in client/values.py, a room in client/room.py, and the finished games
 in client/history.py.
 """
 
@@ -12,9 +12,12 @@ import time
 from dataclasses import dataclass, field, replace
 
 from client.history import LobbyGame, extend_history, lobby_list, parse_rows, record_game
+from client.labels import LABELS
 from client.offers import KIND_WORDS
 from client.ratings import FormPools, Leaderboard, Profile, Rating, form_pools, ratings_by_pool
-from client.records import (
+from client.room import RoomState, apply_game_over, apply_moved, room_from_state
+from client.seeks import SeekBook
+from client.values import (
     BotSummary,
     ChatLine,
     FinishedGame,
@@ -24,8 +27,6 @@ from client.records import (
     Toast,
     count_of,
 )
-from client.room import RoomState, apply_game_over, apply_moved, room_from_state
-from client.seeks import SeekBook
 from client.words import ERROR_WORDS, error_text
 
 #: An opening choice (``chosen``) as the room's chat announces it, after the chooser's name.
@@ -154,6 +155,8 @@ class ClientModel:
         self.account = msg.get("account") is True
         self.ratings = ratings_by_pool(msg.get("ratings")) if self.account else {}
         self.rating_pools = form_pools(msg.get("rating_pools"))
+        if "labels" in msg:  # the server's words for games, pools and clocks
+            LABELS.take(msg["labels"])
         self.connection, self.ever_online = "online", True
         self.seeks.mine.clear()  # seeks die with their player's last connection
         self.seeks.pending.clear()

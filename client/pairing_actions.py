@@ -12,16 +12,16 @@ from collections.abc import Callable
 from typing import Any
 
 from client.model import ClientModel
-from client.records import Message
 from client.seeks import (
-    SEEK_GAMES,
     SEEK_PAGE,
     PairingChoice,
     own_rating,
     pool_name,
+    seek_games,
     seek_request,
     tile_request,
 )
+from client.values import Message
 
 
 class PairingActions:
@@ -69,7 +69,7 @@ class PairingActions:
 
     def do_seek_game(self, game: str, pos: Any = None) -> None:
         """Show another game's tiles (and make it the custom form's game)."""
-        if game in dict(SEEK_GAMES):
+        if game in dict(seek_games()):
             self.pairing.game = self.pairing.form.game = game
 
     def do_seek_tile(self, pool: str, pos: Any = None) -> None:

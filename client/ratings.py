@@ -10,18 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from client.history import parse_rows
-from client.records import HistoryRow, Message
-
-#: (pool game, label) of every rated game type, in the order the leaderboard offers them.
-POOL_GAMES: tuple[tuple[str, str], ...] = (
-    ("tictactoe", "Tic-tac-toe"),
-    ("gomoku", "Gomoku"),
-    ("exact", "Exact five"),
-    ("renju", "Renju"),
-)
-#: The speeds, fastest first (which clock falls in which is the server's: ``rating_pools``).
-SPEEDS: tuple[str, ...] = ("bullet", "blitz", "rapid", "classical")
-
+from client.labels import LABELS
+from client.values import HistoryRow, Message
 
 #: ``welcome.rating_pools``: per form clock ``"initial+increment"``, each game's pool.
 FormPools = dict[str, dict[str, str]]
@@ -45,10 +35,8 @@ def pool_of(pools: FormPools, form_game: str, clock: tuple[int, int] | None) -> 
 
 
 def pool_label(pool: str) -> str:
-    """``gomoku-blitz`` as ``Gomoku blitz`` (an unknown pool as it is)."""
-    game, _, speed = pool.rpartition("-")
-    label = dict(POOL_GAMES).get(game)
-    return f"{label} {speed}" if label else pool
+    """``gomoku-blitz`` as the server names it, ``Gomoku blitz`` (an unknown pool as it is)."""
+    return LABELS.pool(pool)
 
 
 def _int(value: object, default: int = 0) -> int:

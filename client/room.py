@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from client.analysis import seen_words
 from client.offers import RoomActions, actions_from_state
 from client.ratings import Rating, RatingChange, rating_changes, seat_flags, seat_ratings
-from client.records import (
+from client.values import (
     Cell,
     ChatLine,
     Clocks,

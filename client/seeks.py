@@ -7,16 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from client.labels import LABELS, clock_text
 from client.ratings import FormPools, pool_of
-from client.records import Message
+from client.values import Message
 
-#: (wire name, label) of the games a seek may name (custom boards are played through rooms).
-SEEK_GAMES: tuple[tuple[str, str], ...] = (
-    ("tictactoe", "Tic-tac-toe"),
-    ("gomoku", "Gomoku"),
-    ("gomoku-standard", "Exact five"),
-    ("renju", "Renju"),
-)
 #: A clock of the custom seek form: (initial s, increment s), or None for an untimed game.
 FormClock = tuple[int, int] | None
 #: The custom form's "play a bot after N s" choices (0: never; the server takes 5 to 600).
@@ -29,7 +23,6 @@ RATING_MIN, RATING_MAX = 0, 4000
 MAX_ROWS = 100
 #: The rating a guest or an unrated account counts as.
 DEFAULT_RATING = 1500
-FRACTIONS = {15: "\u00bc", 30: "\u00bd", 45: "\u00be"}
 
 
 def _int(value: object) -> int | None:
@@ -46,20 +39,10 @@ def clock_of(raw: object) -> tuple[int, int] | None:
     return initial, increment or 0
 
 
-def clock_label(clock: tuple[int, int] | None) -> str:
-    """``3+2`` (minutes + seconds a move), ``½+0`` for 30 s, ``∞`` for no clock."""
-    if clock is None:
-        return "\u221e"
-    initial, increment = clock
-    minutes = FRACTIONS.get(initial) if initial < 60 else None
-    if minutes is None:
-        minutes = f"{initial / 60:g}"
-    return f"{minutes}+{increment}"
-
-
-def game_label(game: str) -> str:
-    """The short name of a seek's game."""
-    return dict(SEEK_GAMES).get(game, game)
+def seek_games() -> list[tuple[str, str]]:
+    """(wire name, button label) of the games a seek may name, as the server says them (a
+    custom board is played through a room, not a seek)."""
+    return LABELS.offered(custom=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +61,8 @@ class Seek:
     rating: int | None
     provisional: bool
     pool: str
+    #: The clock as the server labels it (``3+2``; ``∞``: untimed).
+    clock_text: str = "\u221e"
 
     @classmethod
     def from_wire(cls, raw: object) -> Seek | None:
@@ -107,6 +92,7 @@ class Seek:
             rating=_int(raw.get("rating")),
             provisional=raw.get("provisional") is True,
             pool=str(raw.get("pool") or pool_name(game, clock, rated))[:64],
+            clock_text=clock_text(raw.get("clock")),
         )
 
     @property
@@ -119,7 +105,7 @@ class Seek:
     @property
     def terms(self) -> str:
         """``Gomoku 3+2 · rated`` (with the range when it has one)."""
-        words = f"{game_label(self.game)} {clock_label(self.clock)} \u00b7 "
+        words = f"{LABELS.game(self.game)} {self.clock_text} \u00b7 "
         words += "rated" if self.rated else "casual"
         if self.range is not None:
             words += f" \u00b7 {self.range[0]}\u2013{self.range[1]}"
@@ -142,6 +128,8 @@ class PoolTile:
     clock: tuple[int, int] | None
     rated: bool
     waiting: int
+    #: The clock as the server labels it (``3+2``).
+    clock_text: str = "\u221e"
 
     @classmethod
     def from_wire(cls, raw: object) -> PoolTile | None:
@@ -159,12 +147,13 @@ class PoolTile:
             clock=clock,
             rated=rated,
             waiting=max(0, _int(raw.get("waiting")) or 0),
+            clock_text=clock_text(raw.get("clock")),
         )
 
     @property
     def label(self) -> str:
-        """The tile's big words: its clock."""
-        return clock_label(self.clock)
+        """The tile's big words: its clock, as the server labels it."""
+        return self.clock_text
 
 
 @dataclass
@@ -282,6 +271,8 @@ class SeekForm:
     range: int = 0
     bot_after: int = 0
     clocks: tuple[FormClock, ...] = (None,)
+    #: Each clock's label as the server says it (``∞`` for none).
+    clock_texts: tuple[str, ...] = ("\u221e",)
     ranges: tuple[int, ...] = (0,)
     #: The clock the server starts the form at (a rated seek with no clock picks it too).
     start: int = 0
@@ -289,13 +280,14 @@ class SeekForm:
     def offer(self, raw: object) -> None:
         """Take the server's choices (``welcome.seek_form``); an odd entry is left out."""
         form = raw if isinstance(raw, dict) else {}
-        clocks = [clock_of(c) for c in form.get("clocks") or () if c is None or clock_of(c)]
+        said = [c for c in form.get("clocks") or () if c is None or clock_of(c)][:MAX_ROWS]
         ranges = [w for w in (_int(r) for r in form.get("ranges") or ()) if w is not None]
-        clocks_now = tuple(clocks[:MAX_ROWS]) or (None,)
+        clocks_now = tuple(clock_of(c) for c in said) or (None,)
+        texts_now = tuple(clock_text(c) for c in said) or ("\u221e",)
         ranges_now = tuple(w for w in ranges[:MAX_ROWS] if w >= 0) or (0,)
-        if (clocks_now, ranges_now) == (self.clocks, self.ranges):
+        if (clocks_now, texts_now, ranges_now) == (self.clocks, self.clock_texts, self.ranges):
             return  # the same choices again (a reconnect): the player's picks stay
-        self.clocks, self.ranges = clocks_now, ranges_now
+        self.clocks, self.clock_texts, self.ranges = clocks_now, texts_now, ranges_now
         start = _int(form.get("clock"))
         self.start = start if start is not None and 0 <= start < len(self.clocks) else 0
         self.clock, self.range = self.start, 0
@@ -304,6 +296,11 @@ class SeekForm:
     def chosen_clock(self) -> FormClock:
         """The clock picked now."""
         return self.clocks[self.clock % len(self.clocks)]
+
+    @property
+    def chosen_text(self) -> str:
+        """The label of the clock picked now, as the server says it."""
+        return self.clock_texts[self.clock % len(self.clock_texts)]
 
     @property
     def width(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from client.records import Result
+from client.values import Result
 
 #: User-facing words for every stable error code of docs/PROTOCOL.md.
 ERROR_WORDS: dict[str, str] = {

@@ -15,6 +15,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -37,6 +38,7 @@ from server.storage.sqlite import WAL_LIMIT
 if TYPE_CHECKING:  # loaded only for a cluster (issue 49: psycopg ~11 MiB, redis ~7 MiB)
     from server.cluster.codes import CodeRegistry
     from server.cluster.node import ClusterNode
+    from server.shell.fanout import FanOut
     from server.storage.postgres import PgStore
 
 log = logging.getLogger("mnk.server")
@@ -391,22 +393,47 @@ def why_stopped(args: argparse.Namespace, server: ArenaServer, store: Storage) -
         raise SystemExit("mnk-server stopped: the database could not be written (see the log)")
 
 
-def cluster_node(args: argparse.Namespace, pg: PgStore | None) -> ClusterNode | None:
-    """The node on its Redis bus (None without ``--redis``): redis is loaded only for one."""
+def built(
+    args: argparse.Namespace,
+    store: Storage,
+    keys: KeyRing,
+    registry: CodeRegistry | None,
+    pg: PgStore | None,
+) -> tuple[Arena, ArenaServer, ClusterNode[ArenaServer] | None]:
+    """The arena and the server around it, and with ``--redis`` the cluster node that makes
+    them (it is the arena's node; redis is loaded only for one)."""
+    limits = limits_of(args)
+
+    def arena(node: Node) -> Arena:
+        return Arena(registry, limits=limits, durable=store.durable, keys=keys, node=node)
+
+    def server(
+        arena: Arena, fanout: FanOut | None = None, on_hello: Callable[[str], None] | None = None
+    ) -> ArenaServer:
+        return ArenaServer(
+            arena, server_config(args), store, inline_commits=args.commit_on == "loop",
+            fanout=fanout, on_hello=on_hello,
+        )  # fmt: skip
+
     if args.redis is None or pg is None:
-        return None
+        alone = arena(Standalone(shared_sessions=registry is not None))  # sessions anywhere
+        return alone, server(alone), None
     from server.cluster.node import ClusterNode
 
-    return ClusterNode(args.node, args.redis, pg, lease_s=args.lease, adopts=args.adopt)
+    cluster = ClusterNode(
+        args.node, args.redis, pg, lease_s=args.lease, adopts=args.adopt, arena=arena,
+        server=server,
+    )  # fmt: skip
+    return cluster.arena, cluster.server, cluster
 
 
-async def connect_cluster(cluster: ClusterNode, store: Storage) -> None:
+async def connect_cluster(cluster: ClusterNode[ArenaServer], store: Storage) -> None:
     """Reach the node's bus, or stop with one line: a node does not start without Redis."""
-    from server.cluster.node import NodeUnavailable
+    from server.cluster.node import BusUnreachable
 
     try:
         await cluster.connect()
-    except NodeUnavailable as exc:
+    except BusUnreachable as exc:
         store.close()
         raise SystemExit(f"mnk-server: {exc}; check --redis") from None
 
@@ -418,22 +445,9 @@ async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None
     store = open_storage(args)
     pg = cluster_store(args, store)
     registry = await code_registry(pg, args.node)
-    node: Node = Standalone(shared_sessions=registry is not None)  # a node: sessions anywhere
-    cluster = cluster_node(args, pg)
-    if cluster is not None:
-        node = cluster
-    arena = Arena(registry, limits=limits_of(args), durable=store.durable, keys=keys, node=node)
-    server = ArenaServer(
-        arena,
-        server_config(args),
-        store,
-        inline_commits=args.commit_on == "loop",
-        fanout=None if cluster is None else cluster.fanout,
-        on_hello=None if cluster is None else cluster.hello,
-    )
+    arena, server, cluster = built(args, store, keys, registry, pg)
     stop = stop_signal()
     if cluster is not None:
-        cluster.bind(arena, server)
         await connect_cluster(cluster, store)
     await server.start()
     if made is not None:  # from here on the database is in use: never removed on failure

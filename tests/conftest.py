@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,18 @@ from support.stores import backend_db, both_dbs  # noqa: E402, F401  (a fixture 
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
+@pytest.fixture(autouse=True)
+def server_labels() -> Iterator[None]:
+    """The pygame client's labels as a server's ``welcome`` said them (they are the client's
+    for the process: each test starts from the server's, whatever the one before said)."""
+    from client.labels import LABELS
+    from server.core.rating.pools import LABELS as SAID
+
+    LABELS.take(SAID)
+    yield
+    LABELS.take(SAID)
 
 
 @pytest.fixture

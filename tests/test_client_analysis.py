@@ -23,7 +23,7 @@ from client.analysis import (
 from client.analyst import BACKOFF_S, LOST_S, MAX_RETRIES, Analyst, GameWalk
 from client.export import read_text_record, save, seconds, text_record
 from client.history import record_game
-from client.records import FinishedGame, GameInfo, Result
+from client.values import FinishedGame, GameInfo, Result
 
 TTT = GameInfo("tictactoe", 3, 3, 3)
 

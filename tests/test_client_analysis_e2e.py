@@ -17,7 +17,7 @@ from support.client_shots import shoot
 
 from bots.engine.solver import Solver
 from client.export import read_text_record
-from client.records import FinishedGame
+from client.values import FinishedGame
 from protocol.records import read_psq
 
 #: Tic-tac-toe cells in the order this test's player prefers them.

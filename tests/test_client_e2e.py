@@ -19,7 +19,7 @@ import pytest
 from support.app import SIZE, Driver, Ev, app_server, running_server
 
 from client import theme
-from client.records import FinishedGame
+from client.values import FinishedGame
 from client.views.board import board_geometry
 from client.views.replay import room_layout
 

@@ -8,7 +8,7 @@ from support.samples import state_message
 
 from client.forms import LobbyForm, create_request
 from client.model import ClientModel
-from client.records import FinishedGame, HistoryRow
+from client.values import FinishedGame, HistoryRow
 from client.words import ERROR_WORDS, error_text
 from protocol.errors import all_codes
 

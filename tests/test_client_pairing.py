@@ -14,12 +14,14 @@ from support.client_accounts import ONLINE, rating, welcome
 from support.client_shots import shoot
 from support.fakenet import FakeNet
 from support.samples import state_message
-from support.seek_samples import OTHERS, label, seek, seeks_page
+from support.seek_samples import OTHERS, label, seek, seeks_page, wire_clock
 
 from client.app import App
-from client.seeks import Seek, SeekForm, clock_label, seek_request
+from client.labels import clock_text
+from client.seeks import Seek, SeekForm, seek_request
 from client.settings import Settings
 from server.core.pairing.seeks import seek_form
+from server.core.rating.pools import LABELS
 
 NOW = 1000.0
 RATED_32 = label("gomoku", (180, 2), True)
@@ -54,8 +56,9 @@ def place(app: App, net: FakeNet, pool: str, sid: str, now: float = NOW) -> None
 
 
 def test_the_wire_shapes_read_leniently() -> None:
-    assert clock_label((180, 2)) == "3+2" and clock_label((30, 0)) == "\u00bd+0"
-    assert clock_label((90, 1)) == "1.5+1" and clock_label(None) == "\u221e"
+    said = {"initial_s": 180, "increment_s": 2, "label": "3+2"}
+    assert clock_text(said) == "3+2" and clock_text(None) == "\u221e"
+    assert clock_text({"initial_s": 180}) == "?"  # no label said: nothing worked out here
     s = Seek.from_wire(seek("s_1", "bob", rated=True, rating=1523, span=[1400, 1700]))
     assert s is not None and s.terms == "Gomoku 3+2 \u00b7 rated \u00b7 1400\u20131700"
     odd = Seek.from_wire({"seek": "s_2", "range": ["a", 3], "clock": "fast", "rating": "x"})
@@ -302,7 +305,8 @@ def test_a_seek_put_back_after_an_abort_stays(tmp_path: Path) -> None:
 def test_the_custom_form_offers_the_clocks_and_ranges_the_server_says(tmp_path: Path) -> None:
     app, net = lobby(account=True, size=(900, 600))
     assert app.pairing.form.chosen_clock == (180, 2)  # where the server starts it
-    said = {"clocks": [{"initial_s": 120, "increment_s": 1}, None], "clock": 0, "ranges": [0, 50]}
+    two = {"initial_s": 120, "increment_s": 1, "label": "2+1"}
+    said = {"clocks": [two, None], "clock": 0, "ranges": [0, 50]}
     net.inbox.append(
         welcome(account=True, gomoku_blitz=rating(1540, games=30)) | {"seek_form": said}
     )
@@ -319,3 +323,19 @@ def test_the_custom_form_offers_the_clocks_and_ranges_the_server_says(tmp_path: 
     request = net.sent[-1]
     assert request["clock"] == {"initial_s": 120, "increment_s": 1}
     assert request["range"] == [1450, 1550]
+
+
+def test_the_lobby_shows_the_labels_the_server_says(tmp_path: Path) -> None:
+    pygame.font.init()
+    said = {**LABELS, "short": {**LABELS["short"], "renju": "RIF renju"}}
+    hello = welcome(account=True, gomoku_blitz=rating(1540, games=30)) | {"labels": said}
+    page = seeks_page(waiting=WAITING)
+    for pool in page["pools"]:  # the server labels its clocks its own way now
+        if pool["clock"] == wire_clock((180, 2)):
+            pool["clock"]["label"] = "3 min + 2 s"
+    net = FakeNet([ONLINE, hello, page])
+    app = App(net, name="alice", size=(1200, 680), settings=Settings())
+    app.step(now=NOW)
+    shot = shoot(app, tmp_path / "labels.png")
+    assert shot.shows("RIF renju") and shot.shows("3 min + 2 s"), shot.texts
+    assert not shot.shows("Renju")  # no name of its own

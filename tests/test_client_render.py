@@ -14,7 +14,7 @@ import pytest
 from support.render import GOMOKU_INFO, dark, light, render
 
 from client import theme
-from client.records import GameInfo
+from client.values import GameInfo
 from client.views.board import BoardPicture
 from protocol.rules import Game, Move
 from protocol.variants import GOMOKU, TICTACTOE

@@ -17,7 +17,7 @@ from support.fakenet import FakeNet
 
 from client.anaboard import AnalysisBoard
 from client.app import App
-from client.records import FinishedGame, GameInfo, Result
+from client.values import FinishedGame, GameInfo, Result
 
 GOMOKU = GameInfo("gomoku", 15, 15, 5)
 

@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from bots.engine import WIN, Engine, Limit, analyse, choose_move, search
+from bots.engine import WIN, Engine, Limit, choose_move, choose_move_with_search, search
 from bots.engine.fast import core_for, load_core
 from protocol import GOMOKU, TICTACTOE, Game, Move, make_variant
 
@@ -61,7 +61,7 @@ def _cells(moves: list[Move]) -> tuple[int, ...]:
 @cache
 def _engine_choices(moves: tuple[Move, ...]) -> tuple[Move, ...]:
     """Every move level 10 may pick here (its exact ties); deterministic search, no rng."""
-    _, result = analyse(TICTACTOE, list(moves), level=10)
+    _, result = choose_move_with_search(TICTACTOE, list(moves), level=10)
     assert result is not None and result.solved
     return tuple(result.best_moves)
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.core.arena import Arena
-from server.core.journal.rows import Record
+from server.core.journal.rows import JournalRow
 from server.core.limits import Limits
 
 ROOMS = (
@@ -63,7 +63,7 @@ class Clock:
         return self.now
 
 
-def play(script: list[tuple[Any, ...]], fast: bool) -> tuple[list[list[Record]], int]:
+def play(script: list[tuple[Any, ...]], fast: bool) -> tuple[list[list[JournalRow]], int]:
     """The records drained after each request of ``script``; and the rows the fast path made."""
     counter = itertools.count()
     rooms = itertools.count(1)
@@ -92,7 +92,7 @@ def play(script: list[tuple[Any, ...]], fast: bool) -> tuple[list[list[Record]],
         else:
             journal.moved = journal.touch  # type: ignore[method-assign]
         conns = [arena.connect(), arena.connect()]
-        drained: list[list[Record]] = []
+        drained: list[list[JournalRow]] = []
 
         def send(who: int, **message: Any) -> None:
             arena.receive(conns[who], msgpack.packb(message))

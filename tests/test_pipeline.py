@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.core.journal.rows import MoveRow, Record
+from server.core.journal.rows import JournalRow, MoveRow
 from server.shell.pipeline import MAX_HOLD, Pacer, Pipeline
 from server.storage.sqlite import Store
 
@@ -22,12 +22,12 @@ class LoggingStore(Store):
         super().__init__(path)
         self.log = log
 
-    def write(self, records: list[Record]) -> None:
+    def write(self, records: list[JournalRow]) -> None:
         super().write(records)
         self.log.append(("commit", sorted(r.ply for r in records if isinstance(r, MoveRow))))
 
 
-def move(ply: int) -> list[Record]:
+def move(ply: int) -> list[JournalRow]:
     return [MoveRow("g_test", ply, ply % 15, ply // 15, 1.0, None)]
 
 
@@ -157,7 +157,7 @@ async def test_the_next_commit_runs_while_a_batch_is_delivered(tmp_path: Path) -
     begun = threading.Event()  # the writer began committing batch 1
 
     class NotingStore(LoggingStore):
-        def write(self, records: list[Record]) -> None:
+        def write(self, records: list[JournalRow]) -> None:
             plies = [r.ply for r in records if isinstance(r, MoveRow)]
             if plies == [0]:
                 entered.set()

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from server.core.journal.rows import GameRow, MoveRow, Record
+from server.core.journal.rows import GameRow, JournalRow, MoveRow
 from server.shell.pipeline import INLINE_MAX_US, Pipeline
 from server.storage.sqlite import Store
 
@@ -105,7 +105,7 @@ async def test_one_submission_over_the_budget_is_committed_on_the_thread(tmp_pat
     pipeline = Pipeline(store, inline=True)
     try:
         many = INLINE_MAX_US // 20 + 1  # a header is ~20 µs of SQLite
-        headers: list[Record] = [header(f"g_{i}") for i in range(many)]
+        headers: list[JournalRow] = [header(f"g_{i}") for i in range(many)]
         pipeline.submit(headers, lambda: None)
         await asyncio.wait_for(pipeline.flush(), 30)
         assert (pipeline.inlined, pipeline.threaded) == (0, 1)
@@ -132,7 +132,7 @@ async def test_nothing_is_committed_on_the_loop_while_the_thread_has_work(
             assert release.wait(30)
             super().upkeep()
 
-        def write(self, records: list[Record]) -> None:
+        def write(self, records: list[JournalRow]) -> None:
             super().write(records)
             commits.append([r.ply for r in records if type(r) is MoveRow])
 
@@ -143,7 +143,7 @@ async def test_nothing_is_committed_on_the_loop_while_the_thread_has_work(
     sent: list[int] = []
     try:
         for ply in range(2):
-            first: list[Record] = [header("g_3")] if ply == 0 else []
+            first: list[JournalRow] = [header("g_3")] if ply == 0 else []
             pipeline.submit([*first, move("g_3", ply)], lambda ply=ply: sent.append(ply))
             await asyncio.wait_for(pipeline.flush(), 30)
         assert await asyncio.to_thread(trimming.wait, 30)
@@ -167,7 +167,7 @@ async def test_a_batch_over_the_budget_is_committed_on_the_loop_in_parts(tmp_pat
     log: list[tuple[str, object]] = []
 
     class Noting(Store):
-        def write_now(self, records: list[Record]) -> bool:
+        def write_now(self, records: list[JournalRow]) -> bool:
             written = super().write_now(records)
             log.append(("commit", sorted(r.game_id for r in records if type(r) is GameRow)))
             return written

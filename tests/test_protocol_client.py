@@ -90,7 +90,9 @@ async def test_connection_requests_resumes_after_a_drop_and_stops_when_replaced(
     first = session.session
     player = session.player
     assert conn.ws is not None
-    server.fanout.sockets[player].transport.abort()  # the network fails
+    ws = server.fanout.socket(player)
+    assert ws is not None
+    ws.transport.abort()  # the network fails
     while not (conn.online.is_set() and seen.count("welcome") == 2):
         await asyncio.sleep(0.01)
     assert session.session == first and session.player == player  # resumed, same identity
@@ -145,7 +147,7 @@ async def test_a_dead_first_url_fails_over_to_the_next(server: Any) -> None:
     ]
     player = session.player
     assert player is not None
-    server.fanout.sockets[player].transport.abort()
+    server.fanout.socket(player).transport.abort()
     await until(lambda: statuses.count(("online", server.url)) == 2, timeout=30)
     assert session.player == player and conn.url == server.url  # resumed where it was
     assert ("connecting", dead) not in statuses[3:]  # the live server was tried first

@@ -12,7 +12,7 @@ import pytest
 
 from protocol.variants import FIXED
 from server.core.game.clock import ClockSpec
-from server.core.rating.pools import FORM_CLOCKS, pool_of
+from server.core.rating.pools import FORM_CLOCKS, POOLS, pool_of
 
 pytestmark = pytest.mark.slow
 
@@ -34,9 +34,23 @@ async def test_welcome_names_the_pool_of_every_form_clock(client_factory: Any) -
     assert form["clocks"][0] is None and form["clocks"][form["clock"]] == {
         "initial_s": 180,
         "increment_s": 2,
+        "label": "3+2",  # what the clients show for it
     }
     assert [f"{c['initial_s']}+{c['increment_s']}" for c in form["clocks"][1:]] == list(pools)
     assert form["ranges"] == [0, 100, 200, 300, 500]
+
+
+async def test_welcome_says_the_labels_of_the_games_and_pools(client_factory: Any) -> None:
+    welcome = await (await client_factory()).hello("alice")
+    labels = welcome["labels"]  # said once here: the clients keep no list of their own
+    assert list(labels["games"]) == [*FIXED, "mnk"]
+    assert labels["games"]["gomoku-standard"] == "Gomoku (exact five)"
+    assert labels["short"]["gomoku-standard"] == "Exact five"
+    assert list(labels["pools"]) == list(POOLS) and labels["pools"]["exact-blitz"] == (
+        "Gomoku (exact five) blitz"
+    )
+    assert list(labels["pool_games"]) == ["tictactoe", "gomoku", "exact", "renju"]
+    assert labels["speeds"] == ["bullet", "blitz", "rapid", "classical"]
 
 
 async def test_a_seek_and_its_tile_carry_the_rating_pool_the_server_rates_in(
@@ -129,7 +143,7 @@ async def test_the_pygame_client_marks_the_moves_the_server_marks(client_factory
 
     from client.analysis import Analysis
     from client.analyst import GameWalk
-    from client.records import FinishedGame, GameInfo, Result
+    from client.values import FinishedGame, GameInfo, Result
 
     bot = await analyser(client_factory)
     _alice, _bob, _room, game_id = await finished_tictactoe(client_factory)

@@ -14,7 +14,7 @@ from unittest import mock
 import msgpack
 import pytest
 
-from server.core.journal.rows import GameRow, MoveRow, Record, RoomGone, RoomRow
+from server.core.journal.rows import GameRow, JournalRow, MoveRow, RoomGone, RoomRow
 from server.storage.sqlite import MIGRATIONS, Store
 
 VARIANT = {"name": "gomoku", "width": 15, "height": 15, "k": 5, "rule": "freestyle"}
@@ -74,7 +74,7 @@ def test_moves_read_back_the_same_through_seals_trims_and_restarts(tmp_path: Pat
         live: list[str] = []
         rooms = 0
         for step in range(120):
-            batch: list[Record] = []
+            batch: list[JournalRow] = []
             if len(live) < 4 or rng.random() < 0.05:
                 gid, rooms = f"g_{seed}_{rooms:012x}", rooms + 1
                 batch += [header(gid, f"r{rooms}"), RoomRow(f"r{rooms}", gid)]
@@ -202,7 +202,12 @@ def test_a_game_that_never_ends_does_not_hold_the_log(tmp_path: Path) -> None:
     store.write([header(slow, "slow"), move(slow, 0)])
     for i in range(200):  # short games come and go; the slow one moves now and then
         g = f"g_{i:016x}"
-        batch: list[Record] = [header(g, f"r{i}"), move(g, 0), move(g, 1), header(g, "r", "over")]
+        batch: list[JournalRow] = [
+            header(g, f"r{i}"),
+            move(g, 0),
+            move(g, 1),
+            header(g, "r", "over"),
+        ]
         store.write(batch)
         store.write([move(g, 2)] if i % 50 else [move(slow, 1 + i // 50)])
         assert in_log(store) <= 20 + 4 * 3

@@ -93,3 +93,31 @@ def test_a_custom_seek_gets_a_bot_when_nobody_comes(browser: Any, web_server: We
     page.wait_for_url("**/r/*", timeout=40_000)  # 15 s, then the next wave seats the bot
     page.wait_for_selector(".player:has-text('minimax')")
     assert page.script_errors == []
+
+
+#: The server process says other labels: a game's, its button's, a pool's and a clock's.
+RELABEL = """
+from server.core.game import labels
+labels.GAME_LABELS["renju"] = "Renju (RIF rules)"
+labels.GAME_SHORT["renju"] = "RIF renju"
+said = labels.clock_label
+labels.clock_label = lambda clock: "three+two" if said(clock) == "3+2" else said(clock)
+"""
+
+
+def test_the_lobby_shows_the_labels_the_server_says(browser: Any, tmp_path: Any) -> None:
+    server = WebServer(tmp_path, prelude=RELABEL)
+    server.start()
+    try:
+        page = lobby(browser, server.url)
+        page.wait_for_selector(".seek-game[data-game='renju']:has-text('RIF renju')")
+        page.wait_for_selector(f"{TILE} .tile-clock:has-text('three+two')")
+        assert page.text_content("#game option[value='renju']") == "Renju (RIF rules)"
+        assert page.text_content("#seek-clock").count("three+two") == 1  # the custom form's
+        page.goto(server.url + "/leaderboard?pool=renju-blitz")
+        blitz = "#pool option[value='renju-blitz']:has-text('Renju (RIF rules) blitz')"
+        page.wait_for_selector(blitz, state="attached")
+        assert page.input_value("#pool") == "renju-blitz"
+        assert page.script_errors == []
+    finally:
+        server.stop()

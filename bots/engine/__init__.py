@@ -1,6 +1,6 @@
 """The mnk-arena search engine: alpha-beta with threat search, levels, and an exact solver."""
 
-from bots.engine.levels import LEVELS, Engine, analyse, choose_move, level_limit
+from bots.engine.levels import LEVELS, Engine, choose_move, choose_move_with_search, level_limit
 from bots.engine.limits import WIN, Limit, SearchResult, is_mate
 from bots.engine.search import search
 
@@ -10,8 +10,8 @@ __all__ = [
     "Engine",
     "Limit",
     "SearchResult",
-    "analyse",
     "choose_move",
+    "choose_move_with_search",
     "is_mate",
     "level_limit",
     "search",

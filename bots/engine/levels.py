@@ -99,10 +99,10 @@ def choose_move(
     rng: random.Random | None = None,
 ) -> Move:
     """The move ``level`` plays after ``moves``; ``rng=None`` makes it deterministic."""
-    return analyse(variant, moves, level, time_budget_s, rng)[0]
+    return choose_move_with_search(variant, moves, level, time_budget_s, rng)[0]
 
 
-def analyse(
+def choose_move_with_search(
     variant: Variant,
     moves: list[Move],
     level: int = 10,

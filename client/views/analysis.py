@@ -12,7 +12,7 @@ from client import theme
 from client.analysis import Analysis, Line, Mark, line_words, overlay
 from client.analyst import GameWalk
 from client.geometry import BoardGeometry
-from client.records import Cell, FinishedGame, GameInfo
+from client.values import Cell, FinishedGame, GameInfo
 from client.views.board import BoardPicture, board_geometry, draw_board, draw_mark, stone_sprite
 from client.views.panel import seat_icon
 from client.views.replay import draw_timed_moves, room_layout

@@ -12,7 +12,7 @@ import pygame
 
 from client import theme
 from client.geometry import BoardGeometry, fit_board
-from client.records import Cell, GameInfo
+from client.values import Cell, GameInfo
 from protocol.cells import column_label, row_label
 
 STAR_POINTS: dict[int, tuple[int, ...]] = {9: (2, 6), 13: (3, 9), 15: (3, 11), 19: (3, 9, 15)}

@@ -6,7 +6,7 @@ import pygame
 
 from client import theme
 from client.model import ClientModel
-from client.records import Toast
+from client.values import Toast
 from client.views.board import stone_sprite
 from client.widgets import Frame, TextInput, draw_input
 

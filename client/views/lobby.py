@@ -10,7 +10,6 @@ import pygame
 from client import theme
 from client.forms import (
     CLOCKS,
-    GAMES,
     OPENING_RULES,
     SWAP_GAMES,
     LobbyForm,
@@ -18,10 +17,11 @@ from client.forms import (
     rated_block,
     training,
 )
+from client.labels import LABELS
 from client.model import ClientModel
 from client.ratings import pool_label, pool_of
-from client.records import BotSummary, FinishedGame, HistoryRow, RoomSummary, game_title
 from client.seeks import PairingChoice
+from client.values import BotSummary, FinishedGame, HistoryRow, RoomSummary
 from client.views.common import HEADER_H
 from client.views.pairing import draw_pairing_panel
 from client.widgets import Frame, TextInput, draw_input, panel
@@ -89,7 +89,7 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
     pygame.draw.rect(surf, color, chip, 1, border_radius=11)
     theme.text(surf, row.status, chip.center, 12, color, anchor="center")
     title_w = 176 if rect.w >= 700 else 118
-    title = game_title(row.game) if row.game != "mnk" else "Custom m,n,k"
+    title = LABELS.game(row.game)
     if row.opening_rule:
         title += f" · {row.opening_rule}"
     if row.rated:
@@ -257,7 +257,7 @@ def _new_game_panel(
             theme.text(surf, text, (x, y), 13, theme.MUTED)
             y += 20
 
-    games = [(label, "form_game", name, form.game == name) for name, label in GAMES]
+    games = [(label, "form_game", name, form.game == name) for name, label in LABELS.offered()]
     if form.game in SWAP_GAMES:  # the opening rule: one button that steps through the rules
         games.append(_opening_option(form.opening_rule))
     y += (38 if compact else 42) + _choice_row(frame, x, y, w, games)

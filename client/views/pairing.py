@@ -8,16 +8,16 @@ from collections.abc import Callable
 import pygame
 
 from client import theme
+from client.labels import LABELS
 from client.model import ClientModel
 from client.seeks import (
     BOT_AFTER,
-    SEEK_GAMES,
     PairingChoice,
     PoolTile,
     SeekBook,
-    clock_label,
     elapsed,
     own_rating,
+    seek_games,
 )
 from client.widgets import Frame
 
@@ -85,8 +85,9 @@ def draw_pairing_panel(
 
 def _game_row(frame: Frame, x: int, y: int, w: int, game: str, action: str) -> None:
     """One button per game a seek may name."""
-    bw = (w - 6 * (len(SEEK_GAMES) - 1)) // len(SEEK_GAMES)
-    for i, (name, label) in enumerate(SEEK_GAMES):
+    games = seek_games()  # the server's (welcome.labels): none before it said them
+    bw = (w - 6 * (len(games) - 1)) // max(1, len(games))
+    for i, (name, label) in enumerate(games):
         rect = pygame.Rect(x + i * (bw + 6), y, bw, 30)
         frame.button(rect, label, action, name, selected=game == name, size=13)
 
@@ -199,11 +200,9 @@ def _open_seeks(frame: Frame, body: pygame.Rect, model: ClientModel) -> None:
         name = seek.name + (" (bot)" if seek.kind == "bot" else "")
         theme.text(surf, name, (body.x, cy), 15, bold=True, anchor="midleft", max_width=190)
         theme.text(surf, seek.rating_label, (body.x + 200, cy), 14, anchor="midleft")
-        game = dict(SEEK_GAMES).get(seek.game, seek.game)
+        game = LABELS.button(seek.game)
         theme.text(surf, game, (body.x + 270, cy), 14, anchor="midleft", max_width=104)
-        theme.text(
-            surf, clock_label(seek.clock), (body.x + 380, cy), 14, bold=True, anchor="midleft"
-        )
+        theme.text(surf, seek.clock_text, (body.x + 380, cy), 14, bold=True, anchor="midleft")
         mode = "rated" if seek.rated else "casual"
         if seek.range is not None:
             mode += f" {seek.range[0]}\u2013{seek.range[1]}"
@@ -276,7 +275,7 @@ def _custom_form(
     _game_row(frame, x + 120, y, w - 120, form.game, "seek_game")
     y += 40
     clock = form.chosen_clock
-    clock_words = clock_label(clock) if clock is not None else "no clock"
+    clock_words = form.chosen_text if clock is not None else "no clock"
     step_w = min(240, w - 300)
     _stepper(frame, x, y, "Clock", clock_words, "clock", step_w)
     rated_ok = model.account and clock is not None

@@ -9,8 +9,8 @@ import pygame
 from client import theme
 from client.analysis import Analysis
 from client.ratings import pool_label
-from client.records import Cell, ChatLine, GameInfo
 from client.room import RoomState
+from client.values import Cell, ChatLine, GameInfo
 from client.views.board import draw_mark, stone_sprite
 from client.views.gameactions import draw_game_actions
 from client.widgets import Frame, TextInput, draw_input, panel

@@ -8,7 +8,8 @@ import pygame
 
 from client import theme
 from client.account_actions import MAX_PAGES, BoardChoice
-from client.ratings import POOL_GAMES, SPEEDS, Leaderboard, Profile, pool_label
+from client.labels import LABELS
+from client.ratings import Leaderboard, Profile, pool_label
 from client.views.common import HEADER_H
 from client.views.lobby import finished_label, when
 from client.widgets import Frame, panel
@@ -44,8 +45,8 @@ def draw_leaderboard(
     inner = panel(surf, scene_rect(surf.get_size()), "Leaderboard")
     _back(frame, inner)
     x, y, w = inner.x, inner.y + 4, inner.w
-    bw = (w - 3 * 8 - 200) // 4
-    for i, (game, label) in enumerate(POOL_GAMES):
+    bw = (w - 3 * 8 - 200) // 4  # the server's pool games and speeds (welcome.labels)
+    for i, (game, label) in enumerate(LABELS.pool_games.items()):
         frame.button(
             pygame.Rect(x + i * (bw + 8), y, bw, 32),
             label,
@@ -64,7 +65,7 @@ def draw_leaderboard(
             size=14,
         )
     y += 40
-    for i, speed in enumerate(SPEEDS):
+    for i, speed in enumerate(LABELS.speeds):
         frame.button(
             pygame.Rect(x + i * (bw + 8), y, bw, 32),
             speed.capitalize(),

@@ -9,7 +9,7 @@ import pygame
 from client import theme
 from client.analyst import GameWalk
 from client.export import seconds
-from client.records import FinishedGame
+from client.values import FinishedGame
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.common import HEADER_H
 from client.views.panel import seat_icon

@@ -9,6 +9,7 @@ from client import theme
 from client.anaboard import PAINTS, VARIANTS, AnalysisBoard
 from client.analysis import line_words
 from client.geometry import BoardGeometry
+from client.labels import LABELS
 from client.views.analysis import PV_SHOWN, draw_line, draw_values
 from client.views.board import BoardPicture, board_geometry, draw_board
 from client.views.replay import room_layout
@@ -45,7 +46,8 @@ def draw_study(frame: Frame, study: AnalysisBoard, numbers: bool, waiting: bool)
     theme.text(surf, "Analysis board", inner.topleft, 18, bold=True)
     theme.text(surf, info.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright")
     y = inner.y + 30
-    y = _row(frame, inner, y, [(lab, "study_variant", n, study.name == n) for n, lab in VARIANTS])
+    offered = [(LABELS.button(n), "study_variant", n, study.name == n) for n in VARIANTS]
+    y = _row(frame, inner, _row(frame, inner, y, offered[:3]), offered[3:])  # the server's words
     if study.name == "mnk":
         for i, (label, what) in enumerate((("w", "width"), ("h", "height"), ("k", "k"))):
             _stepper(frame, inner.x + i * (inner.w // 3), y, label, str(getattr(study, what)), what)

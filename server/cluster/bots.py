@@ -42,12 +42,11 @@ from protocol.vocab import Status
 from protocol.wire import Message
 from server.cluster.ops import Free, Grant, Lent, Op, SeatAsk
 from server.cluster.ports import Link, Outbox
-from server.core.arena import Arena
 from server.core.game.members import Send
 from server.core.outputs import Out, Reply
 from server.core.players.botdesk import plays
 from server.core.players.players import Player
-from server.core.ports import BotLender, Members, RoomsView
+from server.core.ports import BotLender, Members, Requests, RoomsView
 
 #: Seconds a held ``create_room`` waits for the bots' homes before ``no_bot_available``.
 WAIT = 5.0
@@ -86,7 +85,7 @@ class ClusterBots:
 
     def __init__(
         self,
-        arena: Arena,
+        arena: Requests,
         link: Link,
         outbox: Outbox,
         *,
@@ -124,7 +123,7 @@ class ClusterBots:
 
     def write(self, p: Pipeline) -> None:
         """Queue this round's writes of the directory hash (ending with its ``HLEN``)."""
-        desk = self.arena.bots
+        desk = self.lender
         lines = {b.pid: json.dumps(desk.bot_entry(b)) for b in desk.local_bots()}
         lines[ALIVE] = "1"
         if lines != self._written:

@@ -30,7 +30,6 @@ from server.cluster.audience import Audience, AudienceHash, RemoteMember, render
 from server.cluster.ops import Adopted, Attach, Offline, Op, Request, Watch
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.reroute import Pending, Rerouter
-from server.core.arena import Arena
 from server.core.game import messages
 from server.core.game.members import Send
 from server.core.game.room import Room
@@ -52,7 +51,6 @@ class Failover:
     def __init__(
         self,
         link: Link,
-        arena: Arena,
         outbox: Outbox,
         *,
         store: ClusterStore,
@@ -63,9 +61,7 @@ class Failover:
     ) -> None:
         #: Who is here and this node's rooms (the arena's, core/ports.py).
         self.members, self.rooms = members, rooms
-        self.link, self.arena, self.outbox, self.store, self.lobbies = (
-            link, arena, outbox, store, lobbies
-        )  # fmt: skip
+        self.link, self.outbox, self.store, self.lobbies = link, outbox, store, lobbies
         self.rerouter = Rerouter()
         #: This node's rooms' remote members in Redis, and the reading of a lapsed node's.
         self.audience = AudienceHash(

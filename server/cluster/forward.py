@@ -40,11 +40,10 @@ from server.cluster.failover import Failover
 from server.cluster.fanout import ClusterFanOut
 from server.cluster.ops import Ack, Attach, Deliver, Offline, Op, Request, decode, encode
 from server.cluster.ports import ClusterStore, Lobbies, Outbox
-from server.core.arena import Arena
 from server.core.game.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply
 from server.core.players.players import Conn, Player
-from server.core.ports import Members, RoomsView
+from server.core.ports import Members, Requests, RoomsView
 from server.core.ratelimit import TokenBucket
 
 log = logging.getLogger("mnk.cluster")
@@ -76,7 +75,7 @@ class Forwarder:
         self,
         url: str,
         node: str,
-        arena: Arena,
+        arena: Requests,
         *,
         outbox: Outbox,
         store: ClusterStore,
@@ -123,7 +122,6 @@ class Forwarder:
         #: Requests not answered yet and remote memberships, sent again to a room's adopter.
         self.failover = Failover(
             self,
-            arena,
             outbox,
             store=store,
             lobbies=lobbies,
@@ -276,7 +274,7 @@ class Forwarder:
         """``pid`` is connected to ``node``: its outputs go there from now on."""
         moved = self.remote.get(pid) != node
         self.remote[pid] = node
-        if pid not in self.arena.players:
+        if self.members.player(pid) is None:
             self._made.add(pid)
         elif moved:  # an old socket of it here is closed by the hello channel: that changes
             self.fanout.forget(pid)  # nothing any more (it is not registered)

@@ -8,9 +8,8 @@ from collections.abc import Callable
 
 from server.cluster.background import Background
 from server.cluster.ports import Adoption, ClusterStore
-from server.core.arena import Arena
 from server.core.outputs import Out
-from server.core.ports import Members
+from server.core.ports import Members, Requests
 
 log = logging.getLogger("mnk.cluster")
 
@@ -24,7 +23,7 @@ class NodeKeeper(Background):
 
     def __init__(
         self,
-        arena: Arena,
+        arena: Requests,
         store: ClusterStore,
         interval: float = SCAN_INTERVAL,
         *,

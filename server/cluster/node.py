@@ -2,10 +2,13 @@
 parts that keep it (the lobby bus, forwarding and failover, bots lent across nodes, adoption of
 lapsed nodes' rooms).
 
-Made before the arena (which is given it), bound to the arena and the server's outbox once they
-exist (:meth:`ClusterNode.bind`, which makes the parts, each given what it talks to), connected
-before the server starts, started after. The parts talk to each other only through the small
-interfaces of :mod:`server.cluster.ports`; this module routes what crosses between them.
+Built whole, in the order the parts need each other: first what the arena and the server are
+given (the seek book, the fan-out, this node as the arena's ``Node``), then the arena and the
+server (made by the callables given, which only keep what they are handed), then the parts,
+each given the arena's ports (``server/core/ports.py``) and the server as its outbox. Once the
+constructor returns every part exists: no method waits for a later step. Connected before the
+server starts, started after. The parts talk to each other only through the small interfaces of
+:mod:`server.cluster.ports`; this module routes what crosses between them.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 
-from protocol.errors import NoBotAvailable, NodeUnavailableError, NoSuchRoom
-from protocol.wire import MAX_ROOM_ID, Message
+from protocol.errors import NodeUnavailableError
+from protocol.wire import Message
 from server.cluster.book import ClusterBook
 from server.cluster.bots import ClusterBots
 from server.cluster.bus import RedisBus
@@ -29,20 +33,26 @@ from server.cluster.ops import Op, Propose, Taken
 from server.cluster.pairing import ClusterPairing
 from server.cluster.ports import ClusterStore, Outbox
 from server.core.arena import Arena
+from server.core.node import Node
 from server.core.outputs import Out
 from server.core.pairing.seeks import Seek, SeekBook
 from server.core.players.players import Player
 
 log = logging.getLogger("mnk.cluster")
 
+#: The server a node sends through (the shell's ``ArenaServer``; a test's recording outbox).
+S = TypeVar("S", bound=Outbox)
 
-class NodeUnavailable(Exception):
-    """The cluster's bus cannot be reached: the node does not start."""
+
+class BusUnreachable(Exception):
+    """The cluster's bus (Redis) cannot be reached at start: the node does not start. Not the
+    wire's ``node_unavailable`` (``protocol.errors.NodeUnavailableError``), which a running node
+    answers a request with while the bus is out of reach."""
 
 
 @dataclass(slots=True)
 class Parts:
-    """What a bound node runs."""
+    """What a node runs."""
 
     bus: RedisBus
     forwarder: Forwarder
@@ -51,15 +61,26 @@ class Parts:
     pairing: ClusterPairing
 
 
-class ClusterNode:
-    """One node of a cluster on a Redis bus and a shared PostgreSQL store."""
+class ClusterNode(Generic[S]):
+    """One node of a cluster on a Redis bus and a shared PostgreSQL store, with its arena and
+    server."""
 
     standalone = False
     shared_sessions = True
 
     def __init__(
-        self, name: str, redis_url: str, store: ClusterStore, *, lease_s: float, adopts: bool = True
+        self,
+        name: str,
+        redis_url: str,
+        store: ClusterStore,
+        *,
+        lease_s: float,
+        adopts: bool = True,
+        arena: Callable[[Node], Arena],
+        server: Callable[[Arena, ClusterFanOut, Callable[[str], None]], S],
     ) -> None:
+        """Make the node; ``arena(node)`` makes its arena, ``server(arena, fanout, on_hello)``
+        the server around it (neither may call the node yet: its parts come after them)."""
         self.name, self.redis_url, self.store, self.lease_s = name, redis_url, store, lease_s
         #: Whether this node adopts lapsed nodes' rooms (``--no-adopt``: it never does).
         self.adopts = adopts
@@ -67,10 +88,15 @@ class ClusterNode:
         self.fanout = ClusterFanOut(self)
         #: The arena's seek book: this node's seeks and, as read each round, every other's.
         self.book = ClusterBook(name)
-        self._parts: Parts | None = None
+        self.arena = arena(self)
+        #: The server around the arena: the parts' outbox.
+        self.server = server(self.arena, self.fanout, self.hello)
+        self.parts = self._parts(self.arena, self.server)
 
-    def bind(self, arena: Arena, outbox: Outbox) -> None:
-        """Make the node's parts for ``arena``, sending through ``outbox`` (the server)."""
+    def _parts(self, arena: Arena, outbox: Outbox) -> Parts:
+        """The node's parts, each given the ports of ``arena`` it uses (``core/ports.py``: the
+        arena itself only as :class:`~server.core.ports.Requests`), sending through ``outbox``
+        (the server)."""
         members, rooms = arena.presence, arena.rooms  # the arena's ports (core/ports.py)
         bus = RedisBus(
             url=self.redis_url,
@@ -95,28 +121,21 @@ class ClusterNode:
             arena, self.store, emit=outbox.emit, adoption=forwarder.failover, members=members
         )
         pairing = ClusterPairing(
-            self.redis_url, self.name, arena, book=self.book, seats=forwarder, outbox=outbox,
-            lobbies=bus, lease=self.store, lease_s=self.lease_s, members=members,
+            self.redis_url, self.name, arena.pairing, book=self.book, seats=forwarder,
+            outbox=outbox, lobbies=bus, lease=self.store, lease_s=self.lease_s, members=members,
             elsewhere=self.connected_elsewhere,
         )  # fmt: skip
-        self._parts = Parts(bus, forwarder, bots, keeper, pairing)
-
-    @property
-    def parts(self) -> Parts:
-        """The bound node's parts."""
-        if self._parts is None:
-            raise RuntimeError("the cluster node is not bound to an arena yet")
-        return self._parts
+        return Parts(bus, forwarder, bots, keeper, pairing)
 
     async def connect(self) -> None:
-        """Reach Redis, or raise :class:`NodeUnavailable` (a node does not start without it)."""
+        """Reach Redis, or raise :class:`BusUnreachable` (a node does not start without it)."""
         parts = self.parts
         try:
             await parts.bus.connect()
             await parts.forwarder.connect()
             await parts.pairing.connect()
         except (RedisError, OSError) as exc:
-            raise NodeUnavailable(f"cannot reach Redis ({exc})") from exc
+            raise BusUnreachable(f"cannot reach Redis ({exc})") from exc
 
     def start(self) -> None:
         """Start the bus rounds, the inbox and outbox, and the look for lapsed nodes."""
@@ -129,12 +148,11 @@ class ClusterNode:
 
     async def stop(self) -> None:
         """Stop every part (each within a bounded time)."""
-        if self._parts is None:
-            return
-        await self._parts.keeper.stop()
-        await self._parts.pairing.stop()
-        await self._parts.forwarder.stop()
-        await self._parts.bus.stop()
+        parts = self.parts
+        await parts.keeper.stop()
+        await parts.pairing.stop()
+        await parts.forwarder.stop()
+        await parts.bus.stop()
 
     # -- the shell's hooks -------------------------------------------------------------------
 
@@ -193,14 +211,11 @@ class ClusterNode:
 
     def forward(self, player: Player, msg: Message) -> list[Out]:
         """Send ``msg`` to the owner of its room (held by another node)."""
-        if self._parts is None:
-            raise NoSuchRoom(f"no room {msg['room'][:MAX_ROOM_ID]!r}")
-        return self._parts.forwarder.request(player, msg)
+        return self.parts.forwarder.request(player, msg)
 
     def offline(self, player: Player) -> None:
         """Tell the nodes ``player`` played through that it went offline."""
-        if self._parts is not None:
-            self._parts.forwarder.offline(player)
+        self.parts.forwarder.offline(player)
 
     def connected_elsewhere(self, pid: str) -> bool:
         """Whether ``pid`` is a remote member here (connected to another node)."""
@@ -208,27 +223,25 @@ class ClusterNode:
 
     def seats_lent(self, pid: str) -> int:
         """Seats of this node's bot ``pid`` lent to other nodes' rooms."""
-        return 0 if self._parts is None else self._parts.bots.lent_of(pid)
+        return self.parts.bots.lent_of(pid)
 
     def other_bots(self) -> Mapping[str, Message]:
         """The bots online on other nodes, as their ``list_bots`` entries."""
-        return {} if self._parts is None else self._parts.bots.listing()
+        return self.parts.bots.listing()
 
     def bot_elsewhere(self, name: str, game: str, asker: str) -> bool:
         """Whether the bot ``name`` plays ``game`` on another node."""
-        return self._parts is not None and self._parts.bots.elsewhere(name, game, asker)
+        return self.parts.bots.elsewhere(name, game, asker)
 
     def idle_bot_elsewhere(self, game: str, level: int, asker: str) -> str | None:
         """The least busy bot on another node for ``game`` at ``level``."""
-        return None if self._parts is None else self._parts.bots.idle(game, level, asker)
+        return self.parts.bots.idle(game, level, asker)
 
     def hold(self, player: Player, msg: Message, names: list[str], game: str) -> list[Out]:
         """Hold a ``create_room`` while the named bots' nodes lend seats."""
-        if self._parts is None:
-            raise NoBotAvailable("the bots named are not free right now")
-        if not self._parts.bus.up:
+        if not self.parts.bus.up:
             raise NodeUnavailableError("that bot is on another node, out of reach now; try again")
-        return self._parts.bots.hold(player, msg, names, game)
+        return self.parts.bots.hold(player, msg, names, game)
 
     # -- quick pairing: one pool for the cluster ----------------------------------------------
 
@@ -238,16 +251,12 @@ class ClusterNode:
 
     def check_seeks(self) -> None:
         """Raise ``node_unavailable`` while the pool (Redis) is out of reach."""
-        if self._parts is None:
-            raise NodeUnavailableError("quick pairing is not ready yet; try again")
-        self._parts.pairing.check()
+        self.parts.pairing.check()
 
     def take_seek(self, player: Player, msg: Message) -> list[Out]:
         """A ``cancel_seek`` or ``accept_seek``: the seek is claimed out of the pool first (the
         answer comes once the claim is known)."""
-        if self._parts is None:
-            raise NodeUnavailableError("quick pairing is not ready yet; try again")
-        pairing = self._parts.pairing
+        pairing = self.parts.pairing
         return (
             pairing.cancel(player, msg)
             if msg["type"] == "cancel_seek"
@@ -256,6 +265,5 @@ class ClusterNode:
 
     def claim_seek(self, seek: Seek, then: Callable[[], list[Out]]) -> list[Out]:
         """Claim this node's ``seek`` out of the pool, then send what ``then`` makes."""
-        if self._parts is not None:
-            self._parts.pairing.claim_own(seek, then)
+        self.parts.pairing.claim_own(seek, then)
         return []

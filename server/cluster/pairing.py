@@ -36,9 +36,9 @@ from server.cluster.book import ClusterBook, decode, encode
 from server.cluster.ops import Offline, Op, Propose, Taken
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.seekstore import SeekStore
-from server.core.arena import Arena
 from server.core.game.members import Send
 from server.core.outputs import Out, Reply, address
+from server.core.pairing.desk import Pairing
 from server.core.pairing.matcher import wave
 from server.core.pairing.seeks import Seek
 from server.core.players.players import Player
@@ -70,7 +70,7 @@ class ClusterPairing:
         self,
         url: str,
         node: str,
-        arena: Arena,
+        desk: Pairing,
         *,
         book: ClusterBook,
         seats: Link,
@@ -88,10 +88,11 @@ class ClusterPairing:
         )
         db = self.redis.connection_pool.connection_kwargs.get("db", 0)
         self.store = SeekStore(self.redis, f"mnk:{db}:", node, expire_s=lease_s)
-        self.node, self.arena, self.book, self.seats = node, arena, book, seats
+        self.node, self.book, self.seats = node, book, seats
         #: Who says whether this node still holds its lease (past it, it writes nothing).
         self.outbox, self.lobbies, self.lease = outbox, lobbies, lease
-        self.desk = arena.pairing
+        #: The arena's pairing: its checks, its matcher's waves, its rooms started.
+        self.desk = desk
         #: Whether the last round reached Redis.
         self._reached = False
         #: Own seeks missing from the pool since (monotonic), not yet given up on.

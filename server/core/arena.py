@@ -33,7 +33,7 @@ from server.core.game.members import Send
 from server.core.game.options import read_create
 from server.core.game.room import Room
 from server.core.journal.recovery import Journal
-from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal.rows import AccountRow, JournalRow, KeyRow, PlayerRow, Snapshot
 from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
 from server.core.lobby.registry import MemoryRegistry, RoomRegistry
 from server.core.lobby.rooms import Lobby
@@ -50,7 +50,7 @@ from server.core.players.presence import Presence
 from server.core.players.roster import Roster, rooms_of
 from server.core.ratelimit import TokenBucket
 from server.core.rating.desk import RatingDesk
-from server.core.rating.pools import FORM_POOLS
+from server.core.rating.pools import FORM_POOLS, LABELS
 from server.core.round import deadlines
 from server.core.round.actions import Actions
 from server.core.round.reports import reporting
@@ -95,7 +95,7 @@ class Arena:
         self.greeter = Greeter(
             self.roster, self.bots, self.admission,
             rooms=self.rooms, clock=self.clock, ratings_of=self.ratings.of,
-            forms={"rating_pools": FORM_POOLS, "seek_form": seek_form()},
+            forms={"rating_pools": FORM_POOLS, "seek_form": seek_form(), "labels": LABELS},
         )  # fmt: skip
         self.accounts = Accounts(
             self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,
@@ -314,7 +314,7 @@ class Arena:
                 self._timed.add(room.id)
         self.tournaments.restore(snapshot.tournaments)  # after the rooms its games play in
 
-    def drain(self) -> list[Record]:
+    def drain(self) -> list[JournalRow]:
         """The durable records produced since the last call, to commit before sending outputs."""
         return self._journal.drain()
 

@@ -7,7 +7,8 @@ the arena's parts and handed to them where they are made (``cli.py``, ``ClusterN
 | :class:`Members` | ``Presence`` | forwarding, failover, adoption, bots lent, pairing, lag, ends |
 | :class:`RoomsView` | the ``RoomRegistry`` | failover, bots lent |
 | :class:`LobbyFeed` | ``Lobby`` | the lobby bus |
-| :class:`BotLender` | ``BotDesk`` | bots lent across nodes |
+| :class:`BotLender` | ``BotDesk`` | bots lent across nodes (and their directory) |
+| :class:`Requests` | ``Arena`` | forwarding, bots lent, adoption: work handed to the arena |
 | :class:`PasswordDesk` | ``Accounts`` | the password jobs (``shell/hasher.py``) |
 | :class:`LookupDesk` | ``Admission`` | the store lookups (``shell/lookups.py``) |
 | :class:`GameFinder` | ``Analysis`` | the store lookups (a game analysed by id) |
@@ -20,6 +21,8 @@ from typing import Protocol
 
 from protocol.wire import Message
 from server.core.game.room import Room
+from server.core.journal.rows import Snapshot
+from server.core.limits import Limits
 from server.core.outputs import Auth, AuthResult, Out
 from server.core.players.players import Conn, Player
 
@@ -85,6 +88,40 @@ class BotLender(Protocol):
 
     def free_bot(self, name: str, game: str, asker: str) -> Player | None:
         """The bot ``name`` if it is here, plays ``game`` and has a seat free."""
+        ...
+
+    def local_bots(self) -> list[Player]:
+        """The bots connected here (the cluster's bot directory lists them)."""
+        ...
+
+    def bot_entry(self, p: Player) -> Message:
+        """``p``'s ``list_bots`` entry."""
+        ...
+
+
+class Requests(Protocol):
+    """The arena as a node's parts hand it work: a remote member's frame and its leaving, a
+    ``create_room`` held for other nodes' bots going on, a lapsed node's rooms restored."""
+
+    limits: Limits
+
+    def receive(self, conn: Conn, frame: bytes | str) -> list[Out]:
+        """What the arena answers ``conn``'s ``frame``."""
+        ...
+
+    def disconnect(self, conn: Conn) -> list[Out]:
+        """``conn`` is gone."""
+        ...
+
+    def create_held(
+        self, pid: str, msg: Message, granted: dict[str, Player]
+    ) -> tuple[list[Out], str | None]:
+        """Go on with ``pid``'s held ``create_room`` with the bots ``granted``: its outputs and
+        the room made (None: refused, or its asker left)."""
+        ...
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Put the rooms and players of ``snapshot`` back (a restart's, or a lapsed node's)."""
         ...
 
 

@@ -18,10 +18,24 @@ log = logging.getLogger("mnk.server")
 
 
 class FanOut(Protocol):
-    """Delivers a message to players wherever they are connected (a cluster's spans nodes)."""
+    """Delivers a message to players wherever they are connected (a cluster's spans nodes), and
+    keeps which socket of this process each player here is on."""
 
     def deliver(self, pids: Iterable[str], frame: bytes) -> None:
         """Send an encoded frame to every listed player that is online."""
+        ...
+
+    def socket(self, pid: str) -> ServerConnection | None:
+        """``pid``'s socket on this process, if it has one."""
+        ...
+
+    def attach(self, pid: str, ws: ServerConnection) -> ServerConnection | None:
+        """``pid`` is on ``ws`` here now: the socket it was on before, if any."""
+        ...
+
+    def detach(self, pid: str, ws: ServerConnection) -> bool:
+        """``ws`` closed or changed player: ``pid`` is no longer on it here (False: it already
+        was on another socket)."""
         ...
 
 
@@ -85,6 +99,23 @@ class LocalFanOut:
         targets = [ws for pid in pids if (ws := sockets.get(pid)) is not None]
         if targets:
             send_frame(targets, frame)
+
+    def socket(self, pid: str) -> ServerConnection | None:
+        """``pid``'s socket here, if it has one."""
+        return self.sockets.get(pid)
+
+    def attach(self, pid: str, ws: ServerConnection) -> ServerConnection | None:
+        """``pid`` is on ``ws`` here now: the socket it was on before, if any."""
+        old = self.sockets.get(pid)
+        self.sockets[pid] = ws
+        return old
+
+    def detach(self, pid: str, ws: ServerConnection) -> bool:
+        """``pid`` is no longer on ``ws`` here (False: it is on another socket, kept)."""
+        if self.sockets.get(pid) is not ws:
+            return False
+        del self.sockets[pid]
+        return True
 
     def forget(self, pid: str) -> None:
         """``pid``'s socket here no longer counts (it went to another node)."""

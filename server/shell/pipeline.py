@@ -31,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from protocol.vocab import Status
-from server.core.journal.rows import GameRow, MoveRow, Record
+from server.core.journal.rows import GameRow, JournalRow, MoveRow
 from server.storage.base import Storage
 
 log = logging.getLogger("mnk.store")
@@ -134,7 +134,7 @@ class Pipeline:
         #: submission. Flat lists, not a tuple per submission: what waits for a commit outlives
         #: young collections, and every object parked here is one the cyclic collector walks
         #: again in its older generations (at 1,000 games that was the durable server's GC).
-        self._records: list[Record] = []
+        self._records: list[JournalRow] = []
         self._pending: list[Deliver] = []
         #: Per submission: its records, and their estimated cost on the loop (for a batch
         #: taken in parts).
@@ -155,7 +155,7 @@ class Pipeline:
         """Start checkpointing in the background (commits need no task)."""
         self._task = asyncio.create_task(self._checkpoint_forever())
 
-    def submit(self, records: list[Record], deliver: Deliver, urgent: bool = False) -> None:
+    def submit(self, records: list[JournalRow], deliver: Deliver, urgent: bool = False) -> None:
         """Run ``deliver`` once ``records`` are committed (at once when nothing is pending).
 
         ``urgent`` deliveries carry no state (a ``pong``): they never wait behind a commit.
@@ -264,7 +264,7 @@ class Pipeline:
         return batch, self._commit(loop, records, cost), len(records)
 
     def _commit(
-        self, loop: asyncio.AbstractEventLoop, records: list[Record], cost: float
+        self, loop: asyncio.AbstractEventLoop, records: list[JournalRow], cost: float
     ) -> asyncio.Future[None]:
         """Commit ``records`` here if that is cheap (``cost``, estimated) and the lock is free,
         else on the thread."""
@@ -357,7 +357,7 @@ class Pipeline:
                 log.exception("WAL checkpoint failed")
 
 
-def _cost(records: list[Record]) -> float:
+def _cost(records: list[JournalRow]) -> float:
     """A commit's estimated µs on the loop (see :data:`INLINE_MAX_US`; infinite once over it)."""
     cost = 0
     for r in records:

@@ -15,13 +15,13 @@ from protocol import wire
 from protocol.vocab import CloseCode
 from server.core.arena import Arena
 from server.core.game.members import Send
-from server.core.journal.rows import Heartbeat, Record
+from server.core.journal.rows import Heartbeat, JournalRow
 from server.core.limits import Limits
 from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.core.ports import Members
 from server.shell import lagprobe
 from server.shell.conn import ArenaConnection
-from server.shell.fanout import LocalFanOut, send_frame
+from server.shell.fanout import FanOut, LocalFanOut, send_frame
 from server.shell.front import PageLimits
 from server.shell.guard import ConnectionGuard, client_key
 from server.shell.keepalive import Keepalive
@@ -61,7 +61,7 @@ class ArenaServer:
         store: Storage = MEMORY,
         *,
         inline_commits: bool = True,
-        fanout: LocalFanOut | None = None,
+        fanout: FanOut | None = None,
         on_hello: Callable[[str], None] | None = None,
     ) -> None:
         self.arena = arena
@@ -85,7 +85,7 @@ class ArenaServer:
         #: Requests other than moves and pings: a bounded share of each turn of the loop.
         self.lane = LobbyLane()
         #: Who is connected here (a cluster node's also routes to players on other nodes).
-        self.fanout = fanout if fanout is not None else LocalFanOut()
+        self.fanout: FanOut = fanout if fanout is not None else LocalFanOut()
         #: Told of every player whose socket said hello here (a cluster's bus tells the others).
         self.on_hello = on_hello
         self.guard = guard_of(arena.limits, self.config.trust_proxy)
@@ -214,8 +214,7 @@ class ArenaServer:
             for task in list(peer.lookups):
                 task.cancel()
             pid = peer.conn.pid
-            if pid is not None and self.fanout.sockets.get(pid) is ws:
-                del self.fanout.sockets[pid]
+            if pid is not None and self.fanout.detach(pid, ws):
                 self._emit(None, arena.disconnect(peer.conn), arena.drain())
 
     def _receive(self, peer: Peer, frame: bytes | str) -> None:
@@ -275,8 +274,7 @@ class ArenaServer:
             self._register(conn.pid, peer.ws)
             lagprobe.watch(peer.ws, self.members, conn, self._spawn)
         elif before is not None and conn.pid is not None and conn.pid != before:  # logged in/out
-            if self.fanout.sockets.get(before) is peer.ws:
-                del self.fanout.sockets[before]
+            self.fanout.detach(before, peer.ws)
             self._register(conn.pid, peer.ws)
         self._emit(peer, out, arena.drain())
         if out and _rate_limited(out[0]):
@@ -325,8 +323,7 @@ class ArenaServer:
             self._spawn(peer.ws.close(CloseCode.POLICY, "say hello in time"))
 
     def _register(self, pid: str, ws: ServerConnection) -> None:
-        old = self.fanout.sockets.get(pid)
-        self.fanout.sockets[pid] = ws
+        old = self.fanout.attach(pid, ws)
         if old is not None and old is not ws:
             self._spawn(old.close(CloseCode.REPLACED, "session resumed elsewhere"))
         if self.on_hello is not None:
@@ -334,7 +331,7 @@ class ArenaServer:
 
     def close_replaced(self, pid: str) -> None:
         """``pid`` said hello on another cluster node: close its socket here with 4000."""
-        ws = self.fanout.sockets.get(pid)
+        ws = self.fanout.socket(pid)
         if ws is not None:
             self._spawn(ws.close(CloseCode.REPLACED, "session resumed elsewhere"))
 
@@ -353,7 +350,7 @@ class ArenaServer:
 
     def connected(self, pid: str) -> bool:
         """Whether ``pid`` has a socket on this process."""
-        return pid in self.fanout.sockets
+        return self.fanout.socket(pid) is not None
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)
@@ -361,7 +358,7 @@ class ArenaServer:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _emit(self, peer: Peer | None, out: list[Out], records: list[Record]) -> None:
+    def _emit(self, peer: Peer | None, out: list[Out], records: list[JournalRow]) -> None:
         """Deliver ``out`` once ``records`` are durable (at once when there is no store)."""
         if self.pipeline is None:
             self._deliver(peer, out)
@@ -415,7 +412,7 @@ class ArenaServer:
                 log.exception("reading the bot keys failed; keeping the ones known")
                 continue
             for pid in self.arena.revoked_bots():
-                ws = self.fanout.sockets.get(pid)
+                ws = self.fanout.socket(pid)
                 if ws is not None:
                     log.info("closing the connection of a bot whose key was revoked")
                     self._spawn(ws.close(CloseCode.KEY_REVOKED, "bot key revoked"))

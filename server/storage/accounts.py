@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from server.core.journal.rows import (
-    AccountRecord,
+    AccountJournalRow,
     AccountRow,
     KeyRow,
     PasswordRow,
@@ -66,7 +66,7 @@ ACCOUNT_SQL: dict[type, tuple[str, Any]] = {
 }
 
 
-def account_statement(record: AccountRecord) -> tuple[str, tuple[Any, ...]]:
+def account_statement(record: AccountJournalRow) -> tuple[str, tuple[Any, ...]]:
     """The statement (``?`` placeholders) that saves an account record."""
     if isinstance(record, SessionGone):
         if record.token_hash is not None:
@@ -79,7 +79,7 @@ def account_statement(record: AccountRecord) -> tuple[str, tuple[Any, ...]]:
     return sql, params(record)
 
 
-def write_account(db: Any, record: AccountRecord) -> None:
+def write_account(db: Any, record: AccountJournalRow) -> None:
     """Save one account record on a SQLite connection (inside the batch's transaction)."""
     db.execute(*account_statement(record))
 

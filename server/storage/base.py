@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal.rows import AccountRow, JournalRow, KeyRow, PlayerRow, Snapshot
 
 
 class StoreUnavailable(Exception):
@@ -49,11 +49,11 @@ class Storage(Protocol):
         """Whether a commit was refused because another node may own this node's rooms now."""
         ...
 
-    def write(self, records: list[Record]) -> None:
+    def write(self, records: list[JournalRow]) -> None:
         """Commit a batch of records in one transaction (on the writer thread)."""
         ...
 
-    def write_now(self, records: list[Record]) -> bool:
+    def write_now(self, records: list[JournalRow]) -> bool:
         """Commit a batch at once on the loop if that cannot block: False, nothing written,
         when it would have to wait (then the pipeline uses :meth:`write`)."""
         ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.errors import NoHistory
-from server.core.journal.rows import AccountRow, KeyRow, PlayerRow, Record, Snapshot
+from server.core.journal.rows import AccountRow, JournalRow, KeyRow, PlayerRow, Snapshot
 
 
 class MemoryStore:
@@ -26,10 +26,10 @@ class MemoryStore:
     #: Never: a memory server is nobody's cluster node.
     fenced = False
 
-    def write(self, records: list[Record]) -> None:
+    def write(self, records: list[JournalRow]) -> None:
         """Drop the batch: nothing is durable here."""
 
-    def write_now(self, records: list[Record]) -> bool:
+    def write_now(self, records: list[JournalRow]) -> bool:
         """Drop the batch at once (True: done, nothing to wait for)."""
         return True
 

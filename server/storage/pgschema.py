@@ -15,12 +15,12 @@ from server.core.journal.rows import (
     EntrantRow,
     GameRow,
     Heartbeat,
+    JournalRow,
     MoveRow,
     PairingRow,
     PlayerGone,
     PlayerRow,
     RatingChange,
-    Record,
     ResultRow,
     RoomGone,
     RoomRow,
@@ -227,7 +227,7 @@ _ROW_SQL: dict[type, Any] = {
 }
 
 
-def row_sql(record: Record, node: str | None) -> Statement:
+def row_sql(record: JournalRow, node: str | None) -> Statement:
     """The statement that saves ``record`` (``node``: the cluster node writing it, if any)."""
     return _ROW_SQL[type(record)](record, node)
 
@@ -272,7 +272,7 @@ def _floats(values: Iterable[float | None]) -> str:
     return "{" + ",".join(["NULL" if v is None else repr(float(v)) for v in values]) + "}"
 
 
-def batch_sql(records: list[Record], node: str | None) -> list[Statement]:
+def batch_sql(records: list[JournalRow], node: str | None) -> list[Statement]:
     """The statements that save ``records`` in order; each run of consecutive moves is one
     statement (a batch is mostly moves: one round of parse, plan and execute for all of them)."""
     statements: list[Statement] = []

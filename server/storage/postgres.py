@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import psycopg
 from psycopg.rows import dict_row
 
-from server.core.journal.rows import KeyRow, Record, Snapshot
+from server.core.journal.rows import JournalRow, KeyRow, Snapshot
 from server.storage.base import Fenced, StoreLocked, StoreUnavailable
 from server.storage.history import History
 from server.storage.locks import lock_node, node_label
@@ -183,7 +183,7 @@ class PgStore(History):
         """0: there is no WAL file of the store's own to bound."""
         return 0
 
-    def write_now(self, records: list[Record]) -> bool:
+    def write_now(self, records: list[JournalRow]) -> bool:
         """False, nothing written: a commit over the network never runs on the event loop."""
         return False
 
@@ -196,7 +196,7 @@ class PgStore(History):
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write(self, records: list[Record]) -> None:
+    def write(self, records: list[JournalRow]) -> None:
         """Commit a batch in one transaction, again on a new connection if the outcome is unknown.
 
         Raises once ``commit_timeout`` has passed without a commit: the server must stop.
@@ -220,7 +220,7 @@ class PgStore(History):
                 time.sleep(delay)
                 delay = min(2 * delay, 1.0)
 
-    def _commit(self, records: list[Record]) -> None:
+    def _commit(self, records: list[JournalRow]) -> None:
         db = self._writer
         if db is None or db.closed:
             db = self._writer = open_connection(self.url, **self.session_options())

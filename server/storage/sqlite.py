@@ -14,13 +14,13 @@ from server.core.journal.rows import (
     EntrantRow,
     GameRow,
     Heartbeat,
+    JournalRow,
     KeyRow,
     MoveRow,
     PairingRow,
     PlayerGone,
     PlayerRow,
     RatingChange,
-    Record,
     ResultRow,
     RoomGone,
     RoomRow,
@@ -228,7 +228,7 @@ class Store(History):
 
     # -- writing -----------------------------------------------------------------------------
 
-    def write(self, records: list[Record]) -> None:
+    def write(self, records: list[JournalRow]) -> None:
         """Commit a batch of records in one transaction; its moves are one row of the log.
 
         A game that ends in the batch is sealed in it: its moves become the game's one row.
@@ -238,7 +238,7 @@ class Store(History):
         self._write(records, wait=True)
         self.upkeep()
 
-    def write_now(self, records: list[Record]) -> bool:
+    def write_now(self, records: list[JournalRow]) -> bool:
         """:meth:`write`, but only if the write lock is free at once: False, with nothing
         written, when another connection holds it. For the event loop's own thread, where a
         batch of moves costs ~25 µs of SQLite and no GIL hand-over; the log's trim is left to
@@ -264,7 +264,7 @@ class Store(History):
             self._waiting()
             self._trim()
 
-    def _write(self, records: list[Record], wait: bool) -> bool:
+    def _write(self, records: list[JournalRow], wait: bool) -> bool:
         if self.failed:
             raise RuntimeError("an earlier batch failed: this store writes no more")
         try:
@@ -311,7 +311,7 @@ class Store(History):
         self.moves.trimmed(sealed, horizon)
         self._fresh.difference_update(sealed)  # their moves have a row now
 
-    def _transaction(self, records: list[Record]) -> None:
+    def _transaction(self, records: list[JournalRow]) -> None:
         """The batch in ``BEGIN IMMEDIATE … COMMIT``, sealing the games that end in it."""
         db, log = self.db, self.moves
         db.execute("BEGIN IMMEDIATE")

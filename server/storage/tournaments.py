@@ -14,7 +14,7 @@ from server.core.journal.rows import (
     EntrantRow,
     PairingRow,
     ResultRow,
-    TournamentRecord,
+    TournamentJournalRow,
     TournamentRow,
 )
 
@@ -67,7 +67,7 @@ SQLITE_SQL = {kind: sql.format(p="?") for kind, sql in _SQL.items()}
 PG_SQL = {kind: sql.format(p="%s") for kind, sql in _SQL.items()}
 
 
-def values(r: TournamentRecord) -> tuple[Any, ...]:
+def values(r: TournamentJournalRow) -> tuple[Any, ...]:
     """The record's column values, in its table's order."""
     if isinstance(r, TournamentRow):
         return (
@@ -83,17 +83,17 @@ def values(r: TournamentRecord) -> tuple[Any, ...]:
     return (r.tournament, r.key, r.game_id, r.winner, r.void, r.at)
 
 
-def write_tournament(db: Any, r: TournamentRecord) -> None:
+def write_tournament(db: Any, r: TournamentJournalRow) -> None:
     """Save ``r`` in SQLite's open transaction."""
     db.execute(SQLITE_SQL[type(r)], values(r))
 
 
-def pg_tournament(r: TournamentRecord, node: str | None) -> tuple[str, Any]:
+def pg_tournament(r: TournamentJournalRow, node: str | None) -> tuple[str, Any]:
     """The PostgreSQL statement that saves ``r``."""
     return PG_SQL[type(r)], values(r)
 
 
-def read_tournaments(db: Any) -> tuple[TournamentRecord, ...]:
+def read_tournaments(db: Any) -> tuple[TournamentJournalRow, ...]:
     """The rows of every open or running event and the latest finished ones: headers, then
     entrants, pairings and results, each kind in the order written (over a ``?`` reader)."""
     kept = (
@@ -101,7 +101,7 @@ def read_tournaments(db: Any) -> tuple[TournamentRecord, ...]:
         "SELECT * FROM (SELECT tournament FROM tournaments WHERE status = 'finished' "
         f"ORDER BY ended_at DESC LIMIT {KEEP_FINISHED}) AS latest"
     )
-    rows: list[TournamentRecord] = []
+    rows: list[TournamentJournalRow] = []
     for r in db.execute(f"SELECT * FROM tournaments WHERE tournament IN ({kept})"):
         d = dict(r)
         d["settings"] = json.loads(d["settings"])

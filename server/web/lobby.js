@@ -3,7 +3,7 @@
 // with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
-import { GAMES, h, outcomeText, poolTitle, profilePath } from "./ui.js";
+import { fillLabels, gameLabel, h, outcomeText, poolTitle, profilePath } from "./ui.js";
 
 const CLOCKS = [
   ["", "no clock"],
@@ -56,8 +56,7 @@ export class Lobby {
   layout() {
     const select = (id, options) => h("select", { id, name: id },
       options.map(([value, label]) => h("option", { value }, label)));
-    this.game = select("game", Object.entries(GAMES));
-    this.game.value = "gomoku";
+    this.game = fillLabels(h("select", { id: "game", name: "game" }), "games", { fallback: "gomoku" });
     this.clock = select("clock", CLOCKS);
     this.opponent = select("opponent", [["friend", "a friend (send the link)"], ["human", "anyone in the lobby"], ["bot", "a bot"]]);
     this.botName = select("bot", [["", "any bot"]]);
@@ -100,6 +99,7 @@ export class Lobby {
     };
     this.opponent.addEventListener("change", sync);
     this.game.addEventListener("change", sync);
+    this.game.addEventListener("labels", sync); // the server's games came (welcome)
     this.clock.addEventListener("change", sync);
     this.hints.addEventListener("change", sync);
     this.sync = sync;
@@ -167,7 +167,7 @@ export class Lobby {
       const open = r.status === "waiting";
       return h("tr", { dataset: { room: r.room } },
         h("td", {}, h("code", {}, r.room)),
-        h("td", {}, GAMES[r.game] || r.game, r.opening_rule ? ` (${r.opening_rule})` : "",
+        h("td", {}, gameLabel(r.game), r.opening_rule ? ` (${r.opening_rule})` : "",
           r.rated ? h("span", { class: "tag rated", title: r.pool ? poolTitle(r.pool) : "" }, "rated") : null),
         h("td", {}, ...r.players.flatMap((p, i) => [i ? " vs " : "", seatName(p, r.accounts && r.accounts[i])])),
         h("td", {}, r.status),

@@ -4,6 +4,7 @@
 // swaps the session kept (a logged-in session resumes the account, as a guest's resumes it).
 
 import { decode, encode } from "./msgpack.js";
+import { takeLabels } from "./ui.js";
 
 const SESSION = "mnk.session";
 const NAME = "mnk.name";
@@ -109,6 +110,7 @@ export class Net extends EventTarget {
       this.ratings = msg.ratings || {};
       this.ratingPools = msg.rating_pools || {};
       this.seekForm = msg.seek_form || null;
+      takeLabels(msg.labels);
       this.online = true;
       this.delay = 250;
       this.emit("online", msg);

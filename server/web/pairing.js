@@ -4,18 +4,14 @@
 // `joined` (naming the seek): the page opens that room. Our seeks live while the lobby is on
 // screen: leaving it cancels them (closing the page closes the socket, which ends them too).
 
-import { h, poolTitle } from "./ui.js";
+import { LABELS, fillLabels, gameLabel, h, poolTitle, shortLabel } from "./ui.js";
 
-const SEEK_GAMES = { tictactoe: "Tic-tac-toe", gomoku: "Gomoku", "gomoku-standard": "Exact five", renju: "Renju" };
 const PAGE = 8;
 const BOT_AFTER = [["0", "never"], ["15", "after 15 s"], ["30", "after 30 s"], ["60", "after 60 s"], ["120", "after 2 min"]];
 
-/** A clock as the tiles show it: "3+2", "½+0"; "∞" for none. */
+/** A clock as the server labels it (`clock.label`: "3+2", "½+0"); "∞" for none. */
 export function clockLabel(clock) {
-  if (!clock) return "∞";
-  const fractions = { 15: "¼", 30: "½", 45: "¾" };
-  const minutes = clock.initial_s < 60 && fractions[clock.initial_s] ? fractions[clock.initial_s] : String(+(clock.initial_s / 60).toFixed(2));
-  return `${minutes}+${clock.increment_s || 0}`;
+  return clock ? clock.label || "?" : "∞";
 }
 
 /** m:ss of a seek's wait. */
@@ -26,7 +22,7 @@ function elapsed(ms) {
 
 /** "Gomoku 3+2 · rated" (with the range when there is one). */
 function terms(seek) {
-  let words = `${SEEK_GAMES[seek.game] || seek.game} ${clockLabel(seek.clock)} · ${seek.rated ? "rated" : "casual"}`;
+  let words = `${gameLabel(seek.game)} ${clockLabel(seek.clock)} · ${seek.rated ? "rated" : "casual"}`;
   if (seek.range) words += ` · ${seek.range[0]}–${seek.range[1]}`;
   return words;
 }
@@ -81,8 +77,8 @@ export class Pairing {
   }
 
   layout() {
-    this.gameButtons = Object.entries(SEEK_GAMES).map(([game, label]) =>
-      h("button", { type: "button", class: "seek-game", dataset: { game }, onclick: () => this.pick(game) }, label));
+    this.gameButtons = [];
+    this.gameRow = h("span", { class: "seek-games-buttons" });
     this.tiles = h("div", { class: "tiles", id: "tiles" }, h("p", { class: "hint" }, "Loading the pools…"));
     this.waiting = h("div", { id: "seeking", class: "seeking" });
     this.seekRows = h("tbody", { id: "seeks" });
@@ -92,13 +88,13 @@ export class Pairing {
     const select = (id, options) => h("select", { id, name: id },
       options.map(([value, label]) => h("option", { value }, label)));
     this.custom = {
-      game: select("seek-game", Object.entries(SEEK_GAMES)),
+      // the server's named games (a custom board is played through a room, not a seek)
+      game: fillLabels(h("select", { id: "seek-game", name: "seek-game" }), "games", { skip: "mnk", fallback: "gomoku" }),
       clock: select("seek-clock", [["", "no clock (casual)"]]), // the server's: see offerChoices
       rated: h("input", { type: "checkbox", id: "seek-rated" }),
       range: select("seek-range", [["0", "any rating"]]),
       bot: select("seek-bot", BOT_AFTER),
     };
-    this.custom.game.value = "gomoku";
     this.ratedHint = h("span", { class: "hint" });
     const sync = () => {
       const c = this.custom;
@@ -120,7 +116,7 @@ export class Pairing {
           " ", h("button", { type: "submit", class: "primary", id: "seek-custom" }, "Seek"))));
     this.quick = h("div", { class: "panel wide pairing", id: "quick-pairing" },
       h("h2", {}, "Quick pairing"),
-      h("p", { class: "seek-games" }, ...this.gameButtons,
+      h("p", { class: "seek-games" }, this.gameRow,
         h("span", { class: "hint" }, " Click a tile to seek: the closest ratings are paired every 2 s, and the range of ratings you accept widens while you wait (shown beside your seek); click again to cancel.")),
       this.tiles, this.waiting, this.customForm);
     this.open = h("div", { class: "panel wide", id: "open-seeks" },
@@ -131,8 +127,17 @@ export class Pairing {
         this.seekRows),
       h("p", { class: "pager" }, this.prev, " ", this.pageNo, " ", this.nextButton));
     sync();
-    this.pick(this.game);
+    this.offerGames();
     return [this.quick, this.open];
+  }
+
+  /** A button per game the server names (`welcome.labels.games`, but a custom board). */
+  offerGames() {
+    const games = Object.keys(LABELS.games).filter((game) => game !== "mnk");
+    this.gameButtons = games.map((game) =>
+      h("button", { type: "button", class: "seek-game", dataset: { game }, onclick: () => this.pick(game) }, shortLabel(game)));
+    this.gameRow.replaceChildren(...this.gameButtons);
+    this.pick(this.game);
   }
 
   /** The custom form's clocks and rating ranges as the server offers them (`welcome.seek_form`):
@@ -153,6 +158,7 @@ export class Pairing {
   }
 
   load() {
+    this.offerGames();
     this.offerChoices();
     this.syncCustom();
     this.mine.clear(); // a new connection (or identity): the old one's seeks are gone
@@ -240,7 +246,7 @@ export class Pairing {
       return h("tr", { dataset: { seek: s.seek } },
         h("td", {}, h("b", {}, s.name), s.kind === "bot" ? h("span", { class: "tag" }, "bot") : null),
         h("td", { class: "seek-rating", title: s.rating_pool ? `rating in ${poolTitle(s.rating_pool)}` : "" }, rating),
-        h("td", {}, SEEK_GAMES[s.game] || s.game),
+        h("td", {}, shortLabel(s.game)),
         h("td", {}, h("b", {}, clockLabel(s.clock))),
         h("td", {}, mode),
         h("td", {}, button));

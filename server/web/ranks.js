@@ -2,7 +2,7 @@
 // and an account's profile (/@/NAME: its rating in each pool, its record, its rating by day,
 // and its recent games, each a link to the replay).
 
-import { POOLS, gameTitle, h, outcomeText, poolTitle, profilePath, ratingText } from "./ui.js";
+import { fillLabels, gameTitle, h, outcomeText, poolTitle, profilePath, ratingText } from "./ui.js";
 
 /** Run `load` now if online and again at every reconnect; returns the close function. */
 function whenOnline(net, load) {
@@ -21,9 +21,9 @@ export class Leaderboard {
   constructor(net) {
     this.net = net;
     const params = new URLSearchParams(location.search);
-    this.pool = h("select", { id: "pool", onchange: () => this.load(0) },
-      POOLS.map((p) => h("option", { value: p }, poolTitle(p))));
-    this.pool.value = POOLS.includes(params.get("pool")) ? params.get("pool") : "gomoku-blitz";
+    // the server's pools (welcome.labels.pools), the one the address names first
+    this.pool = fillLabels(h("select", { id: "pool", onchange: () => this.load(0) }), "pools",
+      { fallback: params.get("pool") || "gomoku-blitz" });
     this.bots = h("input", { type: "checkbox", id: "lb-bots", onchange: () => this.load(0) });
     this.bots.checked = params.get("bots") === "1";
     this.page = Math.max(0, Math.min(9, Number(params.get("page")) || 0));

@@ -6,7 +6,7 @@
 import { analyserOf } from "./analyser.js";
 import { Board, coordName } from "./board.js";
 import { overlay, positionValue, valueText } from "./evaluation.js";
-import { GAMES, h } from "./ui.js";
+import { LABELS, fillLabels, h } from "./ui.js";
 import { versusBot } from "./versus.js";
 
 const SIZES = { tictactoe: [3, 3, 3, "freestyle"], gomoku: [15, 15, 5, "freestyle"],
@@ -68,7 +68,7 @@ export class Study {
       return node;
     };
     const number = (id, value, min, max) => h("input", { id, type: "number", value, min, max, class: "num" });
-    this.gameSel = select("study-game", Object.entries(GAMES), "tictactoe");
+    this.gameSel = fillLabels(h("select", { id: "study-game" }), "games", { fallback: "tictactoe" });
     this.width = number("study-width", 4, 3, 25);
     this.height = number("study-height", 4, 3, 25);
     this.k = number("study-k", 4, 3, 25);
@@ -307,7 +307,7 @@ export class Study {
   fromGame(gameId, ply) {
     const load = () => this.net.request({ type: "get_game", game_id: gameId }).then((reply) => {
       const g = reply.game;
-      this.gameSel.value = g.game.name in GAMES ? g.game.name : "mnk";
+      this.gameSel.value = g.game.name in LABELS.games ? g.game.name : "mnk";
       this.width.value = g.game.width;
       this.height.value = g.game.height;
       this.k.value = g.game.k;

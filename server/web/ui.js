@@ -18,18 +18,46 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-export const GAMES = {
-  tictactoe: "Tic-tac-toe",
-  gomoku: "Gomoku (freestyle)",
-  "gomoku-standard": "Gomoku (exactly five)",
-  renju: "Renju",
-  mnk: "Custom m,n,k",
-};
+/** The words the server says for games and rating pools (`welcome.labels`): the page keeps no
+ *  list of its own, and shows a wire name until the server said its label. */
+export const LABELS = { games: {}, short: {}, pools: {} };
+
+/** Take `welcome.labels`, and retitle the choices shown before it came. */
+export function takeLabels(raw) {
+  LABELS.games = (raw && raw.games) || {};
+  LABELS.short = (raw && raw.short) || {};
+  LABELS.pools = (raw && raw.pools) || {};
+  for (const sel of document.querySelectorAll("select[data-labels]")) fillLabels(sel);
+}
+
+/** A game's label as the server says it: "Renju". */
+export function gameLabel(name) {
+  return LABELS.games[name] || name;
+}
+
+/** A game's name on a button, as the server says it: "Exact five". */
+export function shortLabel(name) {
+  return LABELS.short[name] || gameLabel(name);
+}
+
+/** Fill `sel` with the server's `kind` ("games" or "pools") in its order, leaving out `skip`;
+ *  the choice stays if offered again, else `fallback`. Filled again at every `welcome`. */
+export function fillLabels(sel, kind = sel.dataset.labels, { skip = sel.dataset.skip, fallback = sel.dataset.fallback } = {}) {
+  Object.assign(sel.dataset, { labels: kind, ...(skip ? { skip } : {}), ...(fallback ? { fallback } : {}) });
+  const keep = sel.value || fallback;
+  let keys = Object.keys(LABELS[kind]).filter((key) => key !== skip);
+  if (!keys.length && fallback) keys = [fallback]; // until the server said them: its wire name
+  sel.replaceChildren(...keys.map((key) => h("option", { value: key }, LABELS[kind][key] || key)));
+  if (keys.includes(keep)) sel.value = keep;
+  else if (keys.includes(fallback)) sel.value = fallback;
+  sel.dispatchEvent(new Event("labels"));
+  return sel;
+}
 
 /** A game's name for people: "Renju", or "7×6, 4 in a row" for a custom board. */
 export function gameTitle(game) {
   if (game.name === "mnk") return `${game.width}×${game.height}, ${game.k} in a row`;
-  return GAMES[game.name] || game.name;
+  return gameLabel(game.name);
 }
 
 const REASONS = {
@@ -84,16 +112,9 @@ export function saveSetting(name, on) {
   localStorage.setItem(`mnk.${name}`, on ? "1" : "0");
 }
 
-/** Every rating pool, `<game>-<speed>` (docs/PROTOCOL.md, Ratings). */
-export const POOL_GAMES = { tictactoe: "Tic-tac-toe", gomoku: "Gomoku", exact: "Gomoku (exactly five)", renju: "Renju" };
-export const SPEEDS = ["bullet", "blitz", "rapid", "classical"];
-export const POOLS = Object.keys(POOL_GAMES).flatMap((game) => SPEEDS.map((speed) => `${game}-${speed}`));
-
-/** A pool's name for people: "Gomoku blitz". */
+/** A pool's name for people, as the server says it: "Gomoku blitz". */
 export function poolTitle(pool) {
-  const cut = pool.lastIndexOf("-");
-  const game = POOL_GAMES[pool.slice(0, cut)] || pool.slice(0, cut);
-  return `${game} ${pool.slice(cut + 1)}`;
+  return LABELS.pools[pool] || pool;
 }
 
 /** A rating as shown beside a name: "1500?" while provisional. */

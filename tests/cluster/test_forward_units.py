@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from support.forwarding import Shell, Store, entry, node, say_hello
+from support.forwarding import cluster_node, entry, node, say_hello
 
 from protocol import wire
 from protocol.errors import NodeUnavailableError
 from server.cluster import forward
-from server.cluster.node import ClusterNode
 from server.core.arena import Arena
 from server.core.game.members import Send
 from server.core.journal.rows import PlayerRow
@@ -91,9 +90,8 @@ def test_the_player_s_own_node_saves_its_row_and_the_owner_never_overwrites_it()
 
 
 def test_while_the_bus_is_down_a_request_for_another_node_s_room_is_refused_not_sent() -> None:
-    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), lease_s=10.0)
-    arena, shell = Arena(node=cluster), Shell()
-    cluster.bind(arena, shell)
+    cluster = cluster_node("b")
+    arena = cluster.arena
     bus, fwd = cluster.parts.bus, cluster.parts.forwarder
     bus.owners.update({"abcdef": "a"})
     bus._down = True  # as its rounds set it while Redis does not answer
@@ -122,9 +120,8 @@ def test_when_the_bus_is_back_remote_members_get_their_rooms_state_again() -> No
 
 
 def test_while_the_bus_is_down_a_room_needing_another_node_s_bot_is_refused() -> None:
-    cluster = ClusterNode("b", "redis://127.0.0.1:1/0", Store(), lease_s=10.0)
-    arena = Arena(node=cluster)
-    cluster.bind(arena, Shell())
+    cluster = cluster_node("b")
+    arena = cluster.arena
     cluster.parts.bus._down = True
     bob = arena.players[say_hello(arena, "bob").pid]
     create = {"type": "create_room", "game": "gomoku", "bot": "minimax@a", "id": 2}

@@ -55,17 +55,24 @@ def browser() -> Iterator[Any]:
 class WebServer:
     """``python -m server`` on a fixed port and database: its pages' URL, killable with -9."""
 
-    def __init__(self, tmp: Path, *options: str) -> None:
+    def __init__(self, tmp: Path, *options: str, prelude: str = "") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.db = str(tmp / "web.sqlite3")
         self.log = tmp / "server.log"
         self.options = options
+        #: Python run in the server process before it starts (a test's change to what it says).
+        self.prelude = prelude
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         """Start the process and wait until it accepts connections."""
-        command = [sys.executable, "-m", "server", "--port", str(self.port), "--db", self.db]
+        run = (
+            ["-c", f"{self.prelude}\nfrom server.cli import main\nmain()"]
+            if self.prelude
+            else ["-m", "server"]
+        )
+        command = [sys.executable, *run, "--port", str(self.port), "--db", self.db]
         command += ["--rate", "1000", "--hello-rate", "1000", "--hello-burst", "1000"]
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(

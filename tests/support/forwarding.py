@@ -68,11 +68,17 @@ def node(
 ) -> tuple[Forwarder, Arena, Shell]:
     """Node ``name``: a real cluster node bound to an arena, never started (nothing leaves for
     Redis), its lobby listing ``owners``."""
-    cluster = ClusterNode(name, "redis://127.0.0.1:1/0", Store(), lease_s=10.0)
-    arena, shell = Arena(durable=durable, node=cluster), Shell()
-    cluster.bind(arena, shell)
+    cluster = cluster_node(name, durable=durable)
     cluster.parts.bus.owners.update(owners or {})
-    return cluster.parts.forwarder, arena, shell
+    return cluster.parts.forwarder, cluster.arena, cluster.server
+
+
+def cluster_node(name: str = "b", durable: bool = False) -> ClusterNode[Shell]:
+    """A real cluster node ``name`` with its arena and a recording outbox, never started."""
+    return ClusterNode(
+        name, "redis://127.0.0.1:1/0", Store(), lease_s=10.0,
+        arena=lambda node: Arena(durable=durable, node=node), server=lambda *_: Shell(),
+    )  # fmt: skip
 
 
 def say_hello(arena: Arena, name: str) -> Conn:

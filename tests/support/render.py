@@ -12,7 +12,7 @@ from pathlib import Path
 import pygame
 
 from client import theme
-from client.records import GameInfo
+from client.values import GameInfo
 from client.views.board import BoardPicture, board_geometry, draw_board
 
 GOMOKU_INFO = GameInfo("gomoku", 15, 15, 5)

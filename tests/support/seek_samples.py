@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.core.game.clock import ClockSpec
+from server.core.pairing.seeks import clock_view
+
 #: The server's standard pools: tictactoe 1+0 and 3+0; the 15x15 games at five clocks.
 STANDARD = {
     "tictactoe": ((60, 0), (180, 0)),
@@ -20,6 +23,11 @@ def label(game: str, clock: tuple[int, int] | None, rated: bool) -> str:
     return f"{game} {minutes} {'rated' if rated else 'casual'}"
 
 
+def wire_clock(clock: tuple[int, int] | None) -> dict[str, Any] | None:
+    """A clock as the server sends it in a seek or a pool (with its ``label``)."""
+    return clock_view(ClockSpec(*map(float, clock))) if clock else None
+
+
 def pools(waiting: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """Every standard pool, rated and casual, with ``waiting`` seeks by label (else none)."""
     waiting = waiting or {}
@@ -32,7 +40,7 @@ def pools(waiting: dict[str, int] | None = None) -> list[dict[str, Any]]:
                     {
                         "pool": name,
                         "game": game,
-                        "clock": {"initial_s": initial, "increment_s": increment},
+                        "clock": wire_clock((initial, increment)),
                         "rated": rated,
                         "waiting": waiting.get(name, 0),
                     }
@@ -54,7 +62,7 @@ def seek(
     return {
         "seek": sid,
         "game": game,
-        "clock": {"initial_s": clock[0], "increment_s": clock[1]} if clock else None,
+        "clock": wire_clock(clock),
         "rated": rated,
         "range": span,
         "player": f"p_{name}",

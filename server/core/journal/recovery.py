@@ -14,11 +14,11 @@ from server.core.game.offers import Offers
 from server.core.game.room import Room
 from server.core.journal.rows import (
     GameRow,
+    JournalRow,
     MoveRow,
     PlayerGone,
     PlayerRow,
     RatingChange,
-    Record,
     RoomGone,
     RoomRow,
     played,
@@ -84,7 +84,7 @@ class Journal:
     def __init__(self, enabled: bool = True) -> None:
         #: A server without a store journals nothing (and pays nothing for it).
         self.enabled = enabled
-        self._records: list[Record] = []
+        self._records: list[JournalRow] = []
         self._keys: dict[str, tuple[object, ...]] = {}
         self._touched: dict[str, Room] = {}
         self._headers: dict[str, GameRow] = {}
@@ -127,7 +127,7 @@ class Journal:
         if self.enabled:
             self._records.append(PlayerRow(pid, name, kind, token_hash, now, account))
 
-    def record(self, record: Record) -> None:
+    def record(self, record: JournalRow) -> None:
         """A fact that needs no look at a room (an account's, a session's): saved as it is."""
         if self.enabled:
             self._records.append(record)
@@ -178,7 +178,7 @@ class Journal:
         self._room_game.pop(room.id, None)
         self._saved_moves.pop(room.game_id, None)
 
-    def drain(self) -> list[Record]:
+    def drain(self) -> list[JournalRow]:
         """Every record produced since the last drain, in the order the facts happened."""
         self._collect()
         records, self._records = self._records, []

@@ -234,9 +234,9 @@ class ResultRow:
     at: float
 
 
-TournamentRecord = TournamentRow | EntrantRow | PairingRow | ResultRow
-AccountRecord = AccountRow | PasswordRow | SessionRow | SessionGone
-Record = (
+TournamentJournalRow = TournamentRow | EntrantRow | PairingRow | ResultRow
+AccountJournalRow = AccountRow | PasswordRow | SessionRow | SessionGone
+JournalRow = (
     PlayerRow
     | GameRow
     | MoveRow
@@ -244,9 +244,9 @@ Record = (
     | RoomGone
     | Heartbeat
     | PlayerGone
-    | AccountRecord
+    | AccountJournalRow
     | RatingChange
-    | TournamentRecord
+    | TournamentJournalRow
 )
 
 
@@ -263,7 +263,7 @@ class Snapshot:
     ratings: tuple[RatingRow, ...] = ()
     #: The tournaments kept (every open or running one, the latest finished), each event's
     #: rows: its header, entrants, pairings and results.
-    tournaments: tuple[TournamentRecord, ...] = ()
+    tournaments: tuple[TournamentJournalRow, ...] = ()
 
 
 #: A takeback's tombstone in the move log: a stored move at ply ``p`` with this ``x`` says ply

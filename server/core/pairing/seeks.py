@@ -18,6 +18,7 @@ from protocol.errors import BadOptions
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.game.clock import ClockSpec
+from server.core.game.labels import clock_label
 from server.core.game.options import read_clock
 from server.core.lobby.paging import page, room_cursor
 from server.core.rating.pools import FORM_CLOCKS, game_pool
@@ -52,7 +53,10 @@ def seek_form() -> Message:
     """``welcome.seek_form``: the custom seek form's clocks (null: untimed, casual), the one it
     starts at and its rating ranges; the clients offer these and keep no list of their own."""
     clocks: list[Message | None] = [None]
-    clocks += [{"initial_s": i, "increment_s": inc} for i, inc in FORM_CLOCKS]
+    clocks += [
+        {"initial_s": i, "increment_s": inc, "label": clock_label(ClockSpec(float(i), float(inc)))}
+        for i, inc in FORM_CLOCKS
+    ]
     start = 1 + FORM_CLOCKS.index(FORM_DEFAULT_CLOCK)
     return {"clocks": clocks, "clock": start, "ranges": list(FORM_RANGES)}
 
@@ -74,12 +78,14 @@ def pool_label(game: str, clock: ClockSpec | None, rated: bool) -> str:
 
 
 def clock_view(clock: ClockSpec | None) -> Message | None:
-    """A seek's clock as the wire shows it (``move_s`` only when there is one)."""
+    """A seek's clock as the wire shows it (``move_s`` only when there is one), with the
+    ``label`` the clients show for it."""
     if clock is None:
         return None
     view: Message = {"initial_s": clock.initial_s, "increment_s": clock.increment_s}
     if clock.move_s is not None:
         view["move_s"] = clock.move_s
+    view["label"] = clock_label(clock)
     return view
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from protocol.rules import Variant, WinRule
 from protocol.variants import FIXED
+from protocol.wire import Message
 from server.core.game.clock import ClockSpec
+from server.core.game.labels import GAME_LABELS, GAME_SHORT
 
 #: The rated games by board, line and rule: every other m,n,k game has no pool.
 GAMES: dict[tuple[int, int, int, WinRule], str] = {
@@ -77,3 +79,30 @@ def form_pools() -> dict[str, dict[str, str]]:
 
 #: The ``welcome`` field, built once.
 FORM_POOLS = form_pools()
+
+
+def _pool_game(variant: Variant) -> str | None:
+    """The game part of ``variant``'s pools' names (``exact``), or None: it is never rated."""
+    return GAMES.get((variant.width, variant.height, variant.k, variant.rule))
+
+
+def labels() -> Message:
+    """``welcome.labels``: each game's name for people (``games``) and for a button
+    (``short``), each pool's (``pools``: ``Gomoku blitz``, in the order of :data:`POOLS`), and
+    the pools' games (short) and speeds in order, which the leaderboard's tabs show."""
+    rated = {g: name for name, v in FIXED.items() if (g := _pool_game(v)) is not None}
+    pools = {}
+    for pool in POOLS:
+        game, _, speed = pool.rpartition("-")
+        pools[pool] = f"{GAME_LABELS[rated[game]]} {speed}"
+    return {
+        "games": GAME_LABELS,
+        "short": GAME_SHORT,
+        "pools": pools,
+        "pool_games": {game: GAME_SHORT[name] for game, name in rated.items()},
+        "speeds": [*(name for _, name in SPEEDS), SLOWEST],
+    }
+
+
+#: ``welcome.labels``, built once.
+LABELS = labels()

@@ -38,7 +38,7 @@ from server.core.game.members import Send
 from server.core.game.messages import Rater
 from server.core.game.room import Room
 from server.core.journal.recovery import Journal
-from server.core.journal.rows import PairingRow, ResultRow, TournamentRecord
+from server.core.journal.rows import PairingRow, ResultRow, TournamentJournalRow
 from server.core.lobby.registry import RoomRegistry
 from server.core.outputs import Out, Reply
 from server.core.pairing.rooms import Seating
@@ -564,7 +564,7 @@ class Tournaments:
 
     # -- a restart ---------------------------------------------------------------------------
 
-    def restore(self, rows: Iterable[TournamentRecord]) -> None:
+    def restore(self, rows: Iterable[TournamentJournalRow]) -> None:
         """Take back the events from the store (after the rooms): each game in flight reports
         to its event again; a game whose room is gone without a result is void. Events held
         already are kept as they are (a cluster node adopting rooms restores no events)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from client.labels import LABELS
 from protocol.rules import MAX_SIDE, MIN_SIDE
 
 Message = dict[str, Any]
@@ -55,19 +56,12 @@ class GameInfo:
 
 
 def game_title(name: str, width: int = 0, height: int = 0, k: int = 0, rule: str = "") -> str:
-    """A human name for a game, e.g. ``Tic-tac-toe`` or a custom board size with k."""
-    if name == "tictactoe":
-        return "Tic-tac-toe"
-    if name == "gomoku":
-        return "Gomoku"
-    if name == "gomoku-standard":
-        return "Gomoku (exact five)"
-    if name == "renju":
-        return "Renju"
-    if width and height and k:
-        exact = ", exact" if rule == "exact" else ""
-        return f"{width}\u00d7{height}, {k} in a row{exact}"
-    return name
+    """A human name for a game: the server's label (``Tic-tac-toe``), or a custom board's
+    size with k."""
+    if name != "mnk" or not (width and height and k):
+        return LABELS.game(name)
+    exact = ", exact" if rule == "exact" else ""
+    return f"{width}\u00d7{height}, {k} in a row{exact}"
 
 
 @dataclass(frozen=True, slots=True)
