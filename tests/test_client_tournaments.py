@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pygame
+import pytest
+from support.app import Driver, running_server
 from support.client_accounts import ONLINE, welcome
 from support.client_shots import shoot
 from support.clock import FakeClock
@@ -118,3 +120,36 @@ def test_escape_leaves_the_view_for_the_lobby(tmp_path: Path) -> None:
     assert shoot(app, tmp_path / "empty.png").shows("No tournaments on this server yet.")
     app.step([pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE)], now=1000.0)
     assert app.scene == "lobby"
+
+
+@pytest.mark.slow
+def test_two_clients_enter_a_scheduled_event_and_play_its_game(tmp_path: Path) -> None:
+    """A real server with ``--event`` (an arena every minute): two clients enter it from the
+    view, the server seats them at the minute, and the first to move plays by clicking."""
+    spec = "name=Minute arena,game=tictactoe,format=arena,clock=none,every=1m,opens=1m"
+    with running_server(
+        tmp_path, "--memory", "--no-bots", "--event", spec + ",duration=50s"
+    ) as url:
+        ann, bob = Driver(url, "ann"), Driver(url, "bob")
+        try:
+            for d in (ann, bob):
+                d.pump(lambda d=d: d.app.model.connection == "online", what="online")
+                d.click("tournaments")
+                book = d.app.model.tournaments
+                d.pump(lambda book=book: book.shown is not None, what="the event shown")
+                assert book.shown is not None and book.shown.line.schedule == "Minute arena"
+                d.click("tournament_join", book.shown.line.tid)
+                d.pump(lambda d=d: d.app.hotspot("tournament_leave") is not None, what="entered")
+            for d in (ann, bob):  # the minute comes: both seated, each client in its room
+                d.pump(lambda d=d: d.app.scene == "room", 90, "the event's start")
+            first = ann if ann.room.seat == 0 else bob
+            first.pump(lambda: first.room.my_turn, what="our turn")
+            pos = first.app.cell_pixel(1, 1)
+            assert pos is not None
+            first.click_at(pos)
+            other = bob if first is ann else ann
+            other.pump(lambda: other.room.ply == 1, what="the move seen by the other")
+            assert other.room.moves[0] == (1, 1)
+        finally:
+            ann.close()
+            bob.close()
