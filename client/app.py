@@ -268,6 +268,7 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
             self.subscribe_seeks()
             self.ask_bots()
             self.refresh_history()
+            self.rewatch_tournament()
             room = model.room
             if room is not None and room.seat is None:
                 self.send({"type": "join_room", "room": room.room, "spectate": True})

@@ -36,6 +36,12 @@ class TournamentActions:
         if selected is not None:
             self.send({"type": "get_tournament", "tournament": selected})
 
+    def rewatch_tournament(self) -> None:
+        """Back online: watch the event on screen again (a server's restart forgets watchers)."""
+        selected = self.model.tournaments.selected
+        if selected is not None:
+            self.send({"type": "watch_tournament", "tournament": selected})
+
     def on_tournament_list(self) -> None:
         """A list came: with nothing picked yet, pick its first event."""
         book = self.model.tournaments

@@ -153,3 +153,18 @@ def test_two_clients_enter_a_scheduled_event_and_play_its_game(tmp_path: Path) -
         finally:
             ann.close()
             bob.close()
+
+
+def test_a_reconnect_watches_the_event_on_screen_again() -> None:
+    pygame.font.init()
+    net = FakeNet([ONLINE, welcome("bob")])
+    app = App(net, name="bob", size=(1200, 680), settings=Settings())
+    app.step(now=1000.0)
+    app.act("tournaments", None)
+    net.inbox.append({"type": "tournaments", "tournaments": [{"tournament": "t1", "name": "Cup"}]})
+    app.step(now=1000.0)
+    assert net.sent[-1]["type"] == "watch_tournament"
+    net.inbox += [{"type": "_net", "status": "offline"}, ONLINE, welcome("bob")]
+    app.step(now=1001.0)
+    watches = [m for m in net.sent if m["type"] == "watch_tournament"]
+    assert [m["tournament"] for m in watches] == ["t1", "t1"]
