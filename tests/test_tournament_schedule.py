@@ -96,7 +96,7 @@ def test_an_occurrence_opens_ahead_and_starts_on_time() -> None:
 
 
 def test_a_restart_does_not_open_the_same_occurrence_twice() -> None:
-    clock = FakeClock(T0 + HOUR - 700)  # 100 s before the next occurrence opens
+    clock = FakeClock(T0 + HOUR - 800)  # 100 s before the next occurrence opens
     limits = Limits(full_sweep_interval=0.0)
     plan = schedules_of([parse_spec(SPEC)])
     arena = Arena(limits=limits, clock=clock, durable=True)
@@ -114,5 +114,19 @@ def test_a_restart_does_not_open_the_same_occurrence_twice() -> None:
         assert [e.id for e in scheduled(again)] == [event.id], "opened once"
         assert not [r for r in again.drain() if isinstance(r, TournamentRow | ResultRow)]
     clock.advance(600)
-    again.sweep()  # the occurrence starts (too few came: over) and the next opens in an hour
-    assert [e.status for e in scheduled(again)] == ["finished"]
+    again.sweep()  # nobody came: over, and kept in the store only (not among the 50 listed)
+    assert scheduled(again) == []
+    finished = [r for r in again.drain() if isinstance(r, TournamentRow)]
+    assert [r.status for r in finished] == ["finished"]
+    after = Arena(limits=limits, clock=clock, durable=True)
+    after.restore(Snapshot([], [], None, tournaments=(*rows, *finished)))
+    after.tournaments.calendar.plan(plan)
+    after.sweep()
+    assert scheduled(after) == [], "not listed after a restart either, nor opened again"
+    assert event.starts_at is not None
+    clock.advance(event.starts_at + HOUR - 600 - clock() - 1)  # 1 s before the next opens
+    again.sweep()
+    assert scheduled(again) == [], "the occurrence was not opened again; the next is not due"
+    clock.advance(1)
+    again.sweep()
+    assert [e.starts_at for e in scheduled(again)] == [event.starts_at + HOUR]

@@ -116,6 +116,11 @@ def outcome_of(room: Room) -> tuple[int | None, bool]:
     return outcome.winner, False
 
 
+def unattended(event: Event) -> bool:
+    """A scheduled occurrence that nobody entered (not listed once it is over)."""
+    return event.settings.schedule is not None and not event.players_at_start()
+
+
 class Tournaments:
     """The events of this server: their requests, their games' rooms, their sweep."""
 
@@ -367,6 +372,8 @@ class Tournaments:
         event.finish(now)
         self.journal.record(event.row())
         log.info("tournament %s finished", event.id)
+        if unattended(event):
+            self._forget(event.id)  # an occurrence nobody came to: in the store only
         finished = [e for e in self.events.values() if e.status == FINISHED]
         for old in sorted(finished, key=lambda e: e.ended_at or 0)[:-KEEP_FINISHED]:
             self._forget(old.id)
@@ -585,10 +592,10 @@ class Tournaments:
         already are kept as they are (a cluster node adopting rooms restores no events)."""
         now = self.clock()
         for tid, event in rebuild(rows).items():
-            if tid in self.events:
-                continue
-            self.events[tid] = event
             self.calendar.seen(event.settings.schedule, event.starts_at)
+            if tid in self.events or (event.status == FINISHED and unattended(event)):
+                continue  # held already, or an occurrence nobody came to (in the store only)
+            self.events[tid] = event
             if event.creator is not None and now - event.created_at < DAY:
                 made = self._created.setdefault(event.creator, deque())
                 made.append(event.created_at)
