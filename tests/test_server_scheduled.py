@@ -50,6 +50,7 @@ async def test_an_occurrence_opens_ahead_survives_a_kill_once_and_starts_on_time
     [first] = await occurrences(ann)  # opened by the first sweep: the minute is within opens
     assert first["status"] == "open" and first["creator"] is None
     assert first["starts_at"] % 60 == 0 and first["name"] == NAME
+    await ann.request(type="join_tournament", tournament=first["tournament"])  # listed for good
     scheduled.kill()
     await scheduled.start()
     ann, bob = await scheduled.client("ann"), await scheduled.client("bob")
