@@ -4,6 +4,7 @@ and a restart from the journal's rows that does not open the same occurrence twi
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from server.core.tournament.schedule import (
     schedule_of,
     schedules_of,
 )
+from server.scheduled import load_schedules
 
 HOUR = 3600.0
 #: The fake clock's start is on the hour; the tests begin 100 s past it.
@@ -130,3 +132,24 @@ def test_a_restart_does_not_open_the_same_occurrence_twice() -> None:
     clock.advance(1)
     again.sweep()
     assert [e.starts_at for e in scheduled(again)] == [event.starts_at + HOUR]
+
+
+def test_an_events_file_in_toml_or_json_and_the_specs_together(tmp_path: Path) -> None:
+    toml = tmp_path / "events.toml"
+    toml.write_text(
+        '[[event]]\nname = "Nightly bots"\ngame = "gomoku"\nformat = "round_robin"\n'
+        'clock = { initial_s = 300, increment_s = 3 }\nevery = "1d"\nat = "02:00"\n'
+        'opens = "1h"\ngames_per_pair = 2\n'
+    )
+    js = tmp_path / "events.json"
+    js.write_text('[{"name": "Swiss", "game": "renju", "format": "swiss", "every": 3600}]')
+    found = load_schedules([toml, js], [SPEC])
+    assert [s.name for s in found] == ["Nightly bots", "Swiss", "Hourly blitz"]
+    assert found[0].at == 7200.0 and found[0].opens == 3600.0 and found[1].every == HOUR
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[event]\n")
+    with pytest.raises(SystemExit, match=r"^mnk-server: --events .*bad.toml: ") as caught:
+        load_schedules([bad], [])
+    assert "\n" not in str(caught.value)
+    with pytest.raises(SystemExit, match="event 'Hourly blitz': two scheduled events"):
+        load_schedules([], [SPEC, SPEC])
