@@ -27,6 +27,7 @@ from client.pairing_actions import PairingActions
 from client.room import RoomState
 from client.seeks import PairingChoice
 from client.settings import Settings
+from client.tournament_actions import TournamentActions
 from client.values import Cell, Message
 from client.views.account import draw_auth
 from client.views.analysis import draw_analysis, draw_line
@@ -37,6 +38,7 @@ from client.views.panel import draw_room_panel
 from client.views.ratings import draw_leaderboard, draw_profile
 from client.views.replay import draw_replay, room_layout
 from client.views.study import draw_study
+from client.views.tournaments import draw_tournaments
 from client.widgets import Frame, Hotspot, TextInput
 
 ANY: Any = object()
@@ -51,7 +53,7 @@ DEFAULT_SIZE = (1200, 680)
 log = logging.getLogger("mnk.client")
 
 
-class App(Controls, AccountActions, PairingActions, AnalysisActions):
+class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentActions):
     """The client application: scenes login / lobby / room / replay / leaderboard / profile
     over one model and one link."""
 
@@ -266,6 +268,7 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions):
             self.subscribe_seeks()
             self.ask_bots()
             self.refresh_history()
+            self.rewatch_tournament()
             room = model.room
             if room is not None and room.seat is None:
                 self.send({"type": "join_room", "room": room.room, "spectate": True})
@@ -278,12 +281,15 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions):
             self.pending_ply = self.move_request = None
             self.cursor = None
             self.confirm = None
-            if model.current is not None and self.scene in ("lobby", "leaderboard", "profile"):
+            away = ("lobby", "leaderboard", "profile", "tournaments")
+            if model.current is not None and self.scene in away:
                 self.scene = "room"
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
         if kind == "seeking":
             self.on_seeking(msg)
+        if kind == "tournaments":
+            self.on_tournament_list()
         if kind == "game_over" and str(msg.get("room")) in model.rooms:
             self.refresh_history()  # one of our games ended: the history has a new row
         elif kind == "games":
@@ -370,6 +376,11 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions):
         elif self.scene == "leaderboard":
             draw_header(self.frame, self.model, "leaderboard", self.typing_name)
             draw_leaderboard(self.frame, self.board, self.shown_board(), self.board_scroll)
+        elif self.scene == "tournaments":
+            draw_header(self.frame, self.model, "tournaments", self.typing_name)
+            online = self.model.connection == "online"
+            me = self.model.player
+            draw_tournaments(self.frame, self.model.tournaments, me, time.time(), online)
         elif self.scene == "profile":
             draw_header(self.frame, self.model, "profile", self.typing_name)
             draw_profile(

@@ -132,6 +132,7 @@ class Controls(Actions):
             "login": self.login_key,
             "leaderboard": self.board_key,
             "profile": self.board_key,
+            "tournaments": self.board_key,
         }
         handler.get(self.scene, self.lobby_key)(event.key)
 

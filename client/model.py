@@ -17,6 +17,7 @@ from client.offers import KIND_WORDS
 from client.ratings import FormPools, Leaderboard, Profile, Rating, form_pools, ratings_by_pool
 from client.room import RoomState, apply_game_over, apply_moved, room_from_state
 from client.seeks import SeekBook
+from client.tournaments import TournamentBook
 from client.values import (
     BotSummary,
     ChatLine,
@@ -98,6 +99,8 @@ class ClientModel:
     profile: Profile | None = None
     #: Quick pairing: the pools, the open seeks on screen and our own seeks (client/seeks.py).
     seeks: SeekBook = field(default_factory=SeekBook)
+    #: The server's tournaments: the list, each one's latest state, the one on screen.
+    tournaments: TournamentBook = field(default_factory=TournamentBook)
 
     @property
     def room(self) -> RoomState | None:
@@ -180,6 +183,12 @@ class ClientModel:
         self.player = msg.get("player") or self.player
         self.session = msg.get("session") or self.session
         self.name = str(msg.get("name") or self.name)[:32]
+
+    def _on_tournaments(self, msg: Message, now: float) -> None:
+        self.tournaments.listed(msg)
+
+    def _on_tournament(self, msg: Message, now: float) -> None:
+        self.tournaments.updated(msg)
 
     def _on_leaderboard(self, msg: Message, now: float) -> None:
         self.leaderboard = board = Leaderboard.from_wire(msg)

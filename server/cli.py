@@ -15,7 +15,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -26,6 +26,8 @@ from server.core.arena import Arena
 from server.core.limits import Limits
 from server.core.node import Node, Standalone
 from server.core.players.keys import KeyRing, read_keys_file
+from server.core.tournament.schedule import Schedule
+from server.scheduled import FILE_HELP, SPEC_HELP, load_schedules
 from server.shell.botpool import DEFAULT_BOTS, BotPool
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
@@ -133,7 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_commit_options(p)
     add_front_options(p)
     add_process_options(p)
+    add_event_options(p)
     return p
+
+
+def add_event_options(p: argparse.ArgumentParser) -> None:
+    """The operator's recurring tournaments (docs/TOURNAMENTS.md, "Scheduled events")."""
+    p.add_argument("--event", action="append", default=[], metavar="SPEC", help=SPEC_HELP)
+    p.add_argument(
+        "--events", action="append", default=[], type=Path, metavar="FILE", help=FILE_HELP
+    )
 
 
 def add_place_options(p: argparse.ArgumentParser) -> None:
@@ -438,14 +449,18 @@ async def connect_cluster(cluster: ClusterNode[ArenaServer], store: Storage) -> 
         raise SystemExit(f"mnk-server: {exc}; check --redis") from None
 
 
-async def serve_forever(args: argparse.Namespace, made: list[Path] | None = None) -> None:
-    """Run the server until a termination signal arrives; once it listens, the new database
-    files ``made`` are in use (emptied: a failure from there on leaves them)."""
+async def serve_forever(
+    args: argparse.Namespace, made: list[Path] | None = None, schedules: Sequence[Schedule] = ()
+) -> None:
+    """Run the server (and the operator's recurring ``schedules``) until a termination signal
+    arrives; once it listens, the new database files ``made`` are in use (emptied: a failure
+    from there on leaves them)."""
     keys = load_keys(args.keys_file)
     store = open_storage(args)
     pg = cluster_store(args, store)
     registry = await code_registry(pg, args.node)
     arena, server, cluster = built(args, store, keys, registry, pg)
+    arena.plan_events(schedules)
     stop = stop_signal()
     if cluster is not None:
         await connect_cluster(cluster, store)
@@ -489,6 +504,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     cluster_options.check(parser, args)
+    schedules = load_schedules(args.events, args.event)  # a bad one: one line, no start
     if not args.no_bots:
         try:
             check_bots(args.bots)
@@ -500,7 +516,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.getLogger("websockets").setLevel(logging.WARNING)
     made = new_files(args)
     try:
-        run(serve_forever(args, made), args.loop)
+        run(serve_forever(args, made, schedules), args.loop)
     except LoopUnavailable as exc:
         raise SystemExit(f"mnk-server: {exc}; try --loop asyncio") from None
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were up: no traceback

@@ -68,6 +68,7 @@ def draw_header(
     for text, action in (
         *(account if model.account else (("Log in", "show_login"),)),
         ("Leaderboard", "leaderboard"),
+        ("Tournaments", "tournaments"),
         ("Analysis board", "study"),
     ):
         bw = theme.font(13).size(text)[0] + 22

@@ -55,6 +55,7 @@ from server.core.round import deadlines
 from server.core.round.actions import Actions
 from server.core.round.reports import reporting
 from server.core.tournament.desk import Tournaments
+from server.core.tournament.schedule import Schedule
 
 log = logging.getLogger("mnk.arena")
 
@@ -262,6 +263,10 @@ class Arena:
         self.node.offline(player)
         self.pairing.offline(player)  # its seeks die with its last connection
         return self.presence.offline(player, now)
+
+    def plan_events(self, schedules: Iterable[Schedule]) -> None:
+        """Run the operator's recurring tournaments (opened ahead and started by the sweep)."""
+        self.tournaments.calendar.plan(schedules)
 
     def sweep(self) -> list[Out]:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""

@@ -62,6 +62,7 @@ from server.core.tournament.event import (
     rebuild,
 )
 from server.core.tournament.roundrobin import rr_round
+from server.core.tournament.schedule import Calendar
 from server.core.tournament.swiss import swiss_round
 from server.core.tournament.values import ARENA, ROUND_ROBIN, Bye, Game
 
@@ -115,6 +116,11 @@ def outcome_of(room: Room) -> tuple[int | None, bool]:
     return outcome.winner, False
 
 
+def unattended(event: Event) -> bool:
+    """A scheduled occurrence that nobody entered (not listed once it is over)."""
+    return event.settings.schedule is not None and not event.players_at_start()
+
+
 class Tournaments:
     """The events of this server: their requests, their games' rooms, their sweep."""
 
@@ -141,6 +147,8 @@ class Tournaments:
         #: When each account created its events of the last day.
         self._created: dict[str, deque[float]] = {}
         self._next_scan = 0.0
+        #: The operator's recurring events (``plan`` them), each occurrence opened once.
+        self.calendar = Calendar()
 
     def handlers(self) -> dict[str, Callable[[Player, Message], list[Out]]]:
         """The requests handled here, by type."""
@@ -172,20 +180,22 @@ class Tournaments:
             made.popleft()
         if len(made) >= MAX_CREATED_PER_DAY:
             raise TooManyTournaments(f"an account creates at most {MAX_CREATED_PER_DAY} a day")
-        event = self.open_event(settings, player.account, msg.get("starts_in_s"))
+        starts_in = msg.get("starts_in_s")
+        starts_at = None if starts_in is None else now + float(starts_in)
+        event = self.open_event(settings, player.account, starts_at)
         made.append(now)
         self._watch(player, event)
         return [Reply(event.message())]
 
-    def open_event(self, settings: Any, creator: str | None, starts_in: float | None) -> Event:
-        """A new event (``creator`` None: the operator's), journaled."""
+    def open_event(self, settings: Any, creator: str | None, starts_at: float | None) -> Event:
+        """A new event (``creator`` None: the operator's) starting at ``starts_at`` (None:
+        when its creator starts it), journaled."""
         if sum(e.status != FINISHED for e in self.events.values()) >= MAX_LIVE_EVENTS:
             raise TooManyTournaments("the server holds the most tournaments it may: try later")
         now = self.clock()
         tid = secrets.token_urlsafe(6)
         while tid in self.events:
             tid = secrets.token_urlsafe(6)
-        starts_at = None if starts_in is None else now + float(starts_in)
         event = Event(tid, settings, creator, now, starts_at)
         self.events[tid] = event
         self.journal.record(event.row())
@@ -320,6 +330,7 @@ class Tournaments:
         out: list[Out] = []
         if now >= self._next_scan:
             self._next_scan = now + SCAN_INTERVAL
+            self._open_scheduled(now)
             for event in list(self.events.values()):
                 out += self._scan(event, now)
         for tid in list(self._dirty):
@@ -328,6 +339,15 @@ class Tournaments:
             if event is not None and event.status == RUNNING:
                 out += self._advance(event, now)
         return out + self._pushes(now)
+
+    def _open_scheduled(self, now: float) -> None:
+        """Open the operator's occurrences due (once each: an event keeps its schedule and
+        start, and a restart tells the calendar)."""
+        for settings, start in self.calendar.due(now):
+            try:
+                self.open_event(settings, None, start)
+            except TooManyTournaments:
+                log.warning("scheduled %r at %.0f not opened: too many", settings.name, start)
 
     def _scan(self, event: Event, now: float) -> list[Out]:
         """An event's clock: its start when due, an arena's end, an arena's pairings."""
@@ -352,6 +372,8 @@ class Tournaments:
         event.finish(now)
         self.journal.record(event.row())
         log.info("tournament %s finished", event.id)
+        if unattended(event):
+            self._forget(event.id)  # an occurrence nobody came to: in the store only
         finished = [e for e in self.events.values() if e.status == FINISHED]
         for old in sorted(finished, key=lambda e: e.ended_at or 0)[:-KEEP_FINISHED]:
             self._forget(old.id)
@@ -570,8 +592,9 @@ class Tournaments:
         already are kept as they are (a cluster node adopting rooms restores no events)."""
         now = self.clock()
         for tid, event in rebuild(rows).items():
-            if tid in self.events:
-                continue
+            self.calendar.seen(event.settings.schedule, event.starts_at)
+            if tid in self.events or (event.status == FINISHED and unattended(event)):
+                continue  # held already, or an occurrence nobody came to (in the store only)
             self.events[tid] = event
             if event.creator is not None and now - event.created_at < DAY:
                 made = self._created.setdefault(event.creator, deque())

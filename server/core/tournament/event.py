@@ -58,6 +58,8 @@ class Settings:
     rounds: int | None = None
     duration_s: float = 0.0
     max_players: int = MAX_ENTRANTS
+    #: The operator's schedule that made the event (None: made by ``create_tournament``).
+    schedule: str | None = None
 
     def describe(self) -> dict[str, Any]:
         """The settings as stored (``TournamentRow.settings``) and as sent."""
@@ -73,6 +75,7 @@ class Settings:
             "rounds": self.rounds,
             "duration_s": self.duration_s,
             "max_players": self.max_players,
+            "schedule": self.schedule,
         }
 
     @classmethod
@@ -84,6 +87,7 @@ class Settings:
             d["name"], d["game"], d["format"], clock, d["rated"], dict(d.get("options", {})),
             openings, d.get("games_per_pair", 2), d.get("rounds"),
             float(d.get("duration_s", 0.0)), d.get("max_players", MAX_ENTRANTS),
+            d.get("schedule"),
         )  # fmt: skip
 
     def room_options(self, tid: str, opening: int | None) -> dict[str, Any]:
@@ -356,7 +360,7 @@ class Event:
             "max_players": s.max_players, "created_at": self.created_at,
             "starts_at": self.starts_at, "started_at": self.started_at,
             "ends_at": self.ends_at, "ended_at": self.ended_at, "round": self.round,
-            "rounds": self.rounds,
+            "rounds": self.rounds, "schedule": s.schedule,
         }  # fmt: skip
 
     def message(self, page: int = 0) -> Message:

@@ -1,0 +1,207 @@
+"""The server's tournaments as the client knows them: the ``tournaments`` list and each
+``tournament`` message (the server's standings and games, shown as sent: nothing computed).
+
+No pygame here; each value is built from one decoded map, tolerating missing fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.records import Message, game_title
+
+FORMAT_WORDS = {"round_robin": "Round robin", "swiss": "Swiss", "arena": "Arena"}
+#: Events listed at once (one page of ``list_tournaments``).
+LIST_LIMIT = 50
+
+
+def clock_text(clock: Any) -> str:
+    """``3+2`` (minutes + seconds a move) for a clock map, ``untimed`` for none."""
+    if not isinstance(clock, dict):
+        return "untimed"
+    initial = float(clock.get("initial_s") or 0)
+    inc = float(clock.get("increment_s") or 0)
+    minutes = f"{initial / 60:g}" if initial >= 60 else f"{initial:g}s"
+    return f"{minutes}+{inc:g}"
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
+class EventLine:
+    """One event as ``list_tournaments`` (or the head of ``tournament``) describes it."""
+
+    tid: str
+    name: str
+    game: str
+    format: str
+    clock: str
+    rated: bool
+    status: str
+    players: int
+    max_players: int
+    starts_at: float | None
+    ends_at: float | None
+    round: int
+    rounds: int | None
+    schedule: str | None
+    creator: str | None
+
+    @classmethod
+    def from_wire(cls, m: Message) -> EventLine:
+        """From a SUMMARY (or a TOURNAMENT) map."""
+        rounds = m.get("rounds")
+        return cls(
+            tid=str(m.get("tournament", "")),
+            name=str(m.get("name", "?"))[:64],
+            game=str(m.get("game", "")),
+            format=str(m.get("format", "")),
+            clock=clock_text(m.get("clock")),
+            rated=bool(m.get("rated")),
+            status=str(m.get("status", "open")),
+            players=int(m.get("players") or 0),
+            max_players=int(m.get("max_players") or 0),
+            starts_at=_num(m.get("starts_at")),
+            ends_at=_num(m.get("ends_at")),
+            round=int(m.get("round") or 0),
+            rounds=int(rounds) if isinstance(rounds, int) else None,
+            schedule=str(m["schedule"]) if m.get("schedule") else None,
+            creator=str(m["creator"]) if m.get("creator") else None,
+        )
+
+    @property
+    def kind(self) -> str:
+        """``Gomoku · Arena · 3+2 · rated``."""
+        parts = [game_title(self.game), FORMAT_WORDS.get(self.format, self.format), self.clock]
+        return " · ".join(parts + (["rated"] if self.rated else []))
+
+    def when(self, now: float) -> str:
+        """Where it stands: ``starts in 4 min``, ``round 2 of 5``, ``ends in 12 min``…"""
+        if self.status == "open":
+            if self.starts_at is None:
+                return "open: starts when its creator starts it"
+            return f"open: starts in {span(self.starts_at - now)}"
+        if self.status == "running" and self.ends_at is not None:
+            return f"running: ends in {span(self.ends_at - now)}"
+        if self.status == "running":
+            return f"running: round {self.round} of {self.rounds or '?'}"
+        return "finished"
+
+
+def span(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3 h 05``."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A standings line as sent: rank, player, points and the format's other figures."""
+
+    rank: int
+    player: str
+    points: float
+    detail: str
+
+    @classmethod
+    def from_wire(cls, m: Message) -> Standing:
+        """From a ``standings`` entry (arena's or round robin's / swiss's)."""
+        if "games" in m:  # an arena's
+            detail = f"{m.get('games', 0)} games, {m.get('wins', 0)} won"
+            if m.get("streak"):
+                detail += ", on a streak"
+        else:
+            detail = (
+                f"+{m.get('wins', 0)} ={m.get('draws', 0)} -{m.get('losses', 0)}"
+                f"  Bh {m.get('buchholz', 0):g}  SB {m.get('sonneborn_berger', 0):g}"
+            )
+        return cls(int(m.get("rank") or 0), str(m.get("player", "")), float(m["points"]), detail)
+
+
+@dataclass(frozen=True, slots=True)
+class EventGame:
+    """A game of the event: its key, players (seat 0 first), room and result as sent."""
+
+    key: str
+    players: tuple[str, str]
+    room: str | None
+    result: str | None
+
+    @classmethod
+    def from_wire(cls, m: Message) -> EventGame:
+        """From a ``games`` entry; ``result`` in words (None: being played)."""
+        players = m.get("players") or ["", ""]
+        result = m.get("result")
+        words = None
+        if isinstance(result, dict):
+            winner = result.get("winner")
+            words = "void" if result.get("void") else {0: "1-0", 1: "0-1"}.get(winner, "½-½")
+        room = m.get("room")
+        return cls(str(m.get("key", "")), (str(players[0]), str(players[1])), room, words)
+
+
+@dataclass(frozen=True, slots=True)
+class EventDetail:
+    """A ``tournament`` message: the event's line, its entrants, standings and games."""
+
+    line: EventLine
+    #: Entrants by player id: (name, state).
+    entrants: dict[str, tuple[str, str]]
+    standings: tuple[Standing, ...]
+    games: tuple[EventGame, ...]
+
+    @classmethod
+    def from_wire(cls, m: Message) -> EventDetail:
+        """From a TOURNAMENT map."""
+        entrants = {
+            str(e.get("id")): (str(e.get("name", "?")), str(e.get("state", "in")))
+            for e in m.get("entrants") or []
+        }
+        return cls(
+            EventLine.from_wire(m),
+            entrants,
+            tuple(Standing.from_wire(s) for s in m.get("standings") or []),
+            tuple(EventGame.from_wire(g) for g in m.get("games") or []),
+        )
+
+    def name_of(self, pid: str) -> str:
+        """An entrant's name (its id when unknown)."""
+        return self.entrants.get(pid, (pid, ""))[0]
+
+    def entered(self, pid: str | None) -> bool:
+        """Whether ``pid`` is an entrant playing on or paused (so "Leave" applies)."""
+        return pid is not None and self.entrants.get(pid, ("", "gone"))[1] in ("in", "paused")
+
+
+@dataclass
+class TournamentBook:
+    """The events listed, the latest ``tournament`` of each one seen, the one on screen."""
+
+    listing: list[EventLine] = field(default_factory=list)
+    events: dict[str, EventDetail] = field(default_factory=dict)
+    selected: str | None = None
+
+    def listed(self, msg: Message) -> None:
+        """A ``tournaments`` answer: the list on screen."""
+        self.listing = [EventLine.from_wire(t) for t in msg.get("tournaments") or []]
+
+    def updated(self, msg: Message) -> None:
+        """A ``tournament`` (an answer or a push): that event's latest state, and its line."""
+        detail = EventDetail.from_wire(msg)
+        self.events[detail.line.tid] = detail
+        lines = [detail.line if e.tid == detail.line.tid else e for e in self.listing]
+        if detail.line.tid not in {e.tid for e in self.listing}:
+            lines.append(detail.line)
+        self.listing = lines
+
+    @property
+    def shown(self) -> EventDetail | None:
+        """The selected event's latest state, if one came."""
+        return self.events.get(self.selected) if self.selected else None

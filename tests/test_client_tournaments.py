@@ -1,0 +1,170 @@
+"""The pygame client's tournaments view, fed the messages a real (in-process) arena sends: the
+list (a scheduled event marked), an event's standings and games as sent, Enter / Leave, a
+live game to watch, and a seat in an event's game opening its room. Drawn to a PNG
+(MNK_SCREENSHOTS=1 copies it into docs/ as screenshot-tournaments.png)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pygame
+import pytest
+from support.app import Driver, running_server
+from support.client_accounts import ONLINE, welcome
+from support.client_shots import shoot
+from support.clock import FakeClock
+from support.fakenet import FakeNet
+from support.pairing import Hub
+
+from client.app import App
+from client.settings import Settings
+from client.tournaments import EventDetail, EventLine
+from server.core.tournament.schedule import parse_spec, schedules_of
+
+HOURLY = "name=Hourly blitz,game=gomoku,format=arena,clock=3+2,every=1h,opens=1h,duration=30m"
+
+
+def server_with_events() -> tuple[Hub, Any, str, str]:
+    """An arena holding a running swiss (alice and three others, round one played, round two
+    on the boards) and the operator's hourly arena, open; (hub, alice, swiss id, arena id)."""
+    hub = Hub(FakeClock(time.time()))
+    hub.arena.plan_events(schedules_of([parse_spec(HOURLY)]))
+    hub.tick(0)
+    [hourly] = [e.id for e in hub.arena.tournaments.events.values()]
+    alice = hub.peer("alice", account=True)
+    made = hub.do(
+        alice, type="create_tournament", name="Friday swiss", game="tictactoe", format="swiss"
+    )
+    tid = made[0]["tournament"]
+    for name in ("alice", "bob", "carol", "dave"):
+        peer = alice if name == "alice" else hub.peer(name, account=True)
+        hub.do(peer, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    for slot in hub.arena.tournaments.events[tid].live():
+        hub.do(hub.peers[slot.game.players[1]], type="resign", room=slot.room)
+    hub.tick(0.05)  # round two paired
+    return hub, alice, tid, hourly
+
+
+def answer(hub: Hub, peer: Any, app: App, net: FakeNet) -> dict[str, Any]:
+    """The server's answer to the client's last request, delivered to the client."""
+    request = dict(net.sent[-1])
+    reply = hub.do(peer, **request)[0]
+    net.inbox.append(reply)
+    app.step(now=1000.0)
+    return reply
+
+
+def test_the_wire_shapes_read_leniently() -> None:
+    line = EventLine.from_wire({"tournament": "t1", "clock": {"initial_s": 30}, "rounds": "x"})
+    assert line.name == "?" and line.clock == "30s+0" and line.rounds is None
+    assert line.when(0.0) == "open: starts when its creator starts it"
+    detail = EventDetail.from_wire({"tournament": "t1", "games": [{"key": "a1"}]})
+    assert detail.games[0].result is None and detail.name_of("p_x") == "p_x"
+
+
+def test_the_tournaments_view_lists_enters_watches_and_plays(tmp_path: Path) -> None:
+    pygame.font.init()
+    hub, alice, swiss, hourly = server_with_events()
+    me = welcome("alice", account=True) | {"player": alice.pid}
+    net = FakeNet([ONLINE, me])
+    app = App(net, name="alice", size=(1200, 680), settings=Settings())
+    app.step(now=1000.0)
+    assert app.hotspot("tournaments") is not None, "the lobby's header opens the view"
+    app.act("tournaments", None)
+    assert app.scene == "tournaments" and net.sent[-1]["type"] == "list_tournaments"
+    answer(hub, alice, app, net)
+    assert net.sent[-1] == {"type": "watch_tournament", "tournament": swiss, "id": len(net.sent)}
+    answer(hub, alice, app, net)
+    shot = shoot(app, tmp_path / "tournaments.png", "screenshot-tournaments.png")
+    seen = ("Friday swiss", "Hourly blitz  (scheduled)", "Gomoku · Arena · 3+2", "STANDINGS")
+    for words in (*seen, "running: round 2 of 3", "GAMES", "carol", "Leave", "1-0"):
+        assert shot.shows(words), words
+    assert not shot.clipped, shot.clipped
+    standings = hub.arena.tournaments.events[swiss].standings()
+    assert shot.shows(f"{standings[0]['points']:g}")  # the server's points, as sent
+    live = [
+        s for s in hub.arena.tournaments.events[swiss].live() if alice.pid not in s.game.players
+    ]
+    app.act("tournament_game", live[0].room)
+    assert net.sent[-1] == {"type": "join_room", "room": live[0].room, "spectate": True,
+                            "id": len(net.sent)}  # fmt: skip
+    app.act("tournament_pick", hourly)  # alice is in the swiss: she keeps watching it
+    assert [m["type"] for m in net.sent[-1:]] == ["watch_tournament"]
+    answer(hub, alice, app, net)
+    shot = shoot(app, tmp_path / "hourly.png")
+    assert shot.shows("open: starts in") and shot.shows("by the server's schedule")
+    enter = app.hotspot("tournament_join", hourly)
+    assert enter is not None
+    app.click(enter.rect.center)
+    assert net.sent[-1]["type"] == "join_tournament"
+    answer(hub, alice, app, net)
+    assert app.hotspot("tournament_leave", hourly) is not None
+    assert shoot(app, tmp_path / "entered.png").shows("alice")
+    mine = [m for m in alice.inbox if m.get("type") in ("joined", "state")]
+    net.inbox.extend(mine[-2:])  # seated in round two's game: the room opens
+    app.step(now=1000.0)
+    assert app.scene == "room" and app.model.room is not None
+
+
+def test_escape_leaves_the_view_for_the_lobby(tmp_path: Path) -> None:
+    pygame.font.init()
+    net = FakeNet([ONLINE, welcome("bob")])
+    app = App(net, name="bob", size=(1200, 680), settings=Settings())
+    app.step(now=1000.0)
+    app.act("tournaments", None)
+    net.inbox.append({"type": "tournaments", "tournaments": [], "next": None})
+    app.step(now=1000.0)
+    assert shoot(app, tmp_path / "empty.png").shows("No tournaments on this server yet.")
+    app.step([pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE)], now=1000.0)
+    assert app.scene == "lobby"
+
+
+@pytest.mark.slow
+def test_two_clients_enter_a_scheduled_event_and_play_its_game(tmp_path: Path) -> None:
+    """A real server with ``--event`` (an arena every minute): two clients enter it from the
+    view, the server seats them at the minute, and the first to move plays by clicking."""
+    spec = "name=Minute arena,game=tictactoe,format=arena,clock=none,every=1m,opens=1m"
+    with running_server(
+        tmp_path, "--memory", "--no-bots", "--event", spec + ",duration=50s"
+    ) as url:
+        ann, bob = Driver(url, "ann"), Driver(url, "bob")
+        try:
+            for d in (ann, bob):
+                d.pump(lambda d=d: d.app.model.connection == "online", what="online")
+                d.click("tournaments")
+                book = d.app.model.tournaments
+                d.pump(lambda book=book: book.shown is not None, what="the event shown")
+                assert book.shown is not None and book.shown.line.schedule == "Minute arena"
+                d.click("tournament_join", book.shown.line.tid)
+                d.pump(lambda d=d: d.app.hotspot("tournament_leave") is not None, what="entered")
+            for d in (ann, bob):  # the minute comes: both seated, each client in its room
+                d.pump(lambda d=d: d.app.scene == "room", 90, "the event's start")
+            first = ann if ann.room.seat == 0 else bob
+            first.pump(lambda: first.room.my_turn, what="our turn")
+            pos = first.app.cell_pixel(1, 1)
+            assert pos is not None
+            first.click_at(pos)
+            other = bob if first is ann else ann
+            other.pump(lambda: other.room.ply == 1, what="the move seen by the other")
+            assert other.room.moves[0] == (1, 1)
+        finally:
+            ann.close()
+            bob.close()
+
+
+def test_a_reconnect_watches_the_event_on_screen_again() -> None:
+    pygame.font.init()
+    net = FakeNet([ONLINE, welcome("bob")])
+    app = App(net, name="bob", size=(1200, 680), settings=Settings())
+    app.step(now=1000.0)
+    app.act("tournaments", None)
+    net.inbox.append({"type": "tournaments", "tournaments": [{"tournament": "t1", "name": "Cup"}]})
+    app.step(now=1000.0)
+    assert net.sent[-1]["type"] == "watch_tournament"
+    net.inbox += [{"type": "_net", "status": "offline"}, ONLINE, welcome("bob")]
+    app.step(now=1001.0)
+    watches = [m for m in net.sent if m["type"] == "watch_tournament"]
+    assert [m["tournament"] for m in watches] == ["t1", "t1"]
