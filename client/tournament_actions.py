@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from client.model import ClientModel
-from client.records import Message
 from client.tournaments import LIST_LIMIT
+from client.values import Message
 
 
 class TournamentActions:

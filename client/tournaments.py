@@ -9,21 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.records import Message, game_title
+from client.labels import clock_text
+from client.values import Message, game_title
 
 FORMAT_WORDS = {"round_robin": "Round robin", "swiss": "Swiss", "arena": "Arena"}
 #: Events listed at once (one page of ``list_tournaments``).
 LIST_LIMIT = 50
-
-
-def clock_text(clock: Any) -> str:
-    """``3+2`` (minutes + seconds a move) for a clock map, ``untimed`` for none."""
-    if not isinstance(clock, dict):
-        return "untimed"
-    initial = float(clock.get("initial_s") or 0)
-    inc = float(clock.get("increment_s") or 0)
-    minutes = f"{initial / 60:g}" if initial >= 60 else f"{initial:g}s"
-    return f"{minutes}+{inc:g}"
 
 
 def _num(value: Any) -> float | None:

@@ -58,8 +58,9 @@ def answer(hub: Hub, peer: Any, app: App, net: FakeNet) -> dict[str, Any]:
 
 
 def test_the_wire_shapes_read_leniently() -> None:
-    line = EventLine.from_wire({"tournament": "t1", "clock": {"initial_s": 30}, "rounds": "x"})
-    assert line.name == "?" and line.clock == "30s+0" and line.rounds is None
+    clock = {"initial_s": 30, "label": "½+0"}  # the server's label shows, never one computed
+    line = EventLine.from_wire({"tournament": "t1", "clock": clock, "rounds": "x"})
+    assert line.name == "?" and line.clock == "½+0" and line.rounds is None
     assert line.when(0.0) == "open: starts when its creator starts it"
     detail = EventDetail.from_wire({"tournament": "t1", "games": [{"key": "a1"}]})
     assert detail.games[0].result is None and detail.name_of("p_x") == "p_x"

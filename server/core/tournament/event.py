@@ -14,6 +14,7 @@ from protocol.errors import ArenaError, BadOptions, RatedNeedsClock
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.game.clock import ClockSpec
+from server.core.game.labels import clock_label
 from server.core.game.options import canonical, read_clock
 from server.core.game.room import Room
 from server.core.journal.rows import EntrantRow, PairingRow, ResultRow, TournamentRow
@@ -353,9 +354,10 @@ class Event:
     def summary(self) -> Message:
         """The event's line in ``tournaments``."""
         s = self.settings
+        clock = None if s.clock is None else s.clock.describe() | {"label": clock_label(s.clock)}
         return {
             "tournament": self.id, "name": s.name, "game": s.game, "format": s.format,
-            "clock": s.clock.describe() if s.clock is not None else None, "rated": s.rated,
+            "clock": clock, "rated": s.rated,
             "status": self.status, "creator": self.creator, "players": len(self.active()),
             "max_players": s.max_players, "created_at": self.created_at,
             "starts_at": self.starts_at, "started_at": self.started_at,
