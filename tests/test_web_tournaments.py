@@ -1,0 +1,105 @@
+"""Tournaments in the real chromium against a real server process: a guest told why it cannot
+create an event; an account creating a round robin from /tournaments, entering and leaving it
+from its page; two accounts (raw clients) entering; the creator starting it; the page at /t/ID
+following the event live (the game being played linking to its room, the standings and the
+crosstable moving as results come in, every finished game linking to its replay and analysis);
+the lobby listing the events starting soon; the results downloaded as JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.browser import WebServer, account, new_page
+from support.events import Background, Entrants
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def entrants(web_server: WebServer) -> Iterator[Entrants]:
+    """Alice and Bob, registered accounts on raw sockets to the web server."""
+    made = Entrants(Background(), web_server.url.replace("http", "ws", 1), ["alice", "bob"])
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def create_event(page: Any, url: str, name: str) -> str:
+    """Create a tic-tac-toe round robin (two games a pair) from /tournaments; its id."""
+    page.goto(url + "/tournaments")
+    page.wait_for_selector("#ev-create:not([disabled])")
+    page.fill("#ev-name", name)
+    page.select_option("#ev-game", "tictactoe")
+    page.select_option("#ev-format", "round_robin")
+    page.fill("#ev-per-pair", "2")
+    page.click("#ev-create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector(f"#ev-title:has-text('{name}')")
+    return page.url.rsplit("/", 1)[1]
+
+
+def standing(page: Any, rank: int) -> tuple[str, str]:
+    """The name and points on line ``rank`` of the page's standings."""
+    row = page.locator(f"#standings tbody tr:nth-child({rank}) td")
+    return row.nth(1).inner_text(), row.nth(2).inner_text()
+
+
+def test_an_event_is_created_entered_and_followed_live_to_its_end(
+    browser: Any, web_server: WebServer, entrants: Entrants, tmp_path: Path
+) -> None:
+    url = web_server.url
+    guest, carol = new_page(browser), new_page(browser, accept_downloads=True)
+    guest.goto(url + "/tournaments")
+    guest.wait_for_selector("#ev-why:has-text('Only an account creates events')")
+    assert guest.is_disabled("#ev-create")
+    account(carol, url, "carol", "a fine long secret")
+    tid = create_event(carol, url, "Sunday cup")
+    carol.wait_for_selector("#status:has-text('Open: starts when its creator starts it')")
+    carol.click("#ev-join")
+    carol.wait_for_selector("#ev-you:has-text('you are in')")
+    carol.click("#ev-leave")  # before the start: out of it again
+    carol.wait_for_selector("#ev-join")
+    guest.goto(url + "/")  # the lobby lists it among the events starting soon
+    guest.click(f"#soon-events a[href='/t/{tid}']")
+    guest.wait_for_url(f"**/t/{tid}")
+    guest.wait_for_selector("#ev-join:not([disabled])")  # a casual event: a guest may enter
+    entrants.join(tid)
+    for page in (carol, guest):  # pushed to the watchers
+        page.wait_for_selector("#ev-entrants li:has-text('alice')")
+        page.wait_for_selector("#ev-entrants li:has-text('bob')")
+    carol.click("#ev-start")
+    first = entrants.live(tid)[0]
+    for page in (carol, guest):
+        page.wait_for_selector("#status:has-text('Running: round 1 of 2')")
+        page.wait_for_selector(f"#ev-live a[href='/r/{first['room']}']")
+    entrants.resign(first)  # seat 0 wins
+    for page in (carol, guest):
+        page.wait_for_selector("#ev-finished a.replay")
+        page.wait_for_selector("#standings tbody tr:first-child td.points:has-text('1')")
+        assert standing(page, 1)[0] == entrants.names[first["players"][0]]
+        assert standing(page, 2)[1] == "0" and page.locator("#ev-finished li").count() == 1
+    second = entrants.live(tid)[0]
+    assert second["players"] == first["players"][::-1]  # the seats swapped
+    entrants.resign(second)
+    for page in (carol, guest):
+        page.wait_for_selector("#status:has-text('Finished')")
+        page.wait_for_selector("#ev-finished li >> nth=1")
+        assert [standing(page, 1)[1], standing(page, 2)[1]] == ["1", "1"]
+        assert page.locator("#crosstable td.score:has-text('1')").count() == 2
+        assert page.locator("#ev-live li").inner_text() == "None."
+    links = guest.locator("#ev-finished a.analyse").evaluate_all("as => as.map(a => a.pathname)")
+    assert len(links) == 2 and all(link.startswith("/g/") for link in links)
+    guest.click("#ev-finished a.replay >> nth=0")  # the replay, as the history opens it
+    guest.wait_for_url("**/g/*")
+    guest.wait_for_selector("#status:has-text('resigned')")
+    with carol.expect_download() as saved:
+        carol.click("#ev-download")
+    results = json.loads(Path(saved.value.path()).read_text())
+    assert results["tournament"] == tid and results["status"] == "finished"
+    assert len(results["games"]) == 2 and results["crosstable"][0][1] == [1.0, 2]
+    assert carol.script_errors == guest.script_errors == []
