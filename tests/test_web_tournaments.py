@@ -79,7 +79,7 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
         page.wait_for_selector(f"#ev-live a[href='/r/{first['room']}']")
     entrants.resign(first)  # seat 0 wins
     for page in (carol, guest):
-        page.wait_for_selector("#ev-finished a.replay")
+        page.wait_for_selector("#ev-finished a.ev-replay")
         page.wait_for_selector("#standings tbody tr:first-child td.points:has-text('1')")
         assert standing(page, 1)[0] == entrants.names[first["players"][0]]
         assert standing(page, 2)[1] == "0" and page.locator("#ev-finished li").count() == 1
@@ -94,7 +94,7 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
         assert page.locator("#ev-live li").inner_text() == "None."
     links = guest.locator("#ev-finished a.analyse").evaluate_all("as => as.map(a => a.pathname)")
     assert len(links) == 2 and all(link.startswith("/g/") for link in links)
-    guest.click("#ev-finished a.replay >> nth=0")  # the replay, as the history opens it
+    guest.click("#ev-finished a.ev-replay >> nth=0")  # the replay, as the history opens it
     guest.wait_for_url("**/g/*")
     guest.wait_for_selector("#status:has-text('resigned')")
     with carol.expect_download() as saved:

@@ -293,13 +293,14 @@ export class TournamentPage {
     document.title = `${t.name} · mnk-arena`;
     this.title.textContent = t.name;
     this.kind.textContent = `${kindText(t)}${t.creator ? ` · created by ${t.creator}` : ""}`;
-    this.status.textContent = statusText(t);
     this.root.dataset.status = t.status;
     const names = new Map(t.entrants.map((e) => [e.id, e.name]));
     const name = (pid) => names.get(pid) || "?";
+    const first = t.status === "finished" && t.standings.length ? t.standings[0] : null;
+    this.status.textContent = `${statusText(t)}${first ? ` · first: ${name(first.player)}` : ""}`;
     this.showActions(t);
     this.entrants.replaceChildren(...(t.entrants.length ? t.entrants.map((e) => h("li", {},
-      playerLink(t, e), ` ${e.rating}`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
+      playerLink(t, e), ` (${e.rating})`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
       : [h("li", { class: "hint" }, "Nobody yet.")]));
     this.standings.replaceChildren(t.format === "arena" ? arenaTable(t, name) : pointsTable(t, name));
     this.crossPanel.hidden = !t.crosstable;
@@ -365,7 +366,7 @@ function roundWords(t, game) {
 function finishedItem(t, g, name) {
   return h("li", { dataset: { key: g.key } },
     h("span", { class: "hint" }, `${roundWords(t, g)} · `),
-    g.game_id ? h("a", { href: `/g/${g.game_id}`, "data-nav": "", class: "replay" }, `${name(g.players[0])} vs ${name(g.players[1])}`)
+    g.game_id ? h("a", { href: `/g/${g.game_id}`, "data-nav": "", class: "ev-replay" }, `${name(g.players[0])} vs ${name(g.players[1])}`)
       : `${name(g.players[0])} vs ${name(g.players[1])}`,
     ` · ${resultWords(g, name)}`,
     g.game_id ? [" · ", h("a", { href: `/g/${g.game_id}?analyse`, "data-nav": "", class: "analyse" }, "analyse")] : null);

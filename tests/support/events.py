@@ -70,9 +70,15 @@ class Entrants:
         self.bg.run(until_answered(any_live))
         return found
 
-    def resign(self, game: dict[str, Any]) -> None:
-        """The second seat of ``game`` resigns it (its ``game_over`` was committed)."""
-        loser = self.clients[game["players"][1]]
+    def ask(self, who: str, **message: Any) -> dict[str, Any]:
+        """``who``'s request (an entrant's name) and the server's reply."""
+        pid = next(p for p, n in self.names.items() if n == who)
+        return self.bg.run(self.clients[pid].request(**message))
+
+    def resign(self, game: dict[str, Any], seat: int = 1) -> None:
+        """A seat of ``game`` (the second unless told) resigns it (its ``game_over`` was
+        committed)."""
+        loser = self.clients[game["players"][seat]]
 
         async def resign() -> None:
             reply = await loser.request(type="resign", room=game["room"])
