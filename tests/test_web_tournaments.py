@@ -3,7 +3,8 @@ create an event; an account creating a round robin from /tournaments, entering a
 from its page; two accounts (raw clients) entering; the creator starting it; the page at /t/ID
 following the event live (the game being played linking to its room, the standings and the
 crosstable moving as results come in, every finished game linking to its replay and analysis);
-the lobby listing the events starting soon; the results downloaded as JSON."""
+the lobby listing the events starting soon; the results downloaded as JSON. And a person who
+entered from the browser taken to its game as it is made, and back to the event from there."""
 
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ def entrants(web_server: WebServer) -> Iterator[Entrants]:
         made.close()
 
 
-def create_event(page: Any, url: str, name: str) -> str:
-    """Create a tic-tac-toe round robin (two games a pair) from /tournaments; its id."""
+def create_event(page: Any, url: str, name: str, per_pair: int = 2) -> str:
+    """Create a tic-tac-toe round robin (``per_pair`` games a pair) from /tournaments; its id."""
     page.goto(url + "/tournaments")
     page.wait_for_selector("#ev-create:not([disabled])")
     page.fill("#ev-name", name)
     page.select_option("#ev-game", "tictactoe")
     page.select_option("#ev-format", "round_robin")
-    page.fill("#ev-per-pair", "2")
+    page.fill("#ev-per-pair", str(per_pair))
     page.click("#ev-create")
     page.wait_for_url("**/t/*")
     page.wait_for_selector(f"#ev-title:has-text('{name}')")
@@ -76,7 +77,7 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
     first = entrants.live(tid)[0]
     for page in (carol, guest):
         page.wait_for_selector("#status:has-text('Running: round 1 of 2')")
-        page.wait_for_selector(f"#ev-live a[href='/r/{first['room']}']")
+        page.wait_for_selector(f"#ev-live a[href^='/r/{first['room']}?t=']")
     entrants.resign(first)  # seat 0 wins
     for page in (carol, guest):
         page.wait_for_selector("#ev-finished a.ev-replay")
@@ -103,3 +104,26 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
     assert results["tournament"] == tid and results["status"] == "finished"
     assert len(results["games"]) == 2 and results["crosstable"][0][1] == [1.0, 2]
     assert carol.script_errors == guest.script_errors == []
+
+
+def test_an_entrant_in_the_browser_is_taken_to_its_game_and_back_to_the_event(
+    browser: Any, web_server: WebServer, entrants: Entrants
+) -> None:
+    url = web_server.url
+    carol = new_page(browser)
+    account(carol, url, "carol", "a fine long secret")
+    tid = create_event(carol, url, "Quick duel", per_pair=1)
+    carol.click("#ev-join")
+    carol.wait_for_selector("#ev-you:has-text('you are in')")
+    entrants.ask("alice", type="join_tournament", tournament=tid)
+    carol.wait_for_selector("#ev-entrants li:has-text('alice')")
+    carol.click("#ev-start")  # its game is made: the page goes to its room
+    carol.wait_for_url(f"**/r/*?t={tid}")
+    carol.wait_for_selector(".player .name:has-text('alice')")
+    carol.on("dialog", lambda dialog: dialog.accept())
+    carol.click("#resign")
+    carol.wait_for_selector("#status:has-text('resigned')")
+    carol.click("#back-to-event")
+    carol.wait_for_url(f"**/t/{tid}")
+    carol.wait_for_selector("#ev-finished li:has-text('alice won')")
+    assert carol.script_errors == []

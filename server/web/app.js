@@ -54,6 +54,14 @@ net.addEventListener("online", () => {
 net.addEventListener("retrying", showRetry);
 net.addEventListener("offline", (e) => { showNet(); if (e.detail.why) say(e.detail.why); });
 net.addEventListener("notice", (e) => say(e.detail.text));
+/** A game of a tournament this player entered was made: open its room, wherever the page is,
+ *  unless the player is at another game in play (then said, not snatched away). */
+net.addEventListener("joined", (e) => {
+  const { room, tournament } = e.detail;
+  if (!tournament || !room || location.pathname === `/r/${room}`) return;
+  if (net.playing.size) say(`Your next tournament game is ready: room ${room} (${location.origin}/r/${room}).`);
+  else go(`/r/${room}?t=${encodeURIComponent(tournament)}`);
+});
 net.addEventListener("error", (e) => {
   if (e.detail.code !== "stale_ply") say(e.detail.message);
 });
@@ -117,7 +125,9 @@ function route() {
   const path = location.pathname;
   let m;
   if ((m = path.match(/^\/r\/([A-Za-z0-9_-]+)$/))) {
-    view = new RoomView(net, m[1], { say });
+    const event = new URLSearchParams(location.search).get("t");
+    const tournament = event && /^[A-Za-z0-9_-]{1,64}$/.test(event) ? event : null;
+    view = new RoomView(net, m[1], { say, tournament });
     document.title = `Room ${m[1]} · mnk-arena`;
   } else if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) {
     const params = new URLSearchParams(location.search);

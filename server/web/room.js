@@ -16,10 +16,12 @@ const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "audience",
   "offer", "offer_declined", "taken_back", "online", "offline"];
 
 export class RoomView {
-  /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv). */
-  constructor(net, code, { spectate = false, onOver = null, say }) {
+  /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv);
+   *  `tournament`: the event whose game it is (a link back to its page). */
+  constructor(net, code, { spectate = false, onOver = null, say, tournament = null }) {
     this.net = net;
     this.code = code;
+    this.tournament = tournament;
     this.spectate = spectate;
     this.onOver = onOver;
     this.say = say;
@@ -83,6 +85,8 @@ export class RoomView {
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
+        this.tournament ? h("p", {}, h("a", { href: `/t/${this.tournament}`, "data-nav": "", id: "back-to-event" },
+          "Back to the tournament")) : null,
         this.invite = h("p", { class: "invite", id: "invite", hidden: true }, "Send this link to a friend: ",
           linkBox, h("button", { id: "copy-link", onclick: () => copy(linkBox, this.say) }, "Copy")),
         h("p", {}, "Watching: ", this.watchers),

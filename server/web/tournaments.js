@@ -248,7 +248,6 @@ export class TournamentPage {
       h("div", { class: "panel wide" }, h("h2", {}, "Finished games"), this.done, this.more));
     this.handlers = {
       tournament: (e) => { if (e.detail.tournament === this.id) this.show(e.detail); },
-      joined: (e) => this.ownGame(e.detail),
       logged_in: () => this.watch(),
       logged_out: () => this.watch(),
     };
@@ -281,13 +280,6 @@ export class TournamentPage {
       });
   }
 
-  /** One of this viewer's games of the event was made: open its room. */
-  ownGame(joined) {
-    if (joined.tournament !== this.id || !joined.room) return;
-    this.say("Your game of the tournament starts: opening its room.");
-    this.go(`/r/${joined.room}`);
-  }
-
   show(t) {
     this.event = t;
     document.title = `${t.name} · mnk-arena`;
@@ -307,7 +299,7 @@ export class TournamentPage {
     if (t.crosstable) this.cross.replaceChildren(crosstable(t, name));
     const live = t.games.filter((g) => !g.result && g.room);
     this.live.replaceChildren(...(live.length ? live.map((g) => h("li", { dataset: { key: g.key } },
-      h("a", { href: `/r/${g.room}`, "data-nav": "", class: "watch" }, `${name(g.players[0])} vs ${name(g.players[1])}`),
+      h("a", { href: `/r/${g.room}?t=${t.tournament}`, "data-nav": "", class: "watch" }, `${name(g.players[0])} vs ${name(g.players[1])}`),
       h("span", { class: "hint" }, ` · ${roundWords(t, g)} · watch`)))
       : [h("li", { class: "hint" }, t.status === "running" ? "No game at this moment." : "None.")]));
     const done = t.games.filter((g) => g.result);
