@@ -127,3 +127,26 @@ def test_an_entrant_in_the_browser_is_taken_to_its_game_and_back_to_the_event(
     carol.wait_for_url(f"**/t/{tid}")
     carol.wait_for_selector("#ev-finished li:has-text('alice won')")
     assert carol.script_errors == []
+
+
+def test_an_arena_page_shows_the_servers_arena_points_and_performance(
+    browser: Any, web_server: WebServer, entrants: Entrants
+) -> None:
+    event = entrants.ask(
+        "alice", type="create_tournament", name="Night arena", game="tictactoe",
+        format="arena", duration_s=600,
+    )  # fmt: skip
+    tid = event["tournament"]
+    entrants.join(tid)
+    page = new_page(browser)
+    page.goto(f"{web_server.url}/t/{tid}")
+    page.wait_for_selector("#ev-join:not([disabled])")  # an open, casual event: a guest may
+    entrants.ask("alice", type="start_tournament", tournament=tid)
+    page.wait_for_selector("#status:has-text('Running: ends at')")
+    page.wait_for_selector("#ev-join")  # an arena takes entrants while it runs
+    game = entrants.live(tid)[0]
+    entrants.resign(game)
+    page.wait_for_selector("#standings tbody tr:first-child td.points:has-text('2')")  # a win: 2
+    assert standing(page, 1)[0] == entrants.names[game["players"][0]]
+    assert page.locator("#standings th:has-text('Perf.')").count() == 1
+    assert page.is_hidden("#crosstable") and page.script_errors == []
