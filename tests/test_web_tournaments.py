@@ -9,6 +9,7 @@ entered from the browser taken to its game as it is made, and back to the event 
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,14 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
     results = json.loads(Path(saved.value.path()).read_text())
     assert results["tournament"] == tid and results["status"] == "finished"
     assert len(results["games"]) == 2 and results["crosstable"][0][1] == [1.0, 2]
+    with carol.expect_download() as saved:
+        carol.click("#ev-psq")  # every game as a .psq, in one .zip
+    archive = zipfile.ZipFile(saved.value.path())
+    assert archive.testzip() is None
+    names = sorted(archive.namelist())
+    assert [n.split("_", 1)[0] for n in names] == ["1.1", "2.1"] and names[0].endswith(".psq")
+    record = archive.read(names[0]).decode()
+    assert record.startswith("Piskvorky 3x3") and "\n-1\n" in record
     assert carol.script_errors == guest.script_errors == []
 
 
