@@ -231,7 +231,7 @@ export class TournamentPage {
     this.event = null;
     this.title = h("h2", { id: "ev-title" }, "Tournament");
     this.kind = h("p", { class: "hint", id: "ev-kind" });
-    this.status = h("p", { class: "status", id: "status" }, "Loading…");
+    this.status = h("p", { class: "status", id: "status", "aria-live": "polite" }, "Loading…");
     this.actions = h("p", { class: "actions", id: "ev-actions" });
     this.entrants = h("ul", { id: "ev-entrants", class: "events" });
     this.standings = h("div", { id: "ev-standings", class: "scroll" });
@@ -254,10 +254,14 @@ export class TournamentPage {
     };
     for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);
     this.stopOnline = whenOnline(net, () => this.watch());
+    this.ticker = setInterval(() => { // "in 5 min" moves on between pushes
+      if (this.event) this.status.textContent = this.statusLine();
+    }, 30_000);
   }
 
   close() {
     this.stopOnline();
+    clearInterval(this.ticker);
     for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
     if (this.net.online) {
       try {
@@ -289,8 +293,7 @@ export class TournamentPage {
     this.root.dataset.status = t.status;
     const names = new Map(t.entrants.map((e) => [e.id, e.name]));
     const name = (pid) => names.get(pid) || "?";
-    const first = t.status === "finished" && t.standings.length ? t.standings[0] : null;
-    this.status.textContent = `${statusText(t)}${first ? ` · first: ${name(first.player)}` : ""}`;
+    this.status.textContent = this.statusLine();
     this.showActions(t);
     this.entrants.replaceChildren(...(t.entrants.length ? t.entrants.map((e) => h("li", {},
       playerLink(t, e), ` (${e.rating})`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
@@ -309,6 +312,14 @@ export class TournamentPage {
     this.more.textContent = t.pages > 1 ? `The latest 100 games are listed (of ${t.pages} pages); the JSON holds this page.` : "";
   }
 
+  /** Where the event stands ("Open: starts at 14:05 (in 5 min)"; a finished one's first). */
+  statusLine() {
+    const t = this.event;
+    const first = t.status === "finished" && t.standings.length ? t.standings[0].player : null;
+    const name = first && (t.entrants.find((e) => e.id === first) || {}).name;
+    return `${statusText(t)}${name ? ` · first: ${name}` : ""}`;
+  }
+
   /** Join, leave and start, as this viewer may use them now; the download of the results. */
   showActions(t) {
     const me = t.entrants.find((e) => e.id === this.net.player);
@@ -323,7 +334,11 @@ export class TournamentPage {
     }
     if (playing && t.status !== "finished") {
       const words = t.status === "open" ? "Leave" : t.format === "arena" ? "Pause" : "Withdraw";
-      buttons.push(h("button", { id: "ev-leave", onclick: () => this.act("leave_tournament") }, words));
+      const leave = () => {
+        if (words === "Withdraw" && !confirm("Withdraw from the event? Your games still to play are lost.")) return;
+        this.act("leave_tournament");
+      };
+      buttons.push(h("button", { id: "ev-leave", onclick: leave }, words));
     }
     if (t.status === "open" && this.net.account && t.creator === this.net.name) {
       buttons.push(h("button", { id: "ev-start", onclick: () => this.act("start_tournament") }, "Start now"));
