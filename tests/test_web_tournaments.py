@@ -1,7 +1,8 @@
 """Tournaments in the real chromium against a real server process: a guest told why it cannot
 create an event; an account creating a round robin from /tournaments, entering and leaving it
 from its page; two accounts (raw clients) entering; the creator starting it; the page at /t/ID
-following the event live (the game being played linking to its room, the standings and the
+following the event live (the game being played linking to its room and drawn on a small live
+board, the standings and the
 crosstable moving as results come in, every finished game linking to its replay and analysis);
 the lobby listing the events starting soon; the results downloaded as JSON. And a person who
 entered from the browser taken to its game as it is made, and back to the event from there."""
@@ -54,6 +55,8 @@ def standing(page: Any, rank: int) -> tuple[str, str]:
 def test_an_event_is_created_entered_and_followed_live_to_its_end(
     browser: Any, web_server: WebServer, entrants: Entrants, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     url = web_server.url
     guest, carol = new_page(browser), new_page(browser, accept_downloads=True)
     guest.goto(url + "/tournaments")
@@ -79,6 +82,9 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
     for page in (carol, guest):
         page.wait_for_selector("#status:has-text('Running: round 1 of 2')")
         page.wait_for_selector(f"#ev-live a[href^='/r/{first['room']}?t=']")
+    entrants.play(first, [(1, 1), (0, 0)])  # its small live board follows the moves
+    for page in (carol, guest):
+        expect(page.locator("#ev-boards .cell[data-stone]")).to_have_count(2)
     entrants.resign(first)  # seat 0 wins
     for page in (carol, guest):
         page.wait_for_selector("#ev-finished a.ev-replay")

@@ -5,7 +5,7 @@
 // messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis.
 
 import { GameActions } from "./actions.js";
-import { Board, coordName } from "./board.js";
+import { Board, coordName, stonesOf } from "./board.js";
 import { positionValue } from "./evaluation.js";
 import { Hints } from "./hints.js";
 import {
@@ -182,17 +182,7 @@ export class RoomView {
   }
 
   stones() {
-    const st = this.st;
-    const out = [];
-    const position = st.options && st.options.position;
-    let first = 0;
-    if (position) {
-      for (const [x, y] of position.black) out.push([x, y, 0, ""]);
-      for (const [x, y] of position.white) out.push([x, y, 1, ""]);
-      first = position.to_move || 0;
-    }
-    st.moves.forEach(([x, y], i) => out.push([x, y, (first + i) % 2, i + 1]));
-    return out;
+    return stonesOf(this.st.options, this.st.moves);
   }
 
   /** The colour of the next stone (0 black / X): stones alternate from the set-up's side to move. */

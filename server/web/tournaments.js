@@ -4,6 +4,7 @@
 // as JSON and its games as .psq files in one .zip) and the lobby's "starting soon" list. Everything shown is the server's word (the
 // `tournament` and `tournaments` messages of docs/PROTOCOL.md): nothing is counted here.
 
+import { MiniBoards } from "./miniboards.js";
 import { download } from "./replay.js";
 import { CLOCKS, GAMES, clockOf, clockWords, h, profilePath } from "./ui.js";
 import { zip } from "./zip.js";
@@ -237,6 +238,7 @@ export class TournamentPage {
     this.standings = h("div", { id: "ev-standings", class: "scroll" });
     this.cross = h("div", { id: "ev-crosstable", class: "scroll" });
     this.live = h("ul", { id: "ev-live", class: "events" });
+    this.minis = new MiniBoards(net, go);
     this.done = h("ul", { id: "ev-finished", class: "events" });
     this.more = h("p", { class: "hint", id: "ev-more" });
     this.crossPanel = h("div", { class: "panel wide" }, h("h2", {}, "Crosstable"), this.cross);
@@ -244,7 +246,7 @@ export class TournamentPage {
       h("div", { class: "panel wide" }, this.title, this.kind, this.status, this.actions),
       h("div", { class: "panel wide" }, h("h2", {}, "Standings"), this.standings),
       this.crossPanel,
-      h("div", { class: "panel" }, h("h2", {}, "Being played"), this.live),
+      h("div", { class: "panel" }, h("h2", {}, "Being played"), this.live, this.minis.root),
       h("div", { class: "panel" }, h("h2", {}, "Entrants"), this.entrants),
       h("div", { class: "panel wide" }, h("h2", {}, "Finished games"), this.done, this.more));
     this.handlers = {
@@ -253,7 +255,7 @@ export class TournamentPage {
       logged_out: () => this.watch(),
     };
     for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);
-    this.stopOnline = whenOnline(net, () => this.watch());
+    this.stopOnline = whenOnline(net, () => { this.minis.reset(); this.watch(); });
     this.ticker = setInterval(() => { // "in 5 min" moves on between pushes
       if (this.event) this.status.textContent = this.statusLine();
     }, 30_000);
@@ -262,6 +264,7 @@ export class TournamentPage {
   close() {
     this.stopOnline();
     clearInterval(this.ticker);
+    this.minis.close();
     for (const [type, fn] of Object.entries(this.handlers)) this.net.removeEventListener(type, fn);
     if (this.net.online) {
       try {
@@ -301,9 +304,10 @@ export class TournamentPage {
     this.standings.replaceChildren(t.format === "arena" ? arenaTable(t, name) : pointsTable(t, name));
     this.crossPanel.hidden = !t.crosstable;
     if (t.crosstable) this.cross.replaceChildren(crosstable(t, name));
-    const live = t.games.filter((g) => !g.result && g.room);
+    const live = t.games.filter((g) => !g.result && g.room).map((g) => ({ ...g, href: `/r/${g.room}?t=${t.tournament}` }));
+    this.minis.sync(live, (g) => `${name(g.players[0])} vs ${name(g.players[1])}`);
     this.live.replaceChildren(...(live.length ? live.map((g) => h("li", { dataset: { key: g.key } },
-      h("a", { href: `/r/${g.room}?t=${t.tournament}`, "data-nav": "", class: "watch" }, `${name(g.players[0])} vs ${name(g.players[1])}`),
+      h("a", { href: g.href, "data-nav": "", class: "watch" }, `${name(g.players[0])} vs ${name(g.players[1])}`),
       h("span", { class: "hint" }, ` · ${roundWords(t, g)} · watch`)))
       : [h("li", { class: "hint" }, t.status === "running" ? "No game at this moment." : "None.")]));
     const done = t.games.filter((g) => g.result);

@@ -75,6 +75,17 @@ class Entrants:
         pid = next(p for p, n in self.names.items() if n == who)
         return self.bg.run(self.clients[pid].request(**message))
 
+    def play(self, game: dict[str, Any], cells: list[tuple[int, int]]) -> None:
+        """Play ``cells`` in ``game``, its seats in turn from the first."""
+
+        async def play() -> None:
+            for ply, (x, y) in enumerate(cells):
+                mover = self.clients[game["players"][ply % 2]]
+                reply = await mover.request(type="move", room=game["room"], x=x, y=y, ply=ply)
+                assert reply["type"] == "moved", reply
+
+        self.bg.run(play())
+
     def resign(self, game: dict[str, Any], seat: int = 1) -> None:
         """A seat of ``game`` (the second unless told) resigns it (its ``game_over`` was
         committed)."""
