@@ -60,7 +60,7 @@ net.addEventListener("joined", (e) => {
   const { room, tournament } = e.detail;
   if (!tournament || !room || location.pathname === `/r/${room}`) return;
   if (net.playing.size) say(`Your next tournament game is ready: room ${room} (${location.origin}/r/${room}).`);
-  else go(`/r/${room}?t=${encodeURIComponent(tournament)}`);
+  else go(`/r/${room}`);
 });
 net.addEventListener("error", (e) => {
   if (e.detail.code !== "stale_ply") say(e.detail.message);
@@ -125,9 +125,7 @@ function route() {
   const path = location.pathname;
   let m;
   if ((m = path.match(/^\/r\/([A-Za-z0-9_-]+)$/))) {
-    const event = new URLSearchParams(location.search).get("t");
-    const tournament = event && /^[A-Za-z0-9_-]{1,64}$/.test(event) ? event : null;
-    view = new RoomView(net, m[1], { say, tournament });
+    view = new RoomView(net, m[1], { say });
     document.title = `Room ${m[1]} · mnk-arena`;
   } else if ((m = path.match(/^\/g\/([A-Za-z0-9_-]+)$/))) {
     const params = new URLSearchParams(location.search);

@@ -2,7 +2,8 @@
 // resign/rematch and the game actions, the swap choices, chat, who is watching and the room's
 // link. Drawn from `state`, kept up by `moved`, `game_over` (with a rated game's rating
 // changes), `chat`, `presence`, `audience` (how many watch), `rematch_offered` and the actions'
-// messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis.
+// messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis;
+// a tournament's game links to the event's page.
 
 import { GameActions } from "./actions.js";
 import { Board, coordName, stonesOf } from "./board.js";
@@ -16,12 +17,10 @@ const MESSAGES = ["state", "moved", "game_over", "chat", "presence", "audience",
   "offer", "offer_declined", "taken_back", "online", "offline"];
 
 export class RoomView {
-  /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv);
-   *  `tournament`: the event whose game it is (a link back to its page). */
-  constructor(net, code, { spectate = false, onOver = null, say, tournament = null }) {
+  /** `code`: the room; `spectate`: watch only; `onOver`: told when the game ends (for /tv). */
+  constructor(net, code, { spectate = false, onOver = null, say }) {
     this.net = net;
     this.code = code;
-    this.tournament = tournament;
     this.spectate = spectate;
     this.onOver = onOver;
     this.say = say;
@@ -85,8 +84,8 @@ export class RoomView {
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
-        this.tournament ? h("p", {}, h("a", { href: `/t/${this.tournament}`, "data-nav": "", id: "back-to-event" },
-          "Back to the tournament")) : null,
+        this.eventLink = h("p", { hidden: true }, h("a", { href: "/tournaments", "data-nav": "", id: "back-to-event" },
+          "Back to the tournament")),
         this.invite = h("p", { class: "invite", id: "invite", hidden: true }, "Send this link to a friend: ",
           linkBox, h("button", { id: "copy-link", onclick: () => copy(linkBox, this.say) }, "Copy")),
         h("p", {}, "Watching: ", this.watchers),
@@ -212,6 +211,9 @@ export class RoomView {
     const full = st.options && st.options.full_strength ? " · bot at full strength" : "";
     this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}${full}`;
     this.watchers.textContent = String(st.spectators || 0);
+    const event = st.options && st.options.tournament; // a tournament's game: its page
+    this.eventLink.hidden = !event;
+    if (event) this.eventLink.firstChild.setAttribute("href", `/t/${encodeURIComponent(event)}`);
     // Only where they apply: the link while a seat waits for a friend (not a bot's seat, not
     // for spectators or TV), the second-tap option for someone who moves here.
     const seated = st.seat !== null && st.seat !== undefined;

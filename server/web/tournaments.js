@@ -304,7 +304,7 @@ export class TournamentPage {
     this.standings.replaceChildren(t.format === "arena" ? arenaTable(t, name) : pointsTable(t, name));
     this.crossPanel.hidden = !t.crosstable;
     if (t.crosstable) this.cross.replaceChildren(crosstable(t, name));
-    const live = t.games.filter((g) => !g.result && g.room).map((g) => ({ ...g, href: `/r/${g.room}?t=${t.tournament}` }));
+    const live = t.games.filter((g) => !g.result && g.room).map((g) => ({ ...g, href: `/r/${g.room}` }));
     this.minis.sync(live, (g) => `${name(g.players[0])} vs ${name(g.players[1])}`);
     this.live.replaceChildren(...(live.length ? live.map((g) => h("li", { dataset: { key: g.key } },
       h("a", { href: g.href, "data-nav": "", class: "watch" }, `${name(g.players[0])} vs ${name(g.players[1])}`),
