@@ -166,4 +166,7 @@ def test_an_arena_page_shows_the_servers_arena_points_and_performance(
     page.wait_for_selector("#standings tbody tr:first-child td.points:has-text('2')")  # a win: 2
     assert standing(page, 1)[0] == entrants.names[game["players"][0]]
     assert page.locator("#standings th:has-text('Perf.')").count() == 1
-    assert page.is_hidden("#crosstable") and page.script_errors == []
+    assert page.is_hidden("#crosstable")
+    page.goto(f"{web_server.url}/t/nosuchevent")
+    page.wait_for_selector("#status:has-text('There is no tournament nosuchevent')")
+    assert page.script_errors == []

@@ -250,7 +250,8 @@ export class TournamentPage {
       h("div", { class: "panel" }, h("h2", {}, "Entrants"), this.entrants),
       h("div", { class: "panel wide" }, h("h2", {}, "Finished games"), this.done, this.more));
     this.handlers = {
-      tournament: (e) => { if (e.detail.tournament === this.id) this.show(e.detail); },
+      // pushes are the games' first page (another page asked for the .zip is not the page's)
+      tournament: (e) => { if (e.detail.tournament === this.id && !e.detail.page) this.show(e.detail); },
       logged_in: () => this.watch(),
       logged_out: () => this.watch(),
     };
@@ -282,9 +283,14 @@ export class TournamentPage {
           this.net.request({ type: "get_tournament", tournament: this.id }).then((t) => this.show(t)).catch(() => {});
           return;
         }
-        this.status.textContent = err.code === "no_such_tournament"
-          ? `There is no tournament ${this.id} on this server (or no longer: the latest 50 finished are kept).`
-          : refusal(err);
+        if (err.code !== "no_such_tournament") {
+          this.status.textContent = refusal(err);
+          return;
+        }
+        this.root.replaceChildren(h("div", { class: "panel wide" }, h("h2", {}, "No such tournament"),
+          h("p", { class: "status", id: "status" },
+            `There is no tournament ${this.id} on this server (or no longer: the latest 50 finished are kept).`),
+          h("p", {}, h("a", { href: "/tournaments", "data-nav": "" }, "All tournaments"))));
       });
   }
 
