@@ -146,18 +146,19 @@ def test_an_entrant_in_the_browser_is_taken_to_its_game_and_back_to_the_event(
     assert carol.script_errors == []
 
 
-def test_an_arena_page_shows_the_servers_arena_points_and_performance(
+def test_a_rated_arena_page_shows_the_servers_arena_points_and_a_guest_why_not(
     browser: Any, web_server: WebServer, entrants: Entrants
 ) -> None:
     event = entrants.ask(
         "alice", type="create_tournament", name="Night arena", game="tictactoe",
-        format="arena", duration_s=600,
+        format="arena", duration_s=600, rated=True, clock={"initial_s": 60, "increment_s": 0},
     )  # fmt: skip
     tid = event["tournament"]
     entrants.join(tid)
     page = new_page(browser)
     page.goto(f"{web_server.url}/t/{tid}")
-    page.wait_for_selector("#ev-join:not([disabled])")  # an open, casual event: a guest may
+    page.wait_for_selector("#ev-join-why:has-text('A rated event is for accounts')")
+    assert page.is_disabled("#ev-join")  # a guest may not enter a rated event
     entrants.ask("alice", type="start_tournament", tournament=tid)
     page.wait_for_selector("#status:has-text('Running: ends at')")
     page.wait_for_selector("#ev-join")  # an arena takes entrants while it runs
