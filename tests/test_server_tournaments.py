@@ -55,6 +55,9 @@ async def test_a_round_robin_is_played_over_the_wire_to_its_end(client_factory: 
         {c.player: 2 for c in (alice, bob, carol)}
     )
     assert [line["points"] for line in final["standings"]] == [2.0, 2.0, 2.0]  # seat 0 won all
+    assert final["crosstable"] == [  # each pair won a game each: one in the first seat
+        [None if i == j else [1.0, 2] for j in range(3)] for i in range(3)
+    ]
     listed = await alice.request(type="list_tournaments", status="finished")
     assert [t["tournament"] for t in listed["tournaments"]] == [tid]
     history = await alice.request(type="list_games", player=bob.player)

@@ -10,29 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import WebServer, cell, new_page, stones, wait_stones, wait_turn
+from support.browser import (
+    WebServer,
+    account,
+    cell,
+    new_page,
+    stones,
+    submit,
+    wait_stones,
+    wait_turn,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def account(page: Any, url: str, name: str, password: str, kind: str = "register") -> None:
-    """Open the page's lobby and register (or log in) ``name`` through the top bar's dialog."""
-    page.goto(url + "/")
-    page.wait_for_selector("#net.online")
-    submit(page, name, password, kind)
-    page.wait_for_selector(f"#me-name:has-text('{name}')")
-    page.wait_for_selector("#logout")
-
-
-def submit(page: Any, name: str, password: str, kind: str) -> None:
-    """Fill the account dialog and press Log in, or Register (the password typed twice)."""
-    page.click("#login-open")
-    if kind == "register":
-        page.click("#do-register")
-        page.fill("#acc-repeat", password)
-    page.fill("#acc-name", name)
-    page.fill("#acc-password", password)
-    page.click("#do-submit")
 
 
 def play(page: Any, x: int, y: int, count: int) -> None:

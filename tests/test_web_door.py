@@ -56,6 +56,7 @@ async def test_pages_and_assets_are_served_from_memory_with_etags_and_a_csp(serv
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert headers["x-content-type-options"] == "nosniff"
     routes = ("/r/k7m2qx", "/g/g_abc123", "/tv", "/leaderboard", "/@/alice", "/@/%C3%A9mile")
+    routes += ("/tournaments", "/t/q7Xk2bZr")
     for route in (*routes, "/analysis", "/analysis?game_id=g_abc123&ply=4", "/g/g_1?analyse"):
         assert (await http_get(server.port, route))[2] == body  # one page: its script routes
     status, headers, js = await http_get(server.port, "/assets/msgpack.js")
@@ -101,7 +102,7 @@ async def test_head_gets_the_headers_without_a_body(server: Any) -> None:
 async def test_a_path_that_is_no_page_gets_the_page_with_404(server: Any) -> None:
     """The site's page says "not found" with the way back (its script), status 404 still."""
     _, _, page = await http_get(server.port, "/")
-    for path in ("/foo", "/@/", "/r/bad!code", "/leaderboard/x"):
+    for path in ("/foo", "/@/", "/r/bad!code", "/leaderboard/x", "/t/", "/t/bad!id"):
         status, headers, body = await http_get(server.port, path)
         assert (status, body) == (404, page) and headers["content-type"].startswith("text/html")
     status, _, body = await http_get(server.port, "/assets/nothing.js")

@@ -32,9 +32,10 @@ from server.shell.guard import is_upgrade
 PACKAGE, FOLDER = "server", "web"
 #: Page routes: each answers with the one page (its script reads the path). ``/@/NAME`` is an
 #: account's profile (the name percent-encoded: 32 characters of up to 4 UTF-8 bytes each);
-#: ``/analysis`` the analysis board.
+#: ``/analysis`` the analysis board; ``/tournaments`` the events and ``/t/ID`` one event's page.
 PAGES = re.compile(
-    r"^/(?:|r/[A-Za-z0-9_-]{1,64}|g/[A-Za-z0-9_-]{1,64}|tv|leaderboard|analysis"
+    r"^/(?:|r/[A-Za-z0-9_-]{1,64}|g/[A-Za-z0-9_-]{1,64}|t/[A-Za-z0-9_-]{1,64}|tv|leaderboard"
+    r"|analysis|tournaments"
     r"|@/[A-Za-z0-9%._~!$&'()*+,;=:@-]{1,400})$"
 )
 #: What an asset's name may look like (one flat folder: no slash, no dot-dot), optionally under

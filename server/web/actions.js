@@ -79,7 +79,8 @@ export class GameActions {
     const n = this.played();
     const myTurn = st.to_move === seat;
     const out = [];
-    if (n < 2) {
+    const event = !!(st.options && st.options.tournament); // its games are played out (too_late)
+    if (n < 2 && !event) {
       out.push(h("button", { id: "abort", onclick: send("abort") }, "Abort"));
     } else if (myTurn && !this.offers().some((o) => o.kind === "draw" && o.by !== seat)) {
       out.push(h("button", { id: "offer-draw", disabled: mine("draw"), onclick: send("draw_offer") },

@@ -1,7 +1,7 @@
 // The page: one socket for the whole visit and a view per path — the lobby at /, a room at
 // /r/CODE, a finished game's replay and analysis at /g/GAME, the analysis board at /analysis,
-// the most watched live game at /tv, the leaderboard at /leaderboard and an account's profile
-// at /@/NAME. The top bar holds the account (log in, register, log out).
+// the most watched live game at /tv, the leaderboard at /leaderboard, an account's profile
+// at /@/NAME, the tournaments at /tournaments and one event's live page at /t/ID. The top bar holds the account (log in, register, log out).
 
 import { AccountBar } from "./account.js";
 import { Net } from "./net.js";
@@ -10,6 +10,7 @@ import { Lobby } from "./lobby.js";
 import { Replay } from "./replay.js";
 import { RoomView } from "./room.js";
 import { Study } from "./study.js";
+import { TournamentList, TournamentPage } from "./tournaments.js";
 import { h } from "./ui.js";
 
 const net = new Net();
@@ -53,6 +54,14 @@ net.addEventListener("online", () => {
 net.addEventListener("retrying", showRetry);
 net.addEventListener("offline", (e) => { showNet(); if (e.detail.why) say(e.detail.why); });
 net.addEventListener("notice", (e) => say(e.detail.text));
+/** A game of a tournament this player entered was made: open its room, wherever the page is,
+ *  unless the player is at another game in play (then said, not snatched away). */
+net.addEventListener("joined", (e) => {
+  const { room, tournament } = e.detail;
+  if (!tournament || !room || location.pathname === `/r/${room}`) return;
+  if (net.playing.size) say(`Your next tournament game is ready: room ${room} (${location.origin}/r/${room}).`);
+  else go(`/r/${room}`);
+});
 net.addEventListener("error", (e) => {
   if (e.detail.code !== "stale_ply") say(e.detail.message);
 });
@@ -132,6 +141,12 @@ function route() {
     } catch { /* shown as typed */ }
     view = new Profile(net, name);
     document.title = `${name} · mnk-arena`;
+  } else if ((m = path.match(/^\/t\/([A-Za-z0-9_-]+)$/))) {
+    view = new TournamentPage(net, m[1], say, go);
+    document.title = "Tournament · mnk-arena";
+  } else if (path === "/tournaments") {
+    view = new TournamentList(net, say, go);
+    document.title = "Tournaments · mnk-arena";
   } else if (path === "/leaderboard") {
     view = new Leaderboard(net);
     document.title = "Leaderboard · mnk-arena";

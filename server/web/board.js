@@ -14,6 +14,21 @@ function el(tag, cls, text) {
   return node;
 }
 
+/** A game's stones, [[x, y, colour, number]]: its set-up `options.position` (unnumbered), then
+ *  its `moves` in turn from the side the position gives the move. */
+export function stonesOf(options, moves) {
+  const out = [];
+  const position = options && options.position;
+  let first = 0;
+  if (position) {
+    for (const [x, y] of position.black) out.push([x, y, 0, ""]);
+    for (const [x, y] of position.white) out.push([x, y, 1, ""]);
+    first = position.to_move || 0;
+  }
+  moves.forEach(([x, y], i) => out.push([x, y, (first + i) % 2, i + 1]));
+  return out;
+}
+
 export class Board {
   /** `onPick(x, y)` is called when the player picks an empty cell (after a confirm if asked). */
   constructor(onPick) {

@@ -1,18 +1,11 @@
-// The lobby: Quick pairing and the open seeks (pairing.js), your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
+// The lobby: Quick pairing and the open seeks (pairing.js), the tournaments starting soon
+// (tournaments.js), your name, a new game (game, clock, opponent: a friend by link, anyone, or a bot
 // by name and level, as a training game with hints and takebacks if asked; rated for an account
 // with a clock), join by code, the open rooms, the bots online and recent games.
 
 import { Pairing } from "./pairing.js";
-import { fillLabels, gameLabel, h, outcomeText, poolTitle, profilePath } from "./ui.js";
-
-const CLOCKS = [
-  ["", "no clock"],
-  ["60+0", "1 min"],
-  ["180+2", "3 min + 2 s"],
-  ["300+3", "5 min + 3 s"],
-  ["600+5", "10 min + 5 s"],
-  ["1800+20", "30 min + 20 s"],
-];
+import { SoonList } from "./tournaments.js";
+import { CLOCKS, fillLabels, gameLabel, h, outcomeText, poolTitle, profilePath } from "./ui.js";
 
 /** The room code in what was typed or pasted: the code itself, or a room's link (…/r/CODE). */
 export function roomCode(text) {
@@ -29,6 +22,7 @@ export class Lobby {
     this.go = go;
     this.bots = [];
     this.pairing = new Pairing(net, say, go);
+    this.soon = new SoonList(net);
     this.root = this.layout();
     this.sync();
     this.handlers = {
@@ -39,7 +33,10 @@ export class Lobby {
     };
     for (const [type, fn] of Object.entries(this.handlers)) net.addEventListener(type, fn);
     if (net.online) this.load();
-    this.botTimer = setInterval(() => this.loadBots(), 5000); // bots come and go
+    this.botTimer = setInterval(() => { // bots and events come and go
+      this.loadBots();
+      if (this.net.online) this.soon.load();
+    }, 5000);
   }
 
   close() {
@@ -131,7 +128,8 @@ export class Lobby {
             this.nameInput, " ", h("button", { type: "submit" }, "Save"))),
         h("p", {}, h("a", { href: "/analysis", "data-nav": "", id: "analysis-link" }, "Analysis board"),
           ": set up any position and ask the engine"),
-        h("p", {}, h("a", { href: "/leaderboard", "data-nav": "" }, "Leaderboard")),
+        h("p", {}, h("a", { href: "/leaderboard", "data-nav": "" }, "Leaderboard"),
+          " · ", h("a", { href: "/tournaments", "data-nav": "" }, "Tournaments")),
         h("p", {}, h("a", { href: "/tv", "data-nav": "" }, "Watch the most watched game live (TV)"))),
       seeks,
       h("div", { class: "panel wide" },
@@ -140,6 +138,7 @@ export class Lobby {
           h("thead", {}, h("tr", {}, h("th", {}, "Room"), h("th", {}, "Game"), h("th", {}, "Players"),
             h("th", {}, "Status"), h("th", {}, "Watching"), h("th", {}, ""))),
           this.rooms)),
+      this.soon.root,
       h("div", { class: "panel" }, h("h2", {}, "Bots online"), this.botList),
       h("div", { class: "panel" }, h("h2", {}, "Recent games"), this.games));
   }
@@ -149,6 +148,7 @@ export class Lobby {
     this.sync();
     this.net.request({ type: "list_rooms", subscribe: true }).then((r) => this.showRooms(r.rooms)).catch(() => {});
     this.loadBots();
+    this.soon.load();
     this.net.request({ type: "list_games", limit: 8 }).then((r) => this.showGames(r.games)).catch(() => {
       this.games.replaceChildren(h("li", {}, "No history on this server."));
     });

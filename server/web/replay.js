@@ -9,9 +9,9 @@ import { GameReview } from "./review.js";
 import { gameTitle, h, resultText } from "./ui.js";
 import { versusBot } from "./versus.js";
 
-/** Save `text` as a file called `name` (a link to a blob, clicked). */
-export function download(name, text) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
+/** Save `data` (text, or bytes of `type`) as a file called `name` (a link to a blob, clicked). */
+export function download(name, data, type = "text/plain;charset=utf-8") {
+  const url = URL.createObjectURL(new Blob([data], { type }));
   const link = h("a", { href: url, download: name, hidden: true });
   document.body.append(link);
   link.click();

@@ -2,10 +2,11 @@
 // resign/rematch and the game actions, the swap choices, chat, who is watching and the room's
 // link. Drawn from `state`, kept up by `moved`, `game_over` (with a rated game's rating
 // changes), `chat`, `presence`, `audience` (how many watch), `rematch_offered` and the actions'
-// messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis.
+// messages. A training game (hints on) has a Hint button (hints.js); a finished game links to its analysis;
+// a tournament's game links to the event's page.
 
 import { GameActions } from "./actions.js";
-import { Board, coordName } from "./board.js";
+import { Board, coordName, stonesOf } from "./board.js";
 import { positionValue } from "./evaluation.js";
 import { Hints } from "./hints.js";
 import {
@@ -83,6 +84,8 @@ export class RoomView {
         this.gameActions.offerBox, this.actions),
       h("aside", { class: "room-side" },
         this.title,
+        this.eventLink = h("p", { hidden: true }, h("a", { href: "/tournaments", "data-nav": "", id: "back-to-event" },
+          "Back to the tournament")),
         this.invite = h("p", { class: "invite", id: "invite", hidden: true }, "Send this link to a friend: ",
           linkBox, h("button", { id: "copy-link", onclick: () => copy(linkBox, this.say) }, "Copy")),
         h("p", {}, "Watching: ", this.watchers),
@@ -178,17 +181,7 @@ export class RoomView {
   }
 
   stones() {
-    const st = this.st;
-    const out = [];
-    const position = st.options && st.options.position;
-    let first = 0;
-    if (position) {
-      for (const [x, y] of position.black) out.push([x, y, 0, ""]);
-      for (const [x, y] of position.white) out.push([x, y, 1, ""]);
-      first = position.to_move || 0;
-    }
-    st.moves.forEach(([x, y], i) => out.push([x, y, (first + i) % 2, i + 1]));
-    return out;
+    return stonesOf(this.st.options, this.st.moves);
   }
 
   /** The colour of the next stone (0 black / X): stones alternate from the set-up's side to move. */
@@ -218,6 +211,9 @@ export class RoomView {
     const full = st.options && st.options.full_strength ? " · bot at full strength" : "";
     this.title.textContent = `${gameTitle(st.game)} · room ${this.code}${rated}${full}`;
     this.watchers.textContent = String(st.spectators || 0);
+    const event = st.options && st.options.tournament; // a tournament's game: its page
+    this.eventLink.hidden = !event;
+    if (event) this.eventLink.firstChild.setAttribute("href", `/t/${encodeURIComponent(event)}`);
     // Only where they apply: the link while a seat waits for a friend (not a bot's seat, not
     // for spectators or TV), the second-tap option for someone who moves here.
     const seated = st.seat !== null && st.seat !== undefined;

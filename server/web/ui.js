@@ -54,6 +54,28 @@ export function fillLabels(sel, kind = sel.dataset.labels, { skip = sel.dataset.
   return sel;
 }
 
+/** The clocks the forms offer: "initial+increment" seconds, and their words. */
+export const CLOCKS = [
+  ["", "no clock"],
+  ["60+0", "1 min"],
+  ["180+2", "3 min + 2 s"],
+  ["300+3", "5 min + 3 s"],
+  ["600+5", "10 min + 5 s"],
+  ["1800+20", "30 min + 20 s"],
+];
+
+/** A form's clock value ("180+2") as the protocol's clock, or undefined for none. */
+export function clockOf(value) {
+  if (!value) return undefined;
+  const [initial, increment] = value.split("+").map(Number);
+  return { initial_s: initial, increment_s: increment };
+}
+
+/** A clock as the server labels it ("3+2"), or "no clock". */
+export function clockWords(clock) {
+  return clock ? clock.label || "?" : "no clock";
+}
+
 /** A game's name for people: "Renju", or "7×6, 4 in a row" for a custom board. */
 export function gameTitle(game) {
   if (game.name === "mnk") return `${game.width}×${game.height}, ${game.k} in a row`;

@@ -162,3 +162,23 @@ def wait_stones(page: Any, count: int) -> None:
 def wait_turn(page: Any) -> None:
     """Wait until it is the page's player's move."""
     page.wait_for_selector("#status:has-text('Your move')")
+
+
+def account(page: Any, url: str, name: str, password: str, kind: str = "register") -> None:
+    """Open the page's lobby and register (or log in) ``name`` through the top bar's dialog."""
+    page.goto(url + "/")
+    page.wait_for_selector("#net.online")
+    submit(page, name, password, kind)
+    page.wait_for_selector(f"#me-name:has-text('{name}')")
+    page.wait_for_selector("#logout")
+
+
+def submit(page: Any, name: str, password: str, kind: str) -> None:
+    """Fill the account dialog and press Log in, or Register (the password typed twice)."""
+    page.click("#login-open")
+    if kind == "register":
+        page.click("#do-register")
+        page.fill("#acc-repeat", password)
+    page.fill("#acc-name", name)
+    page.fill("#acc-password", password)
+    page.click("#do-submit")

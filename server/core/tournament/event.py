@@ -42,6 +42,8 @@ MAX_STARTS_IN_S = 7 * 86400.0
 EVENT_OPTIONS = ("opening_rule", "max_moves")
 #: Games listed in one ``tournament`` message (``page`` reads the others, newest first).
 GAMES_PAGE = 100
+#: The most entrants an event's ``crosstable`` is sent for (24 by 24 cells: under 8 KB).
+CROSSTABLE_MAX = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +353,28 @@ class Event:
             for s in table
         ]  # fmt: skip
 
+    def crosstable(self, order: list[str]) -> list[list[list[float] | None]] | None:
+        """Round robin and swiss: row i, column j (both in ``order``, the standings') the
+        points row i's player scored against column j's and their games finished, ``[points,
+        games]``, or None when they finished none (the page shows it, computes nothing).
+        An arena has none (None): its players meet by chance, not in a table; nor has a field
+        wider than ``CROSSTABLE_MAX`` (unreadable as a table, and it would crowd the frame)."""
+        if self.settings.format == ARENA or len(order) > CROSSTABLE_MAX:
+            return None
+        at = {player: i for i, player in enumerate(order)}
+        table: list[list[list[float] | None]] = [[None] * len(order) for _ in order]
+        for item in self.results:
+            first, second = item.game.players
+            if first not in at or second not in at:
+                continue
+            for me, other in ((first, second), (second, first)):
+                cell = table[at[me]][at[other]]
+                if cell is None:
+                    cell = table[at[me]][at[other]] = [0.0, 0]
+                cell[0] += item.score(me)
+                cell[1] += 1
+        return table
+
     def summary(self) -> Message:
         """The event's line in ``tournaments``."""
         s = self.settings
@@ -372,6 +396,7 @@ class Event:
         pages = max(1, -(-len(games) // GAMES_PAGE))
         page = min(max(page, 0), pages - 1)
         s = self.settings
+        table = self.standings()
         return {
             "type": "tournament",
             **self.summary(),
@@ -381,7 +406,8 @@ class Event:
             "games_per_pair": s.games_per_pair if s.format == ROUND_ROBIN else None,
             "duration_s": s.duration_s if s.format == ARENA else None,
             "entrants": [e.view() for e in sorted(self.entrants.values(), key=lambda e: e.seq)],
-            "standings": self.standings(),
+            "standings": table,
+            "crosstable": self.crosstable([line["player"] for line in table]),
             "byes": [{"round": b.round, "player": b.player} for b in self.byes],
             "games": [g.view() for g in games[page * GAMES_PAGE : (page + 1) * GAMES_PAGE]],
             "page": page,

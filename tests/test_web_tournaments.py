@@ -1,0 +1,173 @@
+"""Tournaments in the real chromium against a real server process: a guest told why it cannot
+create an event; an account creating a round robin from /tournaments, entering and leaving it
+from its page; two accounts (raw clients) entering; the creator starting it; the page at /t/ID
+following the event live (the game being played linking to its room and drawn on a small live
+board, the standings and the
+crosstable moving as results come in, every finished game linking to its replay and analysis);
+the lobby listing the events starting soon; the results downloaded as JSON. And a person who
+entered from the browser taken to its game as it is made, and back to the event from there."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.browser import WebServer, account, new_page
+from support.events import Background, Entrants
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def entrants(web_server: WebServer) -> Iterator[Entrants]:
+    """Alice and Bob, registered accounts on raw sockets to the web server."""
+    made = Entrants(Background(), web_server.url.replace("http", "ws", 1), ["alice", "bob"])
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def create_event(page: Any, url: str, name: str, per_pair: int = 2) -> str:
+    """Create a tic-tac-toe round robin (``per_pair`` games a pair) from /tournaments; its id."""
+    page.goto(url + "/tournaments")
+    page.wait_for_selector("#ev-create:not([disabled])")
+    page.fill("#ev-name", name)
+    page.select_option("#ev-game", "tictactoe")
+    page.select_option("#ev-format", "round_robin")
+    page.fill("#ev-per-pair", str(per_pair))
+    page.click("#ev-create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector(f"#ev-title:has-text('{name}')")
+    return page.url.rsplit("/", 1)[1]
+
+
+def standing(page: Any, rank: int) -> tuple[str, str]:
+    """The name and points on line ``rank`` of the page's standings."""
+    row = page.locator(f"#standings tbody tr:nth-child({rank}) td")
+    return row.nth(1).inner_text(), row.nth(2).inner_text()
+
+
+def test_an_event_is_created_entered_and_followed_live_to_its_end(
+    browser: Any, web_server: WebServer, entrants: Entrants, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    url = web_server.url
+    guest, carol = new_page(browser), new_page(browser, accept_downloads=True)
+    guest.goto(url + "/tournaments")
+    guest.wait_for_selector("#ev-why:has-text('Only an account creates events')")
+    assert guest.is_disabled("#ev-create")
+    account(carol, url, "carol", "a fine long secret")
+    tid = create_event(carol, url, "Sunday cup")
+    carol.wait_for_selector("#status:has-text('Open: starts when its creator starts it')")
+    carol.click("#ev-join")
+    carol.wait_for_selector("#ev-you:has-text('you are in')")
+    carol.click("#ev-leave")  # before the start: out of it again
+    carol.wait_for_selector("#ev-join")
+    guest.goto(url + "/")  # the lobby lists it among the events starting soon
+    guest.click(f"#soon-events a[href='/t/{tid}']")
+    guest.wait_for_url(f"**/t/{tid}")
+    guest.wait_for_selector("#ev-join:not([disabled])")  # a casual event: a guest may enter
+    entrants.join(tid)
+    for page in (carol, guest):  # pushed to the watchers
+        page.wait_for_selector("#ev-entrants li:has-text('alice')")
+        page.wait_for_selector("#ev-entrants li:has-text('bob')")
+    carol.click("#ev-start")
+    first = entrants.live(tid)[0]
+    for page in (carol, guest):
+        page.wait_for_selector("#status:has-text('Running: round 1 of 2')")
+        page.wait_for_selector(f"#ev-live a[href='/r/{first['room']}']")
+    entrants.play(first, [(1, 1), (0, 0)])  # its small live board follows the moves
+    for page in (carol, guest):
+        expect(page.locator("#ev-boards .cell[data-stone]")).to_have_count(2)
+    entrants.resign(first)  # seat 0 wins
+    for page in (carol, guest):
+        page.wait_for_selector("#ev-finished a.ev-replay")
+        page.wait_for_selector("#standings tbody tr:first-child td.points:has-text('1')")
+        assert standing(page, 1)[0] == entrants.names[first["players"][0]]
+        assert standing(page, 2)[1] == "0" and page.locator("#ev-finished li").count() == 1
+    second = entrants.live(tid)[0]
+    assert second["players"] == first["players"][::-1]  # the seats swapped
+    entrants.resign(second)
+    for page in (carol, guest):
+        page.wait_for_selector("#status:has-text('Finished')")
+        page.wait_for_selector("#ev-finished li >> nth=1")
+        assert [standing(page, 1)[1], standing(page, 2)[1]] == ["1", "1"]
+        assert page.locator("#crosstable td.score:has-text('1')").count() == 2
+        assert page.locator("#ev-live li").inner_text() == "None."
+    links = guest.locator("#ev-finished a.analyse").evaluate_all("as => as.map(a => a.pathname)")
+    assert len(links) == 2 and all(link.startswith("/g/") for link in links)
+    guest.click("#ev-finished a.ev-replay >> nth=0")  # the replay, as the history opens it
+    guest.wait_for_url("**/g/*")
+    guest.wait_for_selector("#status:has-text('resigned')")
+    with carol.expect_download() as saved:
+        carol.click("#ev-download")
+    results = json.loads(Path(saved.value.path()).read_text())
+    assert results["tournament"] == tid and results["status"] == "finished"
+    assert len(results["games"]) == 2 and results["crosstable"][0][1] == [1.0, 2]
+    with carol.expect_download() as saved:
+        carol.click("#ev-psq")  # every game as a .psq, in one .zip
+    archive = zipfile.ZipFile(saved.value.path())
+    assert archive.testzip() is None
+    names = sorted(archive.namelist())
+    assert [n.split("_", 1)[0] for n in names] == ["1.1", "2.1"] and names[0].endswith(".psq")
+    record = archive.read(names[0]).decode()
+    assert record.startswith("Piskvorky 3x3") and "\n-1\n" in record
+    assert carol.script_errors == guest.script_errors == []
+
+
+def test_an_entrant_in_the_browser_is_taken_to_its_game_and_back_to_the_event(
+    browser: Any, web_server: WebServer, entrants: Entrants
+) -> None:
+    url = web_server.url
+    carol = new_page(browser)
+    account(carol, url, "carol", "a fine long secret")
+    tid = create_event(carol, url, "Quick duel", per_pair=1)
+    carol.click("#ev-join")
+    carol.wait_for_selector("#ev-you:has-text('you are in')")
+    entrants.ask("alice", type="join_tournament", tournament=tid)
+    carol.wait_for_selector("#ev-entrants li:has-text('alice')")
+    carol.click("#ev-start")  # its game is made: the page goes to its room
+    carol.wait_for_url("**/r/*")
+    carol.wait_for_selector(".player .name:has-text('alice')")
+    carol.wait_for_selector("#resign")
+    assert not carol.is_visible("#abort")  # a tournament's game is played out
+    carol.on("dialog", lambda dialog: dialog.accept())
+    carol.click("#resign")
+    carol.wait_for_selector("#status:has-text('resigned')")
+    carol.click("#back-to-event")
+    carol.wait_for_url(f"**/t/{tid}")
+    carol.wait_for_selector("#ev-finished li:has-text('alice won')")
+    assert carol.script_errors == []
+
+
+def test_a_rated_arena_page_shows_the_servers_arena_points_and_a_guest_why_not(
+    browser: Any, web_server: WebServer, entrants: Entrants
+) -> None:
+    event = entrants.ask(
+        "alice", type="create_tournament", name="Night arena", game="tictactoe",
+        format="arena", duration_s=600, rated=True, clock={"initial_s": 60, "increment_s": 0},
+    )  # fmt: skip
+    tid = event["tournament"]
+    entrants.join(tid)
+    page = new_page(browser)
+    page.goto(f"{web_server.url}/t/{tid}")
+    page.wait_for_selector("#ev-join-why:has-text('A rated event is for accounts')")
+    assert page.is_disabled("#ev-join")  # a guest may not enter a rated event
+    entrants.ask("alice", type="start_tournament", tournament=tid)
+    page.wait_for_selector("#status:has-text('Running: ends at')")
+    page.wait_for_selector("#ev-join")  # an arena takes entrants while it runs
+    game = entrants.live(tid)[0]
+    entrants.resign(game)
+    page.wait_for_selector("#standings tbody tr:first-child td.points:has-text('2')")  # a win: 2
+    assert standing(page, 1)[0] == entrants.names[game["players"][0]]
+    assert page.locator("#standings th:has-text('Perf.')").count() == 1
+    assert page.is_hidden("#crosstable")
+    page.goto(f"{web_server.url}/t/nosuchevent")
+    page.wait_for_selector("#status:has-text('There is no tournament nosuchevent')")
+    assert page.script_errors == []
