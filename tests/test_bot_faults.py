@@ -25,8 +25,11 @@ class Moody(RandomBot):
         return super().choose(variant, moves, limit)
 """
 
-#: A timed game whose per-move cap (2 s) is longer than budget (1.5 s) plus the bot's slack.
-CLOCK = {"initial_s": 60.0, "increment_s": 0.0, "move_s": 2.0}
+#: A timed game whose flag is far past the bot's budget plus its slack: 8 s on the clock, no
+#: cap a move, so a move's budget is a quarter of it (~1.9 s) and a hang is called ~0.2 s after
+#: that, ~6 s before the clock would flag it. (A 2 s cap a move left 0.09 s between the hang and
+#: the flag, and a loaded machine saw a timeout instead of a forfeit.)
+CLOCK = {"initial_s": 8.0, "increment_s": 0.0}
 
 
 @pytest.fixture

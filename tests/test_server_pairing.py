@@ -26,7 +26,8 @@ async def test_two_seekers_are_paired_within_a_wave_and_play(client_factory: Any
     alice, bob = await client_factory("alice"), await client_factory("bob")
     mine = await seek(alice, game="gomoku", clock=CLOCK)
     assert mine["pool"] == "gomoku 3+2 casual" and mine["name"] == "alice"
-    assert mine["clock"] == {"initial_s": 180, "increment_s": 2} and mine["rating"] is None
+    assert mine["clock"] == {"initial_s": 180, "increment_s": 2, "label": "3+2"}
+    assert mine["rating"] is None
     started = time.monotonic()
     theirs = await seek(bob, game="gomoku", clock=CLOCK)
     joined = [await c.expect("joined", timeout=10) for c in (alice, bob)]
