@@ -53,8 +53,15 @@ RENJU_TRAP = {
     "white": [[0, 14], [2, 14], [14, 0], [12, 0]],
     "to_move": 0,
 }
-#: Gomoku, black (the bot) to move with four in a row open at (7, 7).
-POSITION = {"black": [[3, 7], [4, 7], [5, 7], [6, 7]], "white": [[3, 8], [4, 8], [5, 8], [9, 9]]}
+#: A set-up position per game, black (the bot) to move: a win in one on the 15x15 boards.
+POSITIONS: dict[str, dict[str, Any]] = {
+    "tictactoe": {"black": [[0, 0], [2, 2]], "white": [[1, 1], [0, 2]], "to_move": 0},
+    "gomoku": {
+        "black": [[3, 7], [4, 7], [5, 7], [6, 7]],
+        "white": [[3, 8], [4, 8], [5, 8], [9, 9]],
+    },
+    "renju": {"black": [[4, 7], [5, 7], [6, 7]], "white": [[4, 8], [5, 8], [9, 9]], "to_move": 0},
+}
 
 
 class CheckFailed(Exception):
@@ -191,6 +198,11 @@ class Table:
         return self.over
 
 
+def short(game: str) -> dict[str, int]:
+    """The options that keep a checked game of ``game`` short (tic-tac-toe is short)."""
+    return {} if game == "tictactoe" else {"max_moves": SHORT}
+
+
 def ending(over: dict[str, Any], seat: int) -> str:
     """How a game ended, from the bot's side (``seat`` is the tester's)."""
     reason = over.get("reason", "?")
@@ -239,8 +251,7 @@ class Certifier:
             return await self.renju()
         seen = []
         for seat in (1, 0) if game == "tictactoe" else (1,):
-            short = {} if game == "tictactoe" else {"max_moves": SHORT}
-            table = await self.open(game, seat, **short)
+            table = await self.open(game, seat, **short(game))
             over = await table.to_the_end(60.0)
             await self.leave(table)
             if over["reason"] not in ("line", "draw", "adjudicated"):
@@ -262,7 +273,7 @@ class Certifier:
 
     async def clock(self) -> str:
         """A game on a 2 s clock: the bot must not lose on time."""
-        table = await self.open(self.main, 1, clock=TIGHT, max_moves=SHORT)
+        table = await self.open(self.main, 1, clock=TIGHT, **short(self.main))
         over = await table.to_the_end(30.0)
         await self.leave(table)
         if over["reason"] == "timeout" and over.get("winner") == 1:
@@ -324,8 +335,7 @@ class Certifier:
 
     async def position(self) -> str:
         """A set-up position (``options.position``), the bot to move: it must play from it."""
-        table = await self.open(self.main if self.main != "tictactoe" else "gomoku", 1,
-                                position=POSITION)  # fmt: skip
+        table = await self.open(self.main, 1, position=POSITIONS[self.main])
         moved = await table.next("moved", 20.0, seat=0)
         await self.resign(table)
         return f"it played ({moved['x']}, {moved['y']}) from the position"
