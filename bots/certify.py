@@ -451,7 +451,8 @@ async def bot_online(link: Link, bot: Child) -> str:
     """Wait until the bot is listed by the server."""
     while True:
         if bot.exited:
-            raise CheckFailed(f"the bot process exited (see its log): code {bot.proc.returncode}")
+            code = bot.proc.returncode if bot.proc is not None else None
+            raise CheckFailed(f"the bot process exited (code {code}): see its log below")
         listed = await link.request({"type": "list_bots"}, 10.0)
         found = [b for b in listed.get("bots", []) if b.get("name") == BOT]
         if found:
