@@ -268,7 +268,7 @@ class Certifier:
         if Move(7, 7) in table.bot_moves:
             raise CheckFailed("the bot played the forbidden point (7, 7) as black")
         if over["reason"] not in ("line", "draw", "adjudicated"):
-            raise CheckFailed(ending(over, 1))
+            raise CheckFailed(f"as black, (7, 7) forbidden: {ending(over, 1)}")
         return f"{len(table.bot_moves)} moves as black, none forbidden; {ending(over, 1)}"
 
     async def clock(self) -> str:

@@ -26,6 +26,17 @@ class Illegal(RandomBot):
         return super().choose(variant, moves, limit)
 """
 
+RECKLESS = """
+from bots.sdk import RandomBot
+from protocol.rules import Move
+
+class Reckless(RandomBot):
+    def choose(self, variant, moves, limit):
+        if variant.name == "renju" and Move(7, 7) not in moves:
+            return Move(7, 7)  # the centre, even where it is a forbidden double three
+        return super().choose(variant, moves, limit)
+"""
+
 EVERY_CHECK = [
     "connects", "tictactoe", "gomoku", "renju", "clock", "takeback", "abort", "rematch",
     "reconnect", "position",
@@ -73,6 +84,15 @@ def test_a_bot_claiming_only_tic_tac_toe_is_checked_on_tic_tac_toe(tmp_path: Pat
     code, lines, out = certify("illegal:Illegal", "--games", "tictactoe", path=tmp_path)
     assert code == 0, out
     assert "gomoku" not in lines and "renju" not in lines and len(lines) == 8, out
+
+
+def test_a_bot_playing_a_forbidden_point_as_black_fails_the_renju_check(tmp_path: Path) -> None:
+    (tmp_path / "reckless.py").write_text(RECKLESS)
+    code, lines, out = certify("reckless:Reckless", "--games", "renju", path=tmp_path)
+    assert code == 1, out
+    failed = {name for name, line in lines.items() if line.startswith("FAIL")}
+    assert failed == {"renju"}, out  # from the empty board and the other position it is legal
+    assert "illegal_move" in lines["renju"], out
 
 
 def test_a_bad_spec_or_game_is_refused_before_anything_starts() -> None:
