@@ -141,21 +141,27 @@ class Table:
         self.over: dict[str, Any] | None = None
         self.bot_moves: list[Move] = []
 
-    async def next(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
-        """The next message of type ``kind`` about the room (moves are followed on the way)."""
+    async def receive(self, deadline: float, waiting: str) -> dict[str, Any]:
+        """The room's next message (followed), or CheckFailed past ``deadline``."""
+        try:
+            msg = await asyncio.wait_for(self.feed.get(), max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            raise CheckFailed(f"{waiting}: nothing came in time") from None
+        self.follow(msg)
+        return msg
+
+    async def next(
+        self, kinds: str | tuple[str, ...], timeout: float, **fields: Any
+    ) -> dict[str, Any]:
+        """The next message of one of ``kinds`` (matching ``fields``) about the room; the
+        game's end on the way is a CheckFailed."""
+        wanted = (kinds,) if isinstance(kinds, str) else kinds
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise CheckFailed(f"no {kind} within {timeout:g} s")
-            try:
-                msg = await asyncio.wait_for(self.feed.get(), left)
-            except TimeoutError:
-                raise CheckFailed(f"no {kind} within {timeout:g} s") from None
-            self.follow(msg)
-            if msg["type"] == kind and all(msg.get(k) == v for k, v in fields.items()):
+            msg = await self.receive(deadline, f"waiting {timeout:g} s for {' or '.join(wanted)}")
+            if msg["type"] in wanted and all(msg.get(k) == v for k, v in fields.items()):
                 return msg
-            if msg["type"] == "game_over" and kind != "game_over":
+            if msg["type"] == "game_over" and "game_over" not in wanted:
                 raise CheckFailed(f"the game ended first: {ending(msg, self.seat)}")
 
     def follow(self, msg: dict[str, Any]) -> None:
@@ -187,14 +193,7 @@ class Table:
         while self.over is None:
             if self.game.to_move == self.seat:
                 await self.play()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise CheckFailed(f"the game did not end within {timeout:g} s")
-            try:
-                msg = await asyncio.wait_for(self.feed.get(), left)
-            except TimeoutError:
-                raise CheckFailed(f"the game did not end within {timeout:g} s") from None
-            self.follow(msg)
+            await self.receive(deadline, f"the game not over after {timeout:g} s")
         return self.over
 
 
@@ -289,7 +288,7 @@ class Certifier:
         await table.play()
         await table.next("moved", 20.0, seat=1)
         await self.link.request({"type": "takeback_offer", "room": table.room}, 10.0)
-        answer = await self.answer(table, ("taken_back", "offer_declined"), 20.0)
+        answer = await table.next(("taken_back", "offer_declined"), 20.0)
         await self.resign(table)
         return "accepted" if answer["type"] == "taken_back" else "declined"
 
@@ -339,22 +338,6 @@ class Certifier:
         moved = await table.next("moved", 20.0, seat=0)
         await self.resign(table)
         return f"it played ({moved['x']}, {moved['y']}) from the position"
-
-    async def answer(self, table: Table, kinds: tuple[str, ...], timeout: float) -> dict[str, Any]:
-        """The first message of one of ``kinds`` about the table's room."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                msg = await asyncio.wait_for(
-                    table.feed.get(), max(0.0, deadline - time.monotonic())
-                )
-            except TimeoutError:
-                raise CheckFailed(f"no answer ({' or '.join(kinds)}) in {timeout:g} s") from None
-            table.follow(msg)
-            if msg["type"] in kinds:
-                return msg
-            if msg["type"] == "game_over":
-                raise CheckFailed(f"the game ended first: {ending(msg, table.seat)}")
 
     async def resign(self, table: Table, leave: bool = True) -> None:
         """We resign (unless the game is over already), wait for its end and leave the room
