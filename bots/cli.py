@@ -149,7 +149,13 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``mnk-bot`` console script."""
+    """Entry point of the ``mnk-bot`` console script (``mnk-bot certify SPEC``: the entry check,
+    bots/certify.py)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["certify"]:
+        from bots.certify import main as certify
+
+        sys.exit(certify(argv[1:]))
     args = build_parser().parse_args(argv)
     try:
         spec = parse_spec(args.engine)

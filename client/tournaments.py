@@ -113,6 +113,10 @@ class Standing:
                 f"+{m.get('wins', 0)} ={m.get('draws', 0)} -{m.get('losses', 0)}"
                 f"  Bh {m.get('buchholz', 0):g}  SB {m.get('sonneborn_berger', 0):g}"
             )
+        elo = m.get("elo") if isinstance(m.get("elo"), dict) else {}
+        value, error = _num(elo.get("elo")), _num(elo.get("error"))
+        if value is not None:  # a bot event's: the server's Elo ± error, shown as sent
+            detail += f"  Elo {value:+.1f} ± {error or 0:.1f}"
         return cls(int(m.get("rank") or 0), str(m.get("player", "")), float(m["points"]), detail)
 
 

@@ -20,7 +20,7 @@ from support.pairing import Hub
 
 from client.app import App
 from client.settings import Settings
-from client.tournaments import EventDetail, EventLine
+from client.tournaments import EventDetail, EventLine, Standing
 from server.core.tournament.schedule import parse_spec, schedules_of
 
 HOURLY = "name=Hourly blitz,game=gomoku,format=arena,clock=3+2,every=1h,opens=1h,duration=30m"
@@ -64,6 +64,14 @@ def test_the_wire_shapes_read_leniently() -> None:
     assert line.when(0.0) == "open: starts when its creator starts it"
     detail = EventDetail.from_wire({"tournament": "t1", "games": [{"key": "a1"}]})
     assert detail.games[0].result is None and detail.name_of("p_x") == "p_x"
+
+
+def test_a_bot_events_line_shows_the_servers_elo_and_error() -> None:
+    line = {"rank": 1, "player": "p_a", "points": 2.0, "wins": 2, "draws": 0, "losses": 0}
+    bot = Standing.from_wire(line | {"elo": {"elo": 279.6, "error": 512.3}})
+    assert bot.detail.endswith("Elo +279.6 ± 512.3")
+    assert "Elo" not in Standing.from_wire(line | {"elo": None}).detail  # no game yet
+    assert "Elo" not in Standing.from_wire(line).detail  # not a bot event
 
 
 def test_the_tournaments_view_lists_enters_watches_and_plays(tmp_path: Path) -> None:

@@ -340,3 +340,27 @@ def test_a_rated_events_games_are_rated_once_as_rated_rooms_are(hub: Hub) -> Non
     assert over["ratings"][0]["after"] > over["ratings"][0]["before"]
     assert of_type(bob, "game_over")[-1] == over
     assert len(hub.arena.tournaments.events[tid].results) == 1
+
+
+def test_a_bot_events_standings_carry_each_bots_elo_as_mnk_tournament_prints_it(hub: Hub) -> None:
+    from protocol.elo import elo_estimate
+
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, game="tictactoe", clock=None, games_per_pair=2)["tournament"]
+    bots = [hub.peer(name, kind="bot", games=["tictactoe"]) for name in ("b1", "b2", "b3")]
+    for bot in bots:
+        hub.do(bot, type="join_tournament", tournament=tid)
+    shown = hub.do(alice, type="start_tournament", tournament=tid)[0]
+    assert [line["elo"] for line in shown["standings"]] == [None, None, None]  # no game yet
+    while hub.arena.tournaments.events[tid].status == "running":
+        play_out(hub, tid)
+        hub.tick(0.05)
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    for line in final["standings"]:
+        expected = elo_estimate(line["wins"], line["draws"], line["losses"])
+        assert line["elo"] == {"elo": round(expected.elo, 1), "error": round(expected.error, 1)}
+    assert sum(line["elo"]["elo"] for line in final["standings"]) == pytest.approx(0, abs=0.2)
+    people = create(hub, alice, game="tictactoe", clock=None)["tournament"]
+    entered(hub, people, ["bob", "carol"])
+    started = hub.do(alice, type="start_tournament", tournament=people)[0]
+    assert all("elo" not in line for line in started["standings"])  # not a bot event

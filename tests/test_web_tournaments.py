@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 from support.browser import WebServer, account, new_page
+from support.clients import RawClient
 from support.events import Background, Entrants
+from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.slow
 
@@ -171,3 +173,71 @@ def test_a_rated_arena_page_shows_the_servers_arena_points_and_a_guest_why_not(
     page.goto(f"{web_server.url}/t/nosuchevent")
     page.wait_for_selector("#status:has-text('There is no tournament nosuchevent')")
     assert page.script_errors == []
+
+
+class Bots(Entrants):
+    """Bots (their keys in the server's ``--keys-file``) on raw sockets, entering as entrants do."""
+
+    def __init__(self, background: Background, ws_url: str, keys: dict[str, str]) -> None:
+        self.bg = background
+
+        async def make() -> list[RawClient]:
+            made = []
+            for name, key in keys.items():
+                client = RawClient(await connect(ws_url, compression=None))
+                await client.hello(name, "bot", key=key, games=["tictactoe"])
+                made.append(client)
+            return made
+
+        clients = self.bg.run(make())
+        self.clients = {str(c.player): c for c in clients}
+        self.names = {str(c.player): name for c, name in zip(clients, keys, strict=True)}
+
+    def close(self) -> None:
+        """Close every bot's connection (the loop is the creator's to stop)."""
+
+        async def close() -> None:
+            for client in self.clients.values():
+                await client.close()
+
+        self.bg.run(close())
+
+
+def test_a_bot_events_page_shows_each_bots_elo_as_the_server_sends_it(
+    browser: Any, tmp_path: Path
+) -> None:
+    from server.core.players.keys import new_key
+
+    keys = {"deep": new_key(), "shallow": new_key()}
+    (tmp_path / "keys").write_text("".join(f"{n}={k}\n" for n, k in keys.items()))
+    server = WebServer(tmp_path, "--keys-file", str(tmp_path / "keys"))
+    server.start()
+    ws_url = server.url.replace("http", "ws", 1)
+    creator = Entrants(Background(), ws_url, ["carol"])
+    bots = Bots(creator.bg, ws_url, keys)
+    try:
+        event = creator.ask(
+            "carol", type="create_tournament", name="Bot cup", game="tictactoe",
+            format="round_robin", games_per_pair=2,
+        )  # fmt: skip
+        tid = event["tournament"]
+        bots.join(tid)
+        page = new_page(browser)
+        page.goto(f"{server.url}/t/{tid}")
+        page.wait_for_selector("#standings th:has-text('Elo')")
+        assert page.locator("#standings td.elo").all_inner_texts() == ["", ""]  # no game yet
+        creator.ask("carol", type="start_tournament", tournament=tid)
+        bots.resign(bots.live(tid)[0])  # seat 0 wins
+        bots.resign(bots.live(tid)[0], seat=0)  # seat 0 of the return game resigns: 2-0
+        page.wait_for_selector("#status:has-text('Finished')")
+        final = creator.ask("carol", type="get_tournament", tournament=tid)
+        shown = [
+            f"{line['elo']['elo']:+.1f} ± {line['elo']['error']:.1f}" for line in final["standings"]
+        ]
+        assert page.locator("#standings td.elo").all_inner_texts() == shown
+        assert shown[0].startswith("+") and shown[1].startswith("-")
+        assert page.script_errors == []
+    finally:
+        bots.close()
+        creator.close()
+        server.stop()

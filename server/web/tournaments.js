@@ -447,22 +447,39 @@ function table(id, heads, rows) {
 function pointsTable(t, name) {
   const heads = [["#"], ["Player"], ["Points"], ["Buchholz", "the points of every opponent met"],
     ["S-B", "Sonneborn–Berger: the points of every opponent beaten, and half of those drawn"],
-    ["W", "won"], ["D", "drawn"], ["L", "lost"], ["Byes"]];
+    ["W", "won"], ["D", "drawn"], ["L", "lost"], ["Byes"], ...eloHead(t)];
   return table("standings", heads, t.standings.map((s) => h("tr", { dataset: { player: s.player } },
     h("td", {}, String(s.rank)), h("td", {}, name(s.player)), h("td", { class: "points" }, pointsText(s.points)),
     h("td", {}, pointsText(s.buchholz)), h("td", {}, pointsText(s.sonneborn_berger)),
     h("td", {}, String(s.wins)), h("td", {}, String(s.draws)), h("td", {}, String(s.losses)),
-    h("td", {}, String(s.byes)))));
+    h("td", {}, String(s.byes)), eloCell(s))));
+}
+
+/** A bot event's lines carry each bot's Elo ± error from the server (mnk-tournament's figures). */
+function botEvent(t) {
+  return t.standings.some((s) => "elo" in s);
+}
+
+function eloHead(t) {
+  return botEvent(t) ? [["Elo ± 95%", "the Elo difference its games say against the field, with its 95 % error"]] : [];
+}
+
+/** The server's Elo ± error for a line ("" until it has finished a game; none outside bot events). */
+function eloCell(s) {
+  if (!("elo" in s)) return null;
+  if (!s.elo) return h("td", { class: "elo" }, "");
+  const sign = s.elo.elo > 0 ? "+" : "";
+  return h("td", { class: "elo" }, `${sign}${s.elo.elo.toFixed(1)} ± ${s.elo.error.toFixed(1)}`);
 }
 
 /** Arena: points, games, wins, a streak, performance and the latest games' points. */
 function arenaTable(t, name) {
   const heads = [["#"], ["Player"], ["Points"], ["Games"], ["Wins"], ["Streak", "two wins in a row: games count double"],
-    ["Perf.", "performance: the opponents' mean rating + 500 × (wins − losses) / games"], ["Latest games"]];
+    ["Perf.", "performance: the opponents' mean rating + 500 × (wins − losses) / games"], ["Latest games"], ...eloHead(t)];
   return table("standings", heads, t.standings.map((s) => h("tr", { dataset: { player: s.player } },
     h("td", {}, String(s.rank)), h("td", {}, name(s.player)), h("td", { class: "points" }, String(s.points)),
     h("td", {}, String(s.games)), h("td", {}, String(s.wins)), h("td", {}, s.streak ? "on a streak" : ""),
-    h("td", {}, s.games ? String(s.performance) : ""), h("td", { class: "sheet" }, s.sheet.join(" ")))));
+    h("td", {}, s.games ? String(s.performance) : ""), h("td", { class: "sheet" }, s.sheet.join(" ")), eloCell(s))));
 }
 
 /** The server's crosstable: a row per line of the standings, a column per opponent (numbered as

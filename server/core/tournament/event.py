@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.elo import elo_view
 from protocol.errors import ArenaError, BadOptions, RatedNeedsClock
 from protocol.variants import FIXED
 from protocol.wire import Message
@@ -327,10 +328,37 @@ class Event:
 
     def order(self) -> list[str]:
         """The standings' order, best first."""
-        return [line["player"] for line in self.standings()]
+        return [line["player"] for line in self.format_standings()]
 
     def standings(self) -> list[Message]:
-        """The standings lines (the format's points and tie-breaks)."""
+        """The standings lines (the format's points and tie-breaks); a bot event's lines carry
+        each bot's Elo ± error too (:meth:`elo`)."""
+        lines = self.format_standings()
+        if self.bots_only():
+            elo = self.elo()
+            for line in lines:
+                line["elo"] = elo.get(line["player"])
+        return lines
+
+    def bots_only(self) -> bool:
+        """Whether every entrant of the event is a bot (its standings then show Elo)."""
+        players = self.players_at_start()
+        return bool(players) and all(self.entrants[p].kind == "bot" for p in players)
+
+    def elo(self) -> dict[str, dict[str, float] | None]:
+        """Each player's Elo against the field ± 95 % error from its finished games (void ones
+        left out: nobody played them), as ``mnk-tournament`` prints it; None with no game."""
+        tally = {player: [0, 0, 0] for player in self.players_at_start()}
+        for item in self.results:
+            if item.void:
+                continue
+            for player in item.game.players:
+                score = item.score(player)
+                tally.setdefault(player, [0, 0, 0])[0 if score == 1 else 1 if score else 2] += 1
+        return {player: elo_view(*wdl) for player, wdl in tally.items()}
+
+    def format_standings(self) -> list[Message]:
+        """The standings lines as the format ranks them (points and tie-breaks)."""
         players = self.players_at_start()
         if self.settings.format == ARENA:
             lines = ranking(players, self.results, self.ratings())
