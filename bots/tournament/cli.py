@@ -282,7 +282,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     reason = path_reason(args, config, keys)
     if reason is None:
         return await run_hosted(args, config, variant, urls, keys)
-    print(f"the director pairs this run itself ({reason})", flush=True)
+    print(f"mnk-tournament: the director pairs this run itself ({reason})", file=sys.stderr)
     return await run_scheduled(args, config, plan, variant, urls, keys)
 
 
@@ -321,10 +321,7 @@ async def run_scheduled(
         server = server_child(out, port, args.grace)
         server.start()
         await wait_listening(urls[0], server)
-    where = urls[0].removeprefix("ws://")
-    print(f"watch it live: mnk-client --server {where} (its games are in the lobby)", flush=True)
-    page = urls[0].replace("wss://", "https://", 1).replace("ws://", "http://", 1).rstrip("/")
-    print(f"or in a browser: {page}/tv (the most watched game; all are in the lobby)", flush=True)
+    announce(urls[0])
     capacity = args.concurrency
     started = [(name, spec) for name, spec in config["bots"] if spec != "remote"]
     children = [
@@ -377,7 +374,6 @@ async def run_hosted(
         keys = make_keys(out, [name for name, _ in config["bots"]] + ["director"])
         server, url = await start_embedded(out, args.grace)
         urls = [url]
-    page = urls[0].replace("wss://", "https://", 1).replace("ws://", "http://", 1).rstrip("/")
     supervisor = BotSupervisor([], delay=args.grace + 1.0)
     event = HostedEvent(
         urls[0], keys["director"], config, out, make_reporter(args.plain), supervisor.restarts,
@@ -387,7 +383,7 @@ async def run_hosted(
     try:
         await event.open()
         tid = await event.ensure()
-        print(f"the server's event {tid}: watch it at {page}/t/{tid}", flush=True)
+        announce(urls[0], tid)
         supervisor.children = [
             bot_child(out, urls[0], name, spec, 1, variant.name, keys[name], tournament=tid)
             for name, spec in config["bots"]
@@ -403,6 +399,16 @@ async def run_hosted(
         await supervisor.stop_all()
         if server is not None:
             await server.stop()
+
+
+def announce(url: str, tid: str | None = None) -> None:
+    """Say where to watch the run: the client, the browser's /tv, the event's page /t/ID."""
+    where = url.removeprefix("ws://")
+    print(f"watch it live: mnk-client --server {where} (its games are in the lobby)", flush=True)
+    page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rstrip("/")
+    print(f"or in a browser: {page}/tv (the most watched game; all are in the lobby)", flush=True)
+    if tid is not None:
+        print(f"the event's page: {page}/t/{tid} (standings, crosstable, every game)", flush=True)
 
 
 async def start_embedded(out: Path, grace: float, attempts: int = 10) -> tuple[Child, str]:
