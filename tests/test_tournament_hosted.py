@@ -109,3 +109,49 @@ async def test_a_rerun_after_a_kill_follows_the_same_event(tmp_path: Path) -> No
         events = db.execute("SELECT tournament FROM tournaments").fetchall()
         results = db.execute("SELECT COUNT(*) FROM tournament_results").fetchone()[0]
     assert events == [(tid,)] and results == 6
+
+
+CRASH_BOT = """
+import os
+from bots.sdk import Bot, RandomBot
+
+_moves = 0
+
+
+class CrashBot(Bot):
+    \"\"\"Its engine dies on its third move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        global _moves
+        _moves += 1
+        if _moves == 3:
+            os._exit(1)
+        return RandomBot().choose(variant, moves, limit)
+
+
+class KillerBot(Bot):
+    \"\"\"Kills the bot process it serves on its third move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        global _moves
+        _moves += 1
+        if _moves == 3:
+            os.kill(os.getppid(), 9)
+        return RandomBot().choose(variant, moves, limit)
+"""
+
+
+async def test_faulty_bots_lose_their_games_and_the_event_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "crashbot.py").write_text(CRASH_BOT)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    out = tmp_path / "faults"
+    args = ["--game", "gomoku", "--games", "1", "--clock", "20+0.2", "--max-moves", "40"]
+    args += ["--grace", "2", "--plain", "--bot", "hero=minimax:level=2"]
+    args += ["--bot", "crasher=crashbot:CrashBot", "--bot", "killer=crashbot:KillerBot"]
+    await run(command(out, *args), env=env)
+    doc = json.loads((out / "results.json").read_text())
+    table = {s["name"]: s for s in doc["standings"]}
+    assert doc["complete"] and len(doc["games"]) == 6 and doc["server"]["status"] == "finished"
+    assert table["crasher"]["faults"]["crash"] >= 1
+    assert table["killer"]["faults"]["disconnect"] >= 1 and doc["restarts"]["killer"] >= 1
+    assert table["hero"]["losses"] == 0
