@@ -155,3 +155,19 @@ async def test_faulty_bots_lose_their_games_and_the_event_goes_on(tmp_path: Path
     assert table["crasher"]["faults"]["crash"] >= 1
     assert table["killer"]["faults"]["disconnect"] >= 1 and doc["restarts"]["killer"] >= 1
     assert table["hero"]["losses"] == 0
+
+
+async def test_a_swiss_is_the_servers_event_with_its_byes(tmp_path: Path) -> None:
+    out = tmp_path / "swiss"
+    args = ["--game", "tictactoe", "--format", "swiss", "--plain"]
+    for name, spec in {**BOTS, "nov": "novice", "rnd2": "random"}.items():
+        args += ["--bot", f"{name}={spec}"]
+    output = await run(command(out, *args))
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["server"]["status"] == "finished"
+    assert len(doc["games"]) == 4 * 2 and "[8/8]" in output  # 5 bots: 4 rounds of 2 games
+    assert len(doc["server"]["byes"]) == 4
+    points = {s["player"]: s["points"] for s in doc["server"]["standings"]}
+    assert points == {s["name"]: s["score"] for s in doc["standings"]}  # a bye's point too
+    pairs = [frozenset(g["players"]) for g in doc["games"]]
+    assert len(set(pairs)) == len(pairs)  # no repeat pairing

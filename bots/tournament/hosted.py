@@ -30,6 +30,7 @@ from bots.tournament.results import (
     standings,
     write_json_atomic,
 )
+from bots.tournament.schedule import default_swiss_rounds
 from protocol.connection import Connection, ServerError
 from protocol.session import Session
 
@@ -237,7 +238,7 @@ class HostedEvent:
     def _total(self) -> int:
         n = len(self.names)
         if self.config["format"] == "swiss":
-            rounds = self.event.get("rounds") or 1
+            rounds = self.config["rounds"] or default_swiss_rounds(n)  # as the server counts
             return rounds * (n // 2)
         return games_per_pair(self.config) * n * (n - 1) // 2
 
@@ -315,6 +316,16 @@ class HostedEvent:
         order += [n for n in mine if n not in order]
         return [mine[n] for n in order if n in mine]
 
+    def _row(self, standing: Standing) -> dict[str, Any]:
+        """A bot's results.json line, its ``score`` the server's points (a swiss bye's too)."""
+        row = standing.to_json()
+        ids = {e["name"]: e["id"] for e in self.event.get("entrants", [])}
+        ranked = {s["player"]: s for s in self.event.get("standings", [])}
+        line = ranked.get(ids.get(standing.name, ""))
+        if line is not None:
+            row["score"], row["byes"] = line["points"], line.get("byes", 0)
+        return row
+
     def summary(self) -> dict[str, Any]:
         """The results.json document (``server``: the event as the server ranks it)."""
         games = sorted(self.done.values(), key=lambda g: (g.round, g.key))
@@ -336,7 +347,7 @@ class HostedEvent:
                     for b in self.event.get("byes") or []
                 ],
             },
-            "standings": [s.to_json() for s in table],
+            "standings": [self._row(s) for s in table],
             "los": [
                 {"above": a.name, "below": b.name, "los": None if v is None else round(v, 4)}
                 for a, b, v in zip(table, table[1:], neighbour_los(table, games), strict=False)
