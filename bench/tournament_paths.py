@@ -33,10 +33,10 @@ def server_cpu(out: Path) -> float | None:
     return None
 
 
-def run(out: Path, args: list[str]) -> dict[str, float]:
+def run(out: Path, args: list[str], bots: list[str]) -> dict[str, float]:
     """One run: games, faults, wall seconds, server CPU seconds."""
     cmd = [sys.executable, "-m", "bots.tournament", "--out", str(out), "--no-chart", "--plain"]
-    for bot in BOTS:
+    for bot in bots:
         cmd += ["--bot", bot]
     began = time.monotonic()
     proc = subprocess.Popen(cmd + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -56,11 +56,16 @@ def main() -> None:
     p.add_argument("--game", default="tictactoe")
     p.add_argument("--games", default="2")
     p.add_argument("--clock", default="10+0.1")
+    p.add_argument("--bot", action="append", default=None, help="NAME=SPEC (default: 4 levels)")
+    p.add_argument("--max-moves", default=None, help="adjudicate a draw at M stones")
     a = p.parse_args()
     args = ["--game", a.game, "--games", a.games, "--clock", a.clock, "--concurrency", "2"]
+    args += ["--max-moves", a.max_moves] if a.max_moves else []
     with tempfile.TemporaryDirectory() as tmp:
         for label, extra in (("own schedule", ["--own-schedule"]), ("server's event", [])):
-            r = run(Path(tmp) / label.replace(" ", "_").replace("'", ""), args + extra)
+            r = run(
+                Path(tmp) / label.replace(" ", "_").replace("'", ""), args + extra, a.bot or BOTS
+            )
             print(
                 f"{label:15} games {r['games']:3d}  faults {r['faults']}  "
                 f"{60 * r['games'] / r['wall_s']:6.1f} games/min  wall {r['wall_s']:5.1f} s  "
