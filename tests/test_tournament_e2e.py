@@ -174,7 +174,7 @@ def test_resume_after_a_kill_mid_game_is_not_held_up_by_the_killed_games(tmp_pat
     out = tmp_path / "killed"
     args = ["--game", "gomoku", "--bot", "a=slowbot:SlowBot", "--bot", "b=slowbot:SlowBot"]
     args += ["--games", "1", "--concurrency", "2", "--max-moves", "30", "--plain"]
-    args += ["--log-level", "INFO"]
+    args += ["--log-level", "INFO", "--own-schedule"]  # the director's own path (moves the db)
     proc = tournament(out, *args, env=env)
     deadline = time.monotonic() + 60
     while not (out / "games").exists() and time.monotonic() < deadline:  # the games start now

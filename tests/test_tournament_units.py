@@ -524,3 +524,46 @@ def test_the_embedded_servers_keys_file_is_private(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600
     assert path.read_text().splitlines() == [f"a={keys['a']}", f"b={keys['b']}"]
     assert len(set(keys.values())) == 2 and all(len(k) >= 40 for k in keys.values())
+
+
+def _hosted_config(**changes: object) -> dict:
+    config = {
+        "game": "gomoku",
+        "options": {},
+        "bots": [["a", "random"], ["b", "random"], ["c", "random"]],
+        "format": "round-robin",
+        "games": 1,
+        "rounds": None,
+        "openings": None,
+        "opening_list": [[]],
+        "sprt": None,
+        "clock": {"initial_s": 20.0, "increment_s": 0.2},
+        "max_moves": 40,
+    }
+    return {**config, **changes}
+
+
+def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule() -> None:
+    from bots.tournament.hosted import event_request, hosted_reason
+
+    assert hosted_reason(_hosted_config(), own_schedule=False, cluster=False) is None
+    assert hosted_reason(_hosted_config(format="swiss"), False, False) is None
+    stays = [
+        hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
+        hosted_reason(_hosted_config(format="gauntlet"), False, False),
+        hosted_reason(_hosted_config(sprt="0,10"), False, False),
+        hosted_reason(_hosted_config(openings="random:2"), False, False),
+        hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
+        hosted_reason(_hosted_config(bots=[["a", "remote"], ["b", "random"]]), False, False),
+        hosted_reason(_hosted_config(format="swiss", games=2), False, False),
+        hosted_reason(_hosted_config(games=6), False, False),  # 12 games a pairing
+    ]
+    assert all(stays), stays
+    # --games 2 over two openings: each opening twice in a row, both colours each time
+    two = [[[7, 7]], [[7, 7], [8, 8]]]
+    msg = event_request(_hosted_config(games=2, opening_list=two, openings="F"), "x", False)
+    assert msg["format"] == "round_robin" and msg["games_per_pair"] == 8
+    assert msg["openings"] == [two[0], two[0], two[1], two[1]]
+    assert msg["options"] == {"max_moves": 40} and msg["clock"]["initial_s"] == 20.0
+    swiss = event_request(_hosted_config(format="swiss", rounds=3), "x", True)
+    assert swiss["rounds"] == 3 and swiss["rated"] and "games_per_pair" not in swiss

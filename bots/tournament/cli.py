@@ -1,5 +1,13 @@
 """``mnk-tournament``: play a tournament between bots, every game refereed by an mnk-arena server.
 
+Round robin and swiss run as the server's own event (one pairing implementation: the
+server's): the bots enter it with mnk-bot --tournament ID and the event gets a page /t/ID
+(with --server, on that server; use --key director=KEY for the account that creates it).
+The director's own schedule plays what the server's events cannot do yet: gauntlet, --sprt,
+--openings random:K, --servers, 'remote' bots, a swiss of several games a pairing, a round
+robin of more than 10 games a pairing; --own-schedule asks for it. On the server path
+--concurrency is the server's (a whole round at once) and a rerun follows the same event.
+
 Example::
 
     mnk-tournament --game tictactoe --bot perfect=minimax:level=10 --bot weak=minimax:level=3 \\
@@ -20,7 +28,8 @@ from typing import Any
 
 from bots.specs import parse_spec
 from bots.tournament.chart import draw_elo_chart
-from bots.tournament.director import Director, Plan
+from bots.tournament.director import JOURNAL, Director, Plan
+from bots.tournament.hosted import EVENT_FILE, HostedEvent, hosted_reason
 from bots.tournament.openings import openings_from_arg
 from bots.tournament.processes import (
     BotSupervisor,
@@ -93,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="every game opens with this rule (15x15 games; not with --openings)",
     )
+    p.add_argument(
+        "--own-schedule",
+        action="store_true",
+        help="pair and referee every game here, not as the server's event (the old path)",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed for openings and pairings")
     p.add_argument("--server", default=None, help="use this server (default: start one)")
     p.add_argument(
@@ -112,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=KEY",
-        help="with --server(s): the key its operator made for bot NAME (repeat for each bot)",
+        help="with --server(s): the key its operator made for bot NAME (repeat for each bot);\n"
+        "'director=KEY': the account that creates the server's event",
     )
     p.add_argument(
         "--key-file", type=Path, default=None, help="with --server(s): NAME=KEY lines, one per bot"
@@ -264,6 +279,36 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.rated and (urls is None or clock is None):
         raise ValueError("--rated needs --server (the embedded server stays casual) and --clock")
     keys = given_keys(args, config["bots"]) if urls is not None else {}
+    reason = path_reason(args, config, keys)
+    if reason is None:
+        return await run_hosted(args, config, variant, urls, keys)
+    print(f"mnk-tournament: the director pairs this run itself ({reason})", file=sys.stderr)
+    return await run_scheduled(args, config, plan, variant, urls, keys)
+
+
+def path_reason(
+    args: argparse.Namespace, config: dict[str, Any], keys: dict[str, str]
+) -> str | None:
+    """Why this run is not the server's event (None: it is)."""
+    out: Path = args.out
+    if (out / JOURNAL).exists() and not (out / EVENT_FILE).exists():
+        return "resuming a run of its own schedule"
+    reason = hosted_reason(config, args.own_schedule, args.servers is not None)
+    if reason is None and args.server is not None and "director" not in keys:
+        return "no --key director=KEY to create the event on --server"
+    return reason
+
+
+async def run_scheduled(
+    args: argparse.Namespace,
+    config: dict[str, Any],
+    plan: Plan,
+    variant: Variant,
+    urls: list[str] | None,
+    keys: dict[str, str],
+) -> dict[str, Any]:
+    """The director's own schedule: it pairs and referees every game itself."""
+    clock = config["clock"]
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
@@ -276,10 +321,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server = server_child(out, port, args.grace)
         server.start()
         await wait_listening(urls[0], server)
-    where = urls[0].removeprefix("ws://")
-    print(f"watch it live: mnk-client --server {where} (its games are in the lobby)", flush=True)
-    page = urls[0].replace("wss://", "https://", 1).replace("ws://", "http://", 1).rstrip("/")
-    print(f"or in a browser: {page}/tv (the most watched game; all are in the lobby)", flush=True)
+    announce(urls[0])
     capacity = args.concurrency
     started = [(name, spec) for name, spec in config["bots"] if spec != "remote"]
     children = [
@@ -312,6 +354,78 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await supervisor.stop_all()
         if server is not None:
             await server.stop()
+
+
+async def run_hosted(
+    args: argparse.Namespace,
+    config: dict[str, Any],
+    variant: Variant,
+    urls: list[str] | None,
+    keys: dict[str, str],
+) -> dict[str, Any]:
+    """The server's event: create it (or follow the one this ``--out`` made), start the bots
+    entering it, start it and record what the server says, game by game."""
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+    fresh_start(out, embedded=False)  # the database stays: the event lives on in it
+    server: Child | None = None
+    if urls is None:
+        keys = make_keys(out, [name for name, _ in config["bots"]] + ["director"])
+        server, url = await start_embedded(out, args.grace)
+        urls = [url]
+    supervisor = BotSupervisor([], delay=args.grace + 1.0)
+    event = HostedEvent(
+        urls[0], keys["director"], config, out, make_reporter(args.plain), supervisor.restarts,
+        rated=args.rated,
+    )  # fmt: skip
+    watcher: asyncio.Task[None] | None = None
+    try:
+        await event.open()
+        tid = await event.ensure()
+        announce(urls[0], tid)
+        supervisor.children = [
+            bot_child(out, urls[0], name, spec, 1, variant.name, keys[name], tournament=tid)
+            for name, spec in config["bots"]
+        ]
+        supervisor.restarts.update({c.name: 0 for c in supervisor.children})
+        supervisor.start_all()
+        watcher = asyncio.create_task(supervisor.run())
+        return await event.follow()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        await event.close()
+        await supervisor.stop_all()
+        if server is not None:
+            await server.stop()
+
+
+def announce(url: str, tid: str | None = None) -> None:
+    """Say where to watch the run: the client, the browser's /tv, the event's page /t/ID."""
+    where = url.removeprefix("ws://")
+    print(f"watch it live: mnk-client --server {where} (its games are in the lobby)", flush=True)
+    page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rstrip("/")
+    print(f"or in a browser: {page}/tv (the most watched game; all are in the lobby)", flush=True)
+    if tid is not None:
+        print(f"the event's page: {page}/t/{tid} (standings, crosstable, every game)", flush=True)
+
+
+async def start_embedded(out: Path, grace: float, attempts: int = 10) -> tuple[Child, str]:
+    """The embedded server on its database in ``out`` (a killed run's server may still hold
+    the lock for a moment as it stops: try again)."""
+    for attempt in range(1, attempts + 1):
+        url = f"ws://127.0.0.1:{free_port()}"
+        server = server_child(out, int(url.rsplit(":", 1)[1]), grace)
+        server.start()
+        try:
+            await wait_listening(url, server)
+            return server, url
+        except RuntimeError:
+            if attempt == attempts:
+                raise
+            await asyncio.sleep(0.5 * attempt)
+    raise AssertionError("unreachable")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -149,13 +149,17 @@ def bot_child(
     game: str,
     key: str,
     log_level: str = "WARNING",
+    tournament: str | None = None,
 ) -> Child:
-    """A bot process named ``name`` playing ``game`` with its session kept in ``out``."""
+    """A bot process named ``name`` playing ``game`` with its session kept in ``out`` (entering
+    the server's event ``tournament`` when given)."""
     session = out / "sessions" / f"{_safe(name)}.session"
     session.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "bots", "--server", url, "--engine", spec, "--name", name]
     argv += ["--capacity", str(capacity), "--games", game, "--session-file", str(session)]
     argv += ["--log-level", log_level]
+    if tournament is not None:
+        argv += ["--tournament", tournament]
     return Child(name, argv, out / "logs" / f"{_safe(name)}.log", {"MNK_BOT_KEY": key})
 
 

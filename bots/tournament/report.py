@@ -29,7 +29,8 @@ def standings_table(rows: list[dict[str, Any]], title: str = "Standings") -> Tab
     for col in ("#", "name", "games", "W", "D", "L", "score", "score %", "Elo", "± 95%"):
         table.add_column(col, justify="left" if col == "name" else "right")
     for rank, s in enumerate(rows, 1):
-        pct = f"{100 * s['score'] / s['games']:.1f}" if s["games"] else "-"
+        played = s["games"] + s.get("byes", 0)  # a swiss bye on the server's event: 1 point
+        pct = f"{100 * s['score'] / played:.1f}" if played else "-"
         table.add_row(
             str(rank),
             s["name"],

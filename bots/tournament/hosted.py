@@ -1,0 +1,362 @@
+"""Round robin and swiss through the server's own tournaments: ``mnk-tournament`` creates the
+event (``create_tournament``), its bots enter it by connecting (``mnk-bot --tournament ID``),
+it starts it and follows it (``watch_tournament``), and writes the results folder from what the
+server says. The pairings are the server's (``server/core/tournament/``), not ours.
+
+The event id is kept in ``--out`` (``event.json``): a rerun after a kill follows the same
+event instead of creating a second one. The name the event is created under is written there
+before it is asked for, so even a kill between the request and its answer is found again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from pathlib import Path
+from typing import Any
+
+from bots.tournament.director import JOURNAL, RESULTS, Reporter
+from bots.tournament.referee import Played
+from bots.tournament.results import (
+    GameResult,
+    Standing,
+    append_journal,
+    crosstable,
+    fault_of,
+    neighbour_los,
+    read_journal,
+    standings,
+    write_json_atomic,
+)
+from bots.tournament.schedule import default_swiss_rounds
+from protocol.connection import Connection, ServerError
+from protocol.session import Session
+
+log = logging.getLogger("mnk.tournament")
+
+#: Where the run remembers its event: ``{"name": …, "tournament": ID | null}``.
+EVENT_FILE = "event.json"
+#: The server's bounds that an old-path run may exceed (docs/PROTOCOL.md, create_tournament).
+MAX_GAMES_PER_PAIR = 10
+MAX_OPENINGS = 32
+MAX_SWISS_ROUNDS = 20
+MAX_PLAYERS = 64
+
+
+def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> str | None:
+    """Why this run stays on the director's own schedule (None: the server runs the event)."""
+    if own_schedule:
+        return "--own-schedule"
+    if config["format"] not in ("round-robin", "swiss"):
+        return f"the server has no {config['format']} format"
+    if config["sprt"]:
+        return "--sprt"
+    if str(config["openings"] or "").startswith("random:"):
+        return "--openings random:K"
+    if cluster:
+        return "--servers"
+    if any(spec == "remote" for _, spec in config["bots"]):
+        return "a 'remote' bot"
+    if len(config["bots"]) > MAX_PLAYERS:
+        return f"more than {MAX_PLAYERS} bots"
+    if len(config["opening_list"]) > MAX_OPENINGS:
+        return f"more than {MAX_OPENINGS} openings"
+    if config["format"] == "swiss":
+        if config["games"] != 1 or len(config["opening_list"]) != 1:
+            return "a swiss of more than one game a pairing (--games, --openings)"
+        if (config["rounds"] or 0) > MAX_SWISS_ROUNDS:
+            return f"more than {MAX_SWISS_ROUNDS} swiss rounds"
+    elif games_per_pair(config) > MAX_GAMES_PER_PAIR:
+        return f"more than {MAX_GAMES_PER_PAIR} games a pairing"
+    return None
+
+
+def games_per_pair(config: dict[str, Any]) -> int:
+    """A round robin's games a pair: both colours of each opening, --games times --rounds."""
+    return 2 * config["games"] * (config["rounds"] or 1) * len(config["opening_list"])
+
+
+def server_openings(config: dict[str, Any]) -> list[list[list[int]]]:
+    """The event's ``openings``: the server plays opening c // 2 in cycle c, so each opening of
+    the list comes ``--games`` times ``--rounds`` times in a row (both colours each time)."""
+    openings = config["opening_list"]
+    if openings == [[]]:
+        return []
+    times = config["games"] * (config["rounds"] or 1)
+    return [o for o in openings for _ in range(times)]
+
+
+def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, Any]:
+    """The ``create_tournament`` of this run."""
+    msg: dict[str, Any] = {
+        "type": "create_tournament",
+        "name": name,
+        "game": config["game"],
+        "format": "round_robin" if config["format"] == "round-robin" else "swiss",
+        "clock": config["clock"],
+        "rated": rated,
+        "max_players": max(2, len(config["bots"])),
+    }
+    options = {k: v for k, v in config["options"].items() if k == "opening_rule"}
+    if config["max_moves"]:
+        options["max_moves"] = config["max_moves"]
+    if options:
+        msg["options"] = options
+    if config["format"] == "swiss":
+        if config["rounds"]:
+            msg["rounds"] = config["rounds"]
+    else:
+        msg["games_per_pair"] = games_per_pair(config)
+        if openings := server_openings(config):
+            msg["openings"] = openings
+    return msg
+
+
+def remembered(out: Path) -> dict[str, Any]:
+    """The run's event as ``event.json`` keeps it (a fresh name when there is none yet)."""
+    path = out / EVENT_FILE
+    if path.exists():
+        return dict(json.loads(path.read_text()))
+    doc = {"name": f"{out.resolve().name[:40]} {secrets.token_hex(4)}", "tournament": None}
+    write_json_atomic(path, doc)
+    return doc
+
+
+class HostedEvent:
+    """One event on a server, created (or found again) and followed to its end."""
+
+    def __init__(
+        self,
+        url: str,
+        key: str,
+        config: dict[str, Any],
+        out: Path,
+        reporter: Reporter,
+        restarts: dict[str, int] | None = None,
+        rated: bool = False,
+    ) -> None:
+        self.config, self.out, self.reporter, self.rated = config, out, reporter, rated
+        self.state = Session("director", "bot", key=key, games=[config["game"]], level=0)
+        self.conn = Connection(url, self.state, rate=50.0, ping_interval=20)
+        self.updates: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.done: dict[str, GameResult] = read_journal(out / JOURNAL)
+        self.names = [n for n, _ in config["bots"]]
+        self.restarts = restarts if restarts is not None else {}
+        self.event: dict[str, Any] = {}
+        #: Games the server finished, as of the last state absorbed.
+        self.ended = 0
+        self._task: asyncio.Task[str] | None = None
+
+    async def open(self, timeout: float = 30.0) -> None:
+        """Connect and wait for the ``welcome``."""
+        self._task = asyncio.create_task(self.conn.run(self._on))
+        await asyncio.wait_for(self.conn.online.wait(), timeout)
+
+    async def close(self) -> None:
+        """Close the connection."""
+        await self.conn.close()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    def _on(self, msg: dict[str, Any]) -> None:
+        if msg["type"] == "tournament" and msg.get("tournament") == self.event.get("tournament"):
+            self.updates.put_nowait(msg)
+
+    async def ensure(self) -> str:
+        """The run's event id: the one remembered in ``--out``, else created now (once)."""
+        doc = remembered(self.out)
+        tid = doc.get("tournament") or await self._find(doc["name"])
+        if tid is None:
+            reply = await self.conn.request(event_request(self.config, doc["name"], self.rated))
+            tid = str(reply["tournament"])
+            log.info("created tournament %s", tid)
+        else:
+            log.info("following tournament %s", tid)
+        write_json_atomic(self.out / EVENT_FILE, {**doc, "tournament": tid})
+        self.event = {"tournament": tid}
+        return tid
+
+    async def _find(self, name: str) -> str | None:
+        """An event of ours by ``name``: made by a run killed before it noted the answer."""
+        ask: dict[str, Any] = {"type": "list_tournaments", "limit": 100}
+        while True:
+            reply = await self.conn.request(ask)
+            for event in reply["tournaments"]:
+                if event.get("name") == name:
+                    return str(event["tournament"])
+            if not reply.get("next"):
+                return None
+            ask = {**ask, "cursor": reply["next"]}
+
+    async def follow(self, start_timeout: float = 120.0) -> dict[str, Any]:
+        """Start the event once every bot entered, record every game; results.json's doc."""
+        tid = self.event["tournament"]
+        self.event = await self.conn.request({"type": "watch_tournament", "tournament": tid})
+        (self.out / "games").mkdir(parents=True, exist_ok=True)
+        self.reporter.start(self._total(), len(self.done), self.table())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + start_timeout
+        try:
+            while True:
+                await self._absorb()
+                if self.event["status"] == "open":
+                    if self._all_in():
+                        await self._start(tid)
+                    elif loop.time() > deadline:
+                        raise TimeoutError(f"the bots did not all enter {tid}: see logs/")
+                elif self.event["status"] == "finished" and self._recorded_all():
+                    break
+                await self._next_update(tid)
+        finally:
+            self.reporter.finish()
+        summary = self.summary()
+        write_json_atomic(self.out / RESULTS, summary)
+        return summary
+
+    async def _next_update(self, tid: str) -> None:
+        """The next pushed state, or (after a quiet second, or a reconnect that lost the
+        watch) the state asked for again."""
+        try:
+            self.event = await asyncio.wait_for(self.updates.get(), 1.0)
+        except TimeoutError:
+            ask = {"type": "watch_tournament", "tournament": tid}
+            self.event = await self.conn.request(ask)
+
+    def _all_in(self) -> bool:
+        inside = {e["name"] for e in self.event.get("entrants", []) if e["state"] == "in"}
+        return set(self.names) <= inside
+
+    async def _start(self, tid: str) -> None:
+        try:
+            self.event = await self.conn.request({"type": "start_tournament", "tournament": tid})
+        except ServerError as exc:
+            if exc.code != "tournament_closed":  # started already (a rerun's race)
+                raise
+
+    def _total(self) -> int:
+        n = len(self.names)
+        if self.config["format"] == "swiss":
+            rounds = self.config["rounds"] or default_swiss_rounds(n)  # as the server counts
+            return rounds * (n // 2)
+        return games_per_pair(self.config) * n * (n - 1) // 2
+
+    async def _all_games(self) -> list[dict[str, Any]]:
+        """Every game of the event (the later pages of ``games`` asked for)."""
+        games = list(self.event.get("games", []))
+        tid = self.event["tournament"]
+        for page in range(1, int(self.event.get("pages") or 1)):
+            reply = await self.conn.request(
+                {"type": "get_tournament", "tournament": tid, "page": page}
+            )
+            games += reply.get("games", [])
+        return games
+
+    def _recorded_all(self) -> bool:
+        return self.ended <= len(self.done)
+
+    async def _absorb(self) -> None:
+        """Record every game the server finished that is not in the journal yet."""
+        games = await self._all_games()
+        ended = [g for g in games if g.get("result") is not None]
+        self.ended = len(ended)
+        names = {e["id"]: e["name"] for e in self.event.get("entrants", [])}
+        for game in sorted(ended, key=lambda g: (g["round"], g["key"])):
+            if game["key"] not in self.done:
+                self._record(await self._played(game, names))
+
+    async def _played(self, game: dict[str, Any], names: dict[str, str]) -> Played:
+        """A finished game of the event with its record from the history."""
+        players = (names.get(game["players"][0], "?"), names.get(game["players"][1], "?"))
+        at = game.get("opening")
+        opening = [] if at is None else [list(m) for m in server_openings(self.config)[at]]
+        if game.get("game_id") is None:  # lost without a room (a withdrawn entrant's)
+            winner = game["result"]["winner"]
+            result = GameResult(game["key"], game["round"], players, [], [], winner, "withdrawn")
+            return Played(result)
+        ask = {"type": "get_game", "game_id": game["game_id"], "format": "psq"}
+        try:
+            reply = await self.conn.request(ask)
+        except ServerError as exc:  # a server without a database keeps no history
+            log.warning("no record of game %s (%s)", game["game_id"], exc)
+            reply = {"game": {}}
+        record = reply["game"]
+        reason = str(record.get("reason") or "")
+        winner = None if game["result"].get("void") else game["result"]["winner"]
+        result = GameResult(
+            key=game["key"],
+            round=game["round"],
+            players=players,
+            opening=opening,
+            moves=[[m["x"], m["y"]] for m in record.get("moves", [])],
+            winner=winner,
+            reason=reason,
+            fault=fault_of(reason, record.get("fault")),
+            game_id=game["game_id"],
+            room=game.get("room"),
+        )
+        return Played(result, reply.get("psq"))
+
+    def _record(self, played: Played) -> None:
+        """Journal the game (fsync), write its .psq, refresh results.json (each game once)."""
+        result = played.result
+        append_journal(self.out / JOURNAL, result)
+        self.done[result.key] = result
+        if played.psq:
+            name = f"{result.key}_{result.players[0]}-vs-{result.players[1]}".replace("/", "_")
+            (self.out / "games" / f"{name}.psq").write_text(played.psq, encoding="utf-8")
+        write_json_atomic(self.out / RESULTS, self.summary())
+        self.reporter.game(played, self.table(), len(self.done), "")
+
+    def table(self) -> list[Standing]:
+        """Every bot's record in the server's order (its points and tie-breaks rank)."""
+        mine = {s.name: s for s in standings(self.names, self.done.values())}
+        names = {e["id"]: e["name"] for e in self.event.get("entrants", [])}
+        order = [
+            names[s["player"]] for s in self.event.get("standings", []) if s["player"] in names
+        ]
+        order += [n for n in mine if n not in order]
+        return [mine[n] for n in order if n in mine]
+
+    def _row(self, standing: Standing) -> dict[str, Any]:
+        """A bot's results.json line, its ``score`` the server's points (a swiss bye's too)."""
+        row = standing.to_json()
+        ids = {e["name"]: e["id"] for e in self.event.get("entrants", [])}
+        ranked = {s["player"]: s for s in self.event.get("standings", [])}
+        line = ranked.get(ids.get(standing.name, ""))
+        if line is not None:
+            row["score"], row["byes"] = line["points"], line.get("byes", 0)
+        return row
+
+    def summary(self) -> dict[str, Any]:
+        """The results.json document (``server``: the event as the server ranks it)."""
+        games = sorted(self.done.values(), key=lambda g: (g.round, g.key))
+        table = self.table()
+        names = {e["id"]: e["name"] for e in self.event.get("entrants", [])}
+        ranked = [
+            {**s, "player": names.get(s["player"], s["player"])}
+            for s in self.event.get("standings", [])
+        ]
+        return {
+            "tournament": self.config,
+            "complete": self.event.get("status") == "finished" and self._recorded_all(),
+            "server": {
+                "tournament": self.event.get("tournament"),
+                "status": self.event.get("status"),
+                "standings": ranked,
+                "byes": [
+                    {**b, "player": names.get(b["player"], b["player"])}
+                    for b in self.event.get("byes") or []
+                ],
+            },
+            "standings": [self._row(s) for s in table],
+            "los": [
+                {"above": a.name, "below": b.name, "los": None if v is None else round(v, 4)}
+                for a, b, v in zip(table, table[1:], neighbour_los(table, games), strict=False)
+            ],
+            "crosstable": crosstable(self.names, games),
+            "restarts": dict(self.restarts),
+            "unplayed": [],
+            "games": [g.to_json() for g in games],
+        }

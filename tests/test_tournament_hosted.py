@@ -1,0 +1,173 @@
+"""``mnk-tournament`` as a client of the server's tournaments: a round robin is the server's
+event (its pairings, its standings), and a rerun after a kill follows the same event."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.servers import bot_key
+
+pytestmark = pytest.mark.slow  # director and bot processes
+
+BOTS = {"perfect": "minimax:level=10", "mid": "minimax:level=3", "rnd": "random"}
+
+
+def command(out: Path, *args: str) -> list[str]:
+    """``python -m bots.tournament`` writing to ``out``."""
+    return [sys.executable, "-m", "bots.tournament", "--out", str(out), "--no-chart", *args]
+
+
+async def run(cmd: list[str], env: dict[str, str] | None = None) -> str:
+    """Run the director to its end; its output (fails the test on a non-zero exit)."""
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    output, _ = await asyncio.to_thread(proc.communicate, timeout=150)
+    assert proc.returncode == 0, output
+    return output
+
+
+async def test_a_round_robin_is_the_servers_event(server: Any, tmp_path: Path) -> None:
+    out = tmp_path / "rr"
+    args = ["--server", server.url, "--game", "tictactoe", "--games", "1", "--plain"]
+    for name, spec in BOTS.items():
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    args += ["--key", f"director={bot_key(server, 'director')}"]
+    output = await run(command(out, *args))
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    assert f"/t/{tid}" in output
+    desk = server.arena.tournaments
+    event = desk.events[tid].message()
+    assert event["status"] == "finished" and event["format"] == "round_robin"
+    assert event["creator"] == "director"
+    names = {e["id"]: e["name"] for e in event["entrants"]}
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["server"]["tournament"] == tid
+    # the standings are the server's: its order, its points
+    assert [names[s["player"]] for s in event["standings"]] == [s["name"] for s in doc["standings"]]
+    points = {names[s["player"]]: s["points"] for s in event["standings"]}
+    assert points == {s["name"]: s["score"] for s in doc["standings"]}
+    assert {g["game_id"] for g in event["games"]} == {g["game_id"] for g in doc["games"]}
+    assert len(doc["games"]) == 6 and len(list((out / "games").glob("*.psq"))) == 6
+    # a rerun follows the finished event: no second one
+    before = len(desk.events)
+    await run(command(out, *args))
+    assert len(desk.events) == before
+    assert json.loads((out / "event.json").read_text())["tournament"] == tid
+
+
+SLOW_BOT = """
+import time
+from bots.sdk import RandomBot
+
+
+class SlowBot(RandomBot):
+    \"\"\"A random player that takes a tenth of a second per move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        time.sleep(0.1)
+        return super().choose(variant, moves, limit)
+"""
+
+
+async def test_a_rerun_after_a_kill_follows_the_same_event(tmp_path: Path) -> None:
+    (tmp_path / "slowbot.py").write_text(SLOW_BOT)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    out = tmp_path / "killed"
+    args = ["--game", "gomoku", "--games", "1", "--max-moves", "16", "--plain"]
+    for name in ("a", "b", "c"):
+        args += ["--bot", f"{name}=slowbot:SlowBot"]
+    proc = subprocess.Popen(command(out, *args), stdout=subprocess.PIPE, text=True, env=env)
+    journal = out / "journal.jsonl"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # a game or two recorded, the event under way
+        if journal.exists() and len(journal.read_text().splitlines()) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    await asyncio.to_thread(proc.communicate, timeout=10)
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    assert 2 <= len(journal.read_text().splitlines()) < 6
+    await run(command(out, *args), env=env)
+    assert json.loads((out / "event.json").read_text())["tournament"] == tid
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["server"]["status"] == "finished"
+    keys = [g["key"] for g in doc["games"]]
+    assert len(keys) == len(set(keys)) == 6  # each pairing once, each result once
+    assert sum(s["games"] for s in doc["standings"]) == 2 * 6
+    with sqlite3.connect(out / "arena.sqlite3") as db:
+        events = db.execute("SELECT tournament FROM tournaments").fetchall()
+        results = db.execute("SELECT COUNT(*) FROM tournament_results").fetchone()[0]
+    assert events == [(tid,)] and results == 6
+
+
+CRASH_BOT = """
+import os
+from bots.sdk import Bot, RandomBot
+
+_moves = 0
+
+
+class CrashBot(Bot):
+    \"\"\"Its engine dies on its third move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        global _moves
+        _moves += 1
+        if _moves == 3:
+            os._exit(1)
+        return RandomBot().choose(variant, moves, limit)
+
+
+class KillerBot(Bot):
+    \"\"\"Kills the bot process it serves on its third move.\"\"\"
+
+    def choose(self, variant, moves, limit):
+        global _moves
+        _moves += 1
+        if _moves == 3:
+            os.kill(os.getppid(), 9)
+        return RandomBot().choose(variant, moves, limit)
+"""
+
+
+async def test_faulty_bots_lose_their_games_and_the_event_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "crashbot.py").write_text(CRASH_BOT)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    out = tmp_path / "faults"
+    args = ["--game", "gomoku", "--games", "1", "--clock", "20+0.2", "--max-moves", "40"]
+    args += ["--grace", "2", "--plain", "--bot", "hero=minimax:level=2"]
+    args += ["--bot", "crasher=crashbot:CrashBot", "--bot", "killer=crashbot:KillerBot"]
+    await run(command(out, *args), env=env)
+    doc = json.loads((out / "results.json").read_text())
+    table = {s["name"]: s for s in doc["standings"]}
+    assert doc["complete"] and len(doc["games"]) == 6 and doc["server"]["status"] == "finished"
+    assert table["crasher"]["faults"]["crash"] >= 1
+    assert table["killer"]["faults"]["disconnect"] >= 1 and doc["restarts"]["killer"] >= 1
+    assert table["hero"]["losses"] == 0
+
+
+async def test_a_swiss_is_the_servers_event_with_its_byes(tmp_path: Path) -> None:
+    out = tmp_path / "swiss"
+    args = ["--game", "tictactoe", "--format", "swiss", "--plain"]
+    for name, spec in {**BOTS, "nov": "novice", "rnd2": "random"}.items():
+        args += ["--bot", f"{name}={spec}"]
+    output = await run(command(out, *args))
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["server"]["status"] == "finished"
+    assert len(doc["games"]) == 4 * 2 and "[8/8]" in output  # 5 bots: 4 rounds of 2 games
+    assert len(doc["server"]["byes"]) == 4
+    points = {s["player"]: s["points"] for s in doc["server"]["standings"]}
+    assert points == {s["name"]: s["score"] for s in doc["standings"]}  # a bye's point too
+    pairs = [frozenset(g["players"]) for g in doc["games"]]
+    assert len(set(pairs)) == len(pairs)  # no repeat pairing
