@@ -165,4 +165,11 @@ def actions(room: RoomView) -> Message | None:
         return None
     playing = room.status == "playing"
     since = room.turn_since if playing else None
-    return offers.describe(room.game_id, room.game.ply, len(room.opening), since, room.now())
+    said = offers.describe(room.game_id, room.game.ply, len(room.opening), since, room.now())
+    return {**said, "abort": playing and abortable(room)}
+
+
+def abortable(room: RoomView) -> bool:
+    """Whether the game may be aborted: neither side has moved twice past the opening stones,
+    and it is no tournament's game (played out); ``abort`` checks it and ``state`` says it."""
+    return len(room.game.moves) - len(room.opening) < 2 and "tournament" not in room.options
