@@ -369,8 +369,9 @@ def test_a_server_without_history_keeps_the_local_list() -> None:
 
 def test_create_request_from_the_form() -> None:
     form = LobbyForm(
-        game="mnk", width=7, height=6, k=4, opponent="bot", level=3, seat=None, clock=2
+        game="mnk", width=7, height=6, k=4, opponent="bot", level=3, seat=None, clock=1
     )
+    form.clocks = (None, (180, 2))  # as the server offered them
     assert create_request(form) == {
         "type": "create_room",
         "game": "mnk",
@@ -393,9 +394,11 @@ def test_which_games_are_rated_is_the_servers_word() -> None:
     from client.forms import rated, rated_block
     from server.core.rating.pools import FORM_POOLS
 
-    form = LobbyForm(game="renju", clock=2, rated=True)
+    form = LobbyForm(game="renju", clock=1, rated=True, clocks=(None, (180, 2)))
     assert rated(form, True, FORM_POOLS) and create_request(form, True, FORM_POOLS)["rated"]
     only_gomoku = {"180+2": {"gomoku": "gomoku-blitz"}}  # a server that rates gomoku only
     assert rated_block(form, True, only_gomoku) == "Custom boards are casual only."
     assert "rated" not in create_request(form, True, only_gomoku)
-    assert not rated(LobbyForm(game="mnk", clock=2, rated=True), True, FORM_POOLS)
+    assert not rated(
+        LobbyForm(game="mnk", clock=1, rated=True, clocks=form.clocks), True, FORM_POOLS
+    )

@@ -4,7 +4,7 @@
 // swaps the session kept (a logged-in session resumes the account, as a guest's resumes it).
 
 import { decode, encode } from "./msgpack.js";
-import { takeLabels } from "./ui.js";
+import { takeClocks, takeLabels } from "./ui.js";
 
 const SESSION = "mnk.session";
 const NAME = "mnk.name";
@@ -111,6 +111,7 @@ export class Net extends EventTarget {
       this.ratingPools = msg.rating_pools || {};
       this.seekForm = msg.seek_form || null;
       takeLabels(msg.labels);
+      takeClocks(msg.seek_form);
       this.online = true;
       this.delay = 250;
       this.emit("online", msg);
