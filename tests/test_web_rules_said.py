@@ -48,3 +48,43 @@ def test_abort_shows_when_the_server_says_so(browser: Any, tmp_path: Path) -> No
         assert alice.script_errors == [] and bob.script_errors == []
     finally:
         server.stop()
+
+
+#: The server process offers one more clock and labels 5+3 its own way.
+CLOCKS_SAID = """
+from server.core.game import labels
+from server.core.pairing import seeks
+seeks.FORM_CLOCKS = seeks.FORM_CLOCKS + ((2700, 15),)
+said = labels.clock_label
+seeks.clock_label = lambda clock: "five+three" if said(clock) == "5+3" else said(clock)
+"""
+
+
+def clock_choices(page: Any, select: str) -> list[tuple[str, str]]:
+    """(value, words) of every clock a form's ``select`` offers."""
+    return page.eval_on_selector_all(
+        f"{select} option", "os => os.map((o) => [o.value, o.textContent])"
+    )
+
+
+def test_the_forms_offer_the_clocks_the_server_says(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, "--no-bots", prelude=CLOCKS_SAID)
+    server.start()
+    try:
+        page = new_page(browser)
+        page.goto(server.url + "/")
+        page.wait_for_selector("#clock option[value='2700+15']", state="attached")
+        new_game = clock_choices(page, "#clock")
+        assert ["300+3", "five+three"] in new_game and ["2700+15", "45+15"] in new_game
+        assert new_game[0] == ["", "no clock"] and page.input_value("#clock") == ""
+        assert "1800+20" not in [value for value, _ in new_game]  # no list of its own
+        page.select_option("#clock", "2700+15")
+        page.click("#create")
+        page.wait_for_url("**/r/*")
+        page.goto(server.url + "/tournaments")
+        page.wait_for_selector("#ev-clock option[value='2700+15']", state="attached")
+        assert clock_choices(page, "#ev-clock") == new_game  # one list, the server's
+        assert page.input_value("#ev-clock") == "180+2"  # where the server starts a form
+        assert page.script_errors == []
+    finally:
+        server.stop()
