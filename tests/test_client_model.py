@@ -7,6 +7,7 @@ from typing import Any
 from support.samples import state_message
 
 from client.forms import LobbyForm, create_request
+from client.labels import LABELS
 from client.model import ClientModel
 from client.values import FinishedGame, HistoryRow
 from client.words import ERROR_WORDS, error_text
@@ -402,3 +403,17 @@ def test_which_games_are_rated_is_the_servers_word() -> None:
     assert not rated(
         LobbyForm(game="mnk", clock=1, rated=True, clocks=form.clocks), True, FORM_POOLS
     )
+
+
+def test_a_game_shows_the_title_the_server_says() -> None:
+    """A custom board's title, in its room and its lobby line, is the server's word: the
+    client formats none (``7x6, 4 in a row`` would be its own)."""
+    m = ClientModel()
+    game = {"name": "mnk", "width": 7, "height": 6, "k": 4, "rule": "exact", "title": "Seven"}
+    m.apply(state(game=game))
+    assert m.rooms["r1"].game.title == "Seven"
+    row = {"room": "r2", "game": "mnk", "title": "Six", "status": "waiting", "players": ["a", None]}
+    m.apply({"type": "rooms", "rooms": [row]})
+    assert [r.title for r in m.lobby] == ["Six"]
+    m.apply(state(game={**game, "title": None}))  # a server that says none: the game's label
+    assert m.rooms["r1"].game.title == LABELS.game("mnk")

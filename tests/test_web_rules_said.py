@@ -88,3 +88,38 @@ def test_the_forms_offer_the_clocks_the_server_says(browser: Any, tmp_path: Path
         assert page.script_errors == []
     finally:
         server.stop()
+
+
+#: The server process titles custom boards its own way.
+TITLES_SAID = """
+import os
+os.environ["MNK_PURE"] = "1"  # the patch must reach the compiled modules' callers
+from server.core.game import labels, messages
+said = labels.game_title
+def title(game):
+    mnk = game.get("name") == "mnk"
+    return f"{game['width']} by {game['height']}, {game['k']} wins" if mnk else said(game)
+labels.game_title = messages.game_title = title
+"""
+
+
+def test_a_custom_board_shows_the_title_the_server_says(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, "--no-bots", prelude=TITLES_SAID)
+    server.start()
+    try:
+        page, watcher = new_page(browser), new_page(browser)
+        page.goto(server.url + "/")
+        page.wait_for_selector("#net.online")
+        page.select_option("#game", "mnk")
+        page.select_option("#opponent", "human")
+        page.fill("#width", "7")
+        page.fill("#height", "6")
+        page.fill("#k", "4")
+        page.click("#create")
+        page.wait_for_selector("h2:has-text('7 by 6, 4 wins')")  # the room's title
+        watcher.goto(server.url + "/")
+        watcher.wait_for_selector("td:has-text('7 by 6, 4 wins')")  # its line in the lobby
+        assert not page.is_visible("h2:has-text('in a row')")
+        assert page.script_errors == [] and watcher.script_errors == []
+    finally:
+        server.stop()

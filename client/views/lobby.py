@@ -88,7 +88,7 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
     pygame.draw.rect(surf, color, chip, 1, border_radius=11)
     theme.text(surf, row.status, chip.center, 12, color, anchor="center")
     title_w = 176 if rect.w >= 700 else 118
-    title = LABELS.game(row.game)
+    title = row.title or LABELS.game(row.game)  # the server's title
     if row.opening_rule:
         title += f" · {row.opening_rule}"
     if row.rated:

@@ -168,7 +168,7 @@ export class Lobby {
       const open = r.status === "waiting";
       return h("tr", { dataset: { room: r.room } },
         h("td", {}, h("code", {}, r.room)),
-        h("td", {}, gameLabel(r.game), r.opening_rule ? ` (${r.opening_rule})` : "",
+        h("td", {}, r.title || gameLabel(r.game), r.opening_rule ? ` (${r.opening_rule})` : "",
           r.rated ? h("span", { class: "tag rated", title: r.pool ? poolTitle(r.pool) : "" }, "rated") : null),
         h("td", {}, ...r.players.flatMap((p, i) => [i ? " vs " : "", seatName(p, r.accounts && r.accounts[i])])),
         h("td", {}, r.status),

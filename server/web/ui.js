@@ -100,10 +100,10 @@ export function clockWords(clock) {
   return clock ? clock.label || "?" : "no clock";
 }
 
-/** A game's name for people: "Renju", or "7×6, 4 in a row" for a custom board. */
+/** A game's title as the server says it (its `title`: "Renju", "7×6, 4 in a row"); when it
+ *  said none, the game's label: the page formats no title of its own. */
 export function gameTitle(game) {
-  if (game.name === "mnk") return `${game.width}×${game.height}, ${game.k} in a row`;
-  return gameLabel(game.name);
+  return (game && game.title) || gameLabel(game && game.name);
 }
 
 const REASONS = {
