@@ -123,3 +123,28 @@ def test_a_custom_board_shows_the_title_the_server_says(browser: Any, tmp_path: 
         assert page.script_errors == [] and watcher.script_errors == []
     finally:
         server.stop()
+
+
+#: The server process says gomoku is played on 13x13.
+RULES_SAID = """
+from server.core.game import labels
+labels.GAME_RULES["gomoku"] = {**labels.GAME_RULES["gomoku"], "width": 13, "height": 13}
+"""
+
+
+def test_the_analysis_board_sets_up_the_board_the_server_says(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, "--no-bots", prelude=RULES_SAID)
+    server.start()
+    try:
+        page = new_page(browser)
+        page.goto(server.url + "/analysis")
+        page.wait_for_selector("#net.online")
+        page.select_option("#study-game", "gomoku")
+        page.click("#new-board")
+        page.wait_for_function("document.querySelectorAll('.cell').length === 169")  # 13x13
+        page.select_option("#study-game", "tictactoe")
+        page.click("#new-board")
+        page.wait_for_function("document.querySelectorAll('.cell').length === 9")
+        assert page.script_errors == []
+    finally:
+        server.stop()

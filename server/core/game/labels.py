@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from protocol.variants import FIXED
 from server.core.game.clock import ClockSpec
 
 #: Each game's name for people, in the order the clients offer them (``mnk``: a custom board).
@@ -57,3 +58,13 @@ def game_title(game: Mapping[str, Any]) -> str:
 def titled(game: Mapping[str, Any]) -> dict[str, Any]:
     """The wire's ``game`` map with its ``title`` (the clients show it and format none)."""
     return {**game, "title": game_title(game)}
+
+
+def game_rules() -> dict[str, dict[str, object]]:
+    """``welcome.rules``: each named game's board and line (its wire ``game`` map, with its
+    ``title``), so that a client sets up a named game's board from the server's word."""
+    return {name: titled(variant.describe()) for name, variant in FIXED.items()}
+
+
+#: The ``welcome`` field, built once.
+GAME_RULES = game_rules()
