@@ -61,6 +61,17 @@ from server.core.tournament.schedule import Schedule
 log = logging.getLogger("mnk.arena")
 
 
+def welcome_forms() -> Message:
+    """What every ``welcome`` carries from other domains: the pools of the forms' clocks, the
+    forms' choices, the labels and the named games' rules (the clients keep no copy)."""
+    return {
+        "rating_pools": FORM_POOLS,
+        "seek_form": seek_form(),
+        "labels": LABELS,
+        "rules": GAME_RULES,
+    }
+
+
 class Arena:
     """Players, rooms and the lobby, driven by ``receive``, ``disconnect`` and ``sweep``."""
 
@@ -97,10 +108,7 @@ class Arena:
         self.greeter = Greeter(
             self.roster, self.bots, self.admission,
             rooms=self.rooms, clock=self.clock, ratings_of=self.ratings.of,
-            forms={
-                "rating_pools": FORM_POOLS, "seek_form": seek_form(), "labels": LABELS,
-                "rules": GAME_RULES,
-            },
+            forms=welcome_forms(),
         )  # fmt: skip
         self.accounts = Accounts(
             self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,
