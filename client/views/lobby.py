@@ -308,7 +308,7 @@ def _new_game_panel(
     if form.game == "mnk":
         _stepper(frame, x, y, "width", str(form.width), "width")
         _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
-        y += 36
+        y += 34 if terse else 36
         _stepper(frame, x, y, "k", str(form.k), "k")
         frame.button(
             pygame.Rect(x + w // 2 + 10, y + 2, w // 2 - 10, 28),
@@ -317,7 +317,7 @@ def _new_game_panel(
             selected=form.exact,
             size=13,
         )
-        y += 40
+        y += 34 if terse else 40  # a short window: rows closer
     caption("Opponent")
     opponents = [("Bot", "bot"), ("Human", "human")]
     row_w = w - FULL_W - 8 if form.opponent == "bot" else w  # beside it: the bot's full strength
