@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import pygame
 
 from client.address import server_url
-from client.forms import CLOCKS, RATED_CLOCK, LobbyForm, create_request
+from client.forms import LobbyForm, create_request
 from client.model import ClientModel
 from client.settings import Settings
 from client.values import Cell, FinishedGame, Message
@@ -259,15 +259,15 @@ class Actions:
     def do_form_clock(self, index: int, pos: Any = None) -> None:
         """Pick a clock preset ("No clock" makes the game casual: rated games need a clock)."""
         self.form.clock = index
-        if CLOCKS[index][0] is None:
+        if self.form.chosen_clock is None:
             self.form.rated = False
 
     def do_form_rated(self, arg: Any, pos: Any = None) -> None:
         """Toggle a rated game (picking a clock when there is none: rated games need one)."""
         self.form.rated = not self.form.rated
         self.form.hints = self.form.hints and not self.form.rated  # training is casual
-        if self.form.rated and CLOCKS[self.form.clock][0] is None:
-            self.form.clock = RATED_CLOCK
+        if self.form.rated and self.form.chosen_clock is None:
+            self.form.clock = self.form.rated_clock  # the server's starting clock
 
     def do_form_opening(self, rule: str | None, pos: Any = None) -> None:
         """Pick the opening rule (swap1, swap2 or none) for 15x15 games."""

@@ -248,7 +248,9 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
             self.auth.error = "The connection dropped before the server answered: try again."
         if kind == "welcome":
             self.resuming = False
-            self.pairing.form.offer(msg.get("seek_form"))
+            seek = self.pairing.form
+            seek.offer(msg.get("seek_form"))  # the clocks every form offers
+            self.form.offer_clocks(seek.clocks, seek.clock_texts, seek.start)
             if was_account and not model.account:
                 self.on_session_lost()
             elif model.account:

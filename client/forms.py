@@ -14,14 +14,8 @@ OPENING_RULES: tuple[tuple[str | None, str], ...] = (
     ("swap1", "Swap1"),
     ("swap2", "Swap2"),
 )
-#: (initial seconds, increment seconds) or None, and the label of each clock preset.
-CLOCKS: tuple[tuple[tuple[int, int] | None, str], ...] = (
-    (None, "No clock"),
-    ((60, 0), "1+0"),
-    ((180, 2), "3+2"),
-    ((300, 3), "5+3"),
-    ((900, 10), "15+10"),
-)
+#: A form clock: (initial seconds, increment seconds), or None for none.
+FormClock = tuple[int, int] | None
 SIDE_RANGE = (3, 25)
 
 
@@ -49,6 +43,32 @@ class LobbyForm:
     hints: bool = False
     #: The bot uses its whole clock (``options.full_strength``), not a human's pace.
     full_strength: bool = False
+    #: The clocks offered and each one's label, as the server says them (``welcome.seek_form``,
+    #: which the seek form takes: :meth:`offer_clocks`); until it said them, none.
+    clocks: tuple[FormClock, ...] = (None,)
+    clock_texts: tuple[str, ...] = ("\u221e",)
+    #: The clock a rated game gets when "Rated" is picked with no clock (the server's start).
+    rated_clock: int = 0
+
+    def offer_clocks(
+        self, clocks: tuple[FormClock, ...], texts: tuple[str, ...], start: int
+    ) -> None:
+        """Take the server's clocks and their labels (``∞``: none) as the seek form took them;
+        the pick stays if the same clock is offered again, else no clock."""
+        if (clocks, texts) == (self.clocks, self.clock_texts):
+            return
+        picked = self.chosen_clock
+        self.clocks, self.clock_texts, self.rated_clock = (
+            clocks or (None,),
+            texts or ("\u221e",),
+            start,
+        )
+        self.clock = self.clocks.index(picked) if picked in self.clocks else 0
+
+    @property
+    def chosen_clock(self) -> FormClock:
+        """The clock picked now."""
+        return self.clocks[self.clock % len(self.clocks)]
 
     def step(self, field: str, delta: int) -> None:
         """Change a numeric field by ``delta``, keeping every value legal for the server."""
@@ -62,17 +82,13 @@ class LobbyForm:
         elif field == "level":
             self.level = max(1, min(10, self.level + delta))
         elif field == "clock":
-            self.clock = (self.clock + delta) % len(CLOCKS)
+            self.clock = (self.clock + delta) % len(self.clocks)
         self.k = max(3, min(max(self.width, self.height), self.k))
-
-
-#: The clock a rated game gets when "Rated" is picked with no clock (a blitz game).
-RATED_CLOCK = 2
 
 
 def rated_block(form: LobbyForm, account: bool, pools: FormPools) -> str | None:
     """Why this form cannot make a rated game (None: it can). The clock is not one of the
-    reasons: picking "Rated" picks a clock too, and "No clock" makes the game casual. Which
+    reasons: picking "Rated" picks a clock too, and no clock (``∞``) makes the game casual. Which
     games are rated is the server's word: those ``welcome.rating_pools`` names a pool for."""
     if not account:
         return "Rated games need an account: log in."
@@ -83,7 +99,7 @@ def rated_block(form: LobbyForm, account: bool, pools: FormPools) -> str | None:
 
 def rated(form: LobbyForm, account: bool, pools: FormPools) -> bool:
     """Whether the game the form makes now is rated."""
-    timed = CLOCKS[form.clock][0] is not None
+    timed = form.chosen_clock is not None
     return form.rated and timed and rated_block(form, account, pools) is None
 
 
@@ -111,7 +127,7 @@ def create_request(
         msg["level"] = form.level
         if form.bot is not None:
             msg["bot"] = form.bot
-    preset = CLOCKS[form.clock][0]
+    preset = form.chosen_clock
     if preset is not None:
         msg["clock"] = {"initial_s": preset[0], "increment_s": preset[1]}
     if rated(form, account, pools or {}):

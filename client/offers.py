@@ -21,6 +21,8 @@ class RoomActions:
     #: When (monotonic) the first move awaited now is due; None once each seat has moved.
     first_move_due: float | None = None
     claim_s: float | None = None
+    #: Whether the game may be aborted now (``state.actions.abort``, ``moved``'s ``abort``).
+    abort: bool = False
     #: When (monotonic) this client saw each seat go offline.
     gone_since: dict[int, float] = field(default_factory=dict)
 
@@ -36,9 +38,11 @@ class RoomActions:
         """An ``offer_declined`` (or an answer of ours) ends ``by``'s offer of ``kind``."""
         self.offers.pop((kind, by), None)
 
-    def moved(self, seat: int, ply: int, now: float) -> None:
+    def moved(self, seat: int, ply: int, now: float, abort: object = False) -> None:
         """A stone by ``seat`` made the board ``ply`` stones: takeback offers lapse, and so
-        does a draw offer of the mover's opponent; the next first move's countdown starts."""
+        does a draw offer of the mover's opponent; the next first move's countdown starts;
+        the game may still be aborted only if the ``moved`` says so (``abort``)."""
+        self.abort = abort is True
         for kind, by in list(self.offers):
             if kind == "takeback" or by != seat:
                 del self.offers[(kind, by)]
@@ -72,6 +76,7 @@ def actions_from_state(raw: Any, online: list[bool], now: float) -> RoomActions:
     left = _seconds(raw.get("first_move_left"))
     acts.first_move_due = None if left is None else now + left
     acts.claim_s = _seconds(raw.get("claim_s"))
+    acts.abort = raw.get("abort") is True
     acts.gone_since = {seat: now for seat, here in enumerate(online) if not here}
     return acts
 

@@ -16,7 +16,6 @@ from client.seeks import (
     SEEK_PAGE,
     PairingChoice,
     own_rating,
-    pool_name,
     seek_games,
     seek_request,
     tile_request,
@@ -139,6 +138,7 @@ class PairingActions:
             return
         rating = own_rating(model.ratings, model.rating_pools, form.game, clock)
         msg = seek_request(form, model.account, rating)
-        model.seeks.pending[self.send(msg)] = pool_name(form.game, clock, msg["rated"])
+        terms = (form.game, clock, msg["rated"])
+        model.seeks.pending[self.send(msg)] = model.seeks.pool_of(*terms)  # the server's name
         self.pairing.custom = False
         self.pairing.game = form.game

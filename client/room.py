@@ -296,7 +296,7 @@ def apply_moved(room: RoomState, msg: Message, now: float) -> bool:
     playing = room.status == "playing"
     room.to_move = seat if room.in_opening else _mover(room, room.ply) if playing else None
     room.turn_since = now
-    room.acts.moved(int(seat or 0), room.ply, now)
+    room.acts.moved(int(seat or 0), room.ply, now, msg.get("abort"))
     clocks = parse_clocks(msg, room.to_move, now)
     if clocks is not None:
         room.clocks = clocks

@@ -91,7 +91,7 @@ class Seek:
             kind="bot" if raw.get("kind") == "bot" else "human",
             rating=_int(raw.get("rating")),
             provisional=raw.get("provisional") is True,
-            pool=str(raw.get("pool") or pool_name(game, clock, rated))[:64],
+            pool=str(raw.get("pool") or "")[:64],  # the server's word (none: no tile's)
             clock_text=clock_text(raw.get("clock")),
         )
 
@@ -112,13 +112,6 @@ class Seek:
         return words
 
 
-def pool_name(game: str, clock: tuple[int, int] | None, rated: bool) -> str:
-    """The pool's label as the server writes it: ``gomoku 3+2 rated``, ``renju 1.5+1
-    casual``, ``tictactoe untimed casual``."""
-    speed = "untimed" if clock is None else f"{clock[0] / 60:g}+{clock[1]}"
-    return f"{game} {speed} {'rated' if rated else 'casual'}"
-
-
 @dataclass(frozen=True, slots=True)
 class PoolTile:
     """A pairing pool (a Quick pairing tile) and how many seeks wait in it."""
@@ -133,16 +126,18 @@ class PoolTile:
 
     @classmethod
     def from_wire(cls, raw: object) -> PoolTile | None:
-        """Parse one of ``seeks.pools`` (None when it has no game)."""
+        """Parse one of ``seeks.pools`` (None when it has no game or no pool)."""
         if not isinstance(raw, dict) or not isinstance(raw.get("game"), str):
             return None
+        if not isinstance(raw.get("pool"), str) or not raw["pool"]:
+            return None  # a tile is its pool, as the server names it
         game, clock, rated = (
             str(raw["game"])[:32],
             clock_of(raw.get("clock")),
             raw.get("rated") is True,
         )
         return cls(
-            pool=str(raw.get("pool") or pool_name(game, clock, rated))[:64],
+            pool=str(raw["pool"])[:64],
             game=game,
             clock=clock,
             rated=rated,
@@ -244,6 +239,12 @@ class SeekBook:
     def seeking_in(self, pool: str) -> OwnSeek | None:
         """Our open seek in ``pool``, if any."""
         return next((s for s in self.mine.values() if s.seek.pool == pool), None)
+
+    def pool_of(self, game: str, clock: tuple[int, int] | None, rated: bool) -> str:
+        """The pool the server named for a tile of these terms (a custom seek's, to show it
+        placing there), or "" when no tile has them: the client names no pool itself."""
+        tile = (p for p in self.pools if (p.game, p.clock, p.rated) == (game, clock, rated))
+        return next((p.pool for p in tile), "")
 
     def placing(self, pool: str) -> bool:
         """Whether a seek in ``pool`` was asked for and not answered yet."""

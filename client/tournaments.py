@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.labels import clock_text
-from client.values import Message, game_title
+from client.labels import LABELS, clock_text
+from client.values import Message
 
 FORMAT_WORDS = {"round_robin": "Round robin", "swiss": "Swiss", "arena": "Arena"}
 #: Events listed at once (one page of ``list_tournaments``).
@@ -66,7 +66,7 @@ class EventLine:
     @property
     def kind(self) -> str:
         """``Gomoku · Arena · 3+2 · rated``."""
-        parts = [game_title(self.game), FORMAT_WORDS.get(self.format, self.format), self.clock]
+        parts = [LABELS.game(self.game), FORMAT_WORDS.get(self.format, self.format), self.clock]
         return " · ".join(parts + (["rated"] if self.rated else []))
 
     def when(self, now: float) -> str:

@@ -5,10 +5,10 @@ Each ``from_wire`` builds an immutable value from one decoded map, tolerating mi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from client.labels import LABELS
+from client.labels import LABELS, MAX_LABEL
 from protocol.rules import MAX_SIDE, MIN_SIDE
 
 Message = dict[str, Any]
@@ -24,6 +24,8 @@ class GameInfo:
     height: int
     k: int
     rule: str = "freestyle"
+    #: The title the server says for it (``title``: ``7\u00d76, 4 in a row``); none said: its label.
+    said: str = field(default="", compare=False)
 
     @classmethod
     def from_wire(cls, game: Message) -> GameInfo:
@@ -42,6 +44,7 @@ class GameInfo:
             height=_side(game.get("height", width)),
             k=_int(game.get("k", 3)),
             rule=str(game.get("rule", "freestyle")),
+            said=str(game.get("title") or "")[:MAX_LABEL],
         )
 
     @property
@@ -51,17 +54,9 @@ class GameInfo:
 
     @property
     def title(self) -> str:
-        """A short human title such as ``Gomoku`` or ``7x6, 4 in a row``."""
-        return game_title(self.name, self.width, self.height, self.k, self.rule)
-
-
-def game_title(name: str, width: int = 0, height: int = 0, k: int = 0, rule: str = "") -> str:
-    """A human name for a game: the server's label (``Tic-tac-toe``), or a custom board's
-    size with k."""
-    if name != "mnk" or not (width and height and k):
-        return LABELS.game(name)
-    exact = ", exact" if rule == "exact" else ""
-    return f"{width}\u00d7{height}, {k} in a row{exact}"
+        """The game's title as the server says it (``Gomoku``, ``7x6, 4 in a row``); when it
+        said none, the game's label (the client formats no title of its own)."""
+        return self.said or LABELS.game(self.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +122,8 @@ class RoomSummary:
     #: Which seats are accounts (None: the server does not say) and whether the room is rated.
     accounts: tuple[bool, bool] | None = None
     rated: bool = False
+    #: The game's title as the server says it (``7\u00d76, 4 in a row``); none said: its label.
+    title: str = ""
 
     @classmethod
     def from_wire(cls, row: Message) -> RoomSummary:
@@ -144,6 +141,7 @@ class RoomSummary:
             if isinstance(accounts, list) and len(accounts) == 2
             else None,
             rated=row.get("rated") is True,
+            title=str(row.get("title") or "")[:MAX_LABEL],
         )
 
     def shown_name(self, seat: int) -> str:

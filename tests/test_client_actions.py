@@ -70,7 +70,7 @@ def clickable(app: App) -> set[tuple[str, Any]]:
 
 def test_the_first_move_countdown_and_abort(tmp_path: Path) -> None:
     pygame.font.init()
-    app, net = room_app([], 0, first_move_left=18.0)
+    app, net = room_app([], 0, first_move_left=18.0, abort=True)
     shown = shoot(app, tmp_path / "actions-first-move.png")
     assert "Your first move: 18 s, then the game is aborted" in shown
     shown = shoot(app, tmp_path / "actions-first-move-later.png", NOW + 10)
@@ -78,6 +78,22 @@ def test_the_first_move_countdown_and_abort(tmp_path: Path) -> None:
     assert ("abort", None) in clickable(app) and ("offer", "draw") not in clickable(app)
     app.act("abort", None)
     assert net.sent[-1] == {"type": "abort", "room": "k7m2qx", "id": net.sent[-1]["id"]}
+
+
+def test_abort_is_offered_only_when_the_server_says_so(tmp_path: Path) -> None:
+    """No move yet, but the server says no abort (a tournament's game, say): none; a ``moved``
+    saying it may be aborted: Abort, and one saying not: none (the client counts no moves)."""
+    pygame.font.init()
+    app, _net = room_app([], 0, abort=False)
+    shoot(app, tmp_path / "actions-no-abort.png")
+    assert ("abort", None) not in clickable(app)
+    moved = {"type": "moved", "room": "k7m2qx", "seat": 0, "ply": 0, "x": 7, "y": 7}
+    app.model.apply({**moved, "abort": True}, NOW)
+    shoot(app, tmp_path / "actions-abort-said.png")
+    assert ("abort", None) in clickable(app)
+    app.model.apply({**moved, "seat": 1, "ply": 1, "x": 8, "y": 8, "abort": False}, NOW)
+    shoot(app, tmp_path / "actions-abort-gone.png")
+    assert ("abort", None) not in clickable(app)
 
 
 def test_the_opponents_draw_offer_with_accept_and_decline(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 from support.samples import state_message
 
 from client.forms import LobbyForm, create_request
+from client.labels import LABELS
 from client.model import ClientModel
 from client.values import FinishedGame, HistoryRow
 from client.words import ERROR_WORDS, error_text
@@ -369,8 +370,9 @@ def test_a_server_without_history_keeps_the_local_list() -> None:
 
 def test_create_request_from_the_form() -> None:
     form = LobbyForm(
-        game="mnk", width=7, height=6, k=4, opponent="bot", level=3, seat=None, clock=2
+        game="mnk", width=7, height=6, k=4, opponent="bot", level=3, seat=None, clock=1
     )
+    form.clocks = (None, (180, 2))  # as the server offered them
     assert create_request(form) == {
         "type": "create_room",
         "game": "mnk",
@@ -393,9 +395,25 @@ def test_which_games_are_rated_is_the_servers_word() -> None:
     from client.forms import rated, rated_block
     from server.core.rating.pools import FORM_POOLS
 
-    form = LobbyForm(game="renju", clock=2, rated=True)
+    form = LobbyForm(game="renju", clock=1, rated=True, clocks=(None, (180, 2)))
     assert rated(form, True, FORM_POOLS) and create_request(form, True, FORM_POOLS)["rated"]
     only_gomoku = {"180+2": {"gomoku": "gomoku-blitz"}}  # a server that rates gomoku only
     assert rated_block(form, True, only_gomoku) == "Custom boards are casual only."
     assert "rated" not in create_request(form, True, only_gomoku)
-    assert not rated(LobbyForm(game="mnk", clock=2, rated=True), True, FORM_POOLS)
+    assert not rated(
+        LobbyForm(game="mnk", clock=1, rated=True, clocks=form.clocks), True, FORM_POOLS
+    )
+
+
+def test_a_game_shows_the_title_the_server_says() -> None:
+    """A custom board's title, in its room and its lobby line, is the server's word: the
+    client formats none (``7x6, 4 in a row`` would be its own)."""
+    m = ClientModel()
+    game = {"name": "mnk", "width": 7, "height": 6, "k": 4, "rule": "exact", "title": "Seven"}
+    m.apply(state(game=game))
+    assert m.rooms["r1"].game.title == "Seven"
+    row = {"room": "r2", "game": "mnk", "title": "Six", "status": "waiting", "players": ["a", None]}
+    m.apply({"type": "rooms", "rooms": [row]})
+    assert [r.title for r in m.lobby] == ["Six"]
+    m.apply(state(game={**game, "title": None}))  # a server that says none: the game's label
+    assert m.rooms["r1"].game.title == LABELS.game("mnk")

@@ -339,3 +339,43 @@ def test_the_lobby_shows_the_labels_the_server_says(tmp_path: Path) -> None:
     shot = shoot(app, tmp_path / "labels.png")
     assert shot.shows("RIF renju") and shot.shows("3 min + 2 s"), shot.texts
     assert not shot.shows("Renju")  # no name of its own
+
+
+def test_the_new_game_form_offers_the_clocks_the_server_says(tmp_path: Path) -> None:
+    pygame.font.init()
+    said = seek_form()
+    assert said["clocks"][4]["initial_s"] == 300  # 5+3
+    said["clocks"][4]["label"] = "five+three"  # the server labels it its own way now
+    said["clocks"].append({"initial_s": 2700, "increment_s": 15, "label": "45+15"})
+    hello = welcome(account=True, gomoku_blitz=rating(1540, games=30)) | {"seek_form": said}
+    net = FakeNet([ONLINE, hello, seeks_page(waiting=WAITING)])
+    app = App(net, name="alice", size=(1200, 680), settings=Settings())
+    app.step(now=NOW)
+    shot = shoot(app, tmp_path / "new-game-clocks.png")
+    assert shot.shows("five+three") and shot.shows("45+15"), shot.texts
+    app.act("form_rated", None)  # rated with no clock: the clock the server starts at
+    assert app.form.chosen_clock == (180, 2)
+    app.act("form_clock", len(said["clocks"]) - 1)
+    app.act("create", None)
+    assert net.sent[-1]["clock"] == {"initial_s": 2700, "increment_s": 15}
+
+
+def test_a_custom_seek_waits_on_the_tile_of_the_pool_the_server_names(tmp_path: Path) -> None:
+    """The tile a custom seek shows placing on is the one whose terms the server said, by the
+    pool name it gave (the client works out no pool name of its own)."""
+    pygame.font.init()
+    page = seeks_page(waiting=WAITING)
+    for pool in page["pools"]:  # the server names its pools its own way now
+        pool["pool"] = (
+            f"P{len(pool['pool'])}-{pool['game']}-{pool['rated']}-{pool['clock']['label']}"
+        )
+    net = FakeNet([ONLINE, welcome(account=True, gomoku_blitz=rating(1540, games=30)), page])
+    app = App(net, name="alice", size=(1200, 680), settings=Settings())
+    app.step(now=NOW)
+    app.act("custom_open", True)
+    app.act("seek_game", "gomoku")
+    assert app.pairing.form.chosen_clock == (180, 2)
+    app.act("custom_seek", None)
+    placing = list(app.model.seeks.pending.values())
+    assert len(placing) == 1 and placing[0].endswith("-gomoku-False-3+2"), placing
+    assert app.model.seeks.placing(placing[0])

@@ -54,6 +54,20 @@ async def test_a_takeback_is_refused_in_a_rated_game(client_factory: Any, server
     await bob.request(type="move", room=room, x=8, y=8)  # nothing changed: play goes on
 
 
+async def test_the_server_says_when_a_game_may_be_aborted(client_factory: Any) -> None:
+    """``state.actions.abort`` and each ``moved``'s ``abort``: the clients show Abort by them."""
+    alice = await client_factory("alice")
+    bob = await client_factory("bob")
+    room = (await alice.request(type="create_room", game="gomoku", seat=0))["room"]
+    await bob.request(type="join_room", room=room)
+    assert (await alice.expect("state", status="playing"))["actions"]["abort"] is True
+    assert (await alice.request(type="move", room=room, x=7, y=7))["abort"] is True
+    assert (await bob.request(type="move", room=room, x=8, y=8))["abort"] is False
+    carol = await client_factory("carol")
+    await carol.request(type="join_room", room=room, spectate=True)
+    assert (await carol.expect("state"))["actions"]["abort"] is False
+
+
 async def test_abort_before_both_moved(client_factory: Any) -> None:
     alice, bob, room = await seated_pair(client_factory, game="gomoku")
     await alice.request(type="move", room=room, x=7, y=7)

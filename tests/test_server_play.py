@@ -43,9 +43,11 @@ async def play(
         mover = players[ply % 2]
         reply = await mover.request(type="move", room=room, x=x, y=y, ply=ply)
         want = {"type": "moved", "room": room, "ply": ply, "seat": ply % 2, "x": x, "y": y}
+        assert reply.pop("abort", ply == 0) is (ply == 0)  # the game goes on: may it be aborted
         assert reply == {**want, "id": reply["id"]}
         for other in (players[1 - ply % 2], sam):
-            assert await other.expect("moved") == want
+            seen = await other.expect("moved")
+            assert seen.pop("abort", ply == 0) is (ply == 0) and seen == want
 
 
 async def test_tictactoe_win_seen_by_everyone(client_factory: Any) -> None:
@@ -155,12 +157,14 @@ async def test_lobby_lists_and_pushes_rooms(client_factory: Any) -> None:
     while not pushed["rooms"]:  # a push may already have been on its way before the room
         pushed = await watcher.expect("rooms")
     assert pushed["rooms"] == [
-        {"room": joined["room"], "game": "mnk", "status": "waiting",
+        {"room": joined["room"], "game": "mnk", "title": "7\u00d77, 4 in a row",
+         "status": "waiting",
          "players": ["alice", None] if joined["seat"] == 0 else [None, "alice"],
          "accounts": [False, False], "spectators": 0}
     ]  # fmt: skip
     state = await alice.expect("state")
-    assert state["game"] == {"name": "mnk", "width": 7, "height": 7, "k": 4, "rule": "freestyle"}
+    assert state["game"] == {"name": "mnk", "width": 7, "height": 7, "k": 4, "rule": "freestyle",
+                             "title": "7\u00d77, 4 in a row"}  # fmt: skip
 
 
 async def test_leaving_and_idle_rooms_are_cleaned_up(client_factory: Any, server: Any) -> None:

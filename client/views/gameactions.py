@@ -69,7 +69,7 @@ def draw_game_actions(
         label = "Claim win" if claim <= 0 else f"Claim in {claim:.0f} s"
         buttons.append((label, "claim", None, claim <= 0))
     else:
-        buttons.append(("Abort", "abort", None, made < 2))
+        buttons.append(("Abort", "abort", None, acts.abort))  # the server's word
     bw = (inner.w - 8 * (len(buttons) - 1)) // len(buttons)
     for i, (label, action, arg, enabled) in enumerate(buttons):
         rect = pygame.Rect(inner.x + i * (bw + 8), y, bw, 30)

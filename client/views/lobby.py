@@ -9,7 +9,6 @@ import pygame
 
 from client import theme
 from client.forms import (
-    CLOCKS,
     OPENING_RULES,
     SWAP_GAMES,
     LobbyForm,
@@ -89,7 +88,7 @@ def _room_row(frame: Frame, rect: pygame.Rect, row: RoomSummary, selected: bool)
     pygame.draw.rect(surf, color, chip, 1, border_radius=11)
     theme.text(surf, row.status, chip.center, 12, color, anchor="center")
     title_w = 176 if rect.w >= 700 else 118
-    title = LABELS.game(row.game)
+    title = row.title or LABELS.game(row.game)  # the server's title
     if row.opening_rule:
         title += f" · {row.opening_rule}"
     if row.rated:
@@ -210,12 +209,9 @@ def _choice_row(
     """Buttons side by side; the font shrinks (13 to 11) until every label fits its button, and
     when even 11 does not fit, the buttons wrap onto a second row. Returns the height added."""
     gap = 6
-    per_row = len(options)
-    size = _label_size(options, (w - gap * (per_row - 1)) // per_row)
-    if size is None and per_row > 2:
-        per_row = (per_row + 1) // 2
+    per_row = _per_row(options, w)
     bw = (w - gap * (per_row - 1)) // per_row
-    size = _label_size(options, bw) or 11
+    size = _label_size(options, bw - 10) or 11
     for i, (label, action, arg, selected) in enumerate(options):
         row, col = divmod(i, per_row)
         rect = pygame.Rect(x + col * (bw + gap), y + row * ROW_STEP, bw, 32)
@@ -223,10 +219,50 @@ def _choice_row(
     return ROW_STEP * ((len(options) - 1) // per_row)
 
 
-def _label_size(options: list[tuple[str, str, object, bool]], bw: int) -> int | None:
-    """The largest font size (13 to 11) at which every label fits a button ``bw`` wide."""
+def _per_row(options: list[tuple[str, str, object, bool]], w: int, gap: int = 6) -> int:
+    """How many of ``options`` a row ``w`` wide holds: all, or half when the labels do not fit."""
+    per_row = len(options)
+    fits = _label_size(options, (w - gap * (per_row - 1)) // per_row - 10) is not None
+    if not fits and per_row > 2:
+        per_row = (per_row + 1) // 2
+    return per_row
+
+
+#: Between the buttons of a fitted row, and around each label.
+FIT_GAP, FIT_PAD = 4, 12
+
+
+def _fitted_size(options: list[tuple[str, str, object, bool]], w: int) -> int | None:
+    """The largest font size (13 to 11) at which ``options`` fit one row ``w`` wide with each
+    button as wide as its label (many short labels: the server's clocks), or None."""
+    for size in (13, 12, 11):
+        widths = sum(theme.font(size).size(o[0])[0] + FIT_PAD for o in options)
+        if widths + FIT_GAP * (len(options) - 1) <= w:
+            return size
+    return None
+
+
+def _fitted_row(
+    frame: Frame, x: int, y: int, w: int, options: list[tuple[str, str, object, bool]]
+) -> int:
+    """Buttons side by side, each as wide as its label and the room left shared out; when
+    they do not fit one row, a :func:`_choice_row`. Returns the height added."""
+    size = _fitted_size(options, w)
+    if size is None:
+        return _choice_row(frame, x, y, w, options)
+    need = [theme.font(size).size(o[0])[0] + FIT_PAD for o in options]
+    spare = (w - sum(need) - FIT_GAP * (len(options) - 1)) // len(options)
+    for (label, action, arg, selected), width in zip(options, need, strict=True):
+        rect = pygame.Rect(x, y, width + spare, 32)
+        frame.button(rect, label, action, arg, selected=selected, size=size)
+        x += rect.w + FIT_GAP
+    return 0
+
+
+def _label_size(options: list[tuple[str, str, object, bool]], room: int) -> int | None:
+    """The largest font size (13 to 11) at which every label is at most ``room`` wide."""
     return next(
-        (s for s in (13, 12, 11) if all(theme.font(s).size(o[0])[0] <= bw - 10 for o in options)),
+        (s for s in (13, 12, 11) if all(theme.font(s).size(o[0])[0] <= room for o in options)),
         None,
     )
 
@@ -249,18 +285,22 @@ def _new_game_panel(
     surf = frame.surface
     inner = panel(surf, rect, "New game")
     x, w, y = inner.x, inner.w, inner.y
+    clocks = [(label, "form_clock", i, form.clock == i) for i, label in enumerate(form.clock_texts)]
+    two_rows = _fitted_size(clocks, w) is None and _per_row(clocks, w) < len(clocks)
     compact = inner.h < 400
+    extra = 2 * ROW_STEP * (two_rows + (form.game == "mnk"))  # the board's size rows too
+    terse = compact or (extra > 0 and inner.h < 400 + extra)  # the captions go for room
 
-    def caption(text: str) -> None:
+    def caption(text: str, keep: bool = False) -> None:
         nonlocal y
-        if not compact:
+        if not compact if keep else not terse:
             theme.text(surf, text, (x, y), 13, theme.MUTED)
             y += 20
 
     games = [(label, "form_game", name, form.game == name) for name, label in LABELS.offered()]
     if form.game in SWAP_GAMES:  # the opening rule: one button that steps through the rules
         games.append(_opening_option(form.opening_rule))
-    y += (38 if compact else 42) + _choice_row(frame, x, y, w, games)
+    y += (38 if terse else 42) + _choice_row(frame, x, y, w, games)
     if form.game in SWAP_GAMES:  # ... and a line that names it and says what it does
         theme.text(surf, RULE_LINES[form.opening_rule], (x, y - 6), 11, theme.MUTED, max_width=w)
         y += 12
@@ -268,7 +308,7 @@ def _new_game_panel(
     if form.game == "mnk":
         _stepper(frame, x, y, "width", str(form.width), "width")
         _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
-        y += 36
+        y += 34 if terse else 36
         _stepper(frame, x, y, "k", str(form.k), "k")
         frame.button(
             pygame.Rect(x + w // 2 + 10, y + 2, w // 2 - 10, 28),
@@ -277,7 +317,7 @@ def _new_game_panel(
             selected=form.exact,
             size=13,
         )
-        y += 40
+        y += 34 if terse else 40  # a short window: rows closer
     caption("Opponent")
     opponents = [("Bot", "bot"), ("Human", "human")]
     row_w = w - FULL_W - 8 if form.opponent == "bot" else w  # beside it: the bot's full strength
@@ -298,15 +338,9 @@ def _new_game_panel(
     seats = [(names[0], 0), (names[1], 1), ("Random", None)]
     _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
     y += 40
-    caption(f"Clock \u00b7 {_rated_note(form, model)}")
-    _choice_row(
-        frame,
-        x,
-        y,
-        w,
-        [(label, "form_clock", i, form.clock == i) for i, (_, label) in enumerate(CLOCKS)],
-    )
-    y += 40 if compact else 46  # a small window: the opening rule's line takes this
+    caption(f"Clock \u00b7 {_rated_note(form, model)}", keep=True)
+    y += _fitted_row(frame, x, y, w, clocks)  # the server's clocks: two rows if need be
+    y += 40 if terse else 46  # a small window: the opening rule's line takes this
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
     block = rated_block(form, model.account, model.rating_pools)
     frame.button(
@@ -339,7 +373,7 @@ def _rated_note(form: LobbyForm, model: ClientModel) -> str:
     block = rated_block(form, model.account, model.rating_pools)
     if block is not None:
         return block.replace(": log in.", " (log in)").rstrip(".").lower()
-    pool = pool_of(model.rating_pools, form.game, CLOCKS[form.clock][0])
+    pool = pool_of(model.rating_pools, form.game, form.chosen_clock)
     if not rated(form, model.account, model.rating_pools) or not pool:
         return "casual"
     mine = model.ratings.get(pool)

@@ -28,6 +28,7 @@ from protocol.vocab import CloseCode, Status
 from protocol.wire import MAX_ROOM_ID, Message
 from server.core.accounts.desk import ACCOUNT_REQUESTS, Accounts
 from server.core.analysis.desk import ANALYSIS, Analysis
+from server.core.game.labels import GAME_RULES
 from server.core.game.lag import allowed
 from server.core.game.members import Send
 from server.core.game.options import read_create
@@ -58,6 +59,17 @@ from server.core.tournament.desk import Tournaments
 from server.core.tournament.schedule import Schedule
 
 log = logging.getLogger("mnk.arena")
+
+
+def welcome_forms() -> Message:
+    """What every ``welcome`` carries from other domains: the pools of the forms' clocks, the
+    forms' choices, the labels and the named games' rules (the clients keep no copy)."""
+    return {
+        "rating_pools": FORM_POOLS,
+        "seek_form": seek_form(),
+        "labels": LABELS,
+        "rules": GAME_RULES,
+    }
 
 
 class Arena:
@@ -96,7 +108,7 @@ class Arena:
         self.greeter = Greeter(
             self.roster, self.bots, self.admission,
             rooms=self.rooms, clock=self.clock, ratings_of=self.ratings.of,
-            forms={"rating_pools": FORM_POOLS, "seek_form": seek_form(), "labels": LABELS},
+            forms=welcome_forms(),
         )  # fmt: skip
         self.accounts = Accounts(
             self.roster, self.rooms, self.keys, greeter=self.greeter, presence=self.presence,

@@ -13,6 +13,7 @@ from typing import Any
 from protocol.errors import NoSuchGame
 from protocol.records import PsqRecord, outcome, write_psq
 from protocol.rules import Move, WinRule
+from server.core.game.labels import titled
 from server.core.journal.rows import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 from server.storage.accounts import AccountReads
 from server.storage.ratings import RatingQueries, read_ratings
@@ -194,7 +195,7 @@ def _summary(g: GameRow) -> dict[str, Any]:
     return {
         "game_id": g.game_id,
         "room": g.room,
-        "game": g.variant,
+        "game": titled(g.variant),
         "players": list(g.names),
         "player_ids": list(g.seats),
         "winner": g.winner,

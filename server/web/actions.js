@@ -48,6 +48,7 @@ export class GameActions {
         else if (this.goneSince[seat] === null) this.goneSince[seat] = now;
       });
     } else if (type === "moved") {
+      if (st.actions) st.actions.abort = msg.abort === true; // the server's word after the move
       if (st.actions) st.actions.offers = this.offers().filter((o) => o.kind === "draw" && o.by === msg.seat);
       const a = st.actions;
       this.deadline = a && a.first_move_s && this.played() < 2 && st.clock ? now + a.first_move_s * 1000 : null;
@@ -79,8 +80,7 @@ export class GameActions {
     const n = this.played();
     const myTurn = st.to_move === seat;
     const out = [];
-    const event = !!(st.options && st.options.tournament); // its games are played out (too_late)
-    if (n < 2 && !event) {
+    if (st.actions.abort === true) { // the server says whether this game may be aborted now
       out.push(h("button", { id: "abort", onclick: send("abort") }, "Abort"));
     } else if (myTurn && !this.offers().some((o) => o.kind === "draw" && o.by !== seat)) {
       out.push(h("button", { id: "offer-draw", disabled: mine("draw"), onclick: send("draw_offer") },

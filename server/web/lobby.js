@@ -5,7 +5,7 @@
 
 import { Pairing } from "./pairing.js";
 import { SoonList } from "./tournaments.js";
-import { CLOCKS, fillLabels, gameLabel, h, outcomeText, poolTitle, profilePath } from "./ui.js";
+import { fillClocks, fillLabels, gameLabel, h, outcomeText, poolTitle, profilePath } from "./ui.js";
 
 /** The room code in what was typed or pasted: the code itself, or a room's link (…/r/CODE). */
 export function roomCode(text) {
@@ -54,7 +54,7 @@ export class Lobby {
     const select = (id, options) => h("select", { id, name: id },
       options.map(([value, label]) => h("option", { value }, label)));
     this.game = fillLabels(h("select", { id: "game", name: "game" }), "games", { fallback: "gomoku" });
-    this.clock = select("clock", CLOCKS);
+    this.clock = fillClocks(h("select", { id: "clock", name: "clock" }), ""); // the server's, none first
     this.opponent = select("opponent", [["friend", "a friend (send the link)"], ["human", "anyone in the lobby"], ["bot", "a bot"]]);
     this.botName = select("bot", [["", "any bot"]]);
     this.level = select("level", Array.from({ length: 10 }, (_, i) => [String(i + 1), `level ${i + 1}`]));
@@ -98,6 +98,7 @@ export class Lobby {
     this.game.addEventListener("change", sync);
     this.game.addEventListener("labels", sync); // the server's games came (welcome)
     this.clock.addEventListener("change", sync);
+    this.clock.addEventListener("labels", sync); // the server's clocks came (welcome)
     this.hints.addEventListener("change", sync);
     this.sync = sync;
     this.nameInput = h("input", { id: "name", maxlength: 32, value: this.net.name, autocomplete: "nickname" });
@@ -167,7 +168,7 @@ export class Lobby {
       const open = r.status === "waiting";
       return h("tr", { dataset: { room: r.room } },
         h("td", {}, h("code", {}, r.room)),
-        h("td", {}, gameLabel(r.game), r.opening_rule ? ` (${r.opening_rule})` : "",
+        h("td", {}, r.title || gameLabel(r.game), r.opening_rule ? ` (${r.opening_rule})` : "",
           r.rated ? h("span", { class: "tag rated", title: r.pool ? poolTitle(r.pool) : "" }, "rated") : null),
         h("td", {}, ...r.players.flatMap((p, i) => [i ? " vs " : "", seatName(p, r.accounts && r.accounts[i])])),
         h("td", {}, r.status),

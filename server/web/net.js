@@ -4,7 +4,7 @@
 // swaps the session kept (a logged-in session resumes the account, as a guest's resumes it).
 
 import { decode, encode } from "./msgpack.js";
-import { takeLabels } from "./ui.js";
+import { takeClocks, takeLabels } from "./ui.js";
 
 const SESSION = "mnk.session";
 const NAME = "mnk.name";
@@ -41,6 +41,7 @@ export class Net extends EventTarget {
     this.ratings = {}; // the account's ratings by pool
     this.ratingPools = {}; // welcome.rating_pools: per form clock "initial+increment", each game's pool
     this.seekForm = null; // welcome.seek_form: the custom seek form's clocks and ranges
+    this.rules = {}; // welcome.rules: each named game's board and line
     this.playing = new Set(); // rooms whose game in play this player sits in (as `state` said)
     this.nextId = 1;
     this.waiting = new Map(); // request id -> {resolve, reject}
@@ -110,7 +111,9 @@ export class Net extends EventTarget {
       this.ratings = msg.ratings || {};
       this.ratingPools = msg.rating_pools || {};
       this.seekForm = msg.seek_form || null;
+      this.rules = msg.rules || {}; // each named game's board and line (welcome.rules)
       takeLabels(msg.labels);
+      takeClocks(msg.seek_form);
       this.online = true;
       this.delay = 250;
       this.emit("online", msg);

@@ -9,8 +9,6 @@ import { overlay, positionValue, valueText } from "./evaluation.js";
 import { LABELS, fillLabels, h } from "./ui.js";
 import { versusBot } from "./versus.js";
 
-const SIZES = { tictactoe: [3, 3, 3, "freestyle"], gomoku: [15, 15, 5, "freestyle"],
-  "gomoku-standard": [15, 15, 5, "exact"], renju: [15, 15, 5, "renju"] };
 const MODES = [["play", "play moves"], ["black", "place black / X"], ["white", "place white / O"], ["erase", "erase"]];
 
 /**
@@ -51,7 +49,10 @@ export class Study {
     this.board.setEnabled(true);
     this.root = this.layout();
     this.newBoard();
-    this.onOnline = () => this.changed();
+    this.onOnline = () => {
+      if (this.unsaid) this.newBoard(); // the named game's board as the server says it
+      this.changed();
+    };
     net.addEventListener("online", this.onOnline);
     if (params.get("game_id")) this.fromGame(params.get("game_id"), Number(params.get("ply") || 0));
   }
@@ -110,8 +111,10 @@ export class Study {
   /** The variant on the form: the `game` map and the `options` an `analyse` sends for it. */
   variant() {
     const name = this.gameSel.value;
-    if (name !== "mnk") {
-      const [width, height, k, rule] = SIZES[name];
+    const said = this.net.rules && this.net.rules[name]; // a named game's board: the server's word
+    this.unsaid = name !== "mnk" && !said; // until it said it, the size on the form
+    if (said) {
+      const { width, height, k, rule } = said;
       return { game: { name, width, height, k, rule }, options: {} };
     }
     const num = (input) => Number(input.value);

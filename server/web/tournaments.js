@@ -6,7 +6,7 @@
 
 import { MiniBoards } from "./miniboards.js";
 import { download } from "./replay.js";
-import { CLOCKS, clockOf, clockWords, gameLabel, h, profilePath } from "./ui.js";
+import { clockOf, clockWords, fillClocks, gameLabel, h, profilePath } from "./ui.js";
 import { zip } from "./zip.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss", arena: "Arena" };
@@ -146,7 +146,7 @@ export class TournamentList {
     const f = this.fields = {
       name: h("input", { id: "ev-name", maxlength: 64, required: true, value: "Blitz cup" }),
       game: select("ev-game", EVENT_GAMES.map((g) => [g, gameLabel(g)])),
-      clock: select("ev-clock", CLOCKS),
+      clock: fillClocks(h("select", { id: "ev-clock", name: "ev-clock" })), // the server's
       format: select("ev-format", Object.entries(FORMATS)),
       rated: h("input", { type: "checkbox", id: "ev-rated" }),
       perPair: number("ev-per-pair", 2, 1, 10),
@@ -155,7 +155,6 @@ export class TournamentList {
       startsIn: number("ev-starts-in", "", 0, 10080),
       maxPlayers: number("ev-max", 64, 2, 64),
     };
-    f.clock.value = "180+2";
     this.ratedHint = h("span", { class: "hint", id: "ev-rated-hint" });
     this.why = h("p", { class: "hint", id: "ev-why" });
     this.create = h("button", { type: "submit", id: "ev-create", class: "primary" }, "Create the event");
@@ -165,6 +164,7 @@ export class TournamentList {
       minutes: h("p", {}, h("label", {}, "Lasts (minutes) ", f.minutes)),
     };
     for (const field of [f.format, f.clock]) field.addEventListener("change", () => this.sync());
+    f.clock.addEventListener("labels", () => this.sync()); // the server's clocks came (welcome)
     return h("div", { class: "panel" },
       h("h2", {}, "Create a tournament"),
       h("form", { id: "new-event", onsubmit: (e) => { e.preventDefault(); this.submit(); } },

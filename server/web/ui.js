@@ -54,15 +54,39 @@ export function fillLabels(sel, kind = sel.dataset.labels, { skip = sel.dataset.
   return sel;
 }
 
-/** The clocks the forms offer: "initial+increment" seconds, and their words. */
-export const CLOCKS = [
-  ["", "no clock"],
-  ["60+0", "1 min"],
-  ["180+2", "3 min + 2 s"],
-  ["300+3", "5 min + 3 s"],
-  ["600+5", "10 min + 5 s"],
-  ["1800+20", "30 min + 20 s"],
-];
+/** The clocks every form offers, as the server says them (`welcome.seek_form`: null for none,
+ *  each with its `label`) and the one a form starts at: the page keeps no list of its own. */
+export const FORM_CLOCKS = { clocks: [null], clock: 0 };
+
+/** A clock as a form's value: "180+2" ("" for none). */
+export function clockValue(clock) {
+  return clock ? `${clock.initial_s}+${clock.increment_s}` : "";
+}
+
+/** Take `welcome.seek_form`'s clocks, and refill the clock choices shown before it came. */
+export function takeClocks(form) {
+  const clocks = form && Array.isArray(form.clocks) && form.clocks.length ? form.clocks : [null];
+  FORM_CLOCKS.clocks = clocks;
+  FORM_CLOCKS.clock = form && clocks[form.clock] !== undefined ? form.clock : 0;
+  for (const sel of document.querySelectorAll("select[data-clocks]")) fillClocks(sel);
+}
+
+/** Fill `sel` with the server's clocks, each by its label ("no clock" for none). It starts at
+ *  `start` ("": no clock) when given, else at the server's starting clock; a clock picked stays
+ *  if offered again. Filled again at every `welcome`. */
+export function fillClocks(sel, start = sel.dataset.start) {
+  if (!("clocks" in sel.dataset)) {
+    sel.addEventListener("change", () => { sel.dataset.picked = sel.value; });
+    Object.assign(sel.dataset, { clocks: "", ...(start !== undefined ? { start } : {}) });
+  }
+  const { clocks, clock } = FORM_CLOCKS;
+  sel.replaceChildren(...clocks.map((c) => h("option", { value: clockValue(c) }, clockWords(c))));
+  const values = clocks.map(clockValue);
+  const want = sel.dataset.picked ?? start ?? values[clock];
+  sel.value = values.includes(want) ? want : values[clock];
+  sel.dispatchEvent(new Event("labels"));
+  return sel;
+}
 
 /** A form's clock value ("180+2") as the protocol's clock, or undefined for none. */
 export function clockOf(value) {
@@ -76,10 +100,10 @@ export function clockWords(clock) {
   return clock ? clock.label || "?" : "no clock";
 }
 
-/** A game's name for people: "Renju", or "7×6, 4 in a row" for a custom board. */
+/** A game's title as the server says it (its `title`: "Renju", "7×6, 4 in a row"); when it
+ *  said none, the game's label: the page formats no title of its own. */
 export function gameTitle(game) {
-  if (game.name === "mnk") return `${game.width}×${game.height}, ${game.k} in a row`;
-  return gameLabel(game.name);
+  return (game && game.title) || gameLabel(game && game.name);
 }
 
 const REASONS = {

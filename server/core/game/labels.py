@@ -4,6 +4,10 @@ them, keeping no list of their own (docs/PROTOCOL.md, ``welcome``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from protocol.variants import FIXED
 from server.core.game.clock import ClockSpec
 
 #: Each game's name for people, in the order the clients offer them (``mnk``: a custom board).
@@ -39,3 +43,28 @@ def clock_label(clock: ClockSpec) -> str:
     if clock.move_s is not None:
         label += f"/{_num(clock.move_s)}s"
     return label
+
+
+def game_title(game: Mapping[str, Any]) -> str:
+    """A game's title for people from the wire's ``game`` map: its label (``Renju``), or a
+    custom board's size and line (``7\u00d76, 4 in a row``; ``…, exact``: only k wins)."""
+    name = str(game.get("name"))
+    if name != "mnk":
+        return GAME_LABELS.get(name, name)
+    exact = ", exact" if game.get("rule") == "exact" else ""
+    return f"{game.get('width')}\u00d7{game.get('height')}, {game.get('k')} in a row{exact}"
+
+
+def titled(game: Mapping[str, Any]) -> dict[str, Any]:
+    """The wire's ``game`` map with its ``title`` (the clients show it and format none)."""
+    return {**game, "title": game_title(game)}
+
+
+def game_rules() -> dict[str, dict[str, object]]:
+    """``welcome.rules``: each named game's board and line (its wire ``game`` map, with its
+    ``title``), so that a client sets up a named game's board from the server's word."""
+    return {name: titled(variant.describe()) for name, variant in FIXED.items()}
+
+
+#: The ``welcome`` field, built once.
+GAME_RULES = game_rules()

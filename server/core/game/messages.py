@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from protocol.rules import Game, Move, Outcome, Variant
 from protocol.wire import Message
 from server.core.game.clock import Clock, ClockSpec
+from server.core.game.labels import game_title, titled
 from server.core.game.members import Member
 from server.core.game.offers import Offers
 from server.core.game.opening import Opening
@@ -103,6 +104,7 @@ def lobby_line(room: RoomView) -> Message:
     line: Message = {
         "room": room.id,
         "game": room.variant.name,
+        "title": game_title(room.variant.describe()),
         "status": room.status,
         "players": [m.name if m else None for m in room.seats],
         "accounts": [m is not None and m.account for m in room.seats],
@@ -124,7 +126,7 @@ def state(room: RoomView, pid: str | None) -> Message:
     return {
         "type": "state",
         "room": room.id,
-        "game": room.variant.describe(),
+        "game": titled(room.variant.describe()),
         "options": room.options,
         "players": [m.name if m else None for m in seats],
         "player_ids": [m.pid if m else None for m in seats],
@@ -165,4 +167,11 @@ def actions(room: RoomView) -> Message | None:
         return None
     playing = room.status == "playing"
     since = room.turn_since if playing else None
-    return offers.describe(room.game_id, room.game.ply, len(room.opening), since, room.now())
+    said = offers.describe(room.game_id, room.game.ply, len(room.opening), since, room.now())
+    return {**said, "abort": playing and abortable(room)}
+
+
+def abortable(room: RoomView) -> bool:
+    """Whether the game may be aborted: neither side has moved twice past the opening stones,
+    and it is no tournament's game (played out); ``abort`` checks it and ``state`` says it."""
+    return len(room.game.moves) - len(room.opening) < 2 and "tournament" not in room.options

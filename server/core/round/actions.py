@@ -28,6 +28,7 @@ from protocol.vocab import Status
 from protocol.wire import Message
 from server.core.game.clock import ClockSpec
 from server.core.game.members import Send
+from server.core.game.messages import abortable
 from server.core.game.offers import DRAW_EVERY, Offers
 from server.core.game.room import Room
 from server.core.journal.recovery import Journal
@@ -174,7 +175,7 @@ class Actions:
     def abort(self, player: Player, msg: Message) -> list[Out]:
         """End a game before both have moved: no result (``aborted``)."""
         room, _seat, _offers = self._playing(player, msg)
-        if len(room.game.moves) - len(room.opening) >= 2:
+        if not abortable(room):  # the rule ``state.actions.abort`` says (core/game/messages.py)
             raise TooLate("both sides have moved: resign or offer a draw")
         return self._end(room, Termination.ABORTED, None)
 
