@@ -14,6 +14,7 @@ from support.browser import (
     WebServer,
     account,
     cell,
+    friends_room,
     new_page,
     stones,
     submit,
@@ -132,14 +133,7 @@ def test_an_abort_then_a_win_claimed_from_an_opponent_gone(browser: Any, tmp_pat
     server.start()
     try:
         alice, bob = new_page(browser), new_page(browser)
-        alice.goto(server.url + "/")
-        alice.wait_for_selector("#net.online")
-        alice.select_option("#game", "gomoku")
-        alice.select_option("#seat", "0")
-        alice.click("#create")
-        alice.wait_for_url("**/r/*")
-        bob.goto(alice.input_value("#room-link"))
-        wait_turn(alice)
+        friends_room(alice, bob, server.url)
         alice.click("#abort")  # before both have moved: no result
         for page in (alice, bob):
             page.wait_for_selector("#status:has-text('Aborted: no result')")

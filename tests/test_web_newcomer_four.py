@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import WebServer, new_page, wait_turn
+from support.browser import WebServer, friends_room, new_page, wait_turn
 
 from protocol.records import read_text
 
@@ -27,20 +27,6 @@ def account(page: Any, url: str, name: str, password: str) -> None:
     page.fill("#acc-repeat", password)
     page.click("#do-submit")
     page.wait_for_selector("#logout")
-
-
-def friends_room(alice: Any, bob: Any, url: str, game: str = "gomoku") -> str:
-    """Alice opens a room (seat 0) from the lobby and Bob takes its free seat: the room's link."""
-    alice.goto(url + "/")
-    alice.wait_for_selector("#net.online")
-    alice.select_option("#game", game)
-    alice.select_option("#seat", "0")
-    alice.click("#create")
-    alice.wait_for_url("**/r/*")
-    link = alice.input_value("#room-link")
-    bob.goto(link)
-    wait_turn(alice)
-    return link
 
 
 def downloaded(page: Any, button: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import WebServer, cell, new_page, wait_stones, wait_turn
+from support.browser import WebServer, cell, friends_room, new_page, wait_stones, wait_turn
 
 pytestmark = pytest.mark.slow
 
@@ -32,14 +32,7 @@ def test_abort_shows_when_the_server_says_so(browser: Any, tmp_path: Path) -> No
     server.start()
     try:
         alice, bob = new_page(browser), new_page(browser)
-        alice.goto(server.url + "/")
-        alice.wait_for_selector("#net.online")
-        alice.select_option("#game", "gomoku")
-        alice.select_option("#seat", "0")
-        alice.click("#create")
-        alice.wait_for_url("**/r/*")
-        bob.goto(alice.input_value("#room-link"))
-        wait_turn(alice)
+        friends_room(alice, bob, server.url)
         assert not alice.is_visible("#abort")  # no move yet, but the server says no
         play(alice, 7, 7, 1)
         play(bob, 8, 8, 2)

@@ -182,3 +182,17 @@ def submit(page: Any, name: str, password: str, kind: str) -> None:
     page.fill("#acc-name", name)
     page.fill("#acc-password", password)
     page.click("#do-submit")
+
+
+def friends_room(alice: Any, bob: Any, url: str, game: str = "gomoku") -> str:
+    """Alice opens a room (seat 0) from the lobby and Bob takes its free seat: the room's link."""
+    alice.goto(url + "/")
+    alice.wait_for_selector("#net.online")
+    alice.select_option("#game", game)
+    alice.select_option("#seat", "0")
+    alice.click("#create")
+    alice.wait_for_url("**/r/*")
+    link = alice.input_value("#room-link")
+    bob.goto(link)
+    wait_turn(alice)
+    return link

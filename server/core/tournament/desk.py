@@ -468,19 +468,7 @@ class Tournaments:
             self.seating.timed(room.id)
         self._rooms[room.id] = (event.id, game.key, room.game_id)
         event.paired(Slot(game, room.id, room.game_id, now))
-        self.journal.record(
-            PairingRow(
-                event.id,
-                game.key,
-                game.round,
-                game.first,
-                game.second,
-                game.opening,
-                room.id,
-                room.game_id,
-                now,
-            )
-        )
+        self.journal.record(pairing_row(event.id, game, room.id, room.game_id, now))
         out: list[Out] = []
         refused = []
         for seat, player in enumerate(players):
@@ -501,19 +489,7 @@ class Tournaments:
     def _forfeit(self, event: Event, game: Game, absent: list[int], now: float) -> list[Out]:
         """A game with a player withdrawn: no room; the other wins (both out: void)."""
         event.paired(Slot(game, None, None, now))
-        self.journal.record(
-            PairingRow(
-                event.id,
-                game.key,
-                game.round,
-                game.first,
-                game.second,
-                game.opening,
-                None,
-                None,
-                now,
-            )
-        )
+        self.journal.record(pairing_row(event.id, game, None, None, now))
         winner = None if len(absent) == 2 else 1 - absent[0]
         self._result(event, game.key, None, winner, winner is None)
         return []
@@ -617,3 +593,11 @@ class Tournaments:
         else:
             log.warning("tournament %s: game %s lost its room", event.id, slot.game.key)
             self._result(event, slot.game.key, slot.game_id, None, True)
+
+
+def pairing_row(event: str, game: Game, room: str | None, gid: str | None, at: float) -> PairingRow:
+    """The journal's row of ``game`` paired in ``event`` (``room``, ``gid``: None for a game
+    forfeited before any room)."""
+    return PairingRow(
+        event, game.key, game.round, game.first, game.second, game.opening, room, gid, at
+    )
