@@ -27,7 +27,7 @@ from server.core.journal.rows import (
     TournamentRow,
 )
 from server.core.limits import Limits
-from server.core.tournament.desk import MAX_CREATED_PER_DAY, MAX_WATCHING, PUSH_INTERVAL
+from server.core.tournament.desk import MAX_CREATED_PER_DAY, MAX_WATCHING, PUSH_INTERVAL, event_id
 
 CLOCK = {"initial_s": 180, "increment_s": 2}
 
@@ -364,3 +364,11 @@ def test_a_bot_events_standings_carry_each_bots_elo_as_mnk_tournament_prints_it(
     entered(hub, people, ["bob", "carol"])
     started = hub.do(alice, type="start_tournament", tournament=people)[0]
     assert all("elo" not in line for line in started["standings"])  # not a bot event
+
+
+def test_an_event_id_never_reads_as_a_command_line_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mnk-bot --tournament -RqcxUOd`` is an argparse error: the bots of a swiss exited with
+    status 2 until the run gave up. Ids that begin with ``-`` are drawn again."""
+    drawn = iter(["-RqcxUOd", "-_abcdef", "Rqcx-UOd"])
+    monkeypatch.setattr("server.core.tournament.desk.secrets.token_urlsafe", lambda n: next(drawn))
+    assert event_id() == "Rqcx-UOd"

@@ -159,7 +159,7 @@ def bot_child(
     argv += ["--capacity", str(capacity), "--games", game, "--session-file", str(session)]
     argv += ["--log-level", log_level]
     if tournament is not None:
-        argv += ["--tournament", tournament]
+        argv.append(f"--tournament={tournament}")  # an id may begin with "-" (an older server)
     return Child(name, argv, out / "logs" / f"{_safe(name)}.log", {"MNK_BOT_KEY": key})
 
 

@@ -289,4 +289,5 @@ def moved_again(room: Room, ply: int, seat: int) -> wire.Message:
     last = ply == len(room.game.moves) - 1
     renju_black = room.variant.rule is WinRule.RENJU and room.game.to_move == 0
     forbidden = room.forbidden() if last and renju_black else None
-    return messages.moved(room.id, ply, seat, move.x, move.y, snapshot, forbidden)
+    again = messages.moved(room.id, ply, seat, move.x, move.y, snapshot, forbidden)
+    return again | messages.abort_note(room, ply, last and room.game.outcome is not None)

@@ -171,7 +171,17 @@ def actions(room: RoomView) -> Message | None:
     return {**said, "abort": playing and abortable(room)}
 
 
-def abortable(room: RoomView) -> bool:
-    """Whether the game may be aborted: neither side has moved twice past the opening stones,
-    and it is no tournament's game (played out); ``abort`` checks it and ``state`` says it."""
-    return len(room.game.moves) - len(room.opening) < 2 and "tournament" not in room.options
+def abortable(room: RoomView, plies: int | None = None) -> bool:
+    """Whether the game may be aborted after ``plies`` stones (None: as it stands): neither
+    side has moved twice past the opening stones, and it is no tournament's game (played out);
+    ``abort`` checks it and ``state`` says it."""
+    played = len(room.game.moves) if plies is None else plies
+    return played - len(room.opening) < 2 and "tournament" not in room.options
+
+
+def abort_note(room: RoomView, ply: int, over: bool) -> Message:
+    """What a ``moved`` of the stone at ``ply`` says of aborting (a room with game actions, the
+    game not ended by it): the same whether the room sends it or an adopting node again."""
+    if over or room.offers is None:
+        return {}
+    return {"abort": abortable(room, ply + 1)}

@@ -313,8 +313,7 @@ class Room:
         moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
         if outcome is None and before <= len(self.opening):  # the note's own test first
             moved |= first_move_note(self.offers, self)  # a bot keeps it
-        if outcome is None and self.offers is not None:
-            moved["abort"] = messages.abortable(self)  # the clients show Abort by it
+        moved |= messages.abort_note(self, before, outcome is not None)  # clients show Abort by it
         out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening

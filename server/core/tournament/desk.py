@@ -193,9 +193,9 @@ class Tournaments:
         if sum(e.status != FINISHED for e in self.events.values()) >= MAX_LIVE_EVENTS:
             raise TooManyTournaments("the server holds the most tournaments it may: try later")
         now = self.clock()
-        tid = secrets.token_urlsafe(6)
+        tid = event_id()
         while tid in self.events:
-            tid = secrets.token_urlsafe(6)
+            tid = event_id()
         event = Event(tid, settings, creator, now, starts_at)
         self.events[tid] = event
         self.journal.record(event.row())
@@ -601,3 +601,12 @@ def pairing_row(event: str, game: Game, room: str | None, gid: str | None, at: f
     return PairingRow(
         event, game.key, game.round, game.first, game.second, game.opening, room, gid, at
     )
+
+
+def event_id() -> str:
+    """A new event's id: 8 URL-safe characters that never begin with ``-``, so that
+    ``mnk-bot --tournament ID`` is never read as an option (a swiss once drew ``-RqcxUOd``)."""
+    while True:
+        tid = secrets.token_urlsafe(6)
+        if tid[0] != "-":
+            return tid
