@@ -16,7 +16,9 @@ ABORT_LATE = """
 import os
 os.environ["MNK_PURE"] = "1"  # the patch must reach the compiled modules' callers
 from server.core.game import messages
-messages.abortable = lambda room: len(room.game.moves) == 2
+def abortable(room, plies=None):
+    return (len(room.game.moves) if plies is None else plies) == 2
+messages.abortable = abortable
 """
 
 
