@@ -170,4 +170,7 @@ async def test_a_swiss_is_the_servers_event_with_its_byes(tmp_path: Path) -> Non
     points = {s["player"]: s["points"] for s in doc["server"]["standings"]}
     assert points == {s["name"]: s["score"] for s in doc["standings"]}  # a bye's point too
     pairs = [frozenset(g["players"]) for g in doc["games"]]
-    assert len(set(pairs)) == len(pairs)  # no repeat pairing
+    # No repeat while a round without one exists (the formats' property test proves it); with 5
+    # players in 4 rounds the results can leave the last round none, and then one repeat is the
+    # format's answer (a CI run drew it), never more.
+    assert len(set(pairs)) >= len(pairs) - 1
