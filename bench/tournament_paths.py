@@ -58,14 +58,20 @@ def main() -> None:
     p.add_argument("--clock", default="10+0.1")
     p.add_argument("--bot", action="append", default=None, help="NAME=SPEC (default: 4 levels)")
     p.add_argument("--max-moves", default=None, help="adjudicate a draw at M stones")
+    p.add_argument("--format", default="round-robin", help="round-robin or swiss")
+    p.add_argument("--rounds", default=None, help="a swiss's rounds")
+    p.add_argument("--concurrency", default="2", help="the own schedule's games at once")
+    p.add_argument("--repeat", type=int, default=1, help="alternations of the two paths")
     a = p.parse_args()
-    args = ["--game", a.game, "--games", a.games, "--clock", a.clock, "--concurrency", "2"]
+    args = ["--game", a.game, "--games", a.games, "--clock", a.clock]
+    args += ["--concurrency", a.concurrency, "--format", a.format]
     args += ["--max-moves", a.max_moves] if a.max_moves else []
+    args += ["--rounds", a.rounds] if a.rounds else []
+    paths = (("own schedule", ["--own-schedule"]), ("server's event", []))
     with tempfile.TemporaryDirectory() as tmp:
-        for label, extra in (("own schedule", ["--own-schedule"]), ("server's event", [])):
-            r = run(
-                Path(tmp) / label.replace(" ", "_").replace("'", ""), args + extra, a.bot or BOTS
-            )
+        for n, (label, extra) in ((n, path) for n in range(a.repeat) for path in paths):
+            folder = Path(tmp) / f"{label.replace(' ', '_').replace(chr(39), '')}-{n}"
+            r = run(folder, args + extra, a.bot or BOTS)
             print(
                 f"{label:15} games {r['games']:3d}  faults {r['faults']}  "
                 f"{60 * r['games'] / r['wall_s']:6.1f} games/min  wall {r['wall_s']:5.1f} s  "
