@@ -48,3 +48,9 @@ def read_entry_checks(db: Any) -> tuple[EntryCheckRow, ...]:
         )
         for r in db.execute("SELECT * FROM entry_checks ORDER BY account")
     )
+
+
+def forget_entry_check(db: Any, account: str) -> bool:
+    """Drop ``account``'s entry check (over a ``?`` connection), so that the server checks the
+    bot again at its next rated entry after its next start; False if it had none."""
+    return db.execute("DELETE FROM entry_checks WHERE account = ?", (account,)).rowcount > 0
