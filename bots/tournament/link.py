@@ -15,7 +15,8 @@ CLOSED: dict[str, Any] = {"type": "_closed"}
 
 
 class Link:
-    """The director's protocol connection (a human-kind client) with per-room feeds."""
+    """The director's protocol connection (a human-kind client) with per-room feeds; given a
+    ``session`` (a keyed bot's: the server's examiner), it says hello as that."""
 
     def __init__(
         self,
