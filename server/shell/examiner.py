@@ -45,6 +45,7 @@ class Examiners:
         self._task = asyncio.create_task(self._watch())
 
     async def _watch(self) -> None:
+        """Launch the runs the core queued; kill the examiners of runs it gave up."""
         while True:
             for account in self.entry.due():
                 run = asyncio.create_task(self._examine(account))

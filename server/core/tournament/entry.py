@@ -177,11 +177,13 @@ class EntryCheck:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _give_up(self, account: str, why: str) -> None:
+        """A run of ``account`` came to nothing: it may start again after a minute."""
         log.warning("entry check of bot %s came to nothing: %s", account, why)
         self._unfinished[account] = self.clock()
         self._tell(account, {"status": "unfinished", "failed": [], "checks": []})
 
     def _tell(self, account: str, news: dict[str, Any]) -> None:
+        """Push ``news`` to the bot that asked for the check (at the next sweep)."""
         pid = self._pids.pop(account, None)
         if pid is not None:
             self._notices.append(Send((pid,), {"type": "entry_check", "bot": account, **news}))
