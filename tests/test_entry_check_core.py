@@ -1,11 +1,16 @@
 """The entry check's bookkeeping in the core, on an injected clock: what a bot's join meets
 at each stage, the bounds a stranger's bots meet (runs at once, the queue, the back-off after
-a failure or a run that came to nothing) and the pushes that tell the bot."""
+a failure or a run that came to nothing), the pushes that tell the bot, and the examiner's
+time budget (a bot that stalls every check still gets its report)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
+from bots.examine import within
 from protocol.errors import Busy, EntryCheckFailed, EntryCheckRunning, NotExaminer
 from server.core.game.members import Send
 from server.core.journal.recovery import Journal
@@ -123,3 +128,17 @@ def test_only_the_examiner_reports_and_a_report_is_bounded() -> None:
         check.certified(examiner, {"examinee": "b", "checks": too_many})
     with pytest.raises(Exception, match="name"):
         check.certified(examiner, {"examinee": "b", "checks": [{"name": "", "passed": True}]})
+
+
+async def test_the_examiner_reports_every_check_even_when_a_bot_stalls_them_all() -> None:
+    async def stalled() -> str:
+        await asyncio.sleep(5)
+        return "never"
+
+    checks = [(name, stalled) for name in ("gomoku", "clock", "position")]
+    outcomes = await within(checks, 0.2, time.monotonic() + 0.3)
+    assert [(o.name, o.passed) for o in outcomes] == [
+        ("gomoku", False), ("clock", False), ("position", False)
+    ]  # fmt: skip
+    assert "unfinished after 0.2 s" in outcomes[0].detail
+    assert "time ran out" in outcomes[2].detail

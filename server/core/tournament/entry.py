@@ -36,7 +36,7 @@ MAX_WAITING = 32
 RUN_TIMEOUT = 300.0
 #: Seconds before a bot that failed (or whose examination came to nothing) is examined again.
 RETRY_AFTER = 3600.0
-UNFINISHED_RETRY = 60.0
+UNFINISHED_RETRY = 600.0
 #: A ``certified`` report: checks, and the characters of a check's name and detail.
 MAX_CHECKS = 16
 MAX_NAME = 32
@@ -99,7 +99,7 @@ class EntryCheck:
                 f"in {minutes:.0f} min"
             )
         if now - self._unfinished.get(account, -UNFINISHED_RETRY) < UNFINISHED_RETRY:
-            raise EntryCheckFailed("this bot's entry check did not finish: try again in a minute")
+            raise EntryCheckFailed("this bot's entry check did not finish: try again later")
         if len(self._waiting) >= MAX_WAITING:
             raise Busy("too many bots wait for their entry check: try again later")
         self._waiting.append(account)
@@ -177,7 +177,7 @@ class EntryCheck:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _give_up(self, account: str, why: str) -> None:
-        """A run of ``account`` came to nothing: it may start again after a minute."""
+        """A run of ``account`` came to nothing: it may start again after 10 minutes."""
         log.warning("entry check of bot %s came to nothing: %s", account, why)
         self._unfinished[account] = self.clock()
         self._tell(account, {"status": "unfinished", "failed": [], "checks": []})
