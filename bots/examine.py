@@ -89,8 +89,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--examinee", required=True, help="the bot account to check")
     p.add_argument("--name", default="examiner", help="the examiner's key name")
     p.add_argument("--check-timeout", type=float, default=30.0, help="seconds a check may take")
+    p.add_argument("--parent-pid", type=int, default=None, help="stop when this process is gone")
     p.add_argument("--log-level", default="WARNING")
     return p
+
+
+async def guarded(run: Awaitable[list[Outcome]], parent: int | None) -> list[Outcome]:
+    """``run`` within :data:`TOTAL_S`, given up when the server that started us is gone (even
+    killed with -9: we are its child no more)."""
+    task = asyncio.ensure_future(run)
+    deadline = time.monotonic() + TOTAL_S
+    while not task.done():
+        if (parent is not None and os.getppid() != parent) or time.monotonic() > deadline:
+            task.cancel()
+            raise TimeoutError("the server that started us is gone, or the time is up")
+        await asyncio.wait({task}, timeout=0.5)
+    return task.result()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     run = examine(args.server, args.name, key, args.examinee, args.check_timeout)
     try:
-        outcomes = asyncio.run(asyncio.wait_for(run, TOTAL_S))
+        outcomes = asyncio.run(guarded(run, args.parent_pid))
     except Exception as exc:  # unreported: the server lets the bot try again later
         print(f"mnk-bot examine: {args.examinee}: {exc!r}", file=sys.stderr)
         return 1

@@ -169,3 +169,47 @@ async def test_a_bot_illegal_in_gomoku_is_refused_with_the_checks_it_failed(
         if bot is not None:
             await stop(bot)
         site.server.kill()
+
+
+def examiners(port: int) -> list[int]:
+    """The pids of the examiner processes of the server on ``port`` (from /proc)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"examine" in argv and f"ws://127.0.0.1:{port}".encode() in argv:
+            found.append(int(proc.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie waiting for its new parent to reap it does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+async def test_a_server_killed_mid_examination_leaves_no_examiner_behind(tmp_path: Path) -> None:
+    site = Site(tmp_path, ("mute",))
+    await site.server.start()
+    try:
+        alice = await organiser(site)
+        mute = await site.as_bot("mute")  # online, never moves: every check waits on it
+        await mute.error(
+            "entry_check_running", type="join_tournament", tournament=await event(alice)
+        )
+        deadline = time.monotonic() + 30
+        while not (running := examiners(site.server.port)):
+            assert time.monotonic() < deadline, "no examiner was started"
+            await asyncio.sleep(0.1)
+        site.server.kill()
+        deadline = time.monotonic() + 15
+        while any(alive(pid) for pid in running):
+            assert time.monotonic() < deadline, "the examiner outlived its server"
+            await asyncio.sleep(0.1)
+    finally:
+        site.server.kill()

@@ -61,7 +61,7 @@ class Examiners:
     async def _examine(self, account: str) -> None:
         """One examiner process for ``account``, until it ends."""
         cmd = [sys.executable, "-m", "bots", "examine", "--server", self.url]
-        cmd += ["--examinee", account, "--name", self.name]
+        cmd += ["--examinee", account, "--name", self.name, "--parent-pid", str(os.getpid())]
         env = {**os.environ, "MNK_BOT_KEY": self.key}
         try:
             proc = await asyncio.create_subprocess_exec(
