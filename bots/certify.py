@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.specs import check_engine, parse_spec
-from bots.tournament.link import Link
+from bots.tournament.link import Link, pages
 from bots.tournament.processes import (
     Child,
     free_port,
@@ -213,10 +213,13 @@ def ending(over: dict[str, Any], seat: int) -> str:
 
 
 class Certifier:
-    """The tester: opens rooms against the bot and runs each check."""
+    """The tester: opens rooms against the bot named ``examinee`` and runs each check (the
+    reconnect only with a ``relay`` that carries the bot's connection)."""
 
-    def __init__(self, link: Link, relay: Relay, games: list[str]) -> None:
-        self.link, self.relay, self.games = link, relay, games
+    def __init__(
+        self, link: Link, games: list[str], examinee: str = BOT, relay: Relay | None = None
+    ) -> None:
+        self.link, self.relay, self.games, self.examinee = link, relay, games, examinee
         #: The claimed game the other checks play (gomoku when claimed).
         self.main = "gomoku" if "gomoku" in games else games[0]
 
@@ -225,7 +228,8 @@ class Certifier:
     ) -> Table:
         """A room against the bot, the tester in ``seat``, at full strength on ``clock``."""
         position = options.get("position")
-        ask: dict[str, Any] = {"type": "create_room", "game": game, "bot": BOT, "seat": seat}
+        ask: dict[str, Any] = {"type": "create_room", "game": game, "bot": self.examinee}
+        ask["seat"] = seat
         if clock is not None:
             ask["clock"] = clock
             options = {"full_strength": True, **options}
@@ -323,6 +327,7 @@ class Certifier:
         table = await self.open(self.main, 0)
         await table.play()
         await table.next("moved", 20.0, seat=1)
+        assert self.relay is not None  # listed in checks() only with a relay
         before, cut_at = self.relay.connections, time.monotonic()
         self.relay.cut()
         await table.play()
@@ -356,15 +361,16 @@ class Certifier:
         self.link.forget(table.room)
 
     def checks(self) -> list[tuple[str, Callable[[], Awaitable[str]]]]:
-        """Every check, in order."""
+        """Every check, in order (the reconnect only when we carry the bot's connection)."""
         plays = [(game, lambda g=game: self.variant(g)) for game in self.games]
+        cut = [("reconnect", self.reconnect)] if self.relay is not None else []
         return [
             *plays,
             ("clock", self.clock),
             ("takeback", self.takeback),
             ("abort", self.abort),
             ("rematch", self.rematch),
-            ("reconnect", self.reconnect),
+            *cut,
             ("position", self.position),
         ]
 
@@ -406,10 +412,10 @@ async def certify(spec: str, games: list[str], work: Path, limit: float) -> list
         bot.start()
         link = Link(url, "certifier", rate=1000.0)
         await link.open()
-        online = await run_check("connects", lambda: bot_online(link, bot), 30.0)
+        online = await run_check("connects", lambda: bot_online(link, BOT, bot), 30.0)
         if not online.passed:
             return [online]
-        tester = Certifier(link, relay, games)
+        tester = Certifier(link, games, BOT, relay)
         return [online] + [await run_check(n, c, limit) for n, c in tester.checks()]
     finally:
         if link is not None:
@@ -430,17 +436,26 @@ def bot_process(work: Path, url: str, spec: str, games: list[str], key: str) -> 
     return Child(BOT, argv, work / "bot.log", {"MNK_BOT_KEY": key})
 
 
-async def bot_online(link: Link, bot: Child) -> str:
-    """Wait until the bot is listed by the server."""
+async def bot_online(link: Link, name: str, bot: Child | None = None) -> str:
+    """Wait until the bot ``name`` is listed online by the server (its process, if we run it,
+    must not exit meanwhile)."""
     while True:
-        if bot.exited:
+        if bot is not None and bot.exited:
             code = bot.proc.returncode if bot.proc is not None else None
             raise CheckFailed(f"the bot process exited (code {code}): see its log below")
-        listed = await link.request({"type": "list_bots"}, 10.0)
-        found = [b for b in listed.get("bots", []) if b.get("name") == BOT]
-        if found:
-            return f"online, playing {', '.join(found[0].get('games', []))}"
+        found = await listed(link, name)
+        if found is not None and found.get("online"):
+            return f"online, playing {', '.join(found.get('games', []))}"
         await asyncio.sleep(0.1)
+
+
+async def listed(link: Link, name: str) -> dict[str, Any] | None:
+    """The bot ``name``'s ``list_bots`` entry (None: not listed)."""
+    async for page in pages(link, {"type": "list_bots"}, 10.0, most=20):
+        for entry in page.get("bots", []):
+            if entry.get("name") == name:
+                return dict(entry)
+    return None
 
 
 def table_text(outcomes: list[Outcome]) -> str:

@@ -156,6 +156,10 @@ def main(argv: list[str] | None = None) -> None:
         from bots.certify import main as certify
 
         sys.exit(certify(argv[1:]))
+    if argv[:1] == ["examine"]:  # the server's side of the entry check (bots/examine.py)
+        from bots.examine import main as examine
+
+        sys.exit(examine(argv[1:]))
     args = build_parser().parse_args(argv)
     try:
         spec = parse_spec(args.engine)

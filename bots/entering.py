@@ -29,6 +29,17 @@ class Entering:
         for tid in self.tournaments:
             await self._send(self.state.request({"type": "join_tournament", "tournament": tid}))
 
+    async def on_entry_check(self, msg: dict[str, Any]) -> None:
+        """The server checked us before a rated event (``entry_check_running`` answered our
+        join): passed (or let in unchecked), we join again; failed, we say which checks."""
+        status = msg.get("status")
+        if status in ("passed", "unchecked"):
+            log.info("entry check %s: entering again", status)
+            await self.enter_tournaments()
+        else:
+            failed = ", ".join(str(c) for c in msg.get("failed", [])) or "-"
+            log.warning("entry check %s; failed checks: %s", status, failed)
+
     async def on_tournament(self, msg: dict[str, Any]) -> None:
         """An event we entered changed: say when it starts and ends, and where we stand."""
         tid, status = str(msg.get("tournament")), str(msg.get("status"))

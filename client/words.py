@@ -79,6 +79,9 @@ ERROR_WORDS: dict[str, str] = {
     "tournament_full": "That tournament is full (players, or watchers).",
     "too_many_tournaments": "You have created enough tournaments for today.",
     "not_tournament_creator": "Only the tournament's creator can start it.",
+    "entry_check_running": "The server is checking this bot before its first rated event.",
+    "entry_check_failed": "This bot failed its entry check: no rated event for now.",
+    "not_examiner": "Only the server's examiner reports entry checks.",
 }
 
 REASON_WORDS: dict[str, str] = {

@@ -403,3 +403,23 @@ class NotTournamentCreator(ArenaError):
     """Only the event's creator may start it."""
 
     code = "not_tournament_creator"
+
+
+class EntryCheckRunning(ArenaError):
+    """A bot account asked to enter its first rated event: the server checks it first (an
+    ``entry_check`` message follows when it is done; then join again)."""
+
+    code = "entry_check_running"
+
+
+class EntryCheckFailed(ArenaError):
+    """The bot account failed its entry check (the message names the checks): no rated event
+    until it is checked again."""
+
+    code = "entry_check_failed"
+
+
+class NotExaminer(ArenaError):
+    """``certified`` from anyone but the server's own examiner, or about no check running."""
+
+    code = "not_examiner"

@@ -195,6 +195,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "watch": (_BOOL, False),
         "page": (_INT, False),
     },
+    "certified": {"examinee": (_STR, True), "checks": ((list,), True)},
     "analysed": {
         "job": (_STR, True),
         "lines": ((list,), False),

@@ -27,6 +27,7 @@ from server.storage.accounts import (
     set_disabled,
 )
 from server.storage.base import StoreUnavailable
+from server.storage.entrychecks import forget_entry_check
 from server.storage.factory import is_pg_url
 from server.storage.sqlite import connect, migrate
 
@@ -194,7 +195,8 @@ def accounts_parser() -> argparse.ArgumentParser:
     )
     p = argparse.ArgumentParser(
         prog="mnk-server accounts",
-        description="List, disable, enable accounts, or issue a password reset code.",
+        description="List, disable, enable accounts, issue a password reset code, or have a "
+        "bot's entry check run again.",
         parents=[db],
     )
     sub = p.add_subparsers(dest="action", required=True)
@@ -203,6 +205,7 @@ def accounts_parser() -> argparse.ArgumentParser:
         ("disable", "log out and refuse"),
         ("enable", "let back in"),
         ("reset", "print a one-time code that sets a new password of"),
+        ("recheck", "forget the entry check (from the next start) of the bot"),
     ):
         one = sub.add_parser(action, parents=[db], help=f"{what} the account NAME")
         one.add_argument("name")
@@ -229,9 +232,19 @@ def issue_reset(db: Any, name: str, now: float) -> str:
     return code
 
 
+def recheck(db: Any, name: str) -> int:
+    """Forget the bot ``name``'s entry check: the server checks it again before its next rated
+    event (a running server keeps what it knows until it restarts)."""
+    if not forget_entry_check(db, name):
+        print(f"mnk-server accounts: no entry check of {name!r} stored", file=sys.stderr)
+        return 1
+    print(f"{name}: its entry check runs again at its next rated entry after a server start")
+    return 0
+
+
 def accounts_main(argv: list[str]) -> int:
-    """``mnk-server accounts list | disable NAME | enable NAME | reset NAME``; returns the exit
-    status."""
+    """``mnk-server accounts list | disable NAME | enable NAME | reset NAME | recheck NAME``;
+    returns the exit status."""
     args = accounts_parser().parse_args(argv)
     db_path = getattr(args, "db", DB)
     try:
@@ -248,6 +261,8 @@ def accounts_main(argv: list[str]) -> int:
                 print(f"valid {RESET_HOURS:g} hours, once: give it to the account's owner, who")
                 print("enters it with a new password under 'Forgot password?' when logging in")
                 return 0
+            if args.action == "recheck":
+                return recheck(db, args.name)
             at = time.time() if args.action == "disable" else None
             if not set_disabled(db, args.name, at):
                 print(f"mnk-server accounts: no account {args.name!r}", file=sys.stderr)

@@ -29,6 +29,7 @@ from server.core.players.keys import KeyRing, read_keys_file
 from server.core.tournament.schedule import Schedule
 from server.scheduled import FILE_HELP, SPEC_HELP, load_schedules
 from server.shell.botpool import DEFAULT_BOTS, BotPool
+from server.shell.examiner import Examiners
 from server.shell.loop import CHOICES, LoopUnavailable, loop_name, run
 from server.shell.server import ArenaServer, ServerConfig
 from server.startup import allowed_hosts, bots_state_dir, db_label, page_link, startup_error
@@ -360,6 +361,20 @@ def start_bots(args: argparse.Namespace, server: ArenaServer, keys: KeyRing) -> 
     return pool
 
 
+def start_examiner(
+    args: argparse.Namespace, server: ArenaServer, arena: Arena, keys: KeyRing
+) -> Examiners | None:
+    """Run the bots' entry check (None with ``--no-bots``: bots enter rated events unchecked)."""
+    if args.no_bots:
+        return None
+    examiners = Examiners(server.local_url, arena.entry_check, node=args.node)
+    if keys.owns(examiners.name):
+        log.warning("the examiner %s takes its name over from a key given", examiners.name)
+    keys.add(examiners.name, examiners.key)
+    examiners.start()
+    return examiners
+
+
 def settle_startup_garbage() -> None:
     """Keep the cyclic collector off what start-up made (modules, restored games: it lives for
     good), so that full collections do not walk it again and pause the loop; then serve's
@@ -480,6 +495,7 @@ async def serve_forever(
     settle_startup_garbage()
     log_listening(args, server, store)
     pool = start_bots(args, server, keys)
+    examiners = start_examiner(args, server, arena, keys)
     try:
         await until_stopped(stop, server)
     finally:
@@ -491,6 +507,8 @@ async def serve_forever(
             await cluster.stop()
         if pool is not None:
             await pool.stop()
+        if examiners is not None:
+            await examiners.stop()
         await server.stop()
     log.info("mnk-server stopped")
     why_stopped(args, server, store)

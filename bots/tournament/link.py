@@ -15,12 +15,18 @@ CLOSED: dict[str, Any] = {"type": "_closed"}
 
 
 class Link:
-    """The director's protocol connection (a human-kind client) with per-room feeds."""
+    """The director's protocol connection (a human-kind client) with per-room feeds; given a
+    ``session`` (a keyed bot's: the server's examiner), it says hello as that."""
 
     def __init__(
-        self, url: str | Sequence[str], name: str = "director", rate: float = 15.0
+        self,
+        url: str | Sequence[str],
+        name: str = "director",
+        rate: float = 15.0,
+        *,
+        session: Session | None = None,
     ) -> None:
-        self.state = Session(name)
+        self.state = session if session is not None else Session(name)
         self.conn = Connection(
             url, self.state, rate=rate, ping_interval=20, on_status=self._on_status
         )

@@ -56,6 +56,7 @@ from server.core.round import deadlines
 from server.core.round.actions import Actions
 from server.core.round.reports import reporting
 from server.core.tournament.desk import Tournaments
+from server.core.tournament.entry import EntryCheck
 from server.core.tournament.schedule import Schedule
 
 log = logging.getLogger("mnk.arena")
@@ -143,6 +144,7 @@ class Arena:
             **self.actions.handlers(),
             **self.pairing.handlers(),
             **self.tournaments.handlers(),
+            **self.tournaments.entry.handlers(),  # the bots' entry check (the examiner's report)
             "abort": self._abort,  # not in a tournament's game: its result counts
             "list_rooms": self._list_rooms,
             "create_room": self._create_room,
@@ -280,11 +282,16 @@ class Arena:
         """Run the operator's recurring tournaments (opened ahead and started by the sweep)."""
         self.tournaments.calendar.plan(schedules)
 
+    @property
+    def entry_check(self) -> EntryCheck:
+        """The bots' entry check: the shell's examiner takes its queue and reports to it."""
+        return self.tournaments.entry
+
     def sweep(self) -> list[Out]:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()
         out: list[Out] = self.pairing.sweep(now) + self.analysis.sweep(now)
-        out += self.tournaments.sweep(now)
+        out += self.tournaments.sweep(now) + self.tournaments.entry.sweep(now)
         if now - self._full_sweep >= self.limits.full_sweep_interval:
             self._full_sweep = now
             rooms = list(self.rooms)
@@ -330,6 +337,7 @@ class Arena:
             if room.clock is not None and room.status != Status.OVER:
                 self._timed.add(room.id)
         self.tournaments.restore(snapshot.tournaments)  # after the rooms its games play in
+        self.tournaments.entry.restore(snapshot.entry_checks)
 
     def drain(self) -> list[JournalRow]:
         """The durable records produced since the last call, to commit before sending outputs."""

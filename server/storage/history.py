@@ -16,6 +16,7 @@ from protocol.rules import Move, WinRule
 from server.core.game.labels import titled
 from server.core.journal.rows import GameRow, MoveRow, PlayerRow, RoomRow, Snapshot
 from server.storage.accounts import AccountReads
+from server.storage.entrychecks import read_entry_checks
 from server.storage.ratings import RatingQueries, read_ratings
 from server.storage.tournaments import read_tournaments
 
@@ -61,7 +62,10 @@ class History(AccountReads, RatingQueries, ABC):
                 "UNION SELECT seat1 FROM games WHERE seat1 IS NOT NULL AND started_at IS NOT NULL"
             )
         )
-        return Snapshot(players, rooms, alive_at, played, read_ratings(db), read_tournaments(db))
+        return Snapshot(
+            players, rooms, alive_at, played, read_ratings(db), read_tournaments(db),
+            read_entry_checks(db),
+        )  # fmt: skip
 
     def player_by_token(self, token_hash: str) -> PlayerRow | None:
         """The player a session token's hash resumes, saved by whichever node: a session resumes

@@ -13,6 +13,7 @@ import psycopg
 
 from server.core.journal.rows import (
     EntrantRow,
+    EntryCheckRow,
     GameRow,
     Heartbeat,
     JournalRow,
@@ -34,6 +35,8 @@ from server.storage.columns import (
     RESET_CODES_MIGRATION,
     game_values,
 )
+from server.storage.entrychecks import PG_MIGRATION as ENTRY_CHECKS_MIGRATION
+from server.storage.entrychecks import pg_entry_check
 from server.storage.ratings import PG_MIGRATION, pg_change
 from server.storage.tournaments import PG_MIGRATION as TOURNAMENTS_MIGRATION
 from server.storage.tournaments import pg_tournament
@@ -108,6 +111,8 @@ MIGRATIONS: tuple[str | Callable[[psycopg.Connection[Any]], None], ...] = (
     lambda db: rekey_accounts(db, "%s"),
     # 9 (SQLite's 11): tournaments: events, entrants, pairings and results
     TOURNAMENTS_MIGRATION,
+    # 10 (SQLite's 12): bot accounts' entry checks, one row per account
+    ENTRY_CHECKS_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
@@ -224,6 +229,7 @@ _ROW_SQL: dict[type, Any] = {
     RatingChange: pg_change,
     **dict.fromkeys(ACCOUNT_RECORDS, _account),
     **dict.fromkeys((TournamentRow, EntrantRow, PairingRow, ResultRow), pg_tournament),
+    EntryCheckRow: pg_entry_check,
 }
 
 

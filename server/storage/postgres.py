@@ -302,7 +302,9 @@ class PgStore(History):
         players = [p for p in full.players if p.pid in seated or p.pid in full.played]
         # No events: which node owns one is not settled yet (a cluster's nodes would all run
         # each), so a cluster node runs the events made on it until it stops.
-        return Snapshot(players, full.rooms, alive_at, full.played, full.ratings)
+        return Snapshot(
+            players, full.rooms, alive_at, full.played, full.ratings, (), full.entry_checks
+        )
 
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
         """Take the rooms of every node whose lease lapsed; each adopted node with its rooms.

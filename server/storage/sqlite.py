@@ -12,6 +12,7 @@ from typing import Any
 from protocol.vocab import Status
 from server.core.journal.rows import (
     EntrantRow,
+    EntryCheckRow,
     GameRow,
     Heartbeat,
     JournalRow,
@@ -35,6 +36,8 @@ from server.storage.columns import (
     game_values,
     json_text,
 )
+from server.storage.entrychecks import SQLITE_MIGRATION as ENTRY_CHECKS_MIGRATION
+from server.storage.entrychecks import write_entry_check
 from server.storage.history import History
 from server.storage.locks import FileLock
 from server.storage.movelog import MoveLog, migrate_moves, read_moves
@@ -96,6 +99,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     rekey_accounts,
     # 11: tournaments: events, entrants, pairings and results (each pairing and result once)
     TOURNAMENTS_MIGRATION,
+    # 12: bot accounts' entry checks (the one rated tournaments ask for), one row per account
+    ENTRY_CHECKS_MIGRATION,
 )
 
 #: Bytes the WAL file is cut back to after a checkpoint that completes (``journal_size_limit``).
@@ -453,4 +458,5 @@ _WRITERS: dict[type, Any] = {
     RatingChange: write_change,
     **dict.fromkeys(ACCOUNT_RECORDS, write_account),
     **dict.fromkeys((TournamentRow, EntrantRow, PairingRow, ResultRow), write_tournament),
+    EntryCheckRow: write_entry_check,
 }

@@ -48,15 +48,20 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m server`` on a fixed port and database, killable and restartable."""
 
-    def __init__(self, db: str, grace: float = 30.0, extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, db: str, grace: float = 30.0, extra: tuple[str, ...] = (), bots: bool = False
+    ) -> None:
         self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
+        #: Whether it runs its built-in bots and its examiner (``--bots`` in ``extra``).
+        self.bots = bots
         self.url = f"ws://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
         """Start the process and wait until it accepts connections."""
         args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace), "--no-bots", *self.extra]
+        args += ["--reconnect-grace", str(self.grace), *self.extra]
+        args += [] if self.bots else ["--no-bots"]
         self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
         deadline = time.monotonic() + START_TIMEOUT  # generous: a busy machine starts slowly
         while time.monotonic() < deadline and self.proc.poll() is None:

@@ -234,6 +234,18 @@ class ResultRow:
     at: float
 
 
+@dataclass(frozen=True, slots=True)
+class EntryCheckRow:
+    """A bot account's latest entry check (the one rated events ask for): whether it passed,
+    the checks it failed, when, and how many times the server ran it; one row per account."""
+
+    account: str
+    passed: bool
+    failed: tuple[str, ...]
+    at: float
+    runs: int
+
+
 TournamentJournalRow = TournamentRow | EntrantRow | PairingRow | ResultRow
 AccountJournalRow = AccountRow | PasswordRow | SessionRow | SessionGone
 JournalRow = (
@@ -247,6 +259,7 @@ JournalRow = (
     | AccountJournalRow
     | RatingChange
     | TournamentJournalRow
+    | EntryCheckRow
 )
 
 
@@ -264,6 +277,8 @@ class Snapshot:
     #: The tournaments kept (every open or running one, the latest finished), each event's
     #: rows: its header, entrants, pairings and results.
     tournaments: tuple[TournamentJournalRow, ...] = ()
+    #: Every bot account's latest entry check.
+    entry_checks: tuple[EntryCheckRow, ...] = ()
 
 
 #: A takeback's tombstone in the move log: a stored move at ply ``p`` with this ``x`` says ply

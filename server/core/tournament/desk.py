@@ -47,6 +47,7 @@ from server.core.players.roster import Roster
 from server.core.rating.desk import RatingDesk
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import arena_pairs
+from server.core.tournament.entry import EntryCheck
 from server.core.tournament.event import (
     FINISHED,
     GONE,
@@ -134,6 +135,8 @@ class Tournaments:
         journal: Journal,
     ) -> None:
         self.roster, self.players, self.rooms, self.ratings = roster, roster.players, rooms, ratings
+        #: The bots' entry check, asked before a bot's first rated entry (the shell examines).
+        self.entry = EntryCheck(journal, roster.clock)
         self.seating, self.journal, self.clock = seating, journal, roster.clock
         self.events: dict[str, Event] = {}
         #: Each live room of an event: (event, game key, game id).
@@ -217,6 +220,8 @@ class Tournaments:
         if known is None or known.state == GONE:
             if len(event.active()) >= event.settings.max_players:
                 raise TournamentFull(f"at most {event.settings.max_players} players")
+            if event.settings.rated:
+                self.entry.admit(player)  # a bot's first rated event: its check first
             seq = max((e.seq for e in event.entrants.values()), default=0) + 1
             entrant = Entrant(
                 player.pid, player.name, player.kind, seq, self._rating(player, event)
