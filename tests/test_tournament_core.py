@@ -372,3 +372,63 @@ def test_an_event_id_never_reads_as_a_command_line_option(monkeypatch: pytest.Mo
     drawn = iter(["-RqcxUOd", "-_abcdef", "Rqcx-UOd"])
     monkeypatch.setattr("server.core.tournament.desk.secrets.token_urlsafe", lambda n: next(drawn))
     assert event_id() == "Rqcx-UOd"
+
+
+def test_the_progress_field_says_each_leaders_points_after_every_round(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="swiss", rounds=3, game="tictactoe", clock=None)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave", "erin", "fay"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    while hub.arena.tournaments.events[tid].status == "running":
+        play_out(hub, tid, loser=lambda players: max(players))
+        hub.tick(0.05)
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    chart = final["progress"]
+    assert chart["axis"] == "round"
+    assert [line["player"] for line in chart["lines"]] == [s["player"] for s in final["standings"]]
+    by_player = {s["player"]: s for s in final["standings"]}
+    for line in chart["lines"]:
+        assert line["at"] == [1, 2, 3] and line["points"][-1] == by_player[line["player"]]["points"]
+        assert line["points"] == sorted(line["points"])  # points only grow
+        mine = [g for g in final["games"] if line["player"] in g["players"]]
+        byes = [b["round"] for b in final["byes"] if b["player"] == line["player"]]
+        for number, after in zip(line["at"], line["points"], strict=True):
+            won = sum(
+                1.0
+                for g in mine
+                if g["round"] <= number and g["players"][g["result"]["winner"]] == line["player"]
+            )
+            assert after == won + sum(1.0 for r in byes if r <= number)  # a bye scores a win
+
+
+def test_an_arenas_progress_follows_each_players_games_streaks_included(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="arena", duration_s=600)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave", "erin"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    for _ in range(4):  # the lower pid loses every game: the other wins on, doubled on a streak
+        play_out(hub, tid, loser=lambda players: min(players))
+        hub.tick(1.0)
+    shown = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    chart = shown["progress"]
+    assert chart["axis"] == "game"
+    for line, standing in zip(chart["lines"], shown["standings"], strict=True):
+        assert line["player"] == standing["player"]
+        assert line["at"] == list(range(1, standing["games"] + 1))
+        assert line["points"][-1] == standing["points"]
+        steps = [b - a for a, b in zip([0, *line["points"]], line["points"], strict=False)]
+        assert steps[-len(standing["sheet"]) :] == standing["sheet"]
+
+
+def test_the_progress_field_is_bounded_in_lines_and_points() -> None:
+    from server.core.tournament.progress import PROGRESS_LINES, PROGRESS_POINTS, progress
+    from server.core.tournament.values import Finished, Game
+
+    players = [f"p{i}" for i in range(20)]
+    games = [Game(f"a{n}", n, "p0", "p1") for n in range(1, 1000)]
+    chart = progress(players, [Finished(g, 0) for g in games], arena=True)
+    assert len(chart["lines"]) == PROGRESS_LINES
+    first = chart["lines"][0]
+    assert len(first["at"]) <= PROGRESS_POINTS and first["at"][-1] == 999
+    assert first["points"][-1] == 2 * 2 + 4 * 997  # two wins, then every one doubled
+    assert chart["lines"][2] == {"player": "p2", "at": [], "points": []}

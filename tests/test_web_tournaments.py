@@ -241,3 +241,52 @@ def test_a_bot_events_page_shows_each_bots_elo_as_the_server_sends_it(
         bots.close()
         creator.close()
         server.stop()
+
+
+def test_the_events_chart_draws_the_servers_points_after_each_round(
+    browser: Any, web_server: WebServer
+) -> None:
+    from support.events import Background as Loop
+
+    players = Entrants(Loop(), web_server.url.replace("http", "ws", 1), ["ann", "ben", "cy", "di"])
+    try:
+        tid = players.ask(
+            "ann", type="create_tournament", name="Chart cup", game="tictactoe", format="swiss",
+            rounds=2,
+        )["tournament"]  # fmt: skip
+        players.join(tid)
+        page = new_page(browser)
+        page.goto(f"{web_server.url}/t/{tid}")
+        page.wait_for_selector("#ev-entrants li:has-text('di')")
+        assert page.is_hidden("#ev-chart-panel")  # no point yet: no chart
+        players.ask("ann", type="start_tournament", tournament=tid)
+        for _ in range(2):
+            for game in players.live(tid):
+                players.resign(game)
+        page.wait_for_selector("#status:has-text('Finished')")
+        final = players.ask("ann", type="get_tournament", tournament=tid)
+        lines = final["progress"]["lines"]
+        assert final["progress"]["axis"] == "round" and len(lines) == 4
+        page.wait_for_selector("#ev-chart-panel h2:has-text('Points after each round')")
+        series = page.locator("#ev-progress g.series")
+        assert series.evaluate_all("gs => gs.map(g => g.dataset.player)") == [
+            line["player"] for line in lines
+        ]
+        shapes = series.evaluate_all(
+            "gs => gs.map(g => g.querySelector('polyline').getAttribute('points').split(' ')"
+            ".map(p => p.split(',').map(Number)))"
+        )
+        (bottom,) = {shape[0][1] for shape in shapes}  # every line starts at 0 points
+        top = min(y for shape in shapes for _, y in shape)
+        best = max(max(line["points"]) for line in lines)
+        for shape, line in zip(shapes, lines, strict=True):
+            assert len(shape) == len(line["at"]) + 1  # the origin, then a point a round
+            heights = [(bottom - y) / (bottom - top) * best for _, y in shape[1:]]
+            assert heights == pytest.approx(line["points"], abs=0.02)
+        legend = page.locator("#ev-legend li").evaluate_all("ls => ls.map(l => l.textContent)")
+        assert legend == [
+            f"{players.names[line['player']]} {line['points'][-1]:g}" for line in lines
+        ]
+        assert page.script_errors == []
+    finally:
+        players.close()

@@ -242,9 +242,13 @@ export class TournamentPage {
     this.done = h("ul", { id: "ev-finished", class: "events" });
     this.more = h("p", { class: "hint", id: "ev-more" });
     this.crossPanel = h("div", { class: "panel wide" }, h("h2", {}, "Crosstable"), this.cross);
+    this.chartTitle = h("h2", {}, "Points");
+    this.chart = h("div", { id: "ev-chart" });
+    this.chartPanel = h("div", { class: "panel wide", id: "ev-chart-panel" }, this.chartTitle, this.chart);
     this.root = h("section", { class: "event" },
       h("div", { class: "panel wide" }, this.title, this.kind, this.status, this.actions),
       h("div", { class: "panel wide" }, h("h2", {}, "Standings"), this.standings),
+      this.chartPanel,
       this.crossPanel,
       h("div", { class: "panel" }, h("h2", {}, "Being played"), this.live, this.minis.root),
       h("div", { class: "panel" }, h("h2", {}, "Entrants"), this.entrants),
@@ -308,6 +312,12 @@ export class TournamentPage {
       playerLink(t, e), ` (${e.rating})`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
       : [h("li", { class: "hint" }, "Nobody yet.")]));
     this.standings.replaceChildren(t.format === "arena" ? arenaTable(t, name) : pointsTable(t, name));
+    const drawn = progressChart(t.progress, name);
+    this.chartPanel.hidden = !drawn;
+    if (drawn) {
+      this.chartTitle.textContent = t.progress.axis === "game" ? "Points over each player's games" : "Points after each round";
+      this.chart.replaceChildren(...drawn);
+    }
     this.crossPanel.hidden = !t.crosstable;
     if (t.crosstable) this.cross.replaceChildren(crosstable(t, name));
     const live = t.games.filter((g) => !g.result && g.room).map((g) => ({ ...g, href: `/r/${g.room}` }));
@@ -493,4 +503,57 @@ function crosstable(t, name) {
       row.map((cell, j) => i === j ? h("td", { class: "self" }, "")
         : h("td", { class: "score", title: cell ? `${cell[1]} game${cell[1] === 1 ? "" : "s"}` : "not met yet" },
           cell ? pointsText(cell[0]) : "·"))))));
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+/** The lines' colours, in the standings' order (the legend says whose is whose). */
+const LINE_COLOURS = ["#1f6feb", "#c62828", "#2e7d32", "#b26a00", "#6f42c1", "#00838f", "#ad1457", "#5d4037"];
+
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  node.append(...children);
+  return node;
+}
+
+/** A few round values from 0 to `top` for the chart's grid (at most about five). */
+function ticks(top) {
+  const step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((s) => top / s <= 5) || Math.ceil(top / 5);
+  const out = [];
+  for (let v = 0; v <= top; v += step) out.push(v);
+  return out;
+}
+
+/** The server's `progress` (the leaders' running points by round or by game) as an SVG chart
+ *  and its legend; null before any point. Nothing is counted here: the server's numbers drawn. */
+function progressChart(progress, name) {
+  const lines = ((progress && progress.lines) || []).filter((l) => l.at.length);
+  if (!lines.length) return null;
+  const [width, height, left, right, top, bottom] = [640, 240, 36, 12, 10, 28];
+  const maxX = Math.max(1, ...lines.map((l) => l.at[l.at.length - 1]));
+  const maxY = Math.max(1, ...lines.map((l) => Math.max(...l.points)));
+  const x = (v) => left + (v * (width - left - right)) / maxX;
+  const y = (v) => height - bottom - (v * (height - top - bottom)) / maxY;
+  const grid = ticks(maxY).map((v) => svg("g", { class: "tick" },
+    svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v) }),
+    svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, pointsText(v))));
+  const xs = ticks(maxX).filter((v) => v > 0).map((v) => svg("text", { class: "x", x: x(v), y: height - 8, "text-anchor": "middle" }, String(v)));
+  const drawn = lines.map((l, i) => {
+    const points = [[0, 0], ...l.at.map((at, k) => [at, l.points[k]])];
+    const colour = LINE_COLOURS[i % LINE_COLOURS.length];
+    const last = points[points.length - 1];
+    return svg("g", { class: "series", "data-player": l.player },
+      svg("title", {}, `${name(l.player)}: ${pointsText(last[1])}`),
+      svg("polyline", { points: points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(" "), stroke: colour }),
+      svg("circle", { cx: x(last[0]).toFixed(1), cy: y(last[1]).toFixed(1), r: 3.5, fill: colour }));
+  });
+  const axis = progress.axis === "game" ? "games played" : "round";
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", id: "ev-progress",
+    "aria-label": `points by ${axis} of the ${lines.length} leading players` },
+  ...grid, ...xs, svg("text", { class: "x", x: width - right, y: height - 8 - 14, "text-anchor": "end" }, axis), ...drawn);
+  const legend = h("ul", { class: "legend", id: "ev-legend" }, lines.map((l, i) => h("li", { dataset: { player: l.player } },
+    svg("svg", { class: "swatch", viewBox: "0 0 12 12", "aria-hidden": "true" },
+      svg("rect", { width: 12, height: 12, rx: 2, fill: LINE_COLOURS[i % LINE_COLOURS.length] })), name(l.player),
+    h("span", { class: "hint" }, ` ${pointsText(l.points[l.points.length - 1])}`))));
+  return [chart, legend];
 }
