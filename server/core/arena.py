@@ -280,6 +280,10 @@ class Arena:
         """Run the operator's recurring tournaments (opened ahead and started by the sweep)."""
         self.tournaments.calendar.plan(schedules)
 
+    def tournament_export(self, tid: str) -> Message | None:
+        """Event ``tid``'s results with every game (None: not held here), for its archive."""
+        return self.tournaments.export(tid)
+
     def sweep(self) -> list[Out]:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()

@@ -1,13 +1,12 @@
 // Tournaments: the list of events (/tournaments: running, open, finished, and a form to create
 // one), one event's live page (/t/ID: its status, entrants, standings with the tie-breaks, the
 // crosstable, the games being played and every finished game, join / leave / start, its results
-// as JSON and its games as .psq files in one .zip) and the lobby's "starting soon" list. Everything shown is the server's word (the
+// as JSON and its games as .psq files in one .zip the server builds) and the lobby's "starting soon" list. Everything shown is the server's word (the
 // `tournament` and `tournaments` messages of docs/PROTOCOL.md): nothing is counted here.
 
 import { MiniBoards } from "./miniboards.js";
 import { download } from "./replay.js";
 import { clockOf, clockWords, fillClocks, gameLabel, h, profilePath } from "./ui.js";
-import { zip } from "./zip.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss", arena: "Arena" };
 const STATES = { in: "", paused: "paused", out: "withdrew", gone: "left" };
@@ -365,58 +364,15 @@ export class TournamentPage {
     }
     if (me) buttons.push(h("span", { class: "tag", id: "ev-you" }, me.state === "in" ? "you are in" : `you: ${STATES[me.state]}`));
     buttons.push(h("button", { id: "ev-download", onclick: () => this.saveResults() }, "Results (JSON)"));
-    if (t.games.some((g) => g.result && g.game_id)) {
-      buttons.push(h("button", { id: "ev-psq", disabled: !!this.fetching, onclick: () => this.saveGames() },
-        this.fetching || "Games (.psq, zip)"));
+    if (t.games.some((g) => g.result && g.game_id) || t.pages > 1) { // built by the server (GET /t/ID/games.zip)
+      buttons.push(h("a", { id: "ev-psq", class: "button", href: `/t/${encodeURIComponent(this.id)}/games.zip`,
+        download: `tournament-${this.id}-games.zip`, title: "every finished game as a .psq, and results.json" }, "Games (.psq, zip)"));
     }
     this.actions.replaceChildren(...buttons);
   }
 
   act(type) {
     this.net.request({ type, tournament: this.id }).then((t) => this.show(t)).catch((err) => this.say(refusal(err)));
-  }
-
-  /** Every finished game of the event (each page of its games) as a .psq, in one .zip. */
-  async saveGames() {
-    if (this.fetching || !this.event) return;
-    const progress = (text) => {
-      this.fetching = text;
-      const button = this.actions.querySelector("#ev-psq");
-      if (button) Object.assign(button, { textContent: text || "Games (.psq, zip)", disabled: !!text });
-    };
-    progress("Games: listing…");
-    try {
-      const names = new Map(this.event.entrants.map((e) => [e.id, e.name.replace(/[^\p{L}\p{N}._-]+/gu, "_")]));
-      const games = [];
-      for (let page = 0; page < (this.event.pages || 1); page++) {
-        const t = page ? await this.net.request({ type: "get_tournament", tournament: this.id, page }) : this.event;
-        games.push(...t.games.filter((g) => g.result && g.game_id));
-      }
-      const files = [];
-      for (const [i, g] of games.entries()) {
-        progress(`Games: ${i + 1} of ${games.length}…`);
-        const reply = await this.record(g.game_id);
-        const [first, second] = g.players.map((p) => names.get(p) || "unknown");
-        files.push({ name: `${g.key}_${first}_vs_${second}.psq`, text: reply.psq });
-      }
-      download(`tournament-${this.id}-games.zip`, zip(files), "application/zip");
-    } catch (err) {
-      this.say(refusal(err));
-    } finally {
-      progress(null);
-    }
-  }
-
-  /** A game's .psq record; asked again (a second apart, a few times) while the server is busy. */
-  async record(gameId) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.net.request({ type: "get_game", game_id: gameId, format: "psq" });
-      } catch (err) {
-        if (err.code !== "rate_limited" || attempt >= 4) throw err;
-        await new Promise((resolve) => { setTimeout(resolve, 1000); });
-      }
-    }
   }
 
   /** The event as the server last sent it, saved as a JSON file. */

@@ -458,6 +458,12 @@ class Event:
             "pages": pages,
         }
 
+    def export(self) -> Message:
+        """The event's results as a file (``/t/ID/games.zip``'s ``results.json``): the
+        ``tournament`` message with every game, in the order they were made."""
+        games = sorted(self.slots.values(), key=lambda s: (s.at, s.game.round))
+        return {**self.message(), "games": [g.view() for g in games], "page": 0, "pages": 1}
+
     # -- records -----------------------------------------------------------------------------
 
     def row(self) -> TournamentRow:
