@@ -432,3 +432,59 @@ def test_the_progress_field_is_bounded_in_lines_and_points() -> None:
     assert len(first["at"]) <= PROGRESS_POINTS and first["at"][-1] == 999
     assert first["points"][-1] == 2 * 2 + 4 * 997  # two wins, then every one doubled
     assert chart["lines"][2] == {"player": "p2", "at": [], "points": []}
+
+
+def test_an_untimed_events_players_must_move_in_time_or_lose(hub: Hub) -> None:
+    """An untimed event: a first move not made in ``first_move_timeout`` aborts the game, lost
+    by the late seat; a later move not made in ``event_move_timeout`` loses on time. A player
+    online who never moves holds no round up for good."""
+    limits = hub.arena.limits
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, game="tictactoe", clock=None, games_per_pair=2)["tournament"]
+    bob = entered(hub, tid, ["bob"])[0]
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    event = hub.arena.tournaments.events[tid]
+    ((room, (first, second)),) = live_rooms(hub, tid).items()
+    hub.tick(limits.first_move_timeout - 1)
+    assert not event.results  # still time
+    hub.tick(1.5)
+    (late,) = event.results
+    assert late.winner == 1 and not late.void  # seat 0 never moved: it loses
+    assert of_type(bob, "game_over")[-1]["reason"] == "aborted"
+    hub.tick(0.05)  # the return game
+    ((room, (first, second)),) = live_rooms(hub, tid).items()
+    assert hub.do(hub.peers[first], type="move", room=room, x=1, y=1, ply=0)[0]["type"] == "moved"
+    assert hub.do(hub.peers[second], type="move", room=room, x=0, y=0, ply=1)[0]["type"] == (
+        "moved"
+    )
+    hub.tick(limits.event_move_timeout - 1)
+    assert len(event.results) == 1  # seat 0 thinks: still time
+    hub.tick(1.5)
+    assert event.results[-1].winner == 1  # seat 0 sat on its move: lost on time
+    assert of_type(hub.peers[second], "game_over")[-1]["reason"] == "timeout"
+    hub.tick(0.05)
+    assert event.status == "finished"
+
+
+def test_a_long_rated_round_robin_is_rated_through_past_the_pairs_daily_limit(hub: Hub) -> None:
+    """The daily bound on rated games between two people is for games they choose; an event's
+    pairings are the server's, so its games are all rated (as lichess's tournaments are)."""
+    from server.core.rating.desk import MAX_PAIR_RATED_PER_DAY
+
+    alice = hub.peer("alice", account=True)
+    per_pair = MAX_PAIR_RATED_PER_DAY + 2
+    tid = create(hub, alice, rated=True, games_per_pair=per_pair)["tournament"]
+    entered(hub, tid, ["bob"])
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    overs = []
+    while hub.arena.tournaments.events[tid].status == "running":
+        ((room, (first, second)),) = live_rooms(hub, tid).items()
+        for ply, (x, y) in enumerate([(7, 7), (8, 8)]):
+            mover = hub.peers[(first, second)[ply % 2]]
+            assert hub.do(mover, type="move", room=room, x=x, y=y, ply=ply)[0]["type"] == "moved"
+        overs.append(hub.do(hub.peers[second], type="resign", room=room)[0])
+        hub.tick(0.05)
+    assert len(overs) == per_pair
+    assert all("unrated" not in over and len(over["ratings"]) == 2 for over in overs)
