@@ -378,7 +378,12 @@ def test_the_progress_field_says_each_leaders_points_after_every_round(hub: Hub)
     alice = hub.peer("alice", account=True)
     tid = create(hub, alice, format="swiss", rounds=3, game="tictactoe", clock=None)["tournament"]
     entered(hub, tid, ["bob", "carol", "dave", "erin", "fay"])
-    hub.do(alice, type="start_tournament", tournament=tid)
+    started = hub.do(alice, type="start_tournament", tournament=tid)[0]
+    assert all(line["at"] == [] for line in started["progress"]["lines"])  # round 1 is on
+    play_out(hub, tid, loser=lambda players: max(players))
+    hub.tick(0.05)
+    during = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    assert during["round"] == 2 and all(line["at"] == [1] for line in during["progress"]["lines"])
     while hub.arena.tournaments.events[tid].status == "running":
         play_out(hub, tid, loser=lambda players: max(players))
         hub.tick(0.05)

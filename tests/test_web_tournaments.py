@@ -270,14 +270,13 @@ def test_the_events_chart_draws_the_servers_points_after_each_round(
         lines = final["progress"]["lines"]
         assert final["progress"]["axis"] == "round" and len(lines) == 4
         page.wait_for_selector("#ev-chart-panel h2:has-text('Points after each round')")
-        series = page.locator("#ev-progress g.series")
-        assert series.evaluate_all("gs => gs.map(g => g.dataset.player)") == [
-            line["player"] for line in lines
-        ]
+        series = page.locator("#ev-progress g.series")  # the leader's drawn last: on top
+        drawn = series.evaluate_all("gs => gs.map(g => g.dataset.player)")
+        assert drawn == [line["player"] for line in lines][::-1]
         shapes = series.evaluate_all(
             "gs => gs.map(g => g.querySelector('polyline').getAttribute('points').split(' ')"
             ".map(p => p.split(',').map(Number)))"
-        )
+        )[::-1]
         (bottom,) = {shape[0][1] for shape in shapes}  # every line starts at 0 points
         top = min(y for shape in shapes for _, y in shape)
         best = max(max(line["points"]) for line in lines)

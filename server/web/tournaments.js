@@ -180,9 +180,11 @@ export class TournamentList {
         h("p", {}, this.create)));
   }
 
-  /** Show the fields of the chosen format, and say why a guest cannot create. */
+  /** Show the fields of the chosen format (the games by the server's labels, once said), and
+   *  say why a guest cannot create. */
   sync() {
     const f = this.fields;
+    for (const option of f.game.options) option.textContent = gameLabel(option.value);
     const format = f.format.value;
     this.rows.perPair.hidden = format !== "round_robin";
     this.rows.rounds.hidden = format !== "swiss";
@@ -311,11 +313,11 @@ export class TournamentPage {
       playerLink(t, e), ` (${e.rating})`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
       : [h("li", { class: "hint" }, "Nobody yet.")]));
     this.standings.replaceChildren(t.format === "arena" ? arenaTable(t, name) : pointsTable(t, name));
-    const drawn = progressChart(t.progress, name);
-    this.chartPanel.hidden = !drawn;
-    if (drawn) {
+    const lines = chartLines(t.progress);
+    this.chartPanel.hidden = !lines.length;
+    if (lines.length) { // drawn to the width it has (a phone's text stays readable)
       this.chartTitle.textContent = t.progress.axis === "game" ? "Points over each player's games" : "Points after each round";
-      this.chart.replaceChildren(...drawn);
+      this.chart.replaceChildren(...progressChart(t.progress.axis, lines, name, this.chart.clientWidth));
     }
     this.crossPanel.hidden = !t.crosstable;
     if (t.crosstable) this.cross.replaceChildren(crosstable(t, name));
@@ -480,12 +482,17 @@ function ticks(top) {
   return out;
 }
 
-/** The server's `progress` (the leaders' running points by round or by game) as an SVG chart
- *  and its legend; null before any point. Nothing is counted here: the server's numbers drawn. */
-function progressChart(progress, name) {
-  const lines = ((progress && progress.lines) || []).filter((l) => l.at.length);
-  if (!lines.length) return null;
-  const [width, height, left, right, top, bottom] = [640, 240, 36, 12, 10, 28];
+/** The lines of the server's `progress` that have a point. */
+function chartLines(progress) {
+  return ((progress && progress.lines) || []).filter((l) => l.at.length);
+}
+
+/** The server's `progress` lines (the leaders' running points by round or by game) as an SVG
+ *  chart `room` pixels wide, and its legend. Nothing is counted here: the server's numbers drawn;
+ *  lines that run together are drawn a pixel or two apart (a shift of each line, not of its points). */
+function progressChart(axis, lines, name, room) {
+  const width = Math.round(Math.min(960, Math.max(300, room || 640)));
+  const [height, left, right, top, bottom] = [width < 480 ? 200 : 240, 30, 12, 10, 22];
   const maxX = Math.max(1, ...lines.map((l) => l.at[l.at.length - 1]));
   const maxY = Math.max(1, ...lines.map((l) => Math.max(...l.points)));
   const x = (v) => left + (v * (width - left - right)) / maxX;
@@ -493,20 +500,20 @@ function progressChart(progress, name) {
   const grid = ticks(maxY).map((v) => svg("g", { class: "tick" },
     svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v) }),
     svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, pointsText(v))));
-  const xs = ticks(maxX).filter((v) => v > 0).map((v) => svg("text", { class: "x", x: x(v), y: height - 8, "text-anchor": "middle" }, String(v)));
+  const xs = ticks(maxX).filter((v) => v > 0).map((v) => svg("text", { class: "x", x: x(v), y: height - 6, "text-anchor": "middle" }, String(v)));
   const drawn = lines.map((l, i) => {
     const points = [[0, 0], ...l.at.map((at, k) => [at, l.points[k]])];
     const colour = LINE_COLOURS[i % LINE_COLOURS.length];
     const last = points[points.length - 1];
-    return svg("g", { class: "series", "data-player": l.player },
+    const shift = (i - (lines.length - 1) / 2) * 2;
+    return svg("g", { class: "series", "data-player": l.player, transform: `translate(0 ${shift.toFixed(2)})` },
       svg("title", {}, `${name(l.player)}: ${pointsText(last[1])}`),
       svg("polyline", { points: points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(" "), stroke: colour }),
       svg("circle", { cx: x(last[0]).toFixed(1), cy: y(last[1]).toFixed(1), r: 3.5, fill: colour }));
   });
-  const axis = progress.axis === "game" ? "games played" : "round";
-  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", id: "ev-progress",
-    "aria-label": `points by ${axis} of the ${lines.length} leading players` },
-  ...grid, ...xs, svg("text", { class: "x", x: width - right, y: height - 8 - 14, "text-anchor": "end" }, axis), ...drawn);
+  const words = axis === "game" ? "games played" : "round";
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "chart", role: "img", id: "ev-progress",
+    "aria-label": `points by ${words} of the ${lines.length} leading players` }, ...grid, ...xs, ...drawn.reverse());
   const legend = h("ul", { class: "legend", id: "ev-legend" }, lines.map((l, i) => h("li", { dataset: { player: l.player } },
     svg("svg", { class: "swatch", viewBox: "0 0 12 12", "aria-hidden": "true" },
       svg("rect", { width: 12, height: 12, rx: 2, fill: LINE_COLOURS[i % LINE_COLOURS.length] })), name(l.player),

@@ -409,12 +409,14 @@ class Event:
         return table
 
     def progress(self, order: list[str]) -> Message:
-        """The chart's numbers: the leading entrants' points after each round (an arena's:
-        after each of their games), bounded (``server/core/tournament/progress.py``)."""
+        """The chart's numbers: the leading entrants' points after each round played out (a
+        round being played is not there yet; an arena's: after each of their games),
+        bounded (``server/core/tournament/progress.py``)."""
         if self.settings.format == ARENA:
             return progress(order, self.results, arena=True)
+        done = self.round - 1 if self.live() else self.round
         return progress(
-            order, self.results, arena=False, rounds=self.round, byes=self.byes,
+            order, self.results, arena=False, rounds=done, byes=self.byes,
             bye_points=self.bye_points,
         )  # fmt: skip
 
