@@ -24,12 +24,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Protocol
 
 from protocol.errors import ArenaError
 from protocol.wire import Message
 from server.shell.front import Buckets
-from server.storage.base import Storage
 
 log = logging.getLogger("mnk.server")
 
@@ -55,6 +54,14 @@ class Download:
     filename: str | None = None
 
 
+class GameRecords(Protocol):
+    """Where the games' records are read (the store's history, ``Storage.get_game``)."""
+
+    def get_game(self, game_id: str, fmt: str = "json") -> dict[str, Any]:
+        """One game's record; ``fmt`` ``psq`` adds its ``.psq``."""
+        ...
+
+
 def refused(status: HTTPStatus, text: str) -> Download:
     """A plain-text refusal."""
     return Download(status, text.encode())
@@ -63,7 +70,7 @@ def refused(status: HTTPStatus, text: str) -> Download:
 class GameArchives:
     """Builds an event's ``games.zip`` off the loop, one at a time, per address rate-limited."""
 
-    def __init__(self, export: Callable[[str], Message | None], store: Storage) -> None:
+    def __init__(self, export: Callable[[str], Message | None], store: GameRecords) -> None:
         #: The event's results with every game (the tournaments desk's, read on the loop).
         self.export, self.store = export, store
         self._builder = ThreadPoolExecutor(1, thread_name_prefix="mnk-archive")
