@@ -84,31 +84,33 @@ class GameArchives:
         self._builder.shutdown(wait=False, cancel_futures=True)
 
     async def games(self, tid: str, address: str | None) -> Download:
-        """Event ``tid``'s archive for a client at ``address``, or why not."""
+        """Event ``tid``'s archive for a client at ``address``, or why not: a kept one at
+        once, else charged to the address before any work (a stranger's guesses too)."""
+        name = f"tournament-{tid}-games.zip"
+        kept = self._kept.get(tid)
+        if kept is not None:
+            self._kept.move_to_end(tid)
+            return Download(HTTPStatus.OK, kept, "application/zip", name)
+        if address is not None and not self.rates.allow(address):
+            return refused(HTTPStatus.TOO_MANY_REQUESTS, "too many archives asked for: wait\n")
+        if self._waiting >= MAX_WAITING:
+            return refused(HTTPStatus.SERVICE_UNAVAILABLE, "busy building archives: retry\n")
         results = self.export(tid)
         if results is None:
             return refused(HTTPStatus.NOT_FOUND, f"no tournament {tid!r} on this server\n")
-        name = f"tournament-{tid}-games.zip"
-        finished = results["status"] == "finished"
-        kept = self._kept.get(tid) if finished else None
-        if kept is None and address is not None and not self.rates.allow(address):
-            return refused(HTTPStatus.TOO_MANY_REQUESTS, "too many archives asked for: wait\n")
-        if kept is None:
-            if self._waiting >= MAX_WAITING:
-                return refused(HTTPStatus.SERVICE_UNAVAILABLE, "busy building archives: retry\n")
-            self._waiting += 1
-            try:
-                async with self._one:
-                    loop = asyncio.get_running_loop()
-                    kept = await loop.run_in_executor(self._builder, self.build, results)
-            except Exception:  # the store went away: the page may ask again
-                log.exception("archive of tournament %s failed", tid)
-                return refused(HTTPStatus.SERVICE_UNAVAILABLE, "the games could not be read\n")
-            finally:
-                self._waiting -= 1
-            if finished:
-                self._keep(tid, kept)
-        return Download(HTTPStatus.OK, kept, "application/zip", name)
+        self._waiting += 1
+        try:
+            async with self._one:
+                loop = asyncio.get_running_loop()
+                body = await loop.run_in_executor(self._builder, self.build, results)
+        except Exception:  # the store went away: the page may ask again
+            log.exception("archive of tournament %s failed", tid)
+            return refused(HTTPStatus.SERVICE_UNAVAILABLE, "the games could not be read\n")
+        finally:
+            self._waiting -= 1
+        if results["status"] == "finished":
+            self._keep(tid, body)
+        return Download(HTTPStatus.OK, body, "application/zip", name)
 
     def _keep(self, tid: str, body: bytes) -> None:
         """Keep a finished event's archive (the latest few, bounded in bytes)."""
