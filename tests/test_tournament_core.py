@@ -426,6 +426,7 @@ def test_an_arenas_progress_follows_each_players_games_streaks_included(hub: Hub
 
 
 def test_the_progress_field_is_bounded_in_lines_and_points() -> None:
+    from protocol.wire import encode
     from server.core.tournament.progress import PROGRESS_LINES, PROGRESS_POINTS, progress
     from server.core.tournament.values import Finished, Game
 
@@ -437,6 +438,13 @@ def test_the_progress_field_is_bounded_in_lines_and_points() -> None:
     assert len(first["at"]) <= PROGRESS_POINTS and first["at"][-1] == 999
     assert first["points"][-1] == 2 * 2 + 4 * 997  # two wins, then every one doubled
     assert chart["lines"][2] == {"player": "p2", "at": [], "points": []}
+    draws = [Finished(Game(f"{r}.{b}", r, f"p{2 * b}", f"p{2 * b + 1}"), None)
+             for r in range(1, 630) for b in range(4)]  # fmt: skip
+    halves = progress(players, draws, arena=False, rounds=629)  # an odd count: halves
+    assert len(encode(halves)) < 2500  # half points are floats on the wire: the worst case
+    assert halves["lines"][0]["points"][-1] == 314.5 and 0.5 in {
+        p % 1 for p in halves["lines"][0]["points"]
+    }
 
 
 def test_an_untimed_events_players_must_move_in_time_or_lose(hub: Hub) -> None:

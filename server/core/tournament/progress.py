@@ -14,8 +14,8 @@ from server.core.tournament.arena_format import sheet
 from server.core.tournament.values import Bye, Finished
 
 #: Lines in the chart (the standings' first), and points a line at most.
-PROGRESS_LINES = 8
-PROGRESS_POINTS = 60
+PROGRESS_LINES = 6
+PROGRESS_POINTS = 32
 
 
 def after_rounds(
@@ -52,7 +52,12 @@ def sampled(values: Sequence[float]) -> tuple[list[int], list[float]]:
     ``step``-th one counted back from the last, so the last is always there."""
     step = -(-len(values) // PROGRESS_POINTS) or 1
     xs = list(range(len(values), 0, -step))[::-1]
-    return xs, [values[x - 1] for x in xs]
+    return xs, [compact(values[x - 1]) for x in xs]
+
+
+def compact(value: float) -> float:
+    """A whole number of points as an int (a byte on the wire, where a float takes nine)."""
+    return int(value) if value == int(value) else value
 
 
 def progress(
