@@ -330,7 +330,7 @@ export class TournamentPage {
     const done = t.games.filter((g) => g.result);
     this.done.replaceChildren(...(done.length ? done.map((g) => finishedItem(t, g, name))
       : [h("li", { class: "hint" }, "None yet.")]));
-    this.more.textContent = t.pages > 1 ? `The latest 100 games are listed (of ${t.pages} pages); the JSON holds this page.` : "";
+    this.more.textContent = t.pages > 1 ? `The latest 100 games are listed (of ${t.pages} pages); the JSON holds these, the .zip's results.json every game.` : "";
   }
 
   /** Where the event stands ("Open: starts at 14:05 (in 5 min)"; a finished one's first). */
