@@ -32,15 +32,17 @@ class TournamentActions:
     def do_tournaments_refresh(self, arg: Any = None, pos: Any = None) -> None:
         """Ask for the events again (running, open, then finished)."""
         self.send({"type": "list_tournaments", "limit": LIST_LIMIT})
-        selected = self.model.tournaments.selected
-        if selected is not None:
-            self.send({"type": "get_tournament", "tournament": selected})
+        book = self.model.tournaments
+        if book.selected is not None:
+            self.send({"type": "get_tournament", "tournament": book.selected,
+                       "page": book.game_page})  # fmt: skip
 
     def rewatch_tournament(self) -> None:
         """Back online: watch the event on screen again (a server's restart forgets watchers)."""
-        selected = self.model.tournaments.selected
-        if selected is not None:
-            self.send({"type": "watch_tournament", "tournament": selected})
+        book = self.model.tournaments
+        if book.selected is not None:
+            self.send({"type": "watch_tournament", "tournament": book.selected,
+                       "page": book.game_page})  # fmt: skip
 
     def on_tournament_list(self) -> None:
         """A list came: with nothing picked yet, pick its first event."""
@@ -57,8 +59,26 @@ class TournamentActions:
             return
         if old is not None and not old.entered(self.model.player):
             self.send({"type": "watch_tournament", "tournament": old.line.tid, "watch": False})
-        book.selected = tid
+        book.pick(tid)
         self.send({"type": "watch_tournament", "tournament": tid})
+
+    def do_tournament_older(self, target: tuple[int, int], pos: Any = None) -> None:
+        """ "Older": the event's older games (``(page, offset)``, as the view says)."""
+        self.do_tournament_games(target)
+
+    def do_tournament_newer(self, target: tuple[int, int], pos: Any = None) -> None:
+        """ "Newer": the event's newer games (``(page, offset)``, as the view says)."""
+        self.do_tournament_games(target)
+
+    def do_tournament_games(self, target: tuple[int, int], pos: Any = None) -> None:
+        """Show other games of the event on screen: ``(page, offset)``; a page not held is
+        asked for (``get_tournament``'s ``page``)."""
+        book = self.model.tournaments
+        page, offset = target
+        shown = book.shown
+        book.game_page, book.game_offset = page, offset
+        if book.selected is not None and (shown is None or shown.page != page):
+            self.send({"type": "get_tournament", "tournament": book.selected, "page": page})
 
     def do_tournament_join(self, tid: str, pos: Any = None) -> None:
         """Enter event ``tid`` (or come back to a paused arena)."""

@@ -6,7 +6,7 @@ No pygame here; each value is built from one decoded map, tolerating missing fie
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from client.labels import LABELS, clock_text
@@ -15,6 +15,9 @@ from client.values import Message
 FORMAT_WORDS = {"round_robin": "Round robin", "swiss": "Swiss", "arena": "Arena"}
 #: Events listed at once (one page of ``list_tournaments``).
 LIST_LIMIT = 50
+#: ``TournamentBook.game_offset`` meaning "the last screenful of the page" (a page not yet
+#: come, reached going back to newer games: its length is known when it comes).
+PAGE_END = -1
 
 
 def _num(value: Any) -> float | None:
@@ -151,6 +154,9 @@ class EventDetail:
     entrants: dict[str, tuple[str, str]]
     standings: tuple[Standing, ...]
     games: tuple[EventGame, ...]
+    #: Which page of the event's games ``games`` is (newest first), of how many.
+    page: int = 0
+    pages: int = 1
 
     @classmethod
     def from_wire(cls, m: Message) -> EventDetail:
@@ -164,6 +170,8 @@ class EventDetail:
             entrants,
             tuple(Standing.from_wire(s) for s in m.get("standings") or []),
             tuple(EventGame.from_wire(g) for g in m.get("games") or []),
+            int(m.get("page") or 0),
+            max(1, int(m.get("pages") or 1)),
         )
 
     def name_of(self, pid: str) -> str:
@@ -182,6 +190,14 @@ class TournamentBook:
     listing: list[EventLine] = field(default_factory=list)
     events: dict[str, EventDetail] = field(default_factory=dict)
     selected: str | None = None
+    #: The page of the selected event's games on screen (the server's ``page``), and the first
+    #: of them shown (``PAGE_END``: the last screenful, once the page comes).
+    game_page: int = 0
+    game_offset: int = 0
+
+    def pick(self, tid: str) -> None:
+        """Event ``tid`` on screen, its newest games first."""
+        self.selected, self.game_page, self.game_offset = tid, 0, 0
 
     def listed(self, msg: Message) -> None:
         """A ``tournaments`` answer: the list on screen."""
@@ -190,6 +206,11 @@ class TournamentBook:
     def updated(self, msg: Message) -> None:
         """A ``tournament`` (an answer or a push): that event's latest state, and its line."""
         detail = EventDetail.from_wire(msg)
+        old = self.events.get(detail.line.tid)
+        if detail.line.tid == self.selected and detail.page != self.game_page:
+            # a push (page 0) while an older page is read: the rest is news, the games stay
+            games = old.games if old is not None and old.page == self.game_page else ()
+            detail = replace(detail, games=games, page=old.page if games else -1)
         self.events[detail.line.tid] = detail
         lines = [detail.line if e.tid == detail.line.tid else e for e in self.listing]
         if detail.line.tid not in {e.tid for e in self.listing}:
@@ -200,3 +221,29 @@ class TournamentBook:
     def shown(self) -> EventDetail | None:
         """The selected event's latest state, if one came."""
         return self.events.get(self.selected) if self.selected else None
+
+
+@dataclass(frozen=True, slots=True)
+class GameWindow:
+    """The games of an event on screen: from ``start`` of the page held, and where "Older"
+    and "Newer" go (``(page, offset)``; None: nothing that way)."""
+
+    start: int
+    older: tuple[int, int] | None
+    newer: tuple[int, int] | None
+
+
+def game_window(book: TournamentBook, detail: EventDetail, fit: int) -> GameWindow | None:
+    """The screenful of ``fit`` games the book points at in ``detail`` (None: its page has not
+    come yet)."""
+    if detail.page != book.game_page:
+        return None
+    count, page = len(detail.games), detail.page
+    start = max(0, count - fit) if book.game_offset == PAGE_END else book.game_offset
+    start = max(0, min(start, count - 1))
+    older = (
+        (page, start + fit) if start + fit < count
+        else (page + 1, 0) if page + 1 < detail.pages else None
+    )  # fmt: skip
+    newer = (page, max(0, start - fit)) if start > 0 else (page - 1, PAGE_END) if page else None
+    return GameWindow(start, older, newer)

@@ -78,6 +78,7 @@ LIMIT_OPTIONS: dict[str, str] = {
     "registrations_per_hour": "accounts one client address may register in an hour",
     "first_move_timeout": "s for a first move vs a bot, untimed; timed: 15-35 s by speed at 30",
     "human_idle_timeout": "seconds a game against a bot (any clock) waits for its human's move",
+    "event_move_timeout": "seconds an untimed tournament game waits for a human's move",
     "bot_seat_share": "share of each bot's seats the humans of one address may hold at once",
     "max_seeks_per_address": "open seeks the humans of one client address may hold at once",
 }

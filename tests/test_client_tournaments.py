@@ -190,3 +190,120 @@ def test_a_reconnect_watches_the_event_on_screen_again() -> None:
     app.step(now=1001.0)
     watches = [m for m in net.sent if m["type"] == "watch_tournament"]
     assert [m["tournament"] for m in watches] == ["t1", "t1"]
+
+
+def test_the_game_window_pages_a_screenful_then_the_servers_next_page() -> None:
+    from client.tournaments import PAGE_END, TournamentBook, game_window
+
+    games = [{"key": f"{n}.1", "players": ["a", "b"]} for n in range(100, 0, -1)]
+    book = TournamentBook()
+    book.pick("t1")
+    book.updated({"tournament": "t1", "games": games, "page": 0, "pages": 2})
+    detail = book.shown
+    assert detail is not None
+    window = game_window(book, detail, 30)
+    assert window is not None and window.start == 0
+    assert window.newer is None and window.older == (0, 30)
+    book.game_offset = 90
+    window = game_window(book, detail, 30)
+    assert window is not None and window.older == (1, 0) and window.newer == (0, 60)
+    book.game_page, book.game_offset = 1, 0  # asked for: not here yet
+    assert game_window(book, detail, 30) is None
+    book.updated({"tournament": "t1", "games": games[:5], "page": 1, "pages": 2})
+    book.updated({"tournament": "t1", "games": games, "page": 0, "pages": 2})  # a push
+    detail = book.shown
+    assert detail is not None and detail.page == 1 and len(detail.games) == 5  # kept
+    window = game_window(book, detail, 30)
+    assert window is not None and window.older is None and window.newer == (0, PAGE_END)
+
+
+@pytest.mark.slow
+def test_the_view_pages_through_an_events_games_on_a_real_server(tmp_path: Path) -> None:
+    """A real server: fifteen entrants play a round robin of 105 games (two of the server's
+    pages); the client's view shows the newest, then pages to the oldest (asking the server
+    for its second page) and back."""
+    from support.clients import connected, registered
+    from support.events import Background
+    from support.waiting import until_answered
+
+    from client.tournaments import PAGE_END, game_window
+
+    db = str(tmp_path / "a.sqlite3")
+    with running_server(tmp_path, "--db", db, "--no-bots") as url:
+        bg = Background()
+
+        async def entrants() -> list[Any]:
+            async def make(name: str) -> Any:
+                return await connected(url, name)
+
+            made = [await registered(make, "ann")]
+            made += [await connected(url, f"guest{n}") for n in range(14)]
+            return made
+
+        clients = bg.run(entrants())
+        by_pid = {str(c.player): c for c in clients}
+        ann = clients[0]
+
+        async def play() -> str:
+            made = await ann.request(
+                type="create_tournament", name="Long cup", game="tictactoe",
+                format="round_robin", games_per_pair=1,
+            )  # fmt: skip
+            tid = made["tournament"]
+            for c in clients:  # each enters, then stops watching (no pushes piling up)
+                assert (await c.request(type="join_tournament", tournament=tid))["type"] == (
+                    "tournament"
+                )
+                await c.request(type="watch_tournament", tournament=tid, watch=False)
+            await ann.request(type="start_tournament", tournament=tid)
+
+            async def over() -> bool:
+                event = await ann.request(type="get_tournament", tournament=tid)
+                for g in event["games"]:
+                    if g["result"] is None and g["room"]:
+                        await by_pid[g["players"][1]].request(type="resign", room=g["room"])
+                return bool(event["status"] == "finished")
+
+            await until_answered(over, timeout=120)
+            return str(tid)
+
+        tid = bg.run(play(), timeout=180)
+        zed = Driver(url, "zed")
+        try:
+            zed.pump(lambda: zed.app.model.connection == "online", what="online")
+            zed.click("tournaments")
+            book = zed.app.model.tournaments
+            zed.pump(lambda: book.shown is not None and book.shown.games, what="the event")
+            shown = book.shown
+            assert shown is not None and shown.line.tid == tid and shown.pages == 2
+            assert shown.page == 0 and len(shown.games) == 100
+            shot = shoot(zed.app, tmp_path / "page0.png", now=time.time())
+            assert shot.shows(shown.games[0].key) and shot.shows("page 1 of 2")
+            for _ in range(40):  # "Older" down to the oldest game
+                older = zed.app.hotspot("tournament_older")
+                if older is None:
+                    break
+                zed.click("tournament_older", older.arg)
+                zed.pump(lambda: game_window(book, book.shown, 1) is not None, what="games")
+            asked = [m for m in zed.net.sent if m["type"] == "get_tournament" and m.get("page")]
+            assert [m["page"] for m in asked] == [1]  # the server's second page, asked once
+            last = book.shown
+            assert last is not None and last.page == 1 and len(last.games) == 5
+            shot = shoot(zed.app, tmp_path / "page1.png", now=time.time())
+            assert shot.shows(last.games[-1].key) and shot.shows("page 2 of 2")  # the oldest
+            newer = zed.app.hotspot("tournament_newer")
+            assert newer is not None and newer.arg == (0, PAGE_END)  # back to the first page
+            zed.click("tournament_newer", newer.arg)
+            zed.pump(lambda: game_window(book, book.shown, 1) is not None, what="page 1")
+            shot = shoot(zed.app, tmp_path / "back.png", now=time.time())
+            assert book.shown is not None and shot.shows(book.shown.games[-1].key)  # its end
+            assert book.shown is not None and book.shown.page == 0
+        finally:
+            zed.close()
+
+            async def close() -> None:  # dropped: their games' messages were never read
+                for client in clients:
+                    client.ws.transport.abort()
+
+            bg.run(close())
+            bg.close()

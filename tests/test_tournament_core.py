@@ -372,3 +372,132 @@ def test_an_event_id_never_reads_as_a_command_line_option(monkeypatch: pytest.Mo
     drawn = iter(["-RqcxUOd", "-_abcdef", "Rqcx-UOd"])
     monkeypatch.setattr("server.core.tournament.desk.secrets.token_urlsafe", lambda n: next(drawn))
     assert event_id() == "Rqcx-UOd"
+
+
+def test_the_progress_field_says_each_leaders_points_after_every_round(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="swiss", rounds=3, game="tictactoe", clock=None)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave", "erin", "fay"])
+    started = hub.do(alice, type="start_tournament", tournament=tid)[0]
+    assert all(line["at"] == [] for line in started["progress"]["lines"])  # round 1 is on
+    play_out(hub, tid, loser=lambda players: max(players))
+    hub.tick(0.05)
+    during = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    assert during["round"] == 2 and all(line["at"] == [1] for line in during["progress"]["lines"])
+    while hub.arena.tournaments.events[tid].status == "running":
+        play_out(hub, tid, loser=lambda players: max(players))
+        hub.tick(0.05)
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    chart = final["progress"]
+    assert chart["axis"] == "round"
+    assert [line["player"] for line in chart["lines"]] == [s["player"] for s in final["standings"]]
+    by_player = {s["player"]: s for s in final["standings"]}
+    for line in chart["lines"]:
+        assert line["at"] == [1, 2, 3] and line["points"][-1] == by_player[line["player"]]["points"]
+        assert line["points"] == sorted(line["points"])  # points only grow
+        mine = [g for g in final["games"] if line["player"] in g["players"]]
+        byes = [b["round"] for b in final["byes"] if b["player"] == line["player"]]
+        for number, after in zip(line["at"], line["points"], strict=True):
+            won = sum(
+                1.0
+                for g in mine
+                if g["round"] <= number and g["players"][g["result"]["winner"]] == line["player"]
+            )
+            assert after == won + sum(1.0 for r in byes if r <= number)  # a bye scores a win
+
+
+def test_an_arenas_progress_follows_each_players_games_streaks_included(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, format="arena", duration_s=600)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave", "erin"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    for _ in range(4):  # the lower pid loses every game: the other wins on, doubled on a streak
+        play_out(hub, tid, loser=lambda players: min(players))
+        hub.tick(1.0)
+    shown = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    chart = shown["progress"]
+    assert chart["axis"] == "game"
+    for line, standing in zip(chart["lines"], shown["standings"], strict=True):
+        assert line["player"] == standing["player"]
+        assert line["at"] == list(range(1, standing["games"] + 1))
+        assert line["points"][-1] == standing["points"]
+        steps = [b - a for a, b in zip([0, *line["points"]], line["points"], strict=False)]
+        assert steps[-len(standing["sheet"]) :] == standing["sheet"]
+
+
+def test_the_progress_field_is_bounded_in_lines_and_points() -> None:
+    from protocol.wire import encode
+    from server.core.tournament.progress import PROGRESS_LINES, PROGRESS_POINTS, progress
+    from server.core.tournament.values import Finished, Game
+
+    players = [f"p{i}" for i in range(20)]
+    games = [Game(f"a{n}", n, "p0", "p1") for n in range(1, 1000)]
+    chart = progress(players, [Finished(g, 0) for g in games], arena=True)
+    assert len(chart["lines"]) == PROGRESS_LINES
+    first = chart["lines"][0]
+    assert len(first["at"]) <= PROGRESS_POINTS and first["at"][-1] == 999
+    assert first["points"][-1] == 2 * 2 + 4 * 997  # two wins, then every one doubled
+    assert chart["lines"][2] == {"player": "p2", "at": [], "points": []}
+    draws = [Finished(Game(f"{r}.{b}", r, f"p{2 * b}", f"p{2 * b + 1}"), None)
+             for r in range(1, 630) for b in range(4)]  # fmt: skip
+    halves = progress(players, draws, arena=False, rounds=629)  # an odd count: halves
+    assert len(encode(halves)) < 2500  # half points are floats on the wire: the worst case
+    assert halves["lines"][0]["points"][-1] == 314.5 and 0.5 in {
+        p % 1 for p in halves["lines"][0]["points"]
+    }
+
+
+def test_an_untimed_events_players_must_move_in_time_or_lose(hub: Hub) -> None:
+    """An untimed event: a first move not made in ``first_move_timeout`` aborts the game, lost
+    by the late seat; a later move not made in ``event_move_timeout`` loses on time. A player
+    online who never moves holds no round up for good."""
+    limits = hub.arena.limits
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, game="tictactoe", clock=None, games_per_pair=2)["tournament"]
+    bob = entered(hub, tid, ["bob"])[0]
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    event = hub.arena.tournaments.events[tid]
+    ((room, (first, second)),) = live_rooms(hub, tid).items()
+    hub.tick(limits.first_move_timeout - 1)
+    assert not event.results  # still time
+    hub.tick(1.5)
+    (late,) = event.results
+    assert late.winner == 1 and not late.void  # seat 0 never moved: it loses
+    assert of_type(bob, "game_over")[-1]["reason"] == "aborted"
+    hub.tick(0.05)  # the return game
+    ((room, (first, second)),) = live_rooms(hub, tid).items()
+    assert hub.do(hub.peers[first], type="move", room=room, x=1, y=1, ply=0)[0]["type"] == "moved"
+    assert hub.do(hub.peers[second], type="move", room=room, x=0, y=0, ply=1)[0]["type"] == (
+        "moved"
+    )
+    hub.tick(limits.event_move_timeout - 1)
+    assert len(event.results) == 1  # seat 0 thinks: still time
+    hub.tick(1.5)
+    assert event.results[-1].winner == 1  # seat 0 sat on its move: lost on time
+    assert of_type(hub.peers[second], "game_over")[-1]["reason"] == "timeout"
+    hub.tick(0.05)
+    assert event.status == "finished"
+
+
+def test_a_long_rated_round_robin_is_rated_through_past_the_pairs_daily_limit(hub: Hub) -> None:
+    """The daily bound on rated games between two people is for games they choose; an event's
+    pairings are the server's, so its games are all rated (as lichess's tournaments are)."""
+    from server.core.rating.desk import MAX_PAIR_RATED_PER_DAY
+
+    alice = hub.peer("alice", account=True)
+    per_pair = MAX_PAIR_RATED_PER_DAY + 2
+    tid = create(hub, alice, rated=True, games_per_pair=per_pair)["tournament"]
+    entered(hub, tid, ["bob"])
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    overs = []
+    while hub.arena.tournaments.events[tid].status == "running":
+        ((room, (first, second)),) = live_rooms(hub, tid).items()
+        for ply, (x, y) in enumerate([(7, 7), (8, 8)]):
+            mover = hub.peers[(first, second)[ply % 2]]
+            assert hub.do(mover, type="move", room=room, x=x, y=y, ply=ply)[0]["type"] == "moved"
+        overs.append(hub.do(hub.peers[second], type="resign", room=room)[0])
+        hub.tick(0.05)
+    assert len(overs) == per_pair
+    assert all("unrated" not in over and len(over["ratings"]) == 2 for over in overs)

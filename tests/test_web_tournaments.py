@@ -9,6 +9,7 @@ entered from the browser taken to its game as it is made, and back to the event 
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from collections.abc import Iterator
@@ -114,9 +115,10 @@ def test_an_event_is_created_entered_and_followed_live_to_its_end(
     assert len(results["games"]) == 2 and results["crosstable"][0][1] == [1.0, 2]
     with carol.expect_download() as saved:
         carol.click("#ev-psq")  # every game as a .psq, in one .zip
-    archive = zipfile.ZipFile(saved.value.path())
+    archive = zipfile.ZipFile(saved.value.path())  # built by the server: GET /t/ID/games.zip
     assert archive.testzip() is None
-    names = sorted(archive.namelist())
+    assert saved.value.suggested_filename == f"tournament-{tid}-games.zip"
+    names = sorted(n for n in archive.namelist() if n.endswith(".psq"))
     assert [n.split("_", 1)[0] for n in names] == ["1.1", "2.1"] and names[0].endswith(".psq")
     record = archive.read(names[0]).decode()
     assert record.startswith("Piskvorky 3x3") and "\n-1\n" in record
@@ -241,3 +243,150 @@ def test_a_bot_events_page_shows_each_bots_elo_as_the_server_sends_it(
         bots.close()
         creator.close()
         server.stop()
+
+
+def test_the_events_chart_draws_the_servers_points_after_each_round(
+    browser: Any, web_server: WebServer
+) -> None:
+    from support.events import Background as Loop
+
+    players = Entrants(Loop(), web_server.url.replace("http", "ws", 1), ["ann", "ben", "cy", "di"])
+    try:
+        tid = players.ask(
+            "ann", type="create_tournament", name="Chart cup", game="tictactoe", format="swiss",
+            rounds=2,
+        )["tournament"]  # fmt: skip
+        players.join(tid)
+        page = new_page(browser)
+        page.goto(f"{web_server.url}/t/{tid}")
+        page.wait_for_selector("#ev-entrants li:has-text('di')")
+        assert page.is_hidden("#ev-chart-panel")  # no point yet: no chart
+        players.ask("ann", type="start_tournament", tournament=tid)
+        for _ in range(2):
+            for game in players.live(tid):
+                players.resign(game)
+        page.wait_for_selector("#status:has-text('Finished')")
+        final = players.ask("ann", type="get_tournament", tournament=tid)
+        lines = final["progress"]["lines"]
+        assert final["progress"]["axis"] == "round" and len(lines) == 4
+        page.wait_for_selector("#ev-chart-panel h2:has-text('Points after each round')")
+        series = page.locator("#ev-progress g.series")  # the leader's drawn last: on top
+        drawn = series.evaluate_all("gs => gs.map(g => g.dataset.player)")
+        assert drawn == [line["player"] for line in lines][::-1]
+        shapes = series.evaluate_all(
+            "gs => gs.map(g => g.querySelector('polyline').getAttribute('points').split(' ')"
+            ".map(p => p.split(',').map(Number)))"
+        )[::-1]
+        (bottom,) = {shape[0][1] for shape in shapes}  # every line starts at 0 points
+        top = min(y for shape in shapes for _, y in shape)
+        best = max(max(line["points"]) for line in lines)
+        for shape, line in zip(shapes, lines, strict=True):
+            assert len(shape) == len(line["at"]) + 1  # the origin, then a point a round
+            heights = [(bottom - y) / (bottom - top) * best for _, y in shape[1:]]
+            assert heights == pytest.approx(line["points"], abs=0.02)
+        legend = page.locator("#ev-legend li").evaluate_all("ls => ls.map(l => l.textContent)")
+        assert legend == [
+            f"{players.names[line['player']]} {line['points'][-1]:g}" for line in lines
+        ]
+        assert page.script_errors == []
+    finally:
+        players.close()
+
+
+def fetch(url: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """An HTTP answer's status, headers and body (an error's too)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=30) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def finished(players: Entrants, tid: str) -> None:
+    """Wait until event ``tid`` is over (asked until it says so)."""
+    from support.waiting import until_answered
+
+    asker = next(iter(players.clients.values()))
+
+    async def over() -> bool:
+        event = await asker.request(type="get_tournament", tournament=tid)
+        return bool(event["status"] == "finished")
+
+    players.bg.run(until_answered(over))
+
+
+def test_the_server_builds_an_events_games_zip_with_every_game_once(
+    web_server: WebServer,
+) -> None:
+    from support.events import Background as Loop
+
+    from protocol.records import read_psq
+
+    players = Entrants(Loop(), web_server.url.replace("http", "ws", 1), ["ann", "ben", "cy"])
+    try:
+        tid = players.ask(
+            "ann", type="create_tournament", name="Zip cup", game="tictactoe",
+            format="round_robin", games_per_pair=2,
+        )["tournament"]  # fmt: skip
+        players.join(tid)
+        players.ask("ann", type="start_tournament", tournament=tid)
+        game = players.live(tid)[0]
+        players.play(game, [(1, 1), (0, 0), (2, 2)])  # a game with moves, then resigned
+        players.resign(game)
+        running = f"{web_server.url}/t/{tid}/games.zip"
+        status, headers, body = fetch(running)
+        assert status == 200 and headers["Content-Type"] == "application/zip"
+        assert f'filename="tournament-{tid}-games.zip"' in headers["Content-Disposition"]
+        early = zipfile.ZipFile(io.BytesIO(body))
+        assert len([n for n in early.namelist() if n.endswith(".psq")]) == 1
+        for _ in range(5):  # six rounds of one game (an odd field: one sits out each)
+            players.resign(players.live(tid)[0])
+        finished(players, tid)
+        final = players.ask("ann", type="get_tournament", tournament=tid)
+        assert final["status"] == "finished" and len(final["games"]) == 6
+        status, _, body = fetch(running)
+        archive = zipfile.ZipFile(io.BytesIO(body))
+        assert archive.testzip() is None
+        results = json.loads(archive.read("results.json"))
+        assert results["tournament"] == tid and results["status"] == "finished"
+        assert results["archived"] == 6 and results["left_out"] == []
+        assert results["standings"] == final["standings"]
+        psqs = [n for n in archive.namelist() if n.endswith(".psq")]
+        assert sorted(n.split("_", 1)[0] for n in psqs) == sorted(g["key"] for g in final["games"])
+        for g in final["games"]:
+            (name,) = [n for n in psqs if n.startswith(g["key"] + "_")]
+            first, second = (players.names[p] for p in g["players"])
+            assert name == f"{g['key']}_{first}_vs_{second}.psq"
+            record = players.ask("ann", type="get_game", game_id=g["game_id"], format="psq")
+            assert archive.read(name).decode() == record["psq"]  # as the history exports it
+            moves = [(m.x, m.y) for m in read_psq(record["psq"]).moves]
+            assert moves == [(m["x"], m["y"]) for m in record["game"]["moves"]]
+        status, headers, body = fetch(running, "HEAD")
+        assert status == 200 and body == b"" and int(headers["Content-Length"]) > 0
+        assert fetch(f"{web_server.url}/t/nosuchevent/games.zip")[0] == 404
+    finally:
+        players.close()
+
+
+def test_a_running_events_archive_is_rate_limited_per_address(web_server: WebServer) -> None:
+    from support.events import Background as Loop
+
+    from server.shell.archive import ARCHIVE_BURST
+
+    players = Entrants(Loop(), web_server.url.replace("http", "ws", 1), ["ann", "ben"])
+    try:
+        tid = players.ask(
+            "ann", type="create_tournament", name="Busy cup", game="tictactoe",
+            format="round_robin",
+        )["tournament"]  # fmt: skip
+        players.join(tid)
+        players.ask("ann", type="start_tournament", tournament=tid)
+        url = f"{web_server.url}/t/{tid}/games.zip"
+        statuses = [fetch(url)[0] for _ in range(int(ARCHIVE_BURST) + 1)]
+        assert statuses == [200] * int(ARCHIVE_BURST) + [429]
+        assert fetch(f"{web_server.url}/t/{tid}")[0] == 200  # the page itself is not limited
+    finally:
+        players.close()

@@ -1,6 +1,6 @@
 """Take the tournament pages' screenshots of docs/ (/tournaments with an event running, one open
-and one finished; /t/ID of a rated swiss during its second round and after its end; desktop and
-phone widths) from a real server and Debian's chromium:
+and one finished; /t/ID of a rated swiss during its second round and after its end, its chart
+drawn; desktop and phone widths) from a real server and Debian's chromium:
 ``.venv/bin/python tools/web_tournament_shots.py [OUT_DIR]``. Six accounts on raw sockets enter
 and play (one seat of each game resigns it); the pages are a guest's, watching."""
 
@@ -38,12 +38,14 @@ def play_round(field: Entrants, tid: str, turn: int) -> None:
         field.resign(game, seat=(i + turn) % 2)
 
 
-def shoot(browser: Any, path: str, out: Path, name: str, wait: str) -> None:
-    """``path`` at both widths, once ``wait`` shows: ``name``.png and ``name``-phone.png."""
+def shoot(browser: Any, path: str, out: Path, name: str, *waits: str) -> None:
+    """``path`` at both widths, once each of ``waits`` shows: ``name``.png and
+    ``name``-phone.png."""
     for viewport, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
         page = page_at(browser, viewport)
         page.goto(path)
-        page.wait_for_selector(wait)
+        for wait in waits:
+            page.wait_for_selector(wait)
         page.screenshot(path=str(out / f"{name}{suffix}.png"), full_page=True)
         page.context.close()
 
@@ -76,11 +78,11 @@ def main() -> None:
             shoot(browser, f"{url}/tournaments", out, "screenshot-web-tournaments",
                   "#events-finished a")  # fmt: skip
             shoot(browser, f"{url}/t/{tid}", out, "screenshot-web-tournament-live",
-                  "#ev-live a.watch")  # fmt: skip
+                  "#ev-live a.watch", "#ev-progress")  # fmt: skip
             play_round(field, tid, 1)
             play_round(field, tid, 0)
             shoot(browser, f"{url}/t/{tid}", out, "screenshot-web-tournament-final",
-                  "#status:has-text('Finished')")  # fmt: skip
+                  "#status:has-text('Finished')", "#ev-progress")  # fmt: skip
             browser.close()
     finally:
         field.close()

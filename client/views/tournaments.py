@@ -6,7 +6,7 @@ from __future__ import annotations
 import pygame
 
 from client import theme
-from client.tournaments import EventDetail, TournamentBook
+from client.tournaments import EventDetail, TournamentBook, game_window
 from client.views.ratings import scene_rect
 from client.widgets import Frame, panel
 
@@ -37,7 +37,7 @@ def draw_tournaments(
         words = "No tournaments on this server yet." if not book.listing else "Pick an event."
         theme.text(surf, words, (detail.x, detail.y + 6), 16, theme.MUTED)
         return
-    draw_event(frame, detail, shown, me, now, online)
+    draw_event(frame, detail, book, me, now, online)
 
 
 def draw_listing(frame: Frame, inner: pygame.Rect, book: TournamentBook, now: float) -> None:
@@ -66,10 +66,17 @@ def draw_listing(frame: Frame, inner: pygame.Rect, book: TournamentBook, now: fl
 
 
 def draw_event(
-    frame: Frame, area: pygame.Rect, event: EventDetail, me: str | None, now: float, online: bool
+    frame: Frame,
+    area: pygame.Rect,
+    book: TournamentBook,
+    me: str | None,
+    now: float,
+    online: bool,
 ) -> None:
     """The event's head (name, what, when, Enter / Leave), standings, then its games."""
     surf = frame.surface
+    event = book.shown
+    assert event is not None
     line = event.line
     theme.text(surf, line.name, (area.x, area.y), 22, bold=True, max_width=area.w - 250)
     count = f"{line.players} {'entered' if line.status == 'open' else 'playing'}"
@@ -86,7 +93,7 @@ def draw_event(
     table = pygame.Rect(area.x, area.y + 78, area.w, half)
     bottom = draw_standings(surf, table, event, me)
     games = pygame.Rect(area.x, bottom + 16, area.w, area.bottom - bottom - 16)
-    draw_games(frame, games, event, me)
+    draw_games(frame, games, book, me, online)
 
 
 def draw_standings(
@@ -124,14 +131,40 @@ def draw_standings(
     return y
 
 
-def draw_games(frame: Frame, rect: pygame.Rect, event: EventDetail, me: str | None) -> None:
-    """The event's games, newest first: key, players, result; a live one's "Watch" opens it."""
+def draw_games(
+    frame: Frame, rect: pygame.Rect, book: TournamentBook, me: str | None, online: bool
+) -> None:
+    """The event's games, newest first, a screenful at a time ("Newer" / "Older" page through
+    them, asking the server for its other pages): key, players, result; a live one's "Watch"
+    opens it."""
     surf = frame.surface
+    event = book.shown
+    assert event is not None
     theme.text(surf, "GAMES", (rect.x, rect.y), 12, theme.MUTED, bold=True)
+    fit = max(1, (rect.h - 20) // (LINE_H + 2))
+    window = game_window(book, event, fit)
     y = rect.y + 20
+    if window is None:
+        theme.text(surf, "Loading games…", (rect.x, y), 14, theme.MUTED)
+        return
+    shown = event.games[window.start : window.start + fit]
+    if shown:
+        first = window.start + 1
+        where = f"{first}-{first + len(shown) - 1} of {len(event.games)}" + (
+            f" · page {event.page + 1} of {event.pages}" if event.pages > 1 else ""
+        )
+        theme.text(surf, where, (rect.x + 60, rect.y), 12, theme.MUTED)
+    ways = (("Older", "older", window.older, 0), ("Newer", "newer", window.newer, 78))
+    for label, way, target, x in ways:
+        spot = pygame.Rect(rect.right - 72 - x, rect.y - 6, 72, 22)
+        if window.older or window.newer:
+            frame.button(
+                spot, label, f"tournament_{way}", target, size=12,
+                enabled=online and target is not None,
+            )  # fmt: skip
     if not event.games:
         theme.text(surf, "No games yet.", (rect.x, y), 14, theme.MUTED)
-    for game in event.games:
+    for game in shown:
         if y + LINE_H + 2 > rect.bottom:
             break
         first, second = (event.name_of(p) for p in game.players)

@@ -287,6 +287,10 @@ class Arena:
         """The bots' entry check: the shell's examiner takes its queue and reports to it."""
         return self.tournaments.entry
 
+    def tournament_export(self, tid: str) -> Message | None:
+        """Event ``tid``'s results with every game (None: not held here), for its archive."""
+        return self.tournaments.export(tid)
+
     def sweep(self) -> list[Out]:
         """Periodic work: forfeit seats whose grace ran out, drop idle rooms, push the lobby."""
         now = self.clock()

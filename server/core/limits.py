@@ -109,6 +109,10 @@ class Limits:
     #: time: a human holds one of a bot's few seats while the game lasts, even on a day's clock.
     first_move_timeout: float = 30.0
     human_idle_timeout: float = 600.0
+    #: Seconds an untimed tournament game waits for a human's move (after each seat's first,
+    #: which has ``first_move_timeout``) before that human loses on time: a round waits for
+    #: its last game, and nobody may hold it up for good by staying online without moving.
+    event_move_timeout: float = 300.0
     #: The share of a bot's seats the humans of one client address (an IPv6 /64 is one) may
     #: hold at once (at least one seat): two idle sockets cannot take every seat of a bot.
     bot_seat_share: float = 0.5

@@ -20,6 +20,7 @@ from server.core.limits import Limits
 from server.core.outputs import Auth, Close, Lookup, Out, Reply, Resolve
 from server.core.ports import Members
 from server.shell import lagprobe
+from server.shell.archive import GameArchives
 from server.shell.conn import ArenaConnection
 from server.shell.fanout import FanOut, LocalFanOut, send_frame
 from server.shell.front import PageLimits
@@ -91,7 +92,12 @@ class ArenaServer:
         self.guard = guard_of(arena.limits, self.config.trust_proxy)
         #: Every request before its handshake: the guard's refusals, pages, the Origin check.
         hosts = HostCheck(self.config.served_names())
-        self.door = WebDoor(self.guard.process_request, self.config.origins, hosts=hosts)
+        #: An event's games in one archive, built off the loop (``GET /t/ID/games.zip``).
+        self.archives = GameArchives(arena.tournament_export, store)
+        self.door = WebDoor(
+            self.guard.process_request, self.config.origins, hosts=hosts,
+            archives=self.archives.games,
+        )  # fmt: skip
         #: Pings every open connection (and closes the silent ones) from one timer.
         self.keepalive = Keepalive(self.config.ping_interval, self.config.ping_timeout)
         self.server: Server | None = None
@@ -174,6 +180,7 @@ class ArenaServer:
             await server.wait_closed()
         self.keepalive.close()
         self.lookups.close()
+        self.archives.close()
         self.store.close()
 
     def _store_failed(self) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from email.utils import formatdate
 from http import HTTPStatus
 from importlib import resources
@@ -26,6 +26,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.shell.archive import Download
 from server.shell.guard import is_upgrade
 
 #: Where the assets live: ``server/web``, a folder of data (no Python) shipped as package data.
@@ -38,6 +39,8 @@ PAGES = re.compile(
     r"|analysis|tournaments"
     r"|@/[A-Za-z0-9%._~!$&'()*+,;=:@-]{1,400})$"
 )
+#: An event's games in one archive (``server/shell/archive.py``), built by the server.
+ARCHIVE = re.compile(r"^/t/([A-Za-z0-9_-]{1,64})/games\.zip$")
 #: What an asset's name may look like (one flat folder: no slash, no dot-dot), optionally under
 #: a version of the assets' contents (the page links them so: cached for good).
 ASSET = re.compile(
@@ -169,15 +172,20 @@ class WebDoor:
         assets: dict[str, Asset] | None = None,
         *,
         hosts: HostCheck | None = None,
+        archives: Callable[[str, str | None], Awaitable[Download]] | None = None,
     ) -> None:
         self.guard = guard
+        #: An event's ``games.zip`` for a client address (none: 404).
+        self.archives = archives
         self.origins = frozenset(origins)
         self.assets = load_assets() if assets is None else assets
         self.version = version_of(self.assets)
         self.page = versioned_page(self.assets, self.version)
         self.hosts = hosts or HostCheck()
 
-    def __call__(self, ws: ServerConnection, request: Request) -> Response | None:
+    def __call__(
+        self, ws: ServerConnection, request: Request
+    ) -> Response | Awaitable[Response] | None:
         """Answer ``request`` here, or None to let the WebSocket handshake go on."""
         refused = self.guard(ws, request)
         if refused is not None:
@@ -200,6 +208,10 @@ class WebDoor:
             response = self._plain(HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed\n")
             response.headers["Allow"] = ", ".join(METHODS)
             return response
+        archive = ARCHIVE.match(request.path.split("?", 1)[0])
+        if archive is not None and self.archives is not None:
+            client = getattr(ws, "client", None)
+            return self._download(self.archives(archive.group(1), client), request.method)
         response = self._route(request)
         if request.method == "HEAD":  # the same headers (Content-Length too), no body
             return Response(response.status_code, response.reason_phrase, response.headers, b"")
@@ -219,6 +231,17 @@ class WebDoor:
         if path.startswith("/assets/"):
             return self._plain(HTTPStatus.NOT_FOUND, "not found\n")
         return self._not_found()
+
+    async def _download(self, made: Awaitable[Download], method: str) -> Response:
+        """A download built off the loop (an attachment; a refusal as plain text)."""
+        download = await made
+        headers = self._headers(download.kind)
+        headers["Cache-Control"] = "no-store"
+        if download.filename is not None:
+            headers["Content-Disposition"] = f'attachment; filename="{download.filename}"'
+        headers["Content-Length"] = str(len(download.body))
+        body = b"" if method == "HEAD" else download.body
+        return Response(download.status.value, download.status.phrase, headers, body)
 
     def _not_found(self) -> Response:
         """The page with status 404: its script shows "not found" and the way back."""

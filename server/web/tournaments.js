@@ -1,13 +1,12 @@
 // Tournaments: the list of events (/tournaments: running, open, finished, and a form to create
 // one), one event's live page (/t/ID: its status, entrants, standings with the tie-breaks, the
 // crosstable, the games being played and every finished game, join / leave / start, its results
-// as JSON and its games as .psq files in one .zip) and the lobby's "starting soon" list. Everything shown is the server's word (the
+// as JSON and its games as .psq files in one .zip the server builds) and the lobby's "starting soon" list. Everything shown is the server's word (the
 // `tournament` and `tournaments` messages of docs/PROTOCOL.md): nothing is counted here.
 
 import { MiniBoards } from "./miniboards.js";
 import { download } from "./replay.js";
 import { clockOf, clockWords, fillClocks, gameLabel, h, profilePath } from "./ui.js";
-import { zip } from "./zip.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss", arena: "Arena" };
 const STATES = { in: "", paused: "paused", out: "withdrew", gone: "left" };
@@ -181,9 +180,11 @@ export class TournamentList {
         h("p", {}, this.create)));
   }
 
-  /** Show the fields of the chosen format, and say why a guest cannot create. */
+  /** Show the fields of the chosen format (the games by the server's labels, once said), and
+   *  say why a guest cannot create. */
   sync() {
     const f = this.fields;
+    for (const option of f.game.options) option.textContent = gameLabel(option.value);
     const format = f.format.value;
     this.rows.perPair.hidden = format !== "round_robin";
     this.rows.rounds.hidden = format !== "swiss";
@@ -242,9 +243,13 @@ export class TournamentPage {
     this.done = h("ul", { id: "ev-finished", class: "events" });
     this.more = h("p", { class: "hint", id: "ev-more" });
     this.crossPanel = h("div", { class: "panel wide" }, h("h2", {}, "Crosstable"), this.cross);
+    this.chartTitle = h("h2", {}, "Points");
+    this.chart = h("div", { id: "ev-chart" });
+    this.chartPanel = h("div", { class: "panel wide", id: "ev-chart-panel" }, this.chartTitle, this.chart);
     this.root = h("section", { class: "event" },
       h("div", { class: "panel wide" }, this.title, this.kind, this.status, this.actions),
       h("div", { class: "panel wide" }, h("h2", {}, "Standings"), this.standings),
+      this.chartPanel,
       this.crossPanel,
       h("div", { class: "panel" }, h("h2", {}, "Being played"), this.live, this.minis.root),
       h("div", { class: "panel" }, h("h2", {}, "Entrants"), this.entrants),
@@ -308,6 +313,12 @@ export class TournamentPage {
       playerLink(t, e), ` (${e.rating})`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
       : [h("li", { class: "hint" }, "Nobody yet.")]));
     this.standings.replaceChildren(t.format === "arena" ? arenaTable(t, name) : pointsTable(t, name));
+    const lines = chartLines(t.progress);
+    this.chartPanel.hidden = !lines.length;
+    if (lines.length) { // drawn to the width it has (a phone's text stays readable)
+      this.chartTitle.textContent = t.progress.axis === "game" ? "Points over each player's games" : "Points after each round";
+      this.chart.replaceChildren(...progressChart(t.progress.axis, lines, name, this.chart.clientWidth));
+    }
     this.crossPanel.hidden = !t.crosstable;
     if (t.crosstable) this.cross.replaceChildren(crosstable(t, name));
     const live = t.games.filter((g) => !g.result && g.room).map((g) => ({ ...g, href: `/r/${g.room}` }));
@@ -319,7 +330,7 @@ export class TournamentPage {
     const done = t.games.filter((g) => g.result);
     this.done.replaceChildren(...(done.length ? done.map((g) => finishedItem(t, g, name))
       : [h("li", { class: "hint" }, "None yet.")]));
-    this.more.textContent = t.pages > 1 ? `The latest 100 games are listed (of ${t.pages} pages); the JSON holds this page.` : "";
+    this.more.textContent = t.pages > 1 ? `The latest 100 games are listed (of ${t.pages} pages); the JSON holds these, the .zip's results.json every game.` : "";
   }
 
   /** Where the event stands ("Open: starts at 14:05 (in 5 min)"; a finished one's first). */
@@ -355,58 +366,15 @@ export class TournamentPage {
     }
     if (me) buttons.push(h("span", { class: "tag", id: "ev-you" }, me.state === "in" ? "you are in" : `you: ${STATES[me.state]}`));
     buttons.push(h("button", { id: "ev-download", onclick: () => this.saveResults() }, "Results (JSON)"));
-    if (t.games.some((g) => g.result && g.game_id)) {
-      buttons.push(h("button", { id: "ev-psq", disabled: !!this.fetching, onclick: () => this.saveGames() },
-        this.fetching || "Games (.psq, zip)"));
+    if (t.games.some((g) => g.result && g.game_id) || t.pages > 1) { // built by the server (GET /t/ID/games.zip)
+      buttons.push(h("a", { id: "ev-psq", class: "button", href: `/t/${encodeURIComponent(this.id)}/games.zip`,
+        download: `tournament-${this.id}-games.zip`, title: "every finished game as a .psq, and results.json" }, "Games (.psq, zip)"));
     }
     this.actions.replaceChildren(...buttons);
   }
 
   act(type) {
     this.net.request({ type, tournament: this.id }).then((t) => this.show(t)).catch((err) => this.say(refusal(err)));
-  }
-
-  /** Every finished game of the event (each page of its games) as a .psq, in one .zip. */
-  async saveGames() {
-    if (this.fetching || !this.event) return;
-    const progress = (text) => {
-      this.fetching = text;
-      const button = this.actions.querySelector("#ev-psq");
-      if (button) Object.assign(button, { textContent: text || "Games (.psq, zip)", disabled: !!text });
-    };
-    progress("Games: listing…");
-    try {
-      const names = new Map(this.event.entrants.map((e) => [e.id, e.name.replace(/[^\p{L}\p{N}._-]+/gu, "_")]));
-      const games = [];
-      for (let page = 0; page < (this.event.pages || 1); page++) {
-        const t = page ? await this.net.request({ type: "get_tournament", tournament: this.id, page }) : this.event;
-        games.push(...t.games.filter((g) => g.result && g.game_id));
-      }
-      const files = [];
-      for (const [i, g] of games.entries()) {
-        progress(`Games: ${i + 1} of ${games.length}…`);
-        const reply = await this.record(g.game_id);
-        const [first, second] = g.players.map((p) => names.get(p) || "unknown");
-        files.push({ name: `${g.key}_${first}_vs_${second}.psq`, text: reply.psq });
-      }
-      download(`tournament-${this.id}-games.zip`, zip(files), "application/zip");
-    } catch (err) {
-      this.say(refusal(err));
-    } finally {
-      progress(null);
-    }
-  }
-
-  /** A game's .psq record; asked again (a second apart, a few times) while the server is busy. */
-  async record(gameId) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.net.request({ type: "get_game", game_id: gameId, format: "psq" });
-      } catch (err) {
-        if (err.code !== "rate_limited" || attempt >= 4) throw err;
-        await new Promise((resolve) => { setTimeout(resolve, 1000); });
-      }
-    }
   }
 
   /** The event as the server last sent it, saved as a JSON file. */
@@ -493,4 +461,62 @@ function crosstable(t, name) {
       row.map((cell, j) => i === j ? h("td", { class: "self" }, "")
         : h("td", { class: "score", title: cell ? `${cell[1]} game${cell[1] === 1 ? "" : "s"}` : "not met yet" },
           cell ? pointsText(cell[0]) : "·"))))));
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+/** The lines' colours, in the standings' order (the legend says whose is whose). */
+const LINE_COLOURS = ["#1f6feb", "#c62828", "#2e7d32", "#b26a00", "#6f42c1", "#00838f", "#ad1457", "#5d4037"];
+
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  node.append(...children);
+  return node;
+}
+
+/** A few round values from 0 to `top` for the chart's grid (at most about five). */
+function ticks(top) {
+  const step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((s) => top / s <= 5) || Math.ceil(top / 5);
+  const out = [];
+  for (let v = 0; v <= top; v += step) out.push(v);
+  return out;
+}
+
+/** The lines of the server's `progress` that have a point. */
+function chartLines(progress) {
+  return ((progress && progress.lines) || []).filter((l) => l.at.length);
+}
+
+/** The server's `progress` lines (the leaders' running points by round or by game) as an SVG
+ *  chart `room` pixels wide, and its legend. Nothing is counted here: the server's numbers drawn;
+ *  lines that run together are drawn a pixel or two apart (a shift of each line, not of its points). */
+function progressChart(axis, lines, name, room) {
+  const width = Math.round(Math.min(960, Math.max(300, room || 640)));
+  const [height, left, right, top, bottom] = [width < 480 ? 200 : 240, 30, 12, 10, 22];
+  const maxX = Math.max(1, ...lines.map((l) => l.at[l.at.length - 1]));
+  const maxY = Math.max(1, ...lines.map((l) => Math.max(...l.points)));
+  const x = (v) => left + (v * (width - left - right)) / maxX;
+  const y = (v) => height - bottom - (v * (height - top - bottom)) / maxY;
+  const grid = ticks(maxY).map((v) => svg("g", { class: "tick" },
+    svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v) }),
+    svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, pointsText(v))));
+  const xs = ticks(maxX).filter((v) => v > 0).map((v) => svg("text", { class: "x", x: x(v), y: height - 6, "text-anchor": "middle" }, String(v)));
+  const drawn = lines.map((l, i) => {
+    const points = [[0, 0], ...l.at.map((at, k) => [at, l.points[k]])];
+    const colour = LINE_COLOURS[i % LINE_COLOURS.length];
+    const last = points[points.length - 1];
+    const shift = (i - (lines.length - 1) / 2) * 2;
+    return svg("g", { class: "series", "data-player": l.player, transform: `translate(0 ${shift.toFixed(2)})` },
+      svg("title", {}, `${name(l.player)}: ${pointsText(last[1])}`),
+      svg("polyline", { points: points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(" "), stroke: colour }),
+      svg("circle", { cx: x(last[0]).toFixed(1), cy: y(last[1]).toFixed(1), r: 3.5, fill: colour }));
+  });
+  const words = axis === "game" ? "games played" : "round";
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "chart", role: "img", id: "ev-progress",
+    "aria-label": `points by ${words} of the ${lines.length} leading players` }, ...grid, ...xs, ...drawn.reverse());
+  const legend = h("ul", { class: "legend", id: "ev-legend" }, lines.map((l, i) => h("li", { dataset: { player: l.player } },
+    svg("svg", { class: "swatch", viewBox: "0 0 12 12", "aria-hidden": "true" },
+      svg("rect", { width: 12, height: 12, rx: 2, fill: LINE_COLOURS[i % LINE_COLOURS.length] })), name(l.player),
+    h("span", { class: "hint" }, ` ${pointsText(l.points[l.points.length - 1])}`))));
+  return [chart, legend];
 }

@@ -229,10 +229,12 @@ class RatingDesk:
     def _unrated(self, room: Room, first: Player, second: Player, now: float) -> str | None:
         """Why ``room``'s game between ``first`` and ``second`` (accounts) is not rated
         (``too_short``, ``repeated``), or None: it is, and counts toward the pair's day (a bot's
-        games do not: its operator's key, not a stranger, makes a bot account)."""
+        games do not: its operator's key, not a stranger, makes a bot account; nor do a
+        tournament's, whose pairings the server makes, not the pair: a long rated round robin
+        is rated through, as lichess rates its tournaments)."""
         if len(room.game.moves) - len(room.opening) < MIN_RATED_MOVES:
             return "too_short"
-        if first.kind == "bot" or second.kind == "bot":
+        if first.kind == "bot" or second.kind == "bot" or "tournament" in room.options:
             return None
         a, b = str(first.account), str(second.account)
         pair = (a, b) if a <= b else (b, a)

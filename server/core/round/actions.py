@@ -106,12 +106,12 @@ class Actions:
 
     def attach(self, room: Room) -> None:
         """Give ``room`` (new, restored or adopted) its deadlines: a timed game's first moves
-        (by speed), an untimed bot game's (``first_move_timeout``), the claim after half the
-        reconnect grace. A restored room keeps its offers."""
+        (by speed), an untimed bot game's or tournament game's (``first_move_timeout``), the
+        claim after half the reconnect grace. A restored room keeps its offers."""
         first: float | None = None
         if room.clock_spec is not None:
             first = first_move_s(room.clock_spec, self.limits)
-        elif room.options.get("opponent") == "bot":
+        elif room.options.get("opponent") == "bot" or "tournament" in room.options:
             first = self.limits.first_move_timeout
         room.set_deadlines(first, self.limits.reconnect_grace / 2)
 

@@ -6,7 +6,11 @@ deadline (core/round/actions.py: Lichess's 15-35 s by speed) ends ``aborted``, w
 does an untimed game against a bot after ``first_move_timeout``: a human against a bot holds
 one of that bot's seats (a scarce thing: a few per bot) while the game lasts. A game against a
 bot whose human does not move for ``human_idle_timeout``, whatever its clock, is lost by that
-human on ``timeout``, as a bot sitting on a move for ``bot_move_timeout`` loses it.
+human on ``timeout``, as a bot sitting on a move for ``bot_move_timeout`` loses it. An untimed
+tournament game has both deadlines too, whoever plays it (``first_move_timeout`` for each
+seat's first move, ``event_move_timeout`` for every later move): a player who stays online and
+never moves must not hold its event's round up for good (the event counts an aborted game as
+lost by the late seat, core/tournament/desk.py).
 """
 
 from __future__ import annotations
@@ -27,14 +31,16 @@ def expired(room: Room, now: float, limits: Limits) -> list[Out]:
 
 def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
     """End a game whose first moves did not come in time (any timed game, and an untimed one
-    against a bot), or one against a bot whose human sat on a move past the idle limit (timed
-    or not: a day's clock must not hold a bot's seat for a day)."""
+    against a bot or of a tournament), or one against a bot whose human sat on a move past the
+    idle limit (timed or not: a day's clock must not hold a bot's seat for a day), or an
+    untimed tournament game whose human sat on a move past ``event_move_timeout``."""
     first, second = room.seats
     if first is None or second is None:  # the caller looks only at playing rooms
         return []
     timed = room.clock is not None
     one_bot = (first.kind == "bot") != (second.kind == "bot")
-    if not timed and not one_bot:
+    event = not timed and "tournament" in room.options
+    if not timed and not one_bot and not event:
         return []  # the common untimed case, looked at every second: no bot, or two
     waited = now - (room.turn_since or now)
     early = len(room.game.moves) - len(room.opening) < 2
@@ -50,7 +56,8 @@ def stalled(room: Room, now: float, limits: Limits) -> list[Out]:
         return []
     if not timed and early and waited >= limits.first_move_timeout:
         return list(room.abort_late(seat))
-    if waited >= limits.human_idle_timeout:
+    idle = limits.event_move_timeout if event else limits.human_idle_timeout
+    if waited >= idle:
         assert seat is not None
         return list(room.end(Termination.TIMEOUT, 1 - seat))
     return []

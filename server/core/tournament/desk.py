@@ -303,6 +303,12 @@ class Tournaments:
             self._unwatch(player.pid, event.id)
         return [Reply(event.message(msg.get("page", 0)))]
 
+    def export(self, tid: str) -> Message | None:
+        """Event ``tid``'s results with every game (None: no such event held here), for the
+        archive of its games the web front builds off the loop."""
+        event = self.events.get(tid)
+        return None if event is None else event.export()
+
     # -- a game's end ------------------------------------------------------------------------
 
     def ended(self, room: Room, over: Message) -> None:

@@ -21,6 +21,7 @@ from server.core.game.room import Room
 from server.core.journal.rows import EntrantRow, PairingRow, ResultRow, TournamentRow
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import ranking
+from server.core.tournament.progress import progress
 from server.core.tournament.roundrobin import total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds
@@ -298,6 +299,11 @@ class Event:
         return None
 
     @property
+    def bye_points(self) -> float:
+        """What a bye scores: a win in a swiss, nothing in a round robin (each sits out once)."""
+        return 1.0 if self.settings.format == SWISS else 0.0
+
+    @property
     def ends_at(self) -> float | None:
         """When an arena stops pairing (None: not an arena, or not started)."""
         if self.settings.format != ARENA or self.started_at is None:
@@ -370,8 +376,7 @@ class Event:
                 }
                 for a in lines
             ]  # fmt: skip
-        bye_points = 1.0 if self.settings.format == SWISS else 0.0
-        table = standings(players, self.results, self.byes, bye_points)
+        table = standings(players, self.results, self.byes, self.bye_points)
         return [
             {
                 "rank": s.rank, "player": s.player, "points": s.points, "buchholz": s.buchholz,
@@ -402,6 +407,18 @@ class Event:
                 cell[0] += item.score(me)
                 cell[1] += 1
         return table
+
+    def progress(self, order: list[str]) -> Message:
+        """The chart's numbers: the leading entrants' points after each round played out (a
+        round being played is not there yet; an arena's: after each of their games),
+        bounded (``server/core/tournament/progress.py``)."""
+        if self.settings.format == ARENA:
+            return progress(order, self.results, arena=True)
+        done = self.round - 1 if self.live() else self.round
+        return progress(
+            order, self.results, arena=False, rounds=done, byes=self.byes,
+            bye_points=self.bye_points,
+        )  # fmt: skip
 
     def summary(self) -> Message:
         """The event's line in ``tournaments``."""
@@ -436,11 +453,18 @@ class Event:
             "entrants": [e.view() for e in sorted(self.entrants.values(), key=lambda e: e.seq)],
             "standings": table,
             "crosstable": self.crosstable([line["player"] for line in table]),
+            "progress": self.progress([line["player"] for line in table]),
             "byes": [{"round": b.round, "player": b.player} for b in self.byes],
             "games": [g.view() for g in games[page * GAMES_PAGE : (page + 1) * GAMES_PAGE]],
             "page": page,
             "pages": pages,
         }
+
+    def export(self) -> Message:
+        """The event's results as a file (``/t/ID/games.zip``'s ``results.json``): the
+        ``tournament`` message with every game, in the order they were made."""
+        games = sorted(self.slots.values(), key=lambda s: (s.at, s.game.round))
+        return {**self.message(), "games": [g.view() for g in games], "page": 0, "pages": 1}
 
     # -- records -----------------------------------------------------------------------------
 
