@@ -302,6 +302,26 @@ def test_a_bot_that_crashes_loses_its_game_and_the_event_goes_on() -> None:
     assert event.round == 2 and len(event.live()) == 1  # the next round is under way
 
 
+def test_a_bot_entrant_is_sent_its_games_not_every_change_of_the_event(hub: Hub) -> None:
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, game="tictactoe", clock=None, games_per_pair=1)["tournament"]
+    bots = [hub.peer(name, kind="bot", games=["tictactoe"]) for name in ("b1", "b2", "b3")]
+    person = entered(hub, tid, ["carol"])[0]
+    for bot in bots:
+        assert hub.do(bot, type="join_tournament", tournament=tid)[0]["type"] == "tournament"
+    hub.do(alice, type="start_tournament", tournament=tid)
+    hub.tick(1.0)
+    assert play_out(hub, tid) == 2
+    hub.tick(1.0)
+    assert all(len(of_type(bot, "tournament")) == 1 for bot in bots)  # the join's reply only
+    assert any(of_type(bot, "joined") for bot in bots)  # seated all the same
+    assert len(of_type(person, "tournament")) > 2  # a person follows the event it entered
+    hub.do(bots[0], type="watch_tournament", tournament=tid)
+    play_out(hub, tid)
+    hub.tick(1.0)
+    assert len(of_type(bots[0], "tournament")) > 2  # pushed once it asked
+
+
 def test_watching_is_bounded_but_an_entrant_past_the_bound_still_enters(hub: Hub) -> None:
     creators = [hub.peer(f"c{i}", account=True) for i in range(2)]
     tids = [

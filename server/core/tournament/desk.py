@@ -206,7 +206,8 @@ class Tournaments:
         return event
 
     def join(self, player: Player, msg: Message) -> list[Out]:
-        """Enter an event (or come back to an arena after a pause); the player watches it."""
+        """Enter an event (or come back to an arena after a pause); a person watches it (a bot
+        is sent its games, not every change of the event: ``watch_tournament`` if it wants them)."""
         event = self._event(msg)
         known = event.entrants.get(player.pid)
         if event.status == FINISHED or (
@@ -232,7 +233,8 @@ class Tournaments:
             event.set_state(player.pid, IN)
         self.journal.record(event.entrant_row(player.pid))
         self._dirty.add(event.id)
-        self._watch(player, event)
+        if player.kind != "bot":
+            self._watch(player, event)
         return [Reply(event.message())]
 
     def leave(self, player: Player, msg: Message) -> list[Out]:
