@@ -34,12 +34,13 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from protocol import wire
-from protocol.errors import ArenaError, BadFrame, NodeUnavailableError, NoSuchRoom, RateLimited
+from protocol.errors import ArenaError, BadFrame, NodeUnavailableError, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
 from server.cluster.failover import Failover
 from server.cluster.fanout import ClusterFanOut
 from server.cluster.ops import Ack, Attach, Deliver, Offline, Op, Request, decode, encode
 from server.cluster.ports import ClusterStore, Lobbies, Outbox
+from server.cluster.targets import missing, owners, target_of
 from server.core.game.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply
 from server.core.players.players import Conn, Player
@@ -161,16 +162,16 @@ class Forwarder:
     # -- the node holding the socket ---------------------------------------------------------
 
     def request(self, player: Player, msg: Message) -> list[Out]:
-        """Forward a request about a room this node does not hold to the room's owner."""
-        room = msg["room"]
+        """Forward a request about a room (or an event) this node does not hold to its owner."""
+        room = target_of(msg)
         if self._inside or len(room) > MAX_ROOM_ID:  # a forwarded request is never sent on
-            raise NoSuchRoom(f"no room {room[:MAX_ROOM_ID]!r}")
+            raise missing(room)
         waiting = self._waiting.get(room)
         owner = self.lobbies.owners.get(room)
         if waiting is None and owner is not None:
             self._send_request(owner, player, msg)
             return []
-        if waiting is None:  # not in the lobby (yet): PostgreSQL's rooms table knows its owner
+        if waiting is None:  # not in the lobby (yet): PostgreSQL knows its owner
             if len(self._waiting) >= MAX_LOOKUPS:
                 raise RateLimited("too many rooms looked up at once; try again")
             waiting = self._waiting[room] = []
@@ -188,7 +189,7 @@ class Forwarder:
 
     async def _look_up(self, room: str) -> None:
         try:
-            owner = await asyncio.to_thread(self.store.room_owner, room)
+            owner = (await asyncio.to_thread(owners, self.store, [room])).get(room)
         except Exception:
             log.exception("looking up the owner of a room failed")
             owner = None
@@ -197,7 +198,7 @@ class Forwarder:
         for player, msg in waiting:
             try:
                 if owner is None or owner == self.node:
-                    raise NoSuchRoom(f"no room {room!r}")
+                    raise missing(room)
                 self._send_request(owner, player, msg)
             except ArenaError as exc:
                 error = wire.error(exc.code, exc.message, msg.get("id"))
@@ -205,7 +206,7 @@ class Forwarder:
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
         if not self.lobbies.up:  # refused, never sent: it cannot arrive late, nor twice
-            where = f"room {msg['room']!r} is on another node"
+            where = f"{target_of(msg)!r} is on another node"
             raise NodeUnavailableError(f"{where}, out of reach while the bus is down; try again")
         self.went_via(player.pid, owner)
         frame = wire.encode(msg)

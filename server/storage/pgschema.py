@@ -36,7 +36,7 @@ from server.storage.columns import (
 )
 from server.storage.ratings import PG_MIGRATION, pg_change
 from server.storage.tournaments import PG_MIGRATION as TOURNAMENTS_MIGRATION
-from server.storage.tournaments import pg_tournament
+from server.storage.tournaments import PG_OWNERS_MIGRATION, pg_tournament
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -108,6 +108,8 @@ MIGRATIONS: tuple[str | Callable[[psycopg.Connection[Any]], None], ...] = (
     lambda db: rekey_accounts(db, "%s"),
     # 9 (SQLite's 11): tournaments: events, entrants, pairings and results
     TOURNAMENTS_MIGRATION,
+    # 10: the node that runs each event, and each scheduled occurrence opened once
+    PG_OWNERS_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).
