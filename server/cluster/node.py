@@ -120,7 +120,7 @@ class ClusterNode(Generic[S]):
             arena, forwarder, outbox,
             lease_s=self.lease_s, members=members, rooms=rooms, lender=arena.bots,
         )  # fmt: skip
-        events.claim_with(Occurrences(self.store, forwarder.spawn))
+        events.claim_with(Occurrences(self.store))
         keeper = NodeKeeper(
             arena, self.store, emit=outbox.emit, adoption=forwarder.failover, members=members
         )

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable
 
 from server.cluster.ports import ClusterStore
 from server.core.journal.rows import TournamentRow
@@ -25,14 +24,16 @@ log = logging.getLogger("mnk.cluster")
 class Occurrences:
     """A node's claims of scheduled occurrences (the tournament desk's ``Occurrences``)."""
 
-    def __init__(self, store: ClusterStore, spawn: Callable[[Coroutine[Any, Any, None]], None]):
-        self.store, self.spawn = store, spawn
-        #: Claims won and lost (for the logs and tests).
-        self.won = self.lost = 0
+    def __init__(self, store: ClusterStore) -> None:
+        self.store = store
+        #: Claims under way (a task is kept until it is done).
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def claim(self, schedule: str, row: TournamentRow, then: Callable[[], None]) -> None:
         """Claim ``row`` (of ``schedule``) off the loop; ``then`` opens it here if this node won."""
-        self.spawn(self._claim(schedule, row, then))
+        task = asyncio.get_running_loop().create_task(self._claim(schedule, row, then))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _claim(self, schedule: str, row: TournamentRow, then: Callable[[], None]) -> None:
         try:
@@ -41,8 +42,6 @@ class Occurrences:
             log.exception("claiming the occurrence of %r at %s failed", schedule, row.starts_at)
             return
         if not won:
-            self.lost += 1
             log.info("occurrence of %r at %s was opened by another node", schedule, row.starts_at)
             return
-        self.won += 1
         then()
