@@ -211,7 +211,7 @@ class Forwarder:
         self.went_via(player.pid, owner)
         frame = wire.encode(msg)
         seq = self.rerouter.sent(owner, player.pid, msg, frame, time.monotonic())
-        request = Request(player.pid, player.name, player.kind, frame, seq, False)
+        request = Request(player.pid, player.name, player.kind, frame, seq, False, player.account)
         if not self.queue(owner, request):
             self.rerouter.forget(seq)
             raise RateLimited("the cluster bus is overloaded; try again")
@@ -298,11 +298,16 @@ class Forwarder:
         frame: bytes,
         seq: int | None = None,
         retry: bool = False,
+        account: str | None = None,
     ) -> None:
-        """Handle a request of ``pid`` (connected to ``node``; this node: one sent again after
-        this node adopted its room), then acknowledge ``seq`` behind its outputs."""
+        """Handle a request of ``pid`` (connected to ``node``, logged in there as ``account``;
+        this node: one sent again after this node adopted its room), then acknowledge ``seq``
+        behind its outputs."""
         here = node == self.node
         out = [] if here else self.attach(node, pid, name, kind)
+        player = None if here else self.members.player(pid)
+        if player is not None and player.account != account:
+            player.log_in(account)  # as its node knows it: a rated room or event needs it
         got = (retry and self.failover.applied(pid, frame)) or self.run(pid, frame)
         ok = True
         for item in got:
@@ -421,7 +426,7 @@ class Forwarder:
             # behind what this node has not sent yet (a welcome being committed)
             self.outbox.after(functools.partial(self.fanout.local, op.pids, op.frame))
         elif isinstance(op, Request):
-            self.on_request(node, op.pid, op.name, op.kind, op.frame, op.seq, op.retry)
+            self.on_request(node, op.pid, op.name, op.kind, op.frame, op.seq, op.retry, op.account)
         elif isinstance(op, Ack):
             self.rerouter.answered(node, op.seq, op.ok)
         elif isinstance(op, Attach):

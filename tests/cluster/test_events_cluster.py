@@ -138,6 +138,21 @@ async def entered(field: Field, a: ServerProcess, b: ServerProcess) -> tuple[str
     return tid, bob
 
 
+async def rated_entry(field: Field, b: ServerProcess) -> None:
+    """An account on b enters a rated event made on a (as that account), a guest on b cannot."""
+    alice = next(iter(field.clients.values()))  # the event's creator, on a
+    clock = {"initial_s": 60, "increment_s": 1}
+    rated = await alice.request(
+        **EVENT | {"game": "gomoku"}, format="swiss", rated=True, clock=clock
+    )
+    assert rated["type"] == "tournament", rated
+    bob = next(c for pid, c in field.clients.items() if field.node_of[pid] is b)
+    joined = await bob.request(type="join_tournament", tournament=rated["tournament"])
+    assert joined["type"] == "tournament" and len(joined["entrants"]) == 1, joined
+    guest = await b.client("guest")
+    await guest.error("rated_needs_account", type="join_tournament", tournament=rated["tournament"])
+
+
 async def test_an_event_on_one_node_is_entered_watched_and_played_from_another(
     pg_url: str, redis_server: RedisServer
 ) -> None:
@@ -145,6 +160,7 @@ async def test_an_event_on_one_node_is_entered_watched_and_played_from_another(
     async with running(made):
         field = Field()
         tid, bob = await entered(field, made["a"], made["b"])
+        await rated_entry(field, made["b"])
         for number in (1, 2, 3):
             event = await until(bob, tid, lambda e, n=number: e["round"] == n)
             for game in open_games(event):
