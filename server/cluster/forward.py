@@ -44,7 +44,7 @@ from server.cluster.targets import missing, owners, target_of
 from server.core.game.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply
 from server.core.players.players import Conn, Player
-from server.core.ports import Members, Requests, RoomsView
+from server.core.ports import EventsFeed, Members, Requests, RoomsView
 from server.core.ratelimit import TokenBucket
 
 log = logging.getLogger("mnk.cluster")
@@ -86,9 +86,10 @@ class Forwarder:
         lease_s: float,
         members: Members,
         rooms: RoomsView,
+        events: EventsFeed | None = None,
     ) -> None:
-        #: Who is here and this node's rooms (the arena's, core/ports.py).
-        self.members, self.rooms = members, rooms
+        #: Who is here, this node's rooms and events (the arena's, core/ports.py).
+        self.members, self.rooms, self.events = members, rooms, events
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=BLOCK_MS / 1000 + TIMEOUT, socket_connect_timeout=TIMEOUT
         )
@@ -343,7 +344,8 @@ class Forwarder:
             self._inside = False
         self.outbox.emit(out)
         player = self.members.player(pid)
-        if pid in self._made and player is not None and not player.rooms:
+        entered = self.events is not None and self.events.entered(pid)
+        if pid in self._made and player is not None and not player.rooms and not entered:
             self.members.forget(pid)
             self._made.discard(pid)
 

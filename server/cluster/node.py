@@ -114,7 +114,7 @@ class ClusterNode(Generic[S]):
         forwarder = Forwarder(
             self.redis_url, self.name, arena, outbox=outbox, store=self.store, lobbies=bus,
             fanout=self.fanout, others=self._other_op, lease_s=self.lease_s, members=members,
-            rooms=rooms,
+            rooms=rooms, events=events,
         )  # fmt: skip
         bots = ClusterBots(
             arena, forwarder, outbox,

@@ -100,6 +100,10 @@ class EventsFeed(Protocol):
         """The other nodes' events' lines, as the last round read them."""
         ...
 
+    def entered(self, pid: str) -> bool:
+        """Whether ``pid`` is in an event here that is not over."""
+        ...
+
     def claim_with(self, claims: Occurrences) -> None:
         """Claim each scheduled occurrence with ``claims`` before opening it."""
         ...

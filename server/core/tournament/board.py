@@ -14,10 +14,12 @@ from protocol.wire import Message
 from server.core.journal.rows import TournamentRow
 from server.core.outputs import Out, Reply
 from server.core.players.players import Player
-from server.core.tournament.event import FINISHED, OPEN, RUNNING, Event
+from server.core.tournament.event import FINISHED, IN, OPEN, PAUSED, RUNNING, Event
 
 #: ``list_tournaments`` pages.
 LIST_LIMIT = 100
+#: An entrant's states in which it is paired (or may come back to be).
+LIVE = (IN, PAUSED)
 
 
 class Occurrences(Protocol):
@@ -46,6 +48,14 @@ class EventBoard:
     def claim_with(self, claims: Occurrences) -> None:
         """Claim each scheduled occurrence with ``claims`` before opening it (a cluster's)."""
         self.claims = claims
+
+    def entered(self, pid: str) -> bool:
+        """Whether ``pid`` is in an event here that is not over (a cluster keeps its player
+        here while its socket on another node is away, to be seated in the next games)."""
+        return any(
+            e.status != FINISHED and (x := e.entrants.get(pid)) is not None and x.state in LIVE
+            for e in self.events.values()
+        )
 
     def lines_version(self) -> tuple[tuple[str, int], ...]:
         """What the events' lines depend on: changed, they are published again."""
