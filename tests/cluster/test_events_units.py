@@ -70,3 +70,20 @@ def test_every_node_s_events_are_listed_and_this_node_s_own_win() -> None:
         ("Other123", "running"),
         (mine.id, "open"),
     ]
+
+
+def test_a_watcher_here_of_a_dead_node_s_event_watches_it_again_at_the_adopter() -> None:
+    fwd, arena, shell = node({"t:EvEnT123": "a"})
+    bob, sue = say_hello(arena, "bob"), say_hello(arena, "sue")
+    shell.here.update({bob.pid, sue.pid})
+    arena.receive(sue, wire.encode({"type": "watch_tournament", "tournament": "EvEnT123"}))
+    arena.receive(bob, wire.encode({"type": "join_tournament", "tournament": "EvEnT123"}))
+    watch, join = fwd._outbox.pop("a")
+    fwd.handle(entry("a", ["ack", watch[5], True], ["ack", join[5], True]))
+    fwd.handle(entry("c", ["who", "a", [bob.pid]]))  # c adopted a's rooms and events
+    ops = fwd._outbox.pop("c")
+    again = wire.encode({"type": "watch_tournament", "tournament": "EvEnT123"})
+    for pid, name in ((bob.pid, "bob"), (sue.pid, "sue")):  # each attached, watching again
+        assert ["att", pid, name, "human"] in ops
+        assert ["req", pid, name, "human", again, None, False] in ops
+    assert fwd.rerouter.owner_of["t:EvEnT123"] == "c"
