@@ -563,7 +563,8 @@ class Tournaments:
     def restore(self, rows: Iterable[TournamentJournalRow]) -> None:
         """Take back the events from the store (after the rooms): each game in flight reports
         to its event again; a game whose room is gone without a result is void. Events held
-        already are kept as they are (a cluster node adopting rooms restores no events)."""
+        already are kept as they are (a cluster node adopting a lapsed node's rooms and events
+        reads back its own too)."""
         now = self.clock()
         for tid, event in rebuild(rows).items():
             self.calendar.seen(event.settings.schedule, event.starts_at)
