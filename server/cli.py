@@ -26,6 +26,7 @@ from server.core.arena import Arena
 from server.core.limits import Limits
 from server.core.node import Node, Standalone
 from server.core.players.keys import KeyRing, read_keys_file
+from server.core.ports import EventsFeed
 from server.core.tournament.schedule import Schedule
 from server.scheduled import FILE_HELP, SPEC_HELP, load_schedules
 from server.shell.botpool import DEFAULT_BOTS, BotPool
@@ -477,6 +478,11 @@ async def serve_forever(
     registry = await code_registry(pg, args.node)
     arena, server, cluster = built(args, store, keys, registry, pg)
     arena.plan_events(schedules)
+    if pg is not None and cluster is None:  # a node without a bus opens occurrences once too
+        from server.cluster.occurrences import Occurrences
+
+        board: EventsFeed = arena.event_board  # the arena's port (core/ports.py)
+        board.claim_with(Occurrences(pg))
     stop = stop_signal()
     if cluster is not None:
         await connect_cluster(cluster, store)

@@ -1,7 +1,8 @@
 """The cluster's bus on Redis: one lobby of every node's rooms, and sessions resumed elsewhere.
 
 Redis holds only what can be rebuilt. Each node keeps the lobby lines of the rooms it owns (its
-rows of PostgreSQL's rooms table, which it holds in memory) in a hash of its own, writes only
+rows of PostgreSQL's rooms table, which it holds in memory) and of the events it runs (``t:ID``:
+``list_tournaments`` lines) in a hash of its own, writes only
 what changed, and writes it whole again whenever Redis comes back without it (restarted
 empty). The hash expires unless renewed, so a dead node's rooms leave the lobby by themselves
 and come back under their adopter. Every node reads the others' hashes each round into the
@@ -27,7 +28,8 @@ from redis.exceptions import RedisError
 
 from server.cluster.hashes import kept, queue_lines
 from server.cluster.ports import BotDirectory, Outbox
-from server.core.ports import LobbyFeed
+from server.cluster.targets import EVENT, event_of
+from server.core.ports import EventsFeed, LobbyFeed
 
 log = logging.getLogger("mnk.cluster")
 
@@ -55,6 +57,7 @@ class RedisBus:
         directory: BotDirectory,
         on_remote_hello: Callable[[str, str], None],
         on_back: Callable[[], None],
+        events: EventsFeed | None = None,
     ) -> None:
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
@@ -70,7 +73,7 @@ class RedisBus:
         self._written: dict[str, str] | None = None
         #: This node's lobby lines, rendered at the arena's ``lobby_version`` ``_version``.
         self._lines: dict[str, str] = {}
-        self._version = -1
+        self._version: Any = -1
         #: Set while rounds fail: requests for other nodes' rooms are refused meanwhile.
         self._down = False
         #: Wall-clock time each player's socket here said hello (older sockets are closed).
@@ -87,6 +90,8 @@ class RedisBus:
         self.owners: dict[str, str] = {}
         #: The directory of bots, written and read in the same round trips as the lobby.
         self.bots = directory
+        #: The events (tournaments) this node runs: lines ``t:ID`` of its lobby hash.
+        self.events = events
 
     def lobby_of(self, node: str) -> str:
         """The key of ``node``'s lobby hash."""
@@ -213,9 +218,13 @@ class RedisBus:
 
     async def round(self) -> None:
         """Write this node's lobby lines (what changed, or all), then read every other node's."""
-        version = self.lobby.version
+        events = self.events
+        version = (self.lobby.version, events.lines_version() if events is not None else None)
         if version != self._version:  # render the lines only when the lobby changed
             self._lines = {room.id: json.dumps(room.summary()) for room in self.lobby.own()}
+            if events is not None:
+                lines = events.lines()
+                self._lines |= {EVENT + tid: json.dumps(line) for tid, line in lines.items()}
             self._version = version
         lines = self._lines
         written, key = self._written, self.lobby_key
@@ -237,12 +246,19 @@ class RedisBus:
             tables = await p.execute()
         self.bots.read(dict(zip(others, tables[len(others) :], strict=True)))
         remote: dict[str, Any] = {}
+        remote_events: dict[str, Any] = {}
         owners: dict[str, str] = {}
         for other, table in zip(others, tables[: len(others)], strict=True):
             for room, line in table.items():
                 room_id = room.decode()
-                if room_id not in remote:
-                    remote[room_id] = json.loads(line)
+                if room_id not in owners:
                     owners[room_id] = other
+                    event = event_of(room_id)
+                    if event is None:
+                        remote[room_id] = json.loads(line)
+                    else:
+                        remote_events[event] = json.loads(line)
         self.owners = owners
         self.lobby.set_remote(remote)
+        if events is not None:
+            events.set_remote(remote_events)

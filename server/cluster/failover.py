@@ -30,10 +30,13 @@ from server.cluster.audience import Audience, AudienceHash, RemoteMember, render
 from server.cluster.ops import Adopted, Attach, Offline, Op, Request, Watch
 from server.cluster.ports import ClusterStore, Link, Lobbies, Outbox
 from server.cluster.reroute import Pending, Rerouter
+from server.cluster.targets import event_of
+from server.cluster.targets import owners as owners_of
 from server.core.game import messages
 from server.core.game.members import Send
 from server.core.game.room import Room
 from server.core.outputs import Out, Reply
+from server.core.players.players import Player
 from server.core.ports import Members, RoomsView
 
 #: Seconds between two looks for rooms whose owner changed (their requests are sent again).
@@ -174,7 +177,7 @@ class Failover:
         if not suspects:
             return
         remote = sorted({room for room, _, new in suspects if new != here})
-        owners = await asyncio.to_thread(self.store.room_owners, remote) if remote else {}
+        owners = await asyncio.to_thread(owners_of, self.store, remote) if remote else {}
         for room, old, new in suspects:
             now = here if new == here else owners.get(room)
             if now == here and self.rooms.get(room) is None:
@@ -193,9 +196,13 @@ class Failover:
         link = self.link
         again, members = self.rerouter.move(room, old, new, time.monotonic())
         here = new == link.node
+        event = event_of(room)
         for pid, watching in members.items():
             player = self.members.player(pid)
             if player is None or not player.online:
+                continue
+            if event is not None:
+                self._watch_event(new, player, event)
                 continue
             if here:  # seated players here got the room back on adoption (``welcome_back``)
                 if watching:
@@ -223,7 +230,20 @@ class Failover:
             link.on_request(node, p.pid, player.name, player.kind, p.frame, None, True)
         else:
             link.went_via(p.pid, node)
-            link.queue(node, Request(p.pid, player.name, player.kind, p.frame, seq, True))
+            again = Request(p.pid, player.name, player.kind, p.frame, seq, True, player.account)
+            link.queue(node, again)
+
+    def _watch_event(self, node: str, player: Player, event: str) -> None:
+        """``player`` (connected here) watched ``event``, which ``node`` runs now (adopted):
+        it watches it there again (watchers are not in PostgreSQL) and gets its state."""
+        link, pid, name, kind = self.link, player.pid, player.name, player.kind
+        frame = wire.encode({"type": "watch_tournament", "tournament": event})
+        if node == link.node:
+            link.on_request(node, pid, name, kind, frame, None, False)
+            return
+        link.went_via(pid, node)
+        link.queue(node, Attach(pid, name, kind))
+        link.queue(node, Request(pid, name, kind, frame, None, False, player.account))
 
     def on_watch(self, node: str, pid: str, name: str, kind: str, room_id: str) -> None:
         """``pid`` (connected to ``node``) watched ``room_id`` before this node adopted it: it

@@ -34,16 +34,17 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from protocol import wire
-from protocol.errors import ArenaError, BadFrame, NodeUnavailableError, NoSuchRoom, RateLimited
+from protocol.errors import ArenaError, BadFrame, NodeUnavailableError, RateLimited
 from protocol.wire import MAX_ROOM_ID, Message
 from server.cluster.failover import Failover
 from server.cluster.fanout import ClusterFanOut
 from server.cluster.ops import Ack, Attach, Deliver, Offline, Op, Request, decode, encode
 from server.cluster.ports import ClusterStore, Lobbies, Outbox
+from server.cluster.targets import missing, owners, target_of
 from server.core.game.members import Send
 from server.core.outputs import Close, Lookup, Out, Reply
 from server.core.players.players import Conn, Player
-from server.core.ports import Members, Requests, RoomsView
+from server.core.ports import EventsFeed, Members, Requests, RoomsView
 from server.core.ratelimit import TokenBucket
 
 log = logging.getLogger("mnk.cluster")
@@ -85,9 +86,10 @@ class Forwarder:
         lease_s: float,
         members: Members,
         rooms: RoomsView,
+        events: EventsFeed | None = None,
     ) -> None:
-        #: Who is here and this node's rooms (the arena's, core/ports.py).
-        self.members, self.rooms = members, rooms
+        #: Who is here, this node's rooms and events (the arena's, core/ports.py).
+        self.members, self.rooms, self.events = members, rooms, events
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=BLOCK_MS / 1000 + TIMEOUT, socket_connect_timeout=TIMEOUT
         )
@@ -161,16 +163,16 @@ class Forwarder:
     # -- the node holding the socket ---------------------------------------------------------
 
     def request(self, player: Player, msg: Message) -> list[Out]:
-        """Forward a request about a room this node does not hold to the room's owner."""
-        room = msg["room"]
+        """Forward a request about a room (or an event) this node does not hold to its owner."""
+        room = target_of(msg)
         if self._inside or len(room) > MAX_ROOM_ID:  # a forwarded request is never sent on
-            raise NoSuchRoom(f"no room {room[:MAX_ROOM_ID]!r}")
+            raise missing(room)
         waiting = self._waiting.get(room)
         owner = self.lobbies.owners.get(room)
         if waiting is None and owner is not None:
             self._send_request(owner, player, msg)
             return []
-        if waiting is None:  # not in the lobby (yet): PostgreSQL's rooms table knows its owner
+        if waiting is None:  # not in the lobby (yet): PostgreSQL knows its owner
             if len(self._waiting) >= MAX_LOOKUPS:
                 raise RateLimited("too many rooms looked up at once; try again")
             waiting = self._waiting[room] = []
@@ -188,7 +190,7 @@ class Forwarder:
 
     async def _look_up(self, room: str) -> None:
         try:
-            owner = await asyncio.to_thread(self.store.room_owner, room)
+            owner = (await asyncio.to_thread(owners, self.store, [room])).get(room)
         except Exception:
             log.exception("looking up the owner of a room failed")
             owner = None
@@ -197,7 +199,7 @@ class Forwarder:
         for player, msg in waiting:
             try:
                 if owner is None or owner == self.node:
-                    raise NoSuchRoom(f"no room {room!r}")
+                    raise missing(room)
                 self._send_request(owner, player, msg)
             except ArenaError as exc:
                 error = wire.error(exc.code, exc.message, msg.get("id"))
@@ -205,12 +207,12 @@ class Forwarder:
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
         if not self.lobbies.up:  # refused, never sent: it cannot arrive late, nor twice
-            where = f"room {msg['room']!r} is on another node"
+            where = f"{target_of(msg)!r} is on another node"
             raise NodeUnavailableError(f"{where}, out of reach while the bus is down; try again")
         self.went_via(player.pid, owner)
         frame = wire.encode(msg)
         seq = self.rerouter.sent(owner, player.pid, msg, frame, time.monotonic())
-        request = Request(player.pid, player.name, player.kind, frame, seq, False)
+        request = Request(player.pid, player.name, player.kind, frame, seq, False, player.account)
         if not self.queue(owner, request):
             self.rerouter.forget(seq)
             raise RateLimited("the cluster bus is overloaded; try again")
@@ -297,11 +299,16 @@ class Forwarder:
         frame: bytes,
         seq: int | None = None,
         retry: bool = False,
+        account: str | None = None,
     ) -> None:
-        """Handle a request of ``pid`` (connected to ``node``; this node: one sent again after
-        this node adopted its room), then acknowledge ``seq`` behind its outputs."""
+        """Handle a request of ``pid`` (connected to ``node``, logged in there as ``account``;
+        this node: one sent again after this node adopted its room), then acknowledge ``seq``
+        behind its outputs."""
         here = node == self.node
         out = [] if here else self.attach(node, pid, name, kind)
+        player = None if here else self.members.player(pid)
+        if player is not None and player.account != account:
+            player.log_in(account)  # as its node knows it: a rated room or event needs it
         got = (retry and self.failover.applied(pid, frame)) or self.run(pid, frame)
         ok = True
         for item in got:
@@ -337,7 +344,8 @@ class Forwarder:
             self._inside = False
         self.outbox.emit(out)
         player = self.members.player(pid)
-        if pid in self._made and player is not None and not player.rooms:
+        entered = self.events is not None and self.events.entered(pid)
+        if pid in self._made and player is not None and not player.rooms and not entered:
             self.members.forget(pid)
             self._made.discard(pid)
 
@@ -420,7 +428,7 @@ class Forwarder:
             # behind what this node has not sent yet (a welcome being committed)
             self.outbox.after(functools.partial(self.fanout.local, op.pids, op.frame))
         elif isinstance(op, Request):
-            self.on_request(node, op.pid, op.name, op.kind, op.frame, op.seq, op.retry)
+            self.on_request(node, op.pid, op.name, op.kind, op.frame, op.seq, op.retry, op.account)
         elif isinstance(op, Ack):
             self.rerouter.answered(node, op.seq, op.ok)
         elif isinstance(op, Attach):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from server.cluster.background import Background
 from server.cluster.ports import Adoption, ClusterStore
+from server.core.journal.rows import EntrantRow
 from server.core.outputs import Out
 from server.core.ports import Members, Requests
 
@@ -75,6 +76,8 @@ class NodeKeeper(Background):
             if adoption is not None:  # then what was sent to ``node`` from here comes here
                 seated = (pid for _, game, _ in snapshot.rooms for pid in game.seats if pid)
                 listening = (m.pid for members in audience.values() for m in members)
-                adoption.adopted(node, list(dict.fromkeys([*seated, *listening])))
+                entrants = (r.pid for r in snapshot.tournaments if isinstance(r, EntrantRow))
+                pids = [*seated, *listening, *entrants]
+                adoption.adopted(node, list(dict.fromkeys(pids)))
             log.info("adopted %d rooms of the lapsed node %s", len(snapshot.rooms), node)
         return count

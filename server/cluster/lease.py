@@ -21,7 +21,8 @@ NOW = "extract(epoch FROM clock_timestamp())"
 def join(db: Any, node: str, lease: float) -> int:
     """Take the lease of ``node`` with a new epoch (fencing any older process of that name).
 
-    Rooms without an owner (left by a single server on this database) become this node's.
+    Rooms and events without an owner (left by a single server on this database) become
+    this node's.
     """
     with db.transaction():
         row = db.execute(
@@ -31,6 +32,7 @@ def join(db: Any, node: str, lease: float) -> int:
             (node, lease, lease),
         ).fetchone()
         db.execute("UPDATE rooms SET owner = %s, epoch = epoch + 1 WHERE owner IS NULL", (node,))
+        db.execute("UPDATE tournaments SET owner = %s WHERE owner IS NULL", (node,))
     return int(row["epoch"])
 
 
@@ -40,7 +42,7 @@ def release(db: Any, node: str, epoch: int) -> None:
 
 
 def claim_lapsed(db: Any, me: str) -> list[tuple[str, float | None, list[Any]]]:
-    """In the caller's transaction: take every lapsed node's rooms for ``me``.
+    """In the caller's transaction: take every lapsed node's rooms and events for ``me``.
 
     Returns, per adopted node, its name, its last heartbeat and its rooms (room, game_id rows).
     A lapsed node another survivor is adopting right now is skipped, never waited for.
@@ -59,5 +61,6 @@ def claim_lapsed(db: Any, me: str) -> list[tuple[str, float | None, list[Any]]]:
             (me, row["node"]),
         ).fetchall()
         rooms.sort(key=lambda r: r["seq"])
+        db.execute("UPDATE tournaments SET owner = %s WHERE owner = %s", (me, row["node"]))
         adopted.append((row["node"], row["alive_at"], rooms))
     return adopted

@@ -29,6 +29,7 @@ from server.cluster.bus import RedisBus
 from server.cluster.fanout import ClusterFanOut
 from server.cluster.forward import Forwarder
 from server.cluster.keeper import NodeKeeper
+from server.cluster.occurrences import Occurrences
 from server.cluster.ops import Op, Propose, Taken
 from server.cluster.pairing import ClusterPairing
 from server.cluster.ports import ClusterStore, Outbox
@@ -98,6 +99,7 @@ class ClusterNode(Generic[S]):
         arena itself only as :class:`~server.core.ports.Requests`), sending through ``outbox``
         (the server)."""
         members, rooms = arena.presence, arena.rooms  # the arena's ports (core/ports.py)
+        events = arena.event_board
         bus = RedisBus(
             url=self.redis_url,
             node=self.name,
@@ -107,16 +109,18 @@ class ClusterNode(Generic[S]):
             directory=self,
             on_remote_hello=self._remote_hello,
             on_back=self._bus_back,
+            events=events,
         )
         forwarder = Forwarder(
             self.redis_url, self.name, arena, outbox=outbox, store=self.store, lobbies=bus,
             fanout=self.fanout, others=self._other_op, lease_s=self.lease_s, members=members,
-            rooms=rooms,
+            rooms=rooms, events=events,
         )  # fmt: skip
         bots = ClusterBots(
             arena, forwarder, outbox,
             lease_s=self.lease_s, members=members, rooms=rooms, lender=arena.bots,
         )  # fmt: skip
+        events.claim_with(Occurrences(self.store))
         keeper = NodeKeeper(
             arena, self.store, emit=outbox.emit, adoption=forwarder.failover, members=members
         )

@@ -28,6 +28,9 @@ class Request:
     frame: bytes
     seq: int | None
     retry: bool
+    #: The account the player is logged in as on its node (the owner seats it as that
+    #: account: a rated room or event takes accounts only).
+    account: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +162,7 @@ _ALL = (Request, Ack, Attach, Offline, Deliver, Watch, Adopted, SeatAsk, Lent, F
 _KINDS: dict[str, Any] = {cls.TAG: cls for cls in _ALL}
 #: The Python types of each op's fields on the wire, in order (``Lent`` is special-cased).
 _TYPES: dict[str, tuple[type | tuple[type, ...], ...]] = {
-    "req": (str, str, str, bytes, (int, type(None)), bool),
+    "req": (str, str, str, bytes, (int, type(None)), bool, (str, type(None))),
     "ack": (int, bool),
     "att": (str, str, str),
     "off": (str,),
@@ -182,7 +185,10 @@ def encode(op: Op) -> list[Any]:
             return [Lent.TAG, op.token, False]
         return [Lent.TAG, op.token, True, grant.pid, grant.name, grant.level, grant.capacity,
                 list(grant.games)]  # fmt: skip
-    return [op.TAG, *(getattr(op, f.name) for f in fields(op))]
+    values = [getattr(op, f.name) for f in fields(op)]
+    if isinstance(op, Request) and op.account is None:
+        values.pop()  # a guest's request: as before accounts were named
+    return [op.TAG, *values]
 
 
 def decode(raw: list[Any]) -> Op:
@@ -191,6 +197,8 @@ def decode(raw: list[Any]) -> Op:
     if tag == Lent.TAG:
         return _decode_lent(values)
     kinds = _TYPES.get(tag)
+    if tag == Request.TAG and len(values) == len(kinds or ()) - 1:
+        values = [*values, None]  # a request from a node that names no account
     if kinds is None:
         raise BadFrame(f"unknown bus op {str(tag)[:20]!r}")
     _check(tag, values, kinds)

@@ -11,7 +11,7 @@ from redis.asyncio.client import Pipeline
 
 from server.cluster.audience import Audience
 from server.cluster.ops import Op
-from server.core.journal.rows import Snapshot
+from server.core.journal.rows import Snapshot, TournamentRow
 from server.core.outputs import Out
 
 
@@ -57,6 +57,14 @@ class ClusterStore(Protocol):
 
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
         """Take the rooms of every node whose lease lapsed: per node, what was taken."""
+        ...
+
+    def event_owners(self, events: list[str]) -> dict[str, str]:
+        """The nodes running ``events`` (those that exist)."""
+        ...
+
+    def claim_occurrence(self, schedule: str, row: TournamentRow) -> bool:
+        """Open the scheduled occurrence ``row`` here unless a node opened it already."""
         ...
 
 

@@ -8,7 +8,8 @@ again, marked as a retry: a move carries its ``ply``, so a retry of a move the d
 already committed is recognised by the adopter and answered with that move, never applied twice.
 Acknowledged requests also tell which remote rooms each player here sits in or watches, so that
 after an adoption the node re-attaches them to the adopter (a spectator is not in PostgreSQL:
-only its node knows it watched). Everything is bounded: per owner, per room, in time.
+only its node knows it watched); the same for the events (``t:ID``) a player here watches.
+Everything is bounded: per owner, per room, in time.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 from protocol.errors import RateLimited
 from protocol.wire import Message
+from server.cluster.targets import event_of, target_of
 
 #: Unanswered requests kept: in all, per owner node, per room, and for how many seconds (a
 #: request older than that is forgotten: its answer, if it ever comes, is still delivered).
@@ -64,7 +66,7 @@ class Rerouter:
 
     def sent(self, owner: str, pid: str, msg: Message, frame: bytes, now: float) -> int:
         """Note a request forwarded to ``owner``; its sequence number (RateLimited past a bound)."""
-        room = msg["room"]
+        room = target_of(msg)
         if (
             len(self.pending) >= MAX_UNANSWERED
             or self._per_owner.get(owner, 0) >= MAX_PER_OWNER
@@ -92,7 +94,12 @@ class Rerouter:
         if not ok:
             return
         kind = p.msg["type"]
-        if kind == "leave_room":
+        if event_of(p.room) is not None:  # any answered request about an event watches it
+            if kind == "watch_tournament" and p.msg.get("watch") is False:
+                self.leave(p.pid, p.room)
+            else:
+                self.track(p.pid, p.room, node, True)
+        elif kind == "leave_room":
             self.leave(p.pid, p.room)
         elif kind == "join_room":
             self.track(p.pid, p.room, node, bool(p.msg.get("spectate")))

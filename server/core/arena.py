@@ -55,6 +55,7 @@ from server.core.rating.pools import FORM_POOLS, LABELS
 from server.core.round import deadlines
 from server.core.round.actions import Actions
 from server.core.round.reports import reporting
+from server.core.tournament.board import EventBoard
 from server.core.tournament.desk import Tournaments
 from server.core.tournament.entry import EntryCheck
 from server.core.tournament.schedule import Schedule
@@ -161,6 +162,11 @@ class Arena:
         } | self.ratings.handlers()
 
     # -- the shell's ------------------------------------------------------------------------
+
+    @property
+    def event_board(self) -> EventBoard:
+        """The events held here as a cluster's nodes share them (their lines, their claims)."""
+        return self.tournaments.board
 
     @property
     def hello_timeout(self) -> float:
@@ -359,8 +365,11 @@ class Arena:
         kind = msg["type"]
         if kind == "hello":
             raise BadMessage("already said hello")
-        if not self.node.standalone and "room" in msg and self.rooms.get(msg["room"]) is None:
-            out = self.node.forward(player, msg)  # another node's room (or none at all)
+        if not self.node.standalone and (
+            ("room" in msg and self.rooms.get(msg["room"]) is None)
+            or ("tournament" in msg and not self.event_board.holds(msg["tournament"]))
+        ):
+            out = self.node.forward(player, msg)  # another node's room or event (or none)
             self.roster.keep(player)  # seated or watching there: its row (and token) is here
             return out
         return self._handlers[kind](player, msg)

@@ -7,6 +7,7 @@ the arena's parts and handed to them where they are made (``cli.py``, ``ClusterN
 | :class:`Members` | ``Presence`` | forwarding, failover, adoption, bots lent, pairing, lag, ends |
 | :class:`RoomsView` | the ``RoomRegistry`` | failover, bots lent |
 | :class:`LobbyFeed` | ``Lobby`` | the lobby bus |
+| :class:`EventsFeed` | ``EventBoard`` | the lobby bus, a cluster's scheduled occurrences |
 | :class:`BotLender` | ``BotDesk`` | bots lent across nodes (and their directory) |
 | :class:`Requests` | ``Arena`` | forwarding, bots lent, adoption: work handed to the arena |
 | :class:`PasswordDesk` | ``Accounts`` | the password jobs (``shell/hasher.py``) |
@@ -16,7 +17,7 @@ the arena's parts and handed to them where they are made (``cli.py``, ``ClusterN
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Protocol
 
 from protocol.wire import Message
@@ -25,6 +26,7 @@ from server.core.journal.rows import Snapshot
 from server.core.limits import Limits
 from server.core.outputs import Auth, AuthResult, Out
 from server.core.players.players import Conn, Player
+from server.core.tournament.board import Occurrences
 
 
 class Members(Protocol):
@@ -80,6 +82,30 @@ class LobbyFeed(Protocol):
 
     def set_remote(self, lines: dict[str, Message]) -> None:
         """The other nodes' lobby lines, as the last round read them."""
+        ...
+
+
+class EventsFeed(Protocol):
+    """The events (tournaments) as a node publishes them, and the other nodes' lines."""
+
+    def lines_version(self) -> Hashable:
+        """Changes whenever a line of :meth:`lines` does."""
+        ...
+
+    def lines(self) -> dict[str, Message]:
+        """This node's events' ``tournaments`` lines, by id."""
+        ...
+
+    def set_remote(self, lines: dict[str, Message]) -> None:
+        """The other nodes' events' lines, as the last round read them."""
+        ...
+
+    def entered(self, pid: str) -> bool:
+        """Whether ``pid`` is in an event here that is not over."""
+        ...
+
+    def claim_with(self, claims: Occurrences) -> None:
+        """Claim each scheduled occurrence with ``claims`` before opening it."""
         ...
 
 

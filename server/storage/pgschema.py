@@ -39,7 +39,7 @@ from server.storage.entrychecks import PG_MIGRATION as ENTRY_CHECKS_MIGRATION
 from server.storage.entrychecks import pg_entry_check
 from server.storage.ratings import PG_MIGRATION, pg_change
 from server.storage.tournaments import PG_MIGRATION as TOURNAMENTS_MIGRATION
-from server.storage.tournaments import pg_tournament
+from server.storage.tournaments import PG_OWNERS_MIGRATION, pg_tournament
 
 #: What the fencing function ``mnk_fence`` says when it refuses a commit.
 FENCED = "mnk-fenced"
@@ -113,6 +113,8 @@ MIGRATIONS: tuple[str | Callable[[psycopg.Connection[Any]], None], ...] = (
     TOURNAMENTS_MIGRATION,
     # 10 (SQLite's 12): bot accounts' entry checks, one row per account
     ENTRY_CHECKS_MIGRATION,
+    # 11: the node that runs each event, and each scheduled occurrence opened once
+    PG_OWNERS_MIGRATION,
 )
 
 #: The advisory lock key migrations hold (any constant no other user of the database takes).

@@ -21,11 +21,12 @@ from typing import Any, Protocol
 import psycopg
 from psycopg.rows import dict_row
 
-from server.core.journal.rows import JournalRow, KeyRow, Snapshot
+from server.core.journal.rows import EntrantRow, JournalRow, KeyRow, Snapshot, TournamentRow
 from server.storage.base import Fenced, StoreLocked, StoreUnavailable
 from server.storage.history import History
 from server.storage.locks import lock_node, node_label
 from server.storage.pgschema import FENCED, batch_sql, migrate
+from server.storage.tournaments import pg_tournament, read_tournaments
 
 log = logging.getLogger("mnk.store")
 
@@ -299,11 +300,13 @@ class PgStore(History):
         if self.node is None:
             return full
         seated = {pid for _, game, _ in full.rooms for pid in game.seats if pid is not None}
+        # The events this node owns (its own at a start; with an adoption's, those it took
+        # over in the same transaction): their entrants are kept too, to be seated in games.
+        events = read_tournaments(db, self.node)
+        seated.update(r.pid for r in events if isinstance(r, EntrantRow))
         players = [p for p in full.players if p.pid in seated or p.pid in full.played]
-        # No events: which node owns one is not settled yet (a cluster's nodes would all run
-        # each), so a cluster node runs the events made on it until it stops.
         return Snapshot(
-            players, full.rooms, alive_at, full.played, full.ratings, (), full.entry_checks
+            players, full.rooms, alive_at, full.played, full.ratings, events, full.entry_checks
         )
 
     def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
@@ -335,6 +338,35 @@ class PgStore(History):
             "SELECT room, owner FROM rooms WHERE room = ANY(?) AND owner IS NOT NULL", (rooms,)
         )
         return {row["room"]: row["owner"] for row in rows}
+
+    def event_owners(self, events: list[str]) -> dict[str, str]:
+        """The node that runs each of ``events`` now (a cluster forwards requests about an
+        event there; read on a worker thread, never the loop)."""
+        rows = self._reader().execute(
+            "SELECT tournament, owner FROM tournaments "
+            "WHERE tournament = ANY(?) AND owner IS NOT NULL",
+            (events,),
+        )
+        return {row["tournament"]: row["owner"] for row in rows}
+
+    def claim_occurrence(self, schedule: str, row: TournamentRow) -> bool:
+        """Open the scheduled occurrence ``row`` (of ``schedule``, at its start) as this node's
+        unless a node opened it already: its claim and its event's row in one fenced
+        transaction, so each occurrence is opened once cluster-wide and is adopted with its
+        node (on a worker thread, never the loop)."""
+        assert self.node is not None
+        db = self._reader()
+        with db.conn.transaction():
+            self._fence(db.conn)
+            won = db.execute(
+                "INSERT INTO tournament_occurrences VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (schedule, starts_at) DO NOTHING RETURNING tournament",
+                (schedule, row.starts_at, row.tournament, self.node),
+            ).fetchone()
+            if won is not None:
+                sql, args = pg_tournament(row, self.node)
+                db.conn.execute(sql, args)
+        return won is not None
 
     def bot_keys(self) -> list[KeyRow]:
         """Every bot key, revoked ones included (read on a worker thread, never the loop)."""

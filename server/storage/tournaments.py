@@ -66,6 +66,27 @@ _SQL = {
 SQLITE_SQL = {kind: sql.format(p="?") for kind, sql in _SQL.items()}
 PG_SQL = {kind: sql.format(p="%s") for kind, sql in _SQL.items()}
 
+#: PostgreSQL's migration 11: the node that runs each event (a cluster's; NULL: a single
+#: server's, the first node's when it joins), and each scheduled occurrence opened once
+#: cluster-wide (its schedule and start; the event's row is inserted in the same transaction).
+PG_OWNERS_MIGRATION = """
+    ALTER TABLE tournaments ADD COLUMN owner TEXT;
+    CREATE INDEX tournaments_by_owner ON tournaments (owner);
+    CREATE TABLE tournament_occurrences (
+        schedule TEXT NOT NULL, starts_at DOUBLE PRECISION NOT NULL, tournament TEXT NOT NULL,
+        node TEXT NOT NULL, PRIMARY KEY (schedule, starts_at));
+"""
+#: A cluster node's event header: as the others, and the writer owns it (it is the owner: its
+#: commits are fenced by its lease, and an adopter took the row over first).
+PG_EVENT_SQL = (
+    "INSERT INTO tournaments (tournament, name, creator, settings, status, created_at, "
+    "starts_at, started_at, ended_at, owner) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (tournament) DO UPDATE SET status = excluded.status, "
+    "starts_at = excluded.starts_at, started_at = excluded.started_at, "
+    "ended_at = excluded.ended_at, owner = excluded.owner"
+)
+
 
 def values(r: TournamentJournalRow) -> tuple[Any, ...]:
     """The record's column values, in its table's order."""
@@ -89,21 +110,28 @@ def write_tournament(db: Any, r: TournamentJournalRow) -> None:
 
 
 def pg_tournament(r: TournamentJournalRow, node: str | None) -> tuple[str, Any]:
-    """The PostgreSQL statement that saves ``r``."""
+    """The PostgreSQL statement that saves ``r`` (``node``: the cluster node writing it, the
+    event's owner)."""
+    if node is not None and isinstance(r, TournamentRow):
+        return PG_EVENT_SQL, (*values(r), node)
     return PG_SQL[type(r)], values(r)
 
 
-def read_tournaments(db: Any) -> tuple[TournamentJournalRow, ...]:
-    """The rows of every open or running event and the latest finished ones: headers, then
-    entrants, pairings and results, each kind in the order written (over a ``?`` reader)."""
+def read_tournaments(db: Any, owner: str | None = None) -> tuple[TournamentJournalRow, ...]:
+    """The rows of every open or running event and the latest finished ones (``owner``: of
+    the events that cluster node runs): headers, then entrants, pairings and results, each
+    kind in the order written (over a ``?`` reader)."""
+    mine = "" if owner is None else "AND owner = ? "
     kept = (
-        "SELECT tournament FROM tournaments WHERE status <> 'finished' UNION ALL "
-        "SELECT * FROM (SELECT tournament FROM tournaments WHERE status = 'finished' "
+        f"SELECT tournament FROM tournaments WHERE status <> 'finished' {mine}UNION ALL "
+        f"SELECT * FROM (SELECT tournament FROM tournaments WHERE status = 'finished' {mine}"
         f"ORDER BY ended_at DESC LIMIT {KEEP_FINISHED}) AS latest"
     )
+    args = () if owner is None else (owner, owner)
     rows: list[TournamentJournalRow] = []
-    for r in db.execute(f"SELECT * FROM tournaments WHERE tournament IN ({kept})"):
+    for r in db.execute(f"SELECT * FROM tournaments WHERE tournament IN ({kept})", args):
         d = dict(r)
+        d.pop("owner", None)
         d["settings"] = json.loads(d["settings"])
         rows.append(TournamentRow(**d))
     tables = (
@@ -113,7 +141,7 @@ def read_tournaments(db: Any) -> tuple[TournamentJournalRow, ...]:
     )
     for table, order, kind in tables:
         query = f"SELECT * FROM {table} WHERE tournament IN ({kept}) ORDER BY tournament, {order}"
-        for r in db.execute(query):
+        for r in db.execute(query, args):
             d = dict(r)
             if kind is ResultRow:
                 d["void"] = bool(d["void"])

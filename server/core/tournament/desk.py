@@ -48,6 +48,7 @@ from server.core.rating.desk import RatingDesk
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import arena_pairs
 from server.core.tournament.entry import EntryCheck
+from server.core.tournament.board import EventBoard
 from server.core.tournament.event import (
     FINISHED,
     GONE,
@@ -58,6 +59,7 @@ from server.core.tournament.event import (
     RUNNING,
     Entrant,
     Event,
+    Settings,
     Slot,
     read_settings,
     rebuild,
@@ -81,8 +83,6 @@ MAX_WATCHING = 8
 PUSH_INTERVAL = 0.25
 #: Seconds between two looks at the events' clocks (starts, an arena's end and its pairings).
 SCAN_INTERVAL = 1.0
-#: ``list_tournaments`` pages.
-LIST_LIMIT = 100
 DAY = 86400.0
 
 
@@ -133,12 +133,15 @@ class Tournaments:
         *,
         seating: Seating,
         journal: Journal,
+        board: EventBoard | None = None,
     ) -> None:
         self.roster, self.players, self.rooms, self.ratings = roster, roster.players, rooms, ratings
         #: The bots' entry check, asked before a bot's first rated entry (the shell examines).
         self.entry = EntryCheck(journal, roster.clock)
         self.seating, self.journal, self.clock = seating, journal, roster.clock
-        self.events: dict[str, Event] = {}
+        #: The events held here, and (a cluster's) the others' lines and occurrence claims.
+        self.board = board if board is not None else EventBoard()
+        self.events: dict[str, Event] = self.board.events
         #: Each live room of an event: (event, game key, game id).
         self._rooms: dict[str, tuple[str, str, str]] = {}
         #: Events whose games changed: the sweep looks at their next pairings.
@@ -160,7 +163,7 @@ class Tournaments:
             "join_tournament": self.join,
             "leave_tournament": self.leave,
             "start_tournament": self.start,
-            "list_tournaments": self.list_events,
+            "list_tournaments": self.board.list_events,
             "get_tournament": self.get,
             "watch_tournament": self.watch,
         }
@@ -193,13 +196,19 @@ class Tournaments:
     def open_event(self, settings: Any, creator: str | None, starts_at: float | None) -> Event:
         """A new event (``creator`` None: the operator's) starting at ``starts_at`` (None:
         when its creator starts it), journaled."""
-        if sum(e.status != FINISHED for e in self.events.values()) >= MAX_LIVE_EVENTS:
-            raise TooManyTournaments("the server holds the most tournaments it may: try later")
-        now = self.clock()
+        self._check_room()
         tid = event_id()
         while tid in self.events:
             tid = event_id()
-        event = Event(tid, settings, creator, now, starts_at)
+        return self._opened(Event(tid, settings, creator, self.clock(), starts_at))
+
+    def _check_room(self) -> None:
+        if sum(e.status != FINISHED for e in self.events.values()) >= MAX_LIVE_EVENTS:
+            raise TooManyTournaments("the server holds the most tournaments it may: try later")
+
+    def _opened(self, event: Event) -> Event:
+        """``event`` is held here from now on, journaled."""
+        tid, settings, creator = event.id, event.settings, event.creator
         self.events[tid] = event
         self.journal.record(event.row())
         log.info("tournament %s (%s) created by %s", tid, settings.format, creator or "operator")
@@ -264,33 +273,6 @@ class Tournaments:
             raise TournamentClosed("a tournament starts with two players or more")
         out = self._begin(event)
         return [Reply(event.message()), *out]
-
-    def list_events(self, player: Player, msg: Message) -> list[Out]:
-        """A page of events: running, then open (soonest first), then finished (latest first)."""
-        status = msg.get("status")
-        limit = msg.get("limit", 50)
-        if not 1 <= limit <= LIST_LIMIT:
-            raise BadMessage(f"limit must be 1..{LIST_LIMIT}")
-        place = {RUNNING: 0, OPEN: 1, FINISHED: 2}
-        events = sorted(
-            (e for e in self.events.values() if status is None or e.status == status),
-            key=lambda e: (place[e.status], -(e.ended_at or 0), e.starts_at or e.created_at, e.id),
-        )
-        cursor = msg.get("cursor")
-        if cursor is not None:
-            ids = [e.id for e in events]
-            events = events[ids.index(cursor) + 1 :] if cursor in ids else []
-        page = events[:limit]
-        more = len(events) > limit
-        return [
-            Reply(
-                {
-                    "type": "tournaments",
-                    "tournaments": [e.summary() for e in page],
-                    "next": page[-1].id if more else None,
-                }
-            )
-        ]
 
     def get(self, player: Player, msg: Message) -> list[Out]:
         """The whole event (one page of its games)."""
@@ -358,9 +340,25 @@ class Tournaments:
         start, and a restart tells the calendar)."""
         for settings, start in self.calendar.due(now):
             try:
-                self.open_event(settings, None, start)
+                if self.board.claims is None:
+                    self.open_event(settings, None, start)
+                else:
+                    self._claim(settings, start, now)
             except TooManyTournaments:
                 log.warning("scheduled %r at %.0f not opened: too many", settings.name, start)
+
+    def _claim(self, settings: Settings, start: float, now: float) -> None:
+        """Open the occurrence once the cluster's store says no node opened it before."""
+        claims = self.board.claims
+        assert claims is not None and settings.schedule is not None
+        self._check_room()
+        event = Event(event_id(), settings, None, now, start)
+
+        def won() -> None:
+            if event.id not in self.events:
+                self._opened(event)
+
+        claims.claim(settings.schedule, event.row(), won)
 
     def _scan(self, event: Event, now: float) -> list[Out]:
         """An event's clock: its start when due, an arena's end, an arena's pairings."""
@@ -578,7 +576,8 @@ class Tournaments:
     def restore(self, rows: Iterable[TournamentJournalRow]) -> None:
         """Take back the events from the store (after the rooms): each game in flight reports
         to its event again; a game whose room is gone without a result is void. Events held
-        already are kept as they are (a cluster node adopting rooms restores no events)."""
+        already are kept as they are (a cluster node adopting a lapsed node's rooms and events
+        reads back its own too)."""
         now = self.clock()
         for tid, event in rebuild(rows).items():
             self.calendar.seen(event.settings.schedule, event.starts_at)
