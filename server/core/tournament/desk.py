@@ -47,8 +47,8 @@ from server.core.players.roster import Roster
 from server.core.rating.desk import RatingDesk
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import arena_pairs
-from server.core.tournament.entry import EntryCheck
 from server.core.tournament.board import EventBoard
+from server.core.tournament.entry import EntryCheck
 from server.core.tournament.event import (
     FINISHED,
     GONE,
