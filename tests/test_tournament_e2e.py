@@ -125,7 +125,7 @@ def test_killed_director_resumes_to_the_same_totals(tmp_path: Path) -> None:
     out = tmp_path / "resume"
     bots = ["--bot", "a=minimax:level=2", "--bot", "b=minimax:level=1", "--bot", "c=random"]
     args = ["--game", "tictactoe", *bots, "--games", "2", "--openings", "random:1:2"]
-    args += ["--seed", "11", "--concurrency", "2", "--plain"]
+    args += ["--seed", "11", "--concurrency", "2", "--plain", "--own-schedule"]  # its keys
     proc = tournament(out, *args)
     journal = out / "journal.jsonl"
     deadline = time.monotonic() + 60

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ async def test_a_round_robin_is_the_servers_event(server: Any, tmp_path: Path) -
 
 SLOW_BOT = """
 import time
+from collections import Counter
 from bots.sdk import RandomBot
 
 
@@ -174,3 +176,26 @@ async def test_a_swiss_is_the_servers_event_with_its_byes(tmp_path: Path) -> Non
     # players in 4 rounds the results can leave the last round none, and then one repeat is the
     # format's answer (a CI run drew it), never more.
     assert len(set(pairs)) >= len(pairs) - 1
+
+
+async def test_random_openings_are_drawn_by_the_director_and_played_by_the_server(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "random"
+    args = ["--server", server.url, "--game", "tictactoe", "--openings", "random:1:2", "--plain"]
+    args += ["--seed", "5", "--key", f"director={bot_key(server, 'director')}"]
+    for name, spec in BOTS.items():
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output
+    drawn = json.loads((out / "tournament.json").read_text())["opening_list"]
+    assert len(drawn) == 2 and all(len(o) == 1 for o in drawn) and drawn[0] != drawn[1]
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid]
+    assert [[list(m) for m in o] for o in event.settings.openings] == drawn  # sent as the list
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 3 * 4  # 2 openings x 2 colours a pair
+    seats = Counter((tuple(g["players"]), json.dumps(g["opening"])) for g in doc["games"])
+    assert set(seats.values()) == {1} and len(seats) == 12  # each colour of each opening once
+    for game in doc["games"]:
+        assert game["opening"] in drawn and game["moves"][:1] == game["opening"]

@@ -4,7 +4,7 @@ Round robin and swiss run as the server's own event (one pairing implementation:
 server's): the bots enter it with mnk-bot --tournament ID and the event gets a page /t/ID
 (with --server, on that server; use --key director=KEY for the account that creates it).
 The director's own schedule plays what the server's events cannot do yet: gauntlet, --sprt,
---openings random:K, --servers, 'remote' bots, a swiss of several games a pairing, a round
+--servers, 'remote' bots, a swiss of several games a pairing, a round
 robin of more than 10 games a pairing; --own-schedule asks for it. On the server path
 --concurrency is the server's (a whole round at once) and a rerun follows the same event.
 

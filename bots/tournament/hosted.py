@@ -53,8 +53,6 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
         return f"the server has no {config['format']} format"
     if config["sprt"]:
         return "--sprt"
-    if str(config["openings"] or "").startswith("random:"):
-        return "--openings random:K"
     if cluster:
         return "--servers"
     if any(spec == "remote" for _, spec in config["bots"]):
