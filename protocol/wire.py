@@ -178,7 +178,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "clock": ((dict, type(None)), False),
         "rated": (_BOOL, False),
         "options": (_MAP, False),
-        "openings": ((list,), False),
+        "openings": ((list, int, str), False),
         "games_per_pair": (_INT, False),
         "rounds": (_INT, False),
         "duration_s": ((int, float), False),

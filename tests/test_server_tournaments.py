@@ -217,3 +217,30 @@ async def test_an_arena_killed_mid_event_resumes_its_games_and_pairs_on(
     await field.resign(open_games(again)[0])
     later = await field.until(tid, lambda e: len(e["games"]) == 4)
     assert sum(s["points"] for s in later["standings"]) == 4
+
+
+async def test_balanced_openings_by_count_or_all_of_them(client_factory: Any) -> None:
+    from protocol.openings import balanced_openings
+
+    dana = await registered(client_factory, "dana")
+    gomoku = EVENT | {"game": "gomoku", "format": "round_robin"}
+    three = await dana.request(**gomoku, openings=3)
+    assert three["openings"] == 3
+    every = await dana.request(**gomoku, openings="balanced")
+    assert every["openings"] == len(balanced_openings()) == 40
+    for bad in (0, 41, "random"):
+        await dana.error("bad_options", **gomoku, openings=bad)
+    for bad in (True, 2.5):
+        await dana.error("bad_message", **gomoku, openings=bad)
+    await dana.error("bad_options", **EVENT, format="round_robin", openings=2)  # 3x3
+    await dana.alive()
+
+
+async def test_a_balanced_opening_is_what_the_game_starts_from(server: Any) -> None:
+    from protocol.openings import balanced_openings
+    from server.core.tournament.event import read_settings
+
+    settings = read_settings(EVENT | {"game": "renju", "format": "round_robin", "openings": 2})
+    assert settings.openings == balanced_openings()[:2]
+    options = settings.room_options("t", 1)
+    assert options["opening"] == [list(m) for m in balanced_openings()[1]]

@@ -199,3 +199,22 @@ async def test_random_openings_are_drawn_by_the_director_and_played_by_the_serve
     assert set(seats.values()) == {1} and len(seats) == 12  # each colour of each opening once
     for game in doc["games"]:
         assert game["opening"] in drawn and game["moves"][:1] == game["opening"]
+
+
+async def test_balanced_openings_are_the_servers_own_list(server: Any, tmp_path: Path) -> None:
+    from protocol.openings import balanced_openings
+
+    out = tmp_path / "balanced"
+    args = ["--server", server.url, "--game", "gomoku", "--openings", "balanced:2", "--plain"]
+    args += ["--max-moves", "12", "--key", f"director={bot_key(server, 'director')}"]
+    for name in ("r1", "r2"):
+        args += ["--bot", f"{name}=random", "--key", f"{name}={bot_key(server, name)}"]
+    await run(command(out, *args))
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    assert server.arena.tournaments.events[tid].settings.openings == balanced_openings()[:2]
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 4
+    played = Counter(json.dumps(g["opening"]) for g in doc["games"])
+    assert played == Counter({json.dumps([list(m) for m in o]): 2 for o in balanced_openings()[:2]})
+    for game in doc["games"]:
+        assert game["moves"][:5] == game["opening"]

@@ -567,3 +567,38 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
     assert msg["options"] == {"max_moves": 40} and msg["clock"]["initial_s"] == 20.0
     swiss = event_request(_hosted_config(format="swiss", rounds=3), "x", True)
     assert swiss["rounds"] == 3 and swiss["rated"] and "games_per_pair" not in swiss
+
+
+def test_the_balanced_openings_are_quiet_distinct_five_stone_gomoku_openings() -> None:
+    from bots.tournament.openings import is_quiet, openings_from_arg
+    from protocol.openings import BALANCED_FILE, balanced_openings
+    from protocol.variants import make_variant
+
+    header = BALANCED_FILE.read_text().splitlines()[0]
+    assert header.startswith("# 40 balanced 5-stone gomoku openings: bench/balanced_openings.py")
+    openings = balanced_openings()
+    assert len(openings) == len(set(openings)) == 40
+    for game in ("gomoku", "gomoku-standard", "renju"):
+        variant = make_variant(game, {})
+        assert all(len(o) == 5 and is_quiet(o, variant) for o in openings), game
+    assert openings_from_arg("balanced:3", make_variant("gomoku", {}), 1) == list(openings[:3])
+    assert len(openings_from_arg("balanced", make_variant("gomoku", {}), 1)) == 40
+    for bad, game in (
+        ("balanced:0", "gomoku"),
+        ("balanced:41", "gomoku"),
+        ("balanced:2", "tictactoe"),
+    ):
+        with pytest.raises(ValueError):
+            openings_from_arg(bad, make_variant(game, {}), 1)
+    msg = event_request_of(openings="balanced:2", opening_list=[list(o) for o in openings[:2]])
+    assert msg["openings"] == 2 and msg["games_per_pair"] == 4  # the server's own list
+    twice = event_request_of(
+        openings="balanced:1", games=2, opening_list=[[list(m) for m in openings[0]]]
+    )
+    assert twice["openings"] == [[list(m) for m in openings[0]]] * 2  # repeated: sent as stones
+
+
+def event_request_of(**changes: object) -> dict:
+    from bots.tournament.hosted import event_request
+
+    return event_request(_hosted_config(**changes), "x", False)

@@ -94,7 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clock", default=None, help="time control INITIAL+INCREMENT in seconds")
     p.add_argument("--move-time", type=float, default=None, help="cap per move (seconds)")
     p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
-    p.add_argument("--openings", default=None, help="FILE, or random:K[:N] (K stones, N openings)")
+    p.add_argument(
+        "--openings",
+        default=None,
+        help="FILE, random:K[:N] (K stones, N openings) or balanced:K (15x15)",
+    )
     p.add_argument("--max-moves", type=int, default=None, help="adjudicate a draw at M stones")
     p.add_argument(
         "--opening-rule",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.tournament.director import JOURNAL, RESULTS, Reporter
+from bots.tournament.openings import balanced_count
 from bots.tournament.referee import Played
 from bots.tournament.results import (
     GameResult,
@@ -40,7 +41,7 @@ log = logging.getLogger("mnk.tournament")
 EVENT_FILE = "event.json"
 #: The server's bounds that an old-path run may exceed (docs/PROTOCOL.md, create_tournament).
 MAX_GAMES_PER_PAIR = 10
-MAX_OPENINGS = 32
+MAX_OPENINGS = 64
 MAX_SWISS_ROUNDS = 20
 MAX_PLAYERS = 64
 
@@ -107,7 +108,10 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
             msg["rounds"] = config["rounds"]
     else:
         msg["games_per_pair"] = games_per_pair(config)
-        if openings := server_openings(config):
+        count = balanced_count(config["openings"])
+        if count is not None and config["games"] * (config["rounds"] or 1) == 1:
+            msg["openings"] = count  # the server's own balanced list: the same openings
+        elif openings := server_openings(config):
             msg["openings"] = openings
     return msg
 

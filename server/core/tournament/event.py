@@ -12,6 +12,7 @@ from typing import Any
 
 from protocol.elo import elo_view
 from protocol.errors import ArenaError, BadOptions, RatedNeedsClock
+from protocol.openings import BALANCED_BOARD, balanced_openings
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.game.clock import ClockSpec
@@ -34,7 +35,7 @@ IN, PAUSED, OUT, GONE = "in", "paused", "out", "gone"
 #: Bounds of a ``create_tournament`` (docs/PROTOCOL.md, "Limits").
 MAX_NAME = 64
 MAX_ENTRANTS = 64
-MAX_OPENINGS = 32
+MAX_OPENINGS = 64
 MAX_GAMES_PER_PAIR = 10
 MAX_SWISS_ROUNDS = 20
 MIN_ARENA_S, MAX_ARENA_S = 10.0, 6 * 3600.0
@@ -130,7 +131,7 @@ def read_settings(msg: Message) -> Settings:
     rated = bool(msg.get("rated", False))
     if rated and pool_of(FIXED[game], clock) is None:
         raise RatedNeedsClock("a rated tournament needs a clock (and a rated game)")
-    openings = read_openings(game, options, msg.get("openings") or [])
+    openings = read_openings(game, options, listed_openings(game, msg.get("openings")))
     settings = Settings(
         name, game, fmt, clock, rated, options, openings,
         bounded(msg, "games_per_pair", 1, MAX_GAMES_PER_PAIR, 2),
@@ -140,6 +141,23 @@ def read_settings(msg: Message) -> Settings:
     )  # fmt: skip
     bounded(msg, "starts_in_s", 0, MAX_STARTS_IN_S, None)
     return settings
+
+
+def listed_openings(game: str, raw: Any) -> list[Any]:
+    """A ``create_tournament``'s ``openings`` as a list: a list as it is; ``K`` the first K of
+    the balanced openings (``protocol/openings.py``), ``"balanced"`` all of them (15x15 games
+    only); anything else BadOptions."""
+    if raw is None or isinstance(raw, list):
+        return raw or []
+    balanced = balanced_openings()
+    if raw == "balanced":
+        raw = len(balanced)
+    if type(raw) is not int or not 1 <= raw <= len(balanced):
+        raise BadOptions(f'openings: a list, "balanced" or a count 1..{len(balanced)}')
+    variant = FIXED[game]
+    if (variant.width, variant.height) != BALANCED_BOARD:
+        raise BadOptions("the balanced openings are for 15x15 games")
+    return [[list(m) for m in o] for o in balanced[:raw]]
 
 
 def read_openings(
