@@ -184,6 +184,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "duration_s": ((int, float), False),
         "starts_in_s": ((int, float), False),
         "max_players": (_INT, False),
+        "seeds": (_INT, False),
     },
     "join_tournament": {"tournament": (_STR, True)},
     "leave_tournament": {"tournament": (_STR, True)},

@@ -244,3 +244,23 @@ async def test_a_balanced_opening_is_what_the_game_starts_from(server: Any) -> N
     assert settings.openings == balanced_openings()[:2]
     options = settings.room_options("t", 1)
     assert options["opening"] == [list(m) for m in balanced_openings()[1]]
+
+
+async def test_a_gauntlet_is_played_over_the_wire_to_its_end(client_factory: Any) -> None:
+    hero, bob, carol = [await registered(client_factory, n) for n in ("hero", "bob", "carol")]
+    event = await hero.request(**EVENT, format="gauntlet", games_per_pair=2)
+    tid = event["tournament"]
+    assert event["seeds"] == 1 and event["games_per_pair"] == 2
+    for c in (hero, bob, carol):  # the first to enter is the seed
+        await c.request(type="join_tournament", tournament=tid)
+    started = await hero.request(type="start_tournament", tournament=tid)
+    assert started["rounds"] == 4
+    finals = await asyncio.gather(*(resign_as_seat_one(c, tid) for c in (hero, bob, carol)))
+    final = finals[0]
+    meetings = Counter(frozenset(g["players"]) for g in final["games"])
+    assert meetings == Counter(
+        {frozenset((hero.player, bob.player)): 2, frozenset((hero.player, carol.player)): 2}
+    )
+    assert not final["byes"] and [line["points"] for line in final["standings"]] == [2.0, 1, 1]
+    for bad in (0, 64):
+        await hero.error("bad_options", **EVENT, format="gauntlet", seeds=bad)

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.core.tournament.arena_format import arena_pairs, ranking, sheet
+from server.core.tournament.gauntlet import gauntlet, gauntlet_rounds
 from server.core.tournament.match import match
 from server.core.tournament.roundrobin import round_robin, total_rounds
 from server.core.tournament.standings import standings
@@ -69,6 +70,46 @@ def test_round_robin_bye_rotates_in_an_odd_field(size: int, n: int) -> None:
     rounds = round_robin(NAMES[:size], n)
     byes = Counter(b.player for r in rounds for b in r.byes)
     assert byes == Counter({p: n for p in NAMES[:size]})
+
+
+# -- gauntlet --------------------------------------------------------------------------------
+
+
+@given(st.integers(2, 10), st.integers(1, 4), st.integers(1, 4), st.integers(0, 3))
+def test_gauntlet_seeds_meet_every_other_n_times_and_nobody_else_meets(
+    size: int, seeds: int, n: int, openings: int
+) -> None:
+    players = NAMES[:size]
+    rounds = gauntlet(players, seeds, n, openings)
+    assert len(rounds) == gauntlet_rounds(size, seeds, n)
+    cut = max(1, min(seeds, size - 1))
+    top, rest = players[:cut], players[cut:]
+    games = [g for r in rounds for g in r.games]
+    meetings = Counter(frozenset(g.players) for g in games)
+    assert set(meetings) == {frozenset((a, b)) for a in top for b in rest}
+    assert set(meetings.values()) == {n}
+    for r in rounds:
+        seen = [p for g in r.games for p in g.players]
+        assert len(seen) == len(set(seen)), "each player at most once a round"
+        assert len(r.games) == min(len(top), len(rest)) and not r.byes
+    assert len({g.key for g in games}) == len(games)
+
+
+@given(st.integers(2, 10), st.integers(1, 4), st.integers(1, 4), st.integers(1, 3))
+def test_gauntlet_colours_balanced_and_an_openings_colours_to_one_pair(
+    size: int, seeds: int, n: int, openings: int
+) -> None:
+    games = [g for r in gauntlet(NAMES[:size], seeds, n, openings) for g in r.games]
+    assert all(abs(d) <= (0 if n % 2 == 0 else 1) for d in colour_balance(games).values())
+    by_pair_opening: dict[tuple[frozenset[str], int | None], list[Game]] = {}
+    for g in games:
+        by_pair_opening.setdefault((frozenset(g.players), g.opening), []).append(g)
+    for same in by_pair_opening.values():
+        firsts = Counter(g.first for g in same)
+        if len(same) % 2 == 0:
+            assert set(firsts.values()) == {len(same) // 2}, "each colour of an opening to each"
+    for g in games:
+        assert g.opening == ((g.round - 1) // gauntlet_rounds(size, seeds, 1) // 2) % openings
 
 
 # -- swiss -----------------------------------------------------------------------------------

@@ -218,3 +218,26 @@ async def test_balanced_openings_are_the_servers_own_list(server: Any, tmp_path:
     assert played == Counter({json.dumps([list(m) for m in o]): 2 for o in balanced_openings()[:2]})
     for game in doc["games"]:
         assert game["moves"][:5] == game["opening"]
+
+
+async def test_a_gauntlet_is_the_servers_event_its_seed_the_first_bot(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "gauntlet"
+    args = ["--server", server.url, "--game", "tictactoe", "--format", "gauntlet", "--plain"]
+    args += ["--games", "2", "--key", f"director={bot_key(server, 'director')}"]
+    bots = {"rnd": "random", **{k: v for k, v in BOTS.items() if k != "rnd"}, "nov": "novice"}
+    for name, spec in bots.items():
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output and "[12/12]" in output
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid].message()
+    assert event["format"] == "gauntlet" and event["seeds"] == 1 and event["status"] == "finished"
+    assert event["entrants"][0]["name"] == "rnd"  # the seed entered first
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 3 * 4
+    meetings = Counter(frozenset(g["players"]) for g in doc["games"])
+    assert meetings == Counter({frozenset(("rnd", b)): 4 for b in ("perfect", "mid", "nov")})
+    firsts = Counter(g["players"][0] for g in doc["games"])
+    assert firsts["rnd"] == 6  # colours balanced

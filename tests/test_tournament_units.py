@@ -548,10 +548,10 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
 
     assert hosted_reason(_hosted_config(), own_schedule=False, cluster=False) is None
     assert hosted_reason(_hosted_config(format="swiss"), False, False) is None
+    assert hosted_reason(_hosted_config(format="gauntlet"), False, False) is None
     assert hosted_reason(_hosted_config(openings="random:2:3"), False, False) is None
     stays = [
         hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
-        hosted_reason(_hosted_config(format="gauntlet"), False, False),
         hosted_reason(_hosted_config(sprt="0,10"), False, False),
         hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
         hosted_reason(_hosted_config(bots=[["a", "remote"], ["b", "random"]]), False, False),

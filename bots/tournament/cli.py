@@ -29,7 +29,7 @@ from typing import Any
 from bots.specs import parse_spec
 from bots.tournament.chart import draw_elo_chart
 from bots.tournament.director import JOURNAL, Director, Plan
-from bots.tournament.hosted import EVENT_FILE, HostedEvent, hosted_reason
+from bots.tournament.hosted import EVENT_FILE, HostedEvent, hosted_reason, leading_entrants
 from bots.tournament.openings import openings_from_arg
 from bots.tournament.processes import (
     BotSupervisor,
@@ -393,7 +393,10 @@ async def run_hosted(
             for name, spec in config["bots"]
         ]
         supervisor.restarts.update({c.name: 0 for c in supervisor.children})
-        supervisor.start_all()
+        leading = leading_entrants(config)
+        supervisor.start_all([c for c in supervisor.children if c.name in leading])
+        await event.entered(leading)  # a gauntlet's seed enters first: the server's seed
+        supervisor.start_all([c for c in supervisor.children if c.name not in leading])
         watcher = asyncio.create_task(supervisor.run())
         return await event.follow()
     finally:

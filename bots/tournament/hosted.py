@@ -1,7 +1,8 @@
-"""Round robin and swiss through the server's own tournaments: ``mnk-tournament`` creates the
-event (``create_tournament``), its bots enter it by connecting (``mnk-bot --tournament ID``),
-it starts it and follows it (``watch_tournament``), and writes the results folder from what the
-server says. The pairings are the server's (``server/core/tournament/``), not ours.
+"""Round robin, swiss and gauntlet through the server's own tournaments: ``mnk-tournament``
+creates the event (``create_tournament``), its bots enter it by connecting (``mnk-bot
+--tournament ID``), it starts it and follows it (``watch_tournament``), and writes the results
+folder from what the server says. The pairings are the server's
+(``server/core/tournament/``), not ours.
 
 The event id is kept in ``--out`` (``event.json``): a rerun after a kill follows the same
 event instead of creating a second one. The name the event is created under is written there
@@ -44,13 +45,15 @@ MAX_GAMES_PER_PAIR = 10
 MAX_OPENINGS = 64
 MAX_SWISS_ROUNDS = 20
 MAX_PLAYERS = 64
+#: Our formats and the server's names for them.
+SERVER_FORMATS = {"round-robin": "round_robin", "swiss": "swiss", "gauntlet": "gauntlet"}
 
 
 def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> str | None:
     """Why this run stays on the director's own schedule (None: the server runs the event)."""
     if own_schedule:
         return "--own-schedule"
-    if config["format"] not in ("round-robin", "swiss"):
+    if config["format"] not in SERVER_FORMATS:
         return f"the server has no {config['format']} format"
     if config["sprt"]:
         return "--sprt"
@@ -93,7 +96,7 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         "type": "create_tournament",
         "name": name,
         "game": config["game"],
-        "format": "round_robin" if config["format"] == "round-robin" else "swiss",
+        "format": SERVER_FORMATS[config["format"]],
         "clock": config["clock"],
         "rated": rated,
         "max_players": max(2, len(config["bots"])),
@@ -107,6 +110,8 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         if config["rounds"]:
             msg["rounds"] = config["rounds"]
     else:
+        if config["format"] == "gauntlet":
+            msg["seeds"] = 1  # the first --bot, who enters first (leading_entrants)
         msg["games_per_pair"] = games_per_pair(config)
         count = balanced_count(config["openings"])
         if count is not None and config["games"] * (config["rounds"] or 1) == 1:
@@ -114,6 +119,12 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         elif openings := server_openings(config):
             msg["openings"] = openings
     return msg
+
+
+def leading_entrants(config: dict[str, Any]) -> list[str]:
+    """The bots that must enter the event before the others: a gauntlet's seed (the first
+    ``--bot``: the server's seeds are the first entrants)."""
+    return [config["bots"][0][0]] if config["format"] == "gauntlet" else []
 
 
 def remembered(out: Path) -> dict[str, Any]:
@@ -192,6 +203,16 @@ class HostedEvent:
                 return None
             ask = {**ask, "cursor": reply["next"]}
 
+    async def entered(self, names: list[str], timeout: float = 120.0) -> None:
+        """Wait until every one of ``names`` is in the event (nothing to wait for once it runs)."""
+        tid = self.event["tournament"]
+        self.event = await self.conn.request({"type": "watch_tournament", "tournament": tid})
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.event["status"] == "open" and not set(names) <= self._inside():
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"{', '.join(names)} did not enter {tid}: see logs/")
+            await self._next_update(tid)
+
     async def follow(self, start_timeout: float = 120.0) -> dict[str, Any]:
         """Start the event once every bot entered, record every game; results.json's doc."""
         tid = self.event["tournament"]
@@ -226,9 +247,11 @@ class HostedEvent:
             ask = {"type": "watch_tournament", "tournament": tid}
             self.event = await self.conn.request(ask)
 
+    def _inside(self) -> set[str]:
+        return {e["name"] for e in self.event.get("entrants", []) if e["state"] == "in"}
+
     def _all_in(self) -> bool:
-        inside = {e["name"] for e in self.event.get("entrants", []) if e["state"] == "in"}
-        return set(self.names) <= inside
+        return set(self.names) <= self._inside()
 
     async def _start(self, tid: str) -> None:
         try:
@@ -242,6 +265,8 @@ class HostedEvent:
         if self.config["format"] == "swiss":
             rounds = self.config["rounds"] or default_swiss_rounds(n)  # as the server counts
             return rounds * (n // 2)
+        if self.config["format"] == "gauntlet":
+            return games_per_pair(self.config) * (n - 1)
         return games_per_pair(self.config) * n * (n - 1) // 2
 
     async def _all_games(self) -> list[dict[str, Any]]:

@@ -22,10 +22,21 @@ from server.core.game.room import Room
 from server.core.journal.rows import EntrantRow, PairingRow, ResultRow, TournamentRow
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import ranking
+from server.core.tournament.gauntlet import gauntlet_round, gauntlet_rounds
 from server.core.tournament.roundrobin import total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds
-from server.core.tournament.values import ARENA, FORMATS, ROUND_ROBIN, SWISS, Bye, Finished, Game
+from server.core.tournament.values import (
+    ARENA,
+    FORMATS,
+    GAUNTLET,
+    ROUND_ROBIN,
+    SWISS,
+    Bye,
+    Finished,
+    Game,
+    Round,
+)
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
 #: An entrant's states: playing on, paused (an arena's player who left), withdrawn, and gone
@@ -65,6 +76,8 @@ class Settings:
     max_players: int = MAX_ENTRANTS
     #: The operator's schedule that made the event (None: made by ``create_tournament``).
     schedule: str | None = None
+    #: A gauntlet's seeds: its first entrants, who meet every other.
+    seeds: int = 1
 
     def describe(self) -> dict[str, Any]:
         """The settings as stored (``TournamentRow.settings``) and as sent."""
@@ -81,6 +94,7 @@ class Settings:
             "duration_s": self.duration_s,
             "max_players": self.max_players,
             "schedule": self.schedule,
+            "seeds": self.seeds,
         }
 
     @classmethod
@@ -92,7 +106,7 @@ class Settings:
             d["name"], d["game"], d["format"], clock, d["rated"], dict(d.get("options", {})),
             openings, d.get("games_per_pair", 2), d.get("rounds"),
             float(d.get("duration_s", 0.0)), d.get("max_players", MAX_ENTRANTS),
-            d.get("schedule"),
+            d.get("schedule"), d.get("seeds", 1),
         )  # fmt: skip
 
     def room_options(self, tid: str, opening: int | None) -> dict[str, Any]:
@@ -138,6 +152,7 @@ def read_settings(msg: Message) -> Settings:
         bounded(msg, "rounds", 1, MAX_SWISS_ROUNDS, None),
         float(bounded(msg, "duration_s", MIN_ARENA_S, MAX_ARENA_S, 3600.0) if fmt == ARENA else 0),
         bounded(msg, "max_players", 2, MAX_ENTRANTS, MAX_ENTRANTS),
+        seeds=bounded(msg, "seeds", 1, MAX_ENTRANTS - 1, 1),
     )  # fmt: skip
     bounded(msg, "starts_in_s", 0, MAX_STARTS_IN_S, None)
     return settings
@@ -311,9 +326,16 @@ class Event:
         fmt, size = self.settings.format, len(self.players_at_start())
         if fmt == ROUND_ROBIN:
             return total_rounds(size, self.settings.games_per_pair)
+        if fmt == GAUNTLET:
+            return gauntlet_rounds(size, self.settings.seeds, self.settings.games_per_pair)
         if fmt == SWISS:
             return self.settings.rounds or default_rounds(size)
         return None
+
+    def planned_round(self, number: int) -> Round:
+        """Round ``number`` of a format whose rounds the results do not change (a gauntlet)."""
+        s = self.settings
+        return gauntlet_round(self.players_at_start(), s.seeds, len(s.openings), number)
 
     @property
     def ends_at(self) -> float | None:
@@ -449,7 +471,8 @@ class Event:
             "rules": FIXED[s.game].describe(),
             "options": s.options,
             "openings": len(s.openings),
-            "games_per_pair": s.games_per_pair if s.format == ROUND_ROBIN else None,
+            "games_per_pair": s.games_per_pair if s.format in (ROUND_ROBIN, GAUNTLET) else None,
+            "seeds": s.seeds if s.format == GAUNTLET else None,
             "duration_s": s.duration_s if s.format == ARENA else None,
             "entrants": [e.view() for e in sorted(self.entrants.values(), key=lambda e: e.seq)],
             "standings": table,
