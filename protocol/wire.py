@@ -185,6 +185,8 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "starts_in_s": ((int, float), False),
         "max_players": (_INT, False),
         "seeds": (_INT, False),
+        "max_games": (_INT, False),
+        "sprt": (_MAP, False),
     },
     "join_tournament": {"tournament": (_STR, True)},
     "leave_tournament": {"tournament": (_STR, True)},

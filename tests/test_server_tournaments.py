@@ -264,3 +264,66 @@ async def test_a_gauntlet_is_played_over_the_wire_to_its_end(client_factory: Any
     assert not final["byes"] and [line["points"] for line in final["standings"]] == [2.0, 1, 1]
     for bad in (0, 64):
         await hero.error("bad_options", **EVENT, format="gauntlet", seeds=bad)
+
+
+async def resign_every_game(client: RawClient, tid: str) -> dict[str, Any]:
+    """Resign each of ``client``'s games of event ``tid`` as it starts, until it finishes."""
+    resigned: set[str] = set()
+    while True:
+        message = await client.recv(TIMEOUT)
+        room = message.get("room")
+        playing = message["type"] == "state" and message.get("status") == "playing"
+        if playing and room not in resigned:
+            resigned.add(room)
+            await client.send(type="resign", room=room)
+        if message["type"] == "tournament" and message["status"] == "finished":
+            return message
+
+
+async def finished(client: RawClient, tid: str) -> dict[str, Any]:
+    """The push that says event ``tid`` finished (``client`` plays nothing meanwhile)."""
+    while True:
+        message = await client.recv(TIMEOUT)
+        if message["type"] == "tournament" and message["status"] == "finished":
+            return message
+
+
+async def test_a_match_ends_when_its_sprt_decides(client_factory: Any) -> None:
+    ann, ben = await registered(client_factory, "ann"), await registered(client_factory, "ben")
+    sprt = {"elo0": 0, "elo1": 200}
+    event = await ann.request(**EVENT, format="match", max_games=40, sprt=sprt)
+    tid = event["tournament"]
+    assert event["max_players"] == 2 and event["max_games"] == 40
+    assert event["sprt"]["llr"] == 0.0 and event["sprt"]["verdict"] is None
+    for c in (ann, ben):  # the first to enter is the one the test is about
+        await c.request(type="join_tournament", tournament=tid)
+    started = await ann.request(type="start_tournament", tournament=tid)
+    assert started["rounds"] == 40
+    finals = await asyncio.gather(finished(ann, tid), resign_every_game(ben, tid))
+    final = finals[0]
+    games = sorted(final["games"], key=lambda g: g["round"])
+    assert len(games) == 8  # H1 after 8 straight wins, a whole pair: 0/200 needs 8
+    assert [g["players"][0] for g in games] == [ann.player, ben.player] * 4
+    assert final["sprt"] == {
+        **{"elo0": 0.0, "elo1": 200.0, "alpha": 0.05, "beta": 0.05},
+        **{"lower": -2.9444, "upper": 2.9444, "wins": 8, "draws": 0, "losses": 0},
+        "llr": final["sprt"]["llr"],
+        "verdict": "H1",
+    }
+    assert final["sprt"]["llr"] >= 2.9444 and final["standings"][0]["player"] == ann.player
+
+
+async def test_a_match_with_a_bad_test_or_field_is_refused(client_factory: Any) -> None:
+    eve = await registered(client_factory, "eve")
+    for bad in (
+        {"sprt": {"elo0": 10, "elo1": 0}},
+        {"sprt": {"elo0": 0}},
+        {"sprt": {"elo0": 0, "elo1": 10, "gamma": 1}},
+        {"sprt": {"elo0": 0, "elo1": 10, "alpha": 0}},
+        {"max_games": 7},
+        {"max_games": 1002},
+        {"max_players": 3},
+    ):
+        await eve.error("bad_options", **EVENT, format="match", **bad)
+    await eve.error("bad_message", **EVENT, format="match", sprt=[0, 10])
+    await eve.alive()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from server.core.tournament.arena_format import arena_pairs, ranking, sheet
 from server.core.tournament.gauntlet import gauntlet, gauntlet_rounds
 from server.core.tournament.match import match
+from server.core.tournament.match_format import decided, match_round, record, sprt_state
 from server.core.tournament.roundrobin import round_robin, total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds, swiss_round
@@ -110,6 +111,59 @@ def test_gauntlet_colours_balanced_and_an_openings_colours_to_one_pair(
             assert set(firsts.values()) == {len(same) // 2}, "each colour of an opening to each"
     for g in games:
         assert g.opening == ((g.round - 1) // gauntlet_rounds(size, seeds, 1) // 2) % openings
+
+
+# -- match -----------------------------------------------------------------------------------
+
+
+@given(st.integers(1, 60), st.integers(0, 4))
+def test_a_match_plays_colour_swapped_pairs_cycling_the_openings(games: int, openings: int) -> None:
+    rounds = [match_round(["a", "b"], openings, n) for n in range(1, games + 1)]
+    played = [g for r in rounds for g in r.games]
+    assert all(len(r.games) == 1 and not r.byes for r in rounds)
+    assert len({g.key for g in played}) == games
+    for pair in range(games // 2):
+        one, two = played[2 * pair], played[2 * pair + 1]
+        assert one.players == ("a", "b") and two.players == ("b", "a")
+        assert one.opening == two.opening == (pair % openings if openings else None)
+    assert all(abs(d) <= 1 for d in colour_balance(played).values())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, None, "void"]), min_size=1, max_size=80))
+def test_a_matchs_sprt_decides_only_after_a_whole_pair_on_the_first_entrants_record(
+    outcomes: list,
+) -> None:
+    from protocol.sprt import Sprt
+
+    test = Sprt(0, 150)
+    results: list[Finished] = []
+    for n, outcome in enumerate(outcomes, start=1):
+        if decided(test, ["a", "b"], results, n):
+            assert n % 2 == 1, "a pair is whole"
+            assert test.verdict(test.llr(*record("a", results))) is not None
+            return
+        (game,) = match_round(["a", "b"], 0, n).games
+        void = outcome == "void"
+        results.append(Finished(game, None if void else outcome, void))
+    w, d, l = record("a", results)  # noqa: E741
+    assert w + d + l == sum(o != "void" for o in outcomes)
+    assert sprt_state(test, ["a", "b"], results)["wins"] == w
+
+
+def test_a_match_won_every_game_stops_on_h1_at_the_first_whole_pair_past_the_bound() -> None:
+    from protocol.sprt import Sprt
+
+    test = Sprt(0, 200)
+    results: list[Finished] = []
+    n = 1
+    while not decided(test, ["a", "b"], results, n):
+        (game,) = match_round(["a", "b"], 0, n).games
+        results.append(Finished(game, game.players.index("a")))  # a wins every game
+        n += 1
+    first_h1 = next(k for k in range(1, 100) if test.verdict(test.llr(k, 0, 0)) == "H1")
+    assert len(results) == first_h1 + first_h1 % 2  # judged after whole pairs only
+    assert sprt_state(test, ["a", "b"], results)["verdict"] == "H1"
 
 
 # -- swiss -----------------------------------------------------------------------------------

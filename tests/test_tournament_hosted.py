@@ -241,3 +241,30 @@ async def test_a_gauntlet_is_the_servers_event_its_seed_the_first_bot(
     assert meetings == Counter({frozenset(("rnd", b)): 4 for b in ("perfect", "mid", "nov")})
     firsts = Counter(g["players"][0] for g in doc["games"])
     assert firsts["rnd"] == 6  # colours balanced
+
+
+async def test_an_sprt_is_the_servers_match_and_stops_when_it_decides(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "sprt"
+    args = ["--server", server.url, "--game", "tictactoe", "--sprt", "0,400", "--plain"]
+    args += ["--sprt-max-games", "60", "--key", f"director={bot_key(server, 'director')}"]
+    for name in ("perfect", "rnd"):  # perfect first: the test is about it
+        spec = BOTS[name]
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid].message()
+    assert event["format"] == "match" and event["status"] == "finished"
+    assert event["entrants"][0]["name"] == "perfect" and event["max_games"] == 60
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["sprt"] == event["sprt"]  # the server's figures
+    sprt = doc["sprt"]
+    assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["upper"] == 2.9444
+    assert len(doc["games"]) % 2 == 0 and len(doc["games"]) < 60  # whole pairs, stopped early
+    assert sprt["wins"] + sprt["draws"] + sprt["losses"] == len(doc["games"])
+    line = f"W-D-L {sprt['wins']}-{sprt['draws']}-{sprt['losses']}, LLR {sprt['llr']:+.3f}"
+    assert f"SPRT elo0=0 elo1=400 alpha=0.05 beta=0.05: {line}" in output  # as printed before
+    assert "-> H1" in output and f"[{len(doc['games'])}/60]" in output
+    assert output.count(" [-2.94, +2.94]") == len(doc["games"])  # each game's line: its LLR

@@ -549,10 +549,23 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
     assert hosted_reason(_hosted_config(), own_schedule=False, cluster=False) is None
     assert hosted_reason(_hosted_config(format="swiss"), False, False) is None
     assert hosted_reason(_hosted_config(format="gauntlet"), False, False) is None
+    two = [["a", "random"], ["b", "random"]]
+    assert hosted_reason(_hosted_config(sprt="0,10", bots=two), False, False) is None
+    match = event_request(
+        _hosted_config(sprt="0,10,0.1,0.2", bots=two, sprt_max_games=51), "x", False
+    )
+    assert (match["format"], match["max_players"], match["max_games"]) == ("match", 2, 50)
+    assert match["sprt"] == {"elo0": 0, "elo1": 10, "alpha": 0.1, "beta": 0.2}
+    assert "openings" not in match and "games_per_pair" not in match
+    pairs = [[[7, 7]], [[7, 7], [8, 8]]]  # each opening once: pair n plays opening n mod 2
+    assert (
+        event_request(_hosted_config(sprt="0,10", opening_list=pairs), "x", False)["openings"]
+        == pairs
+    )
     assert hosted_reason(_hosted_config(openings="random:2:3"), False, False) is None
     stays = [
         hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
-        hosted_reason(_hosted_config(sprt="0,10"), False, False),
+        hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False, False),
         hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
         hosted_reason(_hosted_config(bots=[["a", "remote"], ["b", "random"]]), False, False),
         hosted_reason(_hosted_config(format="swiss", games=2), False, False),

@@ -1,9 +1,9 @@
 """``mnk-tournament``: play a tournament between bots, every game refereed by an mnk-arena server.
 
-Round robin and swiss run as the server's own event (one pairing implementation: the
-server's): the bots enter it with mnk-bot --tournament ID and the event gets a page /t/ID
-(with --server, on that server; use --key director=KEY for the account that creates it).
-The director's own schedule plays what the server's events cannot do yet: gauntlet, --sprt,
+Round robin, swiss, gauntlet and --sprt run as the server's own event (one pairing
+implementation: the server's): the bots enter it with mnk-bot --tournament ID and the event
+gets a page /t/ID (with --server, on that server; use --key director=KEY for the account that
+creates it). The director's own schedule plays what the server's events cannot do yet:
 --servers, 'remote' bots, a swiss of several games a pairing, a round
 robin of more than 10 games a pairing; --own-schedule asks for it. On the server path
 --concurrency is the server's (a whole round at once) and a rerun follows the same event.
@@ -237,6 +237,7 @@ def settings(args: argparse.Namespace) -> tuple[dict[str, Any], Plan, Variant, d
         "clock": parse_clock(args.clock, args.move_time),
         "max_moves": args.max_moves,
         "concurrency": args.concurrency,
+        "sprt_max_games": args.sprt_max_games,
     }
     stored = args.out / CONFIG
     if stored.exists():

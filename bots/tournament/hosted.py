@@ -1,8 +1,8 @@
-"""Round robin, swiss and gauntlet through the server's own tournaments: ``mnk-tournament``
-creates the event (``create_tournament``), its bots enter it by connecting (``mnk-bot
---tournament ID``), it starts it and follows it (``watch_tournament``), and writes the results
-folder from what the server says. The pairings are the server's
-(``server/core/tournament/``), not ours.
+"""Round robin, swiss, gauntlet and SPRT match through the server's own tournaments:
+``mnk-tournament`` creates the event (``create_tournament``), its bots enter it by connecting
+(``mnk-bot --tournament ID``), it starts it and follows it (``watch_tournament``), and writes
+the results folder from what the server says. The pairings are the server's
+(``server/core/tournament/``), not ours; so is an SPRT match's test (``protocol/sprt.py``).
 
 The event id is kept in ``--out`` (``event.json``): a rerun after a kill follows the same
 event instead of creating a second one. The name the event is created under is written there
@@ -27,6 +27,7 @@ from bots.tournament.results import (
     append_journal,
     crosstable,
     fault_of,
+    head_to_head,
     neighbour_los,
     read_journal,
     standings,
@@ -35,6 +36,7 @@ from bots.tournament.results import (
 from bots.tournament.schedule import default_swiss_rounds
 from protocol.connection import Connection, ServerError
 from protocol.session import Session
+from protocol.sprt import Sprt
 
 log = logging.getLogger("mnk.tournament")
 
@@ -45,6 +47,7 @@ MAX_GAMES_PER_PAIR = 10
 MAX_OPENINGS = 64
 MAX_SWISS_ROUNDS = 20
 MAX_PLAYERS = 64
+MAX_MATCH_GAMES = 1000
 #: Our formats and the server's names for them.
 SERVER_FORMATS = {"round-robin": "round_robin", "swiss": "swiss", "gauntlet": "gauntlet"}
 
@@ -55,8 +58,8 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
         return "--own-schedule"
     if config["format"] not in SERVER_FORMATS:
         return f"the server has no {config['format']} format"
-    if config["sprt"]:
-        return "--sprt"
+    if config["sprt"] and match_games(config) > MAX_MATCH_GAMES:
+        return f"an SPRT of more than {MAX_MATCH_GAMES} games"
     if cluster:
         return "--servers"
     if any(spec == "remote" for _, spec in config["bots"]):
@@ -78,6 +81,19 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
 def games_per_pair(config: dict[str, Any]) -> int:
     """A round robin's games a pair: both colours of each opening, --games times --rounds."""
     return 2 * config["games"] * (config["rounds"] or 1) * len(config["opening_list"])
+
+
+def match_games(config: dict[str, Any]) -> int:
+    """An SPRT match's most games: whole colour-swapped pairs (as the old schedule caps it)."""
+    return 2 * max(1, int(config.get("sprt_max_games") or 1000) // 2)
+
+
+def event_openings(config: dict[str, Any]) -> list[list[list[int]]]:
+    """The openings the event holds: an SPRT match's as given (pair n plays opening n mod
+    their number), the others' as :func:`server_openings` repeats them."""
+    if config["sprt"]:
+        return [] if config["opening_list"] == [[]] else config["opening_list"]
+    return server_openings(config)
 
 
 def server_openings(config: dict[str, Any]) -> list[list[list[int]]]:
@@ -106,14 +122,22 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         options["max_moves"] = config["max_moves"]
     if options:
         msg["options"] = options
-    if config["format"] == "swiss":
+    count = balanced_count(config["openings"])
+    if config["sprt"]:
+        msg["format"], msg["max_players"] = "match", 2
+        msg["max_games"] = match_games(config)
+        msg["sprt"] = Sprt.parse(config["sprt"]).describe()
+        if count is not None:
+            msg["openings"] = count  # the server's own balanced list: the same openings
+        elif openings := event_openings(config):
+            msg["openings"] = openings
+    elif config["format"] == "swiss":
         if config["rounds"]:
             msg["rounds"] = config["rounds"]
     else:
         if config["format"] == "gauntlet":
             msg["seeds"] = 1  # the first --bot, who enters first (leading_entrants)
         msg["games_per_pair"] = games_per_pair(config)
-        count = balanced_count(config["openings"])
         if count is not None and config["games"] * (config["rounds"] or 1) == 1:
             msg["openings"] = count  # the server's own balanced list: the same openings
         elif openings := server_openings(config):
@@ -122,9 +146,11 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
 
 
 def leading_entrants(config: dict[str, Any]) -> list[str]:
-    """The bots that must enter the event before the others: a gauntlet's seed (the first
-    ``--bot``: the server's seeds are the first entrants)."""
-    return [config["bots"][0][0]] if config["format"] == "gauntlet" else []
+    """The bots that must enter the event before the others: a gauntlet's seed and an SPRT
+    match's first bot (the first ``--bot``: the server's seeds are the first entrants, and its
+    match tests the first entrant)."""
+    first = config["format"] == "gauntlet" or config["sprt"]
+    return [config["bots"][0][0]] if first else []
 
 
 def remembered(out: Path) -> dict[str, Any]:
@@ -262,6 +288,8 @@ class HostedEvent:
 
     def _total(self) -> int:
         n = len(self.names)
+        if self.config["sprt"]:
+            return match_games(self.config)
         if self.config["format"] == "swiss":
             rounds = self.config["rounds"] or default_swiss_rounds(n)  # as the server counts
             return rounds * (n // 2)
@@ -297,7 +325,7 @@ class HostedEvent:
         """A finished game of the event with its record from the history."""
         players = (names.get(game["players"][0], "?"), names.get(game["players"][1], "?"))
         at = game.get("opening")
-        opening = [] if at is None else [list(m) for m in server_openings(self.config)[at]]
+        opening = [] if at is None else [list(m) for m in event_openings(self.config)[at]]
         if game.get("game_id") is None:  # lost without a room (a withdrawn entrant's)
             winner = game["result"]["winner"]
             result = GameResult(game["key"], game["round"], players, [], [], winner, "withdrawn")
@@ -334,7 +362,16 @@ class HostedEvent:
             name = f"{result.key}_{result.players[0]}-vs-{result.players[1]}".replace("/", "_")
             (self.out / "games" / f"{name}.psq").write_text(played.psq, encoding="utf-8")
         write_json_atomic(self.out / RESULTS, self.summary())
-        self.reporter.game(played, self.table(), len(self.done), "")
+        self.reporter.game(played, self.table(), len(self.done), self._sprt_line())
+
+    def _sprt_line(self) -> str:
+        """An SPRT match's LLR after the games recorded so far, as the old schedule printed it
+        (``protocol/sprt.py``: the server's computation)."""
+        if not self.config["sprt"]:
+            return ""
+        test = Sprt.parse(self.config["sprt"])
+        llr = test.llr(*head_to_head(self.done.values(), *self.names))
+        return f"LLR {llr:+.2f} [{test.lower:+.2f}, {test.upper:+.2f}]"
 
     def table(self) -> list[Standing]:
         """Every bot's record in the server's order (its points and tie-breaks rank)."""
@@ -386,4 +423,12 @@ class HostedEvent:
             "restarts": dict(self.restarts),
             "unplayed": [],
             "games": [g.to_json() for g in games],
+            **self._sprt_doc(),
         }
+
+    def _sprt_doc(self) -> dict[str, Any]:
+        """An SPRT match's ``sprt``: the server's figures (its verdict, else inconclusive)."""
+        state = self.event.get("sprt")
+        if not self.config["sprt"] or not state:
+            return {}
+        return {"sprt": {**state, "verdict": state["verdict"] or "inconclusive"}}

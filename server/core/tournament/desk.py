@@ -398,7 +398,7 @@ class Tournaments:
             return []
         number = event.round + 1
         rounds = event.rounds or 0
-        if number > rounds:
+        if number > rounds or event.decided(number):
             self._finish(event, now)
             return []
         if event.settings.format == ROUND_ROBIN:

@@ -6,6 +6,7 @@ message that shows it. It changes only through its own methods; the desk journal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from protocol.elo import elo_view
 from protocol.errors import ArenaError, BadOptions, RatedNeedsClock
 from protocol.openings import BALANCED_BOARD, balanced_openings
+from protocol.sprt import Sprt
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.game.clock import ClockSpec
@@ -23,6 +25,7 @@ from server.core.journal.rows import EntrantRow, PairingRow, ResultRow, Tourname
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import ranking
 from server.core.tournament.gauntlet import gauntlet_round, gauntlet_rounds
+from server.core.tournament.match_format import decided, match_round, sprt_state
 from server.core.tournament.roundrobin import total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds
@@ -30,6 +33,7 @@ from server.core.tournament.values import (
     ARENA,
     FORMATS,
     GAUNTLET,
+    MATCH,
     ROUND_ROBIN,
     SWISS,
     Bye,
@@ -49,6 +53,8 @@ MAX_ENTRANTS = 64
 MAX_OPENINGS = 64
 MAX_GAMES_PER_PAIR = 10
 MAX_SWISS_ROUNDS = 20
+#: A match's games at most (``max_games``, even: whole colour-swapped pairs), and by default.
+MAX_MATCH_GAMES, MATCH_GAMES = 1000, 100
 MIN_ARENA_S, MAX_ARENA_S = 10.0, 6 * 3600.0
 MAX_STARTS_IN_S = 7 * 86400.0
 #: Options a tournament's rooms may take (the rest of ``create_room``'s are not for events).
@@ -78,6 +84,9 @@ class Settings:
     schedule: str | None = None
     #: A gauntlet's seeds: its first entrants, who meet every other.
     seeds: int = 1
+    #: A match's most games, and its SPRT (None: it plays them all).
+    max_games: int = MATCH_GAMES
+    sprt: Sprt | None = None
 
     def describe(self) -> dict[str, Any]:
         """The settings as stored (``TournamentRow.settings``) and as sent."""
@@ -95,6 +104,8 @@ class Settings:
             "max_players": self.max_players,
             "schedule": self.schedule,
             "seeds": self.seeds,
+            "max_games": self.max_games,
+            "sprt": self.sprt.describe() if self.sprt is not None else None,
         }
 
     @classmethod
@@ -106,7 +117,8 @@ class Settings:
             d["name"], d["game"], d["format"], clock, d["rated"], dict(d.get("options", {})),
             openings, d.get("games_per_pair", 2), d.get("rounds"),
             float(d.get("duration_s", 0.0)), d.get("max_players", MAX_ENTRANTS),
-            d.get("schedule"), d.get("seeds", 1),
+            d.get("schedule"), d.get("seeds", 1), d.get("max_games", MATCH_GAMES),
+            Sprt(**d["sprt"]) if d.get("sprt") else None,
         )  # fmt: skip
 
     def room_options(self, tid: str, opening: int | None) -> dict[str, Any]:
@@ -151,11 +163,29 @@ def read_settings(msg: Message) -> Settings:
         bounded(msg, "games_per_pair", 1, MAX_GAMES_PER_PAIR, 2),
         bounded(msg, "rounds", 1, MAX_SWISS_ROUNDS, None),
         float(bounded(msg, "duration_s", MIN_ARENA_S, MAX_ARENA_S, 3600.0) if fmt == ARENA else 0),
-        bounded(msg, "max_players", 2, MAX_ENTRANTS, MAX_ENTRANTS),
+        bounded(msg, "max_players", 2, MAX_ENTRANTS, 2 if fmt == MATCH else MAX_ENTRANTS),
         seeds=bounded(msg, "seeds", 1, MAX_ENTRANTS - 1, 1),
+        max_games=bounded(msg, "max_games", 2, MAX_MATCH_GAMES, MATCH_GAMES),
+        sprt=read_sprt(msg.get("sprt")),
     )  # fmt: skip
+    if fmt == MATCH and (settings.max_players != 2 or settings.max_games % 2):
+        raise BadOptions("a match is two players (max_players 2) and an even max_games")
     bounded(msg, "starts_in_s", 0, MAX_STARTS_IN_S, None)
     return settings
+
+
+def read_sprt(raw: dict[str, Any] | None) -> Sprt | None:
+    """A match's ``sprt`` (``elo0``, ``elo1``, optional ``alpha``, ``beta``), or BadOptions."""
+    if raw is None:
+        return None
+    if set(raw) - {"elo0", "elo1", "alpha", "beta"} or not {"elo0", "elo1"} <= set(raw):
+        raise BadOptions("sprt: elo0, elo1 and optionally alpha and beta")
+    if not all(type(v) in (int, float) and math.isfinite(v) for v in raw.values()):
+        raise BadOptions("sprt: numbers")
+    try:
+        return Sprt.checked(**raw)
+    except ValueError as exc:
+        raise BadOptions(str(exc)) from None
 
 
 def listed_openings(game: str, raw: Any) -> list[Any]:
@@ -328,14 +358,30 @@ class Event:
             return total_rounds(size, self.settings.games_per_pair)
         if fmt == GAUNTLET:
             return gauntlet_rounds(size, self.settings.seeds, self.settings.games_per_pair)
+        if fmt == MATCH:
+            return self.settings.max_games
         if fmt == SWISS:
             return self.settings.rounds or default_rounds(size)
         return None
 
     def planned_round(self, number: int) -> Round:
-        """Round ``number`` of a format whose rounds the results do not change (a gauntlet)."""
+        """Round ``number`` of a format whose rounds the results do not change (a gauntlet,
+        a match)."""
         s = self.settings
+        if s.format == MATCH:
+            return match_round(self.players_at_start(), len(s.openings), number)
         return gauntlet_round(self.players_at_start(), s.seeds, len(s.openings), number)
+
+    def decided(self, number: int) -> bool:
+        """Whether a match's SPRT ended it before game ``number``."""
+        s = self.settings
+        return s.format == MATCH and decided(s.sprt, self.players_at_start(), self.results, number)
+
+    def sprt(self) -> Message | None:
+        """A match's SPRT as the ``tournament`` message says it (None: no test)."""
+        if self.settings.format != MATCH or self.settings.sprt is None:
+            return None
+        return sprt_state(self.settings.sprt, self.players_at_start(), self.results)
 
     @property
     def ends_at(self) -> float | None:
@@ -473,6 +519,8 @@ class Event:
             "openings": len(s.openings),
             "games_per_pair": s.games_per_pair if s.format in (ROUND_ROBIN, GAUNTLET) else None,
             "seeds": s.seeds if s.format == GAUNTLET else None,
+            "max_games": s.max_games if s.format == MATCH else None,
+            "sprt": self.sprt(),
             "duration_s": s.duration_s if s.format == ARENA else None,
             "entrants": [e.view() for e in sorted(self.entrants.values(), key=lambda e: e.seq)],
             "standings": table,
