@@ -268,3 +268,37 @@ async def test_an_sprt_is_the_servers_match_and_stops_when_it_decides(
     assert f"SPRT elo0=0 elo1=400 alpha=0.05 beta=0.05: {line}" in output  # as printed before
     assert "-> H1" in output and f"[{len(doc['games'])}/60]" in output
     assert output.count(" [-2.94, +2.94]") == len(doc["games"])  # each game's line: its LLR
+
+
+async def test_a_remote_bot_enters_the_event_as_the_run_tells_it(tmp_path: Path) -> None:
+    out = tmp_path / "remote"
+    args = ["--game", "tictactoe", "--plain", "--bot", "far=remote", "--bot", "near=random"]
+    proc = subprocess.Popen(
+        command(out, *args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    remote: subprocess.Popen | None = None
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not any("waiting for the remote bot far: " in line for line in lines):
+            line = await asyncio.to_thread(proc.stdout.readline)
+            assert line, "".join(lines)
+            lines.append(line)
+        said = lines[-1].split("waiting for the remote bot far: ", 1)[1].strip()
+        tid = json.loads((out / "event.json").read_text())["tournament"]
+        assert f"--tournament={tid}" in said and "mnk-bot " in said
+        # the instruction as printed, with this checkout's mnk-bot and an engine
+        runnable = said.replace("mnk-bot", f"{sys.executable} -m bots").replace("ENGINE", "random")
+        remote = subprocess.Popen(["bash", "-c", runnable], stdout=subprocess.DEVNULL)
+        rest, _ = await asyncio.to_thread(proc.communicate, timeout=150)
+        assert proc.returncode == 0, "".join(lines) + rest
+    finally:
+        for child in (proc, remote):
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+    assert "pairs this run itself" not in "".join(lines)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["server"]["status"] == "finished" and len(doc["games"]) == 2
+    assert {s["name"] for s in doc["standings"]} == {"far", "near"}
+    assert all(sorted(g["players"]) == ["far", "near"] for g in doc["games"])

@@ -550,6 +550,7 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
     assert hosted_reason(_hosted_config(format="swiss"), False, False) is None
     assert hosted_reason(_hosted_config(format="gauntlet"), False, False) is None
     two = [["a", "random"], ["b", "random"]]
+    assert hosted_reason(_hosted_config(bots=[["a", "remote"], *two]), False, False) is None
     assert hosted_reason(_hosted_config(sprt="0,10", bots=two), False, False) is None
     match = event_request(
         _hosted_config(sprt="0,10,0.1,0.2", bots=two, sprt_max_games=51), "x", False
@@ -567,7 +568,6 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
         hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
         hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False, False),
         hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
-        hosted_reason(_hosted_config(bots=[["a", "remote"], ["b", "random"]]), False, False),
         hosted_reason(_hosted_config(format="swiss", games=2), False, False),
         hosted_reason(_hosted_config(games=6), False, False),  # 12 games a pairing
     ]

@@ -4,8 +4,9 @@ Round robin, swiss, gauntlet and --sprt run as the server's own event (one pairi
 implementation: the server's): the bots enter it with mnk-bot --tournament ID and the event
 gets a page /t/ID (with --server, on that server; use --key director=KEY for the account that
 creates it). The director's own schedule plays what the server's events cannot do yet:
---servers, 'remote' bots, a swiss of several games a pairing, a round
-robin of more than 10 games a pairing; --own-schedule asks for it. On the server path
+--servers, a swiss of several games a pairing, a round robin of more than 10 games a
+pairing; --own-schedule asks for it. A 'remote' bot is started by its owner with the
+mnk-bot command the run prints, and the run waits for it to enter. On the server path
 --concurrency is the server's (a whole round at once) and a rerun follows the same event.
 
 Example::
@@ -32,6 +33,7 @@ from bots.tournament.director import JOURNAL, Director, Plan
 from bots.tournament.hosted import EVENT_FILE, HostedEvent, hosted_reason, leading_entrants
 from bots.tournament.openings import openings_from_arg
 from bots.tournament.processes import (
+    KEYS_FILE,
     BotSupervisor,
     Child,
     bot_child,
@@ -84,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         metavar="NAME=SPEC",
         help="a player: SPEC is an mnk-bot engine (minimax[:level=N], random, novice,\n"
-        "module:Class, piskvork:PATH) or 'remote' for a bot of that name already on --server",
+        "module:Class, piskvork:PATH) or 'remote' for a bot its owner starts (the run prints how)",
     )
     p.add_argument("--format", choices=FORMATS, default="round-robin")
     p.add_argument(
@@ -389,17 +391,21 @@ async def run_hosted(
         await event.open()
         tid = await event.ensure()
         announce(urls[0], tid)
+        remote = [name for name, spec in config["bots"] if spec == "remote"]
+        tell_remote(urls[0], tid, remote, variant.name, out if server is not None else None)
         supervisor.children = [
             bot_child(out, urls[0], name, spec, 1, variant.name, keys[name], tournament=tid)
             for name, spec in config["bots"]
+            if spec != "remote"
         ]
         supervisor.restarts.update({c.name: 0 for c in supervisor.children})
         leading = leading_entrants(config)
+        wait = None if remote else 120.0  # remote bots enter when their owners start them
         supervisor.start_all([c for c in supervisor.children if c.name in leading])
-        await event.entered(leading)  # a gauntlet's seed enters first: the server's seed
+        await event.entered(leading, wait)  # a gauntlet's seed enters first: the server's seed
         supervisor.start_all([c for c in supervisor.children if c.name not in leading])
         watcher = asyncio.create_task(supervisor.run())
-        return await event.follow()
+        return await event.follow(wait)
     finally:
         if watcher is not None:
             watcher.cancel()
@@ -407,6 +413,22 @@ async def run_hosted(
         await supervisor.stop_all()
         if server is not None:
             await server.stop()
+
+
+def tell_remote(url: str, tid: str, names: list[str], game: str, out: Path | None) -> None:
+    """Say how each ``remote`` bot enters the event (the run waits for them before its start):
+    ``mnk-bot … --tournament=ID`` with its key (on the embedded server: from its keys file)."""
+    for name in names:
+        key = (
+            f"MNK_BOT_KEY=$(sed -n 's/^{name}=//p' {out / KEYS_FILE}) "
+            if out is not None
+            else "MNK_BOT_KEY=KEY "
+        )
+        print(
+            f"waiting for the remote bot {name}: {key}mnk-bot --server {url} --name {name} "
+            f"--games {game} --capacity 1 --tournament={tid} --engine ENGINE",
+            flush=True,
+        )
 
 
 def announce(url: str, tid: str | None = None) -> None:

@@ -62,8 +62,6 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
         return f"an SPRT of more than {MAX_MATCH_GAMES} games"
     if cluster:
         return "--servers"
-    if any(spec == "remote" for _, spec in config["bots"]):
-        return "a 'remote' bot"
     if len(config["bots"]) > MAX_PLAYERS:
         return f"more than {MAX_PLAYERS} bots"
     if len(config["opening_list"]) > MAX_OPENINGS:
@@ -229,24 +227,26 @@ class HostedEvent:
                 return None
             ask = {**ask, "cursor": reply["next"]}
 
-    async def entered(self, names: list[str], timeout: float = 120.0) -> None:
-        """Wait until every one of ``names`` is in the event (nothing to wait for once it runs)."""
+    async def entered(self, names: list[str], timeout: float | None = 120.0) -> None:
+        """Wait until every one of ``names`` is in the event (nothing to wait for once it runs;
+        ``timeout`` None: as long as it takes, for bots that enter by themselves)."""
         tid = self.event["tournament"]
         self.event = await self.conn.request({"type": "watch_tournament", "tournament": tid})
-        deadline = asyncio.get_running_loop().time() + timeout
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         while self.event["status"] == "open" and not set(names) <= self._inside():
-            if asyncio.get_running_loop().time() > deadline:
+            if deadline is not None and asyncio.get_running_loop().time() > deadline:
                 raise TimeoutError(f"{', '.join(names)} did not enter {tid}: see logs/")
             await self._next_update(tid)
 
-    async def follow(self, start_timeout: float = 120.0) -> dict[str, Any]:
-        """Start the event once every bot entered, record every game; results.json's doc."""
+    async def follow(self, start_timeout: float | None = 120.0) -> dict[str, Any]:
+        """Start the event once every bot entered (``start_timeout`` None: however long that
+        takes), record every game; results.json's doc."""
         tid = self.event["tournament"]
         self.event = await self.conn.request({"type": "watch_tournament", "tournament": tid})
         (self.out / "games").mkdir(parents=True, exist_ok=True)
         self.reporter.start(self._total(), len(self.done), self.table())
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + start_timeout
+        deadline = float("inf") if start_timeout is None else loop.time() + start_timeout
         try:
             while True:
                 await self._absorb()
