@@ -327,3 +327,17 @@ async def test_a_match_with_a_bad_test_or_field_is_refused(client_factory: Any) 
         await eve.error("bad_options", **EVENT, format="match", **bad)
     await eve.error("bad_message", **EVENT, format="match", sprt=[0, 10])
     await eve.alive()
+
+
+async def test_an_events_size_is_bounded_by_its_games_in_all(client_factory: Any) -> None:
+    fay = await registered(client_factory, "fay")
+    rr = EVENT | {"format": "round_robin"}
+    await fay.error("bad_options", **rr, games_per_pair=11)  # 11 x 2016 pairs of 64
+    await fay.error("bad_options", **rr, games_per_pair=201, max_players=2)
+    await fay.error("bad_options", **rr, openings=[[[1, 1]]] * 65)
+    big = await fay.request(**rr, games_per_pair=200, max_players=4, openings=[[[1, 1]]] * 64)
+    assert (big["games_per_pair"], big["openings"]) == (200, 64)
+    gauntlet = EVENT | {"format": "gauntlet"}
+    await fay.request(**gauntlet, games_per_pair=200, seeds=1)  # 200 x 63
+    await fay.error("bad_options", **gauntlet, games_per_pair=200, seeds=32)  # 200 x 32 x 32
+    await fay.alive()

@@ -302,3 +302,21 @@ async def test_a_remote_bot_enters_the_event_as_the_run_tells_it(tmp_path: Path)
     assert doc["complete"] and doc["server"]["status"] == "finished" and len(doc["games"]) == 2
     assert {s["name"] for s in doc["standings"]} == {"far", "near"}
     assert all(sorted(g["players"]) == ["far", "near"] for g in doc["games"])
+
+
+async def test_more_than_ten_games_a_pairing_is_the_servers_event(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "many"
+    args = ["--server", server.url, "--game", "tictactoe", "--games", "6", "--plain"]
+    args += ["--key", f"director={bot_key(server, 'director')}"]
+    for name in ("r1", "r2"):
+        args += ["--bot", f"{name}=random", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output  # 12 games a pairing: the old path before
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid].message()
+    assert event["games_per_pair"] == 12 and event["status"] == "finished"
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 12
+    assert Counter(g["players"][0] for g in doc["games"]) == Counter({"r1": 6, "r2": 6})

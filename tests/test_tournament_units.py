@@ -569,14 +569,20 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
         hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False, False),
         hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
         hosted_reason(_hosted_config(format="swiss", games=2), False, False),
-        hosted_reason(_hosted_config(games=6), False, False),  # 12 games a pairing
+        hosted_reason(_hosted_config(format="swiss", opening_list=[[[7, 7]]]), False, False),
+        hosted_reason(_hosted_config(games=101), False, False),  # 202 games a pairing
+        hosted_reason(_hosted_config(games=6, bots=[["a", "random"]] * 64), False, False),
+        hosted_reason(_hosted_config(opening_list=[[[7, 7]]] * 65), False, False),
     ]
     assert all(stays), stays
-    # --games 2 over two openings: each opening twice in a row, both colours each time
+    # the server's bounds: 200 games a pair, 20,160 games in all (10 a pair of 64 bots)
+    assert hosted_reason(_hosted_config(games=10, opening_list=[[[7, 7]]] * 10), 0, 0) is None
+    assert hosted_reason(_hosted_config(games=5, bots=[["a", "random"]] * 64), 0, 0) is None
+    # --games 2 over two openings: the list once; the server cycles it (each twice)
     two = [[[7, 7]], [[7, 7], [8, 8]]]
     msg = event_request(_hosted_config(games=2, opening_list=two, openings="F"), "x", False)
     assert msg["format"] == "round_robin" and msg["games_per_pair"] == 8
-    assert msg["openings"] == [two[0], two[0], two[1], two[1]]
+    assert msg["openings"] == two
     assert msg["options"] == {"max_moves": 40} and msg["clock"]["initial_s"] == 20.0
     swiss = event_request(_hosted_config(format="swiss", rounds=3), "x", True)
     assert swiss["rounds"] == 3 and swiss["rated"] and "games_per_pair" not in swiss
@@ -608,7 +614,7 @@ def test_the_balanced_openings_are_quiet_distinct_five_stone_gomoku_openings() -
     twice = event_request_of(
         openings="balanced:1", games=2, opening_list=[[list(m) for m in openings[0]]]
     )
-    assert twice["openings"] == [[list(m) for m in openings[0]]] * 2  # repeated: sent as stones
+    assert twice["openings"] == 1 and twice["games_per_pair"] == 4
 
 
 def event_request_of(**changes: object) -> dict:

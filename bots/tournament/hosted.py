@@ -43,7 +43,8 @@ log = logging.getLogger("mnk.tournament")
 #: Where the run remembers its event: ``{"name": …, "tournament": ID | null}``.
 EVENT_FILE = "event.json"
 #: The server's bounds that an old-path run may exceed (docs/PROTOCOL.md, create_tournament).
-MAX_GAMES_PER_PAIR = 10
+MAX_GAMES_PER_PAIR = 200
+MAX_EVENT_GAMES = 20_160
 MAX_OPENINGS = 64
 MAX_SWISS_ROUNDS = 20
 MAX_PLAYERS = 64
@@ -58,22 +59,31 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
         return "--own-schedule"
     if config["format"] not in SERVER_FORMATS:
         return f"the server has no {config['format']} format"
-    if config["sprt"] and match_games(config) > MAX_MATCH_GAMES:
-        return f"an SPRT of more than {MAX_MATCH_GAMES} games"
     if cluster:
         return "--servers"
     if len(config["bots"]) > MAX_PLAYERS:
         return f"more than {MAX_PLAYERS} bots"
     if len(config["opening_list"]) > MAX_OPENINGS:
         return f"more than {MAX_OPENINGS} openings"
-    if config["format"] == "swiss":
-        if config["games"] != 1 or len(config["opening_list"]) != 1:
-            return "a swiss of more than one game a pairing (--games, --openings)"
+    if config["sprt"]:
+        if match_games(config) > MAX_MATCH_GAMES:
+            return f"an SPRT of more than {MAX_MATCH_GAMES} games"
+    elif config["format"] == "swiss":
+        if config["games"] != 1 or config["opening_list"] != [[]]:
+            return "a swiss of more than one game a pairing or with openings (--games, --openings)"
         if (config["rounds"] or 0) > MAX_SWISS_ROUNDS:
             return f"more than {MAX_SWISS_ROUNDS} swiss rounds"
     elif games_per_pair(config) > MAX_GAMES_PER_PAIR:
         return f"more than {MAX_GAMES_PER_PAIR} games a pairing"
+    elif games_per_pair(config) * pairings(config) > MAX_EVENT_GAMES:
+        return f"more than {MAX_EVENT_GAMES} games"
     return None
+
+
+def pairings(config: dict[str, Any]) -> int:
+    """A round robin's or gauntlet's pairings."""
+    n = len(config["bots"])
+    return n - 1 if config["format"] == "gauntlet" else n * (n - 1) // 2
 
 
 def games_per_pair(config: dict[str, Any]) -> int:
@@ -86,22 +96,13 @@ def match_games(config: dict[str, Any]) -> int:
     return 2 * max(1, int(config.get("sprt_max_games") or 1000) // 2)
 
 
-def event_openings(config: dict[str, Any]) -> list[list[list[int]]]:
-    """The openings the event holds: an SPRT match's as given (pair n plays opening n mod
-    their number), the others' as :func:`server_openings` repeats them."""
-    if config["sprt"]:
-        return [] if config["opening_list"] == [[]] else config["opening_list"]
-    return server_openings(config)
-
-
 def server_openings(config: dict[str, Any]) -> list[list[list[int]]]:
-    """The event's ``openings``: the server plays opening c // 2 in cycle c, so each opening of
-    the list comes ``--games`` times ``--rounds`` times in a row (both colours each time)."""
+    """The event's ``openings``: the list itself. A round robin or gauntlet plays opening
+    (c // 2) mod n in cycle c of ``games_per_pair`` = 2 · ``--games`` · ``--rounds`` · n
+    cycles, so each opening comes ``--games`` · ``--rounds`` times, both colours to each pair
+    each time; an SPRT match's pair k plays opening k mod n."""
     openings = config["opening_list"]
-    if openings == [[]]:
-        return []
-    times = config["games"] * (config["rounds"] or 1)
-    return [o for o in openings for _ in range(times)]
+    return [] if openings == [[]] else list(openings)
 
 
 def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, Any]:
@@ -120,26 +121,23 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         options["max_moves"] = config["max_moves"]
     if options:
         msg["options"] = options
-    count = balanced_count(config["openings"])
     if config["sprt"]:
         msg["format"], msg["max_players"] = "match", 2
         msg["max_games"] = match_games(config)
         msg["sprt"] = Sprt.parse(config["sprt"]).describe()
-        if count is not None:
-            msg["openings"] = count  # the server's own balanced list: the same openings
-        elif openings := event_openings(config):
-            msg["openings"] = openings
     elif config["format"] == "swiss":
         if config["rounds"]:
             msg["rounds"] = config["rounds"]
+        return msg  # one game a pairing from the empty board (hosted_reason)
     else:
         if config["format"] == "gauntlet":
             msg["seeds"] = 1  # the first --bot, who enters first (leading_entrants)
         msg["games_per_pair"] = games_per_pair(config)
-        if count is not None and config["games"] * (config["rounds"] or 1) == 1:
-            msg["openings"] = count  # the server's own balanced list: the same openings
-        elif openings := server_openings(config):
-            msg["openings"] = openings
+    count = balanced_count(config["openings"])
+    if count is not None:
+        msg["openings"] = count  # the server's own balanced list: the same openings
+    elif openings := server_openings(config):
+        msg["openings"] = openings
     return msg
 
 
@@ -325,7 +323,7 @@ class HostedEvent:
         """A finished game of the event with its record from the history."""
         players = (names.get(game["players"][0], "?"), names.get(game["players"][1], "?"))
         at = game.get("opening")
-        opening = [] if at is None else [list(m) for m in event_openings(self.config)[at]]
+        opening = [] if at is None else [list(m) for m in server_openings(self.config)[at]]
         if game.get("game_id") is None:  # lost without a room (a withdrawn entrant's)
             winner = game["result"]["winner"]
             result = GameResult(game["key"], game["round"], players, [], [], winner, "withdrawn")

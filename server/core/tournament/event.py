@@ -51,7 +51,10 @@ IN, PAUSED, OUT, GONE = "in", "paused", "out", "gone"
 MAX_NAME = 64
 MAX_ENTRANTS = 64
 MAX_OPENINGS = 64
-MAX_GAMES_PER_PAIR = 10
+MAX_GAMES_PER_PAIR = 200
+#: A round robin's or gauntlet's games at most, counted for ``max_players`` entrants (the
+#: 10 games a pair of 64 entrants the first bound allowed: a few kilobytes a game in memory).
+MAX_EVENT_GAMES = 20_160
 MAX_SWISS_ROUNDS = 20
 #: A match's games at most (``max_games``, even: whole colour-swapped pairs), and by default.
 MAX_MATCH_GAMES, MATCH_GAMES = 1000, 100
@@ -170,8 +173,24 @@ def read_settings(msg: Message) -> Settings:
     )  # fmt: skip
     if fmt == MATCH and (settings.max_players != 2 or settings.max_games % 2):
         raise BadOptions("a match is two players (max_players 2) and an even max_games")
+    if most_games(settings) > MAX_EVENT_GAMES:
+        raise BadOptions(
+            f"games_per_pair times the pairs of max_players is at most {MAX_EVENT_GAMES}"
+        )
     bounded(msg, "starts_in_s", 0, MAX_STARTS_IN_S, None)
     return settings
+
+
+def most_games(settings: Settings) -> int:
+    """The most games a round robin or gauntlet of ``max_players`` entrants plays (0: another
+    format, bounded otherwise)."""
+    size, per_pair = settings.max_players, settings.games_per_pair
+    if settings.format == ROUND_ROBIN:
+        return per_pair * size * (size - 1) // 2
+    if settings.format == GAUNTLET:
+        seeds = max(1, min(settings.seeds, size - 1))
+        return per_pair * seeds * (size - seeds)
+    return 0
 
 
 def read_sprt(raw: dict[str, Any] | None) -> Sprt | None:
