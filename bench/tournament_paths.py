@@ -3,6 +3,8 @@
 the embedded server's CPU a game (its ``/proc`` times, sampled until it exits).
 
     PYTHONPATH=. python bench/tournament_paths.py --game tictactoe --games 2
+    PYTHONPATH=. python bench/tournament_paths.py --game gomoku --format gauntlet --max-moves 40
+    PYTHONPATH=. python bench/tournament_paths.py --game tictactoe --sprt 0,400 --bot … --bot …
 """
 
 from __future__ import annotations
@@ -58,9 +60,16 @@ def main() -> None:
     p.add_argument("--clock", default="10+0.1")
     p.add_argument("--bot", action="append", default=None, help="NAME=SPEC (default: 4 levels)")
     p.add_argument("--max-moves", default=None, help="adjudicate a draw at M stones")
+    p.add_argument("--format", default="round-robin", help="round-robin | gauntlet | swiss")
+    p.add_argument("--sprt", default=None, help="elo0,elo1: an SPRT match of the first two bots")
+    p.add_argument("--openings", default=None, help="as mnk-tournament's --openings")
     a = p.parse_args()
     args = ["--game", a.game, "--games", a.games, "--clock", a.clock, "--concurrency", "2"]
     args += ["--max-moves", a.max_moves] if a.max_moves else []
+    args += ["--format", a.format] + (["--openings", a.openings] if a.openings else [])
+    if a.sprt:
+        args += [f"--sprt={a.sprt}"]  # elo0 may be negative: not an option
+        a.bot = (a.bot or BOTS)[:2]
     with tempfile.TemporaryDirectory() as tmp:
         for label, extra in (("own schedule", ["--own-schedule"]), ("server's event", [])):
             r = run(
