@@ -7,8 +7,8 @@ creates it). The director's own schedule plays what the server's events cannot d
 --servers, a swiss of several games a pairing or with openings, more than the server's
 bounds (200 games a pairing, 20,160 games, 64 openings); --own-schedule asks for it. A
 'remote' bot is started by its owner with the mnk-bot command the run prints, and the run
-waits for it to enter. On the server path
---concurrency is the server's (a whole round at once) and a rerun follows the same event.
+waits for it to enter. On the server path --concurrency is the server's (a whole round at
+once) and a rerun follows the same event.
 
 Example::
 
@@ -403,9 +403,9 @@ async def run_hosted(
         leading = leading_entrants(config)
         wait = None if remote else 120.0  # remote bots enter when their owners start them
         supervisor.start_all([c for c in supervisor.children if c.name in leading])
+        watcher = asyncio.create_task(supervisor.run())  # restarts the started ones only
         await event.entered(leading, wait)  # a gauntlet's seed enters first: the server's seed
         supervisor.start_all([c for c in supervisor.children if c.name not in leading])
-        watcher = asyncio.create_task(supervisor.run())
         return await event.follow(wait)
     finally:
         if watcher is not None:
