@@ -187,6 +187,7 @@ REQUESTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "seeds": (_INT, False),
         "max_games": (_INT, False),
         "sprt": (_MAP, False),
+        "games_at_once": (_INT, False),
     },
     "join_tournament": {"tournament": (_STR, True)},
     "leave_tournament": {"tournament": (_STR, True)},

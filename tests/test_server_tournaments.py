@@ -341,3 +341,20 @@ async def test_an_events_size_is_bounded_by_its_games_in_all(client_factory: Any
     await fay.request(**gauntlet, games_per_pair=200, seeds=1)  # 200 x 63
     await fay.error("bad_options", **gauntlet, games_per_pair=200, seeds=32)  # 200 x 32 x 32
     await fay.alive()
+
+
+async def test_a_match_plays_games_at_once_a_round(client_factory: Any) -> None:
+    gil, hal = await registered(client_factory, "gil"), await registered(client_factory, "hal")
+    event = await gil.request(**EVENT, format="match", max_games=10, games_at_once=4)
+    tid = event["tournament"]
+    assert event["games_at_once"] == 4 and event["sprt"] is None
+    for c in (gil, hal):
+        await c.request(type="join_tournament", tournament=tid)
+    started = await gil.request(type="start_tournament", tournament=tid)
+    assert started["rounds"] == 3 and len(started["games"]) == 4  # four rooms at once
+    final, _ = await asyncio.gather(finished(gil, tid), resign_every_game(hal, tid))
+    rounds = Counter(g["round"] for g in final["games"])
+    assert rounds == Counter({1: 4, 2: 4, 3: 2})  # the last round: the two games left
+    firsts = Counter(g["players"][0] for g in final["games"])
+    assert firsts == Counter({gil.player: 5, hal.player: 5})
+    await gil.error("bad_options", **EVENT, format="match", games_at_once=17)

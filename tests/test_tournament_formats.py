@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from server.core.tournament.arena_format import arena_pairs, ranking, sheet
 from server.core.tournament.gauntlet import gauntlet, gauntlet_rounds
 from server.core.tournament.match import match
-from server.core.tournament.match_format import decided, match_round, record, sprt_state
+from server.core.tournament.match_format import (
+    decided,
+    match_round,
+    match_rounds,
+    record,
+    sprt_state,
+)
 from server.core.tournament.roundrobin import round_robin, total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds, swiss_round
@@ -116,12 +122,16 @@ def test_gauntlet_colours_balanced_and_an_openings_colours_to_one_pair(
 # -- match -----------------------------------------------------------------------------------
 
 
-@given(st.integers(1, 60), st.integers(0, 4))
-def test_a_match_plays_colour_swapped_pairs_cycling_the_openings(games: int, openings: int) -> None:
-    rounds = [match_round(["a", "b"], openings, n) for n in range(1, games + 1)]
+@given(st.integers(1, 60), st.integers(0, 4), st.integers(1, 7))
+def test_a_match_plays_colour_swapped_pairs_cycling_the_openings(
+    games: int, openings: int, at_once: int
+) -> None:
+    total = match_rounds(games, at_once)
+    rounds = [match_round(["a", "b"], openings, n, at_once, games) for n in range(1, total + 1)]
     played = [g for r in rounds for g in r.games]
-    assert all(len(r.games) == 1 and not r.byes for r in rounds)
-    assert len({g.key for g in played}) == games
+    assert all(1 <= len(r.games) <= at_once and not r.byes for r in rounds)
+    assert all(len(r.games) == at_once for r in rounds[:-1])
+    assert len(played) == games and len({g.key for g in played}) == games
     for pair in range(games // 2):
         one, two = played[2 * pair], played[2 * pair + 1]
         assert one.players == ("a", "b") and two.players == ("b", "a")
@@ -130,22 +140,23 @@ def test_a_match_plays_colour_swapped_pairs_cycling_the_openings(games: int, ope
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.sampled_from([0, 1, None, "void"]), min_size=1, max_size=80))
-def test_a_matchs_sprt_decides_only_after_a_whole_pair_on_the_first_entrants_record(
-    outcomes: list,
+@given(st.lists(st.sampled_from([0, 1, None, "void"]), min_size=1, max_size=80), st.integers(1, 5))
+def test_a_matchs_sprt_decides_only_after_whole_pairs_on_the_first_entrants_record(
+    outcomes: list, at_once: int
 ) -> None:
     from protocol.sprt import Sprt
 
     test = Sprt(0, 150)
     results: list[Finished] = []
-    for n, outcome in enumerate(outcomes, start=1):
-        if decided(test, ["a", "b"], results, n):
-            assert n % 2 == 1, "a pair is whole"
+    for n in range(1, match_rounds(len(outcomes), at_once) + 1):
+        if decided(test, ["a", "b"], results, n, at_once):
+            assert len(results) % 2 == 0, "whole pairs"
             assert test.verdict(test.llr(*record("a", results))) is not None
             return
-        (game,) = match_round(["a", "b"], 0, n).games
-        void = outcome == "void"
-        results.append(Finished(game, None if void else outcome, void))
+        for game in match_round(["a", "b"], 0, n, at_once, len(outcomes)).games:
+            outcome = outcomes[len(results)]
+            void = outcome == "void"
+            results.append(Finished(game, None if void else outcome, void))
     w, d, l = record("a", results)  # noqa: E741
     assert w + d + l == sum(o != "void" for o in outcomes)
     assert sprt_state(test, ["a", "b"], results)["wins"] == w

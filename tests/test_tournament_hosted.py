@@ -249,6 +249,7 @@ async def test_an_sprt_is_the_servers_match_and_stops_when_it_decides(
     out = tmp_path / "sprt"
     args = ["--server", server.url, "--game", "tictactoe", "--sprt", "0,400", "--plain"]
     args += ["--sprt-max-games", "60", "--key", f"director={bot_key(server, 'director')}"]
+    args += ["--concurrency", "2"]  # two games at once, as the old schedule played them
     for name in ("perfect", "rnd"):  # perfect first: the test is about it
         spec = BOTS[name]
         args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
@@ -258,6 +259,9 @@ async def test_an_sprt_is_the_servers_match_and_stops_when_it_decides(
     event = server.arena.tournaments.events[tid].message()
     assert event["format"] == "match" and event["status"] == "finished"
     assert event["entrants"][0]["name"] == "perfect" and event["max_games"] == 60
+    assert event["games_at_once"] == 2 and all(
+        n == 2 for n in Counter(g["round"] for g in event["games"]).values()
+    )
     doc = json.loads((out / "results.json").read_text())
     assert doc["complete"] and doc["sprt"] == event["sprt"]  # the server's figures
     sprt = doc["sprt"]

@@ -556,6 +556,9 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
         _hosted_config(sprt="0,10,0.1,0.2", bots=two, sprt_max_games=51), "x", False
     )
     assert (match["format"], match["max_players"], match["max_games"]) == ("match", 2, 50)
+    assert match["games_at_once"] == 1
+    fast = _hosted_config(sprt="0,10", bots=two, concurrency=4)
+    assert event_request(fast, "x", False)["games_at_once"] == 4
     assert match["sprt"] == {"elo0": 0, "elo1": 10, "alpha": 0.1, "beta": 0.2}
     assert "openings" not in match and "games_per_pair" not in match
     pairs = [[[7, 7]], [[7, 7], [8, 8]]]  # each opening once: pair n plays opening n mod 2

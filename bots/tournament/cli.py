@@ -8,7 +8,7 @@ creates it). The director's own schedule plays what the server's events cannot d
 bounds (200 games a pairing, 20,160 games, 64 openings); --own-schedule asks for it. A
 'remote' bot is started by its owner with the mnk-bot command the run prints, and the run
 waits for it to enter. On the server path --concurrency is the server's (a whole round at
-once) and a rerun follows the same event.
+once; an --sprt match's games at once) and a rerun follows the same event.
 
 Example::
 
@@ -31,7 +31,13 @@ from typing import Any
 from bots.specs import parse_spec
 from bots.tournament.chart import draw_elo_chart
 from bots.tournament.director import JOURNAL, Director, Plan
-from bots.tournament.hosted import EVENT_FILE, HostedEvent, hosted_reason, leading_entrants
+from bots.tournament.hosted import (
+    EVENT_FILE,
+    HostedEvent,
+    bot_capacity,
+    hosted_reason,
+    leading_entrants,
+)
 from bots.tournament.openings import openings_from_arg
 from bots.tournament.processes import (
     KEYS_FILE,
@@ -393,9 +399,11 @@ async def run_hosted(
         tid = await event.ensure()
         announce(urls[0], tid)
         remote = [name for name, spec in config["bots"] if spec == "remote"]
-        tell_remote(urls[0], tid, remote, variant.name, out if server is not None else None)
+        capacity = bot_capacity(config)
+        embedded = out if server is not None else None  # its keys file holds theirs
+        tell_remote(urls[0], tid, remote, variant.name, capacity, embedded)
         supervisor.children = [
-            bot_child(out, urls[0], name, spec, 1, variant.name, keys[name], tournament=tid)
+            bot_child(out, urls[0], name, spec, capacity, variant.name, keys[name], tournament=tid)
             for name, spec in config["bots"]
             if spec != "remote"
         ]
@@ -416,7 +424,9 @@ async def run_hosted(
             await server.stop()
 
 
-def tell_remote(url: str, tid: str, names: list[str], game: str, out: Path | None) -> None:
+def tell_remote(
+    url: str, tid: str, names: list[str], game: str, capacity: int, out: Path | None
+) -> None:
     """Say how each ``remote`` bot enters the event (the run waits for them before its start):
     ``mnk-bot … --tournament=ID`` with its key (on the embedded server: from its keys file)."""
     for name in names:
@@ -427,7 +437,7 @@ def tell_remote(url: str, tid: str, names: list[str], game: str, out: Path | Non
         )
         print(
             f"waiting for the remote bot {name}: {key}mnk-bot --server {url} --name {name} "
-            f"--games {game} --capacity 1 --tournament={tid} --engine ENGINE",
+            f"--games {game} --capacity {capacity} --tournament={tid} --engine ENGINE",
             flush=True,
         )
 

@@ -49,6 +49,7 @@ MAX_OPENINGS = 64
 MAX_SWISS_ROUNDS = 20
 MAX_PLAYERS = 64
 MAX_MATCH_GAMES = 1000
+MAX_GAMES_AT_ONCE = 16
 #: Our formats and the server's names for them.
 SERVER_FORMATS = {"round-robin": "round_robin", "swiss": "swiss", "gauntlet": "gauntlet"}
 
@@ -125,6 +126,7 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         msg["format"], msg["max_players"] = "match", 2
         msg["max_games"] = match_games(config)
         msg["sprt"] = Sprt.parse(config["sprt"]).describe()
+        msg["games_at_once"] = bot_capacity(config)
     elif config["format"] == "swiss":
         if config["rounds"]:
             msg["rounds"] = config["rounds"]
@@ -139,6 +141,14 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
     elif openings := server_openings(config):
         msg["openings"] = openings
     return msg
+
+
+def bot_capacity(config: dict[str, Any]) -> int:
+    """Games a bot plays at once: an SPRT match's ``--concurrency`` (the server's
+    ``games_at_once``, at most 16), one in the other formats (a round's one game each)."""
+    return (
+        max(1, min(MAX_GAMES_AT_ONCE, int(config.get("concurrency") or 1))) if config["sprt"] else 1
+    )
 
 
 def leading_entrants(config: dict[str, Any]) -> list[str]:

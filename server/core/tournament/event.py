@@ -25,7 +25,7 @@ from server.core.journal.rows import EntrantRow, PairingRow, ResultRow, Tourname
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import ranking
 from server.core.tournament.gauntlet import gauntlet_round, gauntlet_rounds
-from server.core.tournament.match_format import decided, match_round, sprt_state
+from server.core.tournament.match_format import decided, match_round, match_rounds, sprt_state
 from server.core.tournament.roundrobin import total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds
@@ -56,8 +56,10 @@ MAX_GAMES_PER_PAIR = 200
 #: 10 games a pair of 64 entrants the first bound allowed: a few kilobytes a game in memory).
 MAX_EVENT_GAMES = 20_160
 MAX_SWISS_ROUNDS = 20
-#: A match's games at most (``max_games``, even: whole colour-swapped pairs), and by default.
+#: A match's games at most (``max_games``, even: whole colour-swapped pairs), and by default;
+#: its games played at once (``games_at_once``: each player in that many rooms of the event).
 MAX_MATCH_GAMES, MATCH_GAMES = 1000, 100
+MAX_GAMES_AT_ONCE = 16
 MIN_ARENA_S, MAX_ARENA_S = 10.0, 6 * 3600.0
 MAX_STARTS_IN_S = 7 * 86400.0
 #: Options a tournament's rooms may take (the rest of ``create_room``'s are not for events).
@@ -87,9 +89,10 @@ class Settings:
     schedule: str | None = None
     #: A gauntlet's seeds: its first entrants, who meet every other.
     seeds: int = 1
-    #: A match's most games, and its SPRT (None: it plays them all).
+    #: A match's most games, its SPRT (None: it plays them all), its games played at once.
     max_games: int = MATCH_GAMES
     sprt: Sprt | None = None
+    games_at_once: int = 1
 
     def describe(self) -> dict[str, Any]:
         """The settings as stored (``TournamentRow.settings``) and as sent."""
@@ -109,6 +112,7 @@ class Settings:
             "seeds": self.seeds,
             "max_games": self.max_games,
             "sprt": self.sprt.describe() if self.sprt is not None else None,
+            "games_at_once": self.games_at_once,
         }
 
     @classmethod
@@ -121,7 +125,7 @@ class Settings:
             openings, d.get("games_per_pair", 2), d.get("rounds"),
             float(d.get("duration_s", 0.0)), d.get("max_players", MAX_ENTRANTS),
             d.get("schedule"), d.get("seeds", 1), d.get("max_games", MATCH_GAMES),
-            Sprt(**d["sprt"]) if d.get("sprt") else None,
+            Sprt(**d["sprt"]) if d.get("sprt") else None, d.get("games_at_once", 1),
         )  # fmt: skip
 
     def room_options(self, tid: str, opening: int | None) -> dict[str, Any]:
@@ -170,6 +174,7 @@ def read_settings(msg: Message) -> Settings:
         seeds=bounded(msg, "seeds", 1, MAX_ENTRANTS - 1, 1),
         max_games=bounded(msg, "max_games", 2, MAX_MATCH_GAMES, MATCH_GAMES),
         sprt=read_sprt(msg.get("sprt")),
+        games_at_once=bounded(msg, "games_at_once", 1, MAX_GAMES_AT_ONCE, 1),
     )  # fmt: skip
     if fmt == MATCH and (settings.max_players != 2 or settings.max_games % 2):
         raise BadOptions("a match is two players (max_players 2) and an even max_games")
@@ -378,7 +383,7 @@ class Event:
         if fmt == GAUNTLET:
             return gauntlet_rounds(size, self.settings.seeds, self.settings.games_per_pair)
         if fmt == MATCH:
-            return self.settings.max_games
+            return match_rounds(self.settings.max_games, self.settings.games_at_once)
         if fmt == SWISS:
             return self.settings.rounds or default_rounds(size)
         return None
@@ -388,13 +393,14 @@ class Event:
         a match)."""
         s = self.settings
         if s.format == MATCH:
-            return match_round(self.players_at_start(), len(s.openings), number)
+            players, openings = self.players_at_start(), len(s.openings)
+            return match_round(players, openings, number, s.games_at_once, s.max_games)
         return gauntlet_round(self.players_at_start(), s.seeds, len(s.openings), number)
 
     def decided(self, number: int) -> bool:
         """Whether a match's SPRT ended it before game ``number``."""
-        s = self.settings
-        return s.format == MATCH and decided(s.sprt, self.players_at_start(), self.results, number)
+        s, players = self.settings, self.players_at_start()
+        return s.format == MATCH and decided(s.sprt, players, self.results, number, s.games_at_once)
 
     def sprt(self) -> Message | None:
         """A match's SPRT as the ``tournament`` message says it (None: no test)."""
@@ -539,6 +545,7 @@ class Event:
             "games_per_pair": s.games_per_pair if s.format in (ROUND_ROBIN, GAUNTLET) else None,
             "seeds": s.seeds if s.format == GAUNTLET else None,
             "max_games": s.max_games if s.format == MATCH else None,
+            "games_at_once": s.games_at_once if s.format == MATCH else None,
             "sprt": self.sprt(),
             "duration_s": s.duration_s if s.format == ARENA else None,
             "entrants": [e.view() for e in sorted(self.entrants.values(), key=lambda e: e.seq)],

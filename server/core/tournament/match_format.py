@@ -1,10 +1,13 @@
 """Match: two entrants play colour-swapped pairs of games, pair n on opening n mod the event's
 openings, up to ``max_games``; with an SPRT (``protocol/sprt.py``) the match ends as soon as
-the test decides, judged after each whole pair (both colours of an opening played).
+the test decides, judged before a round once the games so far are whole pairs (both colours
+of each opening played).
 
-One game a round: round r is game r, of pair (r - 1) // 2; the first entrant (in order of
-entry) has the first move in a pair's first game, the second in its second. The test reads
-the first entrant's wins, draws and losses; a void game (nobody played it) is left out.
+A round is ``games_at_once`` games, played at once (1 by default: one game at a time, for
+players who play one game at a time); game g (from 1, counted over the rounds) belongs to
+pair (g - 1) // 2; the first entrant (in order of entry) has the first move in a pair's first
+game, the other in its second. The test reads the first entrant's wins, draws and losses; a
+void game (nobody played it) is left out.
 """
 
 from __future__ import annotations
@@ -16,13 +19,29 @@ from protocol.sprt import Sprt
 from server.core.tournament.values import Finished, Game, Round
 
 
-def match_round(players: Sequence[str], openings: int, number: int) -> Round:
-    """Game ``number`` of the match (one a round)."""
+def match_rounds(max_games: int, games_at_once: int = 1) -> int:
+    """How many rounds a match of ``max_games`` takes at most."""
+    return -(-max_games // games_at_once)
+
+
+def match_round(
+    players: Sequence[str],
+    openings: int,
+    number: int,
+    games_at_once: int = 1,
+    max_games: int | None = None,
+) -> Round:
+    """Round ``number`` of the match: its games (the last round may have fewer)."""
     first, second = players[0], players[1]
-    pair, colour = divmod(number - 1, 2)
-    opening = pair % openings if openings else None
-    seats = (first, second) if colour == 0 else (second, first)
-    return Round(number, (Game(f"{number}.1", number, *seats, opening),))
+    begin = (number - 1) * games_at_once
+    end = begin + games_at_once if max_games is None else min(begin + games_at_once, max_games)
+    games = []
+    for index in range(begin, end):
+        pair, colour = divmod(index, 2)
+        opening = pair % openings if openings else None
+        seats = (first, second) if colour == 0 else (second, first)
+        games.append(Game(f"{number}.{index - begin + 1}", number, *seats, opening))
+    return Round(number, tuple(games))
 
 
 def record(player: str, results: Iterable[Finished]) -> tuple[int, int, int]:
@@ -42,10 +61,15 @@ def sprt_state(test: Sprt, players: Sequence[str], results: Iterable[Finished]) 
 
 
 def decided(
-    test: Sprt | None, players: Sequence[str], results: list[Finished], number: int
+    test: Sprt | None,
+    players: Sequence[str],
+    results: list[Finished],
+    number: int,
+    games_at_once: int = 1,
 ) -> bool:
-    """Whether the match ends before game ``number``: a pair is whole (``number`` begins the
-    next) and the test has a verdict."""
-    if test is None or number == 1 or (number - 1) % 2:
+    """Whether the match ends before round ``number``: the games before it are whole pairs
+    (and some) and the test has a verdict."""
+    played = (number - 1) * games_at_once
+    if test is None or played == 0 or played % 2:
         return False
     return sprt_state(test, players, results)["verdict"] is not None
