@@ -332,8 +332,7 @@ class HostedEvent:
     async def _played(self, game: dict[str, Any], names: dict[str, str]) -> Played:
         """A finished game of the event with its record from the history."""
         players = (names.get(game["players"][0], "?"), names.get(game["players"][1], "?"))
-        at = game.get("opening")
-        opening = [] if at is None else [list(m) for m in server_openings(self.config)[at]]
+        opening = self._opening(game.get("opening"))
         if game.get("game_id") is None:  # lost without a room (a withdrawn entrant's)
             winner = game["result"]["winner"]
             result = GameResult(game["key"], game["round"], players, [], [], winner, "withdrawn")
@@ -347,12 +346,15 @@ class HostedEvent:
         record = reply["game"]
         reason = str(record.get("reason") or "")
         winner = None if game["result"].get("void") else game["result"]["winner"]
+        moves = [[m["x"], m["y"]] for m in record.get("moves", [])]
+        if moves and record.get("opening") is not None:  # the record's own opening stones
+            opening = moves[: record["opening"]]
         result = GameResult(
             key=game["key"],
             round=game["round"],
             players=players,
             opening=opening,
-            moves=[[m["x"], m["y"]] for m in record.get("moves", [])],
+            moves=moves,
             winner=winner,
             reason=reason,
             fault=fault_of(reason, record.get("fault")),
@@ -360,6 +362,12 @@ class HostedEvent:
             room=game.get("room"),
         )
         return Played(result, reply.get("psq"))
+
+    def _opening(self, at: int | None) -> list[list[int]]:
+        """Opening ``at`` of the event as this run sent it (none if it has no such opening:
+        an event made by an older run, which sent each opening repeated)."""
+        openings = server_openings(self.config)
+        return [list(m) for m in openings[at]] if at is not None and at < len(openings) else []
 
     def _record(self, played: Played) -> None:
         """Journal the game (fsync), write its .psq, refresh results.json (each game once)."""
