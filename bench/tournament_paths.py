@@ -3,6 +3,8 @@
 the embedded server's CPU a game (its ``/proc`` times, sampled until it exits).
 
     PYTHONPATH=. python bench/tournament_paths.py --game tictactoe --games 2
+    PYTHONPATH=. python bench/tournament_paths.py --game gomoku --format gauntlet --max-moves 40
+    PYTHONPATH=. python bench/tournament_paths.py --game tictactoe --sprt 0,400 --bot … --bot …
 """
 
 from __future__ import annotations
@@ -58,15 +60,21 @@ def main() -> None:
     p.add_argument("--clock", default="10+0.1")
     p.add_argument("--bot", action="append", default=None, help="NAME=SPEC (default: 4 levels)")
     p.add_argument("--max-moves", default=None, help="adjudicate a draw at M stones")
-    p.add_argument("--format", default="round-robin", help="round-robin or swiss")
+    p.add_argument("--format", default="round-robin", help="round-robin | gauntlet | swiss")
     p.add_argument("--rounds", default=None, help="a swiss's rounds")
     p.add_argument("--concurrency", default="2", help="the own schedule's games at once")
     p.add_argument("--repeat", type=int, default=1, help="alternations of the two paths")
+    p.add_argument("--sprt", default=None, help="elo0,elo1: an SPRT match of the first two bots")
+    p.add_argument("--openings", default=None, help="as mnk-tournament's --openings")
     a = p.parse_args()
     args = ["--game", a.game, "--games", a.games, "--clock", a.clock]
     args += ["--concurrency", a.concurrency, "--format", a.format]
     args += ["--max-moves", a.max_moves] if a.max_moves else []
     args += ["--rounds", a.rounds] if a.rounds else []
+    args += ["--openings", a.openings] if a.openings else []
+    if a.sprt:
+        args += [f"--sprt={a.sprt}"]  # elo0 may be negative: not an option
+        a.bot = (a.bot or BOTS)[:2]
     paths = (("own schedule", ["--own-schedule"]), ("server's event", []))
     with tempfile.TemporaryDirectory() as tmp:
         for n, (label, extra) in ((n, path) for n in range(a.repeat) for path in paths):

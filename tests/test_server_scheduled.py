@@ -77,5 +77,6 @@ def test_a_bad_events_file_stops_the_start_with_one_line(db: str, tmp_path: Path
     assert done.returncode != 0
     assert done.stderr.strip().splitlines() == [
         "mnk-server: scheduled events: event 'Nightly': game must be one of tictactoe, gomoku, "
-        "gomoku-standard, renju; format one of ('round_robin', 'swiss', 'arena')"
+        "gomoku-standard, renju; format one of "
+        "('round_robin', 'swiss', 'arena', 'gauntlet', 'match')"
     ]

@@ -217,3 +217,144 @@ async def test_an_arena_killed_mid_event_resumes_its_games_and_pairs_on(
     await field.resign(open_games(again)[0])
     later = await field.until(tid, lambda e: len(e["games"]) == 4)
     assert sum(s["points"] for s in later["standings"]) == 4
+
+
+async def test_balanced_openings_by_count_or_all_of_them(client_factory: Any) -> None:
+    from protocol.openings import balanced_openings
+
+    dana = await registered(client_factory, "dana")
+    gomoku = EVENT | {"game": "gomoku", "format": "round_robin"}
+    three = await dana.request(**gomoku, openings=3)
+    assert three["openings"] == 3
+    every = await dana.request(**gomoku, openings="balanced")
+    assert every["openings"] == len(balanced_openings()) == 40
+    for bad in (0, 41, "random"):
+        await dana.error("bad_options", **gomoku, openings=bad)
+    for bad in (True, 2.5):
+        await dana.error("bad_message", **gomoku, openings=bad)
+    await dana.error("bad_options", **EVENT, format="round_robin", openings=2)  # 3x3
+    await dana.alive()
+
+
+async def test_a_balanced_opening_is_what_the_game_starts_from(server: Any) -> None:
+    from protocol.openings import balanced_openings
+    from server.core.tournament.event import read_settings
+
+    settings = read_settings(EVENT | {"game": "renju", "format": "round_robin", "openings": 2})
+    assert settings.openings == balanced_openings()[:2]
+    options = settings.room_options("t", 1)
+    assert options["opening"] == [list(m) for m in balanced_openings()[1]]
+
+
+async def test_a_gauntlet_is_played_over_the_wire_to_its_end(client_factory: Any) -> None:
+    hero, bob, carol = [await registered(client_factory, n) for n in ("hero", "bob", "carol")]
+    event = await hero.request(**EVENT, format="gauntlet", games_per_pair=2)
+    tid = event["tournament"]
+    assert event["seeds"] == 1 and event["games_per_pair"] == 2
+    for c in (hero, bob, carol):  # the first to enter is the seed
+        await c.request(type="join_tournament", tournament=tid)
+    started = await hero.request(type="start_tournament", tournament=tid)
+    assert started["rounds"] == 4
+    finals = await asyncio.gather(*(resign_as_seat_one(c, tid) for c in (hero, bob, carol)))
+    final = finals[0]
+    meetings = Counter(frozenset(g["players"]) for g in final["games"])
+    assert meetings == Counter(
+        {frozenset((hero.player, bob.player)): 2, frozenset((hero.player, carol.player)): 2}
+    )
+    assert not final["byes"] and [line["points"] for line in final["standings"]] == [2.0, 1, 1]
+    for bad in (0, 64):
+        await hero.error("bad_options", **EVENT, format="gauntlet", seeds=bad)
+
+
+async def resign_every_game(client: RawClient, tid: str) -> dict[str, Any]:
+    """Resign each of ``client``'s games of event ``tid`` as it starts, until it finishes."""
+    resigned: set[str] = set()
+    while True:
+        message = await client.recv(TIMEOUT)
+        room = message.get("room")
+        playing = message["type"] == "state" and message.get("status") == "playing"
+        if playing and room not in resigned:
+            resigned.add(room)
+            await client.send(type="resign", room=room)
+        if message["type"] == "tournament" and message["status"] == "finished":
+            return message
+
+
+async def finished(client: RawClient, tid: str) -> dict[str, Any]:
+    """The push that says event ``tid`` finished (``client`` plays nothing meanwhile)."""
+    while True:
+        message = await client.recv(TIMEOUT)
+        if message["type"] == "tournament" and message["status"] == "finished":
+            return message
+
+
+async def test_a_match_ends_when_its_sprt_decides(client_factory: Any) -> None:
+    ann, ben = await registered(client_factory, "ann"), await registered(client_factory, "ben")
+    sprt = {"elo0": 0, "elo1": 200}
+    event = await ann.request(**EVENT, format="match", max_games=40, sprt=sprt)
+    tid = event["tournament"]
+    assert event["max_players"] == 2 and event["max_games"] == 40
+    assert event["sprt"]["llr"] == 0.0 and event["sprt"]["verdict"] is None
+    for c in (ann, ben):  # the first to enter is the one the test is about
+        await c.request(type="join_tournament", tournament=tid)
+    started = await ann.request(type="start_tournament", tournament=tid)
+    assert started["rounds"] == 40
+    finals = await asyncio.gather(finished(ann, tid), resign_every_game(ben, tid))
+    final = finals[0]
+    games = sorted(final["games"], key=lambda g: g["round"])
+    assert len(games) == 8  # H1 after 8 straight wins, a whole pair: 0/200 needs 8
+    assert [g["players"][0] for g in games] == [ann.player, ben.player] * 4
+    assert final["sprt"] == {
+        **{"elo0": 0.0, "elo1": 200.0, "alpha": 0.05, "beta": 0.05},
+        **{"lower": -2.9444, "upper": 2.9444, "wins": 8, "draws": 0, "losses": 0},
+        "llr": final["sprt"]["llr"],
+        "verdict": "H1",
+    }
+    assert final["sprt"]["llr"] >= 2.9444 and final["standings"][0]["player"] == ann.player
+
+
+async def test_a_match_with_a_bad_test_or_field_is_refused(client_factory: Any) -> None:
+    eve = await registered(client_factory, "eve")
+    for bad in (
+        {"sprt": {"elo0": 10, "elo1": 0}},
+        {"sprt": {"elo0": 0}},
+        {"sprt": {"elo0": 0, "elo1": 10, "gamma": 1}},
+        {"sprt": {"elo0": 0, "elo1": 10, "alpha": 0}},
+        {"max_games": 7},
+        {"max_games": 1002},
+        {"max_players": 3},
+    ):
+        await eve.error("bad_options", **EVENT, format="match", **bad)
+    await eve.error("bad_message", **EVENT, format="match", sprt=[0, 10])
+    await eve.alive()
+
+
+async def test_an_events_size_is_bounded_by_its_games_in_all(client_factory: Any) -> None:
+    fay = await registered(client_factory, "fay")
+    rr = EVENT | {"format": "round_robin"}
+    await fay.error("bad_options", **rr, games_per_pair=11)  # 11 x 2016 pairs of 64
+    await fay.error("bad_options", **rr, games_per_pair=201, max_players=2)
+    await fay.error("bad_options", **rr, openings=[[[1, 1]]] * 65)
+    big = await fay.request(**rr, games_per_pair=200, max_players=4, openings=[[[1, 1]]] * 64)
+    assert (big["games_per_pair"], big["openings"]) == (200, 64)
+    gauntlet = EVENT | {"format": "gauntlet"}
+    await fay.request(**gauntlet, games_per_pair=200, seeds=1)  # 200 x 63
+    await fay.error("bad_options", **gauntlet, games_per_pair=200, seeds=32)  # 200 x 32 x 32
+    await fay.alive()
+
+
+async def test_a_match_plays_games_at_once_a_round(client_factory: Any) -> None:
+    gil, hal = await registered(client_factory, "gil"), await registered(client_factory, "hal")
+    event = await gil.request(**EVENT, format="match", max_games=10, games_at_once=4)
+    tid = event["tournament"]
+    assert event["games_at_once"] == 4 and event["sprt"] is None
+    for c in (gil, hal):
+        await c.request(type="join_tournament", tournament=tid)
+    started = await gil.request(type="start_tournament", tournament=tid)
+    assert started["rounds"] == 3 and len(started["games"]) == 4  # four rooms at once
+    final, _ = await asyncio.gather(finished(gil, tid), resign_every_game(hal, tid))
+    rounds = Counter(g["round"] for g in final["games"])
+    assert rounds == Counter({1: 4, 2: 4, 3: 2})  # the last round: the two games left
+    firsts = Counter(g["players"][0] for g in final["games"])
+    assert firsts == Counter({gil.player: 5, hal.player: 5})
+    await gil.error("bad_options", **EVENT, format="match", games_at_once=17)

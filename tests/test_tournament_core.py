@@ -521,3 +521,42 @@ def test_a_long_rated_round_robin_is_rated_through_past_the_pairs_daily_limit(hu
         hub.tick(0.05)
     assert len(overs) == per_pair
     assert all("unrated" not in over and len(over["ratings"]) == 2 for over in overs)
+
+
+def test_a_match_restarted_from_its_rows_keeps_its_test_and_stops_once_it_decides() -> None:
+    clock = FakeClock()
+    hub = Hub(clock)
+    limits = Limits(full_sweep_interval=0.0)
+    hub.arena = Arena(limits=limits, clock=clock, durable=True)
+    alice = hub.peer("alice", account=True)
+    sprt = {"elo0": 0, "elo1": 200}
+    made = create(hub, alice, format="match", sprt=sprt, max_games=40, game="tictactoe", clock=None)
+    tid = made["tournament"]
+    hub.do(alice, type="join_tournament", tournament=tid)  # first in: the test is about alice
+    (bob,) = entered(hub, tid, ["bob"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    for _ in range(3):  # bob loses each game, whatever his seat
+        assert play_out(hub, tid, loser=lambda players: bob.pid) == 1
+        hub.tick(0.05)
+    records = hub.arena.drain()
+    again = Arena(limits=limits, clock=clock, durable=True)
+    again.restore(snapshot_of(records))
+    event = again.tournaments.events[tid]
+    assert event.settings.sprt is not None and event.settings.sprt.elo1 == 200.0
+    assert len(event.results) == 3 and len(event.live()) == 1
+    hub.arena = again
+    for _ in range(40):
+        if event.status == "finished":
+            break
+        again.sweep()
+        for slot in event.live():
+            room = again.rooms.get(slot.room)
+            room.end(Termination.RESIGN, 1 - slot.game.players.index(bob.pid))  # alice wins
+            again.tournaments.ended(room, {})
+        clock.advance(0.05)
+        again.sweep()
+    assert event.status == "finished" and len(event.results) == 8  # H1 after 8 wins: 0/200
+    assert event.message()["sprt"]["verdict"] == "H1"
+    assert len(set(event.slots)) == 8 and [s.game.round for s in event.slots.values()] == list(
+        range(1, 9)
+    )

@@ -106,7 +106,8 @@ def test_gomoku_gauntlet_with_crashing_bots(tmp_path: Path) -> None:
     args = ["--game", "gomoku", "--format", "gauntlet", *bots, "--games", "2"]
     args += ["--concurrency", "4", "--clock", "20+0.2", "--max-moves", "60", "--grace", "2"]
     args += ["--openings", "random:2:1", "--seed", "9"]
-    finish(tournament(out, *args, env=env), timeout=150)
+    output = finish(tournament(out, *args, env=env), timeout=150)
+    assert "pairs this run itself" not in output and (out / "event.json").exists()  # the server's
     doc = json.loads((out / "results.json").read_text())
     table = {s["name"]: s for s in doc["standings"]}
     assert doc["complete"] and len(doc["games"]) == 3 * 2 * 2
@@ -125,7 +126,7 @@ def test_killed_director_resumes_to_the_same_totals(tmp_path: Path) -> None:
     out = tmp_path / "resume"
     bots = ["--bot", "a=minimax:level=2", "--bot", "b=minimax:level=1", "--bot", "c=random"]
     args = ["--game", "tictactoe", *bots, "--games", "2", "--openings", "random:1:2"]
-    args += ["--seed", "11", "--concurrency", "2", "--plain"]
+    args += ["--seed", "11", "--concurrency", "2", "--plain", "--own-schedule"]  # its keys
     proc = tournament(out, *args)
     journal = out / "journal.jsonl"
     deadline = time.monotonic() + 60

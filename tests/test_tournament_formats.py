@@ -12,7 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.core.tournament.arena_format import arena_pairs, ranking, sheet
+from server.core.tournament.gauntlet import gauntlet, gauntlet_rounds
 from server.core.tournament.match import match
+from server.core.tournament.match_format import (
+    decided,
+    match_round,
+    match_rounds,
+    record,
+    sprt_state,
+)
 from server.core.tournament.roundrobin import round_robin, total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds, swiss_round
@@ -69,6 +77,104 @@ def test_round_robin_bye_rotates_in_an_odd_field(size: int, n: int) -> None:
     rounds = round_robin(NAMES[:size], n)
     byes = Counter(b.player for r in rounds for b in r.byes)
     assert byes == Counter({p: n for p in NAMES[:size]})
+
+
+# -- gauntlet --------------------------------------------------------------------------------
+
+
+@given(st.integers(2, 10), st.integers(1, 4), st.integers(1, 4), st.integers(0, 3))
+def test_gauntlet_seeds_meet_every_other_n_times_and_nobody_else_meets(
+    size: int, seeds: int, n: int, openings: int
+) -> None:
+    players = NAMES[:size]
+    rounds = gauntlet(players, seeds, n, openings)
+    assert len(rounds) == gauntlet_rounds(size, seeds, n)
+    cut = max(1, min(seeds, size - 1))
+    top, rest = players[:cut], players[cut:]
+    games = [g for r in rounds for g in r.games]
+    meetings = Counter(frozenset(g.players) for g in games)
+    assert set(meetings) == {frozenset((a, b)) for a in top for b in rest}
+    assert set(meetings.values()) == {n}
+    for r in rounds:
+        seen = [p for g in r.games for p in g.players]
+        assert len(seen) == len(set(seen)), "each player at most once a round"
+        assert len(r.games) == min(len(top), len(rest)) and not r.byes
+    assert len({g.key for g in games}) == len(games)
+
+
+@given(st.integers(2, 10), st.integers(1, 4), st.integers(1, 4), st.integers(1, 3))
+def test_gauntlet_colours_balanced_and_an_openings_colours_to_one_pair(
+    size: int, seeds: int, n: int, openings: int
+) -> None:
+    games = [g for r in gauntlet(NAMES[:size], seeds, n, openings) for g in r.games]
+    assert all(abs(d) <= (0 if n % 2 == 0 else 1) for d in colour_balance(games).values())
+    by_pair_opening: dict[tuple[frozenset[str], int | None], list[Game]] = {}
+    for g in games:
+        by_pair_opening.setdefault((frozenset(g.players), g.opening), []).append(g)
+    for same in by_pair_opening.values():
+        firsts = Counter(g.first for g in same)
+        if len(same) % 2 == 0:
+            assert set(firsts.values()) == {len(same) // 2}, "each colour of an opening to each"
+    for g in games:
+        assert g.opening == ((g.round - 1) // gauntlet_rounds(size, seeds, 1) // 2) % openings
+
+
+# -- match -----------------------------------------------------------------------------------
+
+
+@given(st.integers(1, 60), st.integers(0, 4), st.integers(1, 7))
+def test_a_match_plays_colour_swapped_pairs_cycling_the_openings(
+    games: int, openings: int, at_once: int
+) -> None:
+    total = match_rounds(games, at_once)
+    rounds = [match_round(["a", "b"], openings, n, at_once, games) for n in range(1, total + 1)]
+    played = [g for r in rounds for g in r.games]
+    assert all(1 <= len(r.games) <= at_once and not r.byes for r in rounds)
+    assert all(len(r.games) == at_once for r in rounds[:-1])
+    assert len(played) == games and len({g.key for g in played}) == games
+    for pair in range(games // 2):
+        one, two = played[2 * pair], played[2 * pair + 1]
+        assert one.players == ("a", "b") and two.players == ("b", "a")
+        assert one.opening == two.opening == (pair % openings if openings else None)
+    assert all(abs(d) <= 1 for d in colour_balance(played).values())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, None, "void"]), min_size=1, max_size=80), st.integers(1, 5))
+def test_a_matchs_sprt_decides_only_after_whole_pairs_on_the_first_entrants_record(
+    outcomes: list, at_once: int
+) -> None:
+    from protocol.sprt import Sprt
+
+    test = Sprt(0, 150)
+    results: list[Finished] = []
+    for n in range(1, match_rounds(len(outcomes), at_once) + 1):
+        if decided(test, ["a", "b"], results, n, at_once):
+            assert len(results) % 2 == 0, "whole pairs"
+            assert test.verdict(test.llr(*record("a", results))) is not None
+            return
+        for game in match_round(["a", "b"], 0, n, at_once, len(outcomes)).games:
+            outcome = outcomes[len(results)]
+            void = outcome == "void"
+            results.append(Finished(game, None if void else outcome, void))
+    w, d, l = record("a", results)  # noqa: E741
+    assert w + d + l == sum(o != "void" for o in outcomes)
+    assert sprt_state(test, ["a", "b"], results)["wins"] == w
+
+
+def test_a_match_won_every_game_stops_on_h1_at_the_first_whole_pair_past_the_bound() -> None:
+    from protocol.sprt import Sprt
+
+    test = Sprt(0, 200)
+    results: list[Finished] = []
+    n = 1
+    while not decided(test, ["a", "b"], results, n):
+        (game,) = match_round(["a", "b"], 0, n).games
+        results.append(Finished(game, game.players.index("a")))  # a wins every game
+        n += 1
+    first_h1 = next(k for k in range(1, 100) if test.verdict(test.llr(k, 0, 0)) == "H1")
+    assert len(results) == first_h1 + first_h1 % 2  # judged after whole pairs only
+    assert sprt_state(test, ["a", "b"], results)["verdict"] == "H1"
 
 
 # -- swiss -----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ async def test_a_round_robin_is_the_servers_event(server: Any, tmp_path: Path) -
 
 SLOW_BOT = """
 import time
+from collections import Counter
 from bots.sdk import RandomBot
 
 
@@ -174,3 +176,151 @@ async def test_a_swiss_is_the_servers_event_with_its_byes(tmp_path: Path) -> Non
     # players in 4 rounds the results can leave the last round none, and then one repeat is the
     # format's answer (a CI run drew it), never more.
     assert len(set(pairs)) >= len(pairs) - 1
+
+
+async def test_random_openings_are_drawn_by_the_director_and_played_by_the_server(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "random"
+    args = ["--server", server.url, "--game", "tictactoe", "--openings", "random:1:2", "--plain"]
+    args += ["--seed", "5", "--key", f"director={bot_key(server, 'director')}"]
+    for name, spec in BOTS.items():
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output
+    drawn = json.loads((out / "tournament.json").read_text())["opening_list"]
+    assert len(drawn) == 2 and all(len(o) == 1 for o in drawn) and drawn[0] != drawn[1]
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid]
+    assert [[list(m) for m in o] for o in event.settings.openings] == drawn  # sent as the list
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 3 * 4  # 2 openings x 2 colours a pair
+    seats = Counter((tuple(g["players"]), json.dumps(g["opening"])) for g in doc["games"])
+    assert set(seats.values()) == {1} and len(seats) == 12  # each colour of each opening once
+    for game in doc["games"]:
+        assert game["opening"] in drawn and game["moves"][:1] == game["opening"]
+
+
+async def test_balanced_openings_are_the_servers_own_list(server: Any, tmp_path: Path) -> None:
+    from protocol.openings import balanced_openings
+
+    out = tmp_path / "balanced"
+    args = ["--server", server.url, "--game", "gomoku", "--openings", "balanced:2", "--plain"]
+    args += ["--max-moves", "12", "--key", f"director={bot_key(server, 'director')}"]
+    for name in ("r1", "r2"):
+        args += ["--bot", f"{name}=random", "--key", f"{name}={bot_key(server, name)}"]
+    await run(command(out, *args))
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    assert server.arena.tournaments.events[tid].settings.openings == balanced_openings()[:2]
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 4
+    played = Counter(json.dumps(g["opening"]) for g in doc["games"])
+    assert played == Counter({json.dumps([list(m) for m in o]): 2 for o in balanced_openings()[:2]})
+    for game in doc["games"]:
+        assert game["moves"][:5] == game["opening"]
+
+
+async def test_a_gauntlet_is_the_servers_event_its_seed_the_first_bot(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "gauntlet"
+    args = ["--server", server.url, "--game", "tictactoe", "--format", "gauntlet", "--plain"]
+    args += ["--games", "2", "--key", f"director={bot_key(server, 'director')}"]
+    bots = {"rnd": "random", **{k: v for k, v in BOTS.items() if k != "rnd"}, "nov": "novice"}
+    for name, spec in bots.items():
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output and "[12/12]" in output
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid].message()
+    assert event["format"] == "gauntlet" and event["seeds"] == 1 and event["status"] == "finished"
+    assert event["entrants"][0]["name"] == "rnd"  # the seed entered first
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 3 * 4
+    meetings = Counter(frozenset(g["players"]) for g in doc["games"])
+    assert meetings == Counter({frozenset(("rnd", b)): 4 for b in ("perfect", "mid", "nov")})
+    firsts = Counter(g["players"][0] for g in doc["games"])
+    assert firsts["rnd"] == 6  # colours balanced
+
+
+async def test_an_sprt_is_the_servers_match_and_stops_when_it_decides(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "sprt"
+    args = ["--server", server.url, "--game", "tictactoe", "--sprt", "0,400", "--plain"]
+    args += ["--sprt-max-games", "60", "--key", f"director={bot_key(server, 'director')}"]
+    args += ["--concurrency", "2"]  # two games at once, as the old schedule played them
+    for name in ("perfect", "rnd"):  # perfect first: the test is about it
+        spec = BOTS[name]
+        args += ["--bot", f"{name}={spec}", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid].message()
+    assert event["format"] == "match" and event["status"] == "finished"
+    assert event["entrants"][0]["name"] == "perfect" and event["max_games"] == 60
+    assert event["games_at_once"] == 2 and all(
+        n == 2 for n in Counter(g["round"] for g in event["games"]).values()
+    )
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["sprt"] == event["sprt"]  # the server's figures
+    sprt = doc["sprt"]
+    assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["upper"] == 2.9444
+    assert len(doc["games"]) % 2 == 0 and len(doc["games"]) < 60  # whole pairs, stopped early
+    assert sprt["wins"] + sprt["draws"] + sprt["losses"] == len(doc["games"])
+    line = f"W-D-L {sprt['wins']}-{sprt['draws']}-{sprt['losses']}, LLR {sprt['llr']:+.3f}"
+    assert f"SPRT elo0=0 elo1=400 alpha=0.05 beta=0.05: {line}" in output  # as printed before
+    assert "-> H1" in output and f"[{len(doc['games'])}/60]" in output
+    assert output.count(" [-2.94, +2.94]") == len(doc["games"])  # each game's line: its LLR
+
+
+async def test_a_remote_bot_enters_the_event_as_the_run_tells_it(tmp_path: Path) -> None:
+    out = tmp_path / "remote"
+    args = ["--game", "tictactoe", "--plain", "--bot", "far=remote", "--bot", "near=random"]
+    proc = subprocess.Popen(
+        command(out, *args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    remote: subprocess.Popen | None = None
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not any("waiting for the remote bot far: " in line for line in lines):
+            line = await asyncio.to_thread(proc.stdout.readline)
+            assert line, "".join(lines)
+            lines.append(line)
+        said = lines[-1].split("waiting for the remote bot far: ", 1)[1].strip()
+        tid = json.loads((out / "event.json").read_text())["tournament"]
+        assert f"--tournament={tid}" in said and "mnk-bot " in said
+        # the instruction as printed, with this checkout's mnk-bot and an engine
+        runnable = said.replace("mnk-bot", f"{sys.executable} -m bots").replace("ENGINE", "random")
+        remote = subprocess.Popen(["bash", "-c", runnable], stdout=subprocess.DEVNULL)
+        rest, _ = await asyncio.to_thread(proc.communicate, timeout=150)
+        assert proc.returncode == 0, "".join(lines) + rest
+    finally:
+        for child in (proc, remote):
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+    assert "pairs this run itself" not in "".join(lines)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and doc["server"]["status"] == "finished" and len(doc["games"]) == 2
+    assert {s["name"] for s in doc["standings"]} == {"far", "near"}
+    assert all(sorted(g["players"]) == ["far", "near"] for g in doc["games"])
+
+
+async def test_more_than_ten_games_a_pairing_is_the_servers_event(
+    server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "many"
+    args = ["--server", server.url, "--game", "tictactoe", "--games", "6", "--plain"]
+    args += ["--key", f"director={bot_key(server, 'director')}"]
+    for name in ("r1", "r2"):
+        args += ["--bot", f"{name}=random", "--key", f"{name}={bot_key(server, name)}"]
+    output = await run(command(out, *args))
+    assert "pairs this run itself" not in output  # 12 games a pairing: the old path before
+    tid = json.loads((out / "event.json").read_text())["tournament"]
+    event = server.arena.tournaments.events[tid].message()
+    assert event["games_per_pair"] == 12 and event["status"] == "finished"
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["complete"] and len(doc["games"]) == 12
+    assert Counter(g["players"][0] for g in doc["games"]) == Counter({"r1": 6, "r2": 6})

@@ -548,22 +548,79 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
 
     assert hosted_reason(_hosted_config(), own_schedule=False, cluster=False) is None
     assert hosted_reason(_hosted_config(format="swiss"), False, False) is None
+    assert hosted_reason(_hosted_config(format="gauntlet"), False, False) is None
+    two = [["a", "random"], ["b", "random"]]
+    assert hosted_reason(_hosted_config(bots=[["a", "remote"], *two]), False, False) is None
+    assert hosted_reason(_hosted_config(sprt="0,10", bots=two), False, False) is None
+    match = event_request(
+        _hosted_config(sprt="0,10,0.1,0.2", bots=two, sprt_max_games=51), "x", False
+    )
+    assert (match["format"], match["max_players"], match["max_games"]) == ("match", 2, 50)
+    assert match["games_at_once"] == 1
+    fast = _hosted_config(sprt="0,10", bots=two, concurrency=4)
+    assert event_request(fast, "x", False)["games_at_once"] == 4
+    assert match["sprt"] == {"elo0": 0, "elo1": 10, "alpha": 0.1, "beta": 0.2}
+    assert "openings" not in match and "games_per_pair" not in match
+    pairs = [[[7, 7]], [[7, 7], [8, 8]]]  # each opening once: pair n plays opening n mod 2
+    assert (
+        event_request(_hosted_config(sprt="0,10", opening_list=pairs), "x", False)["openings"]
+        == pairs
+    )
+    assert hosted_reason(_hosted_config(openings="random:2:3"), False, False) is None
     stays = [
         hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
-        hosted_reason(_hosted_config(format="gauntlet"), False, False),
-        hosted_reason(_hosted_config(sprt="0,10"), False, False),
-        hosted_reason(_hosted_config(openings="random:2"), False, False),
+        hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False, False),
         hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
-        hosted_reason(_hosted_config(bots=[["a", "remote"], ["b", "random"]]), False, False),
         hosted_reason(_hosted_config(format="swiss", games=2), False, False),
-        hosted_reason(_hosted_config(games=6), False, False),  # 12 games a pairing
+        hosted_reason(_hosted_config(format="swiss", opening_list=[[[7, 7]]]), False, False),
+        hosted_reason(_hosted_config(games=101), False, False),  # 202 games a pairing
+        hosted_reason(_hosted_config(games=6, bots=[["a", "random"]] * 64), False, False),
+        hosted_reason(_hosted_config(opening_list=[[[7, 7]]] * 65), False, False),
     ]
     assert all(stays), stays
-    # --games 2 over two openings: each opening twice in a row, both colours each time
+    # the server's bounds: 200 games a pair, 20,160 games in all (10 a pair of 64 bots)
+    assert hosted_reason(_hosted_config(games=10, opening_list=[[[7, 7]]] * 10), 0, 0) is None
+    assert hosted_reason(_hosted_config(games=5, bots=[["a", "random"]] * 64), 0, 0) is None
+    # --games 2 over two openings: the list once; the server cycles it (each twice)
     two = [[[7, 7]], [[7, 7], [8, 8]]]
     msg = event_request(_hosted_config(games=2, opening_list=two, openings="F"), "x", False)
     assert msg["format"] == "round_robin" and msg["games_per_pair"] == 8
-    assert msg["openings"] == [two[0], two[0], two[1], two[1]]
+    assert msg["openings"] == two
     assert msg["options"] == {"max_moves": 40} and msg["clock"]["initial_s"] == 20.0
     swiss = event_request(_hosted_config(format="swiss", rounds=3), "x", True)
     assert swiss["rounds"] == 3 and swiss["rated"] and "games_per_pair" not in swiss
+
+
+def test_the_balanced_openings_are_quiet_distinct_five_stone_gomoku_openings() -> None:
+    from bots.tournament.openings import is_quiet, openings_from_arg
+    from protocol.openings import BALANCED_FILE, balanced_openings
+    from protocol.variants import make_variant
+
+    header = BALANCED_FILE.read_text().splitlines()[0]
+    assert header.startswith("# 40 balanced 5-stone gomoku openings: bench/balanced_openings.py")
+    openings = balanced_openings()
+    assert len(openings) == len(set(openings)) == 40
+    for game in ("gomoku", "gomoku-standard", "renju"):
+        variant = make_variant(game, {})
+        assert all(len(o) == 5 and is_quiet(o, variant) for o in openings), game
+    assert openings_from_arg("balanced:3", make_variant("gomoku", {}), 1) == list(openings[:3])
+    assert len(openings_from_arg("balanced", make_variant("gomoku", {}), 1)) == 40
+    for bad, game in (
+        ("balanced:0", "gomoku"),
+        ("balanced:41", "gomoku"),
+        ("balanced:2", "tictactoe"),
+    ):
+        with pytest.raises(ValueError):
+            openings_from_arg(bad, make_variant(game, {}), 1)
+    msg = event_request_of(openings="balanced:2", opening_list=[list(o) for o in openings[:2]])
+    assert msg["openings"] == 2 and msg["games_per_pair"] == 4  # the server's own list
+    twice = event_request_of(
+        openings="balanced:1", games=2, opening_list=[[list(m) for m in openings[0]]]
+    )
+    assert twice["openings"] == 1 and twice["games_per_pair"] == 4
+
+
+def event_request_of(**changes: object) -> dict:
+    from bots.tournament.hosted import event_request
+
+    return event_request(_hosted_config(**changes), "x", False)

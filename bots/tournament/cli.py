@@ -1,12 +1,14 @@
 """``mnk-tournament``: play a tournament between bots, every game refereed by an mnk-arena server.
 
-Round robin and swiss run as the server's own event (one pairing implementation: the
-server's): the bots enter it with mnk-bot --tournament ID and the event gets a page /t/ID
-(with --server, on that server; use --key director=KEY for the account that creates it).
-The director's own schedule plays what the server's events cannot do yet: gauntlet, --sprt,
---openings random:K, --servers, 'remote' bots, a swiss of several games a pairing, a round
-robin of more than 10 games a pairing; --own-schedule asks for it. On the server path
---concurrency is the server's (a whole round at once) and a rerun follows the same event.
+Round robin, swiss, gauntlet and --sprt run as the server's own event (one pairing
+implementation: the server's): the bots enter it with mnk-bot --tournament ID and the event
+gets a page /t/ID (with --server, on that server; use --key director=KEY for the account that
+creates it). The director's own schedule plays what the server's events cannot do yet:
+--servers, a swiss of several games a pairing or with openings, more than the server's
+bounds (200 games a pairing, 20,160 games, 64 openings); --own-schedule asks for it. A
+'remote' bot is started by its owner with the mnk-bot command the run prints, and the run
+waits for it to enter. On the server path --concurrency is the server's (a whole round at
+once; an --sprt match's games at once) and a rerun follows the same event.
 
 Example::
 
@@ -29,9 +31,16 @@ from typing import Any
 from bots.specs import parse_spec
 from bots.tournament.chart import draw_elo_chart
 from bots.tournament.director import JOURNAL, Director, Plan
-from bots.tournament.hosted import EVENT_FILE, HostedEvent, hosted_reason
+from bots.tournament.hosted import (
+    EVENT_FILE,
+    HostedEvent,
+    bot_capacity,
+    hosted_reason,
+    leading_entrants,
+)
 from bots.tournament.openings import openings_from_arg
 from bots.tournament.processes import (
+    KEYS_FILE,
     BotSupervisor,
     Child,
     bot_child,
@@ -84,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         metavar="NAME=SPEC",
         help="a player: SPEC is an mnk-bot engine (minimax[:level=N], random, novice,\n"
-        "module:Class, piskvork:PATH) or 'remote' for a bot of that name already on --server",
+        "module:Class, piskvork:PATH) or 'remote' for a bot its owner starts (the run prints how)",
     )
     p.add_argument("--format", choices=FORMATS, default="round-robin")
     p.add_argument(
@@ -94,7 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clock", default=None, help="time control INITIAL+INCREMENT in seconds")
     p.add_argument("--move-time", type=float, default=None, help="cap per move (seconds)")
     p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
-    p.add_argument("--openings", default=None, help="FILE, or random:K[:N] (K stones, N openings)")
+    p.add_argument(
+        "--openings",
+        default=None,
+        help="FILE, random:K[:N] (K stones, N openings) or balanced:K (15x15)",
+    )
     p.add_argument("--max-moves", type=int, default=None, help="adjudicate a draw at M stones")
     p.add_argument(
         "--opening-rule",
@@ -233,6 +246,7 @@ def settings(args: argparse.Namespace) -> tuple[dict[str, Any], Plan, Variant, d
         "clock": parse_clock(args.clock, args.move_time),
         "max_moves": args.max_moves,
         "concurrency": args.concurrency,
+        "sprt_max_games": args.sprt_max_games,
     }
     stored = args.out / CONFIG
     if stored.exists():
@@ -384,14 +398,23 @@ async def run_hosted(
         await event.open()
         tid = await event.ensure()
         announce(urls[0], tid)
+        remote = [name for name, spec in config["bots"] if spec == "remote"]
+        capacity = bot_capacity(config)
+        embedded = out if server is not None else None  # its keys file holds theirs
+        tell_remote(urls[0], tid, remote, variant.name, capacity, embedded)
         supervisor.children = [
-            bot_child(out, urls[0], name, spec, 1, variant.name, keys[name], tournament=tid)
+            bot_child(out, urls[0], name, spec, capacity, variant.name, keys[name], tournament=tid)
             for name, spec in config["bots"]
+            if spec != "remote"
         ]
         supervisor.restarts.update({c.name: 0 for c in supervisor.children})
-        supervisor.start_all()
-        watcher = asyncio.create_task(supervisor.run())
-        return await event.follow()
+        leading = leading_entrants(config)
+        wait = None if remote else 120.0  # remote bots enter when their owners start them
+        supervisor.start_all([c for c in supervisor.children if c.name in leading])
+        watcher = asyncio.create_task(supervisor.run())  # restarts the started ones only
+        await event.entered(leading, wait)  # a gauntlet's seed enters first: the server's seed
+        supervisor.start_all([c for c in supervisor.children if c.name not in leading])
+        return await event.follow(wait)
     finally:
         if watcher is not None:
             watcher.cancel()
@@ -399,6 +422,24 @@ async def run_hosted(
         await supervisor.stop_all()
         if server is not None:
             await server.stop()
+
+
+def tell_remote(
+    url: str, tid: str, names: list[str], game: str, capacity: int, out: Path | None
+) -> None:
+    """Say how each ``remote`` bot enters the event (the run waits for them before its start):
+    ``mnk-bot … --tournament=ID`` with its key (on the embedded server: from its keys file)."""
+    for name in names:
+        key = (
+            f"MNK_BOT_KEY=$(sed -n 's/^{name}=//p' {out / KEYS_FILE}) "
+            if out is not None
+            else "MNK_BOT_KEY=KEY "
+        )
+        print(
+            f"waiting for the remote bot {name}: {key}mnk-bot --server {url} --name {name} "
+            f"--games {game} --capacity {capacity} --tournament={tid} --engine ENGINE",
+            flush=True,
+        )
 
 
 def announce(url: str, tid: str | None = None) -> None:

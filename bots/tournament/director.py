@@ -267,19 +267,8 @@ class Director:
             llr = self._llr()
             a, b = self.plan.names
             w, d, l = head_to_head(games, a, b)  # noqa: E741
-            doc["sprt"] = {
-                "elo0": test.elo0,
-                "elo1": test.elo1,
-                "alpha": test.alpha,
-                "beta": test.beta,
-                "lower": round(test.lower, 4),
-                "upper": round(test.upper, 4),
-                "llr": round(llr, 4),
-                "wins": w,
-                "draws": d,
-                "losses": l,
-                "verdict": test.verdict(llr) or self.sprt_stop or "inconclusive",
-            }
+            doc["sprt"] = test.state(w, d, l)  # protocol/sprt.py: the server's figures too
+            doc["sprt"]["verdict"] = test.verdict(llr) or self.sprt_stop or "inconclusive"
         return doc
 
     def _complete(self) -> bool:

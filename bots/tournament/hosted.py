@@ -1,7 +1,8 @@
-"""Round robin and swiss through the server's own tournaments: ``mnk-tournament`` creates the
-event (``create_tournament``), its bots enter it by connecting (``mnk-bot --tournament ID``),
-it starts it and follows it (``watch_tournament``), and writes the results folder from what the
-server says. The pairings are the server's (``server/core/tournament/``), not ours.
+"""Round robin, swiss, gauntlet and SPRT match through the server's own tournaments:
+``mnk-tournament`` creates the event (``create_tournament``), its bots enter it by connecting
+(``mnk-bot --tournament ID``), it starts it and follows it (``watch_tournament``), and writes
+the results folder from what the server says. The pairings are the server's
+(``server/core/tournament/``), not ours; so is an SPRT match's test (``protocol/sprt.py``).
 
 The event id is kept in ``--out`` (``event.json``): a rerun after a kill follows the same
 event instead of creating a second one. The name the event is created under is written there
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.tournament.director import JOURNAL, RESULTS, Reporter
+from bots.tournament.openings import balanced_count
 from bots.tournament.referee import Played
 from bots.tournament.results import (
     GameResult,
@@ -25,6 +27,7 @@ from bots.tournament.results import (
     append_journal,
     crosstable,
     fault_of,
+    head_to_head,
     neighbour_los,
     read_journal,
     standings,
@@ -33,44 +36,55 @@ from bots.tournament.results import (
 from bots.tournament.schedule import default_swiss_rounds
 from protocol.connection import Connection, ServerError
 from protocol.session import Session
+from protocol.sprt import Sprt
 
 log = logging.getLogger("mnk.tournament")
 
 #: Where the run remembers its event: ``{"name": …, "tournament": ID | null}``.
 EVENT_FILE = "event.json"
 #: The server's bounds that an old-path run may exceed (docs/PROTOCOL.md, create_tournament).
-MAX_GAMES_PER_PAIR = 10
-MAX_OPENINGS = 32
+MAX_GAMES_PER_PAIR = 200
+MAX_EVENT_GAMES = 20_160
+MAX_OPENINGS = 64
 MAX_SWISS_ROUNDS = 20
 MAX_PLAYERS = 64
+MAX_MATCH_GAMES = 1000
+MAX_GAMES_AT_ONCE = 16
+#: Our formats and the server's names for them.
+SERVER_FORMATS = {"round-robin": "round_robin", "swiss": "swiss", "gauntlet": "gauntlet"}
 
 
 def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> str | None:
     """Why this run stays on the director's own schedule (None: the server runs the event)."""
     if own_schedule:
         return "--own-schedule"
-    if config["format"] not in ("round-robin", "swiss"):
+    if config["format"] not in SERVER_FORMATS:
         return f"the server has no {config['format']} format"
-    if config["sprt"]:
-        return "--sprt"
-    if str(config["openings"] or "").startswith("random:"):
-        return "--openings random:K"
     if cluster:
         return "--servers"
-    if any(spec == "remote" for _, spec in config["bots"]):
-        return "a 'remote' bot"
     if len(config["bots"]) > MAX_PLAYERS:
         return f"more than {MAX_PLAYERS} bots"
     if len(config["opening_list"]) > MAX_OPENINGS:
         return f"more than {MAX_OPENINGS} openings"
-    if config["format"] == "swiss":
-        if config["games"] != 1 or len(config["opening_list"]) != 1:
-            return "a swiss of more than one game a pairing (--games, --openings)"
+    if config["sprt"]:
+        if match_games(config) > MAX_MATCH_GAMES:
+            return f"an SPRT of more than {MAX_MATCH_GAMES} games"
+    elif config["format"] == "swiss":
+        if config["games"] != 1 or config["opening_list"] != [[]]:
+            return "a swiss of more than one game a pairing or with openings (--games, --openings)"
         if (config["rounds"] or 0) > MAX_SWISS_ROUNDS:
             return f"more than {MAX_SWISS_ROUNDS} swiss rounds"
     elif games_per_pair(config) > MAX_GAMES_PER_PAIR:
         return f"more than {MAX_GAMES_PER_PAIR} games a pairing"
+    elif games_per_pair(config) * pairings(config) > MAX_EVENT_GAMES:
+        return f"more than {MAX_EVENT_GAMES} games"
     return None
+
+
+def pairings(config: dict[str, Any]) -> int:
+    """A round robin's or gauntlet's pairings."""
+    n = len(config["bots"])
+    return n - 1 if config["format"] == "gauntlet" else n * (n - 1) // 2
 
 
 def games_per_pair(config: dict[str, Any]) -> int:
@@ -78,14 +92,18 @@ def games_per_pair(config: dict[str, Any]) -> int:
     return 2 * config["games"] * (config["rounds"] or 1) * len(config["opening_list"])
 
 
+def match_games(config: dict[str, Any]) -> int:
+    """An SPRT match's most games: whole colour-swapped pairs (as the old schedule caps it)."""
+    return 2 * max(1, int(config.get("sprt_max_games") or 1000) // 2)
+
+
 def server_openings(config: dict[str, Any]) -> list[list[list[int]]]:
-    """The event's ``openings``: the server plays opening c // 2 in cycle c, so each opening of
-    the list comes ``--games`` times ``--rounds`` times in a row (both colours each time)."""
+    """The event's ``openings``: the list itself. A round robin or gauntlet plays opening
+    (c // 2) mod n in cycle c of ``games_per_pair`` = 2 · ``--games`` · ``--rounds`` · n
+    cycles, so each opening comes ``--games`` · ``--rounds`` times, both colours to each pair
+    each time; an SPRT match's pair k plays opening k mod n."""
     openings = config["opening_list"]
-    if openings == [[]]:
-        return []
-    times = config["games"] * (config["rounds"] or 1)
-    return [o for o in openings for _ in range(times)]
+    return [] if openings == [[]] else list(openings)
 
 
 def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, Any]:
@@ -94,7 +112,7 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         "type": "create_tournament",
         "name": name,
         "game": config["game"],
-        "format": "round_robin" if config["format"] == "round-robin" else "swiss",
+        "format": SERVER_FORMATS[config["format"]],
         "clock": config["clock"],
         "rated": rated,
         "max_players": max(2, len(config["bots"])),
@@ -104,14 +122,41 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         options["max_moves"] = config["max_moves"]
     if options:
         msg["options"] = options
-    if config["format"] == "swiss":
+    if config["sprt"]:
+        msg["format"], msg["max_players"] = "match", 2
+        msg["max_games"] = match_games(config)
+        msg["sprt"] = Sprt.parse(config["sprt"]).describe()
+        msg["games_at_once"] = bot_capacity(config)
+    elif config["format"] == "swiss":
         if config["rounds"]:
             msg["rounds"] = config["rounds"]
+        return msg  # one game a pairing from the empty board (hosted_reason)
     else:
+        if config["format"] == "gauntlet":
+            msg["seeds"] = 1  # the first --bot, who enters first (leading_entrants)
         msg["games_per_pair"] = games_per_pair(config)
-        if openings := server_openings(config):
-            msg["openings"] = openings
+    count = balanced_count(config["openings"])
+    if count is not None:
+        msg["openings"] = count  # the server's own balanced list: the same openings
+    elif openings := server_openings(config):
+        msg["openings"] = openings
     return msg
+
+
+def bot_capacity(config: dict[str, Any]) -> int:
+    """Games a bot plays at once: an SPRT match's ``--concurrency`` (the server's
+    ``games_at_once``, at most 16), one in the other formats (a round's one game each)."""
+    return (
+        max(1, min(MAX_GAMES_AT_ONCE, int(config.get("concurrency") or 1))) if config["sprt"] else 1
+    )
+
+
+def leading_entrants(config: dict[str, Any]) -> list[str]:
+    """The bots that must enter the event before the others: a gauntlet's seed and an SPRT
+    match's first bot (the first ``--bot``: the server's seeds are the first entrants, and its
+    match tests the first entrant)."""
+    first = config["format"] == "gauntlet" or config["sprt"]
+    return [config["bots"][0][0]] if first else []
 
 
 def remembered(out: Path) -> dict[str, Any]:
@@ -190,14 +235,26 @@ class HostedEvent:
                 return None
             ask = {**ask, "cursor": reply["next"]}
 
-    async def follow(self, start_timeout: float = 120.0) -> dict[str, Any]:
-        """Start the event once every bot entered, record every game; results.json's doc."""
+    async def entered(self, names: list[str], timeout: float | None = 120.0) -> None:
+        """Wait until every one of ``names`` is in the event (nothing to wait for once it runs;
+        ``timeout`` None: as long as it takes, for bots that enter by themselves)."""
+        tid = self.event["tournament"]
+        self.event = await self.conn.request({"type": "watch_tournament", "tournament": tid})
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        while self.event["status"] == "open" and not set(names) <= self._inside():
+            if deadline is not None and asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"{', '.join(names)} did not enter {tid}: see logs/")
+            await self._next_update(tid)
+
+    async def follow(self, start_timeout: float | None = 120.0) -> dict[str, Any]:
+        """Start the event once every bot entered (``start_timeout`` None: however long that
+        takes), record every game; results.json's doc."""
         tid = self.event["tournament"]
         self.event = await self.conn.request({"type": "watch_tournament", "tournament": tid})
         (self.out / "games").mkdir(parents=True, exist_ok=True)
         self.reporter.start(self._total(), len(self.done), self.table())
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + start_timeout
+        deadline = float("inf") if start_timeout is None else loop.time() + start_timeout
         try:
             while True:
                 await self._absorb()
@@ -224,9 +281,11 @@ class HostedEvent:
             ask = {"type": "watch_tournament", "tournament": tid}
             self.event = await self.conn.request(ask)
 
+    def _inside(self) -> set[str]:
+        return {e["name"] for e in self.event.get("entrants", []) if e["state"] == "in"}
+
     def _all_in(self) -> bool:
-        inside = {e["name"] for e in self.event.get("entrants", []) if e["state"] == "in"}
-        return set(self.names) <= inside
+        return set(self.names) <= self._inside()
 
     async def _start(self, tid: str) -> None:
         try:
@@ -237,9 +296,13 @@ class HostedEvent:
 
     def _total(self) -> int:
         n = len(self.names)
+        if self.config["sprt"]:
+            return match_games(self.config)
         if self.config["format"] == "swiss":
             rounds = self.config["rounds"] or default_swiss_rounds(n)  # as the server counts
             return rounds * (n // 2)
+        if self.config["format"] == "gauntlet":
+            return games_per_pair(self.config) * (n - 1)
         return games_per_pair(self.config) * n * (n - 1) // 2
 
     async def _all_games(self) -> list[dict[str, Any]]:
@@ -269,8 +332,7 @@ class HostedEvent:
     async def _played(self, game: dict[str, Any], names: dict[str, str]) -> Played:
         """A finished game of the event with its record from the history."""
         players = (names.get(game["players"][0], "?"), names.get(game["players"][1], "?"))
-        at = game.get("opening")
-        opening = [] if at is None else [list(m) for m in server_openings(self.config)[at]]
+        opening = self._opening(game.get("opening"))
         if game.get("game_id") is None:  # lost without a room (a withdrawn entrant's)
             winner = game["result"]["winner"]
             result = GameResult(game["key"], game["round"], players, [], [], winner, "withdrawn")
@@ -284,12 +346,15 @@ class HostedEvent:
         record = reply["game"]
         reason = str(record.get("reason") or "")
         winner = None if game["result"].get("void") else game["result"]["winner"]
+        moves = [[m["x"], m["y"]] for m in record.get("moves", [])]
+        if moves and record.get("opening") is not None:  # the record's own opening stones
+            opening = moves[: record["opening"]]
         result = GameResult(
             key=game["key"],
             round=game["round"],
             players=players,
             opening=opening,
-            moves=[[m["x"], m["y"]] for m in record.get("moves", [])],
+            moves=moves,
             winner=winner,
             reason=reason,
             fault=fault_of(reason, record.get("fault")),
@@ -297,6 +362,12 @@ class HostedEvent:
             room=game.get("room"),
         )
         return Played(result, reply.get("psq"))
+
+    def _opening(self, at: int | None) -> list[list[int]]:
+        """Opening ``at`` of the event as this run sent it (none if it has no such opening:
+        an event made by an older run, which sent each opening repeated)."""
+        openings = server_openings(self.config)
+        return [list(m) for m in openings[at]] if at is not None and at < len(openings) else []
 
     def _record(self, played: Played) -> None:
         """Journal the game (fsync), write its .psq, refresh results.json (each game once)."""
@@ -307,7 +378,16 @@ class HostedEvent:
             name = f"{result.key}_{result.players[0]}-vs-{result.players[1]}".replace("/", "_")
             (self.out / "games" / f"{name}.psq").write_text(played.psq, encoding="utf-8")
         write_json_atomic(self.out / RESULTS, self.summary())
-        self.reporter.game(played, self.table(), len(self.done), "")
+        self.reporter.game(played, self.table(), len(self.done), self._sprt_line())
+
+    def _sprt_line(self) -> str:
+        """An SPRT match's LLR after the games recorded so far, as the old schedule printed it
+        (``protocol/sprt.py``: the server's computation)."""
+        if not self.config["sprt"]:
+            return ""
+        test = Sprt.parse(self.config["sprt"])
+        llr = test.llr(*head_to_head(self.done.values(), *self.names))
+        return f"LLR {llr:+.2f} [{test.lower:+.2f}, {test.upper:+.2f}]"
 
     def table(self) -> list[Standing]:
         """Every bot's record in the server's order (its points and tie-breaks rank)."""
@@ -359,4 +439,12 @@ class HostedEvent:
             "restarts": dict(self.restarts),
             "unplayed": [],
             "games": [g.to_json() for g in games],
+            **self._sprt_doc(),
         }
+
+    def _sprt_doc(self) -> dict[str, Any]:
+        """An SPRT match's ``sprt``: the server's figures (its verdict, else inconclusive)."""
+        state = self.event.get("sprt")
+        if not self.config["sprt"] or not state:
+            return {}
+        return {"sprt": {**state, "verdict": state["verdict"] or "inconclusive"}}

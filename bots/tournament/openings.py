@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from protocol.openings import BALANCED_BOARD, balanced_openings
 from protocol.rules import EMPTY, STONE, Board, Game, Move, Variant
 
 Opening = tuple[tuple[int, int], ...]
@@ -135,10 +136,31 @@ def random_openings(variant: Variant, stones: int, count: int, seed: int) -> lis
     return found
 
 
+def balanced_count(arg: str | None) -> int | None:
+    """K of ``--openings balanced:K`` (``balanced``: the whole list); None for another
+    ``--openings``; ValueError when K is not 1..the list's length."""
+    if not arg or arg.split(":")[0] != "balanced":
+        return None
+    total = len(balanced_openings())
+    count = arg.partition(":")[2] or str(total)
+    if not count.isdigit() or not 1 <= int(count) <= total:
+        raise ValueError(f"use --openings balanced:K (K 1..{total}: that many balanced openings)")
+    return int(count)
+
+
 def openings_from_arg(arg: str | None, variant: Variant, seed: int) -> list[Opening]:
-    """The openings of ``--openings``: None (just the empty board), a FILE, or random:K[:N]."""
+    """The openings of ``--openings``: None (just the empty board), a FILE, random:K[:N], or
+    balanced:K (the first K of the balanced openings, ``protocol/openings.py``; 15x15)."""
     if not arg:
         return [()]
+    count = balanced_count(arg)
+    if count is not None:
+        if (variant.width, variant.height) != BALANCED_BOARD:
+            raise ValueError("--openings balanced:K is for 15x15 games")
+        found = list(balanced_openings()[:count])
+        for opening in found:
+            check_opening(opening, variant)
+        return found
     if arg.startswith("random:"):
         parts = arg.split(":")[1:]
         if not 1 <= len(parts) <= 2 or not all(p.isdigit() for p in parts):

@@ -192,9 +192,9 @@ class BotSupervisor:
         #: How many times each bot's process died (it is started again after ``delay``).
         self.restarts: dict[str, int] = {c.name: 0 for c in children}
 
-    def start_all(self) -> None:
-        """Start every bot."""
-        for child in self.children:
+    def start_all(self, children: list[Child] | None = None) -> None:
+        """Start every bot (or those of ``children``)."""
+        for child in self.children if children is None else children:
             child.start()
 
     async def run(self, poll_s: float = 0.2) -> None:

@@ -1,10 +1,8 @@
 """Rating statistics: Elo ± 95 % error (cutechess-cli's, with a prior) and LOS, from
-``protocol/elo.py`` (the server sends the same figures), and the GSPRT."""
+``protocol/elo.py``, and the GSPRT, from ``protocol/sprt.py`` (the server sends the same
+figures)."""
 
 from __future__ import annotations
-
-import math
-from dataclasses import dataclass
 
 from protocol.elo import (
     PRIOR_GAMES,
@@ -17,6 +15,7 @@ from protocol.elo import (
     los_from_ratings,
     score_from_elo,
 )
+from protocol.sprt import Sprt, sprt_llr
 
 __all__ = [
     "PRIOR_GAMES",
@@ -31,86 +30,3 @@ __all__ = [
     "score_from_elo",
     "sprt_llr",
 ]
-
-
-# -- SPRT ------------------------------------------------------------------------------------
-
-#: Stand-in count for an outcome never seen (fishtest regularises empty cells the same way).
-_EMPTY_CELL = 1e-3
-
-
-def _constrained_mle(probs: list[float], scores: list[float], s: float) -> list[float]:
-    """The trinomial closest (MLE) to ``probs`` whose expected score is ``s``."""
-    # p_i = p_hat_i / (1 + lam d_i), d_i = x_i - s; lam solves sum p_hat_i d_i / (1 + lam d_i) = 0
-    d = [x - s for x in scores]
-    lo = max((-1.0 / v for v in d if v > 0), default=-1e9) + 1e-12
-    hi = min((-1.0 / v for v in d if v < 0), default=1e9) - 1e-12
-
-    def f(lam: float) -> float:
-        return sum(p * v / (1.0 + lam * v) for p, v in zip(probs, d, strict=True))
-
-    for _ in range(200):  # f falls from +inf to -inf on (lo, hi): bisect
-        mid = (lo + hi) / 2
-        if f(mid) > 0:
-            lo = mid
-        else:
-            hi = mid
-    lam = (lo + hi) / 2
-    return [p / (1.0 + lam * v) for p, v in zip(probs, d, strict=True)]
-
-
-def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
-    """The generalised SPRT log-likelihood ratio of H1 (elo1) over H0 (elo0), trinomial model."""
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0
-    counts = [max(c, _EMPTY_CELL) for c in (losses, draws, wins)]
-    total = sum(counts)
-    probs = [c / total for c in counts]
-    scores = [0.0, 0.5, 1.0]
-    p0 = _constrained_mle(probs, scores, score_from_elo(elo0))
-    p1 = _constrained_mle(probs, scores, score_from_elo(elo1))
-    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c >= 1)
-
-
-@dataclass(frozen=True, slots=True)
-class Sprt:
-    """A sequential test of H0: Elo = elo0 against H1: Elo = elo1 with error rates alpha, beta."""
-
-    elo0: float
-    elo1: float
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    @classmethod
-    def parse(cls, text: str) -> Sprt:
-        """``elo0,elo1[,alpha,beta]``; ValueError when malformed."""
-        parts = [float(p) for p in text.split(",")]
-        if len(parts) not in (2, 4):
-            raise ValueError("--sprt takes elo0,elo1 or elo0,elo1,alpha,beta")
-        test = cls(*parts)
-        if test.elo0 >= test.elo1 or not (0 < test.alpha < 1 and 0 < test.beta < 1):
-            raise ValueError("--sprt needs elo0 < elo1 and 0 < alpha, beta < 1")
-        return test
-
-    @property
-    def lower(self) -> float:
-        """Accept H0 at or below this LLR: log(beta / (1 - alpha))."""
-        return math.log(self.beta / (1 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """Accept H1 at or above this LLR: log((1 - beta) / alpha)."""
-        return math.log((1 - self.beta) / self.alpha)
-
-    def llr(self, wins: int, draws: int, losses: int) -> float:
-        """The LLR of a W/D/L record (from the first player's point of view)."""
-        return sprt_llr(wins, draws, losses, self.elo0, self.elo1)
-
-    def verdict(self, llr: float) -> str | None:
-        """``"H1"``, ``"H0"`` or None (keep playing)."""
-        if llr >= self.upper:
-            return "H1"
-        if llr <= self.lower:
-            return "H0"
-        return None

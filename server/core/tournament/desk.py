@@ -67,7 +67,7 @@ from server.core.tournament.event import (
 from server.core.tournament.roundrobin import rr_round
 from server.core.tournament.schedule import Calendar
 from server.core.tournament.swiss import swiss_round
-from server.core.tournament.values import ARENA, ROUND_ROBIN, Bye, Game
+from server.core.tournament.values import ARENA, ROUND_ROBIN, SWISS, Bye, Game
 
 log = logging.getLogger("mnk.tournament")
 
@@ -409,12 +409,14 @@ class Tournaments:
             return []
         number = event.round + 1
         rounds = event.rounds or 0
-        if number > rounds:
+        if number > rounds or event.decided(number):
             self._finish(event, now)
             return []
         if event.settings.format == ROUND_ROBIN:
             openings = len(event.settings.openings)
             made = rr_round(event.players_at_start(), openings, number)
+        elif event.settings.format != SWISS:
+            made = event.planned_round(number)
         else:
             history = [s.result for s in event.slots.values() if s.result is not None]
             active = set(event.active())

@@ -6,12 +6,15 @@ message that shows it. It changes only through its own methods; the desk journal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.elo import elo_view
 from protocol.errors import ArenaError, BadOptions, RatedNeedsClock
+from protocol.openings import BALANCED_BOARD, balanced_openings
+from protocol.sprt import Sprt
 from protocol.variants import FIXED
 from protocol.wire import Message
 from server.core.game.clock import ClockSpec
@@ -21,11 +24,24 @@ from server.core.game.room import Room
 from server.core.journal.rows import EntrantRow, PairingRow, ResultRow, TournamentRow
 from server.core.rating.pools import pool_of
 from server.core.tournament.arena_format import ranking
+from server.core.tournament.gauntlet import gauntlet_round, gauntlet_rounds
+from server.core.tournament.match_format import decided, match_round, match_rounds, sprt_state
 from server.core.tournament.progress import progress
 from server.core.tournament.roundrobin import total_rounds
 from server.core.tournament.standings import standings
 from server.core.tournament.swiss import default_rounds
-from server.core.tournament.values import ARENA, FORMATS, ROUND_ROBIN, SWISS, Bye, Finished, Game
+from server.core.tournament.values import (
+    ARENA,
+    FORMATS,
+    GAUNTLET,
+    MATCH,
+    ROUND_ROBIN,
+    SWISS,
+    Bye,
+    Finished,
+    Game,
+    Round,
+)
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
 #: An entrant's states: playing on, paused (an arena's player who left), withdrawn, and gone
@@ -35,9 +51,16 @@ IN, PAUSED, OUT, GONE = "in", "paused", "out", "gone"
 #: Bounds of a ``create_tournament`` (docs/PROTOCOL.md, "Limits").
 MAX_NAME = 64
 MAX_ENTRANTS = 64
-MAX_OPENINGS = 32
-MAX_GAMES_PER_PAIR = 10
+MAX_OPENINGS = 64
+MAX_GAMES_PER_PAIR = 200
+#: A round robin's or gauntlet's games at most, counted for ``max_players`` entrants (the
+#: 10 games a pair of 64 entrants the first bound allowed: a few kilobytes a game in memory).
+MAX_EVENT_GAMES = 20_160
 MAX_SWISS_ROUNDS = 20
+#: A match's games at most (``max_games``, even: whole colour-swapped pairs), and by default;
+#: its games played at once (``games_at_once``: each player in that many rooms of the event).
+MAX_MATCH_GAMES, MATCH_GAMES = 1000, 100
+MAX_GAMES_AT_ONCE = 16
 MIN_ARENA_S, MAX_ARENA_S = 10.0, 6 * 3600.0
 MAX_STARTS_IN_S = 7 * 86400.0
 #: Options a tournament's rooms may take (the rest of ``create_room``'s are not for events).
@@ -65,6 +88,12 @@ class Settings:
     max_players: int = MAX_ENTRANTS
     #: The operator's schedule that made the event (None: made by ``create_tournament``).
     schedule: str | None = None
+    #: A gauntlet's seeds: its first entrants, who meet every other.
+    seeds: int = 1
+    #: A match's most games, its SPRT (None: it plays them all), its games played at once.
+    max_games: int = MATCH_GAMES
+    sprt: Sprt | None = None
+    games_at_once: int = 1
 
     def describe(self) -> dict[str, Any]:
         """The settings as stored (``TournamentRow.settings``) and as sent."""
@@ -81,6 +110,10 @@ class Settings:
             "duration_s": self.duration_s,
             "max_players": self.max_players,
             "schedule": self.schedule,
+            "seeds": self.seeds,
+            "max_games": self.max_games,
+            "sprt": self.sprt.describe() if self.sprt is not None else None,
+            "games_at_once": self.games_at_once,
         }
 
     @classmethod
@@ -92,7 +125,8 @@ class Settings:
             d["name"], d["game"], d["format"], clock, d["rated"], dict(d.get("options", {})),
             openings, d.get("games_per_pair", 2), d.get("rounds"),
             float(d.get("duration_s", 0.0)), d.get("max_players", MAX_ENTRANTS),
-            d.get("schedule"),
+            d.get("schedule"), d.get("seeds", 1), d.get("max_games", MATCH_GAMES),
+            Sprt(**d["sprt"]) if d.get("sprt") else None, d.get("games_at_once", 1),
         )  # fmt: skip
 
     def room_options(self, tid: str, opening: int | None) -> dict[str, Any]:
@@ -131,16 +165,69 @@ def read_settings(msg: Message) -> Settings:
     rated = bool(msg.get("rated", False))
     if rated and pool_of(FIXED[game], clock) is None:
         raise RatedNeedsClock("a rated tournament needs a clock (and a rated game)")
-    openings = read_openings(game, options, msg.get("openings") or [])
+    openings = read_openings(game, options, listed_openings(game, msg.get("openings")))
     settings = Settings(
         name, game, fmt, clock, rated, options, openings,
         bounded(msg, "games_per_pair", 1, MAX_GAMES_PER_PAIR, 2),
         bounded(msg, "rounds", 1, MAX_SWISS_ROUNDS, None),
         float(bounded(msg, "duration_s", MIN_ARENA_S, MAX_ARENA_S, 3600.0) if fmt == ARENA else 0),
-        bounded(msg, "max_players", 2, MAX_ENTRANTS, MAX_ENTRANTS),
+        bounded(msg, "max_players", 2, MAX_ENTRANTS, 2 if fmt == MATCH else MAX_ENTRANTS),
+        seeds=bounded(msg, "seeds", 1, MAX_ENTRANTS - 1, 1),
+        max_games=bounded(msg, "max_games", 2, MAX_MATCH_GAMES, MATCH_GAMES),
+        sprt=read_sprt(msg.get("sprt")),
+        games_at_once=bounded(msg, "games_at_once", 1, MAX_GAMES_AT_ONCE, 1),
     )  # fmt: skip
+    if fmt == MATCH and (settings.max_players != 2 or settings.max_games % 2):
+        raise BadOptions("a match is two players (max_players 2) and an even max_games")
+    if most_games(settings) > MAX_EVENT_GAMES:
+        raise BadOptions(
+            f"games_per_pair times the pairs of max_players is at most {MAX_EVENT_GAMES}"
+        )
     bounded(msg, "starts_in_s", 0, MAX_STARTS_IN_S, None)
     return settings
+
+
+def most_games(settings: Settings) -> int:
+    """The most games a round robin or gauntlet of ``max_players`` entrants plays (0: another
+    format, bounded otherwise)."""
+    size, per_pair = settings.max_players, settings.games_per_pair
+    if settings.format == ROUND_ROBIN:
+        return per_pair * size * (size - 1) // 2
+    if settings.format == GAUNTLET:
+        seeds = max(1, min(settings.seeds, size - 1))
+        return per_pair * seeds * (size - seeds)
+    return 0
+
+
+def read_sprt(raw: dict[str, Any] | None) -> Sprt | None:
+    """A match's ``sprt`` (``elo0``, ``elo1``, optional ``alpha``, ``beta``), or BadOptions."""
+    if raw is None:
+        return None
+    if set(raw) - {"elo0", "elo1", "alpha", "beta"} or not {"elo0", "elo1"} <= set(raw):
+        raise BadOptions("sprt: elo0, elo1 and optionally alpha and beta")
+    if not all(type(v) in (int, float) and math.isfinite(v) for v in raw.values()):
+        raise BadOptions("sprt: numbers")
+    try:
+        return Sprt.checked(**raw)
+    except ValueError as exc:
+        raise BadOptions(str(exc)) from None
+
+
+def listed_openings(game: str, raw: Any) -> list[Any]:
+    """A ``create_tournament``'s ``openings`` as a list: a list as it is; ``K`` the first K of
+    the balanced openings (``protocol/openings.py``), ``"balanced"`` all of them (15x15 games
+    only); anything else BadOptions."""
+    if raw is None or isinstance(raw, list):
+        return raw or []
+    balanced = balanced_openings()
+    if raw == "balanced":
+        raw = len(balanced)
+    if type(raw) is not int or not 1 <= raw <= len(balanced):
+        raise BadOptions(f'openings: a list, "balanced" or a count 1..{len(balanced)}')
+    variant = FIXED[game]
+    if (variant.width, variant.height) != BALANCED_BOARD:
+        raise BadOptions("the balanced openings are for 15x15 games")
+    return [[list(m) for m in o] for o in balanced[:raw]]
 
 
 def read_openings(
@@ -294,9 +381,33 @@ class Event:
         fmt, size = self.settings.format, len(self.players_at_start())
         if fmt == ROUND_ROBIN:
             return total_rounds(size, self.settings.games_per_pair)
+        if fmt == GAUNTLET:
+            return gauntlet_rounds(size, self.settings.seeds, self.settings.games_per_pair)
+        if fmt == MATCH:
+            return match_rounds(self.settings.max_games, self.settings.games_at_once)
         if fmt == SWISS:
             return self.settings.rounds or default_rounds(size)
         return None
+
+    def planned_round(self, number: int) -> Round:
+        """Round ``number`` of a format whose rounds the results do not change (a gauntlet,
+        a match)."""
+        s = self.settings
+        if s.format == MATCH:
+            players, openings = self.players_at_start(), len(s.openings)
+            return match_round(players, openings, number, s.games_at_once, s.max_games)
+        return gauntlet_round(self.players_at_start(), s.seeds, len(s.openings), number)
+
+    def decided(self, number: int) -> bool:
+        """Whether a match's SPRT ended it before game ``number``."""
+        s, players = self.settings, self.players_at_start()
+        return s.format == MATCH and decided(s.sprt, players, self.results, number, s.games_at_once)
+
+    def sprt(self) -> Message | None:
+        """A match's SPRT as the ``tournament`` message says it (None: no test)."""
+        if self.settings.format != MATCH or self.settings.sprt is None:
+            return None
+        return sprt_state(self.settings.sprt, self.players_at_start(), self.results)
 
     @property
     def bye_points(self) -> float:
@@ -448,7 +559,11 @@ class Event:
             "rules": FIXED[s.game].describe(),
             "options": s.options,
             "openings": len(s.openings),
-            "games_per_pair": s.games_per_pair if s.format == ROUND_ROBIN else None,
+            "games_per_pair": s.games_per_pair if s.format in (ROUND_ROBIN, GAUNTLET) else None,
+            "seeds": s.seeds if s.format == GAUNTLET else None,
+            "max_games": s.max_games if s.format == MATCH else None,
+            "games_at_once": s.games_at_once if s.format == MATCH else None,
+            "sprt": self.sprt(),
             "duration_s": s.duration_s if s.format == ARENA else None,
             "entrants": [e.view() for e in sorted(self.entrants.values(), key=lambda e: e.seq)],
             "standings": table,

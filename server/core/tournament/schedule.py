@@ -27,7 +27,7 @@ MAX_SCHEDULES = 32
 #: The keys of a schedule (a SPEC's ``key=value`` or a file's table); ``rated`` may be bare.
 KEYS = (
     "name", "game", "format", "clock", "every", "at", "opens", "duration", "rounds",
-    "games_per_pair", "max_players", "rated",
+    "games_per_pair", "max_players", "rated", "seeds", "max_games",
 )  # fmt: skip
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
@@ -144,7 +144,7 @@ def schedule_of(table: Mapping[str, Any]) -> Schedule:
     }
     if "duration" in table:
         msg["duration_s"] = span(table["duration"], "duration")
-    for key in ("rounds", "games_per_pair", "max_players"):
+    for key in ("rounds", "games_per_pair", "max_players", "seeds", "max_games"):
         if key in table:
             msg[key] = _whole(table[key], key)
     try:

@@ -1,8 +1,8 @@
 """The values every tournament format shares: a game to play, its result, a bye, a round.
 
 Seat 0 moves first (the protocol's seat order); a player's colour balance is its games in
-seat 0 minus its games in seat 1. Scores are in points (a win 1, a draw 0.5) for round robin
-and swiss, in arena points (a win 2, a draw 1, doubled on a streak) for an arena.
+seat 0 minus its games in seat 1. Scores are in points (a win 1, a draw 0.5) for round robin,
+swiss, gauntlet and match, in arena points (a win 2, a draw 1, doubled on a streak) for an arena.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from dataclasses import dataclass
 ROUND_ROBIN = "round_robin"
 SWISS = "swiss"
 ARENA = "arena"
-FORMATS = (ROUND_ROBIN, SWISS, ARENA)
+GAUNTLET = "gauntlet"
+MATCH = "match"
+FORMATS = (ROUND_ROBIN, SWISS, ARENA, GAUNTLET, MATCH)
 
 
 @dataclass(frozen=True, slots=True)
