@@ -80,8 +80,24 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
         self.scene = scene
         self.settings = settings if settings is not None else Settings(None)
         self.resuming = resuming
+        self.focus: str | None = None
+        self.confirm: str | None = None
+        self.init_accounts(name if scene == "login" else "")
+        self.init_lobby()
+        self.init_room()
+        self.init_replay()
+        self.shown_scene = self.scene
+        self.running = True
+        self.display = False
+        #: Whether the last step drew a frame, and when the next one is due without news.
+        self.drawn = False
+        self.redraw_at = 0.0
+        self.init_analysis()
+
+    def init_accounts(self, name: str) -> None:
+        """The start screen's form (``name`` in its name box), the leaderboard and profiles."""
         self.auth = AuthForm()
-        self.auth.name.text = name if scene == "login" else ""
+        self.auth.name.text = name
         self.board = BoardChoice()
         self.board_scroll = 0
         self.back_to = "lobby"
@@ -89,43 +105,43 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
         #: The name whose profile was asked for last (shown while it loads).
         self.profile_name = ""
         self.profile_pages: list[tuple[float, str]] = []
+
+    def init_lobby(self) -> None:
+        """The lobby's forms, text boxes, selected row and history page."""
         self.form = LobbyForm()
         #: The lobby's pairing panel: its tab, the tiles' game and the custom seek form.
         self.pairing = PairingChoice()
         self.code = TextInput(max_len=64)
-        self.chat = TextInput(max_len=500)
         #: A server address being typed (the lobby's "Connect").
         self.server_field = TextInput(max_len=200)
         #: Another name being typed (a click on the name in the header, or a refused name).
         self.name_field = TextInput(max_len=32)
-        self.focus: str | None = None
         self.selected = 0
+        self.history_scroll = 0
+        self.history_page_asked = False
+        #: When the bots online were last asked for.
+        self.bots_asked = 0.0
+
+    def init_room(self) -> None:
+        """A room's chat box, board cursor and move in flight."""
+        self.chat = TextInput(max_len=500)
         self.cursor: Cell | None = None
         self.cursor_visible = False
         self.numbers = False
-        self.confirm: str | None = None
-        self.replay_key: str | None = None
-        self.replay_ply = 0
-        self.replay_from = "lobby"
         self.geo: BoardGeometry | None = None
         #: The ply our last ``move`` was sent at (no second move while it is unanswered), and
         #: that request's id (an ``error`` for it frees the board again).
         self.pending_ply: int | None = None
         self.move_request: int | None = None
+
+    def init_replay(self) -> None:
+        """The game replayed, its ply, where it was opened from, and one being fetched."""
+        self.replay_key: str | None = None
+        self.replay_ply = 0
+        self.replay_from = "lobby"
         #: The game id whose ``get_game`` answer opens the replay, and that request's id.
         self.replay_wanted: str | None = None
         self.replay_request: int | None = None
-        self.history_scroll = 0
-        self.history_page_asked = False
-        self.shown_scene = self.scene
-        #: When the bots online were last asked for.
-        self.bots_asked = 0.0
-        self.running = True
-        self.display = False
-        #: Whether the last step drew a frame, and when the next one is due without news.
-        self.drawn = False
-        self.redraw_at = 0.0
-        self.init_analysis()
 
     # -- the frame ----------------------------------------------------------------------------
 
