@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pygame
@@ -249,52 +249,97 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
     # -- server messages ------------------------------------------------------------------------
 
     def on_message(self, msg: Message, now: float) -> None:
-        """Feed one server message to the model and follow up (subscriptions, scene changes)."""
+        """Feed one server message to the model and follow up: its kind's first handler, the
+        rooms the model now holds (resyncs, scene), then its kind's last handler."""
         model = self.model
         had_room = model.current
         was_account = model.account or self.resuming
         if self.on_analysis_message(msg, now):
             return  # an answer (or a refusal) of an ``analyse`` of ours
         model.apply(msg, now)
-        kind = msg.get("type")
-        if kind in ("logged_in", "logged_out", "password_changed", "error"):
-            self.on_auth_reply(msg)
-        if kind == "_net" and msg.get("status") != "online" and self.auth.pending is not None:
+        kind = str(msg.get("type"))
+        if kind == "welcome":
+            self.on_welcome(msg, was_account)
+        first = self.first_handlers().get(kind)
+        if first is not None:
+            first(msg)
+        self.send_resyncs()
+        self.follow_rooms(had_room, kind)
+        last = self.last_handlers().get(kind)
+        if last is not None:
+            last(msg)
+
+    def first_handlers(self) -> dict[str, Callable[[Message], None]]:
+        """What a message of each kind does before the rooms are followed: accounts, the link."""
+        return {
+            "logged_in": self.on_player_changed,
+            "logged_out": self.on_player_changed,
+            "password_changed": self.on_auth_reply,
+            "error": self.on_auth_reply,
+            "_net": self.on_link,
+        }
+
+    def last_handlers(self) -> dict[str, Callable[[Message], None]]:
+        """What a message of each kind does once the rooms are followed: pairing, tournaments,
+        the history, a replay asked for, a move in flight."""
+        return {
+            "seeking": self.on_seeking,
+            "tournaments": lambda msg: self.on_tournament_list(),
+            "game_over": self.on_game_over,
+            "games": self.on_history_page,
+            "game": self.on_game_record,
+            "state": self.on_state,
+            "error": self.on_refusal,
+        }
+
+    def on_link(self, msg: Message) -> None:
+        """The link's news (``_net``): a login whose answer may be lost, a refused name."""
+        if msg.get("status") != "online" and self.auth.pending is not None:
             self.auth.pending = None  # its answer may never come: let the user try again
             self.auth.error = "The connection dropped before the server answered: try again."
-        if kind == "welcome":
-            self.resuming = False
-            seek = self.pairing.form
-            seek.offer(msg.get("seek_form"))  # the clocks every form offers
-            self.form.offer_clocks(seek.clocks, seek.clock_texts, seek.start)
-            if was_account and not model.account:
-                self.on_session_lost()
-            elif model.account:
-                self.remember_session(msg.get("session"))
-        if kind == "_net" and model.refused:  # e.g. a bot's name: let the player type another
+        if self.model.refused:  # e.g. a bot's name: let the player type another
             self.focus = "name"
             self.name_field.text = ""
-        if kind in ("logged_in", "logged_out"):  # another player now: the lobby anew
-            self.send({"type": "list_rooms", "subscribe": True})
-            self.subscribe_seeks()
-            self.ask_bots()
-            self.refresh_history()
-        if kind == "welcome":
-            self.replay_wanted = self.replay_request = None  # an answer in flight was lost
-            self.pending_ply = self.move_request = None  # so was a move without its answer
-            self.send({"type": "list_rooms", "subscribe": True})
-            self.subscribe_seeks()
-            self.ask_bots()
-            self.refresh_history()
-            self.rewatch_tournament()
-            room = model.room
-            if room is not None and room.seat is None:
-                self.send({"type": "join_room", "room": room.room, "spectate": True})
-            elif room is not None and room.status == "over" and not room.gone:
-                # a finished room may not have survived a server restart: ask, quietly
-                rid = self.send({"type": "join_room", "room": room.room})
-                model.probes[rid] = room.room
-        self.send_resyncs()
+
+    def on_welcome(self, msg: Message, was_account: bool) -> None:
+        """(Re)connected: the forms' clocks, the session, and every subscription anew."""
+        model = self.model
+        self.resuming = False
+        seek = self.pairing.form
+        seek.offer(msg.get("seek_form"))  # the clocks every form offers
+        self.form.offer_clocks(seek.clocks, seek.clock_texts, seek.start)
+        if was_account and not model.account:
+            self.on_session_lost()
+        elif model.account:
+            self.remember_session(msg.get("session"))
+        self.replay_wanted = self.replay_request = None  # an answer in flight was lost
+        self.pending_ply = self.move_request = None  # so was a move without its answer
+        self.subscribe_lobby()
+        self.rewatch_tournament()
+        room = model.room
+        if room is not None and room.seat is None:
+            self.send({"type": "join_room", "room": room.room, "spectate": True})
+        elif room is not None and room.status == "over" and not room.gone:
+            # a finished room may not have survived a server restart: ask, quietly
+            rid = self.send({"type": "join_room", "room": room.room})
+            model.probes[rid] = room.room
+
+    def on_player_changed(self, msg: Message) -> None:
+        """Logged in or out: another player now, so the lobby anew."""
+        self.on_auth_reply(msg)
+        self.subscribe_lobby()
+
+    def subscribe_lobby(self) -> None:
+        """Ask for the rooms (pushed from now on), the seeks, the bots and the history."""
+        self.send({"type": "list_rooms", "subscribe": True})
+        self.subscribe_seeks()
+        self.ask_bots()
+        self.refresh_history()
+
+    def follow_rooms(self, had_room: str | None, kind: str) -> None:
+        """Into the room the model now shows (a new one forgets the cursor, a move in flight
+        and a dialog), or back to the lobby when there is none."""
+        model = self.model
         if model.current != had_room or kind == "joined":
             self.pending_ply = self.move_request = None
             self.cursor = None
@@ -304,23 +349,30 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
                 self.scene = "room"
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
-        if kind == "seeking":
-            self.on_seeking(msg)
-        if kind == "tournaments":
-            self.on_tournament_list()
-        if kind == "game_over" and str(msg.get("room")) in model.rooms:
-            self.refresh_history()  # one of our games ended: the history has a new row
-        elif kind == "games":
-            self.history_page_asked = False
-        elif kind == "game":
-            self.on_game_record(msg)
-        elif kind == "state" and model.current is not None and msg.get("room") == model.current:
-            self.pending_ply = self.move_request = None  # the board as the server has it now
-        elif kind == "error" and msg.get("id") is not None:
-            if msg.get("id") == self.replay_request:
-                self.replay_wanted = self.replay_request = None
-            if msg.get("id") == self.move_request:
-                self.pending_ply = self.move_request = None  # refused or lost: try again
+
+    def on_game_over(self, msg: Message) -> None:
+        """One of our games ended: the history has a new row."""
+        if str(msg.get("room")) in self.model.rooms:
+            self.refresh_history()
+
+    def on_history_page(self, msg: Message) -> None:
+        """A page of finished games came: the next may be asked for."""
+        self.history_page_asked = False
+
+    def on_state(self, msg: Message) -> None:
+        """The current room's whole state: the board as the server has it now."""
+        current = self.model.current
+        if current is not None and msg.get("room") == current:
+            self.pending_ply = self.move_request = None
+
+    def on_refusal(self, msg: Message) -> None:
+        """An ``error`` for a request of ours: a replay fetch or a move, refused or lost."""
+        if msg.get("id") is None:
+            return
+        if msg.get("id") == self.replay_request:
+            self.replay_wanted = self.replay_request = None
+        if msg.get("id") == self.move_request:
+            self.pending_ply = self.move_request = None  # refused or lost: try again
 
     def on_bad_message(self, msg: Any, exc: Exception) -> None:
         """A message the client could not apply: log and drop it, and rebuild its room.
