@@ -49,6 +49,12 @@ WAKE_S = 0.02
 BOTS_REFRESH_S = 5.0
 #: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
 DEFAULT_SIZE = (1200, 680)
+#: The confirm dialogs: the question and its button, by what is to be confirmed.
+CONFIRMS = {
+    "resign": ("Resign this game?", "Resign"),
+    "leave": ("Leave and resign this game?", "Leave"),
+    "quit": ("Quit mnk-arena?", "Quit"),
+}
 
 log = logging.getLogger("mnk.client")
 
@@ -420,6 +426,16 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
         self.frame = Frame(surf, mouse)
         surf.fill(theme.BG)
         self.geo = None
+        self.draw_scene(now)
+        draw_offline_banner(self.frame, self.model)
+        if self.confirm in CONFIRMS:
+            question, button = CONFIRMS[self.confirm]
+            draw_confirm(self.frame, question, button, self.confirm)
+        draw_toasts(self.frame, self.model.live_toasts(now))
+
+    def draw_scene(self, now: float) -> None:
+        """The header and the current scene (the lobby when it has nothing to show)."""
+        surf = self.surface
         room = self.model.room
         if self.scene == "replay" and self.replay_game is not None:
             draw_header(self.frame, self.model, "replay", self.typing_name)
@@ -453,39 +469,30 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
             draw_tournaments(self.frame, self.model.tournaments, me, time.time(), online)
         elif self.scene == "profile":
             draw_header(self.frame, self.model, "profile", self.typing_name)
-            draw_profile(
-                self.frame,
-                self.model.profile,
-                self.profile_name,
-                self.profile_pool,
-                self.replay_wanted,
-                bool(self.profile_pages),
-            )
+            profile, name, pool = self.model.profile, self.profile_name, self.profile_pool
+            paged = bool(self.profile_pages)
+            draw_profile(self.frame, profile, name, pool, self.replay_wanted, paged)
         else:
             self.scene = "lobby"
             draw_header(self.frame, self.model, "lobby", self.typing_name)
-            draw_lobby(
-                self.frame,
-                self.model,
-                self.form,
-                self.code,
-                self.server_field,
-                self.focus,
-                self.selected,
-                self.history_scroll,
-                self.replay_wanted,
-                str(getattr(self.net, "url", "")),
-                self.pairing,
-                now,
-            )
-        draw_offline_banner(self.frame, self.model)
-        if self.confirm == "resign":
-            draw_confirm(self.frame, "Resign this game?", "Resign", "resign")
-        elif self.confirm == "leave":
-            draw_confirm(self.frame, "Leave and resign this game?", "Leave", "leave")
-        elif self.confirm == "quit":
-            draw_confirm(self.frame, "Quit mnk-arena?", "Quit", "quit")
-        draw_toasts(self.frame, self.model.live_toasts(now))
+            self.draw_lobby_scene(now)
+
+    def draw_lobby_scene(self, now: float) -> None:
+        """The lobby: the rooms, the forms and boxes, the history, the pairing panel."""
+        draw_lobby(
+            self.frame,
+            self.model,
+            self.form,
+            self.code,
+            self.server_field,
+            self.focus,
+            self.selected,
+            self.history_scroll,
+            self.replay_wanted,
+            str(getattr(self.net, "url", "")),
+            self.pairing,
+            now,
+        )
 
     @property
     def typing_name(self) -> TextInput | None:
