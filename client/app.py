@@ -3,7 +3,9 @@
 ``App.step(events)`` handles whatever the server sent, then the given pygame events, then draws
 one frame. It never blocks, so tests (and an end-to-end test against the real server) drive the
 client with synthetic events; ``App.run()`` is the real window loop around it. Input handling
-is in client/controls.py and what buttons do in client/actions.py.
+is in client/controls.py and what buttons do in client/actions.py and the ``*_actions.py``
+modules beside it (a room's play, the new-game form, replays, accounts, pairing, analysis,
+tournaments).
 """
 
 from __future__ import annotations
