@@ -22,8 +22,24 @@ from protocol.session import HelloRefused
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``mnk-bot``."""
+    """The command line of ``mnk-bot`` (its options in the order ``--help`` lists them)."""
     p = argparse.ArgumentParser(prog="mnk-bot", description=str(__doc__).replace("``", ""))
+    _add_play_options(p)
+    _add_pairing_options(p)
+    p.add_argument(
+        "--piskvork",
+        action="store_true",
+        help="speak the Piskvork protocol on stdin/stdout instead (for Gomocup managers)",
+    )
+    _add_identity_options(p)
+    _add_watchdog_options(p)
+    _add_analysis_options(p)
+    p.add_argument("--log-level", default="INFO")
+    return p
+
+
+def _add_play_options(p: argparse.ArgumentParser) -> None:
+    """Where it plays, with which engine, under which name, how many games of which."""
     p.add_argument(
         "--server",
         default="ws://127.0.0.1:8765",
@@ -41,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--games", default="*", help="comma-separated games it plays (default * = every game)"
     )
+
+
+def _add_pairing_options(p: argparse.ArgumentParser) -> None:
+    """How it finds games besides being invited: its own seeks, tournaments."""
     p.add_argument(
         "--seek",
         default=None,
@@ -59,11 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="enter the server's tournament ID (again at every reconnect: an arena's pause "
         "ends) and play the games it seats the bot in; may be given more than once",
     )
-    p.add_argument(
-        "--piskvork",
-        action="store_true",
-        help="speak the Piskvork protocol on stdin/stdout instead (for Gomocup managers)",
-    )
+
+
+def _add_identity_options(p: argparse.ArgumentParser) -> None:
+    """Who it is on the server: its kept session and the operator's key."""
     p.add_argument(
         "--session-file",
         type=Path,
@@ -82,6 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the bot's key itself (visible to other local users: prefer --key-file or the "
         "MNK_BOT_KEY environment variable)",
     )
+
+
+def _add_watchdog_options(p: argparse.ArgumentParser) -> None:
+    """When it stops, when an engine counts as hung, what it reports and checks."""
     p.add_argument(
         "--parent-pid",
         type=int,
@@ -104,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="only check that --engine can be played, then exit (0: yes; else the reason)",
     )
+
+
+def _add_analysis_options(p: argparse.ArgumentParser) -> None:
+    """The server's analyse jobs it answers, and on which CPUs."""
     p.add_argument(
         "--analyses",
         type=int,
@@ -117,8 +144,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="the only CPUs the analysis workers run on, e.g. 2-3 (Linux; default: any, or "
         "$MNK_ANALYSIS_CPUS, which a server's built-in bot inherits): keep the games' CPUs free",
     )
-    p.add_argument("--log-level", default="INFO")
-    return p
 
 
 async def _play(args: argparse.Namespace, key: str | None) -> None:

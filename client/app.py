@@ -3,14 +3,16 @@
 ``App.step(events)`` handles whatever the server sent, then the given pygame events, then draws
 one frame. It never blocks, so tests (and an end-to-end test against the real server) drive the
 client with synthetic events; ``App.run()`` is the real window loop around it. Input handling
-is in client/controls.py and what buttons do in client/actions.py.
+is in client/controls.py and what buttons do in client/actions.py and the ``*_actions.py``
+modules beside it (a room's play, the new-game form, replays, accounts, pairing, analysis,
+tournaments).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pygame
@@ -49,6 +51,12 @@ WAKE_S = 0.02
 BOTS_REFRESH_S = 5.0
 #: The window's first size: fits a 1366x768 laptop screen with a title bar and a task bar.
 DEFAULT_SIZE = (1200, 680)
+#: The confirm dialogs: the question and its button, by what is to be confirmed.
+CONFIRMS = {
+    "resign": ("Resign this game?", "Resign"),
+    "leave": ("Leave and resign this game?", "Leave"),
+    "quit": ("Quit mnk-arena?", "Quit"),
+}
 
 log = logging.getLogger("mnk.client")
 
@@ -80,8 +88,24 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
         self.scene = scene
         self.settings = settings if settings is not None else Settings(None)
         self.resuming = resuming
+        self.focus: str | None = None
+        self.confirm: str | None = None
+        self.init_accounts(name if scene == "login" else "")
+        self.init_lobby()
+        self.init_room()
+        self.init_replay()
+        self.shown_scene = self.scene
+        self.running = True
+        self.display = False
+        #: Whether the last step drew a frame, and when the next one is due without news.
+        self.drawn = False
+        self.redraw_at = 0.0
+        self.init_analysis()
+
+    def init_accounts(self, name: str) -> None:
+        """The start screen's form (``name`` in its name box), the leaderboard and profiles."""
         self.auth = AuthForm()
-        self.auth.name.text = name if scene == "login" else ""
+        self.auth.name.text = name
         self.board = BoardChoice()
         self.board_scroll = 0
         self.back_to = "lobby"
@@ -89,43 +113,43 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
         #: The name whose profile was asked for last (shown while it loads).
         self.profile_name = ""
         self.profile_pages: list[tuple[float, str]] = []
+
+    def init_lobby(self) -> None:
+        """The lobby's forms, text boxes, selected row and history page."""
         self.form = LobbyForm()
         #: The lobby's pairing panel: its tab, the tiles' game and the custom seek form.
         self.pairing = PairingChoice()
         self.code = TextInput(max_len=64)
-        self.chat = TextInput(max_len=500)
         #: A server address being typed (the lobby's "Connect").
         self.server_field = TextInput(max_len=200)
         #: Another name being typed (a click on the name in the header, or a refused name).
         self.name_field = TextInput(max_len=32)
-        self.focus: str | None = None
         self.selected = 0
+        self.history_scroll = 0
+        self.history_page_asked = False
+        #: When the bots online were last asked for.
+        self.bots_asked = 0.0
+
+    def init_room(self) -> None:
+        """A room's chat box, board cursor and move in flight."""
+        self.chat = TextInput(max_len=500)
         self.cursor: Cell | None = None
         self.cursor_visible = False
         self.numbers = False
-        self.confirm: str | None = None
-        self.replay_key: str | None = None
-        self.replay_ply = 0
-        self.replay_from = "lobby"
         self.geo: BoardGeometry | None = None
         #: The ply our last ``move`` was sent at (no second move while it is unanswered), and
         #: that request's id (an ``error`` for it frees the board again).
         self.pending_ply: int | None = None
         self.move_request: int | None = None
+
+    def init_replay(self) -> None:
+        """The game replayed, its ply, where it was opened from, and one being fetched."""
+        self.replay_key: str | None = None
+        self.replay_ply = 0
+        self.replay_from = "lobby"
         #: The game id whose ``get_game`` answer opens the replay, and that request's id.
         self.replay_wanted: str | None = None
         self.replay_request: int | None = None
-        self.history_scroll = 0
-        self.history_page_asked = False
-        self.shown_scene = self.scene
-        #: When the bots online were last asked for.
-        self.bots_asked = 0.0
-        self.running = True
-        self.display = False
-        #: Whether the last step drew a frame, and when the next one is due without news.
-        self.drawn = False
-        self.redraw_at = 0.0
-        self.init_analysis()
 
     # -- the frame ----------------------------------------------------------------------------
 
@@ -233,52 +257,97 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
     # -- server messages ------------------------------------------------------------------------
 
     def on_message(self, msg: Message, now: float) -> None:
-        """Feed one server message to the model and follow up (subscriptions, scene changes)."""
+        """Feed one server message to the model and follow up: its kind's first handler, the
+        rooms the model now holds (resyncs, scene), then its kind's last handler."""
         model = self.model
         had_room = model.current
         was_account = model.account or self.resuming
         if self.on_analysis_message(msg, now):
             return  # an answer (or a refusal) of an ``analyse`` of ours
         model.apply(msg, now)
-        kind = msg.get("type")
-        if kind in ("logged_in", "logged_out", "password_changed", "error"):
-            self.on_auth_reply(msg)
-        if kind == "_net" and msg.get("status") != "online" and self.auth.pending is not None:
+        kind = str(msg.get("type"))
+        if kind == "welcome":
+            self.on_welcome(msg, was_account)
+        first = self.first_handlers().get(kind)
+        if first is not None:
+            first(msg)
+        self.send_resyncs()
+        self.follow_rooms(had_room, kind)
+        last = self.last_handlers().get(kind)
+        if last is not None:
+            last(msg)
+
+    def first_handlers(self) -> dict[str, Callable[[Message], None]]:
+        """What a message of each kind does before the rooms are followed: accounts, the link."""
+        return {
+            "logged_in": self.on_player_changed,
+            "logged_out": self.on_player_changed,
+            "password_changed": self.on_auth_reply,
+            "error": self.on_auth_reply,
+            "_net": self.on_link,
+        }
+
+    def last_handlers(self) -> dict[str, Callable[[Message], None]]:
+        """What a message of each kind does once the rooms are followed: pairing, tournaments,
+        the history, a replay asked for, a move in flight."""
+        return {
+            "seeking": self.on_seeking,
+            "tournaments": lambda msg: self.on_tournament_list(),
+            "game_over": self.on_game_over,
+            "games": self.on_history_page,
+            "game": self.on_game_record,
+            "state": self.on_state,
+            "error": self.on_refusal,
+        }
+
+    def on_link(self, msg: Message) -> None:
+        """The link's news (``_net``): a login whose answer may be lost, a refused name."""
+        if msg.get("status") != "online" and self.auth.pending is not None:
             self.auth.pending = None  # its answer may never come: let the user try again
             self.auth.error = "The connection dropped before the server answered: try again."
-        if kind == "welcome":
-            self.resuming = False
-            seek = self.pairing.form
-            seek.offer(msg.get("seek_form"))  # the clocks every form offers
-            self.form.offer_clocks(seek.clocks, seek.clock_texts, seek.start)
-            if was_account and not model.account:
-                self.on_session_lost()
-            elif model.account:
-                self.remember_session(msg.get("session"))
-        if kind == "_net" and model.refused:  # e.g. a bot's name: let the player type another
+        if self.model.refused:  # e.g. a bot's name: let the player type another
             self.focus = "name"
             self.name_field.text = ""
-        if kind in ("logged_in", "logged_out"):  # another player now: the lobby anew
-            self.send({"type": "list_rooms", "subscribe": True})
-            self.subscribe_seeks()
-            self.ask_bots()
-            self.refresh_history()
-        if kind == "welcome":
-            self.replay_wanted = self.replay_request = None  # an answer in flight was lost
-            self.pending_ply = self.move_request = None  # so was a move without its answer
-            self.send({"type": "list_rooms", "subscribe": True})
-            self.subscribe_seeks()
-            self.ask_bots()
-            self.refresh_history()
-            self.rewatch_tournament()
-            room = model.room
-            if room is not None and room.seat is None:
-                self.send({"type": "join_room", "room": room.room, "spectate": True})
-            elif room is not None and room.status == "over" and not room.gone:
-                # a finished room may not have survived a server restart: ask, quietly
-                rid = self.send({"type": "join_room", "room": room.room})
-                model.probes[rid] = room.room
-        self.send_resyncs()
+
+    def on_welcome(self, msg: Message, was_account: bool) -> None:
+        """(Re)connected: the forms' clocks, the session, and every subscription anew."""
+        model = self.model
+        self.resuming = False
+        seek = self.pairing.form
+        seek.offer(msg.get("seek_form"))  # the clocks every form offers
+        self.form.offer_clocks(seek.clocks, seek.clock_texts, seek.start)
+        if was_account and not model.account:
+            self.on_session_lost()
+        elif model.account:
+            self.remember_session(msg.get("session"))
+        self.replay_wanted = self.replay_request = None  # an answer in flight was lost
+        self.pending_ply = self.move_request = None  # so was a move without its answer
+        self.subscribe_lobby()
+        self.rewatch_tournament()
+        room = model.room
+        if room is not None and room.seat is None:
+            self.send({"type": "join_room", "room": room.room, "spectate": True})
+        elif room is not None and room.status == "over" and not room.gone:
+            # a finished room may not have survived a server restart: ask, quietly
+            rid = self.send({"type": "join_room", "room": room.room})
+            model.probes[rid] = room.room
+
+    def on_player_changed(self, msg: Message) -> None:
+        """Logged in or out: another player now, so the lobby anew."""
+        self.on_auth_reply(msg)
+        self.subscribe_lobby()
+
+    def subscribe_lobby(self) -> None:
+        """Ask for the rooms (pushed from now on), the seeks, the bots and the history."""
+        self.send({"type": "list_rooms", "subscribe": True})
+        self.subscribe_seeks()
+        self.ask_bots()
+        self.refresh_history()
+
+    def follow_rooms(self, had_room: str | None, kind: str) -> None:
+        """Into the room the model now shows (a new one forgets the cursor, a move in flight
+        and a dialog), or back to the lobby when there is none."""
+        model = self.model
         if model.current != had_room or kind == "joined":
             self.pending_ply = self.move_request = None
             self.cursor = None
@@ -288,23 +357,30 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
                 self.scene = "room"
         if model.current is None and self.scene == "room":
             self.scene = "lobby"
-        if kind == "seeking":
-            self.on_seeking(msg)
-        if kind == "tournaments":
-            self.on_tournament_list()
-        if kind == "game_over" and str(msg.get("room")) in model.rooms:
-            self.refresh_history()  # one of our games ended: the history has a new row
-        elif kind == "games":
-            self.history_page_asked = False
-        elif kind == "game":
-            self.on_game_record(msg)
-        elif kind == "state" and model.current is not None and msg.get("room") == model.current:
-            self.pending_ply = self.move_request = None  # the board as the server has it now
-        elif kind == "error" and msg.get("id") is not None:
-            if msg.get("id") == self.replay_request:
-                self.replay_wanted = self.replay_request = None
-            if msg.get("id") == self.move_request:
-                self.pending_ply = self.move_request = None  # refused or lost: try again
+
+    def on_game_over(self, msg: Message) -> None:
+        """One of our games ended: the history has a new row."""
+        if str(msg.get("room")) in self.model.rooms:
+            self.refresh_history()
+
+    def on_history_page(self, msg: Message) -> None:
+        """A page of finished games came: the next may be asked for."""
+        self.history_page_asked = False
+
+    def on_state(self, msg: Message) -> None:
+        """The current room's whole state: the board as the server has it now."""
+        current = self.model.current
+        if current is not None and msg.get("room") == current:
+            self.pending_ply = self.move_request = None
+
+    def on_refusal(self, msg: Message) -> None:
+        """An ``error`` for a request of ours: a replay fetch or a move, refused or lost."""
+        if msg.get("id") is None:
+            return
+        if msg.get("id") == self.replay_request:
+            self.replay_wanted = self.replay_request = None
+        if msg.get("id") == self.move_request:
+            self.pending_ply = self.move_request = None  # refused or lost: try again
 
     def on_bad_message(self, msg: Any, exc: Exception) -> None:
         """A message the client could not apply: log and drop it, and rebuild its room.
@@ -352,6 +428,16 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
         self.frame = Frame(surf, mouse)
         surf.fill(theme.BG)
         self.geo = None
+        self.draw_scene(now)
+        draw_offline_banner(self.frame, self.model)
+        if self.confirm in CONFIRMS:
+            question, button = CONFIRMS[self.confirm]
+            draw_confirm(self.frame, question, button, self.confirm)
+        draw_toasts(self.frame, self.model.live_toasts(now))
+
+    def draw_scene(self, now: float) -> None:
+        """The header and the current scene (the lobby when it has nothing to show)."""
+        surf = self.surface
         room = self.model.room
         if self.scene == "replay" and self.replay_game is not None:
             draw_header(self.frame, self.model, "replay", self.typing_name)
@@ -385,39 +471,30 @@ class App(Controls, AccountActions, PairingActions, AnalysisActions, TournamentA
             draw_tournaments(self.frame, self.model.tournaments, me, time.time(), online)
         elif self.scene == "profile":
             draw_header(self.frame, self.model, "profile", self.typing_name)
-            draw_profile(
-                self.frame,
-                self.model.profile,
-                self.profile_name,
-                self.profile_pool,
-                self.replay_wanted,
-                bool(self.profile_pages),
-            )
+            profile, name, pool = self.model.profile, self.profile_name, self.profile_pool
+            paged = bool(self.profile_pages)
+            draw_profile(self.frame, profile, name, pool, self.replay_wanted, paged)
         else:
             self.scene = "lobby"
             draw_header(self.frame, self.model, "lobby", self.typing_name)
-            draw_lobby(
-                self.frame,
-                self.model,
-                self.form,
-                self.code,
-                self.server_field,
-                self.focus,
-                self.selected,
-                self.history_scroll,
-                self.replay_wanted,
-                str(getattr(self.net, "url", "")),
-                self.pairing,
-                now,
-            )
-        draw_offline_banner(self.frame, self.model)
-        if self.confirm == "resign":
-            draw_confirm(self.frame, "Resign this game?", "Resign", "resign")
-        elif self.confirm == "leave":
-            draw_confirm(self.frame, "Leave and resign this game?", "Leave", "leave")
-        elif self.confirm == "quit":
-            draw_confirm(self.frame, "Quit mnk-arena?", "Quit", "quit")
-        draw_toasts(self.frame, self.model.live_toasts(now))
+            self.draw_lobby_scene(now)
+
+    def draw_lobby_scene(self, now: float) -> None:
+        """The lobby: the rooms, the forms and boxes, the history, the pairing panel."""
+        draw_lobby(
+            self.frame,
+            self.model,
+            self.form,
+            self.code,
+            self.server_field,
+            self.focus,
+            self.selected,
+            self.history_scroll,
+            self.replay_wanted,
+            str(getattr(self.net, "url", "")),
+            self.pairing,
+            now,
+        )
 
     @property
     def typing_name(self) -> TextInput | None:

@@ -143,17 +143,7 @@ def draw_analysis(
         draw_line(surf, geo, here.best, taken, shown, info, here.to_move)
 
     inner = panel(surf, side)
-    theme.text(surf, "Analysis", inner.topleft, 18, bold=True)
-    theme.text(surf, info.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright")
-    y = inner.y + 28
-    for seat in (0, 1):
-        x = inner.x + seat * (inner.w // 2)
-        seat_icon(surf, info, seat, (x + 10, y + 10), 8)
-        theme.text(surf, game.players[seat], (x + 24, y + 2), 14, max_width=inner.w // 2 - 30)
-    y += 24
-    summary = result_text(game.result, game.players, info.k)
-    theme.text(surf, summary, (inner.x, y), 13, theme.OK, max_width=inner.w)
-    y += 22
+    y = _analysis_heading(surf, inner, game)
     points = walk.points() if walk is not None else [None] * (len(game.moves) + 1)
     marks = walk.marks() if walk is not None else []
     draw_graph(frame, pygame.Rect(inner.x, y, inner.w, GRAPH_H), points, marks, ply)
@@ -164,14 +154,7 @@ def draw_analysis(
     y = _step_row(frame, inner, y, ply, game)
     y = _verdict(surf, inner, y, here, ply, game, marks)
     blunders = [m for m in marks if m.blunder]
-    words = ", ".join(
-        f"{m.ply + 1}. {cell_name(*game.moves[m.ply], info.height)}" for m in blunders[:8]
-    )
-    head = "Blunders (as the server marks them): "
-    for t in theme.wrap(head + (words or "none found yet"), 12, inner.w)[:3]:
-        theme.text(surf, t, (inner.x, y), 12, theme.DANGER if blunders else theme.MUTED)
-        y += 16
-    y += 4
+    y = _blunders(surf, inner, y, game, blunders)
     bottom = inner.bottom - 44
     draw_timed_moves(
         frame,
@@ -192,6 +175,36 @@ def draw_analysis(
         size=14,
     )
     return geo
+
+
+def _analysis_heading(surf: pygame.Surface, inner: pygame.Rect, game: FinishedGame) -> int:
+    """The panel's title, the game, its players and its result; the y below them."""
+    info = game.game
+    theme.text(surf, "Analysis", inner.topleft, 18, bold=True)
+    theme.text(surf, info.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright")
+    y = inner.y + 28
+    for seat in (0, 1):
+        x = inner.x + seat * (inner.w // 2)
+        seat_icon(surf, info, seat, (x + 10, y + 10), 8)
+        theme.text(surf, game.players[seat], (x + 24, y + 2), 14, max_width=inner.w // 2 - 30)
+    y += 24
+    summary = result_text(game.result, game.players, info.k)
+    theme.text(surf, summary, (inner.x, y), 13, theme.OK, max_width=inner.w)
+    return y + 22
+
+
+def _blunders(
+    surf: pygame.Surface, inner: pygame.Rect, y: int, game: FinishedGame, blunders: list[Mark]
+) -> int:
+    """The moves the server marks as blunders (the first eight); the y below them."""
+    words = ", ".join(
+        f"{m.ply + 1}. {cell_name(*game.moves[m.ply], game.game.height)}" for m in blunders[:8]
+    )
+    head = "Blunders (as the server marks them): "
+    for t in theme.wrap(head + (words or "none found yet"), 12, inner.w)[:3]:
+        theme.text(surf, t, (inner.x, y), 12, theme.DANGER if blunders else theme.MUTED)
+        y += 16
+    return y + 4
 
 
 def analysis_progress(walk: GameWalk | None, total: int) -> str:

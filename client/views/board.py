@@ -130,6 +130,20 @@ def _ordered_line(line: Sequence[Cell]) -> tuple[Cell, Cell] | None:
 
 
 def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPicture) -> None:
+    """The wooden board with its grid and coordinates, the stones, and what marks them."""
+    _wooden_board(surface, geo)
+    if geo.margin >= 10:
+        _coordinates(surface, geo)
+    radius = max(3, int(geo.cell * 0.47))
+    _stones(surface, geo, pic, radius)
+    _move_marks(surface, geo, pic, radius)
+    _winning_line(surface, geo, pic, radius)
+    if pic.cursor is not None:
+        _draw_cursor(surface, geo, pic.cursor)
+
+
+def _wooden_board(surface: pygame.Surface, geo: BoardGeometry) -> None:
+    """The board's wood and shadow, its grid lines, frame and star points."""
     left, top, width, height = geo.board_rect
     board = pygame.Rect(left, top, width, height)
     shadow = pygame.Surface((width, height), pygame.SRCALPHA)
@@ -151,21 +165,30 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
     for pt in star_points(cols, rows):
         pygame.draw.circle(surface, theme.GRID, geo.center(*pt), dot)
 
-    if geo.margin >= 10:
-        size = max(9, min(18, int(cell * 0.38)))
-        label_gap = geo.margin // 2 + cell // 2
-        for x in range(cols):
-            cx, _ = geo.center(x, 0)
-            theme.text(
-                surface, column_label(x), (cx, y1 + label_gap), size, theme.GRID, anchor="center"
-            )
-        for y in range(rows):
-            _, cy = geo.center(0, y)
-            theme.text(
-                surface, row_label(y, rows), (x0 - label_gap, cy), size, theme.GRID, anchor="center"
-            )
 
-    radius = max(3, int(cell * 0.47))
+def _coordinates(surface: pygame.Surface, geo: BoardGeometry) -> None:
+    """The columns' letters below the board and the rows' numbers to its left."""
+    cell, cols, rows = geo.cell, geo.cols, geo.rows
+    x0, _ = geo.center(0, 0)
+    _, y1 = geo.center(cols - 1, rows - 1)
+    size = max(9, min(18, int(cell * 0.38)))
+    label_gap = geo.margin // 2 + cell // 2
+    for x in range(cols):
+        cx, _ = geo.center(x, 0)
+        theme.text(
+            surface, column_label(x), (cx, y1 + label_gap), size, theme.GRID, anchor="center"
+        )
+    for y in range(rows):
+        _, cy = geo.center(0, y)
+        theme.text(
+            surface, row_label(y, rows), (x0 - label_gap, cy), size, theme.GRID, anchor="center"
+        )
+
+
+def _stones(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPicture, radius: int) -> None:
+    """The setup's and the moves' stones, the forbidden points' red crosses, and the stone
+    under the pointer."""
+    cell = geo.cell
     for (x, y), colour in pic.setup:
         _blit_stone(surface, colour, geo.center(x, y), radius)
     for i, (x, y) in enumerate(pic.moves):
@@ -181,6 +204,12 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
     if pic.hover is not None and pic.hover_seat is not None and hover_ok:
         _blit_stone(surface, pic.hover_seat, geo.center(*pic.hover), radius, alpha=120)
 
+
+def _move_marks(
+    surface: pygame.Surface, geo: BoardGeometry, pic: BoardPicture, radius: int
+) -> None:
+    """Every move's number (the last one's in its own colour), or a dot on the last move."""
+    cell = geo.cell
     if pic.numbers:
         size = max(8, int(cell * (0.42 if len(pic.moves) < 99 else 0.34)))
         for i, (x, y) in enumerate(pic.moves):
@@ -193,6 +222,12 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
     elif pic.moves:
         pygame.draw.circle(surface, theme.LAST, geo.center(*pic.moves[-1]), max(2, radius // 4))
 
+
+def _winning_line(
+    surface: pygame.Surface, geo: BoardGeometry, pic: BoardPicture, radius: int
+) -> None:
+    """A ring on each stone of the winning line and a stroke through it."""
+    cell = geo.cell
     ends = _ordered_line(pic.line)
     if ends is not None:
         ring = max(2, radius // 6)
@@ -201,8 +236,6 @@ def _draw_stone_board(surface: pygame.Surface, geo: BoardGeometry, pic: BoardPic
         pygame.draw.line(
             surface, theme.WIN, geo.center(*ends[0]), geo.center(*ends[1]), max(3, cell // 9)
         )
-    if pic.cursor is not None:
-        _draw_cursor(surface, geo, pic.cursor)
 
 
 # -- tic-tac-toe --------------------------------------------------------------------------------

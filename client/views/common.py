@@ -39,31 +39,45 @@ def draw_header(
     label = {"online": "online", "connecting": "connecting…", "offline": "offline"}.get(
         model.connection, model.connection
     )
+    who = _who(frame, model, name_field, menus)
+    lab = theme.text(surf, label, (who.x - 14, HEADER_H // 2), 13, theme.MUTED, anchor="midright")
+    pygame.draw.circle(
+        surf, colors.get(model.connection, theme.MUTED), (lab.x - 10, HEADER_H // 2), 5
+    )
+    if menus:
+        _menus(frame, model, lab.x - 26, left)
+
+
+def _who(
+    frame: Frame, model: ClientModel, name_field: TextInput | None, menus: bool
+) -> pygame.Rect:
+    """Our name at the header's right end (marked if a guest), or the box where another is
+    typed; where it is drawn."""
+    surf = frame.surface
+    w = surf.get_width()
     if name_field is not None:  # the player is typing another name
         who = pygame.Rect(w - 236, HEADER_H // 2 - 16, 220, 32)
         draw_input(
             frame, who, name_field, focused=True, placeholder="your name", action="focus_name"
         )
-    else:
-        right = w - 16
-        if not model.account and model.player is not None:  # "alice (guest)"
-            mark = theme.text(
-                surf, "(guest)", (right, HEADER_H // 2), 13, theme.MUTED, anchor="midright"
-            )
-            right = mark.x - 6
-        who = theme.text(surf, model.name or "", (right, HEADER_H // 2), 16, anchor="midright")
-        if right != w - 16:
-            who = who.union(mark)
-        if menus:  # a guest renames itself; an account's name opens its profile
-            action, arg = ("profile", model.name) if model.account else ("focus_name", None)
-            frame.add(who.inflate(8, 8), action, arg)
-    lab = theme.text(surf, label, (who.x - 14, HEADER_H // 2), 13, theme.MUTED, anchor="midright")
-    pygame.draw.circle(
-        surf, colors.get(model.connection, theme.MUTED), (lab.x - 10, HEADER_H // 2), 5
-    )
-    if not menus:
-        return
-    right = lab.x - 26
+        return who
+    right = w - 16
+    if not model.account and model.player is not None:  # "alice (guest)"
+        mark = theme.text(
+            surf, "(guest)", (right, HEADER_H // 2), 13, theme.MUTED, anchor="midright"
+        )
+        right = mark.x - 6
+    who = theme.text(surf, model.name or "", (right, HEADER_H // 2), 16, anchor="midright")
+    if right != w - 16:
+        who = who.union(mark)
+    if menus:  # a guest renames itself; an account's name opens its profile
+        action, arg = ("profile", model.name) if model.account else ("focus_name", None)
+        frame.add(who.inflate(8, 8), action, arg)
+    return who
+
+
+def _menus(frame: Frame, model: ClientModel, right: int, left: int) -> None:
+    """The header's buttons from ``right`` leftwards, as many as fit before ``left``."""
     account = (("Log out", "logout"), ("Password", "change_password"))
     for text, action in (
         *(account if model.account else (("Log in", "show_login"),)),

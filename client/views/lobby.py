@@ -142,6 +142,7 @@ def finished_label(row: HistoryRow | FinishedGame) -> str:
 def _finished_panel(
     frame: Frame, rect: pygame.Rect, model: ClientModel, scroll: int, loading: str | None
 ) -> None:
+    """The finished games (the server's history, else those seen here), a row per game."""
     games = model.lobby_games()
     server = model.history_supported is True
     title = "Recent games on this server · replay" if server else "Finished games · replay"
@@ -175,32 +176,39 @@ def _finished_panel(
         )
     for i, (row, _moves) in enumerate(shown):
         r = pygame.Rect(inner.x - 6, inner.y + i * FINISHED_ROW_H, inner.w + 12, 28)
-        if frame.hovered(r):
-            pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
-        key = row.game_id
-        frame.add(r, "replay", key)
-        stamp = when(row.ended_at) if isinstance(row, HistoryRow) else "this session"
-        action = "Loading…" if loading == key else "Replay \u203a"
-        right = theme.text(
-            frame.surface, action, (r.right - 8, r.centery), 14, theme.ACCENT, anchor="midright"
-        )
-        right_w = max(right.w, theme.font(14).size("Replay \u203a")[0])
-        stamp_rect = theme.text(
-            frame.surface,
-            stamp,
-            (r.right - 8 - right_w - 16, r.centery),
-            12,
-            theme.MUTED,
-            anchor="midright",
-        )
-        theme.text(
-            frame.surface,
-            finished_label(row),
-            (r.x + 8, r.centery),
-            14,
-            anchor="midleft",
-            max_width=stamp_rect.x - r.x - 24,
-        )
+        _finished_row(frame, r, row, loading)
+
+
+def _finished_row(
+    frame: Frame, r: pygame.Rect, row: HistoryRow | FinishedGame, loading: str | None
+) -> None:
+    """One finished game: its label, when it ended, and "Replay" (a click opens it)."""
+    if frame.hovered(r):
+        pygame.draw.rect(frame.surface, theme.PANEL_HI, r, border_radius=6)
+    key = row.game_id
+    frame.add(r, "replay", key)
+    stamp = when(row.ended_at) if isinstance(row, HistoryRow) else "this session"
+    action = "Loading…" if loading == key else "Replay \u203a"
+    right = theme.text(
+        frame.surface, action, (r.right - 8, r.centery), 14, theme.ACCENT, anchor="midright"
+    )
+    right_w = max(right.w, theme.font(14).size("Replay \u203a")[0])
+    stamp_rect = theme.text(
+        frame.surface,
+        stamp,
+        (r.right - 8 - right_w - 16, r.centery),
+        12,
+        theme.MUTED,
+        anchor="midright",
+    )
+    theme.text(
+        frame.surface,
+        finished_label(row),
+        (r.x + 8, r.centery),
+        14,
+        anchor="midleft",
+        max_width=stamp_rect.x - r.x - 24,
+    )
 
 
 def _choice_row(
@@ -290,13 +298,40 @@ def _new_game_panel(
     compact = inner.h < 400
     extra = 2 * ROW_STEP * (two_rows + (form.game == "mnk"))  # the board's size rows too
     terse = compact or (extra > 0 and inner.h < 400 + extra)  # the captions go for room
+    y = _game_rows(frame, x, y, w, form, terse)
+    swap = form.game in SWAP_GAMES and form.opening_rule is not None
+    y += _caption(surf, "Opponent", (x, y), not terse)
+    y = _opponent_rows(frame, x, y, w, form, model)
+    seat = "Your seat (colours come from the opening)" if swap else "You play"
+    y += _caption(surf, seat, (x, y), not terse)
+    y = _seat_row(frame, x, y, w, form, swap)
+    y += _caption(surf, f"Clock \u00b7 {_rated_note(form, model)}", (x, y), not compact)
+    y += _fitted_row(frame, x, y, w, clocks)  # the server's clocks: two rows if need be
+    y += 40 if terse else 46  # a small window: the opening rule's line takes this
+    y = _create_row(frame, x, y, w, form, model)
+    tips = (
+        "In a game: click or use the arrow keys and Enter to play, N shows move numbers, "
+        "R resigns, Tab chats, Esc leaves."
+    )
+    lines = theme.wrap(tips, 13, w)
+    if y + 18 * len(lines) <= inner.bottom:  # all of it or nothing: half a tip confuses
+        for line in lines:
+            theme.text(surf, line, (x, y), 13, theme.MUTED)
+            y += 18
 
-    def caption(text: str, keep: bool = False) -> None:
-        nonlocal y
-        if not compact if keep else not terse:
-            theme.text(surf, text, (x, y), 13, theme.MUTED)
-            y += 20
 
+def _caption(surf: pygame.Surface, text: str, at: tuple[int, int], shown: bool) -> int:
+    """A control's caption (when there is room for it); the height it took."""
+    if not shown:
+        return 0
+    theme.text(surf, text, at, 13, theme.MUTED)
+    return 20
+
+
+def _game_rows(frame: Frame, x: int, y: int, w: int, form: LobbyForm, terse: bool) -> int:
+    """The games offered with the opening rule's button and line, then a custom board's size;
+    the y below them."""
+    surf = frame.surface
     games = [(label, "form_game", name, form.game == name) for name, label in LABELS.offered()]
     if form.game in SWAP_GAMES:  # the opening rule: one button that steps through the rules
         games.append(_opening_option(form.opening_rule))
@@ -304,7 +339,6 @@ def _new_game_panel(
     if form.game in SWAP_GAMES:  # ... and a line that names it and says what it does
         theme.text(surf, RULE_LINES[form.opening_rule], (x, y - 6), 11, theme.MUTED, max_width=w)
         y += 12
-    swap = form.game in SWAP_GAMES and form.opening_rule is not None
     if form.game == "mnk":
         _stepper(frame, x, y, "width", str(form.width), "width")
         _stepper(frame, x + w // 2 + 10, y, "height", str(form.height), "height")
@@ -318,7 +352,13 @@ def _new_game_panel(
             size=13,
         )
         y += 34 if terse else 40  # a short window: rows closer
-    caption("Opponent")
+    return y
+
+
+def _opponent_rows(
+    frame: Frame, x: int, y: int, w: int, form: LobbyForm, model: ClientModel
+) -> int:
+    """Bot or human (a bot at full strength or not, and which bot); the y below them."""
     opponents = [("Bot", "bot"), ("Human", "human")]
     row_w = w - FULL_W - 8 if form.opponent == "bot" else w  # beside it: the bot's full strength
     _choice_row(
@@ -331,16 +371,21 @@ def _new_game_panel(
     y += 40
     if form.opponent == "bot":
         y = _bot_rows(frame, x, y, w, form, model.bots)
-    caption("Your seat (colours come from the opening)" if swap else "You play")
+    return y
+
+
+def _seat_row(frame: Frame, x: int, y: int, w: int, form: LobbyForm, swap: bool) -> int:
+    """Which seat (colour, or opener and chooser under a swap opening); the y below it."""
     names = ("X (first)", "O (second)") if form.game == "tictactoe" else ("Black (first)", "White")
     if swap:  # the opening decides the colours: the seat says who opens
         names = ("Opener", "Chooser")
     seats = [(names[0], 0), (names[1], 1), ("Random", None)]
     _choice_row(frame, x, y, w, [(lab, "form_seat", s, form.seat == s) for lab, s in seats])
-    y += 40
-    caption(f"Clock \u00b7 {_rated_note(form, model)}", keep=True)
-    y += _fitted_row(frame, x, y, w, clocks)  # the server's clocks: two rows if need be
-    y += 40 if terse else 46  # a small window: the opening rule's line takes this
+    return y + 40
+
+
+def _create_row(frame: Frame, x: int, y: int, w: int, form: LobbyForm, model: ClientModel) -> int:
+    """Rated (when the account and the pool allow it) and the create button; the y below."""
     label = "Play the bot" if form.opponent == "bot" else "Open a room"
     block = rated_block(form, model.account, model.rating_pools)
     frame.button(
@@ -354,16 +399,7 @@ def _new_game_panel(
     frame.button(
         pygame.Rect(x + 104, y, w - 104, 42), f"{label}  (Enter)", "create", kind="primary", size=16
     )
-    y += 62
-    tips = (
-        "In a game: click or use the arrow keys and Enter to play, N shows move numbers, "
-        "R resigns, Tab chats, Esc leaves."
-    )
-    lines = theme.wrap(tips, 13, w)
-    if y + 18 * len(lines) <= inner.bottom:  # all of it or nothing: half a tip confuses
-        for line in lines:
-            theme.text(surf, line, (x, y), 13, theme.MUTED)
-            y += 18
+    return y + 62
 
 
 def _rated_note(form: LobbyForm, model: ClientModel) -> str:

@@ -14,7 +14,9 @@ from client.seeks import (
     BOT_AFTER,
     PairingChoice,
     PoolTile,
+    Seek,
     SeekBook,
+    SeekForm,
     elapsed,
     own_rating,
     seek_games,
@@ -193,34 +195,47 @@ def _open_seeks(frame: Frame, body: pygame.Rect, model: ClientModel) -> None:
     for seek in book.rows:
         if y + row_h > pager_y:
             break
-        row = pygame.Rect(body.x - 6, y, body.w + 12, row_h - 4)
-        if frame.hovered(row):
-            pygame.draw.rect(surf, theme.PANEL_HI, row, border_radius=6)
-        cy = row.centery
-        name = seek.name + (" (bot)" if seek.kind == "bot" else "")
-        theme.text(surf, name, (body.x, cy), 15, bold=True, anchor="midleft", max_width=190)
-        theme.text(surf, seek.rating_label, (body.x + 200, cy), 14, anchor="midleft")
-        game = LABELS.button(seek.game)
-        theme.text(surf, game, (body.x + 270, cy), 14, anchor="midleft", max_width=104)
-        theme.text(surf, seek.clock_text, (body.x + 380, cy), 14, bold=True, anchor="midleft")
-        mode = "rated" if seek.rated else "casual"
-        if seek.range is not None:
-            mode += f" {seek.range[0]}\u2013{seek.range[1]}"
-        theme.text(
-            surf,
-            mode,
-            (body.x + 440, cy),
-            13,
-            theme.MUTED,
-            anchor="midleft",
-            max_width=row.right - body.x - 550,
-        )
-        button = pygame.Rect(row.right - 96, row.y + 2, 90, row.h - 4)
-        if seek.player == model.player or seek.seek in book.mine:
-            frame.button(button, "Cancel", "cancel_seek", seek.seek, size=13)
-        else:
-            frame.button(button, "Accept", "accept_seek", seek.seek, kind="primary", size=13)
+        _seek_row(frame, body, pygame.Rect(body.x - 6, y, body.w + 12, row_h - 4), seek, model)
         y += row_h
+    _seeks_pager(frame, body, pager_y, book)
+
+
+def _seek_row(
+    frame: Frame, body: pygame.Rect, row: pygame.Rect, seek: Seek, model: ClientModel
+) -> None:
+    """One open seek in the columns, and Accept (Cancel when it is ours)."""
+    surf, book = frame.surface, model.seeks
+    if frame.hovered(row):
+        pygame.draw.rect(surf, theme.PANEL_HI, row, border_radius=6)
+    cy = row.centery
+    name = seek.name + (" (bot)" if seek.kind == "bot" else "")
+    theme.text(surf, name, (body.x, cy), 15, bold=True, anchor="midleft", max_width=190)
+    theme.text(surf, seek.rating_label, (body.x + 200, cy), 14, anchor="midleft")
+    game = LABELS.button(seek.game)
+    theme.text(surf, game, (body.x + 270, cy), 14, anchor="midleft", max_width=104)
+    theme.text(surf, seek.clock_text, (body.x + 380, cy), 14, bold=True, anchor="midleft")
+    mode = "rated" if seek.rated else "casual"
+    if seek.range is not None:
+        mode += f" {seek.range[0]}\u2013{seek.range[1]}"
+    theme.text(
+        surf,
+        mode,
+        (body.x + 440, cy),
+        13,
+        theme.MUTED,
+        anchor="midleft",
+        max_width=row.right - body.x - 550,
+    )
+    button = pygame.Rect(row.right - 96, row.y + 2, 90, row.h - 4)
+    if seek.player == model.player or seek.seek in book.mine:
+        frame.button(button, "Cancel", "cancel_seek", seek.seek, size=13)
+    else:
+        frame.button(button, "Accept", "accept_seek", seek.seek, kind="primary", size=13)
+
+
+def _seeks_pager(frame: Frame, body: pygame.Rect, pager_y: int, book: SeekBook) -> None:
+    """Previous and next page of the open seeks (next while the server says there is one)."""
+    surf = frame.surface
     frame.button(
         pygame.Rect(body.x, pager_y, 110, 30),
         "\u2039 Previous",
@@ -275,33 +290,8 @@ def _custom_form(
     _game_row(frame, x + 120, y, w - 120, form.game, "seek_game")
     y += 40
     clock = form.chosen_clock
-    clock_words = form.chosen_text if clock is not None else "no clock"
     step_w = min(240, w - 300)
-    _stepper(frame, x, y, "Clock", clock_words, "clock", step_w)
-    rated_ok = model.account and clock is not None
-    rx = x + 70 + step_w + 16
-    frame.button(
-        pygame.Rect(rx, y, 96, 30),
-        "\u2713 Rated" if form.rated and rated_ok else "Rated",
-        "custom_rated",
-        selected=form.rated and rated_ok,
-        enabled=model.account,
-        size=13,
-    )
-    why = (
-        "guests: casual"
-        if not model.account
-        else ("rated" if rated_ok and form.rated else "casual")
-    )
-    theme.text(
-        surf,
-        why,
-        (rx + 106, y + 15),
-        13,
-        theme.MUTED,
-        anchor="midleft",
-        max_width=body.right - rx - 106,
-    )
+    _clock_and_rated(frame, body, y, step_w, model, form)
     y += 38
     width = form.width
     if not model.account or not width:
@@ -329,4 +319,38 @@ def _custom_form(
         "custom_seek",
         kind="primary",
         size=15,
+    )
+
+
+def _clock_and_rated(
+    frame: Frame, body: pygame.Rect, y: int, step_w: int, model: ClientModel, form: SeekForm
+) -> None:
+    """The clock's stepper, Rated (an account's, with a clock) and what the seek will be."""
+    surf, x = frame.surface, body.x
+    clock = form.chosen_clock
+    clock_words = form.chosen_text if clock is not None else "no clock"
+    _stepper(frame, x, y, "Clock", clock_words, "clock", step_w)
+    rated_ok = model.account and clock is not None
+    rx = x + 70 + step_w + 16
+    frame.button(
+        pygame.Rect(rx, y, 96, 30),
+        "\u2713 Rated" if form.rated and rated_ok else "Rated",
+        "custom_rated",
+        selected=form.rated and rated_ok,
+        enabled=model.account,
+        size=13,
+    )
+    why = (
+        "guests: casual"
+        if not model.account
+        else ("rated" if rated_ok and form.rated else "casual")
+    )
+    theme.text(
+        surf,
+        why,
+        (rx + 106, y + 15),
+        13,
+        theme.MUTED,
+        anchor="midleft",
+        max_width=body.right - rx - 106,
     )

@@ -89,6 +89,7 @@ def _beside_name(room: RoomState, seat: int) -> tuple[str, theme.Color]:
 def _player_card(
     frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, now: float, live: bool
 ) -> None:
+    """A seat's card: its colour, name and rating, what it is doing, and its clock."""
     surf = frame.surface
     active = room.status == "playing" and room.to_move == seat
     pygame.draw.rect(surf, theme.PANEL_HI, rect, border_radius=8)
@@ -98,6 +99,26 @@ def _player_card(
         seat_icon(surf, room.game, room.colour_of(seat), (rect.x + 22, rect.centery), 12)
     else:  # colours not chosen yet (swap opening)
         theme.text(surf, "?", (rect.x + 22, rect.centery), 18, theme.MUTED, anchor="center")
+    _name_line(frame, rect, room, seat, active)
+    detail, alarm = _seat_detail(room, seat, now, live)
+    theme.text(surf, detail, (rect.x + 44, rect.y + 30), 12, theme.DANGER if alarm else theme.MUTED)
+    if room.clocks is not None:
+        left = room.clocks.left(seat, now)
+        low = left < 10 and active
+        theme.text(
+            surf,
+            theme.fmt_clock(left),
+            (rect.right - 12, rect.centery),
+            22,
+            theme.DANGER if low else (theme.TEXT if active else theme.MUTED),
+            bold=True,
+            anchor="midright",
+        )
+
+
+def _name_line(frame: Frame, rect: pygame.Rect, room: RoomState, seat: int, active: bool) -> None:
+    """The seat's name (a click opens its profile), its rating and a rated result's change."""
+    surf = frame.surface
     name = room.name(seat)
     if seat == room.seat:
         name += " (you)"
@@ -143,6 +164,10 @@ def _player_card(
             )
     if room.players[seat] and not room.guest(seat) and room.accounts is not None:
         frame.add(shown, "profile", room.players[seat])  # a click on a name: its profile
+
+
+def _seat_detail(room: RoomState, seat: int, now: float, live: bool) -> tuple[str, bool]:
+    """Who sits there and what it is doing; and whether that is alarming (gone mid-game)."""
     detail = "bot" if seat < len(room.kinds) and room.kinds[seat] == "bot" else "human"
     if detail == "bot" and room.level is not None:
         detail += f" · level {room.level}"
@@ -154,20 +179,8 @@ def _player_card(
         detail += " · wants a rematch"
     if live and room.to_move == seat and room.thinking(now) is not None:
         detail += " · thinking…"
-    alarm = not online and not over and room.players[seat]
-    theme.text(surf, detail, (rect.x + 44, rect.y + 30), 12, theme.DANGER if alarm else theme.MUTED)
-    if room.clocks is not None:
-        left = room.clocks.left(seat, now)
-        low = left < 10 and active
-        theme.text(
-            surf,
-            theme.fmt_clock(left),
-            (rect.right - 12, rect.centery),
-            22,
-            theme.DANGER if low else (theme.TEXT if active else theme.MUTED),
-            bold=True,
-            anchor="midright",
-        )
+    alarm = not online and not over and bool(room.players[seat])
+    return detail, alarm
 
 
 def draw_move_list(
@@ -256,7 +269,18 @@ def draw_room_panel(
     for seat in (0, 1):
         _player_card(frame, pygame.Rect(inner.x, y, inner.w, 50), room, seat, now, live)
         y += 58
-    status, color = status_line(room, now if live else None)
+    y = _room_status(surf, inner, y, room, now if live else None)
+    y = _room_buttons(frame, inner, y, room)
+    y = draw_game_actions(frame, inner, y, room, now, hint, hint_asked) if live else y
+    _moves_and_chat(frame, inner, y, room, chat, chat_focused)
+
+
+def _room_status(
+    surf: pygame.Surface, inner: pygame.Rect, y: int, room: RoomState, now: float | None
+) -> int:
+    """What is going on, what the bot saw, and the watchers, move, game and kind of game;
+    the y below them."""
+    status, color = status_line(room, now)
     for line in theme.wrap(status, 15, inner.w, bold=True)[:2]:
         theme.text(surf, line, (inner.x, y), 15, color, bold=True)
         y += 20
@@ -279,8 +303,11 @@ def draw_room_panel(
         theme.MUTED,
         max_width=inner.w,
     )
-    y += 24
+    return y + 24
 
+
+def _room_buttons(frame: Frame, inner: pygame.Rect, y: int, room: RoomState) -> int:
+    """The opening's choices, then resign, rematch, replay and leave; the y below them."""
     if room.choosing and room.opening is not None:
         choices = room.opening.choices
         cw = (inner.w - 8 * (len(choices) - 1)) // max(1, len(choices))
@@ -312,9 +339,14 @@ def draw_room_panel(
             enabled=enabled,
             size=14,
         )
-    y += 46
-    y = draw_game_actions(frame, inner, y, room, now, hint, hint_asked) if live else y
+    return y + 46
 
+
+def _moves_and_chat(
+    frame: Frame, inner: pygame.Rect, y: int, room: RoomState, chat: TextInput, focused: bool
+) -> None:
+    """The move list over 40 % of the room left, the chat under it."""
+    surf = frame.surface
     rest = inner.bottom - y
     moves_h = max(60, int(rest * 0.4))
     theme.text(surf, "MOVES", (inner.x, y), 12, theme.MUTED, bold=True)
@@ -327,5 +359,5 @@ def draw_room_panel(
         pygame.Rect(inner.x, y + 28, inner.w, inner.bottom - y - 28),
         room.chat,
         chat,
-        chat_focused,
+        focused,
     )

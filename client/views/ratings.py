@@ -37,6 +37,16 @@ def leaderboard_rows(size: tuple[int, int]) -> int:
     return max(1, (inner.h - 24 - 96 - 30 - 44) // ROW_H)
 
 
+#: The leaderboard's columns: heading, x offset and anchor.
+COLUMNS = (
+    ("#", 40, "topright"),
+    ("Name", 60, "topleft"),
+    ("Rating", 380, "topright"),
+    ("RD", 460, "topright"),
+    ("Games", 560, "topright"),
+)
+
+
 def draw_leaderboard(
     frame: Frame, board: BoardChoice, page: Leaderboard | None, scroll: int
 ) -> None:
@@ -44,6 +54,20 @@ def draw_leaderboard(
     surf = frame.surface
     inner = panel(surf, scene_rect(surf.get_size()), "Leaderboard")
     _back(frame, inner)
+    y = _pool_choice(frame, inner, board)
+    current = page is not None and (page.pool, page.bots, page.page) == (
+        board.pool,
+        board.bots,
+        board.page,
+    )
+    shown = page if current else None
+    _ranked_rows(frame, inner, y, board, shown, scroll)
+    _page_buttons(frame, inner, board, shown is not None and len(shown.players) >= PAGE_ROWS)
+
+
+def _pool_choice(frame: Frame, inner: pygame.Rect, board: BoardChoice) -> int:
+    """The pool's game, players or bots, and speed buttons; the y below them."""
+    surf = frame.surface
     x, y, w = inner.x, inner.y + 4, inner.w
     bw = (w - 3 * 8 - 200) // 4  # the server's pool games and speeds (welcome.labels)
     for i, (game, label) in enumerate(LABELS.pool_games.items()):
@@ -83,49 +107,54 @@ def draw_leaderboard(
         anchor="midright",
         max_width=196,
     )
-    y += 52
-    cols = (
-        ("#", 40, "topright"),
-        ("Name", 60, "topleft"),
-        ("Rating", 380, "topright"),
-        ("RD", 460, "topright"),
-        ("Games", 560, "topright"),
-    )
-    for label, cx, anchor in cols:
+    return y + 52
+
+
+def _ranked_rows(
+    frame: Frame,
+    inner: pygame.Rect,
+    y: int,
+    board: BoardChoice,
+    page: Leaderboard | None,
+    scroll: int,
+) -> None:
+    """The column heads, then the page's rows from ``scroll`` on (None: still loading)."""
+    surf = frame.surface
+    x, w = inner.x, inner.w
+    for label, cx, anchor in COLUMNS:
         theme.text(surf, label, (x + cx, y), 12, theme.MUTED, bold=True, anchor=anchor)
     y += 22
     pygame.draw.line(surf, theme.BORDER, (x, y - 4), (inner.right, y - 4))
     title = pool_label(board.pool) + (" bots" if board.bots else "")
-    current = page is not None and (page.pool, page.bots, page.page) == (
-        board.pool,
-        board.bots,
-        board.page,
-    )
-    if page is None or not current:
+    if page is None:
         theme.text(surf, f"Loading the {title} leaderboard…", (x, y + 8), 15, theme.MUTED)
-    elif not page.players:
+        return
+    if not page.players:
         what = "bots" if board.bots else "players"
         theme.text(surf, f"No ranked {what} in {title} yet.", (x, y + 8), 15, theme.MUTED)
-    else:
-        rows = leaderboard_rows(surf.get_size())
-        for i, row in enumerate(page.players[scroll : scroll + rows]):
-            r = pygame.Rect(x - 6, y + i * ROW_H, min(w + 12, 600), ROW_H - 2)
-            if frame.hovered(r):
-                pygame.draw.rect(surf, theme.PANEL_HI, r, border_radius=5)
-            frame.add(r, "profile", row.name)
-            cy = r.y + 4
-            rank, mark = ("?", "?") if row.provisional else (str(row.rank), "")
-            theme.text(surf, rank, (x + 40, cy), 14, theme.MUTED, anchor="topright")
-            theme.text(surf, row.name, (x + 60, cy), 14, theme.ACCENT, max_width=260)
-            theme.text(surf, f"{row.rating}{mark}", (x + 380, cy), 14, bold=True, anchor="topright")
-            theme.text(surf, str(row.rd), (x + 460, cy), 14, theme.MUTED, anchor="topright")
-            theme.text(surf, str(row.games), (x + 560, cy), 14, theme.MUTED, anchor="topright")
-        if len(page.players) > rows:
-            shown = f"{scroll + 1}\u2013{min(len(page.players), scroll + rows)}"
-            hint = f"rows {shown} of {len(page.players)} (scroll)"
-            theme.text(surf, hint, (x + 360, inner.bottom - 18), 12, theme.MUTED, anchor="midleft")
-    full = page is not None and current and len(page.players) >= PAGE_ROWS
-    by = inner.bottom - 34
+        return
+    rows = leaderboard_rows(surf.get_size())
+    for i, row in enumerate(page.players[scroll : scroll + rows]):
+        r = pygame.Rect(x - 6, y + i * ROW_H, min(w + 12, 600), ROW_H - 2)
+        if frame.hovered(r):
+            pygame.draw.rect(surf, theme.PANEL_HI, r, border_radius=5)
+        frame.add(r, "profile", row.name)
+        cy = r.y + 4
+        rank, mark = ("?", "?") if row.provisional else (str(row.rank), "")
+        theme.text(surf, rank, (x + 40, cy), 14, theme.MUTED, anchor="topright")
+        theme.text(surf, row.name, (x + 60, cy), 14, theme.ACCENT, max_width=260)
+        theme.text(surf, f"{row.rating}{mark}", (x + 380, cy), 14, bold=True, anchor="topright")
+        theme.text(surf, str(row.rd), (x + 460, cy), 14, theme.MUTED, anchor="topright")
+        theme.text(surf, str(row.games), (x + 560, cy), 14, theme.MUTED, anchor="topright")
+    if len(page.players) > rows:
+        shown = f"{scroll + 1}\u2013{min(len(page.players), scroll + rows)}"
+        hint = f"rows {shown} of {len(page.players)} (scroll)"
+        theme.text(surf, hint, (x + 360, inner.bottom - 18), 12, theme.MUTED, anchor="midleft")
+
+
+def _page_buttons(frame: Frame, inner: pygame.Rect, board: BoardChoice, full: bool) -> None:
+    """Previous and next page (a next one only after a full page, up to the server's last)."""
+    x, by = inner.x, inner.bottom - 34
     frame.button(
         pygame.Rect(x, by, 110, 32),
         "\u2039 Previous",
@@ -134,7 +163,8 @@ def draw_leaderboard(
         enabled=board.page > 0,
         size=13,
     )
-    theme.text(surf, f"page {board.page + 1}", (x + 170, by + 16), 13, theme.MUTED, anchor="center")
+    at = (x + 170, by + 16)
+    theme.text(frame.surface, f"page {board.page + 1}", at, 13, theme.MUTED, anchor="center")
     frame.button(
         pygame.Rect(x + 230, by, 110, 32),
         "Next \u203a",
@@ -225,8 +255,23 @@ def draw_profile(
     theme.text(surf, line, (x, y), 15)
     y += 34
     left_w = min(360, w // 2 - 10)
-    theme.text(surf, "RATINGS", (x, y), 12, theme.MUTED, bold=True)
     pool = chart_pool(profile, chosen)
+    ty = _pool_ratings(frame, (x, y), left_w, profile, pool)
+    chart = pygame.Rect(x + left_w + 20, y, w - left_w - 20, 200)
+    title = f"RATING HISTORY \u00b7 {pool_label(pool).upper()}" if pool else "RATING HISTORY"
+    theme.text(surf, title, (chart.x, y), 12, theme.MUTED, bold=True)
+    draw_chart(surf, chart.move(0, 22).inflate(0, -22), profile.history.get(pool or "", ()))
+    y = max(ty, chart.bottom + 10) + 10
+    _recent_games(frame, inner, y, profile, loading, paged)
+
+
+def _pool_ratings(
+    frame: Frame, at: tuple[int, int], left_w: int, profile: Profile, pool: str | None
+) -> int:
+    """The ratings, most games first, each a button charting its pool; the y below them."""
+    surf = frame.surface
+    x, y = at
+    theme.text(surf, "RATINGS", (x, y), 12, theme.MUTED, bold=True)
     ty = y + 22
     if not profile.ratings:
         theme.text(surf, "Not rated yet.", (x, ty), 14, theme.MUTED)
@@ -246,11 +291,20 @@ def draw_profile(
             anchor="topright",
         )
         ty += 26
-    chart = pygame.Rect(x + left_w + 20, y, w - left_w - 20, 200)
-    title = f"RATING HISTORY \u00b7 {pool_label(pool).upper()}" if pool else "RATING HISTORY"
-    theme.text(surf, title, (chart.x, y), 12, theme.MUTED, bold=True)
-    draw_chart(surf, chart.move(0, 22).inflate(0, -22), profile.history.get(pool or "", ()))
-    y = max(ty, chart.bottom + 10) + 10
+    return ty
+
+
+def _recent_games(
+    frame: Frame,
+    inner: pygame.Rect,
+    y: int,
+    profile: Profile,
+    loading: str | None,
+    paged: bool,
+) -> None:
+    """The recent games as replay rows (those that fit), with newer/older page buttons."""
+    surf = frame.surface
+    x, w = inner.x, inner.w
     theme.text(surf, "RECENT GAMES \u00b7 REPLAY", (x, y), 12, theme.MUTED, bold=True)
     if paged or profile.more:  # the games come a page at a time
         frame.button(

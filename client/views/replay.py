@@ -39,6 +39,23 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
     draw_board(surf, geo, BoardPicture(game.game, moves, line=line, numbers=numbers))
 
     inner = panel(surf, side)
+    y = _replay_heading(surf, inner, game)
+    y = _replay_controls(frame, inner, y, game, ply)
+    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 140)
+    draw_timed_moves(frame, list_rect, game, ply)
+    versus = pygame.Rect(inner.x, inner.bottom - 128, inner.w, 36)
+    frame.button(versus, "Continue from here against the bot", "versus_bot", size=13)
+    third = (inner.w - 16) // 3
+    row = [("Analyse (A)", "analyse_game", None), ("Save .psq", "export", "psq")]
+    row.append(("Save .txt", "export", "txt"))
+    for i, (label, action, arg) in enumerate(row):
+        rect = pygame.Rect(inner.x + i * (third + 8), inner.bottom - 84, third, 36)
+        frame.button(rect, label, action, arg, kind="primary" if i == 0 else "normal", size=13)
+    frame.button(pygame.Rect(inner.x, inner.bottom - 38, inner.w, 38), "Back (Esc)", "replay_back")
+
+
+def _replay_heading(surf: pygame.Surface, inner: pygame.Rect, game: FinishedGame) -> int:
+    """The panel's title, the game, its players and its result; the y below them."""
     theme.text(surf, "Replay", inner.topleft, 18, bold=True)
     theme.text(
         surf, game.game.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright"
@@ -51,7 +68,13 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
     for t in theme.wrap(result_text(game.result, game.players, game.game.k), 15, inner.w)[:2]:
         theme.text(surf, t, (inner.x, y + 4), 15, theme.OK, bold=True)
         y += 20
-    y += 14
+    return y + 14
+
+
+def _replay_controls(frame: Frame, inner: pygame.Rect, y: int, game: FinishedGame, ply: int) -> int:
+    """The move shown, the step buttons, the progress bar (a click seeks) and the keys; the y
+    below them."""
+    surf = frame.surface
     theme.text(surf, f"move {ply} of {len(game.moves)}", (inner.centerx, y), 15, anchor="midtop")
     y += 26
     controls = [
@@ -80,18 +103,7 @@ def draw_replay(frame: Frame, game: FinishedGame, ply: int, numbers: bool) -> No
         theme.MUTED,
         anchor="midtop",
     )
-    y += 24
-    list_rect = pygame.Rect(inner.x, y, inner.w, inner.bottom - y - 140)
-    draw_timed_moves(frame, list_rect, game, ply)
-    versus = pygame.Rect(inner.x, inner.bottom - 128, inner.w, 36)
-    frame.button(versus, "Continue from here against the bot", "versus_bot", size=13)
-    third = (inner.w - 16) // 3
-    row = [("Analyse (A)", "analyse_game", None), ("Save .psq", "export", "psq")]
-    row.append(("Save .txt", "export", "txt"))
-    for i, (label, action, arg) in enumerate(row):
-        rect = pygame.Rect(inner.x + i * (third + 8), inner.bottom - 84, third, 36)
-        frame.button(rect, label, action, arg, kind="primary" if i == 0 else "normal", size=13)
-    frame.button(pygame.Rect(inner.x, inner.bottom - 38, inner.w, 38), "Back (Esc)", "replay_back")
+    return y + 24
 
 
 def draw_timed_moves(

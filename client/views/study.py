@@ -43,18 +43,7 @@ def draw_study(frame: Frame, study: AnalysisBoard, numbers: bool, waiting: bool)
             draw_line(surf, geo, here.best, taken, shown, info, here.to_move)
 
     inner = panel(surf, side)
-    theme.text(surf, "Analysis board", inner.topleft, 18, bold=True)
-    theme.text(surf, info.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright")
-    y = inner.y + 30
-    offered = [(LABELS.button(n), "study_variant", n, study.name == n) for n in VARIANTS]
-    y = _row(frame, inner, _row(frame, inner, y, offered[:3]), offered[3:])  # the server's words
-    if study.name == "mnk":
-        for i, (label, what) in enumerate((("w", "width"), ("h", "height"), ("k", "k"))):
-            _stepper(frame, inner.x + i * (inner.w // 3), y, label, str(getattr(study, what)), what)
-        y += 34
-        exact = "exactly k" if study.rule == "exact" else "k or more"
-        frame.button(pygame.Rect(inner.x, y, inner.w, 28), f"Rule: {exact}", "study_rule", size=13)
-        y += 36
+    y = _variant_rows(frame, inner, study)
     modes = [("Set up", "study_mode", "setup"), ("Play and analyse", "study_mode", "play")]
     y = _row(frame, inner, y, [(lab, a, m, study.mode == m) for lab, a, m in modes])
     names = side_names(info.uses_marks)
@@ -63,19 +52,7 @@ def draw_study(frame: Frame, study: AnalysisBoard, numbers: bool, waiting: bool)
     else:
         y = _play_rows(frame, inner, y, study, waiting, names)
     y += 4
-    problem = study.problem()
-    if problem is not None and study.mode == "play":
-        words = [problem]
-    elif study.mode == "setup":
-        words = [
-            "Click cells to put the colour chosen; pick who is to move, then "
-            "Play and analyse. Esc goes back."
-        ]
-    elif here is not None:
-        words = line_words(here, info.height)
-    else:
-        words = ["Asking the engine…" if waiting else "Press Analyse (A)."]
-    for sentence in words:
+    for sentence in _explanation(study, waiting):
         for t in theme.wrap(sentence, 13, inner.w):
             if y > inner.bottom - 104:
                 break
@@ -88,6 +65,43 @@ def draw_study(frame: Frame, study: AnalysisBoard, numbers: bool, waiting: bool)
         pygame.Rect(inner.x, inner.bottom - 36, inner.w, 36), "Back (Esc)", "study_back", size=14
     )
     return geo
+
+
+def _variant_rows(frame: Frame, inner: pygame.Rect, study: AnalysisBoard) -> int:
+    """The panel's title, the variants (a custom board's size and rule too); the y below."""
+    surf = frame.surface
+    theme.text(surf, "Analysis board", inner.topleft, 18, bold=True)
+    theme.text(
+        surf, study.info.title, (inner.right, inner.y + 3), 13, theme.MUTED, anchor="topright"
+    )
+    y = inner.y + 30
+    offered = [(LABELS.button(n), "study_variant", n, study.name == n) for n in VARIANTS]
+    y = _row(frame, inner, _row(frame, inner, y, offered[:3]), offered[3:])  # the server's words
+    if study.name == "mnk":
+        for i, (label, what) in enumerate((("w", "width"), ("h", "height"), ("k", "k"))):
+            _stepper(frame, inner.x + i * (inner.w // 3), y, label, str(getattr(study, what)), what)
+        y += 34
+        exact = "exactly k" if study.rule == "exact" else "k or more"
+        frame.button(pygame.Rect(inner.x, y, inner.w, 28), f"Rule: {exact}", "study_rule", size=13)
+        y += 36
+    return y
+
+
+def _explanation(study: AnalysisBoard, waiting: bool) -> list[str]:
+    """What the panel says under its rows: the position's problem, how to set up, the
+    engine's line, or that it is asked."""
+    here = study.fresh
+    problem = study.problem()
+    if problem is not None and study.mode == "play":
+        return [problem]
+    if study.mode == "setup":
+        return [
+            "Click cells to put the colour chosen; pick who is to move, then "
+            "Play and analyse. Esc goes back."
+        ]
+    if here is not None:
+        return line_words(here, study.info.height)
+    return ["Asking the engine…" if waiting else "Press Analyse (A)."]
 
 
 def _setup_rows(
