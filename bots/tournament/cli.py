@@ -78,12 +78,21 @@ SCHEDULE_KEYS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``mnk-tournament``."""
+    """The command line of ``mnk-tournament``: the event, where it runs, the SPRT, the run."""
     p = argparse.ArgumentParser(
         prog="mnk-tournament",
         description=str(__doc__).replace("``", "").replace("::", ":"),
         formatter_class=argparse.RawTextHelpFormatter,
     )
+    add_event_options(p)
+    add_server_options(p)
+    add_sprt_options(p)
+    add_run_options(p)
+    return p
+
+
+def add_event_options(p: argparse.ArgumentParser) -> None:
+    """What is played: the game, the bots, the format, clocks and openings."""
     p.add_argument(
         "--game", required=True, help="tictactoe | gomoku | gomoku-standard | renju | mnk:…"
     )
@@ -115,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="every game opens with this rule (15x15 games; not with --openings)",
     )
+
+
+def add_server_options(p: argparse.ArgumentParser) -> None:
+    """Where it is played: the server's event or the own schedule, which server, its keys."""
     p.add_argument(
         "--own-schedule",
         action="store_true",
@@ -145,14 +158,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--key-file", type=Path, default=None, help="with --server(s): NAME=KEY lines, one per bot"
     )
+
+
+def add_sprt_options(p: argparse.ArgumentParser) -> None:
+    """An SPRT match of two bots."""
     p.add_argument("--sprt", default=None, help="elo0,elo1[,alpha,beta] (exactly two bots)")
     p.add_argument("--sprt-max-games", type=int, default=1000, help="SPRT game cap (1000)")
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """The run itself: the embedded server's grace, output and logging."""
     p.add_argument("--grace", type=float, default=3.0, help="embedded server reconnect grace")
     p.add_argument("--plain", action="store_true", help="one line per game even on a terminal")
     p.add_argument("--no-chart", action="store_true", help="skip elo.png")
     p.add_argument("--out", type=Path, required=True, help="directory for results (resumable)")
     p.add_argument("--log-level", default="WARNING")
-    return p
 
 
 def parse_game(text: str) -> tuple[str, dict[str, Any], Variant]:
