@@ -102,6 +102,37 @@ def test_a_round_robin_runs_to_its_end_and_every_pair_meets_n_times(hub: Hub) ->
     assert sum(line["points"] for line in final["standings"]) == 12  # a point a game
 
 
+def test_a_round_robin_game_starts_once_its_two_players_are_free(hub: Hub) -> None:
+    """A fixed schedule does not wait for a round's slowest game: a game of the next round
+    starts as soon as both its players finished theirs; nobody plays two games at once."""
+    alice = hub.peer("alice", account=True)
+    tid = create(hub, alice, games_per_pair=2)["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave", "erin", "fay", "gus"])
+    hub.do(alice, type="start_tournament", tournament=tid)
+    event = hub.arena.tournaments.events[tid]
+    first = sorted(live_rooms(hub, tid).items())
+    assert len(first) == 3 and {s.game.round for s in event.live()} == {1}
+    for room, players in first[:2]:  # two of round 1's three games end
+        hub.do(hub.peers[players[1]], type="resign", room=room)
+    hub.tick(0.05)
+    rounds_live = sorted(s.game.round for s in event.live())
+    assert rounds_live[0] == 1 and 2 in rounds_live  # round 2 began beside round 1's last game
+    slow = first[2][0]
+    while event.status == "running":
+        playing = [p for s in event.live() for p in s.game.players]
+        assert len(playing) == len(set(playing))  # one game at a time each
+        for room, players in live_rooms(hub, tid).items():
+            if room != slow or len(event.live()) == 1:  # the slow game ends last
+                hub.do(hub.peers[players[1]], type="resign", room=room)
+        hub.tick(0.05)
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    meetings = Counter(frozenset(g["players"]) for g in final["games"])
+    assert set(meetings.values()) == {2} and len(meetings) == 15  # the whole schedule, once
+    assert sorted(g["key"] for g in final["games"]) == sorted(
+        f"{r}.{b}" for r in range(1, 11) for b in range(1, 4)
+    )
+
+
 def test_a_swiss_with_an_odd_field_gives_a_rotating_bye_and_no_repeat(hub: Hub) -> None:
     alice = hub.peer("alice", account=True)
     tid = create(hub, alice, format="swiss", rounds=3, game="tictactoe", clock=None)["tournament"]

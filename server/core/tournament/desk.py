@@ -46,7 +46,6 @@ from server.core.players.players import Player
 from server.core.players.roster import Roster
 from server.core.rating.desk import RatingDesk
 from server.core.rating.pools import pool_of
-from server.core.tournament.arena_format import arena_pairs
 from server.core.tournament.board import EventBoard
 from server.core.tournament.entry import EntryCheck
 from server.core.tournament.event import (
@@ -64,10 +63,9 @@ from server.core.tournament.event import (
     read_settings,
     rebuild,
 )
-from server.core.tournament.roundrobin import rr_round
 from server.core.tournament.schedule import Calendar
-from server.core.tournament.swiss import swiss_round
-from server.core.tournament.values import ARENA, ROUND_ROBIN, SWISS, Bye, Game
+from server.core.tournament.upcoming import upcoming
+from server.core.tournament.values import ARENA, Bye, Game
 
 log = logging.getLogger("mnk.tournament")
 
@@ -397,49 +395,19 @@ class Tournaments:
             self._watching.get(pid, set()).discard(tid)
 
     def _advance(self, event: Event, now: float) -> list[Out]:
-        """The event's next games: an arena's free players paired; a round robin's or a
-        swiss's next round once every game of the last has its result; else its end."""
-        if event.settings.format == ARENA:
-            ends_at = event.ends_at
-            if ends_at is not None and now >= ends_at:
-                self._finish(event, now)
-                return []
-            return self._pair_arena(event, now)
-        if event.live():
-            return []
-        number = event.round + 1
-        rounds = event.rounds or 0
-        if number > rounds or event.decided(number):
+        """The event's next games as :mod:`upcoming` decides them, opened; or its end."""
+        made = upcoming(event, now, self._online)
+        if made.over:
             self._finish(event, now)
             return []
-        if event.settings.format == ROUND_ROBIN:
-            openings = len(event.settings.openings)
-            made = rr_round(event.players_at_start(), openings, number)
-        elif event.settings.format != SWISS:
-            made = event.planned_round(number)
-        else:
-            history = [s.result for s in event.slots.values() if s.result is not None]
-            active = set(event.active())
-            order = [p for p in event.order() if p in active]
-            made = swiss_round(order, history, event.byes, number)
         out = self._play(event, made.games, made.byes, now)
-        if not event.live() and not out:
-            self._dirty.add(event.id)  # a round of forfeits only: on to the next
+        if not event.live() and event.settings.format != ARENA:
+            self._dirty.add(event.id)  # forfeits only (or a scan cut short): look again
         return out
 
-    def _pair_arena(self, event: Event, now: float) -> list[Out]:
-        busy = event.busy()
-        free = [
-            pid
-            for pid in event.order()
-            if pid not in busy
-            and event.entrants[pid].state == IN
-            and (p := self.players.get(pid)) is not None
-            and p.online
-        ]
-        played = [s.game for s in event.slots.values()]
-        games = arena_pairs(free, event.last_opponent, played, len(event.slots) + 1)
-        return self._play(event, games, (), now)
+    def _online(self, pid: str) -> bool:
+        """Whether player ``pid`` is connected (an arena pairs only those)."""
+        return (player := self.players.get(pid)) is not None and player.online
 
     def _play(
         self, event: Event, games: Iterable[Game], byes: Iterable[Bye], now: float

@@ -319,6 +319,9 @@ class Event:
     last_opponent: dict[str, str] = field(default_factory=dict)
     #: Bumped on every change: a watcher is sent the event again when it moved.
     version: int = 0
+    #: A fixed schedule's rounds whose every game is made, from the first (a hint for the
+    #: next scan, not stored: a restart scans from round 1 again).
+    made_through: int = 0
 
     # -- changes -----------------------------------------------------------------------------
 
@@ -357,6 +360,10 @@ class Event:
         """A round a player sits out."""
         self.byes.append(bye)
         self.version += 1
+
+    def made_up_to(self, number: int) -> None:
+        """Every game of rounds 1..``number`` of a fixed schedule is made."""
+        self.made_through = max(self.made_through, number)
 
     def record(self, key: str, winner: int | None, void: bool) -> Finished | None:
         """The result of game ``key``; None when it has one already (counted once)."""
@@ -430,6 +437,10 @@ class Event:
         """The entrants still playing on (not paused, not withdrawn), in order of entry."""
         ordered = sorted(self.entrants.values(), key=lambda e: e.seq)
         return [e.pid for e in ordered if e.state == IN]
+
+    def sat_out(self, bye: Bye) -> bool:
+        """Whether ``bye`` is recorded already."""
+        return bye in self.byes
 
     def live(self) -> list[Slot]:
         """The games being played (no result yet)."""
