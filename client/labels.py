@@ -29,12 +29,14 @@ class Labels:
     pools: dict[str, str] = field(default_factory=dict)
     pool_games: dict[str, str] = field(default_factory=dict)
     speeds: tuple[str, ...] = ()
+    formats: dict[str, str] = field(default_factory=dict)
 
     def take(self, raw: object) -> None:
         """Take a ``welcome``'s ``labels`` (a server without them: wire names show)."""
         labels = raw if isinstance(raw, dict) else {}
         self.games, self.short = _names(labels.get("games")), _names(labels.get("short"))
         self.pools, self.pool_games = _names(labels.get("pools")), _names(labels.get("pool_games"))
+        self.formats = _names(labels.get("formats"))
         speeds = labels.get("speeds")
         said = speeds if isinstance(speeds, list) else []
         self.speeds = tuple(s[:MAX_LABEL] for s in said[:MAX_LABELS] if isinstance(s, str))
@@ -50,6 +52,10 @@ class Labels:
     def pool(self, pool: str) -> str:
         """A rating pool's name: ``Gomoku blitz``."""
         return self.pools.get(pool, pool)
+
+    def format(self, name: str) -> str:
+        """A tournament format's name for people: ``Round robin``."""
+        return self.formats.get(name, name)
 
     def offered(self, custom: bool = True) -> list[tuple[str, str]]:
         """(wire name, button label) of every game the server names, in its order (without

@@ -12,7 +12,6 @@ from typing import Any
 from client.labels import LABELS, clock_text
 from client.values import Message
 
-FORMAT_WORDS = {"round_robin": "Round robin", "swiss": "Swiss", "arena": "Arena"}
 #: Events listed at once (one page of ``list_tournaments``).
 LIST_LIMIT = 50
 #: ``TournamentBook.game_offset`` meaning "the last screenful of the page" (a page not yet
@@ -69,7 +68,7 @@ class EventLine:
     @property
     def kind(self) -> str:
         """``Gomoku · Arena · 3+2 · rated``."""
-        parts = [LABELS.game(self.game), FORMAT_WORDS.get(self.format, self.format), self.clock]
+        parts = [LABELS.game(self.game), LABELS.format(self.format), self.clock]
         return " · ".join(parts + (["rated"] if self.rated else []))
 
     def when(self, now: float) -> str:

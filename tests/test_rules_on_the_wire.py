@@ -51,6 +51,10 @@ async def test_welcome_says_the_labels_of_the_games_and_pools(client_factory: An
     )
     assert list(labels["pool_games"]) == ["tictactoe", "gomoku", "exact", "renju"]
     assert labels["speeds"] == ["bullet", "blitz", "rapid", "classical"]
+    assert labels["formats"] == {
+        "round_robin": "Round robin", "swiss": "Swiss", "arena": "Arena",
+        "gauntlet": "Gauntlet", "match": "Match",
+    }  # fmt: skip
 
 
 async def test_a_seek_and_its_tile_carry_the_rating_pool_the_server_rates_in(

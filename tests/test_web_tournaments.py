@@ -390,3 +390,33 @@ def test_a_running_events_archive_is_rate_limited_per_address(web_server: WebSer
         assert fetch(f"{web_server.url}/t/{tid}")[0] == 200  # the page itself is not limited
     finally:
         players.close()
+
+
+#: The server process names two formats in other words.
+REFORMAT = """
+from server.core.tournament import values
+values.FORMAT_LABELS["swiss"] = "Swiss system"
+values.FORMAT_LABELS["gauntlet"] = "Gauntlet (seeds)"
+"""
+
+
+def test_the_pages_name_formats_as_the_server_says(browser: Any, tmp_path: Path) -> None:
+    server = WebServer(tmp_path, prelude=REFORMAT)
+    server.start()
+    made = Entrants(Background(), server.url.replace("http", "ws", 1), ["alice", "bob"])
+    try:
+        event = made.ask(
+            "alice", type="create_tournament", name="Seeded", game="tictactoe",
+            format="gauntlet",
+        )  # fmt: skip
+        page = new_page(browser)
+        page.goto(f"{server.url}/t/{event['tournament']}")
+        page.wait_for_selector("#ev-kind:has-text('Gauntlet (seeds) · Tic-tac-toe')")
+        page.goto(server.url + "/tournaments")
+        page.wait_for_selector(
+            "#ev-format option[value='swiss']:has-text('Swiss system')", state="attached"
+        )
+        assert page.script_errors == []
+    finally:
+        made.close()
+        server.stop()

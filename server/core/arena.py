@@ -59,6 +59,7 @@ from server.core.tournament.board import EventBoard
 from server.core.tournament.desk import Tournaments
 from server.core.tournament.entry import EntryCheck
 from server.core.tournament.schedule import Schedule
+from server.core.tournament.values import FORMAT_LABELS
 
 log = logging.getLogger("mnk.arena")
 
@@ -69,7 +70,7 @@ def welcome_forms() -> Message:
     return {
         "rating_pools": FORM_POOLS,
         "seek_form": seek_form(),
-        "labels": LABELS,
+        "labels": {**LABELS, "formats": FORMAT_LABELS},
         "rules": GAME_RULES,
     }
 

@@ -6,9 +6,10 @@
 
 import { MiniBoards } from "./miniboards.js";
 import { download } from "./replay.js";
-import { clockOf, clockWords, fillClocks, gameLabel, h, profilePath } from "./ui.js";
+import { clockOf, clockWords, fillClocks, formatLabel, gameLabel, h, profilePath } from "./ui.js";
 
-const FORMATS = { round_robin: "Round robin", swiss: "Swiss", arena: "Arena" };
+/** The formats this page's form offers (a gauntlet and a match are for bots: mnk-tournament). */
+const FORM_FORMATS = ["round_robin", "swiss", "arena"];
 const STATES = { in: "", paused: "paused", out: "withdrew", gone: "left" };
 /** The games an event may be of (the protocol's four named games: no custom board). */
 const EVENT_GAMES = ["gomoku", "gomoku-standard", "renju", "tictactoe"];
@@ -53,7 +54,7 @@ function fromNow(seconds) {
 
 /** An event's kind in a few words: "Swiss · Gomoku (freestyle) · 3+2 · rated". */
 function kindText(t) {
-  return [FORMATS[t.format] || t.format, gameLabel(t.game), clockWords(t.clock),
+  return [formatLabel(t.format), gameLabel(t.game), clockWords(t.clock),
     t.rated ? "rated" : "casual"].join(" · ");
 }
 
@@ -146,7 +147,7 @@ export class TournamentList {
       name: h("input", { id: "ev-name", maxlength: 64, required: true, value: "Blitz cup" }),
       game: select("ev-game", EVENT_GAMES.map((g) => [g, gameLabel(g)])),
       clock: fillClocks(h("select", { id: "ev-clock", name: "ev-clock" })), // the server's
-      format: select("ev-format", Object.entries(FORMATS)),
+      format: select("ev-format", FORM_FORMATS.map((name) => [name, formatLabel(name)])),
       rated: h("input", { type: "checkbox", id: "ev-rated" }),
       perPair: number("ev-per-pair", 2, 1, 10),
       rounds: number("ev-rounds", "", 1, 20),
@@ -185,6 +186,7 @@ export class TournamentList {
   sync() {
     const f = this.fields;
     for (const option of f.game.options) option.textContent = gameLabel(option.value);
+    for (const option of f.format.options) option.textContent = formatLabel(option.value);
     const format = f.format.value;
     this.rows.perPair.hidden = format !== "round_robin";
     this.rows.rounds.hidden = format !== "swiss";

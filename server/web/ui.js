@@ -20,19 +20,25 @@ export function h(tag, attrs = {}, ...children) {
 
 /** The words the server says for games and rating pools (`welcome.labels`): the page keeps no
  *  list of its own, and shows a wire name until the server said its label. */
-export const LABELS = { games: {}, short: {}, pools: {} };
+export const LABELS = { games: {}, short: {}, pools: {}, formats: {} };
 
 /** Take `welcome.labels`, and retitle the choices shown before it came. */
 export function takeLabels(raw) {
   LABELS.games = (raw && raw.games) || {};
   LABELS.short = (raw && raw.short) || {};
   LABELS.pools = (raw && raw.pools) || {};
+  LABELS.formats = (raw && raw.formats) || {};
   for (const sel of document.querySelectorAll("select[data-labels]")) fillLabels(sel);
 }
 
 /** A game's label as the server says it: "Renju". */
 export function gameLabel(name) {
   return LABELS.games[name] || name;
+}
+
+/** A tournament format's name as the server says it: "Round robin". */
+export function formatLabel(name) {
+  return LABELS.formats[name] || name;
 }
 
 /** A game's name on a button, as the server says it: "Exact five". */

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.core.pairing.seeks import seek_form
-from server.core.rating.pools import FORM_POOLS, LABELS
+from server.core.arena import welcome_forms
 from support.samples import state_message
 
 ONLINE = {"type": "_net", "status": "online", "detail": "ws://127.0.0.1:8765"}
@@ -28,9 +27,7 @@ def welcome(name: str = "alice", account: bool = False, **ratings: dict) -> dict
         "session": f"S_{name}",
         "name": name,
         "account": account,
-        "rating_pools": FORM_POOLS,
-        "seek_form": seek_form(),
-        "labels": LABELS,
+        **welcome_forms(),  # the server's own: pools, forms, labels, rules
     }
     if account:
         msg["ratings"] = {pool.replace("_", "-"): r for pool, r in ratings.items()}

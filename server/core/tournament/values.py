@@ -16,6 +16,14 @@ ARENA = "arena"
 GAUNTLET = "gauntlet"
 MATCH = "match"
 FORMATS = (ROUND_ROBIN, SWISS, ARENA, GAUNTLET, MATCH)
+#: Each format's name for people (``welcome.labels.formats``: the clients keep no list).
+FORMAT_LABELS = {
+    ROUND_ROBIN: "Round robin",
+    SWISS: "Swiss",
+    ARENA: "Arena",
+    GAUNTLET: "Gauntlet",
+    MATCH: "Match",
+}
 
 
 @dataclass(frozen=True, slots=True)
