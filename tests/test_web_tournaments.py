@@ -420,3 +420,27 @@ def test_the_pages_name_formats_as_the_server_says(browser: Any, tmp_path: Path)
     finally:
         made.close()
         server.stop()
+
+
+def test_a_matchs_page_shows_its_sprt_as_the_server_says_it(
+    browser: Any, web_server: WebServer, entrants: Entrants
+) -> None:
+    test = {"elo0": 0, "elo1": 300, "alpha": 0.1, "beta": 0.1}
+    event = entrants.ask(
+        "alice", type="create_tournament", name="Duel", game="tictactoe", format="match",
+        max_games=10, sprt=test,
+    )  # fmt: skip
+    tid = event["tournament"]
+    entrants.join(tid)
+    page = new_page(browser)
+    page.goto(f"{web_server.url}/t/{tid}")
+    page.wait_for_selector("#ev-sprt:has-text('no verdict yet')")
+    entrants.ask("alice", type="start_tournament", tournament=tid)
+    for _ in range(2):  # one colour-swapped pair, both won by alice
+        game = entrants.live(tid)[0]
+        entrants.resign(game, seat=1 - [entrants.names[p] for p in game["players"]].index("alice"))
+    page.wait_for_selector("#ev-sprt:has-text('alice against bob +2 =0 \u22120')")
+    shown = page.text_content("#ev-sprt") or ""
+    said = entrants.ask("bob", type="get_tournament", tournament=tid)["sprt"]
+    assert f"LLR {said['llr']:.2f} in [{said['lower']:.2f}, {said['upper']:.2f}]" in shown
+    assert page.script_errors == []

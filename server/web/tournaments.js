@@ -52,6 +52,17 @@ function fromNow(seconds) {
   return `in ${Math.round(left / 3600)} h`;
 }
 
+/** A match's SPRT as the server says it (`sprt`): its hypotheses, where the LLR stands
+ *  between its bounds, the first entrant's record, and the verdict once there is one. */
+function sprtLine(test, names) {
+  const [first, second] = [names[0] || "first", names[1] || "second"];
+  const verdict = test.verdict === "H1" ? `H1 (Elo ≥ ${test.elo1}) accepted`
+    : test.verdict === "H0" ? `H0 (Elo ≤ ${test.elo0}) accepted` : "no verdict yet";
+  return `SPRT elo0 ${test.elo0}, elo1 ${test.elo1} (α ${test.alpha}, β ${test.beta}): `
+    + `LLR ${test.llr.toFixed(2)} in [${test.lower.toFixed(2)}, ${test.upper.toFixed(2)}] · `
+    + `${first} against ${second} +${test.wins} =${test.draws} −${test.losses} · ${verdict}`;
+}
+
 /** An event's kind in a few words: "Swiss · Gomoku (freestyle) · 3+2 · rated". */
 function kindText(t) {
   return [formatLabel(t.format), gameLabel(t.game), clockWords(t.clock),
@@ -236,6 +247,7 @@ export class TournamentPage {
     this.title = h("h2", { id: "ev-title" }, "Tournament");
     this.kind = h("p", { class: "hint", id: "ev-kind" });
     this.status = h("p", { class: "status", id: "status", "aria-live": "polite" }, "Loading…");
+    this.sprt = h("p", { class: "status", id: "ev-sprt", hidden: true });
     this.actions = h("p", { class: "actions", id: "ev-actions" });
     this.entrants = h("ul", { id: "ev-entrants", class: "events" });
     this.standings = h("div", { id: "ev-standings", class: "scroll" });
@@ -249,7 +261,7 @@ export class TournamentPage {
     this.chart = h("div", { id: "ev-chart" });
     this.chartPanel = h("div", { class: "panel wide", id: "ev-chart-panel" }, this.chartTitle, this.chart);
     this.root = h("section", { class: "event" },
-      h("div", { class: "panel wide" }, this.title, this.kind, this.status, this.actions),
+      h("div", { class: "panel wide" }, this.title, this.kind, this.status, this.sprt, this.actions),
       h("div", { class: "panel wide" }, h("h2", {}, "Standings"), this.standings),
       this.chartPanel,
       this.crossPanel,
@@ -310,6 +322,8 @@ export class TournamentPage {
     const names = new Map(t.entrants.map((e) => [e.id, e.name]));
     const name = (pid) => names.get(pid) || "?";
     this.status.textContent = this.statusLine();
+    this.sprt.hidden = !t.sprt;
+    this.sprt.textContent = t.sprt ? sprtLine(t.sprt, t.entrants.map((e) => e.name)) : "";
     this.showActions(t);
     this.entrants.replaceChildren(...(t.entrants.length ? t.entrants.map((e) => h("li", {},
       playerLink(t, e), ` (${e.rating})`, STATES[e.state] ? h("span", { class: "tag" }, STATES[e.state]) : null))
