@@ -10,6 +10,7 @@ cycles leave every player balanced. Opening ``c // 2`` (of the event's list) is 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from server.core.tournament.values import Bye, Game, Round
@@ -21,6 +22,7 @@ def seat_first(i: int, j: int, size: int) -> bool:
     return 1 <= (j - i) % odd <= (odd - 1) // 2
 
 
+@functools.lru_cache(maxsize=64)
 def cycle_pairings(size: int) -> list[list[tuple[int, int | None]]]:
     """One cycle of the circle method over indices ``0..size-1``: a list of rounds, each a
     list of (i, j) with ``j`` ``None`` for a bye."""

@@ -2,10 +2,11 @@
 
 - An arena pairs its free players at once (lichess's).
 - A round robin's or a gauntlet's schedule is fixed before the first game (the results do not
-  change it), so a game starts as soon as both its players have finished every game of theirs
-  before it: a round's fast games do not wait for its slowest one (cutechess-cli plays its
-  schedule the same way), and each player is in one game at a time. The games keep their keys
-  and order; only when they are played changes.
+  change it), so a game starts as soon as both its players are free, the earliest rounds'
+  first: a round's fast games do not wait for its slowest one, and a player held up in a long
+  game plays its other games after it. Each player is in one game at a time; the games keep
+  their keys, seats and openings, only when they are played changes (cutechess-cli too plays
+  a schedule as its engines free up).
 - A swiss's and a match's next round waits for the last: a swiss pairs by the results, and a
   match's SPRT is judged between rounds.
 """
@@ -64,12 +65,12 @@ def fixed_round(event: Event, number: int) -> Round:
 
 
 def flowing(event: Event) -> Next:
-    """A fixed schedule's games whose two players are free and have every earlier game of
-    theirs made, in the schedule's order (see the module); a round's byes with its first game.
+    """A fixed schedule's games whose two players are free, the earliest rounds' first (see
+    the module); a round's byes with its first game.
 
     The scan starts at the first round with a game not made yet (the event's ``made_through``,
-    moved on here as rounds fill) and looks two fields' worth of rounds past it at most: a
-    player runs at most about a cycle ahead of the slowest, since every cycle it meets all."""
+    moved on here as rounds fill) and reads two fields' worth of rounds past it at most (two
+    cycles: every game a player could be free for soon), so a big event's scan stays short."""
     rounds = event.rounds or 0
     field = len(event.players_at_start())
     blocked = event.busy()
@@ -83,7 +84,7 @@ def flowing(event: Event) -> Next:
         for game in waiting:
             if blocked.isdisjoint(game.players):
                 ready.append(game)
-            blocked.update(game.players)
+                blocked.update(game.players)
         if ready or len(waiting) < len(planned.games):
             byes += [b for b in planned.byes if not event.sat_out(b)]
         games += ready
