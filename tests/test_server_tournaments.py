@@ -340,6 +340,10 @@ async def test_an_events_size_is_bounded_by_its_games_in_all(client_factory: Any
     gauntlet = EVENT | {"format": "gauntlet"}
     await fay.request(**gauntlet, games_per_pair=200, seeds=1)  # 200 x 63
     await fay.error("bad_options", **gauntlet, games_per_pair=200, seeds=32)  # 200 x 32 x 32
+    swiss = EVENT | {"format": "swiss"}
+    await fay.error("bad_options", **swiss, games_per_pair=91, rounds=7)  # 91 x 7 x 32 boards
+    pairs = await fay.request(**swiss, games_per_pair=90, rounds=7)  # 20,160 games
+    assert pairs["games_per_pair"] == 90
     await fay.alive()
 
 
