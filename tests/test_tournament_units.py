@@ -571,8 +571,8 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
         hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
         hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False, False),
         hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
-        hosted_reason(_hosted_config(format="swiss", games=2), False, False),
-        hosted_reason(_hosted_config(format="swiss", opening_list=[[[7, 7]]]), False, False),
+        hosted_reason(_hosted_config(format="swiss", rounds=21), False, False),
+        hosted_reason(_hosted_config(format="swiss", games=101), False, False),
         hosted_reason(_hosted_config(games=101), False, False),  # 202 games a pairing
         hosted_reason(_hosted_config(games=6, bots=[["a", "random"]] * 64), False, False),
         hosted_reason(_hosted_config(opening_list=[[[7, 7]]] * 65), False, False),
@@ -581,6 +581,9 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
     # the server's bounds: 200 games a pair, 20,160 games in all (10 a pair of 64 bots)
     assert hosted_reason(_hosted_config(games=10, opening_list=[[[7, 7]]] * 10), 0, 0) is None
     assert hosted_reason(_hosted_config(games=5, bots=[["a", "random"]] * 64), 0, 0) is None
+    big_swiss = _hosted_config(format="swiss", rounds=7, bots=[["a", "random"]] * 64)
+    assert hosted_reason({**big_swiss, "games": 45}, 0, 0) is None  # 90 x 7 x 32: 20,160
+    assert hosted_reason({**big_swiss, "games": 46}, 0, 0) is not None
     # --games 2 over two openings: the list once; the server cycles it (each twice)
     two = [[[7, 7]], [[7, 7], [8, 8]]]
     msg = event_request(_hosted_config(games=2, opening_list=two, openings="F"), "x", False)
@@ -588,7 +591,12 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
     assert msg["openings"] == two
     assert msg["options"] == {"max_moves": 40} and msg["clock"]["initial_s"] == 20.0
     swiss = event_request(_hosted_config(format="swiss", rounds=3), "x", True)
-    assert swiss["rounds"] == 3 and swiss["rated"] and "games_per_pair" not in swiss
+    assert swiss["rounds"] == 3 and swiss["rated"] and swiss["games_per_pair"] == 2
+    # a swiss pairing plays both colours of each opening --games times in its round
+    pairs = _hosted_config(format="swiss", rounds=3, games=2, opening_list=two)
+    assert hosted_reason(pairs, False, False) is None
+    msg = event_request(pairs, "x", False)
+    assert (msg["rounds"], msg["games_per_pair"], msg["openings"]) == (3, 8, two)
 
 
 def test_the_balanced_openings_are_quiet_distinct_five_stone_gomoku_openings() -> None:

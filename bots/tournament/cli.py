@@ -4,8 +4,8 @@ Round robin, swiss, gauntlet and --sprt run as the server's own event (one pairi
 implementation: the server's): the bots enter it with mnk-bot --tournament ID and the event
 gets a page /t/ID (with --server, on that server; use --key director=KEY for the account that
 creates it). The director's own schedule plays what the server's events cannot do yet:
---servers, a swiss of several games a pairing or with openings, more than the server's
-bounds (200 games a pairing, 20,160 games, 64 openings); --own-schedule asks for it. A
+--servers, more than the server's bounds (200 games a pairing, 20,160 games, 64 openings,
+20 swiss rounds); --own-schedule asks for it. A
 'remote' bot is started by its owner with the mnk-bot command the run prints, and the run
 waits for it to enter. On the server path --concurrency is the server's (a whole round at
 once; an --sprt match's games at once) and a rerun follows the same event.
