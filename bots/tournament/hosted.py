@@ -37,6 +37,7 @@ from bots.tournament.schedule import default_swiss_rounds
 from protocol.connection import Connection, ServerError
 from protocol.session import Session
 from protocol.sprt import Sprt
+from protocol.variants import FIXED
 
 log = logging.getLogger("mnk.tournament")
 
@@ -54,14 +55,14 @@ MAX_GAMES_AT_ONCE = 16
 SERVER_FORMATS = {"round-robin": "round_robin", "swiss": "swiss", "gauntlet": "gauntlet"}
 
 
-def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> str | None:
+def hosted_reason(config: dict[str, Any], own_schedule: bool) -> str | None:
     """Why this run stays on the director's own schedule (None: the server runs the event)."""
     if own_schedule:
         return "--own-schedule"
     if config["format"] not in SERVER_FORMATS:
         return f"the server has no {config['format']} format"
-    if cluster:
-        return "--servers"
+    if config["game"] not in FIXED:
+        return f"the server's events play {', '.join(FIXED)}, not {config['game']}"
     if len(config["bots"]) > MAX_PLAYERS:
         return f"more than {MAX_PLAYERS} bots"
     if len(config["opening_list"]) > MAX_OPENINGS:
@@ -175,7 +176,7 @@ class HostedEvent:
 
     def __init__(
         self,
-        url: str,
+        url: str | list[str],
         key: str,
         config: dict[str, Any],
         out: Path,
