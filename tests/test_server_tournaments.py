@@ -15,7 +15,7 @@ from support.servers import ServerProcess
 from support.waiting import TIMEOUT
 
 from server.core.tournament.standings import standings
-from server.core.tournament.values import Finished, Game
+from server.core.tournament.values import Bye, Finished, Game
 
 EVENT = {"type": "create_tournament", "name": "Cup", "game": "tictactoe"}
 
@@ -193,6 +193,63 @@ async def test_a_swiss_killed_at_every_stage_counts_each_pairing_and_result_once
 
 
 @pytest.mark.slow
+async def test_a_swiss_of_two_games_a_pairing_killed_mid_pairing_plays_each_game_once(
+    proc: ServerProcess,
+) -> None:
+    await proc.start()
+    field = Field(proc)
+    await field.register(["alice", "bob", "carol", "dave", "erin"])
+    alice = next(iter(field.clients.values()))
+    tid = (await alice.request(**EVENT, format="swiss", rounds=2, games_per_pair=2))["tournament"]
+    for client in field.clients.values():
+        await client.request(type="join_tournament", tournament=tid)
+    first = await alice.request(type="start_tournament", tournament=tid)
+    assert sorted(g["key"] for g in first["games"]) == ["1.1.1", "1.2.1"]
+    await field.resign(open_games(first)[0])
+    event = await field.until(tid, lambda e: len(e["games"]) == 3)  # that pairing's second
+    await field.restart()  # 1: killed with a pairing's second game just made
+    event = await field.event(tid)
+    assert len(event["games"]) == 3 and len(open_games(event)) == 2
+    restarts = 1
+    while event["status"] != "finished":
+        for game in open_games(event):
+            await field.resign(game)
+        if event["round"] == 2 and restarts == 1:
+            await field.restart()  # 2: killed right after round two's results
+            restarts += 1
+        made = len(event["games"])
+
+        def moved(e: dict[str, Any], made: int = made) -> bool:
+            return e["status"] == "finished" or (len(e["games"]) > made and bool(open_games(e)))
+
+        event = await field.until(tid, moved)
+    final = event
+    await field.restart()  # 3: killed once it finished
+    again = await field.event(tid)
+    assert again["status"] == "finished" and again["games"] == final["games"]
+    keys = [g["key"] for g in final["games"]]
+    assert len(keys) == len(set(keys)) == 8 and len(final["byes"]) == 2
+    seated: dict[tuple[int, frozenset[str]], list[list[str]]] = {}
+    for game in final["games"]:
+        seated.setdefault((game["round"], frozenset(game["players"])), []).append(game["players"])
+    assert all(len(s) == 2 and s[0] == s[1][::-1] for s in seated.values())
+    assert len({pair for _, pair in seated}) == 4, "no pairing twice"
+    assert sum(s["points"] for s in final["standings"]) == 8 + 2 * 2, "games and byes once"
+    done = [
+        Finished(Game(g["key"], g["round"], *g["players"]), g["result"]["winner"])
+        for g in final["games"]
+    ]
+    byes = [Bye(b["round"], b["player"]) for b in final["byes"]]
+    players = [e["id"] for e in final["entrants"]]
+    lines = standings(players, done, byes, 2.0)
+    assert (
+        table(final)
+        == table(again)
+        == [(s.player, s.points, s.buchholz, s.sonneborn_berger) for s in lines]
+    )
+
+
+@pytest.mark.slow
 async def test_an_arena_killed_mid_event_resumes_its_games_and_pairs_on(
     proc: ServerProcess,
 ) -> None:
@@ -340,6 +397,10 @@ async def test_an_events_size_is_bounded_by_its_games_in_all(client_factory: Any
     gauntlet = EVENT | {"format": "gauntlet"}
     await fay.request(**gauntlet, games_per_pair=200, seeds=1)  # 200 x 63
     await fay.error("bad_options", **gauntlet, games_per_pair=200, seeds=32)  # 200 x 32 x 32
+    swiss = EVENT | {"format": "swiss"}
+    await fay.error("bad_options", **swiss, games_per_pair=91, rounds=7)  # 91 x 7 x 32 boards
+    pairs = await fay.request(**swiss, games_per_pair=90, rounds=7)  # 20,160 games
+    assert pairs["games_per_pair"] == 90
     await fay.alive()
 
 

@@ -156,6 +156,42 @@ def test_a_swiss_with_an_odd_field_gives_a_rotating_bye_and_no_repeat(hub: Hub) 
     assert {"buchholz", "sonneborn_berger", "byes"} <= set(top)
 
 
+def test_a_swiss_of_two_games_a_pairing_plays_both_colours_of_its_rounds_opening(
+    hub: Hub,
+) -> None:
+    """Each pairing of a round plays games_per_pair games one after another, the seats
+    swapped and one opening to the pair; a bye scores the round's two games."""
+    alice = hub.peer("alice", account=True)
+    openings = [[[1, 1]], [[0, 0]]]
+    tid = create(
+        hub, alice, format="swiss", rounds=3, game="tictactoe", clock=None, games_per_pair=2,
+        openings=openings,
+    )["tournament"]  # fmt: skip
+    entered(hub, tid, ["bob", "carol", "dave", "erin", "fay"])
+    started = hub.do(alice, type="start_tournament", tournament=tid)[0]
+    assert started["games_per_pair"] == 2
+    event = hub.arena.tournaments.events[tid]
+    while event.status == "running":
+        playing = [p for s in event.live() for p in s.game.players]
+        assert len(playing) == len(set(playing)) == 4  # two pairings, a game each at a time
+        play_out(hub, tid, loser=lambda players: max(players))
+        hub.tick(0.05)
+    final = hub.do(alice, type="get_tournament", tournament=tid)[0]
+    assert len(final["games"]) == 3 * 2 * 2 and len(final["byes"]) == 3
+    by_pair: dict[tuple[int, frozenset[str]], list[dict[str, Any]]] = {}
+    for game in final["games"]:
+        by_pair.setdefault((game["round"], frozenset(game["players"])), []).append(game)
+    assert len({pair for _, pair in by_pair}) == 6  # no pairing twice
+    for (number, _), games in by_pair.items():
+        first, second = sorted(games, key=lambda g: g["key"])
+        assert first["players"] == second["players"][::-1]
+        assert first["opening"] == second["opening"] == (number - 1) % 2
+    lines = {line["player"]: line for line in final["standings"]}
+    for bye in final["byes"]:
+        assert lines[bye["player"]]["byes"] == 1
+    assert sum(line["points"] for line in final["standings"]) == 12 + 3 * 2  # games + byes
+
+
 def test_an_arena_repairs_at_once_avoids_the_last_opponent_and_pauses(hub: Hub) -> None:
     alice = hub.peer("alice", account=True)
     tid = create(hub, alice, format="arena", duration_s=60)["tournament"]
@@ -319,6 +355,39 @@ def test_a_restart_from_the_rows_keeps_every_pairing_and_result_once() -> None:
     assert event.status == "finished"
     results = [r for r in again.drain() if isinstance(r, ResultRow)]
     assert len(results) == 2 and {r.winner for r in results} == {0}
+
+
+def test_a_swiss_pairings_next_game_is_made_once_across_a_restart() -> None:
+    clock = FakeClock()
+    hub = Hub(clock)
+    limits = Limits(full_sweep_interval=0.0)
+    hub.arena = Arena(limits=limits, clock=clock, durable=True)
+    alice = hub.peer("alice", account=True)
+    tid = create(
+        hub, alice, format="swiss", rounds=2, game="tictactoe", clock=None, games_per_pair=2
+    )["tournament"]
+    entered(hub, tid, ["bob", "carol", "dave"])
+    hub.do(alice, type="join_tournament", tournament=tid)
+    hub.do(alice, type="start_tournament", tournament=tid)
+    play_out(hub, tid)
+    hub.tick(0.05)  # each pairing's second game made
+    before = hub.arena.tournaments.events[tid]
+    assert sorted(before.slots) == ["1.1.1", "1.1.2", "1.2.1", "1.2.2"]
+    again = Arena(limits=limits, clock=clock, durable=True)
+    again.restore(snapshot_of(hub.arena.drain()))
+    event = again.tournaments.events[tid]
+    assert event.settings.games_per_pair == 2 and len(event.live()) == 2
+    again.sweep()
+    assert set(event.slots) == set(before.slots), "nothing paired twice"
+    for _ in range(3):  # the rest of round 1, then round 2's two games a pairing
+        for slot in event.live():
+            room = again.rooms.get(slot.room)
+            room.end(Termination.RESIGN, 0)
+            again.tournaments.ended(room, {})
+        again.sweep()
+    assert event.status == "finished" and len(event.results) == 8
+    pairs = Counter(frozenset(s.game.players) for s in event.slots.values())
+    assert len(pairs) == 4 and set(pairs.values()) == {2}
 
 
 def test_a_bot_that_crashes_loses_its_game_and_the_event_goes_on() -> None:

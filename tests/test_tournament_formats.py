@@ -23,7 +23,7 @@ from server.core.tournament.match_format import (
 )
 from server.core.tournament.roundrobin import round_robin, total_rounds
 from server.core.tournament.standings import standings
-from server.core.tournament.swiss import default_rounds, swiss_round
+from server.core.tournament.swiss import default_rounds, follow_ups, swiss_round
 from server.core.tournament.values import Bye, Finished, Game, colour_balance, met
 
 NAMES = [f"p{i}" for i in range(12)]
@@ -233,6 +233,82 @@ def test_swiss_colour_balance_stays_within_two(size: int, seed: int) -> None:
     assert all(abs(d) <= 2 for d in colour_balance(games).values())
 
 
+def run_swiss_pairs(
+    size: int, seed: int, rounds: int, per_pair: int, openings: int
+) -> list[tuple[list[Finished], list[Bye], list[Game]]]:
+    """A whole swiss of ``per_pair`` games a pairing with random results, each pairing's
+    games made one at a time by ``follow_ups`` as its last ends: (history, byes, round's
+    games) before each round."""
+    rng = random.Random(seed)
+    players = NAMES[:size]
+    history: list[Finished] = []
+    byes: list[Bye] = []
+    trace = []
+    for number in range(1, rounds + 1):
+        order = [s.player for s in standings(players, history, byes, per_pair)]
+        made = swiss_round(order, history, byes, number, per_pair, openings)
+        opened = list(made.games)
+        trace.append((list(history), list(byes), opened))
+        games, done = list(made.games), set()
+        while games:
+            game = games.pop(rng.randrange(len(games)))  # a round's games end in any order
+            history.append(finish(game, rng))
+            done.add(game.key)
+            playing = {p for g in games for p in g.players}
+            more = follow_ups(opened, done, per_pair, openings)
+            assert all(playing.isdisjoint(g.players) for g in more), "one game at a time"
+            opened += more
+            games += more
+        byes += list(made.byes)
+    return trace
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 9), st.integers(0, 10**6), st.integers(1, 6), st.integers(1, 5),
+    st.integers(0, 3),
+)  # fmt: skip
+def test_swiss_pairings_play_k_games_colours_of_an_opening_to_the_pair(
+    size: int, seed: int, rounds: int, per_pair: int, openings: int
+) -> None:
+    rounds = min(rounds, size - 1 + size % 2)
+    trace = run_swiss_pairs(size, seed, rounds, per_pair, openings)
+    players = NAMES[:size]
+    for number, (history, _, games) in enumerate(trace, start=1):
+        by_pair: dict[frozenset[str], list[Game]] = {}
+        for game in games:
+            assert game.round == number
+            by_pair.setdefault(frozenset(game.players), []).append(game)
+        assert all(len(g) == per_pair for g in by_pair.values()), "k games a pairing"
+        assert len(set(by_pair)) * 2 + size % 2 == size
+        earlier = met(f.game for f in history)
+        if any(pair in earlier for pair in by_pair):
+            assert not repeat_free_round_exists(players, history, players if size % 2 else [None])
+        for pair_games in by_pair.values():
+            pair_games.sort(key=lambda g: int(g.key.rsplit(".", 1)[-1]) if per_pair > 1 else 0)
+            for a, b in zip(pair_games[::2], pair_games[1::2], strict=False):
+                assert (a.first, a.second) == (b.second, b.first), "colours swapped in a pair"
+                assert a.opening == b.opening
+            assert all((g.opening is None) == (openings == 0) for g in pair_games)
+            if openings and per_pair >= 2 * openings:
+                assert {g.opening for g in pair_games} == set(range(openings))
+    keys = [g.key for _, _, games in trace for g in games]
+    assert len(keys) == len(set(keys)), "a key names one game"
+    history, byes, last = trace[-1]
+    everything = history + [Finished(g, 0) for g in last]
+    if per_pair % 2 == 0:
+        assert all(d == 0 for d in colour_balance(f.game for f in everything).values())
+    table = standings(players, everything, byes, per_pair)
+    played = Counter(p for f in everything for p in f.game.players)
+    byes_of = Counter(b.player for b in byes)
+    last_byes = {p for p in players if p not in {q for g in last for q in g.players}}
+    for line in table:  # every round is worth k: k games played or k points of a bye
+        p = line.player
+        rounds_in = played[p] // per_pair + byes_of[p] + (p in last_byes)
+        assert rounds_in == rounds and played[p] % per_pair == 0
+        assert line.wins + line.draws + line.losses == played[p]
+
+
 # -- tie-breaks ------------------------------------------------------------------------------
 
 
@@ -275,6 +351,16 @@ def test_a_bye_scores_a_point_and_adds_to_no_tie_break() -> None:
         ("B", 0.0, 1.0, 0),
     ]
     assert standings(["A", "B", "C"], games, [Bye(1, "C")], bye_points=0.0)[1].player == "B"
+
+
+def test_a_bye_in_a_swiss_of_two_games_a_pairing_scores_both() -> None:
+    games = [Finished(Game("1.1.1", 1, "A", "B"), 0), Finished(Game("1.1.2", 1, "B", "A"), 0)]
+    table = standings(["A", "B", "C"], games, [Bye(1, "C")], bye_points=2.0)
+    assert [(s.player, s.points, s.byes) for s in table] == [
+        ("C", 2.0, 1),
+        ("A", 1.0, 0),
+        ("B", 1.0, 0),
+    ]
 
 
 # -- arena -----------------------------------------------------------------------------------

@@ -167,15 +167,48 @@ async def test_a_swiss_is_the_servers_event_with_its_byes(tmp_path: Path) -> Non
     output = await run(command(out, *args))
     doc = json.loads((out / "results.json").read_text())
     assert doc["complete"] and doc["server"]["status"] == "finished"
-    assert len(doc["games"]) == 4 * 2 and "[8/8]" in output  # 5 bots: 4 rounds of 2 games
+    # 5 bots: 4 rounds of 2 pairings, each a colour-swapped pair of games (--games 1)
+    assert len(doc["games"]) == 4 * 2 * 2 and "[16/16]" in output
     assert len(doc["server"]["byes"]) == 4
     points = {s["player"]: s["points"] for s in doc["server"]["standings"]}
-    assert points == {s["name"]: s["score"] for s in doc["standings"]}  # a bye's point too
-    pairs = [frozenset(g["players"]) for g in doc["games"]]
+    assert points == {s["name"]: s["score"] for s in doc["standings"]}  # a bye's 2 points too
+    seated: dict[tuple[int, frozenset[str]], list[list[str]]] = {}
+    for game in doc["games"]:
+        seated.setdefault((game["round"], frozenset(game["players"])), []).append(game["players"])
+    assert all(sorted(s) == sorted([s[0], s[0][::-1]]) for s in seated.values())  # both colours
+    pairs = [pair for _, pair in seated]
     # No repeat while a round without one exists (the formats' property test proves it); with 5
     # players in 4 rounds the results can leave the last round none, and then one repeat is the
     # format's answer (a CI run drew it), never more.
-    assert len(set(pairs)) >= len(pairs) - 1
+    assert len(pairs) == 8 and len(set(pairs)) >= len(pairs) - 1
+
+
+async def test_a_swiss_of_pairs_and_openings_plays_the_own_schedules_games(
+    tmp_path: Path,
+) -> None:
+    """--games 1 over 2 openings: each pairing of a round plays both colours of each opening
+    (4 games) on the server's event, as on the own schedule (the server's swiss once played
+    one game a pairing: a quarter of these)."""
+    args = ["--game", "tictactoe", "--format", "swiss", "--rounds", "2", "--games", "1"]
+    args += ["--openings", "random:1:2", "--seed", "5", "--plain"]
+    for name, spec in {**BOTS, "rnd2": "random"}.items():
+        args += ["--bot", f"{name}={spec}"]
+    docs = {}
+    for path, extra in (("own", ["--own-schedule"]), ("server", [])):
+        output = await run(command(tmp_path / path, *args, *extra))
+        assert ("pairs this run itself" in output) == (path == "own"), output
+        docs[path] = json.loads((tmp_path / path / "results.json").read_text())
+    assert (tmp_path / "server" / "event.json").exists()
+    own, hosted = docs["own"], docs["server"]
+    assert own["complete"] and hosted["complete"]
+    assert len(hosted["games"]) == len(own["games"]) == 2 * 2 * 4  # rounds x pairings x 4
+    for doc in (own, hosted):
+        seats = Counter(
+            (g["round"], tuple(g["players"]), json.dumps(g["opening"])) for g in doc["games"]
+        )
+        assert set(seats.values()) == {1}  # each colour of each opening once a pairing
+        openings = Counter(json.dumps(g["opening"]) for g in doc["games"])
+        assert sorted(openings.values()) == [8, 8]
 
 
 async def test_random_openings_are_drawn_by_the_director_and_played_by_the_server(

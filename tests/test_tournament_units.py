@@ -509,6 +509,16 @@ def test_servers_spread_the_bots_and_each_gets_the_whole_list() -> None:
         server_urls(build_parser().parse_args([*argv, "--servers", ","]))
 
 
+def test_servers_run_the_servers_event_given_a_director_key(tmp_path: Path) -> None:
+    from bots.tournament.cli import build_parser, path_reason, settings
+
+    argv = ["--game", "tictactoe", "--bot", "x=random", "--bot", "y=random"]
+    args = build_parser().parse_args([*argv, "--out", str(tmp_path), "--servers", "ws://a:1"])
+    config = settings(args)[0]
+    assert path_reason(args, config, {"x": "k", "y": "k", "director": "k"}) is None
+    assert "first of --servers" in str(path_reason(args, config, {"x": "k", "y": "k"}))
+
+
 def test_no_bot_may_take_the_directors_name() -> None:
     from bots.tournament.cli import parse_bots
 
@@ -546,12 +556,12 @@ def _hosted_config(**changes: object) -> dict:
 def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule() -> None:
     from bots.tournament.hosted import event_request, hosted_reason
 
-    assert hosted_reason(_hosted_config(), own_schedule=False, cluster=False) is None
-    assert hosted_reason(_hosted_config(format="swiss"), False, False) is None
-    assert hosted_reason(_hosted_config(format="gauntlet"), False, False) is None
+    assert hosted_reason(_hosted_config(), own_schedule=False) is None
+    assert hosted_reason(_hosted_config(format="swiss"), False) is None
+    assert hosted_reason(_hosted_config(format="gauntlet"), False) is None
     two = [["a", "random"], ["b", "random"]]
-    assert hosted_reason(_hosted_config(bots=[["a", "remote"], *two]), False, False) is None
-    assert hosted_reason(_hosted_config(sprt="0,10", bots=two), False, False) is None
+    assert hosted_reason(_hosted_config(bots=[["a", "remote"], *two]), False) is None
+    assert hosted_reason(_hosted_config(sprt="0,10", bots=two), False) is None
     match = event_request(
         _hosted_config(sprt="0,10,0.1,0.2", bots=two, sprt_max_games=51), "x", False
     )
@@ -566,21 +576,24 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
         event_request(_hosted_config(sprt="0,10", opening_list=pairs), "x", False)["openings"]
         == pairs
     )
-    assert hosted_reason(_hosted_config(openings="random:2:3"), False, False) is None
+    assert hosted_reason(_hosted_config(openings="random:2:3"), False) is None
     stays = [
-        hosted_reason(_hosted_config(), own_schedule=True, cluster=False),
-        hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False, False),
-        hosted_reason(_hosted_config(), own_schedule=False, cluster=True),
-        hosted_reason(_hosted_config(format="swiss", games=2), False, False),
-        hosted_reason(_hosted_config(format="swiss", opening_list=[[[7, 7]]]), False, False),
-        hosted_reason(_hosted_config(games=101), False, False),  # 202 games a pairing
-        hosted_reason(_hosted_config(games=6, bots=[["a", "random"]] * 64), False, False),
-        hosted_reason(_hosted_config(opening_list=[[[7, 7]]] * 65), False, False),
+        hosted_reason(_hosted_config(), own_schedule=True),
+        hosted_reason(_hosted_config(sprt="0,10", sprt_max_games=2002), False),
+        hosted_reason(_hosted_config(format="swiss", rounds=21), False),
+        hosted_reason(_hosted_config(game="mnk", options={"width": 5, "height": 5}), False),
+        hosted_reason(_hosted_config(format="swiss", games=101), False),
+        hosted_reason(_hosted_config(games=101), False),  # 202 games a pairing
+        hosted_reason(_hosted_config(games=6, bots=[["a", "random"]] * 64), False),
+        hosted_reason(_hosted_config(opening_list=[[[7, 7]]] * 65), False),
     ]
     assert all(stays), stays
     # the server's bounds: 200 games a pair, 20,160 games in all (10 a pair of 64 bots)
-    assert hosted_reason(_hosted_config(games=10, opening_list=[[[7, 7]]] * 10), 0, 0) is None
-    assert hosted_reason(_hosted_config(games=5, bots=[["a", "random"]] * 64), 0, 0) is None
+    assert hosted_reason(_hosted_config(games=10, opening_list=[[[7, 7]]] * 10), False) is None
+    assert hosted_reason(_hosted_config(games=5, bots=[["a", "random"]] * 64), False) is None
+    big_swiss = _hosted_config(format="swiss", rounds=7, bots=[["a", "random"]] * 64)
+    assert hosted_reason({**big_swiss, "games": 45}, False) is None  # 90 x 7 x 32: 20,160
+    assert hosted_reason({**big_swiss, "games": 46}, False) is not None
     # --games 2 over two openings: the list once; the server cycles it (each twice)
     two = [[[7, 7]], [[7, 7], [8, 8]]]
     msg = event_request(_hosted_config(games=2, opening_list=two, openings="F"), "x", False)
@@ -588,7 +601,12 @@ def test_what_the_servers_event_plays_and_what_stays_on_the_directors_schedule()
     assert msg["openings"] == two
     assert msg["options"] == {"max_moves": 40} and msg["clock"]["initial_s"] == 20.0
     swiss = event_request(_hosted_config(format="swiss", rounds=3), "x", True)
-    assert swiss["rounds"] == 3 and swiss["rated"] and "games_per_pair" not in swiss
+    assert swiss["rounds"] == 3 and swiss["rated"] and swiss["games_per_pair"] == 2
+    # a swiss pairing plays both colours of each opening --games times in its round
+    pairs = _hosted_config(format="swiss", rounds=3, games=2, opening_list=two)
+    assert hosted_reason(pairs, False) is None
+    msg = event_request(pairs, "x", False)
+    assert (msg["rounds"], msg["games_per_pair"], msg["openings"]) == (3, 8, two)
 
 
 def test_the_balanced_openings_are_quiet_distinct_five_stone_gomoku_openings() -> None:

@@ -2,10 +2,10 @@
 
 Round robin, swiss, gauntlet and --sprt run as the server's own event (one pairing
 implementation: the server's): the bots enter it with mnk-bot --tournament ID and the event
-gets a page /t/ID (with --server, on that server; use --key director=KEY for the account that
-creates it). The director's own schedule plays what the server's events cannot do yet:
---servers, a swiss of several games a pairing or with openings, more than the server's
-bounds (200 games a pairing, 20,160 games, 64 openings); --own-schedule asks for it. A
+gets a page /t/ID (with --server, on that server; with --servers, on the first node, the bots
+entering from theirs; use --key director=KEY for the account that creates it). The director's
+own schedule plays what the server's events cannot do yet: more than the server's bounds (200
+games a pairing, 20,160 games, 64 openings, 20 swiss rounds); --own-schedule asks for it. A
 'remote' bot is started by its owner with the mnk-bot command the run prints, and the run
 waits for it to enter. On the server path --concurrency is the server's (a whole round at
 once; an --sprt match's games at once) and a rerun follows the same event.
@@ -327,9 +327,11 @@ def path_reason(
     out: Path = args.out
     if (out / JOURNAL).exists() and not (out / EVENT_FILE).exists():
         return "resuming a run of its own schedule"
-    reason = hosted_reason(config, args.own_schedule, args.servers is not None)
-    if reason is None and args.server is not None and "director" not in keys:
-        return "no --key director=KEY to create the event on --server"
+    reason = hosted_reason(config, args.own_schedule)
+    remote = args.server is not None or args.servers is not None
+    if reason is None and remote and "director" not in keys:
+        where = "--server" if args.servers is None else "the first of --servers"
+        return f"no --key director=KEY to create the event on {where}"
     return reason
 
 
@@ -398,7 +400,9 @@ async def run_hosted(
     keys: dict[str, str],
 ) -> dict[str, Any]:
     """The server's event: create it (or follow the one this ``--out`` made), start the bots
-    entering it, start it and record what the server says, game by game."""
+    entering it, start it and record what the server says, game by game. On a cluster the
+    director creates it on the first node (it lives there; the director fails over along the
+    list), and bot i enters from node i mod N (the nodes forward it to the event's)."""
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
@@ -410,7 +414,7 @@ async def run_hosted(
         urls = [url]
     supervisor = BotSupervisor([], delay=args.grace + 1.0)
     event = HostedEvent(
-        urls[0], keys["director"], config, out, make_reporter(args.plain), supervisor.restarts,
+        urls, keys["director"], config, out, make_reporter(args.plain), supervisor.restarts,
         rated=args.rated,
     )  # fmt: skip
     watcher: asyncio.Task[None] | None = None
@@ -423,10 +427,13 @@ async def run_hosted(
         embedded = out if server is not None else None  # its keys file holds theirs
         tell_remote(urls[0], tid, remote, variant.name, capacity, embedded)
         supervisor.children = [
-            bot_child(out, urls[0], name, spec, capacity, variant.name, keys[name], tournament=tid)
-            for name, spec in config["bots"]
+            bot_child(
+                out, ",".join(spread(urls, i)), name, spec, capacity, variant.name, keys[name],
+                tournament=tid,
+            )
+            for i, (name, spec) in enumerate(config["bots"])
             if spec != "remote"
-        ]
+        ]  # fmt: skip
         supervisor.restarts.update({c.name: 0 for c in supervisor.children})
         leading = leading_entrants(config)
         wait = None if remote else 120.0  # remote bots enter when their owners start them

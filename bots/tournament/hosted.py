@@ -37,6 +37,7 @@ from bots.tournament.schedule import default_swiss_rounds
 from protocol.connection import Connection, ServerError
 from protocol.session import Session
 from protocol.sprt import Sprt
+from protocol.variants import FIXED
 
 log = logging.getLogger("mnk.tournament")
 
@@ -54,14 +55,14 @@ MAX_GAMES_AT_ONCE = 16
 SERVER_FORMATS = {"round-robin": "round_robin", "swiss": "swiss", "gauntlet": "gauntlet"}
 
 
-def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> str | None:
+def hosted_reason(config: dict[str, Any], own_schedule: bool) -> str | None:
     """Why this run stays on the director's own schedule (None: the server runs the event)."""
     if own_schedule:
         return "--own-schedule"
     if config["format"] not in SERVER_FORMATS:
         return f"the server has no {config['format']} format"
-    if cluster:
-        return "--servers"
+    if config["game"] not in FIXED:
+        return f"the server's events play {', '.join(FIXED)}, not {config['game']}"
     if len(config["bots"]) > MAX_PLAYERS:
         return f"more than {MAX_PLAYERS} bots"
     if len(config["opening_list"]) > MAX_OPENINGS:
@@ -69,11 +70,8 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
     if config["sprt"]:
         if match_games(config) > MAX_MATCH_GAMES:
             return f"an SPRT of more than {MAX_MATCH_GAMES} games"
-    elif config["format"] == "swiss":
-        if config["games"] != 1 or config["opening_list"] != [[]]:
-            return "a swiss of more than one game a pairing or with openings (--games, --openings)"
-        if (config["rounds"] or 0) > MAX_SWISS_ROUNDS:
-            return f"more than {MAX_SWISS_ROUNDS} swiss rounds"
+    elif config["format"] == "swiss" and (config["rounds"] or 0) > MAX_SWISS_ROUNDS:
+        return f"more than {MAX_SWISS_ROUNDS} swiss rounds"
     elif games_per_pair(config) > MAX_GAMES_PER_PAIR:
         return f"more than {MAX_GAMES_PER_PAIR} games a pairing"
     elif games_per_pair(config) * pairings(config) > MAX_EVENT_GAMES:
@@ -82,14 +80,19 @@ def hosted_reason(config: dict[str, Any], own_schedule: bool, cluster: bool) -> 
 
 
 def pairings(config: dict[str, Any]) -> int:
-    """A round robin's or gauntlet's pairings."""
+    """A round robin's or gauntlet's pairings; a swiss's over all its rounds."""
     n = len(config["bots"])
+    if config["format"] == "swiss":
+        return (config["rounds"] or default_swiss_rounds(n)) * (n // 2)
     return n - 1 if config["format"] == "gauntlet" else n * (n - 1) // 2
 
 
 def games_per_pair(config: dict[str, Any]) -> int:
-    """A round robin's games a pair: both colours of each opening, --games times --rounds."""
-    return 2 * config["games"] * (config["rounds"] or 1) * len(config["opening_list"])
+    """A round robin's games a pair: both colours of each opening, --games times --rounds; a
+    swiss pairing's in its round: both colours of each opening, --games times (--rounds
+    counts a swiss's rounds)."""
+    repeats = 1 if config["format"] == "swiss" else config["rounds"] or 1
+    return 2 * config["games"] * repeats * len(config["opening_list"])
 
 
 def match_games(config: dict[str, Any]) -> int:
@@ -101,7 +104,8 @@ def server_openings(config: dict[str, Any]) -> list[list[list[int]]]:
     """The event's ``openings``: the list itself. A round robin or gauntlet plays opening
     (c // 2) mod n in cycle c of ``games_per_pair`` = 2 · ``--games`` · ``--rounds`` · n
     cycles, so each opening comes ``--games`` · ``--rounds`` times, both colours to each pair
-    each time; an SPRT match's pair k plays opening k mod n."""
+    each time; a swiss pairing's 2 · ``--games`` · n games of a round play each opening
+    ``--games`` times, both colours each time; an SPRT match's pair k plays opening k mod n."""
     openings = config["opening_list"]
     return [] if openings == [[]] else list(openings)
 
@@ -127,13 +131,11 @@ def event_request(config: dict[str, Any], name: str, rated: bool) -> dict[str, A
         msg["max_games"] = match_games(config)
         msg["sprt"] = Sprt.parse(config["sprt"]).describe()
         msg["games_at_once"] = bot_capacity(config)
-    elif config["format"] == "swiss":
-        if config["rounds"]:
-            msg["rounds"] = config["rounds"]
-        return msg  # one game a pairing from the empty board (hosted_reason)
     else:
         if config["format"] == "gauntlet":
             msg["seeds"] = 1  # the first --bot, who enters first (leading_entrants)
+        if config["format"] == "swiss" and config["rounds"]:
+            msg["rounds"] = config["rounds"]
         msg["games_per_pair"] = games_per_pair(config)
     count = balanced_count(config["openings"])
     if count is not None:
@@ -174,7 +176,7 @@ class HostedEvent:
 
     def __init__(
         self,
-        url: str,
+        url: str | list[str],
         key: str,
         config: dict[str, Any],
         out: Path,
@@ -295,15 +297,9 @@ class HostedEvent:
                 raise
 
     def _total(self) -> int:
-        n = len(self.names)
         if self.config["sprt"]:
             return match_games(self.config)
-        if self.config["format"] == "swiss":
-            rounds = self.config["rounds"] or default_swiss_rounds(n)  # as the server counts
-            return rounds * (n // 2)
-        if self.config["format"] == "gauntlet":
-            return games_per_pair(self.config) * (n - 1)
-        return games_per_pair(self.config) * n * (n - 1) // 2
+        return games_per_pair(self.config) * pairings(self.config)  # as the server counts
 
     async def _all_games(self) -> list[dict[str, Any]]:
         """Every game of the event (the later pages of ``games`` asked for)."""

@@ -114,16 +114,22 @@ class Settings:
             "max_games": self.max_games,
             "sprt": self.sprt.describe() if self.sprt is not None else None,
             "games_at_once": self.games_at_once,
-        }
+        } | ({"swiss_games_per_pair": self.games_per_pair} if self.format == SWISS else {})
 
     @classmethod
     def from_description(cls, d: dict[str, Any]) -> Settings:
-        """The settings a stored description says (checked when they were made)."""
+        """The settings a stored description says (checked when they were made). A swiss's
+        games a pairing are ``swiss_games_per_pair`` (an older server's swiss stored none: it
+        played one game a pairing from the empty board, whatever its ``games_per_pair``)."""
+        per_pair = d.get("games_per_pair", 2)
         clock = ClockSpec.parse(d["clock"]) if d.get("clock") is not None else None
         openings = tuple(tuple((x, y) for x, y in o) for o in d.get("openings", ()))
+        if d["format"] == SWISS:
+            per_pair = d.get("swiss_games_per_pair", 1)
+            openings = openings if "swiss_games_per_pair" in d else ()
         return cls(
             d["name"], d["game"], d["format"], clock, d["rated"], dict(d.get("options", {})),
-            openings, d.get("games_per_pair", 2), d.get("rounds"),
+            openings, per_pair, d.get("rounds"),
             float(d.get("duration_s", 0.0)), d.get("max_players", MAX_ENTRANTS),
             d.get("schedule"), d.get("seeds", 1), d.get("max_games", MATCH_GAMES),
             Sprt(**d["sprt"]) if d.get("sprt") else None, d.get("games_at_once", 1),
@@ -168,7 +174,7 @@ def read_settings(msg: Message) -> Settings:
     openings = read_openings(game, options, listed_openings(game, msg.get("openings")))
     settings = Settings(
         name, game, fmt, clock, rated, options, openings,
-        bounded(msg, "games_per_pair", 1, MAX_GAMES_PER_PAIR, 2),
+        bounded(msg, "games_per_pair", 1, MAX_GAMES_PER_PAIR, 1 if fmt == SWISS else 2),
         bounded(msg, "rounds", 1, MAX_SWISS_ROUNDS, None),
         float(bounded(msg, "duration_s", MIN_ARENA_S, MAX_ARENA_S, 3600.0) if fmt == ARENA else 0),
         bounded(msg, "max_players", 2, MAX_ENTRANTS, 2 if fmt == MATCH else MAX_ENTRANTS),
@@ -181,16 +187,19 @@ def read_settings(msg: Message) -> Settings:
         raise BadOptions("a match is two players (max_players 2) and an even max_games")
     if most_games(settings) > MAX_EVENT_GAMES:
         raise BadOptions(
-            f"games_per_pair times the pairs of max_players is at most {MAX_EVENT_GAMES}"
+            f"games_per_pair times the pairings of max_players (a swiss's: each round's) is at"
+            f" most {MAX_EVENT_GAMES}"
         )
     bounded(msg, "starts_in_s", 0, MAX_STARTS_IN_S, None)
     return settings
 
 
 def most_games(settings: Settings) -> int:
-    """The most games a round robin or gauntlet of ``max_players`` entrants plays (0: another
-    format, bounded otherwise)."""
+    """The most games a round robin, gauntlet or swiss of ``max_players`` entrants plays (0:
+    another format, bounded otherwise)."""
     size, per_pair = settings.max_players, settings.games_per_pair
+    if settings.format == SWISS:
+        return per_pair * (settings.rounds or default_rounds(size)) * (size // 2)
     if settings.format == ROUND_ROBIN:
         return per_pair * size * (size - 1) // 2
     if settings.format == GAUNTLET:
@@ -418,8 +427,9 @@ class Event:
 
     @property
     def bye_points(self) -> float:
-        """What a bye scores: a win in a swiss, nothing in a round robin (each sits out once)."""
-        return 1.0 if self.settings.format == SWISS else 0.0
+        """What a bye scores: a win for each game of a pairing in a swiss (its round's games,
+        as if won), nothing in a round robin (each sits out once)."""
+        return float(self.settings.games_per_pair) if self.settings.format == SWISS else 0.0
 
     @property
     def ends_at(self) -> float | None:
@@ -570,7 +580,9 @@ class Event:
             "rules": FIXED[s.game].describe(),
             "options": s.options,
             "openings": len(s.openings),
-            "games_per_pair": s.games_per_pair if s.format in (ROUND_ROBIN, GAUNTLET) else None,
+            "games_per_pair": s.games_per_pair
+            if s.format in (ROUND_ROBIN, GAUNTLET, SWISS)
+            else None,
             "seeds": s.seeds if s.format == GAUNTLET else None,
             "max_games": s.max_games if s.format == MATCH else None,
             "games_at_once": s.games_at_once if s.format == MATCH else None,

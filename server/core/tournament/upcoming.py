@@ -8,7 +8,8 @@
   their keys, seats and openings, only when they are played changes (cutechess-cli too plays
   a schedule as its engines free up).
 - A swiss's and a match's next round waits for the last: a swiss pairs by the results, and a
-  match's SPRT is judged between rounds.
+  match's SPRT is judged between rounds. A swiss pairing of several games plays them one
+  after another within its round, the next as soon as the last ended.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from server.core.tournament.arena_format import arena_pairs
 from server.core.tournament.event import IN, Event
 from server.core.tournament.roundrobin import rr_round
-from server.core.tournament.swiss import swiss_round
+from server.core.tournament.swiss import follow_ups, swiss_round
 from server.core.tournament.values import ARENA, GAUNTLET, ROUND_ROBIN, SWISS, Bye, Game, Round
 
 
@@ -96,7 +97,10 @@ def flowing(event: Event) -> Next:
 
 
 def next_round(event: Event) -> Next:
-    """A swiss's or a match's next round once every game of the last has its result."""
+    """A swiss's or a match's next round once every game of the last has its result (a
+    swiss's pairings first play their round's games, :func:`swiss_rest`)."""
+    if event.settings.format == SWISS and (rest := swiss_rest(event)):
+        return Next(rest)
     if event.live():
         return Next()
     number = event.round + 1
@@ -106,7 +110,19 @@ def next_round(event: Event) -> Next:
         history = [s.result for s in event.slots.values() if s.result is not None]
         active = set(event.active())
         order = [p for p in event.order() if p in active]
-        made = swiss_round(order, history, event.byes, number)
+        s = event.settings
+        made = swiss_round(order, history, event.byes, number, s.games_per_pair, len(s.openings))
     else:
         made = event.planned_round(number)
     return Next(made.games, made.byes)
+
+
+def swiss_rest(event: Event) -> tuple[Game, ...]:
+    """The next game of each pairing of the swiss's last round whose last game ended."""
+    s, number = event.settings, event.round
+    if s.games_per_pair == 1 or number == 0:
+        return ()
+    slots = [slot for slot in event.slots.values() if slot.game.round == number]
+    done = {slot.game.key for slot in slots if slot.result is not None}
+    made = [slot.game for slot in slots]
+    return tuple(follow_ups(made, done, s.games_per_pair, len(s.openings)))
