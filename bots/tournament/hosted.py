@@ -41,6 +41,9 @@ from protocol.variants import FIXED
 
 log = logging.getLogger("mnk.tournament")
 
+#: Seconds between two reads of a running event's later pages of games (a game there that
+#: ended is recorded that much later; the first page, the newest 100, at every update).
+PAGES_EVERY_S = 10.0
 #: Where the run remembers its event: ``{"name": …, "tournament": ID | null}``.
 EVENT_FILE = "event.json"
 #: The server's bounds that an old-path run may exceed (docs/PROTOCOL.md, create_tournament).
@@ -194,6 +197,8 @@ class HostedEvent:
         self.event: dict[str, Any] = {}
         #: Games the server finished, as of the last state absorbed.
         self.ended = 0
+        #: When the later pages of the event's games were last asked for (loop time).
+        self.paged_at = float("-inf")
         self._task: asyncio.Task[str] | None = None
 
     async def open(self, timeout: float = 30.0) -> None:
@@ -302,9 +307,15 @@ class HostedEvent:
         return games_per_pair(self.config) * pairings(self.config)  # as the server counts
 
     async def _all_games(self) -> list[dict[str, Any]]:
-        """Every game of the event (the later pages of ``games`` asked for)."""
+        """The event's games: the first page (the newest 100, where games end) at every
+        update, the later pages at most every ``PAGES_EVERY_S`` and once it finished (each is
+        the whole event again: asked at every push, they were most of the server's work)."""
         games = list(self.event.get("games", []))
         tid = self.event["tournament"]
+        now = asyncio.get_running_loop().time()
+        if self.event.get("status") != "finished" and now - self.paged_at < PAGES_EVERY_S:
+            return games
+        self.paged_at = now
         for page in range(1, int(self.event.get("pages") or 1)):
             reply = await self.conn.request(
                 {"type": "get_tournament", "tournament": tid, "page": page}
