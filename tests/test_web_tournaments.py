@@ -444,3 +444,22 @@ def test_a_matchs_page_shows_its_sprt_as_the_server_says_it(
     said = entrants.ask("bob", type="get_tournament", tournament=tid)["sprt"]
     assert f"LLR {said['llr']:.2f} in [{said['lower']:.2f}, {said['upper']:.2f}]" in shown
     assert page.script_errors == []
+
+
+def test_the_form_makes_a_swiss_of_two_games_a_pairing(browser: Any, web_server: WebServer) -> None:
+    page = new_page(browser)
+    account(page, web_server.url, "sven", "a fine long secret")
+    page.goto(web_server.url + "/tournaments")
+    page.wait_for_selector("#ev-create:not([disabled])")
+    page.fill("#ev-name", "Pairs")
+    page.select_option("#ev-format", "swiss")
+    assert page.is_hidden("#ev-per-pair") and page.is_visible("#ev-pair-games")
+    page.fill("#ev-pair-games", "2")
+    page.click("#ev-create")
+    page.wait_for_url("**/t/*")
+    tid = page.url.rsplit("/", 1)[1]
+    said = page.evaluate(
+        "(tid) => window.mnk.net.request({type: 'get_tournament', tournament: tid})", tid
+    )
+    assert said["format"] == "swiss" and said["games_per_pair"] == 2
+    assert page.script_errors == []

@@ -162,6 +162,7 @@ export class TournamentList {
       rated: h("input", { type: "checkbox", id: "ev-rated" }),
       perPair: number("ev-per-pair", 2, 1, 10),
       rounds: number("ev-rounds", "", 1, 20),
+      pairGames: number("ev-pair-games", 1, 1, 10),
       minutes: number("ev-minutes", 30, 1, 360),
       startsIn: number("ev-starts-in", "", 0, 10080),
       maxPlayers: number("ev-max", 64, 2, 64),
@@ -172,6 +173,7 @@ export class TournamentList {
     this.rows = {
       perPair: h("p", {}, h("label", {}, "Games a pair ", f.perPair)),
       rounds: h("p", {}, h("label", {}, "Rounds ", f.rounds), h("span", { class: "hint" }, " (blank: enough for the field)")),
+      pairGames: h("p", {}, h("label", {}, "Games a pairing ", f.pairGames), h("span", { class: "hint" }, " (2: both colours)")),
       minutes: h("p", {}, h("label", {}, "Lasts (minutes) ", f.minutes)),
     };
     for (const field of [f.format, f.clock]) field.addEventListener("change", () => this.sync());
@@ -183,7 +185,7 @@ export class TournamentList {
         h("p", {}, h("label", {}, "Game ", f.game)),
         h("p", {}, h("label", {}, "Clock ", f.clock)),
         h("p", {}, h("label", {}, "Format ", f.format)),
-        this.rows.perPair, this.rows.rounds, this.rows.minutes,
+        this.rows.perPair, this.rows.rounds, this.rows.pairGames, this.rows.minutes,
         h("p", {}, h("label", {}, f.rated, " Rated"), " ", this.ratedHint),
         h("p", {}, h("label", {}, "Starts in (minutes) ", f.startsIn),
           h("span", { class: "hint" }, " (blank: when you start it)")),
@@ -201,6 +203,7 @@ export class TournamentList {
     const format = f.format.value;
     this.rows.perPair.hidden = format !== "round_robin";
     this.rows.rounds.hidden = format !== "swiss";
+    this.rows.pairGames.hidden = format !== "swiss";
     this.rows.minutes.hidden = format !== "arena";
     f.rated.disabled = !this.net.account || !f.clock.value;
     if (f.rated.disabled) f.rated.checked = false;
@@ -218,6 +221,7 @@ export class TournamentList {
     if (f.rated.checked && !f.rated.disabled) msg.rated = true;
     if (msg.format === "round_robin") msg.games_per_pair = Number(f.perPair.value);
     if (msg.format === "swiss" && f.rounds.value) msg.rounds = Number(f.rounds.value);
+    if (msg.format === "swiss") msg.games_per_pair = Number(f.pairGames.value);
     if (msg.format === "arena") msg.duration_s = Number(f.minutes.value) * 60;
     if (f.startsIn.value !== "") msg.starts_in_s = Number(f.startsIn.value) * 60;
     msg.max_players = Number(f.maxPlayers.value);
