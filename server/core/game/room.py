@@ -193,8 +193,13 @@ class Room:
         return messages.state(self, pid)
 
     def states(self) -> list[Send]:
-        """A fresh ``state`` for everyone online in the room (each sees their own seat)."""
-        return [Send((pid,), self.state_for(pid)) for pid in self.audience]
+        """A fresh ``state`` for everyone online in the room (each sees their own seat): built
+        once, then copied with each one's ``seat`` (the only field that differs)."""
+        audience = self.audience
+        if len(audience) < 2:
+            return [Send((pid,), self.state_for(pid)) for pid in audience]
+        base = self.state_for(None)
+        return [Send((pid,), {**base, "seat": self.seat_of(pid)}) for pid in audience]
 
     # -- requests ----------------------------------------------------------------------------
 
