@@ -102,8 +102,8 @@ class Target:
         if not relay:
             cmd = [sys.executable, "-m", "server"]
             if profile is not None:
-                wrapper = str(ROOT / "bench" / "profile_server.py")
-                cmd = [sys.executable, wrapper, "--out", str(Path(profile).resolve()), "--"]
+                profiler = str(ROOT / "bench" / "profile_server.py")  # not ``wrapper``'s name
+                cmd = [sys.executable, profiler, "--out", str(Path(profile).resolve()), "--"]
             storage = ["--memory"] if kind == "memory" else ["--db", str(tmp / f"{self.port}.db")]
             cmd += [*host, *storage, *(["--bots", "minimax"] if bots else ["--no-bots"])]
             cmd += ["--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING"]

@@ -29,6 +29,7 @@ COMPILED = (
     "server.core.game.members",
     "server.core.game.messages",
     "server.core.journal.rows",
+    "server.core.journal.recovery",
     "server.core.game.opening",
     "server.core.ratelimit",
     "server.core.game.room",

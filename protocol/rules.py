@@ -5,18 +5,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from protocol import renju
 from protocol.errors import ForbiddenMove, GameOverError, IllegalMoveError, MalformedMoveError
 
-EMPTY = 0
+#: The constants are ``Final``: the compiled rules (protocol/native.py) read them as constants,
+#: not as module globals looked up (and a tuple unboxed and boxed again) on every move.
+EMPTY: Final = 0
 #: Cell values on a :class:`Board`: seat 0's stones are 1, seat 1's stones are 2.
-STONE = (1, 2)
+STONE: Final = (1, 2)
 #: The four line directions (dx, dy): horizontal, vertical, both diagonals.
-DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+DIRECTIONS: Final = ((1, 0), (0, 1), (1, 1), (1, -1))
+#: The same as a list, what the compiled :meth:`Board.winning_run` walks without a copy (a
+#: compiled loop over a tuple of tuples builds the tuples again on every call).
+_RAYS: Final[list[tuple[int, int]]] = list(DIRECTIONS)
 
-MIN_SIDE = 3
-MAX_SIDE = 25
+MIN_SIDE: Final = 3
+MAX_SIDE: Final = 25
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -32,7 +38,7 @@ class Move:
 
 #: One shared :class:`Move` per cell of the largest board: a move is a value, so a game's
 #: history can hold these and make no object of its own per move (for the cyclic GC to walk).
-_CELLS = tuple(Move(i % MAX_SIDE, i // MAX_SIDE) for i in range(MAX_SIDE * MAX_SIDE))
+_CELLS: Final = tuple(Move(i % MAX_SIDE, i // MAX_SIDE) for i in range(MAX_SIDE * MAX_SIDE))
 
 
 def move_at(x: int, y: int) -> Move:
@@ -213,7 +219,7 @@ class Board:
         if stone == EMPTY:
             return None
         x0, y0 = index % w, index // w
-        for dx, dy in DIRECTIONS:
+        for dx, dy in _RAYS:
             back = 0
             x, y = x0 - dx, y0 - dy
             while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
@@ -351,7 +357,7 @@ class Game:
         index, seat = self._cell(move)
         board = self.board
         cells, history = board.cells, board.history
-        cells[index] = STONE[seat]  # Board.play, inlined: the server's hot path
+        cells[index] = seat + 1  # STONE[seat]: Board.play, inlined (the server's hot path)
         history.append(index)
         self.moves.append(move)
         line = board.winning_line(index)

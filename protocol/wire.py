@@ -340,7 +340,7 @@ def plain_move(message: Message) -> bool:
         and type(get("x")) is int
         and type(get("y")) is int
         and type(ply) is int
-        and type(get("lag_ms", 0)) is int
+        and ("lag_ms" not in message or type(message["lag_ms"]) is int)  # mostly absent
         and "info" not in message
     )
 

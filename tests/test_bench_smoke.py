@@ -47,6 +47,20 @@ def test_load_generator_tiny_run(tmp_path: Path) -> None:
         assert run["acked"] == run["sent"]  # and the mover got its own ``moved`` back
 
 
+def test_load_generator_profile_tiny_run(tmp_path: Path) -> None:
+    """``--profile`` runs the server under cProfile for the window and writes its stats (it
+    broke when the targets gained a command prefix of the same name: the path was splatted)."""
+    prof = tmp_path / "server.pstats"
+    cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2", "--targets", "server"]
+    cmd += ["--moves-per-game", "20", "--rounds", "1", "--repeat", "1", "--workers", "1"]
+    cmd += ["--seconds", "1", "--warmup", "0.5", "--idle", "0", "--profile", str(prof)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    import pstats
+
+    assert pstats.Stats(str(prof)).total_calls > 0  # the server's window, profiled
+
+
 def test_hostile_benchmark_tiny_run(tmp_path: Path) -> None:
     """Every attack, tiny counts, beside 3 honest games: honest play survives, attacks bite."""
     out = tmp_path / "hostile.json"

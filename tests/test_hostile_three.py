@@ -17,9 +17,9 @@ from protocol.renju import FoulMap, fouls, star
 from server.core.arena import Arena
 from server.core.game.position import MAX_POINTS, points
 from server.core.journal.recovery import record_options
-from server.core.limits import frame_cost
 from server.core.players.keys import new_key
 from server.core.players.names import name_key
+from server.core.ratelimit import frame_cost
 
 
 @pytest.fixture

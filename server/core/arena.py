@@ -35,7 +35,7 @@ from server.core.game.options import read_create
 from server.core.game.room import Room
 from server.core.journal.recovery import Journal
 from server.core.journal.rows import AccountRow, JournalRow, KeyRow, PlayerRow, Snapshot
-from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits, frame_cost
+from server.core.limits import HELLO_BYTES, HELLO_GAME_BYTES, LOOKUPS, Limits
 from server.core.lobby.registry import MemoryRegistry, RoomRegistry
 from server.core.lobby.rooms import Lobby
 from server.core.node import Elsewhere, Node, Standalone
@@ -202,7 +202,7 @@ class Arena:
         request_id: int | None = None
         now = self.clock()
         try:
-            if not conn.bucket.allow(now, frame_cost(frame)):
+            if not conn.bucket.allow_frame(now, frame):
                 request_id = peek_id(frame)
                 self.admission.note(conn, "rate_limited", now)
                 raise RateLimited("too many messages; slow down")

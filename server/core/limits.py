@@ -18,15 +18,6 @@ PEEK_LIMIT = 1024
 #: frame before ``hello`` is refused undecoded (a 60 KB bot list cost half a millisecond).
 HELLO_BYTES = 16384
 HELLO_GAME_BYTES = 128
-#: A frame costs one message of its sender's rate, and one more per this many bytes: decoding
-#: is paid by the object, and a 64 KB frame of empty lists took ~6 ms (so at a human's 20 frames
-#: a second, 120 ms of the loop's every second); at 17 messages it may come ~once a second.
-FRAME_COST_BYTES = 4096
-
-
-def frame_cost(frame: bytes | str) -> int:
-    """Messages of its sender's rate a frame is charged before it is decoded."""
-    return 1 + len(frame) // FRAME_COST_BYTES
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,12 +171,18 @@ def actions(room: RoomView) -> Message | None:
     return {**said, "abort": playing and abortable(room)}
 
 
+def abort_until(opening: int, options: dict[str, Any]) -> int:
+    """The stones on the board from which a room's games may no longer be aborted: both sides
+    have moved past the ``opening`` stones (0: never, a tournament's game is played out). Fixed
+    for a room, so a room works it out once (its every ``moved`` says it)."""
+    return 0 if "tournament" in options else opening + 2
+
+
 def abortable(room: RoomView, plies: int | None = None) -> bool:
-    """Whether the game may be aborted after ``plies`` stones (None: as it stands): neither
-    side has moved twice past the opening stones, and it is no tournament's game (played out);
-    ``abort`` checks it and ``state`` says it."""
+    """Whether the game may be aborted after ``plies`` stones (None: as it stands), by
+    :func:`abort_until`; ``abort`` checks it and ``state`` says it."""
     played = len(room.game.moves) if plies is None else plies
-    return played - len(room.opening) < 2 and "tournament" not in room.options
+    return played < abort_until(len(room.opening), room.options)
 
 
 def abort_note(room: RoomView, ply: int, over: bool) -> Message:

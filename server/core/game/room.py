@@ -85,6 +85,10 @@ class Room:
     pool: str | None = field(init=False, default=None)
     rater: messages.Rater | None = field(init=False, default=None)
     _forbidden: Forbidden = field(init=False, repr=False, compare=False)
+    #: Fixed with the room, so worked out once, not per move: whether its moves carry renju's
+    #: forbidden cells, and the stones from which its games may not be aborted (abort_until).
+    _renju: bool = field(init=False, default=False, repr=False, compare=False)
+    _abort_until: int = field(init=False, default=0, repr=False, compare=False)
     #: :attr:`audience` (every move goes to it) until a member comes or goes; None: work it out.
     _audience: tuple[str, ...] | None = field(init=False, default=None, repr=False, compare=False)
 
@@ -94,6 +98,8 @@ class Room:
         base = base_game(self.variant, self.position)
         self.opening = opening_moves(base, self.options.get("opening"))
         self.max_moves = check_setup(self.variant, self.options, self.position, self.opening)
+        self._renju = self.variant.rule is WinRule.RENJU
+        self._abort_until = messages.abort_until(len(self.opening), self.options)
         self._new_game()
 
     def _new_game(self) -> None:
@@ -187,8 +193,13 @@ class Room:
         return messages.state(self, pid)
 
     def states(self) -> list[Send]:
-        """A fresh ``state`` for everyone online in the room (each sees their own seat)."""
-        return [Send((pid,), self.state_for(pid)) for pid in self.audience]
+        """A fresh ``state`` for everyone online in the room (each sees their own seat): built
+        once, then copied with each one's ``seat`` (the only field that differs)."""
+        audience = self.audience
+        if len(audience) < 2:
+            return [Send((pid,), self.state_for(pid)) for pid in audience]
+        base = self.state_for(None)
+        return [Send((pid,), {**base, "seat": self.seat_of(pid)}) for pid in audience]
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -310,10 +321,12 @@ class Room:
             clock.press(now, lag)
         self.clocks.append(list(clock.remaining) if clock else None)
         snapshot = clock.snapshot(now) if clock is not None else None
-        moved = messages.moved(self.id, before, seat, x, y, snapshot, self._forbidden_next())
+        forbidden = self.forbidden() if self._renju and game.to_move == 0 else None
+        moved = messages.moved(self.id, before, seat, x, y, snapshot, forbidden)
         if outcome is None and before <= len(self.opening):  # the note's own test first
             moved |= first_move_note(self.offers, self)  # a bot keeps it
-        moved |= messages.abort_note(self, before, outcome is not None)  # clients show Abort by it
+        if outcome is None and self.offers is not None:  # clients show Abort by it
+            moved["abort"] = before + 1 < self._abort_until  # messages.abort_note's, said once
         out = [Send(self.audience, moved, reply=True)]
         if rule is not None and not outcome:
             out += self.states()  # the phase moved on: everyone redraws the opening
@@ -322,12 +335,6 @@ class Room:
         if outcome is not None:
             out += self._finish(outcome)
         return out
-
-    def _forbidden_next(self) -> list[list[int]] | None:
-        """Renju's forbidden cells when black is to move (a ``moved`` carries them), else None."""
-        if self.variant.rule is WinRule.RENJU and self.game.to_move == 0:
-            return self.forbidden()
-        return None
 
     def expire(self, bot_move_s: float | None = None) -> list[Send]:
         """End the game on time: the clock fell, or (untimed) a bot sat past ``bot_move_s``."""
