@@ -45,6 +45,8 @@ class EventPicker:
     joins: dict[int, str] = field(default_factory=dict)
     #: Our ``list_tournaments`` requests not answered yet: request id -> (status, page).
     listing: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: Whether we said that a seek of ours has no pool (untimed: no events to enter).
+    told_unpooled: bool = False
 
     def learn(self, pool: object) -> bool:
         """A seek of ours is in ``pool`` (a ``seeking``'s ``rating_pool``): whether it is new."""
@@ -52,6 +54,11 @@ class EventPicker:
             return False
         self.pools.add(pool)
         return True
+
+    def unpooled(self) -> bool:
+        """A seek of ours has no pool: whether to say so (the first time only)."""
+        told, self.told_unpooled = self.told_unpooled, True
+        return not told
 
     def wanted(self, line: dict[str, Any]) -> bool:
         """Whether to enter the event of this ``tournaments`` line: of a pool we seek, taking
@@ -93,10 +100,11 @@ class EventPicker:
             self.events[tid] = REFUSED
         return tid
 
-    def rejoining(self) -> list[str]:
-        """The events to join again: those we are in (at a welcome) or waiting to be checked
-        for (at a welcome, or when the check passed)."""
-        return [tid for tid, state in self.events.items() if state in (IN, CHECKING)]
+    def rejoining(self, checked: bool = False) -> list[str]:
+        """The events to join again: at a welcome, those we are in or waiting to be checked
+        for; once the entry check passed (``checked``), the latter."""
+        states = (CHECKING,) if checked else (IN, CHECKING)
+        return [tid for tid, state in self.events.items() if state in states]
 
     def reset(self) -> None:
         """A new connection: answers to the old one never come (a join asked is asked again)."""
@@ -129,13 +137,13 @@ class Entering:
         await self.enter_tournaments()
         await self.sweep_events()
 
-    async def enter_tournaments(self) -> None:
+    async def enter_tournaments(self, checked: bool = False) -> None:
         """Ask to enter (or come back to) every event of ``--tournament``, and every event of
-        our pools we are in or waiting to be checked for."""
+        our pools we are in or waiting to be checked for (``checked``: the check passed)."""
         for tid in self.tournaments:
             await self._send(self.state.request({"type": "join_tournament", "tournament": tid}))
         if self.picker is not None:
-            for tid in self.picker.rejoining():
+            for tid in self.picker.rejoining(checked):
                 await self._join_event(tid)
 
     async def _join_event(self, tid: str) -> None:
@@ -152,8 +160,9 @@ class Entering:
             return
         seek = msg.get("seek") if isinstance(msg.get("seek"), dict) else {}
         if seek.get("rating_pool") is None:
-            log.warning("--enter-events: seek %s has no rating pool (untimed): no events of it",
-                        seek.get("seek"))  # fmt: skip
+            if self.picker.unpooled():
+                log.warning("--enter-events: seek %s has no rating pool (untimed): no events of it",
+                            seek.get("seek"))  # fmt: skip
         elif self.picker.learn(seek["rating_pool"]):
             log.info("entering the events of pool %s", seek["rating_pool"])
             await self.sweep_events()
@@ -222,7 +231,7 @@ class Entering:
         status = msg.get("status")
         if status in ("passed", "unchecked"):
             log.info("entry check %s: entering again", status)
-            await self.enter_tournaments()
+            await self.enter_tournaments(checked=True)
         else:
             failed = ", ".join(str(c) for c in msg.get("failed", [])) or "-"
             log.warning("entry check %s; failed checks: %s", status, failed)

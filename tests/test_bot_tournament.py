@@ -70,7 +70,8 @@ def test_the_picker_enters_each_event_of_its_pools_once() -> None:
         line("t7", "gomoku-blitz")
     )
     assert picker.events == {"t1": IN, "t2": CHECKING, "t7": REFUSED, "t9": "asking"}
-    assert picker.rejoining() == ["t1", "t2"]
+    assert picker.rejoining() == ["t1", "t2"] and picker.rejoining(checked=True) == ["t2"]
+    assert picker.unpooled() and not picker.unpooled()  # an untimed seek: said once
     picker.asked(10, "t1")  # a rejoin: still in until answered
     picker.reset()  # a new connection: the join of t9 never gets its answer, so ask again
     assert picker.events == {"t1": IN, "t2": CHECKING, "t7": REFUSED} and not picker.joins
