@@ -123,3 +123,32 @@ async def test_a_seeking_bot_enters_the_events_of_its_pool_and_plays_them(
     finally:
         for bot in bots:
             await stop(bot)
+
+
+@pytest.mark.slow
+async def test_a_seeking_bot_enters_a_running_arena_of_its_pool(
+    client_factory: Any, server: Any
+) -> None:
+    alice = await registered(client_factory, "alice")
+    event = await alice.request(
+        type="create_tournament", name="Blitz arena", game="gomoku", format="arena",
+        clock={"initial_s": 180, "increment_s": 2}, duration_s=120,
+    )  # fmt: skip
+    tid = event["tournament"]
+    bots = [await start_bot(server, "random", f"e{i}", "--tournament", tid) for i in range(2)]
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while len(event["entrants"]) < 2:
+            assert loop.time() < deadline, "the bots did not enter"
+            event = await alice.expect("tournament", timeout=TIMEOUT)
+        event = await alice.request(type="start_tournament", tournament=tid)
+        assert event["status"] == "running"
+        seek = ("--seek", "gomoku 3+2", "--enter-events")
+        bots.append(await start_bot(server, "random", "seeker", *seek))
+        while "seeker" not in {e["name"] for e in event["entrants"]}:
+            assert loop.time() < deadline, "the seeking bot did not enter the running arena"
+            event = await alice.expect("tournament", timeout=TIMEOUT)
+    finally:
+        for bot in bots:
+            await stop(bot)
