@@ -79,6 +79,12 @@ def _add_pairing_options(p: argparse.ArgumentParser) -> None:
         help="enter the server's tournament ID (again at every reconnect: an arena's pause "
         "ends) and play the games it seats the bot in; may be given more than once",
     )
+    p.add_argument(
+        "--enter-events",
+        action="store_true",
+        help="with --seek: also enter every open event (and running arena) of the rating pool "
+        "the server says the seeks are in, once each; the events are listed every 30 s",
+    )
 
 
 def _add_identity_options(p: argparse.ArgumentParser) -> None:
@@ -165,6 +171,7 @@ async def _play(args: argparse.Namespace, key: str | None) -> None:
         analyses=args.analyses,
         analysis_cpus=args.analysis_cpus,
         tournaments=tuple(args.tournament),
+        enter_events=args.enter_events,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -193,8 +200,8 @@ def main(argv: list[str] | None = None) -> None:
         args.seek_plan = (
             SeekPlan.from_text(args.seek, args.seek_rated, args.capacity) if args.seek else None
         )
-        if args.seek_rated and not args.seek:
-            raise ValueError("--seek-rated goes with --seek GAME")
+        if (args.seek_rated or args.enter_events) and not args.seek:
+            raise ValueError("--seek-rated and --enter-events go with --seek GAME")
         if args.analysis_cpus is not None:
             try:
                 args.analysis_cpus = parse_cpus(args.analysis_cpus)

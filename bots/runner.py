@@ -16,7 +16,7 @@ from typing import Any
 
 from bots.analysing import Analysing
 from bots.engine.timing import Budget
-from bots.entering import Entering
+from bots.entering import Entering, EventPicker
 from bots.piskvork import PiskvorkBrain, SpareBrains
 from bots.private import write_private
 from bots.seats import Seat, engine_level, fault_of, game_of, think, warm_up_job
@@ -78,10 +78,13 @@ class BotRunner(Seeking, Entering, Analysing):
         analyses: int = 2,
         analysis_cpus: frozenset[int] | None = None,
         tournaments: tuple[str, ...] = (),
+        enter_events: bool = False,
     ) -> None:
         self.spec = spec
         #: ``--tournament``: the events it enters (bots/entering.py).
         self.tournaments, self.announced = tournaments, {}
+        #: ``--enter-events``: it enters the events of the pools it seeks too.
+        self.picker = EventPicker() if enter_events else None
         #: ``--info``: every move carries the engine's search report (docs/PROTOCOL.md).
         self.send_info = send_info
         #: ``--seek``: the games it seeks by itself (bots/seeking.py), one per free seat.
@@ -160,6 +163,7 @@ class BotRunner(Seeking, Entering, Analysing):
         """Stop thinking, close brains and the process pool."""
         if self._rejoining is not None:
             self._rejoining.cancel()
+        self.stop_sweeping()
         for seat in self.seats.values():
             await self._forget(seat)
         await self._analysis_close()
@@ -202,7 +206,7 @@ class BotRunner(Seeking, Entering, Analysing):
         if self.seek_plan is not None:  # seeks die with a connection: seek anew
             self.seek_plan.reset()
             await self.seek_more()
-        await self.enter_tournaments()
+        await self.welcome_events()
 
     async def _rejoin(self) -> None:
         """Ask again for every game in play that the server did not describe after the welcome.
@@ -220,6 +224,11 @@ class BotRunner(Seeking, Entering, Analysing):
                 return
             for room in sorted(self._undescribed):
                 await self._send({"type": "join_room", "room": room})
+
+    async def on_seeking(self, msg: dict[str, Any]) -> None:
+        """A seek of ours is open: the seek plan's (bots/seeking.py), and its pool's events."""
+        await super().on_seeking(msg)
+        await self.pool_sought(msg)
 
     async def on_joined(self, msg: dict[str, Any]) -> None:
         """Note the level a human asked for, and a seek of ours that was paired."""
@@ -299,7 +308,7 @@ class BotRunner(Seeking, Entering, Analysing):
 
     async def on_error(self, msg: dict[str, Any]) -> None:
         """An error reply (see :meth:`_on_error`; a refused seek: :meth:`seek_refused`)."""
-        if not self.seek_refused(msg):
+        if not self.seek_refused(msg) and not self.entry_refused(msg):
             await self._on_error(msg)
 
     async def _on_error(self, msg: dict[str, Any]) -> None:

@@ -48,10 +48,12 @@ class Site:
         extra = ("--keys-file", str(keys_file), "--bots", "random", "--bot-capacity", "1")
         self.server = ServerProcess(str(tmp / "arena.db"), extra=extra, bots=True)
 
-    def bot(self, name: str, engine: str, *tids: str) -> subprocess.Popen[bytes]:
+    def bot(
+        self, name: str, engine: str, *tids: str, extra: tuple[str, ...] = ()
+    ) -> subprocess.Popen[bytes]:
         """The bot process ``name`` entering the events ``tids`` (engines in ``tmp`` too)."""
         cmd = [sys.executable, "-m", "bots", "--server", self.server.url, "--engine", engine]
-        cmd += ["--name", name, "--log-level", "WARNING"]
+        cmd += ["--name", name, "--log-level", "WARNING", *extra]
         cmd += [f"--tournament={tid}" for tid in tids]
         env = {**os.environ, "MNK_BOT_KEY": self.keys[name]}
         env["PYTHONPATH"] = os.pathsep.join((str(self.tmp), str(ROOT)))
@@ -136,6 +138,25 @@ async def test_minimax_passes_its_check_once_and_enters_rated_events(tmp_path: P
         reply = await raw.request(type="join_tournament", tournament=later)
         assert reply["type"] == "tournament", reply  # no check again after the restart
         assert site.row("good") == (1, "[]", 1), f"checked again ({took:.1f} s the first time)"
+    finally:
+        if bot is not None:
+            await stop(bot)
+        site.server.kill()
+
+
+async def test_a_bot_entering_its_pools_events_waits_for_its_check_and_enters(
+    tmp_path: Path,
+) -> None:
+    site = Site(tmp_path, ("finder",))
+    await site.server.start()
+    bot = None
+    try:
+        alice = await organiser(site)
+        tid = await event(alice)  # rated tic-tac-toe 1+1: the pool of the bot's seek
+        seek = ("--seek", "tictactoe 1+1", "--enter-events", "--capacity", "1")
+        bot = site.bot("finder", "minimax", extra=seek)  # refused until checked, then again
+        await entered(alice, tid, "finder")
+        assert await checked(site, "finder") == (1, "[]", 1)
     finally:
         if bot is not None:
             await stop(bot)

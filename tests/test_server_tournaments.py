@@ -419,3 +419,29 @@ async def test_a_match_plays_games_at_once_a_round(client_factory: Any) -> None:
     firsts = Counter(g["players"][0] for g in final["games"])
     assert firsts == Counter({gil.player: 5, hal.player: 5})
     await gil.error("bad_options", **EVENT, format="match", games_at_once=17)
+
+
+async def test_each_event_says_its_rating_pool_as_a_seek_of_its_game_and_clock_does(
+    client_factory: Any,
+) -> None:
+    alice = await registered(client_factory, "alice")
+    bob = await registered(client_factory, "bob")
+    cases = [  # (game, clock, the pool its games are rated in)
+        ("gomoku", {"initial_s": 180, "increment_s": 2}, "gomoku-blitz"),
+        ("gomoku", {"initial_s": 60, "increment_s": 0}, "gomoku-bullet"),
+        ("renju", {"initial_s": 600, "increment_s": 5}, "renju-rapid"),
+        ("tictactoe", {"initial_s": 180, "increment_s": 2}, "tictactoe-blitz"),
+        ("gomoku", None, None),
+    ]
+    made = {}
+    for game, clock, pool in cases:
+        event = await alice.request(**EVENT | {"game": game}, format="arena", clock=clock)
+        assert event["rating_pool"] == pool, (game, clock)
+        made[event["tournament"]] = pool
+        if clock is not None:  # a seek of the same game and clock: the same pool, said alike
+            seeking = await bob.request(type="seek", game=game, clock=clock)
+            assert seeking["seek"]["rating_pool"] == pool
+            await bob.send(type="cancel_seek", seek=seeking["seek"]["seek"])
+            await bob.expect("seek_cancelled", timeout=TIMEOUT)
+    listed = await alice.request(type="list_tournaments", status="open")
+    assert {t["tournament"]: t["rating_pool"] for t in listed["tournaments"]} == made

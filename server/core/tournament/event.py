@@ -558,7 +558,7 @@ class Event:
         clock = None if s.clock is None else s.clock.describe() | {"label": clock_label(s.clock)}
         return {
             "tournament": self.id, "name": s.name, "game": s.game, "format": s.format,
-            "clock": clock, "rated": s.rated,
+            "clock": clock, "rated": s.rated, "rating_pool": pool_of(FIXED[s.game], s.clock),
             "status": self.status, "creator": self.creator, "players": len(self.active()),
             "max_players": s.max_players, "created_at": self.created_at,
             "starts_at": self.starts_at, "started_at": self.started_at,
