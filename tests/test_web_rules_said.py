@@ -11,14 +11,13 @@ from support.browser import WebServer, cell, friends_room, new_page, wait_stones
 
 pytestmark = pytest.mark.slow
 
-#: The server process says a game may be aborted only once exactly two stones are down.
+#: The server process says a game may be aborted until three stones are down (ours: until
+#: both sides moved, two), through the one function the room and ``abort`` ask.
 ABORT_LATE = """
 import os
 os.environ["MNK_PURE"] = "1"  # the patch must reach the compiled modules' callers
 from server.core.game import messages
-def abortable(room, plies=None):
-    return (len(room.game.moves) if plies is None else plies) == 2
-messages.abortable = abortable
+messages.abort_until = lambda opening, options: 0 if "tournament" in options else opening + 3
 """
 
 
@@ -35,11 +34,13 @@ def test_abort_shows_when_the_server_says_so(browser: Any, tmp_path: Path) -> No
     try:
         alice, bob = new_page(browser), new_page(browser)
         friends_room(alice, bob, server.url)
-        assert not alice.is_visible("#abort")  # no move yet, but the server says no
         play(alice, 7, 7, 1)
         play(bob, 8, 8, 2)
         alice.wait_for_selector("#abort")  # both have moved, but the server says yes
         bob.wait_for_selector("#abort")
+        play(alice, 6, 6, 3)
+        alice.wait_for_selector("#abort", state="hidden")  # three stones: the server says no
+        bob.wait_for_selector("#abort", state="hidden")
         assert alice.script_errors == [] and bob.script_errors == []
     finally:
         server.stop()
