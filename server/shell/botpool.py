@@ -24,6 +24,21 @@ log = logging.getLogger("mnk.botpool")
 DEFAULT_BOTS = ("minimax",)
 
 
+async def end_processes(procs: list[asyncio.subprocess.Process], grace_s: float = 3.0) -> None:
+    """End child processes: SIGTERM to each, then SIGKILL to those still up after ``grace_s``."""
+    for proc in procs:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+    for proc in procs:
+        try:
+            await asyncio.wait_for(proc.wait(), grace_s)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+
+
 class BotPool:
     """Keeps one ``python -m bots`` process per SPEC running while the server runs."""
 
@@ -88,16 +103,6 @@ class BotPool:
     async def stop(self) -> None:
         """Stop every bot process (SIGTERM, then SIGKILL after a moment)."""
         self._stopping = True
-        for proc in self.procs.values():
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.terminate()
-        for proc in self.procs.values():
-            try:
-                await asyncio.wait_for(proc.wait(), 3.0)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
+        await end_processes(list(self.procs.values()))
         for task in self._tasks:
             task.cancel()

@@ -17,7 +17,7 @@ import sys
 
 from server.core.players.keys import new_key
 from server.core.tournament.entry import EntryCheck
-from server.shell.botpool import BotPool
+from server.shell.botpool import BotPool, end_processes
 
 log = logging.getLogger("mnk.examiner")
 
@@ -84,15 +84,6 @@ class Examiners:
         """Stop looking and end every examiner (SIGTERM, then SIGKILL after a moment)."""
         if self._task is not None:
             self._task.cancel()
-        for proc in list(self.procs.values()):
-            with contextlib.suppress(ProcessLookupError):
-                proc.terminate()
-        for proc in list(self.procs.values()):
-            try:
-                await asyncio.wait_for(proc.wait(), 3.0)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
+        await end_processes(list(self.procs.values()))
         for run in list(self._runs):
             run.cancel()
