@@ -93,7 +93,9 @@ async def test_swap2_opening_over_the_wire(client_factory: Any) -> None:
     state = await bob.expect("state", ply=3)
     assert state["opening"]["phase"] == "choose" and state["to_move"] == 1
     assert state["opening"]["choices"] == ["black", "white", "place"]
-    assert state["clock_running"] == 1 and state["clocks"][0] < 300  # no increment in the opening
+    # no increment in the opening: at most the initial time (a quick move may be refunded whole
+    # as lag on a loaded machine, so exactly 300 is allowed)
+    assert state["clock_running"] == 1 and state["clocks"][0] <= 300
     await bob.error("wrong_phase", type="move", room=room, x=0, y=0)
     await alice.error("not_your_turn", type="choose", room=room, choice="black")
     chosen = await bob.request(type="choose", room=room, choice="place")
