@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_load_generator_tiny_run(tmp_path: Path) -> None:
     """2 games x 20 moves (one room each) against every target: every move is acknowledged, the
     pages target's page fetches beside them are all answered, and so is every ``analyse`` of the
-    analysis target."""
+    analysis target (an analysis, or ``busy``)."""
     out = tmp_path / "load.json"
     cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--games", "2"]
     cmd += ["--moves-per-game", "20", "--rounds", "1", "--repeat", "1", "--workers", "1"]
@@ -31,7 +31,10 @@ def test_load_generator_tiny_run(tmp_path: Path) -> None:
         "analysis", "bots", "memory", "pages", "relay", "relay_uv", "server"
     ]  # fmt: skip
     [analyses] = [r["analyses"] for r in runs if r["target"] == "analysis"]
-    assert analyses["sent"] >= 5 and analyses["replies"] == {"analysis": analyses["sent"]}
+    replies = analyses["replies"]  # every one answered: an analysis, or busy (documented) when
+    # the server's analysts are all taken, which a loaded CI machine saw once
+    assert sum(replies.values()) == analyses["sent"] and set(replies) <= {"analysis", "busy"}
+    assert replies.get("analysis", 0) >= 5
     [pages] = [r["pages"] for r in runs if r["target"] == "pages"]
     assert set(pages["statuses"]) == {"200"} and sum(pages["statuses"].values()) >= 50
     idle = {got["target"]: got for got in result["idle"]}
