@@ -10,21 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.bots import ILLEGAL
 
 pytestmark = pytest.mark.slow  # an embedded server and a bot process
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ILLEGAL = """
-from bots.sdk import RandomBot
-from protocol.rules import Move
-
-class Illegal(RandomBot):
-    def choose(self, variant, moves, limit):
-        if variant.name == "gomoku":
-            return Move(99, 99)  # off the board: illegal in gomoku, fine elsewhere
-        return super().choose(variant, moves, limit)
-"""
 
 RECKLESS = """
 from bots.sdk import RandomBot

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.bots import ILLEGAL
 from support.clients import PASSWORD, RawClient
 from support.servers import ServerProcess
 from websockets.asyncio.client import connect
@@ -26,16 +27,6 @@ pytestmark = pytest.mark.slow  # a server process, its examiner, bot processes
 
 ROOT = Path(__file__).resolve().parents[1]
 RATED = {"clock": {"initial_s": 60, "increment_s": 1}, "rated": True}
-ILLEGAL = """
-from bots.sdk import RandomBot
-from protocol.rules import Move
-
-class Illegal(RandomBot):
-    def choose(self, variant, moves, limit):
-        if variant.name == "gomoku":
-            return Move(99, 99)  # off the board: illegal in gomoku, fine elsewhere
-        return super().choose(variant, moves, limit)
-"""
 
 
 class Site:

@@ -120,3 +120,17 @@ for line in sys.stdin:
     elif line.startswith(("BEGIN", "TURN", "DONE")):
         time.sleep(60)
 """
+
+
+#: A bot module (``module:Illegal``) that plays off the board in gomoku only: the entry
+#: checks that play gomoku fail, the others pass.
+ILLEGAL = """
+from bots.sdk import RandomBot
+from protocol.rules import Move
+
+class Illegal(RandomBot):
+    def choose(self, variant, moves, limit):
+        if variant.name == "gomoku":
+            return Move(99, 99)  # off the board: illegal in gomoku, fine elsewhere
+        return super().choose(variant, moves, limit)
+"""
