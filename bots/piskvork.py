@@ -18,6 +18,8 @@ from protocol.rules import Move, Variant, WinRule
 START_TIMEOUT = 15.0
 #: Slack over the move budget before a silent brain counts as hung (process start-up, pipes).
 HANG_SLACK = 1.0
+#: Seconds a brain given back after its game may take to answer RESTART (else it is ended).
+RESTART_TIMEOUT = 5.0
 _MOVE = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*$")
 _STONES = re.compile(r"^(\d+),(\d+)$")
 #: Gomocup's ``INFO rule`` bits for our rules.
@@ -49,6 +51,7 @@ class PiskvorkBrain:
         hang_slack: float = HANG_SLACK,
         spares: SpareBrains | None = None,
         clock: Callable[[], float] = time.monotonic,
+        proc: asyncio.subprocess.Process | None = None,
     ) -> None:
         self.path, self.variant, self.seat = path, variant, seat
         self.hang_slack = hang_slack
@@ -56,7 +59,12 @@ class PiskvorkBrain:
         self.clock = clock
         #: Brains started ahead of their game: this one takes its process from there.
         self.spares = spares
-        self.proc: asyncio.subprocess.Process | None = None
+        #: The brain's process: a running one given (a spare's), or started by :meth:`start`.
+        self.proc = proc
+        #: Whether ``proc`` came from ``spares`` (it goes back there, or is counted lost).
+        self._lent = False
+        #: A question is out and its answer not read: the brain is not idle (cannot be reused).
+        self._asked = False
         self._known: list[Move] = []  # the position the brain has, in move order
         #: The text of the brain's last ``MESSAGE`` line on its latest move (how deep it went,
         #: its evaluation ...; cut to ``MESSAGE_MAX`` characters), None when it said nothing.
@@ -66,6 +74,7 @@ class PiskvorkBrain:
         """Have a brain with the board (a spare one, if there is one) and set up the rule."""
         if self.spares is not None:
             self.proc = await self.spares.take(self.variant)
+            self._lent = True
         else:
             await self.launch()
         await self._send(f"INFO rule {RULE_BITS[self.variant.rule]}")
@@ -88,6 +97,21 @@ class PiskvorkBrain:
         if answer.upper() != "OK":
             raise BrainError(f"brain refused the board: {answer[:80]!r}")
 
+    async def restart(self) -> asyncio.subprocess.Process:
+        """Make the brain ready for a new game (Piskvork's RESTART, as a Gomocup manager does
+        between games); its process, or :class:`BrainError` (it is ended then) when it does not
+        answer OK. Cancelled, it is ended too."""
+        assert self.proc is not None
+        try:
+            await self._send("RESTART")
+            answer = await self._answer(RESTART_TIMEOUT, _CHATTER[:3])
+            if answer.upper() != "OK":
+                raise BrainError(f"brain refused RESTART: {answer[:80]!r}")
+        except BaseException:
+            await asyncio.shield(self.close())
+            raise
+        return self.proc
+
     async def choose(self, moves: list[Move], budget_s: float, time_left_s: float | None) -> Move:
         """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``.
 
@@ -101,6 +125,7 @@ class PiskvorkBrain:
             budget_s = max(0.001, budget_s - spent)
             time_left_s = None if time_left_s is None else max(0.001, time_left_s - spent)
         self.last_message = None
+        self._asked = True  # from the first line of the question until its answer is read
         await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
         if time_left_s is not None:
             await self._send(f"INFO time_left {max(1, int(time_left_s * 1000))}")
@@ -115,6 +140,7 @@ class PiskvorkBrain:
                 await self._send(f"{m.x},{m.y},{1 if ply % 2 == self.seat else 2}")
             await self._send("DONE")
         line = await self._answer(budget_s + self.hang_slack)
+        self._asked = False
         match = _MOVE.match(line)
         if not match:
             raise BrainError(f"brain answered {line[:80]!r} instead of a move")
@@ -134,6 +160,7 @@ class PiskvorkBrain:
         """
         if self.proc is None:
             await self.start()
+        self._asked = True
         await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
         await self._send("SWAP2BOARD")
         for ply, m in enumerate(moves):
@@ -147,6 +174,7 @@ class PiskvorkBrain:
                 raise
             await self.close()  # silent on SWAP2BOARD: a fresh brain plays the moves
             return None
+        self._asked = False
         if line.upper() == "SWAP":
             return ("black", []) if len(moves) in (3, 5) else None
         stones: list[Move] = []
@@ -163,11 +191,20 @@ class PiskvorkBrain:
         answer = kind.get((len(moves), len(stones)))
         return None if answer is None else (answer, stones)
 
-    async def close(self) -> None:
-        """Say END, give the brain a moment to exit, then make sure it is gone."""
+    async def close(self, reuse: bool = False) -> None:
+        """Done with the brain: with ``reuse`` (its game is over) an idle brain of the spares
+        goes back to them for another game; otherwise, or when it is still thinking, say END,
+        give it a moment to exit, then make sure it is gone."""
         proc, self.proc = self.proc, None
-        if proc is not None:
-            await _end(proc)
+        lent, self._lent = self._lent, False
+        if proc is None:
+            return
+        if lent and self.spares is not None:
+            if reuse and not self._asked and _running(proc):
+                self.spares.give_back(self.variant, proc)
+                return
+            self.spares.lost(self.variant)
+        await _end(proc)
 
     async def _send(self, line: str) -> None:
         if self.proc is None:
@@ -199,27 +236,43 @@ class PiskvorkBrain:
         return raw.decode(errors="replace").strip()
 
 
+#: An idle brain of the spares: its start-up (or its RESTART) under way, or over.
+Spare = asyncio.Task[asyncio.subprocess.Process]
+
+
 class SpareBrains:
-    """Brains started ahead for each board size, so that a game's first move never pays for a
+    """Brains kept started for each board size, so that a game's first move never pays for a
     brain's start-up (its process, its imports, its answer to START).
 
-    A Gomocup manager starts the brains before a match; a bot starts one per game, often when
-    it is already to move: a Python brain needs a few tenths of a second to answer START (over
-    a second on a busy machine), and at a quarter of a second a move it lost every game on time
-    at its first move. So ``per_size`` spares wait per board size (one per game the bot plays
-    at once: two games of a match can begin within one start-up); a game takes one (or a new
-    one, when none is ready) and the next spare starts behind it.
+    A Python brain needs a few tenths of a second to answer START (over a second on a busy
+    machine): at a quarter of a second a move, a start-up on a first move's clock loses that
+    game. So, as a Gomocup manager starts its brains before a match and keeps each from game
+    to game (RESTART), ``per_size`` brains per board size (one per game the bot plays at once)
+    are started ahead; a game borrows one (a new one when none is idle) and gives it back when
+    it is over, told RESTART, to wait for the next game with its tables built. A brain lost to
+    its game (it crashed, hung or broke the protocol, was still thinking when the game ended,
+    or did not answer RESTART with OK) is replaced at once, in the background. Given back a
+    brain per game, a run of short games never waits for a start-up (when each game started
+    a new brain, a burst of games lost on time at their first moves started the next burst's
+    brains too late in turn, and every game of a ``--move-time 0.25`` match was lost so).
     """
 
     def __init__(self, path: str, per_size: int = 1) -> None:
         self.path = path
         self.per_size = max(1, per_size)
-        self._ready: dict[tuple[int, int], list[asyncio.Task[asyncio.subprocess.Process]]] = {}
+        self._ready: dict[tuple[int, int], list[Spare]] = {}
+        #: Brains of each board size lent to games and not yet given back or lost.
+        self._lent: dict[tuple[int, int], int] = {}
+        #: Brains being ended in the background (:meth:`close` waits for them).
+        self._ending: set[asyncio.Task[None]] = set()
+        self._closed = False
 
     def prepare(self, variant: Variant) -> None:
-        """Start spares for ``variant``'s board size in the background, up to ``per_size``."""
-        tasks = self._ready.setdefault((variant.width, variant.height), [])
-        while len(tasks) < self.per_size:
+        """Start brains for ``variant``'s board size in the background, until ``per_size`` of
+        that size are idle or lent."""
+        size = (variant.width, variant.height)
+        tasks = self._ready.setdefault(size, [])
+        while not self._closed and len(tasks) + self._lent.get(size, 0) < self.per_size:
             tasks.append(asyncio.ensure_future(self._launch(variant)))
 
     def ready(self, variant: Variant) -> bool:
@@ -227,23 +280,100 @@ class SpareBrains:
         far as this loop has seen: a death it has not read yet still counts as running)."""
         return any(_warm(t) for t in self._ready.get((variant.width, variant.height), []))
 
+    def idle(self, variant: Variant) -> int:
+        """How many brains of ``variant``'s board size wait for a game (started or starting)."""
+        return len(self._ready.get((variant.width, variant.height), []))
+
+    async def wait_ready(self, variant: Variant, timeout: float = START_TIMEOUT) -> None:
+        """Wait, at most ``timeout``, for the start-ups under way for ``variant``'s board size
+        (a bot does before it plays: no game's clock runs then). A failed one is the first
+        move's to find."""
+        tasks = list(self._ready.get((variant.width, variant.height), []))
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
     async def take(self, variant: Variant) -> asyncio.subprocess.Process:
-        """A running brain process that has the board, and a new spare started behind it."""
-        tasks = self._ready.get((variant.width, variant.height), [])
+        """A running brain process that has the board (an idle one whose start-up is over
+        first), lent until :meth:`give_back` or :meth:`lost`. Cancelled while it waits for a
+        start-up, that start-up goes on for the next game."""
+        size = (variant.width, variant.height)
+        tasks = self._ready.get(size, [])
         task = next((t for t in tasks if _warm(t)), tasks[0] if tasks else None)
         if task is not None:
             tasks.remove(task)
-        self.prepare(variant)
+        self._lent[size] = self._lent.get(size, 0) + 1
+        try:
+            return await self._usable(variant, task)
+        except BaseException:
+            self.lost(variant)  # nothing was lent
+            raise
+
+    async def _usable(self, variant: Variant, task: Spare | None) -> asyncio.subprocess.Process:
+        """The brain of ``task`` if it started and still runs, else one of its own."""
         if task is not None:
             try:
-                proc = await task
+                proc: asyncio.subprocess.Process | None = await self._shielded(variant, task)
             except BrainError:
                 proc = None  # the spare failed: a brain of its own gets the same chance
             if proc is not None and _running(proc):
                 return proc
             if proc is not None:  # it died while it waited
                 await _end(proc)
-        return await self._launch(variant)
+        return await self._shielded(variant, asyncio.ensure_future(self._launch(variant)))
+
+    async def _shielded(self, variant: Variant, spare: Spare) -> asyncio.subprocess.Process:
+        """The brain of ``spare``; when the caller is cancelled meanwhile, the start-up goes on
+        for the next game (cut short, the next game would have to start one again)."""
+        try:
+            return await asyncio.shield(spare)
+        except asyncio.CancelledError:
+            if not spare.cancelled():
+                self._keep(variant, spare)
+            raise
+
+    def give_back(self, variant: Variant, proc: asyncio.subprocess.Process) -> None:
+        """A lent brain whose game is over, idle (its last answer read): told RESTART in the
+        background, it waits for the next game; ended instead when ``per_size`` already wait."""
+        size = (variant.width, variant.height)
+        self._lent[size] = max(0, self._lent.get(size, 0) - 1)
+        tasks = self._ready.setdefault(size, [])
+        if self._closed or len(tasks) >= self.per_size:
+            self._end_later(proc)
+            return
+        task = asyncio.ensure_future(PiskvorkBrain(self.path, variant, 0, proc=proc).restart())
+        task.add_done_callback(lambda t: self._restarted(variant, t))
+        tasks.append(task)
+
+    def lost(self, variant: Variant) -> None:
+        """A lent brain will not come back (its caller ends it): a new one starts behind it."""
+        size = (variant.width, variant.height)
+        self._lent[size] = max(0, self._lent.get(size, 0) - 1)
+        self.prepare(variant)
+
+    def _restarted(self, variant: Variant, task: Spare) -> None:
+        """A brain that did not take RESTART is no spare: a new one starts in its place."""
+        if task.cancelled() or task.exception() is None:
+            return
+        tasks = self._ready.get((variant.width, variant.height), [])
+        if task in tasks:
+            tasks.remove(task)
+            self.prepare(variant)
+
+    def _keep(self, variant: Variant, task: Spare) -> None:
+        """A start-up its taker stopped waiting for: idle for the next game, or ended."""
+        tasks = self._ready.setdefault((variant.width, variant.height), [])
+        if not self._closed and len(tasks) < self.per_size:
+            tasks.append(task)
+            return
+        task.cancel()  # a start-up under way stops (its process ends with it); a done one:
+        task.add_done_callback(
+            lambda t: None if t.cancelled() or t.exception() else self._end_later(t.result())
+        )
+
+    def _end_later(self, proc: asyncio.subprocess.Process) -> None:
+        ending = asyncio.ensure_future(_end(proc))
+        self._ending.add(ending)
+        ending.add_done_callback(self._ending.discard)
 
     async def _launch(self, variant: Variant) -> asyncio.subprocess.Process:
         brain = PiskvorkBrain(self.path, variant, 0)
@@ -256,7 +386,8 @@ class SpareBrains:
         return brain.proc
 
     async def close(self) -> None:
-        """Stop the spares (the bot is leaving)."""
+        """Stop the spares (the bot is leaving); a brain given back later is ended."""
+        self._closed = True
         tasks = [t for size in self._ready.values() for t in size]
         self._ready.clear()
         for task in tasks:
@@ -267,6 +398,8 @@ class SpareBrains:
             except (asyncio.CancelledError, BrainError):
                 continue
             await _end(proc)
+        while self._ending:
+            await asyncio.gather(*self._ending, return_exceptions=True)
 
 
 def _warm(task: asyncio.Task[asyncio.subprocess.Process]) -> bool:

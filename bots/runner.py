@@ -125,8 +125,10 @@ class BotRunner(Seeking, Entering, Analysing):
         stop = stop or asyncio.Event()
         if self.pool is not None:  # start the workers now, not during the first game's clock
             await self._warm_up(self.pool)
-        if self.spares is not None:  # and a brain for the usual board (15x15: Gomocup's)
-            self.spares.prepare(make_variant("gomoku", {}))
+        if self.spares is not None:  # and brains for the usual board (15x15: Gomocup's)
+            gomoku = make_variant("gomoku", {})
+            self.spares.prepare(gomoku)
+            await self.spares.wait_ready(gomoku)
         watchdog = asyncio.create_task(self._watch_parent(stop))
         playing = asyncio.create_task(self.conn.run(self._on))
         stopper = asyncio.create_task(stop.wait())
@@ -400,7 +402,7 @@ class BotRunner(Seeking, Entering, Analysing):
             fault = fault_of(exc)
             log.warning("engine %s in room %s: %s; forfeiting", fault, seat.room, exc)
             await self._send({"type": "resign", "room": seat.room, "fault": fault})
-            await self._close_brain(seat)  # the next game gets a fresh one
+            await self._close_brain(seat, reuse=False)  # the next game gets a fresh one
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
@@ -524,7 +526,9 @@ class BotRunner(Seeking, Entering, Analysing):
         seat.leaving = None
         await self._close_brain(seat)
 
-    async def _close_brain(self, seat: Seat) -> None:
+    async def _close_brain(self, seat: Seat, reuse: bool = True) -> None:
+        """Done with the seat's brain: an idle one plays the next game (``reuse``), one that
+        failed or is still thinking is ended."""
         if seat.brain is not None:
             brain, seat.brain = seat.brain, None
-            await asyncio.shield(brain.close())
+            await asyncio.shield(brain.close(reuse))

@@ -270,7 +270,8 @@ def test_our_brain_builds_its_shape_tables_on_start_not_on_a_move_clock() -> Non
 
 #: A brain whose start-up (imports, tables) lasts until the test opens its gate (a file); it
 #: says where it runs and the turn times it is given, answers ABOUT as every Gomocup brain does,
-#: and plays the first empty cell of the top row.
+#: takes RESTART (a new game: its board empty again), and plays the first empty cell of the top
+#: row (holding its answer while a second file, the hold, is there).
 SLOW_STARTER = """
 import os, sys, time
 with open(sys.argv[0] + ".waiting", "a") as f:
@@ -286,6 +287,9 @@ for line in sys.stdin:
         print("OK", flush=True)
     elif word.startswith("ABOUT"):
         print('name="slow starter", version="1"', flush=True)
+    elif word.startswith("RESTART"):
+        taken.clear()
+        print("OK", flush=True)
     elif word.startswith("INFO timeout_turn"):
         with open(sys.argv[0] + ".turns", "a") as f:
             f.write(word.split()[2] + "\\n")
@@ -294,6 +298,11 @@ for line in sys.stdin:
     elif word.startswith(("TURN", "BEGIN", "DONE")):
         if word.startswith("TURN"):
             taken.add(tuple(int(v) for v in word.split()[1].split(",")))
+        if os.path.exists(sys.argv[0] + ".hold"):
+            with open(sys.argv[0] + ".holding", "a") as f:
+                f.write(f"{os.getpid()}\\n")
+        while os.path.exists(sys.argv[0] + ".hold"):
+            time.sleep(0.01)
         x = next(x for x in range(15) if (x, 0) not in taken)
         taken.add((x, 0))
         print(f"{x},0", flush=True)
@@ -353,8 +362,8 @@ async def test_a_brain_started_inside_a_move_is_told_the_turn_less_its_start_up(
 async def test_a_spare_brain_is_started_before_the_game_and_plays_its_first_move(
     tmp_path: Path,
 ) -> None:
-    """The spare's start-up falls before the game: the move is played by that process; the
-    next spare starts behind it and every spare stops with them."""
+    """The spare's start-up falls before the game: the move is played by that process; ended
+    (not given back), a new spare starts behind it, and every spare stops with them."""
     from support.waiting import until
 
     from bots.piskvork import SpareBrains
@@ -373,7 +382,7 @@ async def test_a_spare_brain_is_started_before_the_game_and_plays_its_first_move
             assert warm.proc is not None and warm.proc.pid == _started(path)[0]
         finally:
             await warm.close()
-        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # the next spare, behind it
+        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # a new spare, behind it
     finally:
         await spares.close()
     assert not any(alive(pid) for pid in _started(path))  # every spare stopped with them
@@ -405,7 +414,8 @@ async def test_two_games_begun_together_both_play_on_brains_started_before_them(
 ) -> None:
     """With two spares per board size, two games taking one each at once both get a process
     whose start-up was over before they asked (one spare would leave the second game to
-    wait for a start-up on its first move's clock); two more start behind them."""
+    wait for a start-up on its first move's clock); none starts behind them while both are
+    lent (two games at once: two brains), and each one lost is replaced."""
     from support.waiting import until
 
     from bots.piskvork import SpareBrains
@@ -419,10 +429,86 @@ async def test_two_games_begun_together_both_play_on_brains_started_before_them(
         await until(lambda: len(_started(path)) == 2, timeout=30.0)
         first, second = await spares.take(GOMOKU), await spares.take(GOMOKU)
         assert {first.pid, second.pid} == set(_started(path)[:2])  # started before the games
-        await until(lambda: len(_started(path)) == 4, timeout=30.0)  # and two more behind them
+        assert spares.idle(GOMOKU) == 0  # both lent: no third brain
         for proc in (first, second):
             proc.kill()
             await proc.wait()
+            spares.lost(GOMOKU)
+        await until(lambda: len(_started(path)) == 4, timeout=30.0)  # two new, behind them
+    finally:
+        await spares.close()
+    assert not any(alive(pid) for pid in _started(path))
+
+
+async def test_a_brain_given_back_after_its_game_plays_the_next_one(tmp_path: Path) -> None:
+    """A game over gives its idle brain back: told RESTART (its board empty again), the same
+    process plays the next game, whose first move so never waits for a start-up; one still
+    thinking when its game ended is ended and replaced."""
+    from support.waiting import until
+
+    from bots.piskvork import SpareBrains
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    _gate(path, True)
+    spares = SpareBrains(path)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        for _game in range(3):
+            brain = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
+            assert await brain.choose([], 0.25, None) == Move(0, 0)  # an empty board each game
+            assert brain.proc is not None and brain.proc.pid == _started(path)[0]
+            assert await brain.choose([Move(0, 0), Move(9, 9)], 0.25, None) == Move(1, 0)
+            await brain.close(reuse=True)
+            assert spares.idle(GOMOKU) == 1  # given back, its RESTART under way or answered
+            await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        assert len(_numbers(path, ".waiting")) == 1  # one start-up for three games
+        Path(path + ".hold").touch()  # the next move is not answered: its game ends first
+        thinking = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
+        move = asyncio.ensure_future(thinking.choose([], 10.0, None))
+        await until(lambda: len(_numbers(path, ".holding")) == 1, timeout=30.0)
+        move.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await move
+        await thinking.close(reuse=True)  # still thinking: not given back
+        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # ended, and replaced
+        assert not alive(_started(path)[0])
+    finally:
+        await spares.close()
+    assert not any(alive(pid) for pid in _started(path))
+
+
+async def test_a_start_up_its_game_stopped_waiting_for_serves_the_next_game(
+    tmp_path: Path,
+) -> None:
+    """A game whose first move waited for a start-up and ended meanwhile (lost on time) does
+    not throw that start-up away: it finishes and plays the next game (thrown away, the next
+    game waited for a new one in turn, and lost on time so, every game of a match)."""
+    from support.waiting import until
+
+    from bots.piskvork import SpareBrains
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    _gate(path, False)
+    spares = SpareBrains(path)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: len(_numbers(path, ".waiting")) == 1, timeout=30.0)
+        late = PiskvorkBrain(path, GOMOKU, 1, spares=spares)
+        move = asyncio.ensure_future(late.choose([Move(7, 7)], 0.25, None))
+        await until(lambda: spares.idle(GOMOKU) == 0)  # it took the spare and waits for it
+        move.cancel()  # the game is over
+        with pytest.raises(asyncio.CancelledError):
+            await move
+        assert spares.idle(GOMOKU) == 1  # the start-up goes on, for the next game
+        _gate(path, True)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        nxt = PiskvorkBrain(path, GOMOKU, 1, spares=spares)
+        try:
+            assert await nxt.choose([Move(7, 7)], 0.25, None) == Move(0, 0)
+            assert nxt.proc is not None and [nxt.proc.pid] == _numbers(path, ".waiting")
+        finally:
+            await nxt.close()
     finally:
         await spares.close()
     assert not any(alive(pid) for pid in _started(path))
