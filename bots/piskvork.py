@@ -20,6 +20,9 @@ START_TIMEOUT = 15.0
 HANG_SLACK = 1.0
 #: Seconds a brain given back after its game may take to answer RESTART (else it is ended).
 RESTART_TIMEOUT = 5.0
+#: Seconds a brain given back while still thinking (its game ended on time, or it was called
+#: hung at the flag) may take to give its late answer before RESTART (else it is ended).
+DRAIN_S = 2.0
 _MOVE = re.compile(r"^\s*(\d+)\s*,\s*(\d+)\s*$")
 _STONES = re.compile(r"^(\d+),(\d+)$")
 #: Gomocup's ``INFO rule`` bits for our rules.
@@ -97,12 +100,15 @@ class PiskvorkBrain:
         if answer.upper() != "OK":
             raise BrainError(f"brain refused the board: {answer[:80]!r}")
 
-    async def restart(self) -> asyncio.subprocess.Process:
+    async def restart(self, drain: bool = False) -> asyncio.subprocess.Process:
         """Make the brain ready for a new game (Piskvork's RESTART, as a Gomocup manager does
-        between games); its process, or :class:`BrainError` (it is ended then) when it does not
-        answer OK. Cancelled, it is ended too."""
+        between games), after its late answer to the last question first with ``drain``; its
+        process, or :class:`BrainError` (it is ended then) when it does not answer OK (or the
+        late answer does not come within ``DRAIN_S``). Cancelled, it is ended too."""
         assert self.proc is not None
         try:
+            if drain:
+                await self._answer(DRAIN_S)  # whatever it is: that game is over
             await self._send("RESTART")
             answer = await self._answer(RESTART_TIMEOUT, _CHATTER[:3])
             if answer.upper() != "OK":
@@ -192,16 +198,16 @@ class PiskvorkBrain:
         return None if answer is None else (answer, stones)
 
     async def close(self, reuse: bool = False) -> None:
-        """Done with the brain: with ``reuse`` (its game is over) an idle brain of the spares
-        goes back to them for another game; otherwise, or when it is still thinking, say END,
-        give it a moment to exit, then make sure it is gone."""
+        """Done with the brain: with ``reuse`` (its game is over; at worst it was slow) a brain
+        of the spares goes back to them for another game (one still thinking once its late
+        answer came); otherwise say END, give it a moment to exit, then make sure it is gone."""
         proc, self.proc = self.proc, None
         lent, self._lent = self._lent, False
         if proc is None:
             return
         if lent and self.spares is not None:
-            if reuse and not self._asked and _running(proc):
-                self.spares.give_back(self.variant, proc)
+            if reuse and _running(proc):
+                self.spares.give_back(self.variant, proc, self._asked)
                 return
             self.spares.lost(self.variant)
         await _end(proc)
@@ -331,16 +337,21 @@ class SpareBrains:
                 self._keep(variant, spare)
             raise
 
-    def give_back(self, variant: Variant, proc: asyncio.subprocess.Process) -> None:
-        """A lent brain whose game is over, idle (its last answer read): told RESTART in the
-        background, it waits for the next game; ended instead when ``per_size`` already wait."""
+    def give_back(
+        self, variant: Variant, proc: asyncio.subprocess.Process, thinking: bool = False
+    ) -> None:
+        """A lent brain whose game is over: told RESTART in the background (once its late
+        answer came, when it was still ``thinking``), it waits for the next game; ended instead
+        when ``per_size`` already wait. A slow brain kept so costs no start-up: a start-up of
+        seconds on a loaded machine lost the next games on time at their first moves."""
         size = (variant.width, variant.height)
         self._lent[size] = max(0, self._lent.get(size, 0) - 1)
         tasks = self._ready.setdefault(size, [])
         if self._closed or len(tasks) >= self.per_size:
             self._end_later(proc)
             return
-        task = asyncio.ensure_future(PiskvorkBrain(self.path, variant, 0, proc=proc).restart())
+        brain = PiskvorkBrain(self.path, variant, 0, proc=proc)
+        task = asyncio.ensure_future(brain.restart(drain=thinking))
         task.add_done_callback(lambda t: self._restarted(variant, t))
         tasks.append(task)
 

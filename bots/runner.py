@@ -27,7 +27,7 @@ from protocol.connection import Connection, HelloRefused, LinkClosed, Replaced
 from protocol.rules import Move
 from protocol.session import Session, handler_of
 from protocol.variants import make_variant, variant_from_description
-from protocol.vocab import CloseCode, Kind, Status
+from protocol.vocab import CloseCode, Fault, Kind, Status
 
 #: The server's code for a bot ``hello`` without a valid key, and ours for a revoked one.
 BAD_KEY = "bad_key"
@@ -37,8 +37,6 @@ log = logging.getLogger("mnk.bot")
 
 #: How long a bot stays in a finished game for a rematch before it leaves the room.
 REMATCH_WAIT_S = 60.0
-#: Seconds before the server would flag a move that a hung engine is given up (and forfeits).
-HANG_BEFORE_FLAG_S = 0.05
 #: How far past its budget an engine may run before it counts as hung and its game is lost.
 HANG_SLACK_S = 5.0
 #: After a (re)connect, how long the bot keeps asking for games the server did not describe
@@ -402,7 +400,8 @@ class BotRunner(Seeking, Entering, Analysing):
             fault = fault_of(exc)
             log.warning("engine %s in room %s: %s; forfeiting", fault, seat.room, exc)
             await self._send({"type": "resign", "room": seat.room, "fault": fault})
-            await self._close_brain(seat, reuse=False)  # the next game gets a fresh one
+            # a brain that broke down is replaced; one only late is kept (once it answered)
+            await self._close_brain(seat, reuse=fault == Fault.HANG)
             return
         if seat.game is not None and seat.game.ply == ply and seat.status == Status.PLAYING:
             move_msg = {"type": "move", "room": seat.room, "x": move.x, "y": move.y, "ply": ply}
@@ -488,12 +487,14 @@ class BotRunner(Seeking, Entering, Analysing):
         return await self.pool.run(worker, args, budget + self._slack(seat, budget, waited))
 
     def _slack(self, seat: Seat, budget: float, waited: float = 0.0) -> float:
-        """How long past its budget an engine may run: ``--hang-slack``, but a hang is called
-        just before the server would flag the move (a forfeit says why; a flag does not)."""
+        """How long past its budget an engine may run: ``--hang-slack``, at most until the server
+        would flag the move. Not less: on a loaded machine an engine runs past its budget by
+        tens of milliseconds, and a move it sends before the flag still counts (given up 50 ms
+        before the flag, at 0.25 s a move such a late move was forfeited as a hang)."""
         flag = seat.flag_in()
         if flag is None:
             return self.hang_slack
-        return max(0.0, min(self.hang_slack, flag - waited - budget - HANG_BEFORE_FLAG_S))
+        return max(0.0, min(self.hang_slack, flag - waited - budget))
 
     async def _choose(self, seat: Seat, plan: Budget) -> tuple[Move, dict[str, Any] | None]:
         if self.pool is None:

@@ -13,7 +13,7 @@ import pytest
 from support.bots import HANGER, OUR_BRAIN, Manager, alive, executable
 from support.servers import bot_env
 
-from bots.piskvork import BrainError, PiskvorkBrain
+from bots.piskvork import BrainError, PiskvorkBrain, SpareBrains
 from protocol import GOMOKU, GOMOKU_STANDARD, Game, Move
 
 BRAIN = [sys.executable, "-m", "bots", "--piskvork", "--engine", "minimax:level=6"]
@@ -442,8 +442,7 @@ async def test_two_games_begun_together_both_play_on_brains_started_before_them(
 
 async def test_a_brain_given_back_after_its_game_plays_the_next_one(tmp_path: Path) -> None:
     """A game over gives its idle brain back: told RESTART (its board empty again), the same
-    process plays the next game, whose first move so never waits for a start-up; one still
-    thinking when its game ended is ended and replaced."""
+    process plays the next game, whose first move so never waits for a start-up."""
     from support.waiting import until
 
     from bots.piskvork import SpareBrains
@@ -463,17 +462,59 @@ async def test_a_brain_given_back_after_its_game_plays_the_next_one(tmp_path: Pa
             assert spares.idle(GOMOKU) == 1  # given back, its RESTART under way or answered
             await until(lambda: spares.ready(GOMOKU), timeout=30.0)
         assert len(_numbers(path, ".waiting")) == 1  # one start-up for three games
-        Path(path + ".hold").touch()  # the next move is not answered: its game ends first
-        thinking = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
-        move = asyncio.ensure_future(thinking.choose([], 10.0, None))
-        await until(lambda: len(_numbers(path, ".holding")) == 1, timeout=30.0)
-        move.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await move
-        await thinking.close(reuse=True)  # still thinking: not given back
+    finally:
+        await spares.close()
+    assert not any(alive(pid) for pid in _started(path))
+
+
+async def _given_back_thinking(path: str, spares: SpareBrains) -> None:
+    """A game of the slow starter that ends while its brain holds its answer (lost on time,
+    or its brain called hung at the flag), and the brain given back so."""
+    from support.waiting import until
+
+    thinking = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
+    holding = len(_numbers(path, ".holding")) + 1
+    Path(path + ".hold").touch()
+    move = asyncio.ensure_future(thinking.choose([], 10.0, None))
+    await until(lambda: len(_numbers(path, ".holding")) == holding, timeout=30.0)
+    move.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await move
+    await thinking.close(reuse=True)
+
+
+async def test_a_brain_late_when_its_game_ended_plays_the_next_once_it_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A brain still thinking when its game ended (on time, on a loaded machine) is kept: its
+    late answer read, then RESTART, it plays the next game (no start-up of seconds there); one
+    that does not answer within ``DRAIN_S`` is ended and replaced."""
+    from support.waiting import until
+
+    from bots import piskvork
+    from bots.piskvork import SpareBrains
+
+    monkeypatch.setattr(piskvork, "DRAIN_S", 1.0)
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    _gate(path, True)
+    spares = SpareBrains(path)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        await _given_back_thinking(path, spares)
+        assert spares.idle(GOMOKU) == 1 and not spares.ready(GOMOKU)  # waiting for the answer
+        Path(path + ".hold").unlink()  # the late answer comes
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        nxt = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
+        assert await nxt.choose([], 0.25, None) == Move(0, 0)  # RESTART emptied its board
+        assert nxt.proc is not None and [nxt.proc.pid] == _started(path)
+        await nxt.close(reuse=True)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        await _given_back_thinking(path, spares)  # and this time no answer comes
         await until(lambda: len(_started(path)) == 2, timeout=30.0)  # ended, and replaced
         assert not alive(_started(path)[0])
     finally:
+        Path(path + ".hold").unlink(missing_ok=True)
         await spares.close()
     assert not any(alive(pid) for pid in _started(path))
 
