@@ -16,28 +16,28 @@ pytestmark = pytest.mark.slow  # director, server, bot and brain processes
 
 #: The cap a move: the engine team's fast SPRTs.
 MOVE_S = 0.25
-#: Our engine at full strength as a Gomocup brain: it thinks as long as its turn allows.
-FULL_BRAIN = OUR_BRAIN.replace("minimax:level=3", "minimax:level=10")
 
 
 async def test_a_quarter_second_a_move_match_loses_no_game_on_time(tmp_path: Path) -> None:
     """Two games at once at 0.25 s a move, a Piskvork brain against the in-process engine:
     every game ends on the board (a line, or a draw by --max-moves), none by ``timeout`` or a
-    fault. Each game used to start a brain of
-    its own: two games begun together found their spare brains still starting, lost on time at
-    their first moves, and threw those start-ups away, so that every game of the match was
-    lost so."""
-    brain = executable(tmp_path / "pbrain-ours", FULL_BRAIN)
+    fault. Each game used to start a brain of its own: two games begun together found their
+    spare brains still starting, lost on time at their first moves, and threw those start-ups
+    away, so that every game of the match was lost so. Level 1 both (a careless move near the
+    last stones, or a one-ply search): what is tested is the bot's time, not how much CPU a
+    loaded machine leaves an engine that uses all of its own (docs/BOTS.md, Fixed time a move,
+    for that)."""
+    brain = executable(tmp_path / "pbrain-ours", OUR_BRAIN.replace("level=3", "level=1"))
     out = tmp_path / "fixed"
     cmd = [sys.executable, "-m", "bots.tournament", "--out", str(out), "--no-chart", "--plain"]
-    cmd += ["--game", "gomoku", "--bot", f"brain=piskvork:{brain}", "--bot", "core=minimax"]
-    cmd += ["--move-time", str(MOVE_S), "--openings", "random:3:3", "--max-moves", "40"]
-    cmd += ["--sprt", "0,50", "--sprt-max-games", "6", "--concurrency", "2"]
+    cmd += ["--game", "gomoku", "--bot", f"brain=piskvork:{brain}", "--bot", "core=minimax:level=1"]
+    cmd += ["--move-time", str(MOVE_S), "--openings", "random:3:2", "--max-moves", "30"]
+    cmd += ["--sprt", "0,50", "--sprt-max-games", "4", "--concurrency", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output, _ = await asyncio.to_thread(proc.communicate, timeout=150)
     assert proc.returncode == 0, output
     doc = json.loads((out / "results.json").read_text())
-    assert doc["complete"] and len(doc["games"]) == 6, output
+    assert doc["complete"] and len(doc["games"]) == 4, output
     ends = [(g["reason"], g["fault"]) for g in doc["games"]]
     on_board = ("line", "draw", "adjudicated")
     assert all(reason in on_board and fault is None for reason, fault in ends), ends
