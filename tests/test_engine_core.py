@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,11 +13,29 @@ from hypothesis import strategies as st
 from support.rule_oracle import rule_wins
 
 from bots.engine import Limit, search
-from bots.engine.fast import core_for, fast_search, load_core
+from bots.engine.fast import SWITCHES, core_for, fast_search, load_core
 from protocol import GOMOKU, Game, Move, Variant, make_variant
 
 COMPILED = load_core(pure=False)
 PURE = load_core(pure=True)
+#: Round three's search switches (docs/BOTS.md), by name.
+ROUND_THREE = ("null_mode", "prune_mode", "gen_mode", "mate_mode")
+
+
+@contextmanager
+def switched(values: dict[str, str]) -> Iterator[None]:
+    """The core's search switches set through their environment variables, then put back."""
+    names = {SWITCHES[attr][0]: value for attr, value in values.items()}
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(names)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def random_position(variant: Variant, stones: int, seed: int) -> list[Move]:
@@ -82,16 +103,19 @@ def test_tables_match_the_reference_board(variant: Variant, stones: int, seed: i
     seed=st.integers(0, 10**6),
     depth=st.integers(1, 4),
     threats=st.booleans(),
+    on=st.booleans(),
 )
 @pytest.mark.slow
 def test_compiled_core_matches_pure_python(
-    variant: Variant, stones: int, seed: int, depth: int, threats: bool
+    variant: Variant, stones: int, seed: int, depth: int, threats: bool, on: bool
 ) -> None:
-    """Same move, score, depth, node count and source from both builds of the core."""
+    """Same move, score, depth, node count and source from both builds of the core, with
+    round three's switches all on or all off."""
     moves = random_position(variant, stones, seed)
     limit = Limit(depth=depth, nodes=800, threats=threats)
-    fast = fast_search(variant, moves, limit, COMPILED, keep=False)
-    pure = fast_search(variant, moves, limit, PURE, keep=False)
+    with switched(dict.fromkeys(ROUND_THREE, "1" if on else "0")):
+        fast = fast_search(variant, moves, limit, COMPILED, keep=False)
+        pure = fast_search(variant, moves, limit, PURE, keep=False)
     assert (fast.move, fast.score, fast.depth, fast.nodes, fast.source, fast.pv) == (
         pure.move,
         pure.score,
@@ -199,23 +223,33 @@ def test_a_beam_keeps_the_best_of_the_full_order(
 
 MIDDLE_16 = [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (9, 6), (6, 9), (7, 6), (9, 8), (6, 8),
              (8, 6), (5, 9), (9, 7), (10, 7), (6, 5), (7, 10)]  # fmt: skip
+#: A middle game the side to move wins by fours (bench/engine_speed.py's "middle 22").
+MIDDLE_22 = [(10, 4), (8, 3), (4, 7), (11, 4), (8, 9), (6, 4), (4, 6), (6, 3), (11, 10), (6, 5),
+             (10, 7), (7, 6), (8, 10), (9, 9), (10, 8), (11, 7), (9, 7), (7, 7), (5, 5), (7, 3),
+             (11, 8), (8, 6)]  # fmt: skip
 
 
 @pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
-def test_null_moves_cut_the_tree_and_leave_the_board_as_it_was(
-    module: object, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("switch", "stones"),
+    [("null_mode", MIDDLE_16), ("prune_mode", MIDDLE_16), ("mate_mode", MIDDLE_22)],
+)
+def test_each_pruning_switch_cuts_the_tree_and_leaves_the_board_as_it_was(
+    module: object, switch: str, stones: list[tuple[int, int]]
 ) -> None:
-    """Null-move pruning (round three) searches a smaller tree to the same depth and the same
-    move here, and its passes are all taken back: every table as before the search."""
+    """Null moves, the shallow beam and the mate-distance bound (round three) each search a
+    smaller tree to the same depth and the same move (the bound where the tree holds mates),
+    with every other switch off, and leave the board as it was (a null move's pass is taken
+    back): every table as before."""
     from bots.engine.fast import FastSearch
 
-    moves = [Move(x, y) for x, y in MIDDLE_16]
+    moves = [Move(x, y) for x, y in stones]
     found = {}
-    for null in ("0", "1"):
-        monkeypatch.setenv("MNK_ENGINE_NULL", null)
-        core = core_for(GOMOKU, moves, module, keep=False)
+    for on in ("0", "1"):
+        with switched({**dict.fromkeys(ROUND_THREE, "0"), switch: on}):
+            core = core_for(GOMOKU, moves, module, keep=False)
         before = core.state()
         result = FastSearch(GOMOKU, Limit(depth=5, threats=False), core).run()
         assert core.state() == before and core.moves() == [m.y * 15 + m.x for m in moves]
-        found[null] = (result.nodes, result.move, result.depth)
+        found[on] = (result.nodes, result.move, result.depth)
     assert found["1"][0] < found["0"][0] and found["1"][1:] == found["0"][1:]

@@ -3,6 +3,7 @@ from bots.engine.tally cimport pot_of
 from bots.engine.threats cimport Threats
 
 cdef unsigned long long NULL_KEY
+cdef int SHALLOW, SHALLOW_BEAM, BEAM
 
 cdef class Core(Threats):
     cdef unsigned long long[::1] tt_key
@@ -14,6 +15,9 @@ cdef class Core(Threats):
     cdef long long max_nodes
     cdef public int lmr_mode
     cdef public int null_mode
+    cdef public int prune_mode
+    cdef public int gen_mode
+    cdef public int mate_mode
     cdef int passes
 
     cdef int _sort_top(self, int out, int m, int top) noexcept
@@ -27,6 +31,7 @@ cdef class Core(Threats):
     cdef void _store(self, int depth, int flag, int score, int move) noexcept
     cdef bint _null_cut(self, int depth, long long beta, int ply)
     cdef int _reduction(self, int s, int mv, int i, int depth) noexcept
+    cdef int _beam(self, int depth, bint null_window) noexcept
     cpdef tuple root(self, int depth, list moves, long long alpha, long long beta)
     cpdef list root_moves(self)
     cpdef list candidates(self, int beam)

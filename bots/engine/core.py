@@ -5,8 +5,9 @@ Four modules, each a Cython extension class that extends the one before, declare
 ``.pxd`` (Cython 3, pure-Python mode): :mod:`bots.engine.board` (stones, windows, shapes and
 the incremental tables), :mod:`bots.engine.fouls` (renju's forbidden points),
 :mod:`bots.engine.threats` (threat cells and the VCF/VCT search) and this one, :class:`Core`:
-negamax with PVS, late-move reductions, null moves (off by default), killers, history and a
-transposition table kept between searches, and the move ordering it needs. Compiled at
+negamax with PVS, late-move reductions, null moves, a narrower beam near the leaves, the
+mate-distance bound, killers, history and a transposition table kept between searches, and
+the move ordering it needs. Compiled at
 install time, or run as plain Python when no compiler was there; the plain run is the oracle
 the compiled one is tested against (``bots.engine.fast.load_core``).
 """
@@ -30,6 +31,9 @@ BEAM = 18
 #: Zobrist key of a pass (null move): the same stones with the other side to move.
 NULL_KEY = 0x9E3779B97F4A7C15
 C_B3, C_THREE = 2, 5  # bots.engine.shapes.C_B3, C_THREE
+#: Late-move pruning as a narrower beam: a null-window node of depth d below SHALLOW
+#: searches only its best SHALLOW_BEAM + d * d moves (5, 8, 13) instead of BEAM.
+SHALLOW, SHALLOW_BEAM = 4, 4
 
 
 @cython.final
@@ -50,7 +54,11 @@ class Core(Threats):
         self.seldepth = 0
         self.passes = 0
         self.lmr_mode = 1
-        self.null_mode = 0  # off until its SPRT passes (docs/BOTS.md, round three)
+        # round three's switches, off here; bots.engine.fast.SWITCHES sets them (on)
+        self.null_mode = 0
+        self.prune_mode = 0
+        self.gen_mode = 0
+        self.mate_mode = 0
 
     @cython.cfunc
     @cython.exceptval(check=False)
@@ -133,13 +141,16 @@ class Core(Threats):
     def _gen(self, ply: cython.int, tt_move: cython.int, beam: cython.int) -> cython.int:
         """The moves worth searching at ``ply`` into ``buf[ply*n:]``, best first; their count.
 
-        Facing a double-threat point (an open three), only the cells that spoil it and our
-        own fours are searched; else the nearby cells by potential, cut to ``beam``.
+        Facing a double-threat point (an open three) or, with ``gen_mode``, a four-three
+        point, only the cells that spoil it and our own fours are searched; else the nearby
+        cells by potential, cut to ``beam``.
         """
         s: cython.int = self.nmoves & 1
         out: cython.int = ply * self.n
         m: cython.int = self._defences(1 - s, out, 0)
         c: cython.int
+        if m == 0 and self.gen_mode:
+            m = self._four_three_defences(1 - s, out, 0)
         if m:
             m = self._four_cells(s, out, m)
             self._unmark(out, m)
@@ -194,6 +205,13 @@ class Core(Threats):
             return 0
         if (depth <= 0 and m == 0) or ply >= MAX_PLY - 1:
             return self._leaf(ply)
+        if self.mate_mode:  # mate-distance bound: no result beats a win next move here
+            if beta > WIN - ply - 1:
+                beta = WIN - ply - 1
+            if alpha < -(WIN - ply - 2):
+                alpha = -(WIN - ply - 2)
+            if alpha >= beta:
+                return alpha
         slot: cython.ulonglong = self.key & self.tt_mask
         tt_move: cython.int = -1
         e_score: cython.longlong
@@ -218,7 +236,7 @@ class Core(Threats):
         else:
             if beta - alpha == 1 and self._null_cut(depth, beta, ply):
                 return beta
-            m = self._gen(ply, tt_move, BEAM)
+            m = self._gen(ply, tt_move, self._beam(depth, beta - alpha == 1))
         return self._search_moves(out, m, depth, child, alpha, beta, ply, forced)
 
     @cython.cfunc
@@ -322,6 +340,15 @@ class Core(Threats):
         if i >= 6 and depth >= 5 and own < C_B3 and opp < C_B3:
             return 2
         return 1
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _beam(self, depth: cython.int, null_window: cython.bint) -> cython.int:
+        """How many moves an unforced node searches: BEAM, or with ``prune_mode`` fewer at
+        a shallow null-window node (late-move pruning: the late ones rarely change a bound)."""
+        if self.prune_mode and null_window and depth < SHALLOW:
+            return SHALLOW_BEAM + depth * depth
+        return BEAM
 
     @cython.ccall
     def root(self, depth: cython.int, moves: list, alpha: cython.longlong,

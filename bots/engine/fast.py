@@ -46,6 +46,15 @@ SAFE_ROOTS, DEFENCE_NODES = 16, 4000
 #: Plies of our own VCF / VCT and of the opponent's in the candidate check.
 VCF_PLIES, VCT_PLIES, DEFENCE_VCF_PLIES, DEFENCE_VCT_PLIES = 21, 11, 15, 9
 NO_DEADLINE = 1e18
+#: The core's search switches, each with the environment variable that overrides its
+#: default (0 turns it off, for A/B measurement: docs/BOTS.md, round three).
+SWITCHES = {
+    "lmr_mode": ("MNK_ENGINE_LMR", "1"),  # late-move reductions (0: a ply for every late move)
+    "null_mode": ("MNK_ENGINE_NULL", "1"),  # null-move pruning
+    "prune_mode": ("MNK_ENGINE_PRUNE", "1"),  # a narrower beam at shallow null-window nodes
+    "gen_mode": ("MNK_ENGINE_GEN", "1"),  # against a four-three point only its answers
+    "mate_mode": ("MNK_ENGINE_MATE", "1"),  # the mate-distance bound
+}
 #: Seconds (at most a tenth of the budget) kept back from the deadline to build the answer.
 SAFETY_S = 0.03
 
@@ -183,9 +192,8 @@ def core_for(variant: Variant, moves: list[Move], module: ModuleType, keep: bool
         core = module.Core(
             variant.width, variant.height, variant.k, exact, geo, _tt_bits, renju, shape
         )
-        core.lmr_mode = int(os.environ.get("MNK_ENGINE_LMR", "1"))
-        # off until an SPRT passes (issue 48: +50 +- 52 Elo, SPRT(0, 150) took H0; docs/BOTS.md)
-        core.null_mode = int(os.environ.get("MNK_ENGINE_NULL", "0"))
+        for attr, (name, default) in SWITCHES.items():
+            setattr(core, attr, int(os.environ.get(name, default)))
         if keep:
             kept.clear()  # one live core per thread: bounded memory
             kept[key] = core

@@ -2,6 +2,8 @@
 from bots.engine.tally cimport pot_of, threes_of, twos_of
 from bots.engine.fouls cimport Fouls
 
+cdef int B3, C_FOUR_THREE
+
 cdef class Threats(Fouls):
     cdef unsigned long long[::1] ts_key
     cdef int[::1] ts_data
@@ -16,6 +18,8 @@ cdef class Threats(Fouls):
     cdef bint _live_three(self, int side, int w) noexcept
     cdef bint _is_double(self, int side, int c) noexcept
     cdef int _defences(self, int att, int out, int m) noexcept
+    cdef int _four_three_defences(self, int att, int out, int m) noexcept
+    cdef int _counter_blocks(self, int att, int c, int out, int m) noexcept
     cdef bint _double_threat(self, int side) noexcept
     cdef bint _ts_tick(self)
     cdef int _attack(self, int depth, bint threes, int ply)

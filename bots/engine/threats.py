@@ -19,6 +19,7 @@ if not cython.compiled:  # compiled: cimported in threats.pxd
 
 #: Cells likely to make an open three that a VCT tries, the best by potential.
 THREE_CANDIDATES = 12
+B3, C_FOUR_THREE = 5, 10  # bots.engine.shapes.B3, C_FOUR_THREE
 
 
 @cython.cclass
@@ -110,6 +111,74 @@ class Threats(Fouls):
                         self.mark[x] = 1
                         self.buf[out + m] = x
                         m += 1
+        return m
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _four_three_defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
+        """Append the cells that may spoil an ``att`` four-three point: the point itself, the
+        empty cells within five of it on each line where it makes a three or a four, and the
+        cells that would let the block of its four make a four of the defender's own."""
+        if not self.shaped or self.nthree[att] == 0:
+            return m
+        c: cython.int
+        d: cython.int
+        j: cython.int
+        x: cython.int
+        for c in range(self.n):
+            if self.cells[c] != 0 or self.ctab[self.ckey[att * self.n + c]] != C_FOUR_THREE:
+                continue
+            if self._foul_for(att, c):
+                continue
+            for d in range(4):
+                if self.shp[(att * self.n + c) * 4 + d] < B3:
+                    continue
+                for j in range(11):
+                    x = self.ray[(c * 4 + d) * 11 + j]
+                    if x >= 0 and self.cells[x] == 0 and not self.mark[x]:
+                        self.mark[x] = 1
+                        self.buf[out + m] = x
+                        m += 1
+            m = self._counter_blocks(att, c, out, m)
+        return m
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _counter_blocks(self, att: cython.int, c: cython.int, out: cython.int,
+                        m: cython.int) -> cython.int:  # fmt: skip
+        """Append the cells of the defender's windows through each block of the four ``att``
+        makes at ``c`` that are one stone short of making that block a four of its own."""
+        k: cython.int = self.k
+        nw: cython.int = self.nw
+        dfn: cython.int = 1 - att
+        i: cython.int
+        j: cython.int
+        i2: cython.int
+        j2: cython.int
+        w: cython.int
+        w2: cython.int
+        b: cython.int
+        x: cython.int
+        for i in range(self.mem_off[c], self.mem_off[c + 1]):
+            w = self.mem[i]
+            if not self._live_three(att, w):
+                continue
+            for j in range(w * k, w * k + k):
+                b = self.wcells[j]
+                if b == c or self.cells[b] != 0:
+                    continue
+                for i2 in range(self.mem_off[b], self.mem_off[b + 1]):
+                    w2 = self.mem[i2]
+                    if self.cnt[att * nw + w2] or self.fl[dfn * nw + w2]:
+                        continue
+                    if self.cnt[dfn * nw + w2] < k - 3:
+                        continue
+                    for j2 in range(w2 * k, w2 * k + k):
+                        x = self.wcells[j2]
+                        if self.cells[x] == 0 and not self.mark[x]:
+                            self.mark[x] = 1
+                            self.buf[out + m] = x
+                            m += 1
         return m
 
     @cython.cfunc
