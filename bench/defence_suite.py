@@ -1,9 +1,11 @@
 """Run the white-defence suite (``bench/defence.json``): solved/total and time per move.
 
-Run ``python bench/defence_suite.py [--times 0.1,1.0] [--json] [--baseline DIR] [--detail]``.
+Run ``python bench/defence_suite.py [--times 0.1,1.0] [--nodes 40000] [--json] [--baseline DIR]
+[--detail]``.
 A position is solved when the engine (``bots.engine.search.search`` with
 ``Limit(time_s=T)``, the level-10 search, as ``bench/tactics_suite.py`` runs it) plays one of
-its accepted answers (see ``bench/make_defence.py``). ``--baseline DIR`` runs the same suite on
+its accepted answers (see ``bench/make_defence.py``); ``--nodes N`` runs ``Limit(nodes=N)`` too,
+which no machine load changes. ``--baseline DIR`` runs the same suite on
 another checkout's engine in a subprocess (its core built), so before and after are measured in
 one run. ``--detail`` lists every miss, and this checkout's line ``filter`` says on how many
 positions the engine's own candidate check (a mirror of ``fast.FastSearch._safe`` at its node
@@ -29,7 +31,7 @@ def load(path: Path = SUITE) -> list[dict]:  # type: ignore[type-arg]
     return json.loads(path.read_text())
 
 
-def run(entries: list[dict], time_s: float) -> list[dict]:  # type: ignore[type-arg]
+def run(entries: list[dict], spec: str) -> list[dict]:  # type: ignore[type-arg]
     """One row per position: the move played, whether it is an answer, how it was found."""
     from bots.engine import fast
     from bots.engine.limits import Limit
@@ -38,12 +40,16 @@ def run(entries: list[dict], time_s: float) -> list[dict]:  # type: ignore[type-
 
     if hasattr(fast, "prepare"):  # the shape tables, built once a process as a bot does
         fast.prepare(GOMOKU)
-    search(GOMOKU, [Move(7, 7)], Limit(time_s=0.05))  # and the kept core (its table) made
+    search(GOMOKU, [Move(7, 7)], Limit(nodes=2000))  # and the kept core (its table) made
+    by_nodes = spec.startswith("n")
+    limit = Limit(nodes=int(spec[1:])) if by_nodes else Limit(time_s=float(spec))
     rows = []
     for entry in entries:
         moves = [Move(x, y) for x, y in entry["moves"]]
+        if by_nodes:  # a fresh core (table) each time: the same result on every run
+            fast.set_memory(0)
         started = time.perf_counter()
-        result = search(GOMOKU, moves, Limit(time_s=time_s))
+        result = search(GOMOKU, moves, limit)
         seconds = time.perf_counter() - started
         move = [result.move.x, result.move.y]
         rows.append(
@@ -96,7 +102,7 @@ def refutation(entry: dict, move: list[int]) -> str:  # type: ignore[type-arg]
     return "none"
 
 
-def worker(path: Path, times: list[float]) -> dict:  # type: ignore[type-arg]
+def worker(path: Path, specs: list[str]) -> dict:  # type: ignore[type-arg]
     """Every time's rows on the engine first on ``sys.path``."""
     from bots.engine.fast import load_core
 
@@ -104,15 +110,15 @@ def worker(path: Path, times: list[float]) -> dict:  # type: ignore[type-arg]
     return {
         "root": str(HERE),
         "compiled": bool(load_core().compiled()),
-        "runs": {str(t): run(entries, t) for t in times},
+        "runs": {spec: run(entries, spec) for spec in specs},
     }
 
 
-def run_baseline(root: Path, path: Path, times: str) -> dict:  # type: ignore[type-arg]
+def run_baseline(root: Path, path: Path, specs: list[str]) -> dict:  # type: ignore[type-arg]
     """The worker on another checkout, in its own process."""
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--worker", "--suite", str(path),
-         "--times", times],
+         "--specs", ",".join(specs)],
         cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
         capture_output=True, text=True, check=True, timeout=3600,
     )  # fmt: skip
@@ -138,13 +144,18 @@ def summary(entries: list[dict], rows: list[dict]) -> dict:  # type: ignore[type
     }
 
 
+def spec_name(spec: str) -> str:
+    """``0.1`` as "0.1 s/move", ``n40000`` as "40000 nodes"."""
+    return f"{spec[1:]} nodes" if spec.startswith("n") else f"{spec} s/move"
+
+
 def report(entries: list[dict], label: str, got: dict, detail: bool) -> None:  # type: ignore[type-arg]
     """Print one line per time (and the misses with ``detail``)."""
-    for t, rows in got["runs"].items():
+    for spec, rows in got["runs"].items():
         s = summary(entries, rows)
         cats = "  ".join(f"{c} {v[0]}/{v[1]}" for c, v in sorted(s["categories"].items()))
         print(
-            f"{label:<5} {float(t):>4} s/move: {s['solved']}/{s['total']}  ({cats})"
+            f"{label:<5} {spec_name(spec):>12}: {s['solved']}/{s['total']}  ({cats})"
             f"  mean {s['mean_s']:.3f} s, max {s['max_s']:.3f} s"
         )
         if detail:
@@ -161,21 +172,26 @@ def report(entries: list[dict], label: str, got: dict, detail: bool) -> None:  #
 def main() -> None:
     """Run this checkout (and ``--baseline``) at every ``--times``; print or dump JSON."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--times", default="0.1,1.0")
+    p.add_argument("--times", default="0.1,1.0", help="seconds a move, comma-separated")
+    p.add_argument("--nodes", default="", help="node budgets a move, comma-separated")
+    p.add_argument("--specs", help=argparse.SUPPRESS)
     p.add_argument("--suite", default=str(SUITE))
     p.add_argument("--baseline", help="another checkout (its core built)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--detail", action="store_true", help="list the misses")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
-    path, times = Path(args.suite), [float(t) for t in args.times.split(",")]
+    path = Path(args.suite)
+    specs = [t for t in args.times.split(",") if t] + [f"n{n}" for n in args.nodes.split(",") if n]
+    if args.specs is not None:
+        specs = args.specs.split(",")
     if args.worker:
-        print(json.dumps(worker(path, times)))
+        print(json.dumps(worker(path, specs)))
         return
     entries = load(path)
-    out = {"new": worker(path, times)}
+    out = {"new": worker(path, specs)}
     if args.baseline:
-        out["base"] = run_baseline(Path(args.baseline).resolve(), path, args.times)
+        out["base"] = run_baseline(Path(args.baseline).resolve(), path, specs)
     filtered = [safe_filter(e) for e in entries]
     handled = sum(
         all(m in e["accepted"] for m in f) for e, f in zip(entries, filtered, strict=True)
@@ -187,6 +203,12 @@ def main() -> None:
     for label in ("new", "base") if args.baseline else ("new",):
         print(f"{label}: {out[label]['root']} (compiled: {out[label]['compiled']})")
         report(entries, label, out[label], args.detail)
+    if args.baseline:
+        for t in out["new"]["runs"]:
+            new, base = out["new"]["runs"][t], out["base"]["runs"][t]
+            only_new = sum(a["solved"] and not b["solved"] for a, b in zip(new, base, strict=True))
+            only_base = sum(b["solved"] and not a["solved"] for a, b in zip(new, base, strict=True))
+            print(f"{spec_name(t)}: solved by new only {only_new}, by base only {only_base}")
     print(f"filter: the engine's candidate check leaves only answers on {handled}/{len(entries)}")
 
 
