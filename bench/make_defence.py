@@ -15,9 +15,10 @@ classified by threat search at a budget well beyond the engine's in-play one:
   is no puzzle);
 * every candidate at the root (the core's ``root_moves()``, the moves the engine chooses from)
   is decided: **refuted** when black then has a VCF or VCT; **accepted** when black has
-  neither (both searches complete within budget) and black's engine search (20k nodes) finds
-  no forced win either. A budget that runs out, or a candidate the engine search finds lost
-  beyond the threat search's reach, drops the position: nothing is guessed;
+  neither (both searches complete within budget) and the engine's own search (1M nodes a
+  move, following forced replies such as a four's block) finds no forced win for black
+  either. A budget that runs out, or an answer the engine search finds lost beyond the threat
+  search's reach, drops the position: nothing is guessed;
 * answers are the minority: 1 to ``MAX_ANSWERS`` accepted, and at least ``MIN_REFUTED`` of the
   ``TOP`` best-ordered candidates refuted.
 
@@ -48,8 +49,9 @@ from protocol.openings import balanced_openings
 
 SUITE = Path(__file__).with_name("defence.json")
 VCF_PLIES, VCT_PLIES, NODES = 25, 15, 200_000
-#: Black's engine search after an accepted answer (a second opinion on "holds").
-QUICK_NODES = 20_000
+#: The engine's search after an accepted answer (a second opinion on "holds"), and how many
+#: forced replies (a four's block, a single safe move) it follows.
+DEEP_NODES, DEEP_REPLIES = 1_000_000, 8
 FOREVER = 1e18
 SIZE = 15
 MAX_ANSWERS, MIN_REFUTED, TOP = 6, 3, 8
@@ -95,11 +97,19 @@ def black_after_pass(moves: list[Move]) -> tuple[str, int] | None:
     return got if got is not None and got[0] != "none" else None
 
 
-def quick_lost(moves: list[Move], cell: int) -> bool:
-    """Whether black's engine search after white's ``cell`` reports a forced win."""
-    after = [*moves, Move(cell % SIZE, cell // SIZE)]
-    result = fast_search(GOMOKU, after, Limit(nodes=QUICK_NODES), keep=False)
-    return result.score >= MATE_BOUND
+def deep_lost(moves: list[Move], cell: int) -> bool:
+    """Whether the engine's search (``DEEP_NODES``) finds black winning after white's ``cell``,
+    following forced replies: a four answered by its block is no threat to the threat search,
+    and a win may begin there (white's four, black's block that is no threat, then a VCT)."""
+    line = [*moves, Move(cell % SIZE, cell // SIZE)]
+    for _ in range(DEEP_REPLIES):
+        result = fast_search(GOMOKU, line, Limit(nodes=DEEP_NODES), keep=False)
+        if abs(result.score) >= MATE_BOUND:
+            return (result.score > 0) == (len(line) % 2 == 0)  # black to move and winning
+        if result.source != "forced":
+            return False
+        line.append(result.move)
+    return False
 
 
 def judge(moves: list[Move]) -> tuple[list[int], int] | None:
@@ -124,7 +134,7 @@ def judge(moves: list[Move]) -> tuple[list[int], int] | None:
             return None  # too many answers: not a puzzle (no need to look further)
     if not accepted or len(accepted) >= refuted or refuted_top < MIN_REFUTED:
         return None
-    if any(quick_lost(moves, c) for c in accepted):
+    if any(deep_lost(moves, c) for c in accepted):
         return None  # lost beyond the threat search: the labels would be wrong
     return accepted, refuted
 
