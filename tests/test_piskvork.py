@@ -7,6 +7,8 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -334,6 +336,23 @@ def _gate(path: str, open_: bool) -> None:
         gate.unlink(missing_ok=True)
 
 
+@asynccontextmanager
+async def ready_spares(tmp_path: Path) -> AsyncIterator[tuple[str, SpareBrains]]:
+    """The slow starter's spare brains for 15x15, its start-up let through and one brain
+    ready; closed after."""
+    from support.waiting import until
+
+    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
+    _gate(path, True)
+    spares = SpareBrains(path)
+    try:
+        spares.prepare(GOMOKU)
+        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+        yield path, spares
+    finally:
+        await spares.close()
+
+
 async def test_a_brain_started_inside_a_move_is_told_the_turn_less_its_start_up(
     tmp_path: Path,
 ) -> None:
@@ -391,22 +410,13 @@ async def test_a_spare_brain_is_started_before_the_game_and_plays_its_first_move
 async def test_a_dead_spare_is_replaced_by_a_fresh_brain(tmp_path: Path) -> None:
     from support.waiting import until
 
-    from bots.piskvork import SpareBrains
-
-    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
-    _gate(path, True)
-    spares = SpareBrains(path)
-    try:
-        spares.prepare(GOMOKU)
-        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+    async with ready_spares(tmp_path) as (path, spares):
         os.kill(_started(path)[0], 9)
         await until(lambda: not spares.ready(GOMOKU))  # the loop has seen it die
         proc = await spares.take(GOMOKU)  # the dead spare is not handed out
         assert proc.returncode is None and proc.pid != _started(path)[0]
         proc.kill()
         await proc.wait()
-    finally:
-        await spares.close()
 
 
 async def test_two_games_begun_together_both_play_on_brains_started_before_them(
@@ -445,14 +455,7 @@ async def test_a_brain_given_back_after_its_game_plays_the_next_one(tmp_path: Pa
     process plays the next game, whose first move so never waits for a start-up."""
     from support.waiting import until
 
-    from bots.piskvork import SpareBrains
-
-    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
-    _gate(path, True)
-    spares = SpareBrains(path)
-    try:
-        spares.prepare(GOMOKU)
-        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+    async with ready_spares(tmp_path) as (path, spares):
         for _game in range(3):
             brain = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
             assert await brain.choose([], 0.25, None) == Move(0, 0)  # an empty board each game
@@ -462,8 +465,6 @@ async def test_a_brain_given_back_after_its_game_plays_the_next_one(tmp_path: Pa
             assert spares.idle(GOMOKU) == 1  # given back, its RESTART under way or answered
             await until(lambda: spares.ready(GOMOKU), timeout=30.0)
         assert len(_numbers(path, ".waiting")) == 1  # one start-up for three games
-    finally:
-        await spares.close()
     assert not any(alive(pid) for pid in _started(path))
 
 
@@ -492,30 +493,24 @@ async def test_a_brain_late_when_its_game_ended_plays_the_next_once_it_answered(
     from support.waiting import until
 
     from bots import piskvork
-    from bots.piskvork import SpareBrains
 
     monkeypatch.setattr(piskvork, "DRAIN_S", 1.0)
-    path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
-    _gate(path, True)
-    spares = SpareBrains(path)
-    try:
-        spares.prepare(GOMOKU)
-        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
-        await _given_back_thinking(path, spares)
-        assert spares.idle(GOMOKU) == 1 and not spares.ready(GOMOKU)  # waiting for the answer
-        Path(path + ".hold").unlink()  # the late answer comes
-        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
-        nxt = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
-        assert await nxt.choose([], 0.25, None) == Move(0, 0)  # RESTART emptied its board
-        assert nxt.proc is not None and [nxt.proc.pid] == _started(path)
-        await nxt.close(reuse=True)
-        await until(lambda: spares.ready(GOMOKU), timeout=30.0)
-        await _given_back_thinking(path, spares)  # and this time no answer comes
-        await until(lambda: len(_started(path)) == 2, timeout=30.0)  # ended, and replaced
-        assert not alive(_started(path)[0])
-    finally:
-        Path(path + ".hold").unlink(missing_ok=True)
-        await spares.close()
+    async with ready_spares(tmp_path) as (path, spares):
+        try:
+            await _given_back_thinking(path, spares)
+            assert spares.idle(GOMOKU) == 1 and not spares.ready(GOMOKU)  # waiting for the answer
+            Path(path + ".hold").unlink()  # the late answer comes
+            await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+            nxt = PiskvorkBrain(path, GOMOKU, 0, spares=spares)
+            assert await nxt.choose([], 0.25, None) == Move(0, 0)  # RESTART emptied its board
+            assert nxt.proc is not None and [nxt.proc.pid] == _started(path)
+            await nxt.close(reuse=True)
+            await until(lambda: spares.ready(GOMOKU), timeout=30.0)
+            await _given_back_thinking(path, spares)  # and this time no answer comes
+            await until(lambda: len(_started(path)) == 2, timeout=30.0)  # ended, and replaced
+            assert not alive(_started(path)[0])
+        finally:
+            Path(path + ".hold").unlink(missing_ok=True)
     assert not any(alive(pid) for pid in _started(path))
 
 
