@@ -162,7 +162,11 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
 
 def add_sprt_options(p: argparse.ArgumentParser) -> None:
     """An SPRT match of two bots."""
-    p.add_argument("--sprt", default=None, help="elo0,elo1[,alpha,beta] (exactly two bots)")
+    p.add_argument(
+        "--sprt",
+        default=None,
+        help="elo0,elo1[,alpha,beta] (two bots: it tests the first --bot against the second)",
+    )
     p.add_argument("--sprt-max-games", type=int, default=1000, help="SPRT game cap (1000)")
 
 
