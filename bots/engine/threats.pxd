@@ -14,6 +14,7 @@ cdef class Threats(Fouls):
     cdef double deadline
     cdef bint stopped
 
+    cdef inline int _take(self, int x, int out, int m) noexcept
     cdef int _four_cells(self, int side, int out, int m) noexcept
     cdef bint _live_three(self, int side, int w) noexcept
     cdef bint _is_double(self, int side, int c) noexcept

@@ -36,6 +36,20 @@ class Threats(Fouls):
         self.deadline, self.stopped = 0.0, False
 
     @cython.cfunc
+    @cython.inline
+    @cython.exceptval(check=False)
+    def _take(self, x: cython.int, out: cython.int, m: cython.int) -> cython.int:
+        """Append cell ``x`` to ``buf[out:out+m]`` if empty and unmarked (marking it); the count.
+
+        Marks keep every defence list free of repeats; ``_unmark`` clears them after.
+        """
+        if self.cells[x] == 0 and not self.mark[x]:
+            self.mark[x] = 1
+            self.buf[out + m] = x
+            m += 1
+        return m
+
+    @cython.cfunc
     @cython.exceptval(check=False)
     def _four_cells(self, side: cython.int, out: cython.int, m: cython.int) -> cython.int:
         """Append the cells where ``side`` makes a four (unmarked ones) to ``buf[out:]``."""
@@ -44,10 +58,8 @@ class Threats(Fouls):
         c: cython.int
         base: cython.int = side * self.n
         for c in range(self.n):
-            if threes_of(self.tally[base + c]) and self.cells[c] == 0 and not self.mark[c]:
-                self.mark[c] = 1
-                self.buf[out + m] = c
-                m += 1
+            if threes_of(self.tally[base + c]):
+                m = self._take(c, out, m)
         return m
 
     @cython.cfunc
@@ -97,7 +109,6 @@ class Threats(Fouls):
         i: cython.int
         j: cython.int
         w: cython.int
-        x: cython.int
         for c in range(self.n):
             if self.cells[c] != 0 or not self._is_double(att, c) or self._foul_for(att, c):
                 continue
@@ -106,11 +117,7 @@ class Threats(Fouls):
                 if not self._live_three(att, w):
                     continue
                 for j in range(w * k, w * k + k):
-                    x = self.wcells[j]
-                    if self.cells[x] == 0 and not self.mark[x]:
-                        self.mark[x] = 1
-                        self.buf[out + m] = x
-                        m += 1
+                    m = self._take(self.wcells[j], out, m)
         return m
 
     @cython.cfunc
@@ -135,10 +142,8 @@ class Threats(Fouls):
                     continue
                 for j in range(11):
                     x = self.ray[(c * 4 + d) * 11 + j]
-                    if x >= 0 and self.cells[x] == 0 and not self.mark[x]:
-                        self.mark[x] = 1
-                        self.buf[out + m] = x
-                        m += 1
+                    if x >= 0:
+                        m = self._take(x, out, m)
             m = self._counter_blocks(att, c, out, m)
         return m
 
@@ -158,7 +163,6 @@ class Threats(Fouls):
         w: cython.int
         w2: cython.int
         b: cython.int
-        x: cython.int
         for i in range(self.mem_off[c], self.mem_off[c + 1]):
             w = self.mem[i]
             if not self._live_three(att, w):
@@ -174,11 +178,7 @@ class Threats(Fouls):
                     if self.cnt[dfn * nw + w2] < k - 3:
                         continue
                     for j2 in range(w2 * k, w2 * k + k):
-                        x = self.wcells[j2]
-                        if self.cells[x] == 0 and not self.mark[x]:
-                            self.mark[x] = 1
-                            self.buf[out + m] = x
-                            m += 1
+                        m = self._take(self.wcells[j2], out, m)
         return m
 
     @cython.cfunc
