@@ -17,8 +17,8 @@ cdef class Threats(Fouls):
 
     cdef inline int _take(self, int x, int out, int m) noexcept
     cdef int _four_cells(self, int side, int out, int m) noexcept
-    cdef bint _live_three(self, int side, int w) noexcept
-    cdef bint _is_double(self, int side, int c) noexcept
+    cdef inline bint _live_three(self, int side, int w) noexcept
+    cdef inline bint _is_double(self, int side, int c) noexcept
     cdef int _defences(self, int att, int out, int m) noexcept
     cdef int _double_cells(self, int att, int c, int out, int m) noexcept
     cdef int _four_three_defences(self, int att, int out, int m) noexcept

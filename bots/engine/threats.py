@@ -64,6 +64,7 @@ class Threats(Fouls):
         return m
 
     @cython.cfunc
+    @cython.inline
     @cython.exceptval(check=False)
     def _live_three(self, side: cython.int, w: cython.int) -> cython.bint:
         """Whether window ``w`` is alive for ``side`` and one stone short of a four."""
@@ -75,6 +76,7 @@ class Threats(Fouls):
         )
 
     @cython.cfunc
+    @cython.inline
     @cython.exceptval(check=False)
     def _is_double(self, side: cython.int, c: cython.int) -> cython.bint:
         """Whether ``side`` playing empty ``c`` gets two win cells at once (open four, 4x4)."""
