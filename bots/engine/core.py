@@ -143,14 +143,12 @@ class Core(Threats):
 
         Facing a double-threat point (an open three) or, with ``gen_mode``, a four-three
         point, only the cells that spoil it and our own fours are searched; else the nearby
-        cells by potential, cut to ``beam``.
+        cells by potential, cut to ``beam``. Both threat kinds are found in one board scan.
         """
         s: cython.int = self.nmoves & 1
         out: cython.int = ply * self.n
-        m: cython.int = self._defences(1 - s, out, 0)
+        m: cython.int = self._threat_defences(1 - s, out, 0, self.gen_mode != 0)
         c: cython.int
-        if m == 0 and self.gen_mode:
-            m = self._four_three_defences(1 - s, out, 0)
         if m:
             m = self._four_cells(s, out, m)
             self._unmark(out, m)

@@ -34,6 +34,21 @@ class Threats(Fouls):
         self.ts_mask = (1 << 16) - 1
         self.nodes = self.ts_nodes = self.ts_max = 0
         self.deadline, self.stopped = 0.0, False
+        self.ft_pts = ints(self.n)  # _threat_defences' four-three points of one board scan
+
+    @cython.cfunc
+    @cython.inline
+    @cython.exceptval(check=False)
+    def _take(self, x: cython.int, out: cython.int, m: cython.int) -> cython.int:
+        """Append cell ``x`` to ``buf[out:out+m]`` if empty and unmarked (marking it); the count.
+
+        Marks keep every defence list free of repeats; ``_unmark`` clears them after.
+        """
+        if self.cells[x] == 0 and not self.mark[x]:
+            self.mark[x] = 1
+            self.buf[out + m] = x
+            m += 1
+        return m
 
     @cython.cfunc
     @cython.exceptval(check=False)
@@ -44,13 +59,12 @@ class Threats(Fouls):
         c: cython.int
         base: cython.int = side * self.n
         for c in range(self.n):
-            if threes_of(self.tally[base + c]) and self.cells[c] == 0 and not self.mark[c]:
-                self.mark[c] = 1
-                self.buf[out + m] = c
-                m += 1
+            if threes_of(self.tally[base + c]):
+                m = self._take(c, out, m)
         return m
 
     @cython.cfunc
+    @cython.inline
     @cython.exceptval(check=False)
     def _live_three(self, side: cython.int, w: cython.int) -> cython.bint:
         """Whether window ``w`` is alive for ``side`` and one stone short of a four."""
@@ -62,6 +76,7 @@ class Threats(Fouls):
         )
 
     @cython.cfunc
+    @cython.inline
     @cython.exceptval(check=False)
     def _is_double(self, side: cython.int, c: cython.int) -> cython.bint:
         """Whether ``side`` playing empty ``c`` gets two win cells at once (open four, 4x4)."""
@@ -92,54 +107,99 @@ class Threats(Fouls):
         """Append the cells that touch every window feeding an ``att`` double-threat point."""
         if self.nthree[att] < 2:
             return m
-        k: cython.int = self.k
         c: cython.int
-        i: cython.int
-        j: cython.int
-        w: cython.int
-        x: cython.int
         for c in range(self.n):
             if self.cells[c] != 0 or not self._is_double(att, c) or self._foul_for(att, c):
                 continue
-            for i in range(self.mem_off[c], self.mem_off[c + 1]):
-                w = self.mem[i]
-                if not self._live_three(att, w):
-                    continue
-                for j in range(w * k, w * k + k):
-                    x = self.wcells[j]
-                    if self.cells[x] == 0 and not self.mark[x]:
-                        self.mark[x] = 1
-                        self.buf[out + m] = x
-                        m += 1
+            m = self._double_cells(att, c, out, m)
+        return m
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _double_cells(self, att: cython.int, c: cython.int, out: cython.int,
+                      m: cython.int) -> cython.int:  # fmt: skip
+        """Append the empty cells of every live ``att`` three window through double point ``c``."""
+        k: cython.int = self.k
+        i: cython.int
+        j: cython.int
+        w: cython.int
+        for i in range(self.mem_off[c], self.mem_off[c + 1]):
+            w = self.mem[i]
+            if not self._live_three(att, w):
+                continue
+            for j in range(w * k, w * k + k):
+                m = self._take(self.wcells[j], out, m)
         return m
 
     @cython.cfunc
     @cython.exceptval(check=False)
     def _four_three_defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
-        """Append the cells that may spoil an ``att`` four-three point: the point itself, the
-        empty cells within five of it on each line where it makes a three or a four, and the
-        cells that would let the block of its four make a four of the defender's own."""
+        """Append the cells that may spoil an ``att`` four-three point (:meth:`_four_three_cells`
+        of each, in board order)."""
         if not self.shaped or self.nthree[att] == 0:
             return m
         c: cython.int
-        d: cython.int
-        j: cython.int
-        x: cython.int
         for c in range(self.n):
             if self.cells[c] != 0 or self.ctab[self.ckey[att * self.n + c]] != C_FOUR_THREE:
                 continue
-            if self._foul_for(att, c):
+            m = self._four_three_cells(att, c, out, m)
+        return m
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _four_three_cells(self, att: cython.int, c: cython.int, out: cython.int,
+                          m: cython.int) -> cython.int:  # fmt: skip
+        """Append the cells that may spoil ``att``'s four-three point ``c`` unless it is a foul:
+        the point itself, the empty cells within five of it on each line where it makes a three
+        or a four, and the cells that would let the block of its four make a four of the
+        defender's own."""
+        if self._foul_for(att, c):
+            return m
+        d: cython.int
+        j: cython.int
+        x: cython.int
+        for d in range(4):
+            if self.shp[(att * self.n + c) * 4 + d] < B3:
                 continue
-            for d in range(4):
-                if self.shp[(att * self.n + c) * 4 + d] < B3:
-                    continue
-                for j in range(11):
-                    x = self.ray[(c * 4 + d) * 11 + j]
-                    if x >= 0 and self.cells[x] == 0 and not self.mark[x]:
-                        self.mark[x] = 1
-                        self.buf[out + m] = x
-                        m += 1
-            m = self._counter_blocks(att, c, out, m)
+            for j in range(11):
+                x = self.ray[(c * 4 + d) * 11 + j]
+                if x >= 0:
+                    m = self._take(x, out, m)
+        return self._counter_blocks(att, c, out, m)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    def _threat_defences(self, att: cython.int, out: cython.int, m: cython.int,
+                         four_three: cython.bint) -> cython.int:  # fmt: skip
+        """Append :meth:`_defences`, and with ``four_three`` when that appended none,
+        :meth:`_four_three_defences`: the same cells in the same order, in one board scan.
+
+        When both would scan (``att`` has two threes or more, shapes are kept) one scan appends
+        the double points' cells and keeps the four-three points it passes in ``ft_pts``, in
+        board order, then spoils those in that order only if no double point was found. The
+        fouls are asked in the two calls' order too, so the fouls cache sees the same.
+        """
+        first: cython.int = m
+        if not (four_three and self.shaped and self.nthree[att] >= 2):
+            m = self._defences(att, out, m)
+            if m == first and four_three:
+                m = self._four_three_defences(att, out, m)
+            return m
+        base: cython.int = att * self.n
+        nft: cython.int = 0
+        c: cython.int
+        i: cython.int
+        for c in range(self.n):
+            if self.cells[c] != 0:
+                continue
+            if self._is_double(att, c) and not self._foul_for(att, c):
+                m = self._double_cells(att, c, out, m)
+            elif m == first and self.ctab[self.ckey[base + c]] == C_FOUR_THREE:
+                self.ft_pts[nft] = c  # a four-three point, kept while no double point is seen
+                nft += 1
+        if m == first:
+            for i in range(nft):
+                m = self._four_three_cells(att, self.ft_pts[i], out, m)
         return m
 
     @cython.cfunc
@@ -158,7 +218,6 @@ class Threats(Fouls):
         w: cython.int
         w2: cython.int
         b: cython.int
-        x: cython.int
         for i in range(self.mem_off[c], self.mem_off[c + 1]):
             w = self.mem[i]
             if not self._live_three(att, w):
@@ -174,11 +233,7 @@ class Threats(Fouls):
                     if self.cnt[dfn * nw + w2] < k - 3:
                         continue
                     for j2 in range(w2 * k, w2 * k + k):
-                        x = self.wcells[j2]
-                        if self.cells[x] == 0 and not self.mark[x]:
-                            self.mark[x] = 1
-                            self.buf[out + m] = x
-                            m += 1
+                        m = self._take(self.wcells[j2], out, m)
         return m
 
     @cython.cfunc
