@@ -147,7 +147,7 @@ class Core(Threats):
         """
         s: cython.int = self.nmoves & 1
         out: cython.int = ply * self.n
-        m: cython.int = self._threat_defences(1 - s, out, 0, self.gen_mode != 0)
+        m: cython.int = self._defences(1 - s, out, 0, self.gen_mode != 0)
         c: cython.int
         if m:
             m = self._four_cells(s, out, m)

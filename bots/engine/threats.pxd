@@ -19,11 +19,9 @@ cdef class Threats(Fouls):
     cdef int _four_cells(self, int side, int out, int m) noexcept
     cdef inline bint _live_three(self, int side, int w) noexcept
     cdef inline bint _is_double(self, int side, int c) noexcept
-    cdef int _defences(self, int att, int out, int m) noexcept
     cdef int _double_cells(self, int att, int c, int out, int m) noexcept
-    cdef int _four_three_defences(self, int att, int out, int m) noexcept
     cdef int _four_three_cells(self, int att, int c, int out, int m) noexcept
-    cdef int _threat_defences(self, int att, int out, int m, bint four_three) noexcept
+    cdef int _defences(self, int att, int out, int m, bint four_three) noexcept
     cdef int _counter_blocks(self, int att, int c, int out, int m) noexcept
     cdef bint _double_threat(self, int side) noexcept
     cdef bint _ts_tick(self)

@@ -34,7 +34,7 @@ class Threats(Fouls):
         self.ts_mask = (1 << 16) - 1
         self.nodes = self.ts_nodes = self.ts_max = 0
         self.deadline, self.stopped = 0.0, False
-        self.ft_pts = ints(self.n)  # _threat_defences' four-three points of one board scan
+        self.ft_pts = ints(self.n)  # _defences' four-three points of one board scan
 
     @cython.cfunc
     @cython.inline
@@ -103,19 +103,6 @@ class Threats(Fouls):
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    def _defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
-        """Append the cells that touch every window feeding an ``att`` double-threat point."""
-        if self.nthree[att] < 2:
-            return m
-        c: cython.int
-        for c in range(self.n):
-            if self.cells[c] != 0 or not self._is_double(att, c) or self._foul_for(att, c):
-                continue
-            m = self._double_cells(att, c, out, m)
-        return m
-
-    @cython.cfunc
-    @cython.exceptval(check=False)
     def _double_cells(self, att: cython.int, c: cython.int, out: cython.int,
                       m: cython.int) -> cython.int:  # fmt: skip
         """Append the empty cells of every live ``att`` three window through double point ``c``."""
@@ -129,20 +116,6 @@ class Threats(Fouls):
                 continue
             for j in range(w * k, w * k + k):
                 m = self._take(self.wcells[j], out, m)
-        return m
-
-    @cython.cfunc
-    @cython.exceptval(check=False)
-    def _four_three_defences(self, att: cython.int, out: cython.int, m: cython.int) -> cython.int:
-        """Append the cells that may spoil an ``att`` four-three point (:meth:`_four_three_cells`
-        of each, in board order)."""
-        if not self.shaped or self.nthree[att] == 0:
-            return m
-        c: cython.int
-        for c in range(self.n):
-            if self.cells[c] != 0 or self.ctab[self.ckey[att * self.n + c]] != C_FOUR_THREE:
-                continue
-            m = self._four_three_cells(att, c, out, m)
         return m
 
     @cython.cfunc
@@ -169,22 +142,20 @@ class Threats(Fouls):
 
     @cython.cfunc
     @cython.exceptval(check=False)
-    def _threat_defences(self, att: cython.int, out: cython.int, m: cython.int,
-                         four_three: cython.bint) -> cython.int:  # fmt: skip
-        """Append :meth:`_defences`, and with ``four_three`` when that appended none,
-        :meth:`_four_three_defences`: the same cells in the same order, in one board scan.
+    def _defences(self, att: cython.int, out: cython.int, m: cython.int,
+                  four_three: cython.bint) -> cython.int:  # fmt: skip
+        """Append the cells that spoil ``att``'s double-threat points (open three, double
+        four); with ``four_three``, when there is none, those that may spoil its four-three
+        points: one board scan for both.
 
-        When both would scan (``att`` has two threes or more, shapes are kept) one scan appends
-        the double points' cells and keeps the four-three points it passes in ``ft_pts``, in
-        board order, then spoils those in that order only if no double point was found. The
-        fouls are asked in the two calls' order too, so the fouls cache sees the same.
+        The scan keeps the four-three points it passes (``ft_pts``, board order) while no
+        double point has been found, and spoils them after it only if none was.
         """
-        first: cython.int = m
-        if not (four_three and self.shaped and self.nthree[att] >= 2):
-            m = self._defences(att, out, m)
-            if m == first and four_three:
-                m = self._four_three_defences(att, out, m)
+        double: cython.bint = self.nthree[att] >= 2
+        four_three = four_three and self.shaped and self.nthree[att] >= 1
+        if not double and not four_three:
             return m
+        first: cython.int = m
         base: cython.int = att * self.n
         nft: cython.int = 0
         c: cython.int
@@ -192,9 +163,9 @@ class Threats(Fouls):
         for c in range(self.n):
             if self.cells[c] != 0:
                 continue
-            if self._is_double(att, c) and not self._foul_for(att, c):
+            if double and self._is_double(att, c) and not self._foul_for(att, c):
                 m = self._double_cells(att, c, out, m)
-            elif m == first and self.ctab[self.ckey[base + c]] == C_FOUR_THREE:
+            elif four_three and m == first and self.ctab[self.ckey[base + c]] == C_FOUR_THREE:
                 self.ft_pts[nft] = c  # a four-three point, kept while no double point is seen
                 nft += 1
         if m == first:
@@ -341,7 +312,7 @@ class Threats(Fouls):
         if m == 0:
             if not threes:
                 return False
-            m = self._defences(att, out, 0)
+            m = self._defences(att, out, 0, False)
             if m == 0:
                 self._unmark(out, m)
                 return False
