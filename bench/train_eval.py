@@ -50,6 +50,21 @@ def play_game(args: tuple[int, int, int, int, list[int], list[int]]) -> list[tup
     core = module.Core(SIZE, SIZE, 5, False, geo, 16, shape=tables(SIZE, SIZE, (False, False)))
     core.set_weights(me, opp)
     core.lmr_mode = 0  # the plain late-move reduction: the weights do not follow LMR tuning
+    random_opening(rnd, core)
+    seen: list[tuple[int, list[int], list[int]]] = []
+    winner = -1
+    while core.moves().__len__() < max_moves and not core.over():
+        s = core.side()
+        if not core.win_cells(s) and not core.win_cells(1 - s):
+            seen.append((s, core.features(s), core.features(1 - s)))
+        result = FastSearch(GOMOKU, Limit(nodes=nodes), core, clock=no_clock).run()
+        if core.play(result.move.y * SIZE + result.move.x):
+            winner = s
+    return [(own, other, 0.5 if winner < 0 else float(winner == s)) for s, own, other in seen]
+
+
+def random_opening(rnd: Random, core) -> None:
+    """Play 3-5 random stones within two cells of the centre (the games' openings)."""
     centre = SIZE // 2
     for _ in range(rnd.randint(3, 5)):
         while True:
@@ -57,19 +72,9 @@ def play_game(args: tuple[int, int, int, int, list[int], list[int]]) -> list[tup
             if not core.at(c):
                 break
         core.play(c)
-    seen: list[tuple[int, list[int], list[int]]] = []
-    winner = -1
-    while core.moves().__len__() < max_moves and not core.over():
-        s = core.side()
-        if not core.win_cells(s) and not core.win_cells(1 - s):
-            seen.append((s, core.features(s), core.features(1 - s)))
-        result = FastSearch(GOMOKU, Limit(nodes=nodes), core, clock=_no_clock).run()
-        if core.play(result.move.y * SIZE + result.move.x):
-            winner = s
-    return [(own, other, 0.5 if winner < 0 else float(winner == s)) for s, own, other in seen]
 
 
-def _no_clock() -> float:
+def no_clock() -> float:
     """A clock that never moves: the games depend on the node counts alone."""
     return 0.0
 

@@ -199,3 +199,56 @@ def test_training_is_deterministic_and_its_output_loads(tmp_path: Path) -> None:
     assert (me, opp) == (runs[0]["me"], runs[0]["opp"])
     other = train_eval.train(8, 3, 150, 1, 40, 1, log=lambda _: None)
     assert other != runs[0]  # the seed matters
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(count=st.integers(1, 40), seed=st.integers(0, 10**6), spread=st.integers(2, 7))
+def test_move_order_follows_the_shipped_keys(count: int, seed: int, spread: int) -> None:
+    """A fresh core lists its candidates by the shipped order keys summed over the cell's
+    codes and line shapes, both sides (``shapes.order_table``'s layout), ties by cell."""
+    keys = shapes.order_table()
+    moves = _random_moves(GOMOKU, count, seed, spread)
+    for module in (COMPILED, PURE):
+        core = core_for(GOMOKU, moves, module, keep=False)
+        if core.over():
+            return
+        s = core.side()
+        cands = core.candidates(0)
+        if core.win_cells(1 - s) or len(cands) < 2:
+            continue
+
+        def key(c: int, core=core, s=s) -> int:
+            return (keys[core.cell_code(s, c)] + keys[13 + core.cell_code(1 - s, c)]
+                    + sum(keys[26 + core.line_shape(s, c, d)] for d in range(4))
+                    + sum(keys[36 + core.line_shape(1 - s, c, d)] for d in range(4)))  # fmt: skip
+
+        assert cands == sorted(cands, key=lambda c: (-key(c), c))
+
+
+def test_order_keys_are_checked(tmp_path: Path) -> None:
+    """A malformed order file is refused, not half-used."""
+    path = tmp_path / "order.json"
+    path.write_text(json.dumps({"keys": [1, 2, 3]}))
+    with pytest.raises(ValueError, match="order keys"):
+        shapes.order_table(path)
+    path.write_text(json.dumps({"keys": shapes.hand_order()}))
+    assert list(shapes.order_table(path)) == shapes.hand_order()
+
+
+def test_order_fit_is_deterministic_and_its_output_loads(tmp_path: Path) -> None:
+    """A tiny run of bench/fit_order.py twice from one seed: the same keys, loadable, the
+    teacher's moves among the candidates, the fixed entries kept at their hand-set keys."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import fit_order
+
+    rows = fit_order.make_data(5, 2, 300, 3000, 3, 1, log=lambda _: None)
+    assert rows == fit_order.make_data(5, 2, 300, 3000, 3, 1, log=lambda _: None)
+    data = fit_order.features(rows)
+    assert len(data) >= 10
+    hand = shapes.hand_order()
+    keys = fit_order.fit(data, hand, epochs=20)
+    assert keys == fit_order.fit(data, hand, epochs=20)
+    assert keys != hand and all(keys[j] == hand[j] for j in fit_order.FIXED)
+    path = tmp_path / "order.json"
+    path.write_text(json.dumps({"keys": keys}))
+    assert list(shapes.order_table(path)) == keys

@@ -156,16 +156,29 @@ def rays(width: int, height: int) -> array:
     return out
 
 
-#: Move-order keys (hand-set, not fitted): own combined code, the opponent's (a block), and
-#: per line shape; the core adds history below these.
+#: Hand-set move-order keys (the fit's start, ``bench/fit_order.py``): own combined code, the
+#: opponent's (a block), and per line shape; the core adds history below these.
 ORDER_OWN = (0, 6, 5, 10, 12, 30, 40, 400, 120, 150, 3000, 5000, 100_000)
 ORDER_OPP = (0, 4, 3, 6, 8, 20, 26, 300, 60, 80, 1500, 2500, 50_000)
 ORDER_LINE = (0, 1, 2, 2, 4, 4, 8, 8, 10, 10)
+#: The keys the core uses, one integer per feature (``order_table``'s layout).
+ORDER_FILE = Path(__file__).with_name("weights") / "order-v1.json"
+#: Entries of the order table: own codes, the other side's codes, own lines, the other's lines.
+NORDER = 2 * 13 + 2 * 10
 
 
-def order_table() -> array:
-    """The ordering keys as one array: own codes, opponent codes, line shapes."""
-    return array("i", [*ORDER_OWN, *ORDER_OPP, *ORDER_LINE])
+def hand_order() -> list[int]:
+    """The hand-set keys in ``order_table``'s layout (both sides' lines alike)."""
+    return [*ORDER_OWN, *ORDER_OPP, *ORDER_LINE, *ORDER_LINE]
+
+
+def order_table(path: Path | None = None) -> array:
+    """The ordering keys as one array: own codes, the other side's codes, own line shapes,
+    the other side's line shapes (from ``ORDER_FILE``)."""
+    keys = json.loads((path or ORDER_FILE).read_text())["keys"]
+    if len(keys) != NORDER or not all(isinstance(v, int) for v in keys):
+        raise ValueError(f"the order keys are {NORDER} integers")
+    return array("i", keys)
 
 
 def load_weights(path: Path | None = None) -> tuple[list[int], list[int]]:
