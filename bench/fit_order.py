@@ -38,7 +38,7 @@ from train_eval import SIZE, no_clock, random_opening
 from bots.engine.fast import FastSearch, load_core
 from bots.engine.geometry import geometry
 from bots.engine.limits import Limit
-from bots.engine.shapes import ORDER_FILE, hand_order, tables
+from bots.engine.shapes import ORDER_FILE, hand_order, order_table, tables
 from protocol import GOMOKU
 
 #: Features never seen among candidates (a five: the search wins or blocks before ordering)
@@ -49,19 +49,19 @@ BEAM = 18  # bots.engine.core.BEAM
 DEFAULT_DATA = Path(__file__).with_name("out") / "order_data.json"
 
 
-def _core():
-    """A fresh freestyle 15x15 core ordering by the hand-set keys (so the data does not depend
-    on the keys fitted from it), with its own small transposition table."""
+def _core(keys: list[int]):
+    """A fresh freestyle 15x15 core ordering by ``keys`` (the run's start, never the file it
+    writes), with its own small transposition table."""
     shape = tables(SIZE, SIZE, (False, False))
-    shape = (*shape[:5], array("i", hand_order()), *shape[6:])
+    shape = (*shape[:5], array("i", keys), *shape[6:])
     return load_core().Core(SIZE, SIZE, 5, False, geometry(SIZE, SIZE, 5), 18, shape=shape)
 
 
-def play_game(args: tuple[int, int, int, int, int]) -> list[list[int]]:
+def play_game(args: tuple[int, int, int, int, int, list[int]]) -> list[list[int]]:
     """One self-play game's sampled positions, each as its list of cells played."""
-    seed, index, nodes, max_moves, every = args
+    seed, index, nodes, max_moves, every, keys = args
     rnd = Random(seed * 1_000_003 + index)
-    core = _core()
+    core = _core(keys)
     random_opening(rnd, core)
     kept: list[list[int]] = []
     while len(core.moves()) < max_moves and not core.over():
@@ -72,10 +72,10 @@ def play_game(args: tuple[int, int, int, int, int]) -> list[list[int]]:
     return kept
 
 
-def teach(args: tuple[list[int], int]) -> int:
+def teach(args: tuple[list[int], int, list[int]]) -> int:
     """The teacher's move (a cell) in the position after ``cells``."""
-    cells, nodes = args
-    core = _core()
+    cells, nodes, keys = args
+    core = _core(keys)
     for c in cells:
         core.play(c)
     result = FastSearch(GOMOKU, Limit(nodes=nodes, threats=False), core, clock=no_clock).run()
@@ -91,14 +91,16 @@ def _map(fn, work: list, jobs: int) -> list:
 
 
 def make_data(seed: int, games: int, nodes: int, teacher: int, every: int, jobs: int,
-              log=print) -> list[dict]:  # fmt: skip
-    """Self-play positions with their teacher moves: [{"game", "cells", "best"}]."""
+              keys: list[int], log=print) -> list[dict]:  # fmt: skip
+    """Self-play positions with their teacher moves (both ordering by ``keys``):
+    [{"game", "cells", "best"}]."""
     started = time.perf_counter()
-    per_game = _map(play_game, [(seed, i, nodes, 120, every) for i in range(games)], jobs)
+    work = [(seed, i, nodes, 120, every, keys) for i in range(games)]
+    per_game = _map(play_game, work, jobs)
     log(f"{sum(map(len, per_game))} positions from {games} games, "
         f"{time.perf_counter() - started:.0f} s")  # fmt: skip
     flat = [(g, cells) for g, rows in enumerate(per_game) for cells in rows]
-    best = _map(teach, [(cells, teacher) for _, cells in flat], jobs)
+    best = _map(teach, [(cells, teacher, keys) for _, cells in flat], jobs)
     log(f"teacher done, {time.perf_counter() - started:.0f} s")
     return [
         {"game": g, "cells": cells, "best": b} for (g, cells), b in zip(flat, best, strict=True)
@@ -111,7 +113,7 @@ def features(rows: list[dict]) -> list[tuple[list[int], list[list[int]], int]]:
     out = []
     hand = hand_order()
     for row in rows:
-        core = _core()
+        core = _core(hand)
         for c in row["cells"]:
             core.play(c)
         s = core.side()
@@ -199,13 +201,18 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--out", type=Path, default=ORDER_FILE)
     p.add_argument("--data-only", action="store_true")
+    p.add_argument("--start", type=Path, help="the keys the games and the teacher order by "
+                   "(an order file; default: the hand-set keys)")  # fmt: skip
     args = p.parse_args()
     if not args.data.exists():
-        rows = make_data(args.seed, args.games, args.nodes, args.teacher, args.every, args.jobs)
+        start = hand_order() if args.start is None else list(order_table(args.start))
+        rows = make_data(args.seed, args.games, args.nodes, args.teacher, args.every, args.jobs,
+                         start)  # fmt: skip
         args.data.parent.mkdir(parents=True, exist_ok=True)
         args.data.write_text(json.dumps({"seed": args.seed, "games": args.games,
                                          "nodes": args.nodes, "teacher": args.teacher,
-                                         "every": args.every, "rows": rows}) + "\n")  # fmt: skip
+                                         "every": args.every, "start": start,
+                                         "rows": rows}) + "\n")  # fmt: skip
     if args.data_only:
         return
     made = json.loads(args.data.read_text())
@@ -221,7 +228,7 @@ def main() -> None:
     for name, data in (("train", train), ("held out", test)):
         print(report("hand", data, hand), name)
         print(report("fitted", data, keys), name)
-    kept = {k: made[k] for k in ("seed", "games", "nodes", "teacher")}
+    kept = {k: made[k] for k in ("seed", "games", "nodes", "teacher", "start")}
     out = {"version": 1, "made_by": "bench/fit_order.py", **kept, "positions": len(train)}
     args.out.write_text(json.dumps({**out, "keys": keys}, indent=1) + "\n")
     print(f"wrote {args.out}")

@@ -241,11 +241,11 @@ def test_order_fit_is_deterministic_and_its_output_loads(tmp_path: Path) -> None
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     import fit_order
 
-    rows = fit_order.make_data(5, 2, 300, 3000, 3, 1, log=lambda _: None)
-    assert rows == fit_order.make_data(5, 2, 300, 3000, 3, 1, log=lambda _: None)
+    hand = shapes.hand_order()
+    rows = fit_order.make_data(5, 2, 300, 3000, 3, 1, hand, log=lambda _: None)
+    assert rows == fit_order.make_data(5, 2, 300, 3000, 3, 1, hand, log=lambda _: None)
     data = fit_order.features(rows)
     assert len(data) >= 10
-    hand = shapes.hand_order()
     keys = fit_order.fit(data, hand, epochs=20)
     assert keys == fit_order.fit(data, hand, epochs=20)
     assert keys != hand and all(keys[j] == hand[j] for j in fit_order.FIXED)
