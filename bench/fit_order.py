@@ -5,7 +5,8 @@ Run ``python bench/fit_order.py`` (defaults: seed 1, 160 self-play games, the te
 3-5 stones (``train_eval.random_opening``), the fast core at ``--nodes`` nodes a move, keeps
 every ``--every``-th position with two or more candidates, and asks the *teacher* (the same
 core, ``--teacher`` nodes, on a fresh board, every candidate searched at the root: no threat
-filter, so no root beam) for its move. Everything is node-bound, no clock is read, so a seed
+filter, so no root beam) for its move; games and teacher order by ``--start`` (the hand-set
+keys unless given). Everything is node-bound, no clock is read, so a seed
 gives the same file on any machine. The positions and teacher moves are kept in ``--data``
 (made once, reused).
 
@@ -13,8 +14,9 @@ The ordering key of a candidate is linear in its features: its combined code for
 move and for the other side, and its line shapes for each (``bots.engine.shapes``,
 ``ORDER_*``). A conditional logit (softmax over each position's candidates, plain Python Adam)
 fits those weights as the hand-set keys times a fitted scale plus a correction held near zero
-(L2), so codes the games rarely show keep their hand-set order. The last fifth of the games is
-held out: the script prints, for the hand-set keys and the fitted ones, how often the
+(L2), so codes the games rarely show keep their hand-set order; the keys are then scaled to
+spread as the hand-set ones do, so history weighs against them as before. The last fifth of
+the games is held out: the script prints, for the hand-set keys and the fitted ones, how often the
 teacher's move is first, in the first 3, in the beam (``core.BEAM``), and its mean rank.
 """
 
@@ -38,12 +40,21 @@ from train_eval import SIZE, no_clock, random_opening
 from bots.engine.fast import FastSearch, load_core
 from bots.engine.geometry import geometry
 from bots.engine.limits import Limit
-from bots.engine.shapes import ORDER_FILE, hand_order, order_table, tables
+from bots.engine.shapes import (
+    OPP_CODE_AT,
+    OPP_LINE_AT,
+    ORDER_FILE,
+    OWN_CODE_AT,
+    OWN_LINE_AT,
+    hand_order,
+    order_table,
+    tables,
+)
 from protocol import GOMOKU
 
 #: Features never seen among candidates (a five: the search wins or blocks before ordering)
 #: and the "none" entries (the zero of each part): kept at their hand-set key.
-FIXED = (0, 12, 13, 25, 26, 36)
+FIXED = (OWN_CODE_AT, OWN_CODE_AT + 12, OPP_CODE_AT, OPP_CODE_AT + 12, OWN_LINE_AT, OPP_LINE_AT)
 #: The beam of an inner node (a cdef constant of the compiled core: not importable).
 BEAM = 18  # bots.engine.core.BEAM
 DEFAULT_DATA = Path(__file__).with_name("out") / "order_data.json"
@@ -121,9 +132,9 @@ def features(rows: list[dict]) -> list[tuple[list[int], list[list[int]], int]]:
         if row["best"] not in cands:
             continue
         idx = [
-            [core.cell_code(s, c), 13 + core.cell_code(1 - s, c)]
-            + [26 + core.line_shape(s, c, d) for d in range(4)]
-            + [36 + core.line_shape(1 - s, c, d) for d in range(4)]
+            [OWN_CODE_AT + core.cell_code(s, c), OPP_CODE_AT + core.cell_code(1 - s, c)]
+            + [OWN_LINE_AT + core.line_shape(s, c, d) for d in range(4)]
+            + [OPP_LINE_AT + core.line_shape(1 - s, c, d) for d in range(4)]
             for c in cands
         ]
         if rank(cands, idx, hand) != cands:

@@ -218,9 +218,11 @@ def test_move_order_follows_the_shipped_keys(count: int, seed: int, spread: int)
             continue
 
         def key(c: int, core=core, s=s) -> int:
-            return (keys[core.cell_code(s, c)] + keys[13 + core.cell_code(1 - s, c)]
-                    + sum(keys[26 + core.line_shape(s, c, d)] for d in range(4))
-                    + sum(keys[36 + core.line_shape(1 - s, c, d)] for d in range(4)))  # fmt: skip
+            return (keys[shapes.OWN_CODE_AT + core.cell_code(s, c)]
+                    + keys[shapes.OPP_CODE_AT + core.cell_code(1 - s, c)]
+                    + sum(keys[shapes.OWN_LINE_AT + core.line_shape(s, c, d)] for d in range(4))
+                    + sum(keys[shapes.OPP_LINE_AT + core.line_shape(1 - s, c, d)]
+                          for d in range(4)))  # fmt: skip
 
         assert cands == sorted(cands, key=lambda c: (-key(c), c))
 

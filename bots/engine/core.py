@@ -106,7 +106,7 @@ class Core(Threats):
             + self.ordt[13 + self.ctab[self.ckey[(1 - s) * self.n + c]]]
         )
         for j in range(4):
-            kv += self.ordt[26 + self.shp[a + j]] + self.ordt[36 + self.shp[b + j]]
+            kv += self.ordt[26 + self.shp[a + j]] + self.ordt[36 + self.shp[b + j]]  # shapes.*_AT
         return kv
 
     @cython.cfunc

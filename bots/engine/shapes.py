@@ -163,8 +163,9 @@ ORDER_OPP = (0, 4, 3, 6, 8, 20, 26, 300, 60, 80, 1500, 2500, 50_000)
 ORDER_LINE = (0, 1, 2, 2, 4, 4, 8, 8, 10, 10)
 #: The keys the core uses, one integer per feature (``order_table``'s layout).
 ORDER_FILE = Path(__file__).with_name("weights") / "order-v1.json"
-#: Entries of the order table: own codes, the other side's codes, own lines, the other's lines.
-NORDER = 2 * 13 + 2 * 10
+#: Where each part of the order table starts: own codes, the other side's codes, own line
+#: shapes, the other side's (``Core._shape_key`` reads these offsets); its length.
+OWN_CODE_AT, OPP_CODE_AT, OWN_LINE_AT, OPP_LINE_AT, NORDER = 0, 13, 26, 36, 46
 
 
 def hand_order() -> list[int]:
