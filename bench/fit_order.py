@@ -6,8 +6,8 @@ Run ``python bench/fit_order.py`` (defaults: seed 1, 160 self-play games, the te
 every ``--every``-th position with two or more candidates, and asks the *teacher* (the same
 core, ``--teacher`` nodes, on a fresh board, every candidate searched at the root: no threat
 filter, so no root beam) for its move; games and teacher order by ``--start`` (the hand-set
-keys unless given). Everything is node-bound, no clock is read, so a seed
-gives the same file on any machine. The positions and teacher moves are kept in ``--data``
+keys unless given). Everything is node-bound, no clock is read, so a seed gives the same file
+on any machine. The positions and teacher moves are kept in ``--data``
 (made once, reused).
 
 The ordering key of a candidate is linear in its features: its combined code for the side to
@@ -16,8 +16,8 @@ move and for the other side, and its line shapes for each (``bots.engine.shapes`
 fits those weights as the hand-set keys times a fitted scale plus a correction held near zero
 (L2), so codes the games rarely show keep their hand-set order; the keys are then scaled to
 spread as the hand-set ones do, so history weighs against them as before. The last fifth of
-the games is held out: the script prints, for the hand-set keys and the fitted ones, how often the
-teacher's move is first, in the first 3, in the beam (``core.BEAM``), and its mean rank.
+the games is held out: the script prints, for the hand-set keys and the fitted ones, how often
+the teacher's move is first, in the first 3, in the beam (``core.BEAM``), and its mean rank.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from bots.engine.fast import FastSearch, load_core
 from bots.engine.geometry import geometry
 from bots.engine.limits import Limit
 from bots.engine.shapes import (
+    C_FIVE,
     OPP_CODE_AT,
     OPP_LINE_AT,
     ORDER_FILE,
@@ -54,7 +55,8 @@ from protocol import GOMOKU
 
 #: Features never seen among candidates (a five: the search wins or blocks before ordering)
 #: and the "none" entries (the zero of each part): kept at their hand-set key.
-FIXED = (OWN_CODE_AT, OWN_CODE_AT + 12, OPP_CODE_AT, OPP_CODE_AT + 12, OWN_LINE_AT, OPP_LINE_AT)
+FIXED = (OWN_CODE_AT, OWN_CODE_AT + C_FIVE, OPP_CODE_AT, OPP_CODE_AT + C_FIVE, OWN_LINE_AT,
+         OPP_LINE_AT)  # fmt: skip
 #: The beam of an inner node (a cdef constant of the compiled core: not importable).
 BEAM = 18  # bots.engine.core.BEAM
 DEFAULT_DATA = Path(__file__).with_name("out") / "order_data.json"
