@@ -6,7 +6,8 @@ Run ``python bench/fit_order.py`` (defaults: seed 1, 160 self-play games, the te
 every ``--every``-th position with two or more candidates, and asks the *teacher* (the same
 core, ``--teacher`` nodes, on a fresh board, every candidate searched at the root: no threat
 filter, so no root beam) for its move; games and teacher order by ``--start`` (the hand-set
-keys unless given). Everything is node-bound, no clock is read, so a seed gives the same file
+keys unless given) and score by ``--weights`` (``shapes-v1.json``, under which the shipped keys
+were fitted). Everything is node-bound, no clock is read, so a seed gives the same file
 on any machine. The positions and teacher moves are kept in ``--data``
 (made once, reused).
 
@@ -28,14 +29,13 @@ import math
 import sys
 import time
 from array import array
-from multiprocessing import get_context
 from pathlib import Path
 from random import Random
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_eval import SIZE, no_clock, random_opening
+from train_eval import SIZE, no_clock, pool_map, random_opening
 
 from bots.engine.fast import FastSearch, load_core
 from bots.engine.geometry import geometry
@@ -47,7 +47,9 @@ from bots.engine.shapes import (
     ORDER_FILE,
     OWN_CODE_AT,
     OWN_LINE_AT,
+    RESULT_WEIGHTS,
     hand_order,
+    load_weights,
     order_table,
     tables,
 )
@@ -62,19 +64,20 @@ BEAM = 18  # bots.engine.core.BEAM
 DEFAULT_DATA = Path(__file__).with_name("out") / "order_data.json"
 
 
-def _core(keys: list[int]):
+def fresh_core(keys: list[int], weights: tuple[list[int], list[int]]):
     """A fresh freestyle 15x15 core ordering by ``keys`` (the run's start, never the file it
-    writes), with its own small transposition table."""
-    shape = tables(SIZE, SIZE, (False, False))
+    writes) and scoring by ``weights`` (side to move, other side), with its own small
+    transposition table."""
+    shape = tables(SIZE, SIZE, (False, False), (tuple(weights[0]), tuple(weights[1])))
     shape = (*shape[:5], array("i", keys), *shape[6:])
     return load_core().Core(SIZE, SIZE, 5, False, geometry(SIZE, SIZE, 5), 18, shape=shape)
 
 
-def play_game(args: tuple[int, int, int, int, int, list[int]]) -> list[list[int]]:
+def play_game(args: tuple[int, int, int, int, int, list[int], tuple]) -> list[list[int]]:
     """One self-play game's sampled positions, each as its list of cells played."""
-    seed, index, nodes, max_moves, every, keys = args
+    seed, index, nodes, max_moves, every, keys, weights = args
     rnd = Random(seed * 1_000_003 + index)
-    core = _core(keys)
+    core = fresh_core(keys, weights)
     random_opening(rnd, core)
     kept: list[list[int]] = []
     while len(core.moves()) < max_moves and not core.over():
@@ -85,35 +88,27 @@ def play_game(args: tuple[int, int, int, int, int, list[int]]) -> list[list[int]
     return kept
 
 
-def teach(args: tuple[list[int], int, list[int]]) -> int:
+def teach(args: tuple[list[int], int, list[int], tuple]) -> int:
     """The teacher's move (a cell) in the position after ``cells``."""
-    cells, nodes, keys = args
-    core = _core(keys)
+    cells, nodes, keys, weights = args
+    core = fresh_core(keys, weights)
     for c in cells:
         core.play(c)
     result = FastSearch(GOMOKU, Limit(nodes=nodes, threats=False), core, clock=no_clock).run()
     return result.move.y * SIZE + result.move.x
 
 
-def _map(fn, work: list, jobs: int) -> list:
-    """``fn`` over ``work`` in order, in ``jobs`` processes when more than one."""
-    if jobs <= 1:
-        return [fn(w) for w in work]
-    with get_context("fork").Pool(jobs) as pool:
-        return pool.map(fn, work, chunksize=1)
-
-
 def make_data(seed: int, games: int, nodes: int, teacher: int, every: int, jobs: int,
-              keys: list[int], log=print) -> list[dict]:  # fmt: skip
-    """Self-play positions with their teacher moves (both ordering by ``keys``):
-    [{"game", "cells", "best"}]."""
+              keys: list[int], weights: tuple, log=print) -> list[dict]:  # fmt: skip
+    """Self-play positions with their teacher moves (both ordering by ``keys`` and scoring
+    by ``weights``): [{"game", "cells", "best"}]."""
     started = time.perf_counter()
-    work = [(seed, i, nodes, 120, every, keys) for i in range(games)]
-    per_game = _map(play_game, work, jobs)
+    work = [(seed, i, nodes, 120, every, keys, weights) for i in range(games)]
+    per_game = pool_map(play_game, work, jobs)
     log(f"{sum(map(len, per_game))} positions from {games} games, "
         f"{time.perf_counter() - started:.0f} s")  # fmt: skip
     flat = [(g, cells) for g, rows in enumerate(per_game) for cells in rows]
-    best = _map(teach, [(cells, teacher, keys) for _, cells in flat], jobs)
+    best = pool_map(teach, [(cells, teacher, keys, weights) for _, cells in flat], jobs)
     log(f"teacher done, {time.perf_counter() - started:.0f} s")
     return [
         {"game": g, "cells": cells, "best": b} for (g, cells), b in zip(flat, best, strict=True)
@@ -124,9 +119,9 @@ def features(rows: list[dict]) -> list[tuple[list[int], list[list[int]], int]]:
     """Per position: (candidate cells in the core's order, each one's key indices, the index
     of the teacher's move), positions whose teacher move is not a candidate left out."""
     out = []
-    hand = hand_order()
+    hand, weights = hand_order(), load_weights()
     for row in rows:
-        core = _core(hand)
+        core = fresh_core(hand, weights)
         for c in row["cells"]:
             core.play(c)
         s = core.side()
@@ -216,11 +211,14 @@ def main() -> None:
     p.add_argument("--data-only", action="store_true")
     p.add_argument("--start", type=Path, help="the keys the games and the teacher order by "
                    "(an order file; default: the hand-set keys)")  # fmt: skip
+    p.add_argument("--weights", type=Path, default=RESULT_WEIGHTS,
+                   help="the evaluation the games and the teacher score by (the shipped keys "
+                   "were fitted under shapes-v1, the evaluation fitted to results)")  # fmt: skip
     args = p.parse_args()
     if not args.data.exists():
         start = hand_order() if args.start is None else list(order_table(args.start))
         rows = make_data(args.seed, args.games, args.nodes, args.teacher, args.every, args.jobs,
-                         start)  # fmt: skip
+                         start, load_weights(args.weights))  # fmt: skip
         args.data.parent.mkdir(parents=True, exist_ok=True)
         args.data.write_text(json.dumps({"seed": args.seed, "games": args.games,
                                          "nodes": args.nodes, "teacher": args.teacher,

@@ -1,4 +1,4 @@
-"""Fit the shape evaluation's weights (``bots/engine/weights/shapes-v1.json``) to self-play.
+"""Fit the shape evaluation's weights to self-play results (``weights/shapes-v1.json``).
 
 Run ``python bench/train_eval.py`` (the shipped file: the defaults; 963 s measured on the
 shared, busy 2-core machine; ``--jobs`` processes play the games). From ``--seed`` it plays
@@ -12,7 +12,8 @@ the game's result for the side to move (1 win, 0.5 draw, 0 loss) and a logistic 
 role; the weights, times ``SCALE``, are the evaluation's integers. Round 0 plays with the
 hand-set start (``shapes.START_ME``), each later round with the weights fitted so far, and the
 last fit uses every round's positions. The same seed and sizes give the same file on any
-machine.
+machine. The engine plays with a second fit made from this one, to a deeper search's scores
+(``bench/teach_eval.py``, ``weights/shapes-v2.json``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bots.engine.fast import FastSearch, load_core
 from bots.engine.geometry import geometry
 from bots.engine.limits import Limit
-from bots.engine.shapes import NFEAT, START_ME, START_OPP, WEIGHTS, tables
+from bots.engine.shapes import NFEAT, RESULT_WEIGHTS, START_ME, START_OPP, tables
 from protocol import GOMOKU
 
 #: Evaluation units per unit of logit (the integers the core adds up).
@@ -79,16 +80,19 @@ def no_clock() -> float:
     return 0.0
 
 
+def pool_map(fn, work: list, jobs: int) -> list:
+    """``fn`` over ``work`` in order, in ``jobs`` processes when more than one."""
+    if jobs <= 1:
+        return [fn(w) for w in work]
+    with get_context("fork").Pool(jobs) as pool:
+        return pool.map(fn, work, chunksize=1)
+
+
 def self_play(seed: int, first: int, games: int, nodes: int, max_moves: int,
               weights: tuple[list[int], list[int]], jobs: int) -> list[tuple]:  # fmt: skip
     """Every quiet position of ``games`` games (indices from ``first``), in game order."""
     work = [(seed, first + i, nodes, max_moves, *weights) for i in range(games)]
-    if jobs <= 1:
-        per_game = [play_game(w) for w in work]
-    else:
-        with get_context("fork").Pool(jobs) as pool:
-            per_game = pool.map(play_game, work, chunksize=1)
-    return [row for rows in per_game for row in rows]
+    return [row for rows in pool_map(play_game, work, jobs) for row in rows]
 
 
 def _columns() -> list[tuple[int, int]]:
@@ -118,7 +122,7 @@ def fit(rows: list[tuple], seed: int, epochs: int = 30, l2: float = 1e-4) -> tup
             gw, gb = [0.0] * m, 0.0
             for i in idx:
                 z = zs[i]
-                p = _sigmoid(b + sum(wj * zj for wj, zj in zip(w, z, strict=True)))
+                p = sigmoid(b + sum(wj * zj for wj, zj in zip(w, z, strict=True)))
                 err = p - ys[i]
                 gb += err
                 for j in range(m):
@@ -138,7 +142,7 @@ def fit(rows: list[tuple], seed: int, epochs: int = 30, l2: float = 1e-4) -> tup
     loss = -sum(
         y * math.log(max(p, 1e-12)) + (1 - y) * math.log(max(1 - p, 1e-12))
         for y, p in (
-            (ys[i], _sigmoid(b + sum(wj * zj for wj, zj in zip(w, zs[i], strict=True))))
+            (ys[i], sigmoid(b + sum(wj * zj for wj, zj in zip(w, zs[i], strict=True))))
             for i in range(len(zs))
         )
     ) / len(zs)
@@ -148,7 +152,7 @@ def fit(rows: list[tuple], seed: int, epochs: int = 30, l2: float = 1e-4) -> tup
     return me, opp, loss
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
     if x < -40:
         return 0.0
     return 1.0 / (1.0 + math.exp(-x))
@@ -193,7 +197,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--max-moves", type=int, default=150, help="stones at which a game is drawn")
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=WEIGHTS)
+    p.add_argument("--out", type=Path, default=RESULT_WEIGHTS)
     args = p.parse_args()
     started = time.perf_counter()
     data = train(args.seed, args.games, args.nodes, args.rounds, args.max_moves, args.jobs)

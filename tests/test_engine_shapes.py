@@ -6,6 +6,7 @@ import json
 import random
 import sys
 from functools import lru_cache
+from math import exp
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.engine import shapes
-from bots.engine.fast import core_for, load_core
+from bots.engine.fast import FastSearch, core_for, load_core
+from bots.engine.limits import WIN, Limit
 from bots.engine.shapes import B3, B4, F3, F4, FIVE, NFEAT, combine, load_weights
 from protocol import GOMOKU, Move, Variant, make_variant
 from protocol.rules import DIRECTIONS, WinRule
@@ -243,9 +245,9 @@ def test_order_fit_is_deterministic_and_its_output_loads(tmp_path: Path) -> None
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     import fit_order
 
-    hand = shapes.hand_order()
-    rows = fit_order.make_data(5, 2, 300, 3000, 3, 1, hand, log=lambda _: None)
-    assert rows == fit_order.make_data(5, 2, 300, 3000, 3, 1, hand, log=lambda _: None)
+    hand, weights = shapes.hand_order(), load_weights(shapes.RESULT_WEIGHTS)
+    rows = fit_order.make_data(5, 2, 300, 3000, 3, 1, hand, weights, log=lambda _: None)
+    assert rows == fit_order.make_data(5, 2, 300, 3000, 3, 1, hand, weights, log=lambda _: None)
     data = fit_order.features(rows)
     assert len(data) >= 10
     keys = fit_order.fit(data, hand, epochs=20)
@@ -254,3 +256,32 @@ def test_order_fit_is_deterministic_and_its_output_loads(tmp_path: Path) -> None
     path = tmp_path / "order.json"
     path.write_text(json.dumps({"keys": keys}))
     assert list(shapes.order_table(path)) == keys
+
+
+def test_teacher_fit_is_deterministic_and_labels_by_the_deeper_search(tmp_path: Path) -> None:
+    """A tiny run of bench/teach_eval.py twice: the same weights, loadable; a label is the
+    teacher's own score (squashed for the fit: a proven result 1 or 0), and only quiet
+    positions are labelled."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import teach_eval
+
+    start = load_weights(shapes.RESULT_WEIGHTS)
+    sets = ((7, 2, "hand"), (8, 1, "fitted"))
+    runs = [teach_eval.teach(sets, 150, 400, start, 1, log=lambda _: None) for _ in (0, 1)]
+    assert runs[0] == runs[1] and runs[0]["positions"] >= 10
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(runs[0]))
+    assert load_weights(path) == (runs[0]["me"], runs[0]["opp"])
+    assert teach_eval.squash(WIN - 5) == 1.0 and teach_eval.squash(-(WIN - 5)) == 0.0
+    assert teach_eval.squash(0) == 0.5 and teach_eval.squash(300) == 1 / (1 + exp(-1))
+    keys = list(shapes.order_table())
+    cells = teach_eval.play_game((7, 0, 150, 40, 2, keys, start))[3]
+    own, other, score = teach_eval.label((cells, 400, keys, start))
+    core = teach_eval.fresh_core(keys, start)
+    for c in cells:
+        core.play(c)
+    assert (own, other) == (core.features(core.side()), core.features(1 - core.side()))
+    assert score == FastSearch(GOMOKU, Limit(nodes=400), core, clock=lambda: 0.0).run().score
+    while not (core.win_cells(0) or core.win_cells(1)):  # on to a position with a five threat
+        core.play(core.candidates(0)[0])
+    assert teach_eval.label((core.moves(), 400, keys, start)) is None

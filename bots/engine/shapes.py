@@ -7,7 +7,9 @@ integer to the *shape* the side makes by playing there (five, open four, four, o
 three, open two, two, open one, one, none), and
 :func:`combo_table` maps a cell's four shapes to one *combined code* (double four, four-three,
 three-three, ... as classical engines do). The evaluation is linear in the counts of both
-(fitted weights, ``weights/shapes-v1.json``, made by ``bench/train_eval.py``); the move order
+(fitted weights: ``weights/shapes-v2.json``, fitted to a deeper search's scores by
+``bench/teach_eval.py`` from ``weights/shapes-v1.json``, fitted to results by
+``bench/train_eval.py``); the move order
 uses the codes too. Tables are built once per process in plain Python (cached).
 """
 
@@ -37,7 +39,10 @@ OFFSETS = (-4, -3, -2, -1, 1, 2, 3, 4)
 #: Index place of "own stone at -5" / "at +5" (exact-five mode only).
 BIT_M5, BIT_P5 = 3**8, 2 * 3**8
 EMPTY, OWN, BLOCKED = 0, 1, 2
-WEIGHTS = Path(__file__).with_name("weights") / "shapes-v1.json"
+#: The evaluation's weights, fitted to a deeper search's scores (``bench/teach_eval.py``).
+WEIGHTS = Path(__file__).with_name("weights") / "shapes-v2.json"
+#: The weights fitted to self-play results: the teacher's evaluation, and the fit's start.
+RESULT_WEIGHTS = WEIGHTS.with_name("shapes-v1.json")
 
 
 def place(offset: int, exact: bool) -> int:
@@ -202,11 +207,13 @@ START_OPP = [-w for w in START_ME]
 
 
 @lru_cache(maxsize=4)
-def tables(width: int, height: int, exact: tuple[bool, bool]) -> tuple:
+def tables(width: int, height: int, exact: tuple[bool, bool],
+           weights: tuple[tuple[int, ...], tuple[int, ...]] | None = None) -> tuple:  # fmt: skip
     """Everything a core in shape mode needs: (ray, line tables, each side's offset into them,
     combo table, places per side, order keys, weights for the side to move, for the other side).
-    ``exact`` says per side (black, white) whether only an exact five wins (renju: black)."""
-    me, opp = load_weights()
+    ``exact`` says per side (black, white) whether only an exact five wins (renju: black);
+    ``weights`` are the shipped file's unless given."""
+    me, opp = weights or load_weights()
     black, white = line_table(exact[0]), line_table(exact[1])
     places = array("i", [0 if j == 0 else place(j, e) for e in exact for j in range(-5, 6)])
     return (
