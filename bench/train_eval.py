@@ -153,6 +153,7 @@ def fit(rows: list[tuple], seed: int, epochs: int = 30, l2: float = 1e-4) -> tup
 
 
 def sigmoid(x: float) -> float:
+    """The logistic function (0 far below: no overflow), the fit's squash of a logit."""
     if x < -40:
         return 0.0
     return 1.0 / (1.0 + math.exp(-x))

@@ -9,8 +9,8 @@ three, open two, two, open one, one, none), and
 three-three, ... as classical engines do). The evaluation is linear in the counts of both
 (fitted weights: ``weights/shapes-v2.json``, fitted to a deeper search's scores by
 ``bench/teach_eval.py`` from ``weights/shapes-v1.json``, fitted to results by
-``bench/train_eval.py``); the move order
-uses the codes too. Tables are built once per process in plain Python (cached).
+``bench/train_eval.py``); the move order uses the codes too. Tables are built once per process
+in plain Python (cached).
 """
 
 from __future__ import annotations
