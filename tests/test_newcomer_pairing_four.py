@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from support.browser import WebServer, new_page
+from support.browser import WebServer, looks, new_page, record
 from websockets.sync.client import ClientConnection, connect
 
 pytestmark = pytest.mark.slow
@@ -85,19 +85,6 @@ def test_a_new_servers_leaderboard_lists_provisional_players_under_a_mark(
     assert page.script_errors == []
 
 
-#: Records in ``window.ranges`` each new text the page's seek shows as the ratings it accepts.
-RECORD_RANGES = """() => {
-  window.ranges = [];
-  const look = () => {
-    const shown = document.querySelector("#seeking .accepts");
-    const text = shown ? shown.textContent : null;
-    if (text && text !== window.ranges[window.ranges.length - 1]) window.ranges.push(text);
-  };
-  const all = {subtree: true, childList: true, characterData: true};
-  new MutationObserver(look).observe(document.body, all);
-}"""
-
-
 def test_the_quick_pairing_page_shows_the_rating_range_widening(
     browser: Any, web_server: WebServer, tmp_path: Path
 ) -> None:
@@ -112,12 +99,12 @@ def test_the_quick_pairing_page_shows_the_rating_range_widening(
     page.fill("#acc-repeat", "a fine long secret")
     page.click("#do-submit")
     page.wait_for_selector("#logout")
-    page.evaluate(RECORD_RANGES)
+    record(page, "ranges", "#seeking .accepts")
     page.click('.tile[data-pool="gomoku 3+2 rated"]')
     # A wave (every 2 s) widens the range: a busy machine may show the first one too briefly
     # for a poll to see it, so the page records every range it shows and the test reads them.
-    page.wait_for_function("() => window.ranges.some((r) => r.includes('1350\u20131650'))")
-    ranges = page.evaluate("window.ranges")
+    page.wait_for_function("() => window.ranges.some((r) => r.text.includes('1350\u20131650'))")
+    ranges = [look["text"] for look in looks(page, "ranges")]
     assert "opponents rated 1400\u20131600, widening" in ranges[0], ranges
     shot(page, tmp_path, "pairing-range.png")
     assert page.script_errors == []

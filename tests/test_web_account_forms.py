@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import WebServer, new_page
+from support.browser import WebServer, new_page, said
 
 from server.admin import accounts_main
 
@@ -54,7 +54,7 @@ def test_register_twice_typed_change_and_reset_a_password(
     shot(page, "web-change-password")
     page.fill("#acc-old", "a fine long secret")
     page.click("#do-submit")
-    page.wait_for_selector("#toast:has-text('Password changed'), :text('Password changed')")
+    said(page, "Password changed")
     page.click("#logout")
     page.wait_for_selector("#login-open")
     out = io.StringIO()

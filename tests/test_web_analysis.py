@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import WebServer, cell, new_page, stones, wait_stones, wait_turn
+from support.browser import WebServer, cell, new_page, said, stones, wait_stones, wait_turn
 
 from protocol.records import read_psq, read_text
 
@@ -129,7 +129,7 @@ def test_the_analysis_board_sets_up_plays_and_takes_back_any_variant(
         cell(page, 0, 2).click()  # O completes the column
         page.wait_for_selector("#status:has-text('White / O has won')")
         cell(page, 2, 0).click()  # the game is over here: not played
-        page.wait_for_selector("#notice:has-text('game is over')")
+        said(page, "game is over")
         assert len(stones(page)) == 5
         for _ in range(4):
             page.click("#undo")
@@ -145,7 +145,7 @@ def test_the_analysis_board_sets_up_plays_and_takes_back_any_variant(
         assert page.locator(".cell").count() == 35 and page.is_visible(".board-wrap.stones")
         page.fill("#study-k", "8")  # longer than the board's longer side
         page.click("#new-board")
-        page.wait_for_selector("#notice:has-text('no more than its longer side')")
+        said(page, "no more than its longer side")
         assert page.locator(".cell").count() == 35  # refused: the board stays
         assert page.script_errors == []
     finally:

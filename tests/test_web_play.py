@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import WebServer, cell, new_page, stones, wait_stones, wait_turn
+from support.browser import WebServer, cell, new_page, said, stones, wait_stones, wait_turn
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def test_two_pages_play_gomoku_to_five_while_a_third_watches_every_move(
 ) -> None:
     alice, bob, carol = (new_page(browser) for _ in range(3))
     link = open_room(alice, web_server.url, "gomoku", seat="0", clock="300+3")
-    assert "Waiting for an opponent" in alice.text_content("#status")
+    alice.wait_for_selector("#status:has-text('Waiting for an opponent')")  # the room's state
     bob.goto(link)  # the friend's link: takes the free seat
     wait_turn(alice)
     carol.goto(link)  # the room is full: watches
@@ -115,7 +115,7 @@ def test_a_renju_forbidden_point_is_shown_and_refused(browser: Any, web_server: 
     for page in (black_page, white_page):  # both see it marked
         page.wait_for_selector('.cell.forbidden[data-x="8"][data-y="7"]')
     cell(black_page, 8, 7).click()
-    black_page.wait_for_selector("#notice:has-text('forbidden for black')")
+    said(black_page, "forbidden for black")
     assert len(stones(black_page)) == 8 and len(stones(white_page)) == 8
     play(black_page, 3, 3, 9)  # another point is played
     assert black_page.script_errors == white_page.script_errors == []
@@ -159,7 +159,9 @@ def test_pages_resume_after_the_server_is_killed_mid_game(browser: Any, tmp_path
             page.wait_for_selector("#net.offline")
             page.wait_for_selector("#status:has-text('Offline')")
         cell(alice, 5, 5).click()  # never queued: said, not placed
-        alice.wait_for_selector("#notice:has-text('Offline')")
+        # said until the next failed reconnect says "Could not connect" (0.25-8 s): kept by
+        # the page's record of its notices, which a late poll still finds
+        said(alice, "Offline: the move was not sent")
         assert len(stones(alice)) == 4
         server.start()
         for page in (alice, bob):

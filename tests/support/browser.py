@@ -117,11 +117,64 @@ def web_server(tmp_path: Path) -> Iterator[WebServer]:
         server.stop()
 
 
+#: Run in every page before its own scripts: ``window.notices`` keeps each text the notice line
+#: shows. A notice goes after 6 s, and a failed reconnect's "Could not connect" replaces one at
+#: once: a busy machine's poll may miss it, this record does not (``said`` reads it).
+NOTICES = """(() => {
+  window.notices = [];
+  const look = () => {
+    const notice = document.getElementById("notice");
+    if (!notice || notice.hidden || !notice.textContent) return;
+    if (notice.textContent !== window.notices[window.notices.length - 1]) {
+      window.notices.push(notice.textContent);
+    }
+  };
+  const all = {subtree: true, childList: true, characterData: true, attributes: true};
+  new MutationObserver(look).observe(document, all);
+})();"""
+
+#: Keeps in ``window[name]`` each new look of the element ``selector`` finds: its text, class,
+#: inner HTML and whether it is disabled (``record``).
+RECORD = """([name, selector]) => {
+  const seen = (window[name] = []);
+  const look = () => {
+    const el = document.querySelector(selector);
+    if (!el) return;
+    const now = {text: el.textContent, cls: el.className, html: el.innerHTML};
+    now.disabled = !!el.disabled;
+    if (JSON.stringify(now) !== JSON.stringify(seen[seen.length - 1])) seen.push(now);
+  };
+  look();
+  const all = {subtree: true, childList: true, characterData: true, attributes: true};
+  new MutationObserver(look).observe(document.body, all);
+}"""
+
+
+def record(page: Any, name: str, selector: str) -> None:
+    """From now on, keep every look of ``selector`` in ``window[name]``: a state a later push or
+    timer replaces within a second or two is still seen by a test that polls late."""
+    page.evaluate(RECORD, [name, selector])
+
+
+def looks(page: Any, name: str) -> list[dict[str, Any]]:
+    """Every look kept by ``record(page, name, ...)``: text, cls, html, disabled."""
+    return list(page.evaluate("(name) => window[name]", name))
+
+
+def said(page: Any, text: str) -> None:
+    """Wait until the page's notice line has shown ``text`` (now, or for a moment since the
+    page loaded: see ``NOTICES``)."""
+    page.wait_for_function(
+        "(text) => window.notices.some((n) => n.includes(text))", arg=text, timeout=WAIT_MS
+    )
+
+
 def new_page(browser: Any, **options: Any) -> Any:
     """A page in a context of its own (its own localStorage: another player), failing the test
-    on any script error."""
+    on any script error; it keeps every notice it shows (``said``)."""
     context = browser.new_context(**options)
     context.set_default_timeout(WAIT_MS)
+    context.add_init_script(NOTICES)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
