@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +40,26 @@ def test_without_uvloop_auto_falls_back_and_uvloop_refuses(
     assert server_loop.run(_running_loop_name(), "auto") == "asyncio"
     with pytest.raises(server_loop.LoopUnavailable):
         server_loop.loop_factory("uvloop")
+
+
+async def _take_the_stop_signals_and_fail() -> None:
+    """What a server start that fails after its signal handlers are up does."""
+    loop = asyncio.get_running_loop()
+    for sig in server_loop.LOOP_SIGNALS:
+        loop.add_signal_handler(sig, lambda: None)
+    raise OSError("address already in use")
+
+
+@pytest.mark.parametrize("choice", ["asyncio", "uvloop"])
+def test_a_run_gives_back_the_signal_handlers_its_loop_took(choice: str) -> None:
+    """A start that fails in-process leaves Ctrl-C as it was: uvloop left SIGINT with its
+    closed loop, so the process went on without KeyboardInterrupt."""
+    if choice == "uvloop" and not HAVE_UVLOOP:
+        pytest.skip("uvloop is not installed here")
+    before = {sig: signal.getsignal(sig) for sig in server_loop.LOOP_SIGNALS}
+    with pytest.raises(OSError):
+        server_loop.run(_take_the_stop_signals_and_fail(), choice)
+    assert {sig: signal.getsignal(sig) for sig in server_loop.LOOP_SIGNALS} == before
 
 
 def test_an_unknown_choice_is_refused() -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import signal
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -16,6 +18,8 @@ T = TypeVar("T")
 
 #: The values of ``--loop``: ``auto`` takes uvloop when it can be imported.
 CHOICES = ("auto", "uvloop", "asyncio")
+#: The signals a loop may take over (``add_signal_handler``), given back when :func:`run` ends.
+LOOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class LoopUnavailable(RuntimeError):
@@ -38,10 +42,20 @@ def loop_factory(choice: str = "auto") -> tuple[str, Callable[[], asyncio.Abstra
 
 
 def run(main: Coroutine[Any, Any, T], choice: str = "auto") -> T:
-    """Run ``main`` to completion on a new loop of the chosen kind (like ``asyncio.run``)."""
+    """Run ``main`` to completion on a new loop of the chosen kind (like ``asyncio.run``), and
+    give back the signal handlers it took: uvloop, unlike asyncio, leaves its own installed
+    once closed, so a Ctrl-C to a process that goes on went to a closed loop (a failed start
+    run in-process, as the tests do)."""
     _, factory = loop_factory(choice)
-    with asyncio.Runner(loop_factory=factory) as runner:
-        return runner.run(main)
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = {sig: signal.getsignal(sig) for sig in LOOP_SIGNALS} if main_thread else {}
+    try:
+        with asyncio.Runner(loop_factory=factory) as runner:
+            return runner.run(main)
+    finally:
+        for sig, handler in before.items():
+            if handler is not None:  # None: a handler set outside Python, not ours to restore
+                signal.signal(sig, handler)
 
 
 def loop_name(loop: asyncio.AbstractEventLoop | None = None) -> str:
