@@ -14,12 +14,15 @@ from support.bots import OUR_BRAIN, executable
 
 pytestmark = pytest.mark.slow  # director, server, bot and brain processes
 
-#: The cap a move: the engine team's fast SPRTs.
-MOVE_S = 0.25
+#: The cap a move. Not the engine team's 0.25 s: on the loaded 2-core CI machine a process
+#: that needs under 1 ms for a level-1 move was measured stalled 0.16-0.21 s mid-job, which
+#: lost 0.25 s games on time. A brain started on the move's clock still loses at 0.5 s: its
+#: first answer comes 0.63-0.7 s after its start on an idle machine.
+MOVE_S = 0.5
 
 
-async def test_a_quarter_second_a_move_match_loses_no_game_on_time(tmp_path: Path) -> None:
-    """Two games at once at 0.25 s a move, a Piskvork brain against the in-process engine:
+async def test_a_half_second_a_move_match_loses_no_game_on_time(tmp_path: Path) -> None:
+    """Two games at once at 0.5 s a move, a Piskvork brain against the in-process engine:
     every game ends on the board (a line, or a draw by --max-moves), none by ``timeout`` or a
     fault. Each game used to start a brain of its own: two games begun together found their
     spare brains still starting, lost on time at their first moves, and threw those start-ups
