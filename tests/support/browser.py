@@ -164,9 +164,7 @@ def looks(page: Any, name: str) -> list[dict[str, Any]]:
 def said(page: Any, text: str) -> None:
     """Wait until the page's notice line has shown ``text`` (now, or for a moment since the
     page loaded: see ``NOTICES``)."""
-    page.wait_for_function(
-        "(text) => window.notices.some((n) => n.includes(text))", arg=text, timeout=WAIT_MS
-    )
+    page.wait_for_function("(text) => window.notices.some((n) => n.includes(text))", arg=text)
 
 
 def new_page(browser: Any, **options: Any) -> Any:
