@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from support.browser import WebServer, looks, new_page, record
+from support.browser import WebServer, looks, new_page, record, wait_look
 from websockets.sync.client import ClientConnection, connect
 
 pytestmark = pytest.mark.slow
@@ -103,7 +103,7 @@ def test_the_quick_pairing_page_shows_the_rating_range_widening(
     page.click('.tile[data-pool="gomoku 3+2 rated"]')
     # A wave (every 2 s) widens the range: a busy machine may show the first one too briefly
     # for a poll to see it, so the page records every range it shows and the test reads them.
-    page.wait_for_function("() => window.ranges.some((r) => r.text.includes('1350\u20131650'))")
+    wait_look(page, "ranges", "1350\u20131650")
     ranges = [look["text"] for look in looks(page, "ranges")]
     assert "opponents rated 1400\u20131600, widening" in ranges[0], ranges
     shot(page, tmp_path, "pairing-range.png")

@@ -16,6 +16,7 @@ from support.browser import (
     new_page,
     record,
     stones,
+    wait_look,
     wait_stones,
     wait_turn,
 )
@@ -26,8 +27,6 @@ pytestmark = pytest.mark.slow
 SHOTS = Path(os.environ.get("MNK_SHOTS", "/tmp"))
 #: A bot's move at full strength may take its whole first-move share (about 12 s in 5+3).
 BOT_MS = 60_000
-#: Whether the page's status line has said the bot thought for one second (``record``).
-THOUGHT_A_SECOND = "() => window.statuses.some((look) => /thinking.1 s/.test(look.text))"
 
 
 def test_the_page_shows_the_bot_thinking_and_asks_for_full_strength(
@@ -51,7 +50,7 @@ def test_the_page_shows_the_bot_thinking_and_asks_for_full_strength(
     # machine's late poll may miss a moment of it): the page keeps every look of its status.
     record(page, "statuses", "#status")
     cell(page, 7, 7).click()
-    page.wait_for_function(THOUGHT_A_SECOND, timeout=BOT_MS)  # the seconds count up
+    wait_look(page, "statuses", "thinking.1 s", timeout=BOT_MS)  # the seconds count up
     page.screenshot(path=str(SHOTS / "web-bot-thinking.png"))
     page.wait_for_selector("#status:has-text('Your move')", timeout=BOT_MS)
     wait_stones(page, 2)  # the page's stone and the bot's answer

@@ -161,6 +161,13 @@ def looks(page: Any, name: str) -> list[dict[str, Any]]:
     return list(page.evaluate("(name) => window[name]", name))
 
 
+def wait_look(page: Any, name: str, pattern: str, timeout: float | None = None) -> None:
+    """Wait until a look kept by ``record(page, name, ...)`` has a text that the regular
+    expression ``pattern`` matches (now, or for a moment since ``record``)."""
+    seen = "([name, pattern]) => window[name].some((look) => new RegExp(pattern).test(look.text))"
+    page.wait_for_function(seen, arg=[name, pattern], timeout=timeout)
+
+
 def said(page: Any, text: str) -> None:
     """Wait until the page's notice line has shown ``text`` (now, or for a moment since the
     page loaded: see ``NOTICES``)."""
