@@ -22,6 +22,20 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``MNK_ENGINE_PURE=1`` (CI's second engine run, on the plain core) leave out the
+    tests marked ``pins_core``: they choose their core themselves, so they would repeat the
+    first run's work and check nothing new."""
+    from bots.engine.fast import pure_forced
+
+    if not pure_forced():
+        return
+    pinned = [item for item in items if item.get_closest_marker("pins_core")]
+    if pinned:
+        config.hook.pytest_deselected(items=pinned)
+        items[:] = [item for item in items if not item.get_closest_marker("pins_core")]
+
+
 @pytest.fixture(autouse=True)
 def server_labels() -> Iterator[None]:
     """The pygame client's labels as a server's ``welcome`` said them (they are the client's

@@ -154,6 +154,7 @@ def test_search_rejects_finished_game() -> None:
         search(TICTACTOE, moves, Limit())
 
 
+@pytest.mark.pins_core
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "compiled"])
 def test_board_undo_restores_everything(pure: bool) -> None:
     """Incremental counts, score, threats and key come back exactly after undo."""

@@ -95,6 +95,7 @@ def test_tables_match_the_reference_board(variant: Variant, stones: int, seed: i
     assert states[0] == states[1]
 
 
+@pytest.mark.pins_core
 @pytest.mark.skipif(not COMPILED.compiled(), reason="the core was not compiled on this machine")
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
@@ -130,6 +131,7 @@ def test_compiled_core_matches_pure_python(
 HEAPTYPE = 1 << 9
 
 
+@pytest.mark.pins_core
 def test_the_plain_run_is_plain_in_every_layer_and_the_compiled_one_compiled() -> None:
     """The oracle runs all four layers of the core from source (a compiled board under a plain
     search would check nothing), and loading it leaves the compiled modules where they were."""
@@ -146,6 +148,7 @@ def test_the_plain_run_is_plain_in_every_layer_and_the_compiled_one_compiled() -
         assert not board.Board.__flags__ & HEAPTYPE
 
 
+@pytest.mark.pins_core
 def test_compiled_core_is_built_by_the_install() -> None:
     """``pip install -e .`` with a C compiler present builds the core (it is 30x faster)."""
     import shutil
@@ -172,6 +175,7 @@ def test_transposition_table_survives_between_moves() -> None:
     assert again is core and core.moves()[-1] == 7 * 15 + 6
 
 
+@pytest.mark.pins_core
 @pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
 def test_plays_legal_moves_to_the_end_of_a_crowded_game(module: object) -> None:
     """From the empty board until the board is full or won: every answer is legal."""
@@ -201,6 +205,7 @@ def test_each_thread_keeps_its_own_core() -> None:
     assert all(m in (Move(0, 0), Move(2, 0), Move(0, 2), Move(2, 2)) for m in found), found
 
 
+@pytest.mark.pins_core
 @pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
@@ -229,6 +234,7 @@ MIDDLE_22 = [(10, 4), (8, 3), (4, 7), (11, 4), (8, 9), (6, 4), (4, 6), (6, 3), (
              (11, 8), (8, 6)]  # fmt: skip
 
 
+@pytest.mark.pins_core
 @pytest.mark.parametrize("module", [PURE, COMPILED], ids=["pure", "compiled"])
 @pytest.mark.parametrize(
     ("switch", "stones"),

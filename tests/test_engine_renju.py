@@ -65,6 +65,7 @@ def random_games(seed: int, games: int, plies: int) -> list[list[Move]]:
     return out
 
 
+@pytest.mark.pins_core
 @CORES
 def test_forbidden_points_match_the_rules_on_the_corpus(module: object) -> None:
     """Every empty cell of every corpus position: the core's verdict is the rules' verdict."""
@@ -77,6 +78,7 @@ def test_forbidden_points_match_the_rules_on_the_corpus(module: object) -> None:
     assert checked >= 50  # the corpus is full of forbidden points: the test has teeth
 
 
+@pytest.mark.pins_core
 @CORES
 def test_forbidden_points_match_the_rules_in_random_games(module: object) -> None:
     """Dense random games: the core's forbidden points are exactly the rules' ones."""
@@ -89,6 +91,7 @@ def test_forbidden_points_match_the_rules_in_random_games(module: object) -> Non
     assert found >= 20
 
 
+@pytest.mark.pins_core
 @CORES
 def test_win_cells_are_exactly_five_for_black_and_five_or_more_for_white(module: object) -> None:
     """The core's win cells equal the rules' on random renju games, overlines included."""
@@ -115,6 +118,7 @@ def test_the_overline_gap_is_no_win_for_black_but_is_for_white() -> None:
         assert 7 * 15 + 6 not in core.root_moves()
 
 
+@pytest.mark.pins_core
 @CORES
 def test_black_is_never_offered_a_forbidden_point(module: object) -> None:
     """Root candidates and the searched move avoid every forbidden point."""
@@ -130,6 +134,7 @@ def test_black_is_never_offered_a_forbidden_point(module: object) -> None:
 
 
 @pytest.mark.parametrize("entry", SUITE, ids=[e["name"] for e in SUITE])
+@pytest.mark.pins_core
 @CORES
 def test_renju_tactics_suite(module: object, entry: dict) -> None:  # type: ignore[type-arg]
     """The engine (either core) plays one of the position's accepted answers."""
@@ -144,6 +149,7 @@ WINS = [e for e in SUITE if e["category"] != "forbidden-defence"]
 
 
 @pytest.mark.parametrize("entry", WINS, ids=[e["name"] for e in WINS])
+@pytest.mark.pins_core
 @CORES
 def test_the_threat_search_alone_proves_the_suite_wins(module: object, entry: dict) -> None:  # type: ignore[type-arg]
     """The VCF itself (not the full-width search behind it) knows the renju rules: it finds
@@ -171,6 +177,7 @@ def test_renju_suite_answers_are_the_brute_force_ones(entry: dict) -> None:  # t
     assert [[m.x, m.y] for m in got] == entry["accepted"]
 
 
+@pytest.mark.pins_core
 @pytest.mark.slow
 def test_compiled_and_pure_cores_search_renju_alike() -> None:
     """Same move, score, depth, nodes and source from both builds on renju positions."""

@@ -156,6 +156,7 @@ def test_a_changed_mind_stretches_the_next_iteration_to_the_critical_aim() -> No
     assert core.deadlines == [1.0, 1.0, 1.0, 1.0, 2.0, 1.0]
 
 
+@pytest.mark.pins_core
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
 def test_the_search_stops_at_its_deadline_having_used_its_time(
     pure: bool, monkeypatch: pytest.MonkeyPatch
@@ -179,6 +180,7 @@ def test_the_search_stops_at_its_deadline_having_used_its_time(
     assert depths == sorted(depths) and result.seldepth >= result.depth
 
 
+@pytest.mark.pins_core
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
 def test_a_search_stopped_mid_iteration_counts_all_its_nodes(pure: bool) -> None:
     """The answer's nodes are the whole search's, the aborted iteration's included, when it
