@@ -4,6 +4,10 @@ from bots.engine.threats cimport Threats
 
 cdef unsigned long long NULL_KEY
 cdef int SHALLOW, SHALLOW_BEAM, BEAM
+# C values of the constants core.py imports or copies (else each use is a module lookup and
+# Python arithmetic, at every node):
+cdef long long WIN, MATE_BOUND
+cdef int EXACT, LOWER, UPPER, MAX_PLY, C_B3, C_THREE
 
 cdef class Core(Threats):
     cdef unsigned long long[::1] tt_key

@@ -2,6 +2,9 @@
 from bots.engine.tally cimport fours_of, threes_of, twos_of
 from bots.engine.board cimport Board
 
+# C values of fouls.py's constants (else each use is a module lookup and Python arithmetic):
+cdef int FOUL_BITS, RR, RL, WALL
+
 cdef class Fouls(Board):
     cdef unsigned long long[::1] fzob
     cdef unsigned long long[::1] fc_key

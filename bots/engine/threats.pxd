@@ -3,6 +3,8 @@ from bots.engine.tally cimport pot_of, threes_of, twos_of
 from bots.engine.fouls cimport Fouls
 
 cdef int B3, C_FOUR_THREE
+# C values of the constants threats.py imports or sets (else each use is a module lookup):
+cdef int MAX_PLY, TS_PLY, THREE_CANDIDATES
 
 cdef class Threats(Fouls):
     cdef unsigned long long[::1] ts_key
