@@ -6,7 +6,7 @@ cdef unsigned long long NULL_KEY
 cdef int SHALLOW, SHALLOW_BEAM, BEAM
 # C values of the constants core.py imports or copies (else each use is a module lookup and
 # Python arithmetic, at every node):
-cdef long long WIN, MATE_BOUND
+cdef long long WIN, MATE_BOUND, TT_MOVE_KEY, KILLER_KEY
 cdef int EXACT, LOWER, UPPER, MAX_PLY, C_B3, C_THREE
 
 cdef class Core(Threats):

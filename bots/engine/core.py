@@ -34,6 +34,8 @@ C_B3, C_THREE = 2, 5  # bots.engine.shapes.C_B3, C_THREE
 #: Late-move pruning as a narrower beam: a null-window node of depth d below SHALLOW
 #: searches only its best SHALLOW_BEAM + d * d moves (5, 8, 13) instead of BEAM.
 SHALLOW, SHALLOW_BEAM = 4, 4
+#: Ordering bonuses above any shape key: the transposition table's move first, then the killers.
+TT_MOVE_KEY, KILLER_KEY = 1 << 40, 1 << 30
 
 
 @cython.final
@@ -130,9 +132,9 @@ class Core(Threats):
                     + self.history[c]
                 )
             if c == tt_move:
-                kv += 1099511627776
+                kv += TT_MOVE_KEY
             elif c == self.killers[2 * ply] or c == self.killers[2 * ply + 1]:
-                kv += 1073741824
+                kv += KILLER_KEY
             self.keys[c] = kv
         return self._sort_top(out, m, top)
 

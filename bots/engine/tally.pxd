@@ -5,7 +5,7 @@ cdef enum:
     TWOS_AT = 52
 
 cdef inline int pot_of(long long tally) noexcept:
-    return tally & 0xFFFFFFFF
+    return tally & 0xFFFFFFFFLL  # a C literal (unsuffixed, Cython makes it a Python int)
 
 cdef inline int fours_of(long long tally) noexcept:
     return (tally >> FOURS_AT) & 1023

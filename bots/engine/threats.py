@@ -240,7 +240,8 @@ class Threats(Fouls):
         m = self._win_cells(1 - att, out)
         if m >= 2 or depth <= 0 or ply >= TS_PLY - 1:
             return -1
-        probe: cython.ulonglong = self.key ^ (0x1E3779B97F4A7C15 if threes else 0)
+        salt: cython.ulonglong = 0x1E3779B97F4A7C15 if threes else 0  # a C constant, typed
+        probe: cython.ulonglong = self.key ^ salt
         slot: cython.ulonglong = probe & self.ts_mask
         if self.ts_key[slot] == probe and (
             self.ts_data[2 * slot + 1] >= 0 or self.ts_data[2 * slot] >= depth
