@@ -53,14 +53,14 @@ cdef class Board:
 
     cpdef bint play(self, int c)
     cpdef int undo(self)
-    cdef void _update(self, int c, int s, int d) noexcept
-    cdef void _cell_value(self, int c, int d) noexcept
-    cdef void _shape_update(self, int x, int t, int sign) noexcept
+    cdef inline void _update(self, int c, int s, int d) noexcept
+    cdef inline void _cell_value(self, int c, int d) noexcept
+    cdef inline void _shape_update(self, int x, int t, int sign) noexcept
     cpdef void set_weights(self, list me, list opp)
     cpdef list features(self, int side)
     cpdef int line_shape(self, int side, int c, int d)
     cpdef int cell_code(self, int side, int c)
-    cdef void _recat(self, int side, int w, int a, int b) noexcept
+    cdef inline void _recat(self, int side, int w, int a, int b) noexcept
     cdef int _win_cells(self, int side, int out) noexcept
     cdef void _unmark(self, int out, int m) noexcept
     cpdef long long evaluate(self)
