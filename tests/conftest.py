@@ -30,10 +30,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     if not pure_forced():
         return
-    pinned = [item for item in items if item.get_closest_marker("pins_core")]
+    kept, pinned = [], []
+    for item in items:
+        (pinned if item.get_closest_marker("pins_core") else kept).append(item)
     if pinned:
         config.hook.pytest_deselected(items=pinned)
-        items[:] = [item for item in items if not item.get_closest_marker("pins_core")]
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)

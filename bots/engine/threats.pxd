@@ -5,6 +5,7 @@ from bots.engine.fouls cimport Fouls
 cdef int B3, C_FOUR_THREE
 # C values of the constants threats.py imports or sets (else each use is a module lookup):
 cdef int MAX_PLY, TS_PLY, THREE_CANDIDATES
+cdef unsigned long long VCT_SALT
 
 cdef class Threats(Fouls):
     cdef unsigned long long[::1] ts_key

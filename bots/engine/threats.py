@@ -19,6 +19,8 @@ if not cython.compiled:  # compiled: cimported in threats.pxd
 
 #: Cells likely to make an open three that a VCT tries, the best by potential.
 THREE_CANDIDATES = 12
+#: Mixed into the key of a VCT's memo entries, so they never answer for a VCF's.
+VCT_SALT = 0x1E3779B97F4A7C15
 B3, C_FOUR_THREE = 5, 10  # bots.engine.shapes.B3, C_FOUR_THREE
 
 
@@ -240,8 +242,7 @@ class Threats(Fouls):
         m = self._win_cells(1 - att, out)
         if m >= 2 or depth <= 0 or ply >= TS_PLY - 1:
             return -1
-        salt: cython.ulonglong = 0x1E3779B97F4A7C15 if threes else 0  # a C constant, typed
-        probe: cython.ulonglong = self.key ^ salt
+        probe: cython.ulonglong = self.key ^ (VCT_SALT if threes else 0)
         slot: cython.ulonglong = probe & self.ts_mask
         if self.ts_key[slot] == probe and (
             self.ts_data[2 * slot + 1] >= 0 or self.ts_data[2 * slot] >= depth
