@@ -11,20 +11,13 @@ from typing import Any
 import pytest
 from support.clock import FakeClock
 from support.pairing import Hub, error_code, of_type
+from support.snapshots import snapshot_of
 
 from protocol.rules import Termination
 from server.core.arena import Arena
 from server.core.journal.rows import (
-    EntrantRow,
-    GameRow,
-    MoveRow,
-    PairingRow,
-    PlayerRow,
     ResultRow,
-    RoomGone,
-    RoomRow,
     Snapshot,
-    TournamentRow,
 )
 from server.core.limits import Limits
 from server.core.tournament.desk import MAX_CREATED_PER_DAY, MAX_WATCHING, PUSH_INTERVAL, event_id
@@ -304,24 +297,6 @@ def test_watchers_get_the_latest_state_at_most_every_push_interval(hub: Hub) -> 
     entered(hub, tid, ["later"])
     hub.tick(1)
     assert len(of_type(watcher, "tournament")) == 4  # the unwatch's reply, nothing since
-
-
-def snapshot_of(records: list[Any]) -> Snapshot:
-    """What a store holding ``records`` gives back: players, live rooms, tournament rows."""
-    games = {r.game_id: r for r in records if isinstance(r, GameRow)}
-    rooms = {r.room: r for r in records if isinstance(r, RoomRow)}
-    for gone in (r for r in records if isinstance(r, RoomGone)):
-        rooms.pop(gone.room, None)
-    moves = [r for r in records if isinstance(r, MoveRow)]
-    live = [
-        (row, games[row.game_id], [m for m in moves if m.game_id == row.game_id])
-        for row in rooms.values()
-    ]
-    players = [r for r in records if isinstance(r, PlayerRow)]
-    rows = [
-        r for r in records if isinstance(r, TournamentRow | EntrantRow | PairingRow | ResultRow)
-    ]
-    return Snapshot(players, live, None, tournaments=tuple(rows))
 
 
 def test_a_restart_from_the_rows_keeps_every_pairing_and_result_once() -> None:

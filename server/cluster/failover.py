@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 from redis.exceptions import RedisError
 
@@ -46,6 +47,8 @@ PIDS_PER_NOTE = 512
 #: Seconds a node's audience hash outlives its last write beyond the lease: an adopter reads it
 #: once the lease lapsed and its look for lapsed nodes found it (once a second).
 AUDIENCE_SLACK_S = 60.0
+#: Requests kept for the end of an adoption under way (past it, they are answered at once).
+MAX_PARKED = 4_096
 
 
 class Failover:
@@ -66,6 +69,9 @@ class Failover:
         self.members, self.rooms = members, rooms
         self.link, self.outbox, self.store, self.lobbies = link, outbox, store, lobbies
         self.rerouter = Rerouter()
+        #: While an adoption is under way, the requests that found no room: they are handled
+        #: again at its end (PostgreSQL names this node before the arena holds the rooms).
+        self._parked: list[Callable[[], None]] | None = None
         #: This node's rooms' remote members in Redis, and the reading of a lapsed node's.
         self.audience = AudienceHash(
             link.redis, link.prefix, link.node, ttl_s=lease_s + AUDIENCE_SLACK_S
@@ -79,6 +85,30 @@ class Failover:
             self.on_adopted(node, op.dead, op.pids)
         else:
             return False
+        return True
+
+    def started(self) -> None:
+        """An adoption is under way: requests that find no room wait for its end."""
+        if self._parked is None:
+            self._parked = []
+
+    def finished(self) -> None:
+        """The adoption ended (done or failed): the requests that waited are handled, in order."""
+        parked, self._parked = self._parked or [], None
+        for work in parked:
+            work()
+
+    @property
+    def parked(self) -> int:
+        """How many requests wait for the end of the adoption under way."""
+        return len(self._parked or ())
+
+    def park(self, work: Callable[[], None]) -> bool:
+        """Keep ``work`` (a request that found no room) for the end of the adoption under way;
+        whether it was kept (not when no adoption is under way, or too many wait)."""
+        if self._parked is None or len(self._parked) >= MAX_PARKED:
+            return False
+        self._parked.append(work)
         return True
 
     async def audience_of(self, dead: str) -> Audience:

@@ -115,6 +115,8 @@ class Forwarder:
         self._wake = asyncio.Event()
         #: Set while handling a remote member's request: nothing is forwarded again.
         self._inside = False
+        #: Set when that request found no room or event here (an adoption may bring it).
+        self._missed = False
         self._last_id = "0-0"
         #: Bus entries written and read, and ops dropped (Redis unreachable or too slow).
         self.sent = self.received = self.dropped = 0
@@ -166,6 +168,7 @@ class Forwarder:
         """Forward a request about a room (or an event) this node does not hold to its owner."""
         room = target_of(msg)
         if self._inside or len(room) > MAX_ROOM_ID:  # a forwarded request is never sent on
+            self._missed = self._inside
             raise missing(room)
         waiting = self._waiting.get(room)
         owner = self.lobbies.owners.get(room)
@@ -198,12 +201,24 @@ class Forwarder:
             waiting = self._waiting.pop(room, [])
         for player, msg in waiting:
             try:
-                if owner is None or owner == self.node:
+                if owner is None:
                     raise missing(room)
+                if owner == self.node:  # adopted here: now, or at the end of the adoption
+                    self._run_here(player, msg)
+                    continue
                 self._send_request(owner, player, msg)
             except ArenaError as exc:
                 error = wire.error(exc.code, exc.message, msg.get("id"))
                 self.outbox.emit([Send((player.pid,), error)])
+
+    def _run_here(self, player: Player, msg: Message) -> None:
+        """Handle ``msg`` of ``player`` (connected here) about a room PostgreSQL says this node
+        holds: at once, or after the adoption under way that restores it."""
+        frame = wire.encode(msg)
+        args = (self.node, player.pid, player.name, player.kind, frame)
+        later = functools.partial(self.on_request, *args)
+        if not self.failover.park(later):
+            later()
 
     def _send_request(self, owner: str, player: Player, msg: Message) -> None:
         if not self.lobbies.up:  # refused, never sent: it cannot arrive late, nor twice
@@ -303,13 +318,20 @@ class Forwarder:
     ) -> None:
         """Handle a request of ``pid`` (connected to ``node``, logged in there as ``account``;
         this node: one sent again after this node adopted its room), then acknowledge ``seq``
-        behind its outputs."""
+        behind its outputs; one that finds no room while an adoption is under way here is
+        handled at its end instead (PostgreSQL may have sent it ahead of the restore)."""
         here = node == self.node
         out = [] if here else self.attach(node, pid, name, kind)
         player = None if here else self.members.player(pid)
         if player is not None and player.account != account:
             player.log_in(account)  # as its node knows it: a rated room or event needs it
+        self._missed = False
         got = (retry and self.failover.applied(pid, frame)) or self.run(pid, frame)
+        if self._missed:  # its room may be in an adoption under way: answered at its end
+            args = (node, pid, name, kind, frame, seq, retry, account)
+            if self.failover.park(functools.partial(self.on_request, *args)):
+                self.outbox.emit(out)
+                return
         ok = True
         for item in got:
             if isinstance(item, Reply):  # the requester is on ``node``: it goes there too

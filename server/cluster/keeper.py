@@ -50,6 +50,19 @@ class NodeKeeper(Background):
         """One look: restore every lapsed node's rooms into the arena; how many were taken."""
         if self.store.fenced:
             return 0  # this node is stopping: it adopts nothing
+        adoption = self.adoption
+        if adoption is None:
+            return await self._adopt()
+        # From the claim's commit to the last restore, PostgreSQL names this node the rooms'
+        # owner while the arena does not hold them yet: requests for them wait till the end.
+        adoption.started()
+        try:
+            return await self._adopt()
+        finally:
+            adoption.finished()
+
+    async def _adopt(self) -> int:
+        """The look itself (see :meth:`adopt`)."""
         try:
             # Cancelled by a stop, a look loses nothing: what it took is this node's in the
             # database, and survivors adopt it when this node gives its lease up.

@@ -71,6 +71,14 @@ class ClusterStore(Protocol):
 class Adoption(Protocol):
     """What a bus adds to adopting a lapsed node's rooms (failover, for the node keeper)."""
 
+    def started(self) -> None:
+        """A look for lapsed nodes begins: requests that find no room wait for its end."""
+        ...
+
+    def finished(self) -> None:
+        """The look ended, whatever it adopted: the requests that waited are handled."""
+        ...
+
     async def audience_of(self, dead: str) -> Audience:
         """The members of ``dead``'s rooms connected to other nodes, as it last wrote them."""
         ...

@@ -9,7 +9,8 @@ import time
 from typing import Any
 
 import pytest
-from support.forwarding import Shell, Store, entry, node, say_hello
+from support.forwarding import Shell, Store, cluster_node, entry, node, say_hello
+from support.snapshots import snapshot_of
 from support.waiting import until
 
 from protocol import wire
@@ -19,6 +20,7 @@ from server.cluster.audience import RemoteMember, parse, render
 from server.cluster.ops import Offline
 from server.cluster.reroute import Rerouter
 from server.core.game.members import Send
+from server.core.players.players import Conn
 
 
 def req(pid: str, msg: dict[str, Any], seq: int, retry: bool = False) -> list[Any]:
@@ -276,3 +278,63 @@ def test_a_node_told_of_an_adoption_detaches_the_players_it_no_longer_holds() ->
     fwd.handle(entry("c", ["who", "a", [bob.pid, "p_left"]]))
     ops = fwd._outbox.pop("c")
     assert ["att", bob.pid, "bob", "human"] in ops and ["off", "p_left"] in ops
+
+
+def lapsed_room() -> tuple[Store, str, Conn]:
+    """Node a's gomoku room (alice and bob seated, one move), as a look for lapsed nodes
+    takes it; the store's look waits at its gate (closed), as PostgreSQL's claim commits."""
+    _, old, _ = node(name="a", durable=True)
+    alice, bob = say_hello(old, "alice"), say_hello(old, "bob")
+    out = old.receive(alice, wire.encode({"type": "create_room", "game": "gomoku", "seat": 0}))
+    room = out[0].message["room"]  # type: ignore[union-attr]
+    old.receive(bob, wire.encode({"type": "join_room", "room": room}))
+    old.receive(alice, wire.encode({"type": "move", "room": room, "x": 7, "y": 7, "ply": 0}))
+    store = Store()
+    store.lapsed = [("a", snapshot_of(old.drain()))]
+    store.owners[room] = "c"  # the claim committed: PostgreSQL names c before c restored it
+    store.gate.clear()
+    return store, room, bob
+
+
+async def test_a_forwarded_request_for_a_room_being_adopted_waits_for_the_restore() -> None:
+    store, room, bob = lapsed_room()
+    c = cluster_node("c", store=store)
+    adopter, arena, shell = c.parts.forwarder, c.arena, c.server
+    look = asyncio.create_task(c.parts.keeper.adopt())
+    await until(store.claiming.is_set)
+    # b looked the room up in PostgreSQL and sent bob's move here before c restored it; an
+    # unknown room's request comes in the same moment
+    move = {"type": "move", "room": room, "x": 8, "y": 8, "ply": 1, "id": 9}
+    adopter.handle(entry("b", req(bob.pid, move, 4)))
+    adopter.handle(entry("b", req("p_sue", {"type": "join_room", "room": "zzzzzz", "id": 2}, 5)))
+    assert adopter.failover.parked == 2 and sent_types(shell) == []  # no refusal yet
+    assert ["ack", 4, True] not in adopter._outbox.get("b", [])
+    store.gate.set()
+    assert await look == 1
+    played = arena.rooms.get(room)
+    assert played is not None and [(m.x, m.y) for m in played.game.moves] == [(7, 7), (8, 8)]
+    replies = [s.message for s in shell.sent if isinstance(s, Send) and "id" in s.message]
+    assert [(m["type"], m["id"]) for m in replies] == [("moved", 9), ("error", 2)]
+    assert replies[1]["code"] == "no_such_room"  # nobody holds it: refused at the end
+    assert adopter._outbox["b"][-2:] == [["ack", 4, True], ["ack", 5, False]]
+    assert adopter.failover.parked == 0
+
+
+async def test_a_player_here_whose_room_is_being_adopted_here_waits_for_the_restore() -> None:
+    store, room, _ = lapsed_room()
+    c = cluster_node("c", store=store)
+    adopter, arena, shell = c.parts.forwarder, c.arena, c.server
+    sue = say_hello(arena, "sue")
+    look = asyncio.create_task(c.parts.keeper.adopt())
+    await until(store.claiming.is_set)
+    # the lobby lists the room nowhere: PostgreSQL is asked, and names this node
+    watch = {"type": "join_room", "room": room, "spectate": True, "id": 3}
+    assert arena.receive(sue, wire.encode(watch)) == []
+    await until(lambda: adopter.failover.parked == 1)
+    assert shell.sent == []
+    store.gate.set()
+    assert await look == 1
+    [joined] = [s.message for s in shell.sent if isinstance(s, Send) and s.message.get("id") == 3]
+    assert joined["type"] == "joined" and joined["room"] == room
+    watched = arena.rooms.get(room)
+    assert watched is not None and sue.pid in watched.spectators

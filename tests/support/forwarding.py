@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -9,8 +10,10 @@ from protocol import wire
 from server.cluster.forward import Forwarder
 from server.cluster.node import ClusterNode
 from server.core.arena import Arena
+from server.core.journal.rows import Snapshot
 from server.core.outputs import Out
 from server.core.players.players import Conn
+from support.waiting import TIMEOUT
 
 
 class Shell:
@@ -40,27 +43,41 @@ class Shell:
 
 
 class Store:
-    """The shared store as the node sees it: a lease held, no room anywhere."""
+    """The shared store as the node sees it: a lease held, the rooms' owners in ``owners``,
+    and what a look for lapsed nodes takes in ``lapsed``."""
 
     fenced = False
     #: Whether the lease is still held (a node woken past it holds it no more).
     held = True
+
+    def __init__(self) -> None:
+        #: The node owning each room (PostgreSQL's rooms table); none by default.
+        self.owners: dict[str, str] = {}
+        #: What the next look for lapsed nodes takes: (node, snapshot) pairs.
+        self.lapsed: list[tuple[str, Snapshot]] = []
+        #: Set once a look is claiming; the look returns only when ``gate`` is set.
+        self.claiming = threading.Event()
+        self.gate = threading.Event()
+        self.gate.set()
 
     def holds_lease(self) -> bool:
         """Whether the node's lease is held (``held``)."""
         return self.held
 
     def room_owner(self, room: str) -> str | None:
-        """Nobody owns any room in this store."""
-        return None
+        """The owner ``owners`` gives."""
+        return self.owners.get(room)
 
     def room_owners(self, rooms: Sequence[str]) -> dict[str, str]:
-        """Nobody owns any room in this store."""
-        return {}
+        """The owners ``owners`` gives for ``rooms``."""
+        return {room: self.owners[room] for room in rooms if room in self.owners}
 
-    def adopt_lapsed(self) -> list[Any]:
-        """No lapsed room to adopt."""
-        return []
+    def adopt_lapsed(self) -> list[tuple[str, Snapshot]]:
+        """Take ``lapsed`` once ``gate`` is open (on a worker thread, as PostgreSQL's claim)."""
+        self.claiming.set()
+        assert self.gate.wait(TIMEOUT), "the test never opened the gate"
+        taken, self.lapsed = self.lapsed, []
+        return taken
 
 
 def node(
@@ -73,10 +90,12 @@ def node(
     return cluster.parts.forwarder, cluster.arena, cluster.server
 
 
-def cluster_node(name: str = "b", durable: bool = False) -> ClusterNode[Shell]:
+def cluster_node(
+    name: str = "b", durable: bool = False, store: Store | None = None
+) -> ClusterNode[Shell]:
     """A real cluster node ``name`` with its arena and a recording outbox, never started."""
     return ClusterNode(
-        name, "redis://127.0.0.1:1/0", Store(), lease_s=10.0,
+        name, "redis://127.0.0.1:1/0", store or Store(), lease_s=10.0,
         arena=lambda node: Arena(durable=durable, node=node), server=lambda *_: Shell(),
     )  # fmt: skip
 
