@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import time
 from collections.abc import Callable
 
 from protocol.rules import Move, Variant, WinRule
+
+log = logging.getLogger("mnk.bot")
 
 #: Seconds a brain may take to answer START (engines load tables, as Gomocup allows).
 START_TIMEOUT = 15.0
@@ -122,14 +125,15 @@ class PiskvorkBrain:
         """The brain's move after ``moves`` (its stones are this seat's), within ``budget_s``.
 
         A brain started for this move (no spare was ready: games begun together) is told the
-        budget less its start-up, which was on the move's clock too.
+        budget less its start-up, which was on the move's clock too. A move over its budget is
+        logged with its start-up: on a loaded machine that is where a game is lost on time.
         """
+        asked, budget, start_up = self.clock(), budget_s, 0.0
         if self.proc is None:
-            started = self.clock()
             await self.start()
-            spent = self.clock() - started
-            budget_s = max(0.001, budget_s - spent)
-            time_left_s = None if time_left_s is None else max(0.001, time_left_s - spent)
+            start_up = self.clock() - asked
+            budget_s = max(0.001, budget_s - start_up)
+            time_left_s = None if time_left_s is None else max(0.001, time_left_s - start_up)
         self.last_message = None
         self._asked = True  # from the first line of the question until its answer is read
         await self._send(f"INFO timeout_turn {max(1, int(budget_s * 1000))}")
@@ -147,6 +151,12 @@ class PiskvorkBrain:
             await self._send("DONE")
         line = await self._answer(budget_s + self.hang_slack)
         self._asked = False
+        took = self.clock() - asked
+        if took > budget:
+            log.warning(
+                "brain %s answered move %d in %.3f s, over its %.3f s (%.3f s of it starting)",
+                self.path, len(moves) + 1, took, budget, start_up,
+            )  # fmt: skip
         match = _MOVE.match(line)
         if not match:
             raise BrainError(f"brain answered {line[:80]!r} instead of a move")

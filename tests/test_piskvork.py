@@ -354,15 +354,17 @@ async def ready_spares(tmp_path: Path) -> AsyncIterator[tuple[str, SpareBrains]]
 
 
 async def test_a_brain_started_inside_a_move_is_told_the_turn_less_its_start_up(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """No spare: the brain's start-up is on the move's clock (the move waits for it), and the
-    brain is told the turn's time less it, never less than Piskvork's least (1 ms)."""
+    brain is told the turn's time less it, never less than Piskvork's least (1 ms); a move
+    that took longer than its budget is logged with its start-up (a game lost on time)."""
     from support.waiting import until
 
     path = executable(tmp_path / "pbrain-slow", SLOW_STARTER)
     now = [100.0]
     for budget, start_up, told in ((10.0, 1.5, 8500), (0.25, 1.5, 1)):
+        caplog.clear()
         _gate(path, False)
         brain = PiskvorkBrain(path, GOMOKU, 1, clock=lambda: now[0])
         try:
@@ -374,6 +376,14 @@ async def test_a_brain_started_inside_a_move_is_told_the_turn_less_its_start_up(
             _gate(path, True)
             assert await move == Move(0, 0)
             assert _turns(path)[-1] == told
+            late = [r.getMessage() for r in caplog.records if r.name == "mnk.bot"]
+            if start_up < budget:
+                assert late == []
+            else:
+                assert late == [
+                    f"brain {path} answered move 2 in 1.500 s, over its 0.250 s "
+                    "(1.500 s of it starting)"
+                ]
         finally:
             await brain.close()
 
