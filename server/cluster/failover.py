@@ -19,6 +19,7 @@ nor refused as stale.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
@@ -39,6 +40,8 @@ from server.core.game.room import Room
 from server.core.outputs import Out, Reply
 from server.core.players.players import Player
 from server.core.ports import Members, RoomsView
+
+log = logging.getLogger("mnk.cluster")
 
 #: Seconds between two looks for rooms whose owner changed (their requests are sent again).
 INTERVAL = 0.5
@@ -69,8 +72,9 @@ class Failover:
         self.members, self.rooms = members, rooms
         self.link, self.outbox, self.store, self.lobbies = link, outbox, store, lobbies
         self.rerouter = Rerouter()
-        #: While an adoption is under way, the requests that found no room: they are handled
-        #: again at its end (PostgreSQL names this node before the arena holds the rooms).
+        #: While an adoption is under way, the requests that found no room and the bus ops
+        #: behind them: handled at its end (PostgreSQL names this node before the arena holds
+        #: the rooms).
         self._parked: list[Callable[[], None]] | None = None
         #: This node's rooms' remote members in Redis, and the reading of a lapsed node's.
         self.audience = AudienceHash(
@@ -93,10 +97,13 @@ class Failover:
             self._parked = []
 
     def finished(self) -> None:
-        """The adoption ended (done or failed): the requests that waited are handled, in order."""
+        """The adoption ended (done or failed): what waited is handled, in order."""
         parked, self._parked = self._parked or [], None
         for work in parked:
-            work()
+            try:
+                work()
+            except Exception:  # one that fails loses itself only
+                log.exception("a request held for an adoption could not be handled")
 
     @property
     def parked(self) -> int:
@@ -104,8 +111,9 @@ class Failover:
         return len(self._parked or ())
 
     def park(self, work: Callable[[], None]) -> bool:
-        """Keep ``work`` (a request that found no room) for the end of the adoption under way;
-        whether it was kept (not when no adoption is under way, or too many wait)."""
+        """Keep ``work`` (a request that found no room, or a bus op behind one) for the end of
+        the adoption under way; whether it was kept (not when no adoption is under way, or too
+        many wait)."""
         if self._parked is None or len(self._parked) >= MAX_PARKED:
             return False
         self._parked.append(work)

@@ -435,13 +435,20 @@ class Forwarder:
         except BadFrame as exc:
             log.warning("a bus entry was skipped: %s", exc)
             return
+        failover = self.failover
         for op in ops:
-            try:
-                self._carry_out(node, op)
-            except Exception:  # one bad op loses itself only
-                log.exception("a bus op could not be carried out")
+            if failover.parked and failover.park(functools.partial(self._carry_out, node, op)):
+                continue  # behind a request waiting for an adoption's end: the order holds
+            self._carry_out(node, op)
 
     def _carry_out(self, node: str, raw: list[Any]) -> None:
+        """Carry out one op (one that fails is logged: it loses itself only)."""
+        try:
+            self._do(node, raw)
+        except Exception:
+            log.exception("a bus op could not be carried out")
+
+    def _do(self, node: str, raw: list[Any]) -> None:
         op = decode(raw)
         if isinstance(op, Deliver):
             for pid in op.pids:

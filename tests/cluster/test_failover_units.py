@@ -307,7 +307,8 @@ async def test_a_forwarded_request_for_a_room_being_adopted_waits_for_the_restor
     move = {"type": "move", "room": room, "x": 8, "y": 8, "ply": 1, "id": 9}
     adopter.handle(entry("b", req(bob.pid, move, 4)))
     adopter.handle(entry("b", req("p_sue", {"type": "join_room", "room": "zzzzzz", "id": 2}, 5)))
-    assert adopter.failover.parked == 2 and sent_types(shell) == []  # no refusal yet
+    adopter.handle(entry("b", ["off", bob.pid]))  # then bob's socket on b closed: it waits too
+    assert adopter.failover.parked == 3 and sent_types(shell) == []  # no refusal yet
     assert ["ack", 4, True] not in adopter._outbox.get("b", [])
     store.gate.set()
     assert await look == 1
@@ -318,6 +319,7 @@ async def test_a_forwarded_request_for_a_room_being_adopted_waits_for_the_restor
     assert replies[1]["code"] == "no_such_room"  # nobody holds it: refused at the end
     assert adopter._outbox["b"][-2:] == [["ack", 4, True], ["ack", 5, False]]
     assert adopter.failover.parked == 0
+    assert bob.pid not in played.online and bob.pid not in adopter.remote  # in the order sent
 
 
 async def test_a_player_here_whose_room_is_being_adopted_here_waits_for_the_restore() -> None:
