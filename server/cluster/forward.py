@@ -125,14 +125,9 @@ class Forwarder:
         self._warned = -LOG_INTERVAL
         #: Requests not answered yet and remote memberships, sent again to a room's adopter.
         self.failover = Failover(
-            self,
-            outbox,
-            store=store,
-            lobbies=lobbies,
-            lease_s=lease_s,
-            members=members,
+            self, outbox, store=store, lobbies=lobbies, lease_s=lease_s, members=members,
             rooms=rooms,
-        )
+        )  # fmt: skip
         self.rerouter = self.failover.rerouter
 
     def inbox_of(self, node: str) -> str:
