@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import connect
@@ -17,6 +19,8 @@ from support.clients import RawClient
 
 #: Seconds a server process may take to start listening.
 START_TIMEOUT = 60.0
+#: Ports tried by a server whose port another process took between its choice and its bind.
+PORT_TRIES = 3
 
 
 def bot_key(server: Any, name: str) -> str:
@@ -45,6 +49,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def listeners(port: int) -> set[str]:
+    """The socket inodes listening on TCP ``port`` of IPv4 (Linux's ``/proc/net/tcp``)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # LISTEN
+            found.add(fields[9])
+    return found
+
+
+def holds(pid: int, inodes: set[str]) -> bool:
+    """Whether process ``pid`` has one of the sockets ``inodes`` open."""
+    with contextlib.suppress(OSError):  # it exited meanwhile
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                link = os.readlink(fd)
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    return True
+    return False
+
+
 class ServerProcess:
     """``python -m server`` on a fixed port and database, killable and restartable."""
 
@@ -58,19 +83,32 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
-        """Start the process and wait until it accepts connections."""
-        args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
-        args += ["--reconnect-grace", str(self.grace), *self.extra]
-        args += [] if self.bots else ["--no-bots"]
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
-        deadline = time.monotonic() + START_TIMEOUT  # generous: a busy machine starts slowly
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
+        """Start the process and wait until it accepts connections itself. A port another
+        process took since it was chosen (a parallel test's server) is changed for a free one:
+        a connection there would have reached that other server."""
+        for _ in range(PORT_TRIES):
+            args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
+            args += ["--reconnect-grace", str(self.grace), *self.extra]
+            args += [] if self.bots else ["--no-bots"]
+            self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
+            if await self._listening(self.proc):
                 async with connect(self.url):
                     return
-            except OSError:
-                await asyncio.sleep(0.05)
+            if not listeners(self.port):  # nobody else has the port: a failure of its own
+                break
+            self.port = free_port()
+            self.url = f"ws://127.0.0.1:{self.port}"
         raise RuntimeError("server did not start")
+
+    async def _listening(self, proc: subprocess.Popen[bytes]) -> bool:
+        """Wait until ``proc`` listens on the port; False if it exited first."""
+        deadline = time.monotonic() + START_TIMEOUT  # generous: a busy machine starts slowly
+        while proc.poll() is None:
+            if holds(proc.pid, listeners(self.port)):
+                return True
+            assert time.monotonic() < deadline, "the server did not listen in time"
+            await asyncio.sleep(0.05)
+        return False
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs at all."""
