@@ -163,7 +163,11 @@ def test_two_clients_enter_a_scheduled_event_and_play_its_game(tmp_path: Path) -
                 d.click("tournament_join", book.shown.line.tid)
                 d.pump(lambda d=d: d.app.hotspot("tournament_leave") is not None, what="entered")
             for d in (ann, bob):  # the minute comes: both seated, each client in its room
-                d.pump(lambda d=d: d.app.scene == "room", 90, "the event's start")
+                d.pump(  # ``joined`` shows the room's scene; its ``state`` may come a frame later
+                    lambda d=d: d.app.scene == "room" and d.app.model.room is not None,
+                    90,
+                    "the event's start",
+                )
             first = ann if ann.room.seat == 0 else bob
             first.pump(lambda: first.room.my_turn, what="our turn")
             pos = first.app.cell_pixel(1, 1)
