@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.clients import RawClient
-from support.servers import free_port
+from support.servers import spawn
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -23,30 +21,10 @@ def limits_override() -> dict[str, float]:
 
 
 async def start_process(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Run ``python -m server`` on a free port and wait until it accepts connections."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server",
-            "--port",
-            str(port),
-            "--db",
-            str(tmp_path / "a.sqlite3"),
-            "--no-bots",
-        ],
-        stderr=subprocess.PIPE,
-    )
-    url = f"ws://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            async with connect(url):
-                return proc, url
-        except OSError:
-            await asyncio.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    """Run ``python -m server`` on a free port and wait until it listens."""
+    args = ["--db", str(tmp_path / "a.sqlite3"), "--no-bots"]
+    proc, port = await spawn(args, stderr=subprocess.PIPE)
+    return proc, f"ws://127.0.0.1:{port}"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -112,18 +90,9 @@ async def test_dropped_player_forfeits_after_grace(client_factory: Any, server: 
 
 @pytest.mark.slow
 async def test_memory_mode_keeps_no_file_and_no_history(tmp_path: Path) -> None:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port), "--memory", "--no-bots"], cwd=tmp_path
-    )
+    proc, port = await spawn(["--memory", "--no-bots"], cwd=tmp_path)
     try:
-        for _ in range(200):
-            try:
-                ws = await connect(f"ws://127.0.0.1:{port}", compression=None)
-                break
-            except OSError:
-                await asyncio.sleep(0.05)
-        client = RawClient(ws)
+        client = RawClient(await connect(f"ws://127.0.0.1:{port}", compression=None))
         await client.hello("alice")
         await client.error("no_history", type="list_games")
         await client.close()

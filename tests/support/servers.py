@@ -70,6 +70,36 @@ def holds(pid: int, inodes: set[str]) -> bool:
     return False
 
 
+async def spawn(
+    args: list[str], port: int | None = None, **popen: Any
+) -> tuple[subprocess.Popen[bytes], int]:
+    """``python -m server --port P *args`` once it listens on P itself: ``port`` (a free one
+    if None), or a free one when another process took it since it was chosen (a parallel
+    test's server; a connection there would have reached that other server). The process
+    and P; ``popen`` goes to ``subprocess.Popen``."""
+    port = port or free_port()
+    for _ in range(PORT_TRIES):
+        argv = [sys.executable, "-m", "server", "--port", str(port), *args]
+        proc = subprocess.Popen(argv, **popen)
+        if await listening(proc, port):
+            return proc, port
+        if not listeners(port):  # nobody else has the port: a failure of its own
+            break
+        port = free_port()
+    raise RuntimeError("server did not start")
+
+
+async def listening(proc: subprocess.Popen[bytes], port: int) -> bool:
+    """Wait until ``proc`` listens on ``port``; False if it exited first."""
+    deadline = time.monotonic() + START_TIMEOUT  # generous: a busy machine starts slowly
+    while proc.poll() is None:
+        if holds(proc.pid, listeners(port)):
+            return True
+        assert time.monotonic() < deadline, "the server did not listen in time"
+        await asyncio.sleep(0.05)
+    return False
+
+
 class ServerProcess:
     """``python -m server`` on a fixed port and database, killable and restartable."""
 
@@ -83,32 +113,14 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
-        """Start the process and wait until it accepts connections itself. A port another
-        process took since it was chosen (a parallel test's server) is changed for a free one:
-        a connection there would have reached that other server."""
-        for _ in range(PORT_TRIES):
-            args = ["--port", str(self.port), "--db", self.db, "--rate", "1000"]
-            args += ["--reconnect-grace", str(self.grace), *self.extra]
-            args += [] if self.bots else ["--no-bots"]
-            self.proc = subprocess.Popen([sys.executable, "-m", "server", *args])
-            if await self._listening(self.proc):
-                async with connect(self.url):
-                    return
-            if not listeners(self.port):  # nobody else has the port: a failure of its own
-                break
-            self.port = free_port()
-            self.url = f"ws://127.0.0.1:{self.port}"
-        raise RuntimeError("server did not start")
-
-    async def _listening(self, proc: subprocess.Popen[bytes]) -> bool:
-        """Wait until ``proc`` listens on the port; False if it exited first."""
-        deadline = time.monotonic() + START_TIMEOUT  # generous: a busy machine starts slowly
-        while proc.poll() is None:
-            if holds(proc.pid, listeners(self.port)):
-                return True
-            assert time.monotonic() < deadline, "the server did not listen in time"
-            await asyncio.sleep(0.05)
-        return False
+        """Start the process and wait until it accepts connections itself (on another free
+        port if its own was taken meanwhile: see :func:`spawn`)."""
+        args = ["--db", self.db, "--rate", "1000", "--reconnect-grace", str(self.grace)]
+        args += [*self.extra, *([] if self.bots else ["--no-bots"])]
+        self.proc, self.port = await spawn(args, self.port)
+        self.url = f"ws://127.0.0.1:{self.port}"
+        async with connect(self.url):
+            return
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs at all."""
