@@ -109,8 +109,12 @@ class ServerProcess:
         self.db, self.port, self.grace, self.extra = db, free_port(), grace, extra
         #: Whether it runs its built-in bots and its examiner (``--bots`` in ``extra``).
         self.bots = bots
-        self.url = f"ws://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Where it listens (its port may change at a start: see :func:`spawn`)."""
+        return f"ws://127.0.0.1:{self.port}"
 
     async def start(self) -> None:
         """Start the process and wait until it accepts connections itself (on another free
@@ -118,7 +122,6 @@ class ServerProcess:
         args = ["--db", self.db, "--rate", "1000", "--reconnect-grace", str(self.grace)]
         args += [*self.extra, *([] if self.bots else ["--no-bots"])]
         self.proc, self.port = await spawn(args, self.port)
-        self.url = f"ws://127.0.0.1:{self.port}"
         async with connect(self.url):
             return
 
